@@ -1,0 +1,125 @@
+import { callModel, DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
+import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
+import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage } from "./messages.ts";
+import { ProviderError, type Provider } from "./provider.ts";
+import { runToolCalls, type ApproveFn } from "./run-tools.ts";
+import { toToolSpec, type Tool } from "./tool.ts";
+
+/** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
+export const MAX_TURNS = 100;
+/** Replies in a row whose tool-call JSON was broken before the run gives up. */
+export const MAX_INVALID_JSON_TURNS = 3;
+
+/** What a run needs. `messages` is the conversation so far; the run appends to it in place. */
+export interface AgentOptions {
+  provider: Provider;
+  tools: Tool[];
+  system: string;
+  cwd: string;
+  maxTurns?: number;
+  maxTokens?: number;
+  approve?: ApproveFn;
+  retry?: RetryPolicy;
+  sessionId?: string;
+  /** The environment tools run commands with (see ToolContext.env). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunOptions extends AgentOptions {
+  messages: Message[];
+  /** A new user message to add before the first call; omit to continue the conversation as it is. */
+  prompt?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The agent loop: call the model; if the reply asks for tools, run them, append the results
+ * and call again; stop when a reply asks for none, at the turn limit, on abort or on error.
+ * Yields every event as plain data and returns the final `done` event.
+ */
+export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunResult> {
+  const { provider, messages, tools } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const maxTurns = options.maxTurns ?? MAX_TURNS;
+  const specs = tools.map(toToolSpec);
+  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env };
+  let usage: Usage = EMPTY_USAGE;
+  let turns = 0;
+  let invalidJsonTurns = 0;
+  let answer = "";
+
+  const done = (reason: DoneReason, error?: string): RunResult => ({ type: "done", reason, answer, turns, usage, ...(error ? { error } : {}) });
+
+  yield { type: "start", provider: provider.name, model: provider.model, ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
+  if (options.prompt !== undefined) {
+    const message = userMessage(options.prompt);
+    messages.push(message);
+    yield { type: "message", message };
+  }
+
+  try {
+    while (true) {
+      if (signal.aborted) return yield* finish(done("aborted"));
+      if (turns >= maxTurns) return yield* finish(done("max_turns", `stopped after ${maxTurns} model calls (--max-turns)`));
+      turns++;
+      yield { type: "turn_start", turn: turns };
+      const reply = yield* callModel(provider, { system: options.system, messages, tools: specs, maxTokens: options.maxTokens }, signal, options.retry ?? DEFAULT_RETRY);
+      if (reply.content.length > 0) {
+        messages.push(reply);
+        yield { type: "message", message: reply };
+      }
+      if (reply.usage) {
+        usage = addUsage(usage, reply.usage);
+        yield { type: "usage", usage: reply.usage, total: usage };
+      }
+      answer = textOf(reply);
+      if (reply.stopReason === "aborted") return yield* finish(done("aborted"));
+
+      const calls = toolCallsOf(reply);
+      if (calls.length === 0) {
+        if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
+        return yield* finish(done("stop"));
+      }
+      const batch = yield* runToolCalls(calls, tools, context, options.approve, reply.stopReason === "length");
+      messages.push(...batch.results);
+      if (signal.aborted) return yield* finish(done("aborted"));
+      invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
+      if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) {
+        return yield* finish(done("error", `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`));
+      }
+    }
+  } catch (error) {
+    const message = error instanceof ProviderError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    return yield* finish(done("error", message));
+  }
+}
+
+async function* finish(result: RunResult): AsyncGenerator<AgentEvent, RunResult> {
+  yield result;
+  return result;
+}
+
+/**
+ * A conversation that lasts across prompts: holds the options and the messages, and runs
+ * the loop for each new prompt. The CLI's chat is a client of this class.
+ */
+export class Agent {
+  readonly messages: Message[];
+  options: AgentOptions;
+
+  constructor(options: AgentOptions & { messages?: Message[] }) {
+    const { messages, ...rest } = options;
+    this.options = rest;
+    this.messages = messages ?? [];
+  }
+
+  /** Sends a prompt and streams the run's events. */
+  prompt(text: string, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult> {
+    return runAgent({ ...this.options, messages: this.messages, prompt: text, signal });
+  }
+
+  /** Continues without a new user message (e.g. after a resumed, interrupted turn). */
+  continue(signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult> {
+    return runAgent({ ...this.options, messages: this.messages, signal });
+  }
+}

@@ -1,0 +1,78 @@
+import type { AgentEvent } from "./events.ts";
+import type { AssistantMessage } from "./messages.ts";
+import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
+
+/** Retry policy for failed model calls: 429, 5xx, overloaded and dropped connections. */
+export interface RetryPolicy {
+  maxRetries: number;
+  baseDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 1000 };
+/** No server gets to park us longer than this per retry, whatever its retry-after says. */
+const MAX_RETRY_DELAY_MS = 60_000;
+
+/**
+ * Streams one model reply, retrying retryable failures with exponential backoff that honours
+ * `retry-after`. On abort it returns what arrived so far as an `aborted` message (text only:
+ * half-streamed tool calls are dropped, since they were never run).
+ */
+export async function* callModel(
+  provider: Provider,
+  request: ModelRequest,
+  signal: AbortSignal,
+  retry: RetryPolicy,
+): AsyncGenerator<AgentEvent, AssistantMessage> {
+  for (let attempt = 1; ; attempt++) {
+    let partialText = "";
+    try {
+      for await (const event of provider.stream(request, signal)) {
+        switch (event.type) {
+          case "text_delta":
+            partialText += event.text;
+            yield event;
+            break;
+          case "thinking_delta":
+            yield event;
+            break;
+          case "tool_call_delta":
+            break;
+          case "done":
+            return event.message;
+        }
+      }
+      throw new ProviderError("network", "the model's reply ended before it was complete");
+    } catch (error) {
+      if (signal.aborted) return abortedReply(partialText, provider.model);
+      // Anything but a ProviderError is our own bug: surface it rather than retry it.
+      if (!(error instanceof ProviderError)) throw error;
+      const failure = error;
+      if (!failure.retryable || attempt > retry.maxRetries) throw failure;
+      const delayMs = retryDelay(failure, attempt, retry);
+      yield { type: "retry", attempt, delayMs, error: failure.message };
+      await sleep(delayMs, signal);
+      if (signal.aborted) return abortedReply("", provider.model);
+    }
+  }
+}
+
+function abortedReply(text: string, model: string): AssistantMessage {
+  return { role: "assistant", content: text ? [{ type: "text", text }] : [], stopReason: "aborted", model };
+}
+
+function retryDelay(failure: ProviderError, attempt: number, retry: RetryPolicy): number {
+  const backoff = retry.baseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
+  return Math.min(failure.retryAfterMs ?? backoff, MAX_RETRY_DELAY_MS);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

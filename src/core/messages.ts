@@ -1,0 +1,113 @@
+// The one neutral message model. Providers convert to and from it at their edge only;
+// everything else (loop, sessions, UI) speaks these types.
+
+/** Plain text written by the user or the model. */
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+/** An image attached by the user (base64, as most APIs take it). */
+export interface ImagePart {
+  type: "image";
+  mediaType: string;
+  data: string;
+}
+
+/**
+ * The model's reasoning. `signature` and `redacted` data are opaque provider tokens that
+ * must go back unchanged (Anthropic extended thinking); `text` is what we show, dimmed.
+ */
+export interface ThinkingPart {
+  type: "thinking";
+  text: string;
+  signature?: string;
+  redactedData?: string;
+}
+
+/**
+ * A tool call as the model wrote it. `arguments` is the raw JSON text exactly as received,
+ * so it can be sent back verbatim and judged (valid or cut off) by the loop.
+ */
+export interface ToolCallPart {
+  type: "tool_call";
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** What the user said. */
+export interface UserMessage {
+  role: "user";
+  content: Array<TextPart | ImagePart>;
+}
+
+/** One complete reply of the model. */
+export interface AssistantMessage {
+  role: "assistant";
+  content: Array<TextPart | ThinkingPart | ToolCallPart>;
+  stopReason: StopReason;
+  usage?: Usage;
+  /** The API kind that produced it (`openai`, `anthropic`); opaque data below is only sent back to the same kind. */
+  api?: string;
+  model?: string;
+  /** Wire fields a provider must see again on the next request (e.g. OpenRouter `reasoning_details`). */
+  providerData?: Record<string, unknown>;
+}
+
+/** The result of one tool call; every call gets exactly one. */
+export interface ToolResultMessage {
+  role: "tool";
+  toolCallId: string;
+  toolName: string;
+  content: string;
+  isError: boolean;
+}
+
+/** Any message of the conversation. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/**
+ * Why a reply ended. `length` = the output limit was hit; `refusal` covers content filters;
+ * `pause` = the server paused a long turn (Anthropic `pause_turn`); `aborted` = the user interrupted.
+ */
+export type StopReason = "stop" | "tool_use" | "length" | "refusal" | "pause" | "aborted" | "error";
+
+/** Token counts of one model call (input excludes cached tokens). */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export const EMPTY_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+  };
+}
+
+export function userMessage(text: string): UserMessage {
+  return { role: "user", content: [{ type: "text", text }] };
+}
+
+/** The text parts of a message joined, which is what a user reads as "the answer". */
+export function textOf(message: Message): string {
+  if (message.role === "tool") return message.content;
+  let text = "";
+  for (const part of message.content) if (part.type === "text") text += part.text;
+  return text;
+}
+
+export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
+  return message.content.filter((part): part is ToolCallPart => part.type === "tool_call");
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

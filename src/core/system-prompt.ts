@@ -1,0 +1,72 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+
+/** Project instructions are paid on every request: cap them. */
+export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
+const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+
+/** Facts about the machine the prompt states; passed in so the prompt is testable. */
+export interface Environment {
+  cwd: string;
+  platform: string;
+  shell: string;
+  date: string;
+}
+
+/**
+ * The system prompt: who the agent is, where it runs, how to use its tools well, and the
+ * project's AGENTS.md files. Every byte is sent on every request, so it stays short.
+ */
+export function buildSystemPrompt(env: Environment, toolNames: string[]): string {
+  const lines = [
+    "You are harness, a coding agent working in the user's terminal. Do the task with the tools, check the result, then answer briefly.",
+    `Working directory: ${env.cwd}. OS: ${env.platform}. Shell: ${env.shell}. Date: ${env.date}.`,
+    "",
+    "Guidelines:",
+    "- Look before you change: read files and search the code rather than guess.",
+    "- Run independent tool calls in one reply; they run in parallel.",
+    "- Verify your work (run the tests, the build or the program) before you say it is done.",
+    "- Keep answers short; show code only when asked. Never invent tool output.",
+  ];
+  if (toolNames.includes("edit_file")) lines.push("- Prefer read_file, edit_file, grep and glob over shell equivalents: they are cheaper and safer.");
+  if (toolNames.includes("bash")) lines.push("- bash has no stdin: use non-interactive flags (-y, --no-pager). Long outputs are cut; filter them (head, grep).");
+  const instructions = loadProjectInstructions(env.cwd);
+  if (instructions) lines.push("", instructions);
+  return lines.join("\n");
+}
+
+/**
+ * AGENTS.md from the repository root down to `cwd` (CLAUDE.md where a folder has none),
+ * outermost first so the nearest file speaks last; capped at MAX_INSTRUCTIONS_BYTES in all.
+ */
+export function loadProjectInstructions(cwd: string): string {
+  const sections: string[] = [];
+  let bytes = 0;
+  for (const folder of foldersFromRoot(cwd)) {
+    const file = INSTRUCTION_FILES.map((name) => join(folder, name)).find((path) => existsSync(path));
+    if (!file) continue;
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8").trim();
+    } catch {
+      continue;
+    }
+    const header = `# Instructions from ${relative(cwd, file) || file}\n`;
+    const budget = MAX_INSTRUCTIONS_BYTES - bytes - Buffer.byteLength(header);
+    if (budget <= 0) break;
+    if (Buffer.byteLength(text) > budget) text = `${Buffer.from(text).subarray(0, budget).toString("utf8")}\n[cut: instruction files are capped at ${MAX_INSTRUCTIONS_BYTES} bytes]`;
+    sections.push(header + text);
+    bytes += Buffer.byteLength(header) + Buffer.byteLength(text);
+  }
+  return sections.join("\n\n");
+}
+
+/** `cwd` and its parents up to the enclosing git repository's root (just `cwd` outside one). */
+function foldersFromRoot(cwd: string): string[] {
+  const chain: string[] = [];
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    chain.push(folder);
+    if (existsSync(join(folder, ".git"))) return chain.reverse();
+    if (dirname(folder) === folder) return [cwd];
+  }
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import type { ToolSpec } from "./provider.ts";
+
+/**
+ * What a tool may do, which is what approval policies look at: `read` runs freely,
+ * `edit` changes files in the workspace, `execute` runs arbitrary commands.
+ */
+export type ToolKind = "read" | "edit" | "execute";
+
+/** What a tool handler gets besides its arguments. Tools never read process.cwd(). */
+export interface ToolContext {
+  cwd: string;
+  signal: AbortSignal;
+  /** Per-run state shared by tools (e.g. which files the model has read, and when). */
+  state: Map<string, unknown>;
+  /** The environment commands run with (secrets already removed); defaults to process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+/** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */
+export interface ToolOutput {
+  content: string;
+  isError?: boolean;
+  summary?: string;
+  /** A unified diff of what the call changed, for the terminal. */
+  diff?: string;
+}
+
+/** A tool: its schema and handler side by side, declared once. */
+export interface Tool<Input = any> {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  input: z.ZodType<Input, any>;
+  /** One line naming what a call does (`bash> ls`, `read src/a.ts`), shown in traces and approvals. */
+  describe?(input: Input, cwd: string): string;
+  /** Calls with the same key run one after another, in order (e.g. two edits of one file). */
+  lockKey?(input: Input, cwd: string): string | undefined;
+  run(input: Input, context: ToolContext): Promise<ToolOutput | string>;
+}
+
+export function defineTool<Schema extends z.ZodType>(tool: {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  input: Schema;
+  describe?(input: z.infer<Schema>, cwd: string): string;
+  lockKey?(input: z.infer<Schema>, cwd: string): string | undefined;
+  run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
+}): Tool<z.infer<Schema>> {
+  return tool as Tool<z.infer<Schema>>;
+}
+
+/** The spec the model sees. The schema is generated, never written twice. */
+export function toToolSpec(tool: Tool): ToolSpec {
+  const { $schema: _omit, ...parameters } = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+/** Why arguments were rejected before the tool ran. */
+export type ArgumentProblem = { kind: "invalid_json" | "invalid_arguments"; message: string };
+
+/** Parses raw argument JSON and validates it against the tool's schema. */
+export function parseArguments(tool: Tool, raw: string): { ok: true; input: unknown } | { ok: false; problem: ArgumentProblem } {
+  let json: unknown;
+  try {
+    json = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch (error) {
+    return { ok: false, problem: { kind: "invalid_json", message: (error as Error).message } };
+  }
+  const parsed = tool.input.safeParse(json);
+  if (!parsed.success) return { ok: false, problem: { kind: "invalid_arguments", message: z.prettifyError(parsed.error) } };
+  return { ok: true, input: parsed.data };
+}

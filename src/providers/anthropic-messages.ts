@@ -1,0 +1,66 @@
+// The Anthropic Messages adapter, on the official `@anthropic-ai/sdk` client.
+import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider.ts";
+import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import type { ProviderSettings } from "./index.ts";
+import { toAnthropicRequest } from "./anthropic-request.ts";
+import { AnthropicStreamAccumulator, toStreamEvents, type AnthropicStreamEvent, type WireMessageReply } from "./anthropic-stream.ts";
+
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+export function createAnthropicProvider(settings: ProviderSettings): Provider {
+  const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY" };
+  // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
+  const apiKey = settings.apiKey || "no-key";
+  let client: Promise<import("@anthropic-ai/sdk").Anthropic> | undefined;
+  const getClient = () =>
+    (client ??= import("@anthropic-ai/sdk").then(
+      ({ Anthropic }) =>
+        new Anthropic({
+          apiKey,
+          // The SDK adds `/v1/messages`; a pasted `.../v1` base would double it.
+          baseURL: settings.baseUrl.replace(/\/v1\/?$/, ""),
+          // This SDK sends the key as `Authorization: Bearer`; `x-api-key` is the header the API
+          // documents and Anthropic-compatible servers read. Headers from settings win over both.
+          defaultHeaders: { authorization: null, "x-api-key": apiKey, ...settings.headers },
+          maxRetries: 0, // the loop retries, so it can report each retry as an event
+          timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        }),
+    ));
+
+  return {
+    name: settings.name,
+    model: settings.model,
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      const accumulator = new AnthropicStreamAccumulator();
+      try {
+        const anthropic = await getClient();
+        const body = toAnthropicRequest(request, settings.model, settings.thinkingBudget);
+        // `post` rather than `messages.create`: the latter console.warns on every call for models
+        // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
+        const response = await anthropic.post("/v1/messages", { body, stream: true, signal }).asResponse();
+        for await (const event of readEvents(response, signal)) {
+          for (const modelEvent of accumulator.add(event)) yield modelEvent;
+        }
+      } catch (error) {
+        throw toProviderError(error, errorContext);
+      }
+      if (signal.aborted) throw new ProviderError("aborted", "interrupted");
+      if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
+      yield { type: "done", message: accumulator.finish() };
+    },
+  };
+}
+
+/** The SDK's SSE parser; it skips pings and throws `error` events as APIErrors. */
+async function* readEvents(response: Response, signal: AbortSignal): AsyncIterable<AnthropicStreamEvent> {
+  const contentType = response.headers.get("content-type") ?? "";
+  if (contentType.includes("application/json")) {
+    yield* toStreamEvents((await response.json()) as WireMessageReply);
+    return;
+  }
+  const { Stream } = await import("@anthropic-ai/sdk/core/streaming");
+  const controller = new AbortController();
+  signal.addEventListener("abort", () => controller.abort(), { once: true });
+  yield* Stream.fromSSEResponse<AnthropicStreamEvent>(response, controller);
+}

@@ -1,0 +1,161 @@
+// Neutral to wire for the Anthropic Messages API: pure functions, tested without a server.
+import { assertNever, type AssistantMessage, type Message } from "../core/messages.ts";
+import type { ModelRequest } from "../core/provider.ts";
+
+/** One content block as the Messages API takes it. */
+type WireBlock = Record<string, unknown>;
+
+/** One Messages API message; roles alternate, starting with `user`. */
+export interface WireMessage {
+  role: "user" | "assistant";
+  content: WireBlock[];
+}
+
+/**
+ * Output caps by model, first match wins; `request.maxTokens` overrides. Claude 3.7 and 4.x
+ * allow more than 32000, but that already fits long file writes in one reply.
+ */
+const MAX_TOKENS_BY_MODEL: Array<[RegExp, number]> = [
+  [/claude-3-(opus|sonnet|haiku)/, 4096],
+  [/claude-3[-.]5/, 8192],
+  [/claude/, 32_000],
+];
+/** Other models behind Anthropic-compatible endpoints: a cap every such server accepts. */
+const FALLBACK_MAX_TOKENS = 8192;
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * The request body for `POST /v1/messages`. Prompt caching: breakpoints on the last tool and
+ * on the system block (the stable prefix), and at the end of the conversation, so the next
+ * request reads everything before its new messages from the cache (see `markCacheBreakpoints`).
+ */
+export function toAnthropicRequest(request: ModelRequest, model: string, thinkingBudget?: number): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: request.maxTokens ?? defaultMaxTokens(model),
+    messages: markCacheBreakpoints(toWireMessages(request.messages)),
+    stream: true,
+  };
+  if (request.system) body.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool, index) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+      ...(index === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+    }));
+  }
+  if (thinkingBudget) body.thinking = { type: "enabled", budget_tokens: thinkingBudget };
+  return body;
+}
+
+export function defaultMaxTokens(model: string): number {
+  return MAX_TOKENS_BY_MODEL.find(([pattern]) => pattern.test(model))?.[1] ?? FALLBACK_MAX_TOKENS;
+}
+
+/**
+ * The conversation in Messages form. Tool results become `tool_result` blocks of a user
+ * message; consecutive same-role messages are merged (the API wants roles to alternate), and
+ * in a user message every tool_result comes before any other block. Empty text is never sent.
+ */
+export function toWireMessages(messages: Message[]): WireMessage[] {
+  const wire: WireMessage[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "user":
+        append(
+          wire,
+          "user",
+          message.content.flatMap((part): WireBlock[] => {
+            if (part.type === "image") return [{ type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }];
+            return part.text ? [{ type: "text", text: part.text }] : [];
+          }),
+        );
+        break;
+      case "assistant":
+        append(wire, "assistant", toAssistantBlocks(message));
+        break;
+      case "tool": {
+        const result: WireBlock = { type: "tool_result", tool_use_id: message.toolCallId };
+        if (message.content) result.content = message.content;
+        if (message.isError) result.is_error = true;
+        append(wire, "user", [result]);
+        break;
+      }
+      default:
+        assertNever(message);
+    }
+  }
+  return wire;
+}
+
+/**
+ * Thinking goes back unchanged (with its signature, or as redacted data) only to the API that
+ * wrote it; other APIs' reasoning is dropped, as it has no signature Anthropic would accept.
+ */
+function toAssistantBlocks(message: AssistantMessage): WireBlock[] {
+  const isOwn = message.api === "anthropic";
+  const blocks: WireBlock[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case "thinking":
+        if (!isOwn) break;
+        if (part.redactedData) blocks.push({ type: "redacted_thinking", data: part.redactedData });
+        else if (part.signature) blocks.push({ type: "thinking", thinking: part.text, signature: part.signature });
+        break;
+      case "text":
+        if (part.text) blocks.push({ type: "text", text: part.text });
+        break;
+      case "tool_call":
+        blocks.push({ type: "tool_use", id: part.id, name: part.name, input: toToolInput(part.arguments) });
+        break;
+      default:
+        assertNever(part);
+    }
+  }
+  return blocks;
+}
+
+/**
+ * The API takes tool input as an object. Broken JSON (a reply cut at the output limit) goes
+ * back as `{}`: the loop has already told the model, in that call's error result, what went wrong.
+ */
+function toToolInput(argumentsText: string): Record<string, unknown> {
+  try {
+    const input: unknown = JSON.parse(argumentsText || "{}");
+    return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function append(wire: WireMessage[], role: WireMessage["role"], blocks: WireBlock[]): void {
+  if (blocks.length === 0) return;
+  const last = wire.at(-1);
+  if (last?.role !== role) {
+    wire.push({ role, content: blocks });
+    return;
+  }
+  const all = [...last.content, ...blocks];
+  const isResult = (block: WireBlock) => block.type === "tool_result";
+  last.content = [...all.filter(isResult), ...all.filter((block) => !isResult(block))];
+}
+
+/**
+ * Cache breakpoints on the conversation: the last block of the newest message (written for the
+ * next request to read), and the last block of the user message before it (where the previous
+ * request ended, so the read is exact however many blocks were added since; the API's own
+ * look-back stops after 20 blocks). With the tools and system ones that makes at most 4, the
+ * API's limit. Thinking blocks cannot carry a breakpoint, so the last other block gets it.
+ */
+function markCacheBreakpoints(messages: WireMessage[]): WireMessage[] {
+  const newest = messages.length - 1;
+  let previousUser = newest - 1;
+  while (previousUser >= 0 && messages[previousUser].role !== "user") previousUser--;
+  for (const index of [previousUser, newest]) {
+    const block = [...(messages[index]?.content ?? [])].reverse().find((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
+    if (block) block.cache_control = EPHEMERAL;
+  }
+  return messages;
+}

@@ -1,0 +1,64 @@
+// Neutral to wire for chat completions: pure functions, tested without a server.
+import { assertNever, type Message } from "../core/messages.ts";
+import type { ModelRequest } from "../core/provider.ts";
+import type { OpenAICompat } from "./openai-compat.ts";
+
+type WireMessage = Record<string, unknown>;
+
+/** The request body for `POST /chat/completions`. */
+export function toChatRequest(request: ModelRequest, model: string, compat: OpenAICompat): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    messages: toWireMessages(request.system, request.messages),
+    stream: true,
+  };
+  if (compat.streamUsage) body.stream_options = { include_usage: true };
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (request.maxTokens) body[compat.maxTokensField] = request.maxTokens;
+  return body;
+}
+
+/**
+ * The conversation in chat-completions form. An assistant message with tool calls goes back
+ * as received: same ids, names and raw argument text, plus any provider data it came with.
+ */
+export function toWireMessages(system: string, messages: Message[]): WireMessage[] {
+  const wire: WireMessage[] = [];
+  if (system) wire.push({ role: "system", content: system });
+  for (const message of messages) {
+    switch (message.role) {
+      case "user": {
+        const hasImages = message.content.some((part) => part.type === "image");
+        const content = hasImages
+          ? message.content.map((part) =>
+              part.type === "text" ? { type: "text", text: part.text } : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } },
+            )
+          : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+        wire.push({ role: "user", content });
+        break;
+      }
+      case "assistant": {
+        const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+        const toolCalls = message.content.flatMap((part) =>
+          part.type === "tool_call" ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }] : [],
+        );
+        const entry: WireMessage = { role: "assistant", content: text || null };
+        if (toolCalls.length > 0) entry.tool_calls = toolCalls;
+        if (message.api === "openai" && message.providerData) Object.assign(entry, message.providerData);
+        wire.push(entry);
+        break;
+      }
+      case "tool":
+        wire.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
+        break;
+      default:
+        assertNever(message);
+    }
+  }
+  return wire;
+}

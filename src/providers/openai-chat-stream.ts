@@ -1,0 +1,175 @@
+// Wire to neutral for chat completions: folds streamed chunks into one assistant message.
+// Pure (no I/O), so the recorded responses of many servers can be replayed through it in tests.
+import type { AssistantMessage, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage } from "../core/messages.ts";
+import type { ModelEvent } from "../core/provider.ts";
+
+/** The parts of a chat-completions chunk we read; servers add and omit fields freely. */
+export interface ChatChunk {
+  model?: string;
+  choices?: Array<{ index?: number; delta?: ChatDelta | null; message?: ChatDelta | null; finish_reason?: string | null }>;
+  usage?: WireUsage | null;
+}
+
+interface ChatDelta {
+  content?: string | null | Array<{ type: string; text?: string; thinking?: Array<{ type: string; text?: string }> | string }>;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  reasoning_details?: Array<Record<string, unknown>> | null;
+  refusal?: string | null;
+  tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } | null }> | null;
+}
+
+/** Chat-completions usage, with the detail fields servers disagree on. */
+export interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  prompt_cache_hit_tokens?: number;
+}
+
+interface PendingCall {
+  index: number | undefined;
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Accumulates one streamed reply. Feed it chunks in order, then call `finish()`. */
+export class ChatStreamAccumulator {
+  private text = "";
+  private reasoning = "";
+  private refusal = "";
+  private calls: PendingCall[] = [];
+  private reasoningDetails: Array<Record<string, unknown>> = [];
+  private finishReason: string | null = null;
+  private usage: WireUsage | null = null;
+  private model: string | undefined;
+
+  /** Folds one chunk in and returns the display events it carries. */
+  add(chunk: ChatChunk): ModelEvent[] {
+    const events: ModelEvent[] = [];
+    if (chunk.model) this.model = chunk.model;
+    if (chunk.usage) this.usage = chunk.usage;
+    // Only the first choice counts (n > 1 replies interleave choices; we never ask for them).
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) return events;
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    const delta = choice.delta ?? choice.message;
+    if (!delta) return events;
+    // A whole (non-streamed) message lists complete calls, which may lack both index and id.
+    const isWhole = !choice.delta;
+
+    this.addContent(delta.content, events);
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning) {
+      this.reasoning += reasoning;
+      events.push({ type: "thinking_delta", text: reasoning });
+    }
+    if (delta.reasoning_details) this.mergeReasoningDetails(delta.reasoning_details);
+    if (typeof delta.refusal === "string" && delta.refusal) {
+      this.refusal += delta.refusal;
+      events.push({ type: "text_delta", text: delta.refusal });
+    }
+    (delta.tool_calls ?? []).forEach((call, position) => this.addToolCall(isWhole ? { ...call, index: call.index ?? position } : call, events));
+    return events;
+  }
+
+  /** True once the server said why the reply ended; a stream that stops before that was cut. */
+  get isComplete(): boolean {
+    return this.finishReason !== null;
+  }
+
+  finish(): AssistantMessage {
+    const content: AssistantMessage["content"] = [];
+    if (this.reasoning) content.push({ type: "thinking", text: this.reasoning } satisfies ThinkingPart);
+    const text = this.text + this.refusal;
+    if (text) content.push({ type: "text", text } satisfies TextPart);
+    this.calls.forEach((call, position) => {
+      // Some servers (Gemini's compatibility layer) send empty ids; the API needs one to pair the result.
+      const id = call.id || `call_${position}_${Date.now().toString(36)}`;
+      content.push({ type: "tool_call", id, name: call.name, arguments: call.arguments } satisfies ToolCallPart);
+    });
+    const message: AssistantMessage = { role: "assistant", content, stopReason: this.stopReason(), api: "openai" };
+    if (this.model) message.model = this.model;
+    if (this.usage) message.usage = toUsage(this.usage);
+    if (this.reasoningDetails.length > 0) message.providerData = { reasoning_details: this.reasoningDetails };
+    return message;
+  }
+
+  private stopReason(): StopReason {
+    if (this.refusal && !this.text) return "refusal";
+    switch (this.finishReason) {
+      case "tool_calls":
+      case "function_call":
+        return "tool_use";
+      case "length":
+        return "length";
+      case "content_filter":
+        return "refusal";
+      default:
+        // "stop", null, and server inventions ("eos", "end_turn"): a reply with calls still wants them run.
+        return this.calls.length > 0 ? "tool_use" : "stop";
+    }
+  }
+
+  private addContent(content: ChatDelta["content"], events: ModelEvent[]): void {
+    if (typeof content === "string") {
+      if (!content) return;
+      this.text += content;
+      events.push({ type: "text_delta", text: content });
+      return;
+    }
+    // Mistral's Magistral sends content as an array of typed parts.
+    for (const part of content ?? []) {
+      if (part.type === "text" && part.text) {
+        this.text += part.text;
+        events.push({ type: "text_delta", text: part.text });
+      } else if (part.type === "thinking") {
+        const thinking = typeof part.thinking === "string" ? part.thinking : (part.thinking ?? []).map((t) => t.text ?? "").join("");
+        if (!thinking) continue;
+        this.reasoning += thinking;
+        events.push({ type: "thinking_delta", text: thinking });
+      }
+    }
+  }
+
+  /** Merged by `index` when present; else by id (a new id is a new call); else onto the last call. */
+  private addToolCall(delta: NonNullable<ChatDelta["tool_calls"]>[number], events: ModelEvent[]): void {
+    let call: PendingCall | undefined;
+    if (delta.index !== undefined && delta.index !== null) call = this.calls.find((c) => c.index === delta.index);
+    else if (delta.id) call = this.calls.find((c) => c.id === delta.id);
+    else call = this.calls.at(-1);
+    if (!call) {
+      call = { index: delta.index ?? undefined, id: "", name: "", arguments: "" };
+      this.calls.push(call);
+    }
+    // id and name: the first non-empty value wins (vLLM-style servers repeat `name: ""` later).
+    if (!call.id && delta.id) call.id = delta.id;
+    if (!call.name && delta.function?.name) {
+      call.name = delta.function.name;
+      events.push({ type: "tool_call_delta", index: this.calls.indexOf(call), id: call.id, name: call.name });
+    }
+    if (delta.function?.arguments) call.arguments += delta.function.arguments;
+  }
+
+  private mergeReasoningDetails(details: Array<Record<string, unknown>>): void {
+    for (const detail of details) {
+      const existing = this.reasoningDetails.find((d) => d.index !== undefined && d.index === detail.index);
+      if (!existing) {
+        this.reasoningDetails.push({ ...detail });
+        continue;
+      }
+      for (const [key, value] of Object.entries(detail)) {
+        const isConcatenated = ["text", "summary", "data", "signature"].includes(key) && typeof value === "string";
+        if (isConcatenated) existing[key] = String(existing[key] ?? "") + value;
+        else if (!(key in existing)) existing[key] = value;
+      }
+    }
+  }
+}
+
+/** Chat-completions usage to neutral usage: `input` excludes cached tokens. */
+export function toUsage(wire: WireUsage): Usage {
+  const cacheRead = wire.prompt_tokens_details?.cached_tokens ?? wire.prompt_cache_hit_tokens ?? 0;
+  return { input: Math.max(0, (wire.prompt_tokens ?? 0) - cacheRead), output: wire.completion_tokens ?? 0, cacheRead, cacheWrite: 0 };
+}

@@ -1,0 +1,56 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool } from "../core/tool.ts";
+import { globToRegExp, hasGlobChars } from "./glob-pattern.ts";
+import { describeMissing, displayPath, resolvePath } from "./paths.ts";
+import { walk } from "./walk.ts";
+
+/** Most paths one call returns. */
+const MAX_RESULTS = 200;
+/** A walk stops after this many entries, so a pattern over a huge tree stays bounded. */
+const MAX_WALKED_ENTRIES = 200_000;
+
+export const glob = defineTool({
+  name: "glob",
+  description: "Find files by glob (e.g. src/**/*.ts, *.{js,json}), newest first. Skips .git, node_modules and gitignored files.",
+  kind: "read",
+  input: z.object({
+    pattern: z.string().describe("Glob, relative to path"),
+    path: z.string().optional().describe("Folder to search (default: .)"),
+  }),
+  describe: (input) => `glob ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
+  async run(input, { cwd, signal }) {
+    const { root, pattern } = splitStaticPrefix(resolvePath(cwd, input.path ?? "."), input.pattern.replace(/^\.\//, ""));
+    const stats = await stat(root).catch(() => undefined);
+    if (!stats) return { isError: true, content: await describeMissing(cwd, root) };
+    if (!stats.isDirectory()) return { isError: true, content: `Error: ${displayPath(cwd, root)} is a file, not a folder.` };
+
+    const regex = globToRegExp(pattern);
+    const maxDepth = pattern.includes("**") || pattern.includes("{") ? Infinity : pattern.split("/").length;
+    const matches: { file: string; mtimeMs: number }[] = [];
+    let walked = 0;
+    for await (const entry of walk(root, cwd, signal, maxDepth)) {
+      if (++walked > MAX_WALKED_ENTRIES) break;
+      if (entry.type !== "file" || !regex.test(entry.relative)) continue;
+      const mtimeMs = (await stat(entry.absolute).catch(() => undefined))?.mtimeMs ?? 0;
+      matches.push({ file: displayPath(cwd, entry.absolute), mtimeMs });
+    }
+    const stopped = walked > MAX_WALKED_ENTRIES ? `\n[stopped after ${MAX_WALKED_ENTRIES} entries; narrow the path]` : "";
+    if (matches.length === 0) return { content: `No files match ${input.pattern} in ${displayPath(cwd, root)}${stopped}`, summary: "0 files" };
+
+    matches.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : 1));
+    const shown = matches.slice(0, MAX_RESULTS).map((match) => match.file);
+    const more = matches.length > MAX_RESULTS ? `\n[showing ${MAX_RESULTS} of ${matches.length} files; narrow the pattern]` : "";
+    return { content: shown.join("\n") + more + stopped, summary: matches.length === 1 ? "1 file" : `${matches.length} files` };
+  },
+});
+
+/** Moves the pattern's leading plain folders (and an absolute start) into the walk root, so `src/**` walks only src. */
+function splitStaticPrefix(base: string, pattern: string): { root: string; pattern: string } {
+  const segments = pattern.split("/");
+  let root = path.isAbsolute(pattern) ? path.parse(pattern).root : base;
+  if (path.isAbsolute(pattern)) segments.shift();
+  while (segments.length > 1 && !hasGlobChars(segments[0])) root = path.join(root, segments.shift()!);
+  return { root, pattern: segments.join("/") };
+}

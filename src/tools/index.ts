@@ -1,0 +1,6 @@
+import type { Tool } from "../core/tool.ts";
+import { bash } from "./bash.ts";
+import { fileTools } from "./file-tools.ts";
+
+/** The tools a coding agent gets by default, in the order the model sees them. */
+export const codingTools: Tool[] = [bash, ...fileTools];

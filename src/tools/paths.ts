@@ -1,0 +1,78 @@
+import { open, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { similarity } from "./similarity.ts";
+
+/** How many similar names a "not found" error suggests. */
+const MAX_SUGGESTIONS = 3;
+/** How similar a name must be (0..1) to be suggested. */
+const MIN_SIMILARITY = 0.5;
+
+/** How much of a file's start is checked for NUL bytes to call it binary. */
+const BINARY_CHECK_BYTES = 8192;
+
+/** The absolute path a tool argument names; relative paths are taken from the run's cwd. */
+export function resolvePath(cwd: string, file: string): string {
+  return path.resolve(cwd, file);
+}
+
+/** A path as the model and people should see it: relative to cwd when inside it, `/`-separated. */
+export function displayPath(cwd: string, absolute: string): string {
+  const relative = path.relative(cwd, absolute);
+  if (relative === "") return ".";
+  if (relative.startsWith("..") || path.isAbsolute(relative)) return absolute;
+  return relative.split(path.sep).join("/");
+}
+
+/**
+ * The error for a path that does not exist, naming similar entries of the deepest folder
+ * that does exist, so the model can correct a typo without another call.
+ */
+export async function describeMissing(cwd: string, absolute: string): Promise<string> {
+  let folder = path.dirname(absolute);
+  let missingName = path.basename(absolute);
+  while (!(await isDirectory(folder))) {
+    if (path.dirname(folder) === folder) return `Error: ${displayPath(cwd, absolute)} does not exist.`;
+    missingName = path.basename(folder);
+    folder = path.dirname(folder);
+  }
+  let names: string[] = [];
+  try {
+    names = await readdir(folder);
+  } catch {
+    // An unreadable folder just means no suggestions.
+  }
+  const wanted = missingName.toLowerCase();
+  const suggestions = names
+    .map((name) => ({ name, score: nameScore(wanted, name.toLowerCase()) }))
+    .filter((entry) => entry.score >= MIN_SIMILARITY)
+    .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1))
+    .slice(0, MAX_SUGGESTIONS)
+    .map((entry) => displayPath(cwd, path.join(folder, entry.name)));
+  const missing = `Error: ${displayPath(cwd, absolute)} does not exist.`;
+  return suggestions.length > 0 ? `${missing} Did you mean: ${suggestions.join(", ")}?` : missing;
+}
+
+function nameScore(wanted: string, name: string): number {
+  if (name.includes(wanted) || wanted.includes(name)) return Math.max(0.8, similarity(wanted, name));
+  return similarity(wanted, name);
+}
+
+async function isDirectory(folder: string): Promise<boolean> {
+  try {
+    return (await stat(folder)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a file looks binary: a NUL byte in its first 8 KB (what git and ripgrep check too). */
+export async function isBinaryFile(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(BINARY_CHECK_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, BINARY_CHECK_BYTES, 0);
+    return buffer.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,102 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool } from "../core/tool.ts";
+import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
+import { describeMissing, displayPath, isBinaryFile, resolvePath } from "./paths.ts";
+import { recordRead } from "./read-records.ts";
+
+/** Longer lines are cut (minified code, data files). */
+const MAX_LINE_CHARS = 2000;
+
+export const readFile = defineTool({
+  name: "read_file",
+  description: "Read a text file; lines come numbered. Use offset and limit for long files.",
+  kind: "read",
+  input: z.object({
+    path: z.string(),
+    offset: z.number().int().min(1).optional().describe("First line, 1-based"),
+    limit: z.number().int().min(1).max(MAX_OUTPUT_LINES).optional().describe("Number of lines"),
+  }),
+  describe: (input) => `read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}${input.limit ? ` (${input.limit} lines)` : ""}`,
+  async run(input, { cwd, signal, state }) {
+    const absolute = resolvePath(cwd, input.path);
+    const shown = displayPath(cwd, absolute);
+    const stats = await stat(absolute).catch(() => undefined);
+    if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
+    if (stats.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file; use list_files to see what it holds.` };
+    if (await isBinaryFile(absolute)) return { isError: true, content: `Error: ${shown} is a binary file (${stats.size} bytes); read_file shows text files only.` };
+
+    const first = input.offset ?? 1;
+    const limit = Math.min(input.limit ?? MAX_OUTPUT_LINES, MAX_OUTPUT_LINES);
+    const { lines, hasMore, lastLine } = await readLines(absolute, first, limit, signal);
+    recordRead(state, absolute, stats);
+    if (stats.size === 0) return { content: `[${shown} is empty]`, summary: "empty file" };
+    if (lines.length === 0) return { isError: true, content: `Error: offset ${first} is past the end of ${shown}, which has ${lastLine} lines.` };
+
+    const last = first + lines.length - 1;
+    const note = hasMore
+      ? `\n[showing lines ${first}-${last}; call again with offset=${last + 1} to read more]`
+      : first > 1
+        ? `\n[showing lines ${first}-${last} of ${last}]`
+        : "";
+    return { content: lines.join("\n") + note, summary: `${lines.length} lines` };
+  },
+});
+
+/**
+ * Streams the file and returns numbered lines from `first`, at most `limit` of them and
+ * MAX_OUTPUT_BYTES in all; stops reading as soon as it has them, so huge files cost little.
+ */
+async function readLines(file: string, first: number, limit: number, signal: AbortSignal) {
+  const lines: string[] = [];
+  let bytes = 0;
+  let lineNumber = 0;
+  let hasMore = false;
+  let pending = "";
+  let pendingLength = 0;
+  const stream = createReadStream(file, { encoding: "utf8", signal });
+
+  const take = (line: string, length: number): boolean => {
+    lineNumber++;
+    if (lineNumber < first) return true;
+    if (lines.length >= limit) {
+      hasMore = true;
+      return false;
+    }
+    const text = line.replace(/\r$/, "");
+    const cut = length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}... [line cut: ${length} chars]` : text;
+    const numbered = `${String(lineNumber).padStart(6)}\t${cut}`;
+    bytes += Buffer.byteLength(numbered) + 1;
+    if (bytes > MAX_OUTPUT_BYTES && lines.length > 0) {
+      hasMore = true;
+      return false;
+    }
+    lines.push(numbered);
+    return true;
+  };
+
+  try {
+    reading: for await (const chunk of stream as AsyncIterable<string>) {
+      let start = 0;
+      for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+        const piece = chunk.slice(start, end);
+        const line = pending + piece.slice(0, Math.max(0, MAX_LINE_CHARS + 1 - pending.length));
+        const length = pendingLength + piece.length;
+        pending = "";
+        pendingLength = 0;
+        start = end + 1;
+        if (!take(line, length)) break reading;
+      }
+      const rest = chunk.slice(start);
+      if (pending.length <= MAX_LINE_CHARS) pending += rest.slice(0, MAX_LINE_CHARS + 1 - pending.length);
+      pendingLength += rest.length;
+    }
+    if (!hasMore && pendingLength > 0) take(pending, pendingLength);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  } finally {
+    stream.destroy();
+  }
+  return { lines, hasMore, lastLine: lineNumber };
+}

@@ -1,0 +1,46 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { isIgnored, loadAncestorIgnores, loadIgnoreFile, type IgnoreFile } from "./gitignore.ts";
+
+/** Folders no file tool walks into. */
+const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
+
+/** One entry found by `walk`. `relative` is `/`-separated from the walk's root; depth 1 is the root's own entries. */
+export interface WalkEntry {
+  absolute: string;
+  relative: string;
+  name: string;
+  depth: number;
+  type: "file" | "directory" | "symlink" | "other";
+}
+
+/**
+ * Walks a folder breadth first, names sorted within each folder, skipping `.git`, `node_modules`
+ * and what .gitignore files ignore. Symlinks are reported, never followed, so loops cannot
+ * trap it. Unreadable folders are skipped; it stops quietly when the signal aborts.
+ */
+export async function* walk(root: string, cwd: string, signal: AbortSignal, maxDepth = Infinity): AsyncGenerator<WalkEntry> {
+  const queue: { folder: string; relative: string; depth: number; ignores: IgnoreFile[] }[] = [
+    { folder: root, relative: "", depth: 1, ignores: await loadAncestorIgnores(root, cwd) },
+  ];
+  for (let next = queue.shift(); next && !signal.aborted; next = queue.shift()) {
+    const own = await loadIgnoreFile(next.folder);
+    const ignores = own ? [...next.ignores, own] : next.ignores;
+    let dirents;
+    try {
+      dirents = await readdir(next.folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const dirent of dirents) {
+      const type = dirent.isSymbolicLink() ? "symlink" : dirent.isDirectory() ? "directory" : dirent.isFile() ? "file" : "other";
+      if (type === "directory" && SKIPPED_FOLDERS.has(dirent.name)) continue;
+      const absolute = path.join(next.folder, dirent.name);
+      if (isIgnored(ignores, absolute, type === "directory")) continue;
+      const relative = next.relative ? `${next.relative}/${dirent.name}` : dirent.name;
+      yield { absolute, relative, name: dirent.name, depth: next.depth, type };
+      if (type === "directory" && next.depth < maxDepth) queue.push({ folder: absolute, relative, depth: next.depth + 1, ignores });
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { mkdir, readFile, stat, writeFile as writeFileToDisk } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool } from "../core/tool.ts";
+import { unifiedDiff } from "./diff.ts";
+import { truncateMiddle } from "./output-limit.ts";
+import { displayPath, resolvePath } from "./paths.ts";
+import { recordRead } from "./read-records.ts";
+
+/** Files bigger than this before or after the write get no diff (it would be cut to nothing useful). */
+const MAX_DIFF_FILE_BYTES = 1024 * 1024;
+
+export const writeFile = defineTool({
+  name: "write_file",
+  description: "Create or overwrite a file (creates folders). To change part of a file, use edit_file.",
+  kind: "edit",
+  input: z.object({
+    path: z.string(),
+    content: z.string().describe("The whole new content"),
+  }),
+  describe: (input) => `write ${input.path}`,
+  lockKey: (input, cwd) => resolvePath(cwd, input.path),
+  async run(input, { cwd, state }) {
+    const absolute = resolvePath(cwd, input.path);
+    const shown = displayPath(cwd, absolute);
+    const previous = await stat(absolute).catch(() => undefined);
+    if (previous?.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder; give a file path.` };
+    const bytes = Buffer.byteLength(input.content);
+    const hasDiff = (previous?.size ?? 0) <= MAX_DIFF_FILE_BYTES && bytes <= MAX_DIFF_FILE_BYTES;
+    const before = previous && hasDiff ? await readFile(absolute, "utf8") : undefined;
+    try {
+      await mkdir(path.dirname(absolute), { recursive: true });
+      await writeFileToDisk(absolute, input.content);
+    } catch (error) {
+      return { isError: true, content: `Error: could not write ${shown}: ${(error as Error).message}` };
+    }
+    recordRead(state, absolute, await stat(absolute));
+    const lines = countLines(input.content);
+    const verb = previous ? "Overwrote" : "Created";
+    return {
+      content: `${verb} ${shown} (${bytes} bytes, ${lines} lines).`,
+      summary: `${verb.toLowerCase()} ${lines} lines`,
+      diff: hasDiff ? truncateMiddle(unifiedDiff(before, input.content, shown)) : undefined,
+    };
+  },
+});
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  const newlines = text.split("\n").length - 1;
+  return text.endsWith("\n") ? newlines : newlines + 1;
+}

@@ -1,0 +1,98 @@
+import { createInterface, type Interface } from "node:readline";
+import type { Agent } from "../core/agent.ts";
+import type { AgentEvent } from "../core/events.ts";
+import type { Palette } from "./colors.ts";
+import { TerminalRenderer } from "./terminal-renderer.ts";
+
+/** In-session input history kept for the up/down arrows. */
+const HISTORY_SIZE = 1000;
+
+export interface ChatOptions {
+  agent: Agent;
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  colors: Palette;
+  /** Called with every event (the session writer listens here). */
+  onEvent?(event: AgentEvent): void;
+  /** Lines of earlier input, oldest first, for the arrows. */
+  history?: string[];
+}
+
+/** A line editor shared by the chat prompt and approval questions. */
+export interface LineReader {
+  ask(question: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Set while a turn runs: Ctrl-C then interrupts the turn instead of quitting. */
+  onInterrupt: (() => void) | undefined;
+  close(): void;
+}
+
+export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" | "history">): LineReader {
+  const rl: Interface = createInterface({
+    input: options.stdin,
+    output: options.stdout,
+    terminal: Boolean(options.stdin.isTTY),
+    historySize: HISTORY_SIZE,
+    history: [...(options.history ?? [])].reverse(),
+  } as Parameters<typeof createInterface>[0]);
+  let isClosed = false;
+  const waiters = new Set<(line: string | undefined) => void>();
+  rl.on("close", () => {
+    isClosed = true;
+    for (const resolve of waiters) resolve(undefined);
+    waiters.clear();
+  });
+  const reader: LineReader = {
+    onInterrupt: undefined,
+    ask(question, signal) {
+      if (isClosed) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const settle = (line: string | undefined) => {
+          waiters.delete(settle);
+          resolve(line);
+        };
+        waiters.add(settle);
+        if (signal) rl.question(question, { signal }, settle);
+        else rl.question(question, settle);
+        signal?.addEventListener("abort", () => settle(undefined), { once: true });
+      });
+    },
+    close: () => rl.close(),
+  };
+  rl.on("SIGINT", () => {
+    if (reader.onInterrupt) return reader.onInterrupt();
+    if (rl.line === "") return rl.close();
+    // Ctrl-C with text typed clears the line, as shells do.
+    (rl as unknown as { line: string }).line = "";
+    rl.write("\n");
+  });
+  return reader;
+}
+
+/**
+ * The interactive chat: read a line, run the agent on it with replies streaming, repeat.
+ * An empty line or Ctrl-D quits; Ctrl-C interrupts a running turn and keeps the session.
+ */
+export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
+  const { agent, colors } = options;
+  const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
+  options.stderr.write(colors.dim(`harness · ${agent.options.provider.name} · ${agent.options.provider.model} · empty line or Ctrl-D quits\n`));
+  while (true) {
+    const line = await reader.ask(colors.bold("> "));
+    if (line === undefined || line.trim() === "") break;
+    const turn = new AbortController();
+    reader.onInterrupt = () => turn.abort();
+    try {
+      for await (const event of agent.prompt(line, turn.signal)) {
+        renderer.handle(event);
+        options.onEvent?.(event);
+      }
+    } finally {
+      reader.onInterrupt = undefined;
+      renderer.pause();
+    }
+  }
+  reader.close();
+  return 0;
+}

@@ -1,0 +1,23 @@
+import type { AgentEvent, RunResult } from "../core/events.ts";
+
+/** `--output`: plain text for people, one JSON object at the end, or one JSON event per line. */
+export type OutputFormat = "text" | "json" | "stream-json";
+
+/** Writes events as JSON for scripts: every event (`stream-json`) or only the final one (`json`). */
+export function writeJsonEvent(format: Exclude<OutputFormat, "text">, event: AgentEvent, stdout: NodeJS.WritableStream): void {
+  if (format === "stream-json" || event.type === "done") stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+/** The contract's exit codes: 0 finished, 1 failed, 3 max turns, 130 interrupted. */
+export function exitCodeFor(result: RunResult): number {
+  switch (result.reason) {
+    case "stop":
+      return 0;
+    case "error":
+      return 1;
+    case "max_turns":
+      return 3;
+    case "aborted":
+      return 130;
+  }
+}

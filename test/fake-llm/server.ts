@@ -1,0 +1,199 @@
+// A scripted fake LLM server on 127.0.0.1. It speaks each wire format the harness uses
+// (chosen by request path), records every request, checks on every request that each tool
+// call has exactly one result, and fails loudly when its script runs out.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropicFormat } from "./anthropic-format.ts";
+import { openaiFormat } from "./openai-format.ts";
+
+/** A reply in neutral terms; each wire format renders it its own way. */
+export interface ReplySpec {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
+  /** Wire-level stop reason; defaults to the format's "tool calls" or "stop" value. */
+  finishReason?: string;
+  /** Format-specific usage object; `null` sends none. */
+  usage?: Record<string, unknown> | null;
+  /** Characters per streamed piece of text and of tool arguments (default 7). */
+  chunkSize?: number;
+  /** Pause between streamed events, ms. */
+  delayMs?: number;
+}
+
+/** One step of the script: what to answer to the next request. */
+export type ScriptStep =
+  | { reply: ReplySpec }
+  /** The reply as one plain JSON body, as servers that ignore `stream: true` do. */
+  | { json: ReplySpec }
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** A verbatim body (recorded fixtures); `sliceBytes` writes it in flushed slices of 1..n bytes, cutting anywhere (even inside a UTF-8 character). */
+  | { raw: string; contentType?: string; status?: number; sliceBytes?: number }
+  /** Streams the first `afterEvents` events of a reply, then drops the connection. */
+  | { cut: ReplySpec; afterEvents: number }
+  /** Never answers (until the client goes away). */
+  | { hang: true }
+  | ((request: RecordedRequest) => ScriptStep | Promise<ScriptStep>);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  format: string;
+  receivedAt: number;
+  /** When the answer was fully sent (for measuring the client's own time between calls). */
+  answeredAt?: number;
+}
+
+/** A wire format the server can speak. */
+export interface WireFormat {
+  name: string;
+  /** The SSE events of a reply, each already framed (`data: ...\n\n`). */
+  streamEvents(reply: ReplySpec): string[];
+  /** The reply as one non-streamed JSON body. */
+  jsonBody(reply: ReplySpec): unknown;
+  /** An error body in this API's shape. */
+  errorBody(status: number, message: string): unknown;
+  /** Problems with a request: tool calls without exactly one result, and the like. */
+  validate(body: any): string[];
+}
+
+const FORMATS: Array<{ match: RegExp; format: WireFormat }> = [
+  { match: /\/chat\/completions$/, format: openaiFormat },
+  { match: /\/v1\/messages$/, format: anthropicFormat },
+];
+
+/** Lets another wire format (e.g. Anthropic's) plug into the same server. */
+export function registerFormat(match: RegExp, format: WireFormat): void {
+  if (!FORMATS.some((entry) => entry.format.name === format.name)) FORMATS.push({ match, format });
+}
+
+export class FakeLLM {
+  readonly requests: RecordedRequest[] = [];
+  /** Protocol violations and script overruns; a test asserts this is empty. */
+  readonly errors: string[] = [];
+  private readonly script: ScriptStep[];
+  private server: Server | undefined;
+  url = "";
+
+  constructor(script: ScriptStep[]) {
+    this.script = [...script];
+  }
+
+  /** OpenAI-style base URL (`.../v1`). */
+  get baseUrl(): string {
+    return `${this.url}/v1`;
+  }
+
+  /** Steps not yet used. */
+  get remaining(): number {
+    return this.script.length;
+  }
+
+  push(...steps: ScriptStep[]): void {
+    this.script.push(...steps);
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = (req.url ?? "").split("?")[0];
+    const format = FORMATS.find((entry) => entry.match.test(path))?.format;
+    let body: any = raw;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      this.errors.push(`request ${this.requests.length + 1} to ${path}: body is not JSON`);
+    }
+    const request: RecordedRequest = { method: req.method ?? "", path, headers: req.headers, body, format: format?.name ?? "unknown", receivedAt: now() };
+    this.requests.push(request);
+    if (!format) {
+      this.errors.push(`request ${this.requests.length} to unknown path ${path}`);
+      return send(res, 404, { error: { message: `fake LLM: no format for ${path}` } });
+    }
+    for (const problem of format.validate(body)) this.errors.push(`request ${this.requests.length}: ${problem}`);
+
+    let step = this.script.shift();
+    if (!step) {
+      this.errors.push(`request ${this.requests.length}: the script ran out`);
+      return send(res, 500, format.errorBody(500, "fake LLM: the script ran out"));
+    }
+    if (typeof step === "function") step = await step(request);
+    await this.answer(step as Exclude<ScriptStep, Function>, format, req, res);
+    request.answeredAt = now();
+  }
+
+  private async answer(step: Exclude<ScriptStep, Function>, format: WireFormat, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if ("hang" in step) return; // the client's abort or timeout ends it
+    if ("status" in step && !("raw" in step)) {
+      return send(res, step.status, step.body ?? format.errorBody(step.status, `fake error ${step.status}`), step.headers);
+    }
+    if ("raw" in step) {
+      res.writeHead(step.status ?? 200, { "content-type": step.contentType ?? "text/event-stream" });
+      if (!step.sliceBytes) return void res.end(step.raw);
+      const bytes = Buffer.from(step.raw);
+      let seed = bytes.length; // deterministic slices, so a failure replays the same way
+      for (let start = 0, size = 0; start < bytes.length && !res.destroyed; start += size) {
+        seed = (seed * 48271 + 1) % 2147483647;
+        size = 1 + (seed % step.sliceBytes);
+        res.write(bytes.subarray(start, start + size));
+        await new Promise((resolve) => setImmediate(resolve)); // flush: one write, one chunk
+      }
+      return void res.end();
+    }
+    if ("json" in step) return send(res, 200, format.jsonBody(step.json));
+    const reply = "reply" in step ? step.reply : step.cut;
+    const events = format.streamEvents(reply);
+    const limit = "cut" in step ? step.afterEvents : events.length;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    let isGone = false;
+    req.on("close", () => (isGone = true));
+    for (const event of events.slice(0, limit)) {
+      if (isGone) return;
+      res.write(event);
+      if (reply.delayMs) await sleep(reply.delayMs);
+    }
+    if ("cut" in step) return void res.socket?.destroy();
+    res.end();
+  }
+}
+
+/** Starts a server with a script; remember `await server.close()`. */
+export async function startFakeLLM(script: ScriptStep[] = []): Promise<FakeLLM> {
+  return new FakeLLM(script).start();
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Wall-clock ms with sub-millisecond precision. */
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,57 @@
+// Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
+import { spawn } from "node:child_process";
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createOpenAIChatProvider } from "../src/providers/openai-chat.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const CLI = join(ROOT, "bin", "harness.js");
+
+export function tempDir(prefix = "harness-test-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** An environment with no real keys or settings leaking in from the developer's shell. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/API_KEY|^HARNESS_|^OPENAI|^ANTHROPIC|^OPENROUTER/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, HARNESS_HOME: tempDir("harness-home-"), HARNESS_RETRY_BASE_MS: "5", NO_COLOR: "1", ...extra };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI with stdin from `input` (closed when absent, so it is never a TTY). */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; onSpawn?(child: ReturnType<typeof spawn>): void } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? tempDir(), env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+    options.onSpawn?.(child);
+  });
+}
+
+/** CLI flags that point the harness at a fake server. */
+export function fakeFlags(server: FakeLLM): string[] {
+  return ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];
+}
+
+/** The real OpenAI-compatible provider, aimed at the fake server. */
+export function fakeOpenAIProvider(server: FakeLLM) {
+  return createOpenAIChatProvider({ name: "fake", model: "fake-model", baseUrl: server.baseUrl, apiKey: "test-key", keyEnv: "OPENAI_API_KEY" });
+}
