@@ -5,6 +5,23 @@ import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 
+/**
+ * zod's classic API re-exports every locale (about 350 KB of error messages in 40 languages);
+ * we only ever use English. Resolving the locale index to English alone halves zod's load time.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${"node_modules"}/zod/`) ? { path: args.resolveDir, namespace: "zod-locales" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(`${args.path}/../locales/en.js`)};`,
+      resolveDir: args.path,
+    }));
+  },
+};
+
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 rmSync("dist", { recursive: true, force: true });
 await build({
@@ -23,6 +40,7 @@ await build({
   // Some bundled CommonJS code calls require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __harnessCreateRequire } from 'node:module'; const require = __harnessCreateRequire(import.meta.url);" },
   logLevel: "warning",
+  plugins: [zodEnglishOnly],
 });
 if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });

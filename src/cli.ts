@@ -53,7 +53,15 @@ function parseFlags(argv: string[]) {
 /** Bad flags: print the reason and exit 2. */
 class UsageError extends Error {}
 
+/**
+ * Subcommands (`harness sessions`, ...): each module exports `run(argv: string[]): Promise<number>`
+ * and is loaded only when named. A prompt that starts with one of these words needs `-p`.
+ */
+const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {};
+
 async function main(argv: string[]): Promise<number> {
+  const subcommand = SUBCOMMANDS[argv[0] ?? ""];
+  if (subcommand) return (await subcommand()).run(argv.slice(1));
   let flags: CliFlags;
   try {
     flags = parseFlags(argv);

@@ -105,7 +105,8 @@ export class AnthropicStreamAccumulator {
           if (block.text) content.push({ type: "text", text: block.text });
           break;
         case "thinking":
-          content.push(block.signature ? { type: "thinking", text: block.text, signature: block.signature } : { type: "thinking", text: block.text });
+          if (block.signature) content.push({ type: "thinking", text: block.text, signature: block.signature });
+          else if (block.text) content.push({ type: "thinking", text: block.text });
           break;
         case "redacted_thinking":
           content.push({ type: "thinking", text: "", redactedData: block.data });
