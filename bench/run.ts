@@ -1,10 +1,12 @@
 // npm run bench: the built CLI against the fake LLM server on 127.0.0.1. Prints start-up time
 // (process start to first request), the harness's own overhead per turn over a 100-step
-// trajectory of trivial bash calls, peak memory, and --version time. Figures, not thresholds.
+// trajectory of trivial bash calls, peak memory, and --version time; then a 500-turn session
+// under a 32k window (bench/long-session.ts) whose request sizes must stay bounded. Figures, not thresholds.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
+import { longSession, reportLongSession } from "./long-session.ts";
 
 const STARTUP_RUNS = 10;
 const TRAJECTORY_STEPS = 100;
@@ -100,3 +102,4 @@ console.log(`per-turn overhead (${traj.overheads.length} turns): median ${fmt(me
 console.log(`bash 'true' run time: median ${fmt(median(traj.toolTimes))}`);
 console.log(`peak RSS over the trajectory: ${(traj.peakRssKb / 1024).toFixed(1)} MB (exit ${traj.code})`);
 console.log(`first request body: ${traj.firstRequestBytes} bytes; last: ${traj.lastRequestBytes} bytes`);
+reportLongSession(await longSession(), { median });

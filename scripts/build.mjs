@@ -3,7 +3,7 @@
 // and --version never load the provider SDKs.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
 /**
  * zod's classic API re-exports every locale (about 350 KB of error messages in 40 languages);
@@ -33,6 +33,8 @@ await build({
   platform: "node",
   target: "node20",
   packages: "bundle",
+  // Native addon and optional: resolved at run time from node_modules, only by --provider local.
+  external: ["node-llama-cpp"],
   sourcemap: false,
   minifySyntax: true,
   legalComments: "none",
@@ -44,4 +46,13 @@ await build({
 });
 if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+  // tsc keeps our `./x.ts` specifiers in declarations (rewriteRelativeImportExtensions covers
+  // only emitted JavaScript); a consumer's TypeScript resolves `./x.js` to `./x.d.ts`.
+  for (const file of readdirSync("dist/types", { recursive: true, encoding: "utf8" })) {
+    if (!file.endsWith(".d.ts")) continue;
+    const path = `dist/types/${file}`;
+    const text = readFileSync(path, "utf8");
+    const fixed = text.replace(/((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']+)\.ts(["'])/g, "$1$2.js$3");
+    if (fixed !== text) writeFileSync(path, fixed);
+  }
 }

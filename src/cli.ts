@@ -7,6 +7,15 @@ const HELP = `harness ${VERSION}: a coding agent in your terminal
 Usage:
   harness [options] [prompt words...]   one-shot when a prompt is given, chat otherwise
   echo "task" | harness [options]       the whole of stdin is the prompt
+  harness models [--provider, --base-url]   list the models the endpoint offers
+  harness mcp list                      the configured MCP servers and their tools
+  harness sessions [--all]              recent sessions: id, time, directory, turns, first prompt
+  harness export [id] [--html|--md] [-o file]   a session as a self-contained web page or Markdown
+  harness acp                           serve the Agent Client Protocol on stdio (for editors such as Zed)
+  harness batch tasks.jsonl [--concurrency n] [--out results.jsonl] [--queue redis://host:port/name]
+                                        many tasks, each in its own working copy (harness batch --help)
+  harness batch report results.jsonl [--html report.html]   success rate, tokens, cost, durations
+  harness worker --queue redis://host:port/name   run queued batch tasks on this machine
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
@@ -14,8 +23,16 @@ Options:
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
   --max-turns <n>          most model calls in one run (default 100)
-  -y, --yes                approve every tool call without asking
-  --output <format>        text (default), json, stream-json
+  --max-tokens <n>         output limit of one model reply
+  --context-window <n>     the model's context window in tokens (compaction starts at 80%)
+  --thinking <tokens>      Anthropic extended thinking with this budget (at least 1024, below --max-tokens)
+  -y, --yes                approve every tool call without asking (same as --approve all)
+  --approve <mode>         ask (default: reads run, edits and commands ask), edits (edits in the
+                           workspace run too), all; rules in .harness/settings.json (see the README)
+  --sandbox <on|off>       commands run in a sandbox (bubblewrap) where it works; on: require it
+  --allow-network          let sandboxed commands use the network
+  --output <format>        text (default), json, stream-json (events: docs/events.md)
+  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
   -c, --continue           continue the latest session in this directory
   -r, --resume <id>        continue that session
   -h, --help               this help
@@ -23,7 +40,9 @@ Options:
 
 Environment:
   OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, HARNESS_API_KEY (wins),
-  HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR
+  HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
+  HARNESS_CONTEXT_WINDOW (as --context-window)
+  Defaults and custom providers: $HARNESS_HOME/config.json (see the README); flags and variables win.
 
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.
 `;
@@ -34,8 +53,15 @@ const OPTIONS = {
   model: { type: "string" },
   "base-url": { type: "string" },
   "max-turns": { type: "string" },
+  "max-tokens": { type: "string" },
+  "context-window": { type: "string" },
+  thinking: { type: "string" },
   yes: { type: "boolean", short: "y" },
+  approve: { type: "string" },
+  sandbox: { type: "string" },
+  "allow-network": { type: "boolean" },
   output: { type: "string" },
+  input: { type: "string" },
   continue: { type: "boolean", short: "c" },
   resume: { type: "string", short: "r" },
   help: { type: "boolean", short: "h" },
@@ -57,7 +83,15 @@ class UsageError extends Error {}
  * Subcommands (`harness sessions`, ...): each module exports `run(argv: string[]): Promise<number>`
  * and is loaded only when named. A prompt that starts with one of these words needs `-p`.
  */
-const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {};
+const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
+  models: () => import("./commands/models.ts"),
+  mcp: () => import("./commands/mcp.ts"),
+  acp: () => import("./commands/acp.ts"),
+  sessions: () => import("./commands/sessions.ts"),
+  export: () => import("./commands/export.ts"),
+  batch: () => import("./commands/batch.ts"),
+  worker: () => import("./commands/worker.ts"),
+};
 
 async function main(argv: string[]): Promise<number> {
   const subcommand = SUBCOMMANDS[argv[0] ?? ""];
@@ -84,7 +118,18 @@ async function main(argv: string[]): Promise<number> {
 
 function validate(flags: CliFlags): void {
   if (flags["max-turns"] !== undefined && !/^[1-9]\d*$/.test(flags["max-turns"])) throw new UsageError("--max-turns takes a positive whole number");
+  if (flags["max-tokens"] !== undefined && !/^[1-9]\d*$/.test(flags["max-tokens"])) throw new UsageError("--max-tokens takes a positive whole number");
+  if (flags["context-window"] !== undefined && !/^[1-9]\d*$/.test(flags["context-window"])) throw new UsageError("--context-window takes a number of tokens");
+  if (flags.thinking !== undefined && !/^[1-9]\d*$/.test(flags.thinking)) throw new UsageError("--thinking takes a token budget (a positive whole number)");
   if (flags.output !== undefined && !["text", "json", "stream-json"].includes(flags.output)) throw new UsageError("--output takes text, json or stream-json");
+  if (flags.approve !== undefined && !["ask", "edits", "all"].includes(flags.approve)) throw new UsageError("--approve takes ask, edits or all");
+  if (flags.yes && flags.approve !== undefined && flags.approve !== "all") throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
+  if (flags.sandbox !== undefined && !["on", "off"].includes(flags.sandbox)) throw new UsageError("--sandbox takes on or off");
+  if (flags.input !== undefined) {
+    if (flags.input !== "stream-json") throw new UsageError("--input takes stream-json");
+    if (flags.output !== "stream-json") throw new UsageError("--input stream-json needs --output stream-json");
+    if (flags.print !== undefined || flags.positionals.length > 0) throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
+  }
 }
 
 /** Exits once stdout has flushed: open sockets or timers must not keep a finished run alive. */

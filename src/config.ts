@@ -1,6 +1,8 @@
 // The one home of defaults, and how flags, environment and built-ins combine into settings.
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { HarnessConfig } from "./config-file.ts";
+import { defaultMaxTokens } from "./providers/anthropic-request.ts";
 import type { ApiKind, ProviderSettings } from "./providers/index.ts";
 
 /** A built-in provider: where it lives, where its key comes from, and a sensible model. */
@@ -12,26 +14,54 @@ export interface ProviderPreset {
   defaultModel: string;
 }
 
+/**
+ * `--provider local`'s model when none is named: Qwen3 4B Instruct 2507 at Q4_K_M (about 2.5 GB),
+ * the best tool caller per gigabyte we know of that runs on a laptop CPU (README: "Local model").
+ */
+export const DEFAULT_LOCAL_MODEL = "hf:unsloth/Qwen3-4B-Instruct-2507-GGUF/Qwen3-4B-Instruct-2507-Q4_K_M.gguf";
+
 export const PRESETS: Record<string, ProviderPreset> = {
   openai: { api: "openai", baseUrl: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5-mini" },
   anthropic: { api: "anthropic", baseUrl: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-5" },
   openrouter: { api: "openai", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", defaultModel: "anthropic/claude-sonnet-4.5" },
   ollama: { api: "openai", baseUrl: "http://localhost:11434/v1", defaultModel: "qwen3" },
+  local: { api: "local", baseUrl: "", defaultModel: DEFAULT_LOCAL_MODEL },
 };
 
 /** Which provider to pick when none is named: the first whose key is set. */
 const KEY_ORDER = ["anthropic", "openai", "openrouter"];
+
+/** Anthropic's smallest extended-thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
 
 /** The flags and variables that choose a provider. */
 export interface ProviderChoice {
   provider?: string;
   model?: string;
   baseUrl?: string;
+  /** `--max-tokens`: wins over config.json. */
+  maxTokens?: number;
+  /** `--thinking`: Anthropic extended-thinking budget. */
+  thinkingBudget?: number;
 }
 
-/** A setting that cannot work; the CLI prints it and exits with the usage code. */
+/**
+ * A setting that cannot work; the CLI prints it and exits 2 when it is a usage error (a bad
+ * name, a broken config.json), 1 otherwise (no key: the run cannot authenticate).
+ */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  readonly isUsage: boolean;
+
+  constructor(message: string, options: { isUsage?: boolean } = {}) {
+    super(message);
+    this.isUsage = options.isUsage ?? false;
+  }
+}
+
+/** No provider was named and no key is set: the CLI may offer the local model instead. */
+export class NoProviderError extends ConfigError {
+  override name = "NoProviderError";
 }
 
 export function stateDir(env: NodeJS.ProcessEnv): string {
@@ -39,28 +69,64 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Resolves provider settings. Precedence: flags, then environment, then built-in defaults.
- * With no key anywhere the error names the exact variable to set.
+ * Resolves provider settings. Each setting takes the first of: flags, environment, config.json
+ * (`config`, from loadConfigFile), built-in defaults. With no key anywhere the error names the
+ * exact variable to set. config.json's top-level `model` belongs to its top-level `provider`: it
+ * is not used when another provider is chosen.
  */
-export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv): ProviderSettings {
-  const baseUrl = flags.baseUrl ?? env.HARNESS_BASE_URL;
-  const name = flags.provider ?? env.HARNESS_PROVIDER ?? guessProvider(env, baseUrl);
-  const preset = PRESETS[name];
-  if (!preset) throw new ConfigError(`unknown provider "${name}"; choose one of: ${Object.keys(PRESETS).join(", ")}`);
-
-  const apiKey = env.HARNESS_API_KEY || (preset.keyEnv ? env[preset.keyEnv] : undefined) || undefined;
-  // A custom --base-url may be a local server that needs no key; the official endpoints always do.
-  if (!apiKey && preset.keyEnv && !baseUrl) {
-    throw new ConfigError(`no API key for ${name}: set ${preset.keyEnv} (or HARNESS_API_KEY), or choose another --provider`);
+export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, config: HarnessConfig = {}): ProviderSettings {
+  const urlOverride = flags.baseUrl ?? env.HARNESS_BASE_URL;
+  const name = flags.provider ?? env.HARNESS_PROVIDER ?? config.provider ?? guessProvider(env, urlOverride);
+  const preset = PRESETS[name] as ProviderPreset | undefined;
+  const custom = config.providers?.[name];
+  if (!preset && !custom) {
+    const known = [...Object.keys(PRESETS), ...Object.keys(config.providers ?? {})];
+    throw new ConfigError(`unknown provider "${name}"; choose one of: ${known.join(", ")} (or add it to config.json "providers")`, { isUsage: true });
   }
+  // config-file.ts guarantees a custom provider (no preset) has api and baseUrl.
+  const api = (custom?.api ?? preset?.api) as ApiKind;
+  const baseUrl = (urlOverride ?? custom?.baseUrl ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
+  const keyEnv = custom?.apiKeyEnv ?? preset?.keyEnv;
+  const apiKey = env.HARNESS_API_KEY || (keyEnv ? env[keyEnv] : undefined) || undefined;
+  // A custom base URL may be a local server that needs no key; the official endpoints, and
+  // configured providers that name their key variable, always do.
+  const needsKey = Boolean(keyEnv) && !urlOverride && (custom?.apiKeyEnv !== undefined || baseUrl === preset?.baseUrl);
+  if (!apiKey && needsKey) {
+    throw new ConfigError(`no API key for ${name}: set ${keyEnv} (or HARNESS_API_KEY), or choose another --provider`);
+  }
+  const configModel = config.provider === undefined || config.provider === name ? config.model : undefined;
+  const model = flags.model ?? env.HARNESS_MODEL ?? configModel ?? custom?.model ?? Object.keys(custom?.models ?? {})[0] ?? preset?.defaultModel;
+  if (!model) throw new ConfigError(`no model for provider "${name}": give --model, or set providers.${name}.model in config.json`, { isUsage: true });
+  const perModel = custom?.models?.[model];
+  const maxTokens = flags.maxTokens ?? perModel?.maxTokens ?? custom?.maxTokens;
+  if (flags.thinkingBudget !== undefined) checkThinkingBudget(flags.thinkingBudget, api, maxTokens ?? defaultMaxTokens(model));
   return {
     name,
-    api: preset.api,
-    model: flags.model ?? env.HARNESS_MODEL ?? preset.defaultModel,
-    baseUrl: (baseUrl ?? preset.baseUrl).replace(/\/+$/, ""),
+    api,
+    model,
+    baseUrl,
     apiKey,
-    keyEnv: preset.keyEnv,
+    keyEnv,
+    ...(custom?.headers ? { headers: custom.headers } : {}),
+    ...(api === "local" ? { modelsDir: join(stateDir(env), "models") } : {}),
+    ...definedOnly({
+      thinkingBudget: flags.thinkingBudget,
+      maxTokens,
+      contextWindow: perModel?.contextWindow ?? custom?.contextWindow,
+      prices: perModel?.prices ?? custom?.prices,
+    }),
   };
+}
+
+/** Anthropic rejects a budget under its minimum or not below max_tokens; say so before the call. */
+function checkThinkingBudget(budget: number, api: ApiKind, maxTokens: number): void {
+  if (api !== "anthropic") throw new ConfigError("--thinking needs an Anthropic provider (OpenAI-compatible servers choose their own reasoning effort)", { isUsage: true });
+  if (budget < MIN_THINKING_BUDGET) throw new ConfigError(`--thinking takes at least ${MIN_THINKING_BUDGET} tokens`, { isUsage: true });
+  if (budget >= maxTokens) throw new ConfigError(`--thinking ${budget} must be below the output limit (${maxTokens} tokens); raise --max-tokens or lower --thinking`, { isUsage: true });
+}
+
+function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined): string {
@@ -68,7 +134,7 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined): str
   const withKey = KEY_ORDER.find((name) => env[PRESETS[name].keyEnv as string]);
   if (withKey) return withKey;
   if (env.HARNESS_API_KEY) return "openai";
-  throw new ConfigError(
-    "no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider ollama for a local Ollama server, or --base-url for any OpenAI-compatible server",
+  throw new NoProviderError(
+    "no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set \"provider\" in config.json",
   );
 }

@@ -1,12 +1,18 @@
 // The public library API. The CLI is built on exactly these pieces.
 export { Agent, runAgent, MAX_TURNS, type AgentOptions, type RunOptions } from "./core/agent.ts";
 export type { AgentEvent, DoneReason, RunResult } from "./core/events.ts";
+export { agentEventSchema, EVENT_SCHEMA_VERSION } from "./core/event-schema.ts";
 export * from "./core/messages.ts";
 export { ProviderError, type ModelEvent, type ModelRequest, type Provider, type ProviderErrorKind, type ToolSpec } from "./core/provider.ts";
-export type { ApprovalDecision, ApprovalRequest, ApproveFn } from "./core/run-tools.ts";
+export type { ApprovalDecision, ApprovalRequest, ApproveFn, ToolCallHooks } from "./core/run-tools.ts";
+export type { ContextOptions } from "./core/context-budget.ts";
+export type { CompactionResult } from "./core/compaction.ts";
 export { defineTool, toToolSpec, type Tool, type ToolContext, type ToolKind, type ToolOutput } from "./core/tool.ts";
 export { buildSystemPrompt, loadProjectInstructions } from "./core/system-prompt.ts";
 export { createProvider, type ApiKind, type ProviderSettings } from "./providers/index.ts";
 export { resolveProvider, PRESETS } from "./config.ts";
+export { loadConfigFile, type HarnessConfig } from "./config-file.ts";
+export { resolveContextWindow } from "./providers/context-window.ts";
+export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";
 export { codingTools } from "./tools/index.ts";
 export { bash } from "./tools/bash.ts";

@@ -2,16 +2,33 @@
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli.ts";
-import { ConfigError, resolveProvider } from "./config.ts";
-import { Agent } from "./core/agent.ts";
+import { loadConfigFile } from "./config-file.ts";
+import { ConfigError, NoProviderError, resolveProvider, stateDir } from "./config.ts";
+import { acceptsLocalModel } from "./ui/local-offer.ts";
+import { loadExtensions } from "./extensions.ts";
+import { HookedAgent } from "./hooks/hooked-agent.ts";
 import { buildSystemPrompt } from "./core/system-prompt.ts";
+import { resolveContextWindow } from "./providers/context-window.ts";
 import { createProvider } from "./providers/index.ts";
+import { costOf, formatCost, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
+import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-info.ts";
+import type { Agent } from "./core/agent.ts";
+import type { ProviderSettings } from "./providers/index.ts";
+import type { StatusLineSources } from "./ui/status-line.ts";
 import { codingTools } from "./tools/index.ts";
-import { createTerminalApprover, type AskFn } from "./ui/approval.ts";
+import { ChatSession, isSessionError, loadChatHistory, loadResumeTarget, providerChoiceFor, startRecorder } from "./run-session.ts";
+import type { SessionData } from "./session/session-reader.ts";
+import { redact } from "./core/redact.ts";
+import { createApprover } from "./permissions/approver.ts";
+import { PermissionSetupError, setupPermissions, type PermissionSetup } from "./permissions/setup-permissions.ts";
+import { previewChange } from "./tools/preview-change.ts";
+import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createLineReader, runChat } from "./ui/chat.ts";
 import { paletteFor } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
+import { readStreamInput, type StreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
+import { formatReplay } from "./ui/transcript-replay.ts";
 
 export async function runCli(flags: CliFlags): Promise<number> {
   const { env, stdin, stdout, stderr } = process;
@@ -19,44 +36,102 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const colors = paletteFor(stderr, env);
 
   let prompt = flags.print ?? (flags.positionals.length > 0 ? flags.positionals.join(" ") : undefined);
-  const isChat = prompt === undefined && Boolean(stdin.isTTY);
-  if (prompt === undefined && !isChat) prompt = await readAll(stdin);
-  if (!isChat && !prompt?.trim()) {
+  const isStreamInput = flags.input === "stream-json";
+  const isChat = prompt === undefined && Boolean(stdin.isTTY) && !isStreamInput;
+  if (prompt === undefined && !isChat && !isStreamInput) prompt = await readAll(stdin);
+  if (!isChat && !isStreamInput && !prompt?.trim()) {
     stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
     return 2;
   }
 
-  let settings;
+  let resumed: SessionData | undefined;
   try {
-    settings = resolveProvider({ provider: flags.provider, model: flags.model, baseUrl: flags["base-url"] }, env);
+    resumed = loadResumeTarget(flags, env, cwd);
+  } catch (error) {
+    if (!isSessionError(error)) throw error;
+    stderr.write(`harness: ${error.message}\n`);
+    return 2;
+  }
+  for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
+
+  let settings;
+  let resolveSettings;
+  try {
+    const limits = { maxTokens: optionalNumber(flags["max-tokens"]), thinkingBudget: optionalNumber(flags.thinking) };
+    const choice = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], ...limits };
+    const config = loadConfigFile(env);
+    // A resumed session's provider and model are the defaults; flags and environment still win.
+    resolveSettings = (session: SessionData | undefined) => resolveProvider(providerChoiceFor(choice, env, session), env, config);
+    const offer = { resolve: () => resolveProvider(providerChoiceFor(choice, env, resumed), env, config), isNoProvider: (e: unknown) => e instanceof NoProviderError, isTerminal: Boolean(stdin.isTTY && stderr.isTTY) };
+    if (await acceptsLocalModel({ ...offer, ask: (question) => askOnce(question, new AbortController().signal), write: (text) => stderr.write(text) })) choice.provider = "local";
+    settings = resolveSettings(resumed);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     stderr.write(`harness: ${error.message}\n`);
-    return error.message.startsWith("unknown provider") ? 2 : 1;
+    return error.isUsage ? 2 : 1;
   }
+  let permissions: PermissionSetup;
+  try {
+    const permissionFlags = { approve: flags.yes ? "all" : (flags.approve as "ask" | "edits" | "all" | undefined), sandbox: flags.sandbox as "on" | "off" | undefined, allowNetwork: flags["allow-network"] };
+    permissions = setupPermissions(permissionFlags, { cwd, env, harnessHome: stateDir(env) });
+  } catch (error) {
+    if (!(error instanceof PermissionSetupError)) throw error;
+    stderr.write(`harness: ${error.message}\n`);
+    return error.exitCode;
+  }
+  for (const warning of permissions.warnings) stderr.write(`harness: warning: ${warning}\n`);
+  const approverFor = (ask: AskFn | undefined) =>
+    createApprover({ policy: permissions.policy, cwd, ask: ask && createTerminalAsk({ ask, colors, columns: stderr.columns || 80 }), preview: (request) => previewChange(request, cwd) });
   const provider = await createProvider(settings);
+  const windowOverride = flags["context-window"] ?? env.HARNESS_CONTEXT_WINDOW;
+  if (windowOverride !== undefined && !/^[1-9]\d*$/.test(windowOverride)) {
+    stderr.write("harness: HARNESS_CONTEXT_WINDOW takes a number of tokens\n");
+    return 2;
+  }
+  // Started now, awaited below: a local server may be probed for its window (context-window.ts).
+  const contextWindow = windowOverride ? Promise.resolve(Number(windowOverride)) : resolveContextWindow(settings);
+  // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
+  const extensions = await loadExtensions({ cwd, env, warn: (message) => stderr.write(`harness: ${message}\n`) });
+  const tools = [...codingTools, ...extensions.tools];
   const system = buildSystemPrompt(
     { cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) },
-    codingTools.map((tool) => tool.name),
+    tools.map((tool) => tool.name),
   );
+  const recorder = startRecorder(env, cwd, settings, resumed);
   const agentOptions = {
+    sessionId: recorder.id,
+    spillDir: recorder.writer.spillDir,
+    messages: resumed?.messages,
     provider,
-    tools: codingTools,
+    tools,
     system,
     cwd,
     maxTurns: flags["max-turns"] ? Number(flags["max-turns"]) : undefined,
+    maxTokens: settings.maxTokens,
     retry: retryPolicyFrom(env),
+    context: { window: await contextWindow },
+    env: permissions.env,
+    wrapCommand: permissions.wrapCommand,
   };
 
   if (isChat) {
-    const reader = createLineReader({ stdin, stdout });
-    const approve = createTerminalApprover({ approveAll: Boolean(flags.yes), ask: (question, signal) => reader.ask(question, signal), colors });
-    return runChat({ agent: new Agent({ ...agentOptions, approve }), stdin, stdout, stderr, env, colors }, reader);
+    const reader = createLineReader({ stdin, stdout, env, cwd, history: loadChatHistory(env) });
+    const approve = approverFor((question, signal) => reader.ask(question, signal));
+    const chatAgent = new HookedAgent({ ...agentOptions, approve, takeQueuedMessages: () => reader.takeQueuedMessages?.() ?? [] }, extensions.hooks);
+    await extensions.hooks.sessionStart(flags.continue || flags.resume ? "resume" : "startup");
+    const chat = new ChatSession({ agent: chatAgent, recorder, settings, resolveSettings, env, cwd, stderr, colors, secrets: permissions.secrets });
+    if (resumed) stderr.write(formatReplay(resumed.messages, colors));
+    try {
+      return await runChat({ agent: chatAgent, stdin, stdout, stderr, env, colors, status: statusSources(chatAgent, settings), ...chat.hooks() }, reader);
+    } finally {
+      chat.close();
+      await extensions.close();
+    }
   }
 
   const ask: AskFn | undefined = stdin.isTTY ? (question, signal) => askOnce(question, signal) : undefined;
-  const approve = createTerminalApprover({ approveAll: Boolean(flags.yes), ask, colors });
-  const agent = new Agent({ ...agentOptions, approve });
+  const approve = approverFor(ask);
+  const agent = new HookedAgent({ ...agentOptions, approve }, extensions.hooks);
   const format = (flags.output ?? "text") as OutputFormat;
   const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) }) : undefined;
 
@@ -66,17 +141,54 @@ export async function runCli(flags: CliFlags): Promise<number> {
     controller.abort();
   };
   process.on("SIGINT", onSigint);
-  let code = 1;
-  for await (const event of agent.prompt(prompt as string, controller.signal)) {
-    if (renderer) renderer.handle(event);
-    else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
-    if (event.type === "done") {
-      code = exitCodeFor(event);
-      if (!renderer && event.error) stderr.write(`harness: ${event.error}\n`);
+  let code = 0;
+  // The core knows no prices: the CLI adds `cost` to the final event (absent when the model's price is unknown).
+  const priced = pricesFor(settings.model, settings.prices);
+  await extensions.hooks.sessionStart(flags.continue || flags.resume ? "resume" : "startup");
+  // One prompt, or with --input stream-json one run per stdin line, until EOF or a run that did not finish.
+  const inputs: AsyncIterable<StreamInput> | Iterable<StreamInput> = isStreamInput ? readStreamInput(stdin) : [{ text: prompt as string }];
+  for await (const input of inputs) {
+    if ("error" in input) {
+      stderr.write(`harness: ${input.error}\n`);
+      code = 2;
+      break;
     }
+    for await (const loopEvent of agent.prompt(input.text, controller.signal)) {
+      // Keys never reach the session file, logs or JSON output (the contract); the model's own copy is untouched.
+      const redacted = redact(loopEvent, permissions.secrets);
+      recorder.record(redacted);
+      const event = redacted.type === "done" && priced.isKnown ? { ...redacted, cost: costOf(redacted.usage, priced.prices) } : redacted;
+      if (renderer) renderer.handle(event);
+      else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
+      if (event.type === "done") {
+        code = exitCodeFor(event);
+        if (!renderer && event.error) stderr.write(`harness: ${event.error}\n`);
+        // The one summary (and the one unknown-price warning) of the run, for the person watching.
+        if (stderr.isTTY && event.turns > 0) stderr.write(`${colors.dim(formatUsageAndCost(event.usage, settings.model, settings.prices))}\n`);
+      }
+    }
+    if (code !== 0) break;
   }
   process.off("SIGINT", onSigint);
+  recorder.close();
+  await extensions.close();
   return code;
+}
+
+/** The chat's status line: the window compaction uses (else the table's), configured or listed prices. */
+function statusSources(agent: Agent, settings: ProviderSettings): StatusLineSources {
+  const isConfigured = (model: string) => model === settings.model;
+  return {
+    contextWindow: (model) => agent.options.context?.window ?? (isConfigured(model) ? settings.contextWindow : undefined) ?? lookupContextWindow(model) ?? DEFAULT_CONTEXT_WINDOW,
+    formatCost: (usage, model) => {
+      const priced = pricesFor(model, isConfigured(model) ? settings.prices : undefined);
+      return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;
+    },
+  };
+}
+
+function optionalNumber(flag: string | undefined): number | undefined {
+  return flag === undefined ? undefined : Number(flag);
 }
 
 /** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { z } from "zod";
 import { runAgent, type RunOptions } from "../src/core/agent.ts";
-import type { AgentEvent, RunResult } from "../src/core/events.ts";
+import type { AgentEvent } from "../src/core/events.ts";
 import type { Message } from "../src/core/messages.ts";
 import { defineTool } from "../src/core/tool.ts";
 import { bash } from "../src/tools/bash.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { fakeOpenAIProvider, tempDir } from "./helpers.ts";
+import { fakeOpenAIProvider, tempDir, drain } from "./helpers.ts";
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -22,18 +22,8 @@ const FAST_RETRY = { maxRetries: 3, baseDelayMs: 5 };
 
 async function run(script: ScriptStep[], options: Partial<RunOptions> = {}) {
   server = await startFakeLLM(script);
-  const events: AgentEvent[] = [];
   const messages: Message[] = options.messages ?? [];
-  const generator = runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...options });
-  let result: RunResult;
-  while (true) {
-    const next = await generator.next();
-    if (next.done) {
-      result = next.value;
-      break;
-    }
-    events.push(next.value);
-  }
+  const { events, result } = await drain(runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...options }));
   return { result, events, messages };
 }
 

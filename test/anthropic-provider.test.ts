@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { z } from "zod";
 import { runAgent, type RunOptions } from "../src/core/agent.ts";
-import type { AgentEvent, RunResult } from "../src/core/events.ts";
+import type { AgentEvent } from "../src/core/events.ts";
 import type { Message } from "../src/core/messages.ts";
 import { ProviderError } from "../src/core/provider.ts";
 import { defineTool } from "../src/core/tool.ts";
@@ -12,7 +12,7 @@ import type { ProviderSettings } from "../src/providers/index.ts";
 import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { anthropicFormat, fakeSignature } from "./fake-llm/anthropic-format.ts";
 import { startFakeLLM, type FakeLLM, type ReplySpec, type ScriptStep } from "./fake-llm/server.ts";
-import { tempDir } from "./helpers.ts";
+import { tempDir, drain } from "./helpers.ts";
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -42,19 +42,9 @@ function provider(extra: Partial<ProviderSettings> = {}) {
 
 async function run(script: ScriptStep[], options: Partial<RunOptions> & { settings?: Partial<ProviderSettings> } = {}) {
   server = await startFakeLLM(script);
-  const events: AgentEvent[] = [];
   const messages: Message[] = options.messages ?? [];
   const { settings, ...rest } = options;
-  const generator = runAgent({ provider: provider(settings), tools: [echo], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...rest });
-  let result: RunResult;
-  while (true) {
-    const next = await generator.next();
-    if (next.done) {
-      result = next.value;
-      break;
-    }
-    events.push(next.value);
-  }
+  const { events, result } = await drain(runAgent({ provider: provider(settings), tools: [echo], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...rest }));
   return { result, events, messages };
 }
 

@@ -55,3 +55,13 @@ export function fakeFlags(server: FakeLLM): string[] {
 export function fakeOpenAIProvider(server: FakeLLM) {
   return createOpenAIChatProvider({ name: "fake", model: "fake-model", baseUrl: server.baseUrl, apiKey: "test-key", keyEnv: "OPENAI_API_KEY" });
 }
+
+/** Runs an event generator to its end: every event it yielded, and what it returned. */
+export async function drain<Event, Result>(generator: AsyncGenerator<Event, Result>): Promise<{ events: Event[]; result: Result }> {
+  const events: Event[] = [];
+  while (true) {
+    const next = await generator.next();
+    if (next.done) return { events, result: next.value };
+    events.push(next.value);
+  }
+}

@@ -1,8 +1,11 @@
-import { callModel, DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
+import { callModelWithinContext, compactConversation, type CompactionResult } from "./compaction.ts";
+import type { ContextOptions } from "./context-budget.ts";
 import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
 import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
-import { runToolCalls, type ApproveFn } from "./run-tools.ts";
+import { EVENT_SCHEMA_VERSION } from "./event-schema.ts";
+import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type Tool } from "./tool.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
@@ -11,7 +14,7 @@ export const MAX_TURNS = 100;
 export const MAX_INVALID_JSON_TURNS = 3;
 
 /** What a run needs. `messages` is the conversation so far; the run appends to it in place. */
-export interface AgentOptions {
+export interface AgentOptions extends ToolCallHooks {
   provider: Provider;
   tools: Tool[];
   system: string;
@@ -23,6 +26,18 @@ export interface AgentOptions {
   sessionId?: string;
   /** The environment tools run commands with (see ToolContext.env). */
   env?: Record<string, string | undefined>;
+  /** Automatic compaction within this context window; absent = never compact on its own. */
+  context?: ContextOptions;
+  /** Where over-long tool output is saved in full (see ToolContext.spillDir). */
+  spillDir?: string;
+  /** Runs commands inside a sandbox (see ToolContext.wrapCommand). */
+  wrapCommand?(argv: string[], cwd: string): string[];
+  /**
+   * Messages the user typed while the run worked (the chat's queue). Called after each batch of
+   * tool results, before the next model call: the only point where a user message keeps every
+   * tool call paired with its result.
+   */
+  takeQueuedMessages?: () => string[];
 }
 
 export interface RunOptions extends AgentOptions {
@@ -42,7 +57,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env };
+  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env, spillDir: options.spillDir, wrapCommand: options.wrapCommand };
   let usage: Usage = EMPTY_USAGE;
   let turns = 0;
   let invalidJsonTurns = 0;
@@ -50,7 +65,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
   const done = (reason: DoneReason, error?: string): RunResult => ({ type: "done", reason, answer, turns, usage, ...(error ? { error } : {}) });
 
-  yield { type: "start", provider: provider.name, model: provider.model, ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
+  yield { type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: provider.name, model: provider.model, ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
   if (options.prompt !== undefined) {
     const message = userMessage(options.prompt);
     messages.push(message);
@@ -63,7 +78,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       if (turns >= maxTurns) return yield* finish(done("max_turns", `stopped after ${maxTurns} model calls (--max-turns)`));
       turns++;
       yield { type: "turn_start", turn: turns };
-      const reply = yield* callModel(provider, { system: options.system, messages, tools: specs, maxTokens: options.maxTokens }, signal, options.retry ?? DEFAULT_RETRY);
+      const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
+      const reply = yield* callModelWithinContext(provider, request, signal, options.retry ?? DEFAULT_RETRY, options.context, (spent) => (usage = addUsage(usage, spent)));
       if (reply.content.length > 0) {
         messages.push(reply);
         yield { type: "message", message: reply };
@@ -80,9 +96,14 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
         if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
         return yield* finish(done("stop"));
       }
-      const batch = yield* runToolCalls(calls, tools, context, options.approve, reply.stopReason === "length");
+      const batch = yield* runToolCalls(calls, tools, context, options.approve, reply.stopReason === "length", options);
       messages.push(...batch.results);
       if (signal.aborted) return yield* finish(done("aborted"));
+      for (const text of options.takeQueuedMessages?.() ?? []) {
+        const message = userMessage(text);
+        messages.push(message);
+        yield { type: "message", message };
+      }
       invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
       if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) {
         return yield* finish(done("error", `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`));
@@ -121,5 +142,26 @@ export class Agent {
   /** Continues without a new user message (e.g. after a resumed, interrupted turn). */
   continue(signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult> {
     return runAgent({ ...this.options, messages: this.messages, signal });
+  }
+
+  /**
+   * Summarises the older part of the conversation now (`/compact [focus]`), keeping the newest
+   * turns verbatim. Yields the summary call's events and the `compaction` event; returns whether
+   * it worked (a failure leaves the conversation as it was).
+   */
+  compact(focus?: string, signal?: AbortSignal): AsyncGenerator<AgentEvent, CompactionResult> {
+    const { provider, system, tools, context, retry, maxTokens } = this.options;
+    return compactConversation({
+      provider,
+      messages: this.messages,
+      system,
+      tools: tools.map(toToolSpec),
+      context,
+      reason: "manual",
+      focus: focus?.trim() || undefined,
+      maxTokens,
+      signal: signal ?? new AbortController().signal,
+      retry: retry ?? DEFAULT_RETRY,
+    });
   }
 }

@@ -49,7 +49,7 @@ export async function* callModel(
       const failure = error;
       if (!failure.retryable || attempt > retry.maxRetries) throw failure;
       const delayMs = retryDelay(failure, attempt, retry);
-      yield { type: "retry", attempt, delayMs, error: failure.message };
+      yield { type: "retry", attempt, delayMs: Math.round(delayMs), error: failure.message };
       await sleep(delayMs, signal);
       if (signal.aborted) return abortedReply("", provider.model);
     }

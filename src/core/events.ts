@@ -1,33 +1,16 @@
-import type { Message, Usage } from "./messages.ts";
+import type { z } from "zod";
+import type { agentEventSchema, doneReasonSchema } from "./event-schema.ts";
 
 /** How a run ended. Every way out of the loop is one of these values. */
-export type DoneReason = "stop" | "max_turns" | "aborted" | "error";
+export type DoneReason = z.infer<typeof doneReasonSchema>;
 
 /**
  * What the loop emits, as plain JSON-serialisable data. The terminal, `--output stream-json`,
- * the session writer and the editor bridge all consume this one stream.
+ * the session writer and the editor bridge all consume this one stream. The shape is declared
+ * once, as a zod schema in event-schema.ts (documented in docs/events.md); add or change
+ * events there.
  */
-export type AgentEvent =
-  | { type: "start"; provider: string; model: string; sessionId?: string }
-  | { type: "turn_start"; turn: number }
-  | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; text: string }
-  /** A message was appended to the conversation (the session writer persists these). */
-  | { type: "message"; message: Message }
-  | { type: "tool_start"; id: string; name: string; arguments: string; summary: string }
-  | {
-      type: "tool_end";
-      id: string;
-      name: string;
-      content: string;
-      isError: boolean;
-      summary?: string;
-      diff?: string;
-      durationMs: number;
-    }
-  | { type: "retry"; attempt: number; delayMs: number; error: string }
-  | { type: "usage"; usage: Usage; total: Usage }
-  | { type: "done"; reason: DoneReason; answer: string; turns: number; usage: Usage; error?: string };
+export type AgentEvent = z.infer<typeof agentEventSchema>;
 
 /** The final `done` event, which is also what a run returns. */
 export type RunResult = Extract<AgentEvent, { type: "done" }>;

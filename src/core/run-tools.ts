@@ -1,4 +1,5 @@
 import { AsyncQueue } from "./async-queue.ts";
+import { limitToolOutput } from "./output-spill.ts";
 import type { AgentEvent } from "./events.ts";
 import type { ToolCallPart, ToolResultMessage } from "./messages.ts";
 import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
@@ -16,6 +17,18 @@ export interface ApprovalRequest {
 
 /** The answer; a `reason` for a refusal is passed on to the model. */
 export type ApprovalDecision = { allow: true } | { allow: false; reason?: string };
+
+/**
+ * Callbacks around every tool call that gets past approval (the library's hook points; the
+ * CLI's command hooks are built on them). They may block a call, rewrite its input (which is
+ * validated against the tool's schema again), or replace the content the model sees.
+ */
+export interface ToolCallHooks {
+  /** After approval, before the run: `block` refuses the call with that reason; `input` replaces the arguments. */
+  beforeToolCall?(call: ToolCallPart, input: unknown, signal: AbortSignal): Promise<{ block?: string; input?: unknown } | void>;
+  /** After the run: `content` replaces what the model gets back. */
+  afterToolCall?(call: ToolCallPart, result: ToolOutput, input: unknown, signal: AbortSignal): Promise<{ content?: string } | void>;
+}
 
 /** What a batch of calls came to: results in call order, and how many had broken JSON. */
 export interface ToolBatchResult {
@@ -39,6 +52,7 @@ export async function* runToolCalls(
   context: ToolContext,
   approve: ApproveFn | undefined,
   replyWasCut: boolean,
+  hooks: ToolCallHooks = {},
 ): AsyncGenerator<AgentEvent, ToolBatchResult> {
   const prepared = calls.map((call) => prepare(call, tools, context.cwd, replyWasCut));
   const invalidJsonCount = prepared.filter((p) => "failed" in p && p.isInvalidJson).length;
@@ -49,7 +63,7 @@ export async function* runToolCalls(
   }
 
   const queue = new AsyncQueue<AgentEvent>();
-  const outputs = runConcurrently(prepared, context, queue);
+  const outputs = runConcurrently(prepared, context, queue, hooks);
   void outputs.finally(() => queue.close());
   for await (const event of queue) yield event;
   const results = (await outputs).map(
@@ -95,7 +109,7 @@ function refusal(reason: string | undefined): ToolOutput {
   return { isError: true, content: `The user did not allow this tool call.${because}`, summary: "refused" };
 }
 
-async function runConcurrently(prepared: Prepared[], context: ToolContext, queue: AsyncQueue<AgentEvent>): Promise<ToolOutput[]> {
+async function runConcurrently(prepared: Prepared[], context: ToolContext, queue: AsyncQueue<AgentEvent>, hooks: ToolCallHooks): Promise<ToolOutput[]> {
   const chains = new Map<string, Promise<unknown>>();
   return Promise.all(
     prepared.map((item) => {
@@ -104,28 +118,42 @@ async function runConcurrently(prepared: Prepared[], context: ToolContext, queue
         return item.failed;
       }
       const previous = item.lockKey ? chains.get(item.lockKey) : undefined;
-      const run = (previous ?? Promise.resolve()).then(() => runOne(item, context, queue));
+      const run = (previous ?? Promise.resolve()).then(() => runOne(item, context, queue, hooks));
       if (item.lockKey) chains.set(item.lockKey, run);
       return run;
     }),
   );
 }
 
-async function runOne(item: Extract<Prepared, { tool: Tool }>, context: ToolContext, queue: AsyncQueue<AgentEvent>): Promise<ToolOutput> {
-  const { call, tool } = item;
+type Runnable = Extract<Prepared, { tool: Tool }>;
+
+async function runOne(prepared: Runnable, context: ToolContext, queue: AsyncQueue<AgentEvent>, hooks: ToolCallHooks): Promise<ToolOutput> {
+  const { call, tool } = prepared;
   const started = Date.now();
-  queue.push({ type: "tool_start", id: call.id, name: call.name, arguments: call.arguments, summary: item.summary });
+  let item = prepared;
+  if (hooks.beforeToolCall && !context.signal.aborted) {
+    const checked = await checkBefore(hooks.beforeToolCall, prepared, context);
+    if ("failed" in checked) {
+      queue.push({ type: "tool_end", id: call.id, name: call.name, content: checked.failed.content, isError: true, summary: checked.failed.summary, durationMs: Date.now() - started });
+      return checked.failed;
+    }
+    item = checked;
+  }
+  const args = item === prepared ? call.arguments : JSON.stringify(item.input);
+  queue.push({ type: "tool_start", id: call.id, name: call.name, arguments: args, summary: item.summary });
   let output: ToolOutput;
   if (context.signal.aborted) {
     output = { isError: true, content: "The user interrupted before this tool call ran." };
   } else {
     try {
-      const result = await tool.run(item.input, context);
+      const result = await tool.run(item.input, { ...context, callId: call.id });
       output = typeof result === "string" ? { content: result } : result;
     } catch (error) {
       output = { isError: true, content: `Error: ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}` };
     }
     if (context.signal.aborted) output = { ...output, content: `${output.content}\n[interrupted by the user]` };
+    if (hooks.afterToolCall) output = await checkAfter(hooks.afterToolCall, item, output, context.signal);
+    output = limitToolOutput(output, call.id, context); // what the model and the session get is bounded
   }
   queue.push({
     type: "tool_end",
@@ -138,4 +166,32 @@ async function runOne(item: Extract<Prepared, { tool: Tool }>, context: ToolCont
     durationMs: Date.now() - started,
   });
   return output;
+}
+
+/** Runs `beforeToolCall`: a block, a throw or a rewrite that fails validation means the call does not run. */
+async function checkBefore(before: NonNullable<ToolCallHooks["beforeToolCall"]>, item: Runnable, context: ToolContext): Promise<Runnable | { failed: ToolOutput }> {
+  const { call, tool } = item;
+  let verdict: { block?: string; input?: unknown } | void;
+  try {
+    verdict = await before(call, item.input, context.signal);
+  } catch (error) {
+    return { failed: { isError: true, content: `Error: the ${tool.name} call was not run: a beforeToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`, summary: "blocked by a hook" } };
+  }
+  if (verdict?.block !== undefined) return { failed: { isError: true, content: `The ${tool.name} call was blocked by a hook: ${verdict.block}`, summary: "blocked by a hook" } };
+  if (verdict?.input === undefined) return item;
+  const parsed = parseArguments(tool, JSON.stringify(verdict.input));
+  if (!parsed.ok) {
+    return { failed: { isError: true, content: `Error: a hook rewrote the ${tool.name} arguments into ones its schema rejects:\n${parsed.problem.message}\nNothing was run.`, summary: "invalid rewritten arguments" } };
+  }
+  return { ...item, input: parsed.input, summary: tool.describe?.(parsed.input, context.cwd) ?? tool.name };
+}
+
+/** Runs `afterToolCall`; a throw keeps the tool's result and adds a note, since the tool already ran. */
+async function checkAfter(after: NonNullable<ToolCallHooks["afterToolCall"]>, item: Runnable, output: ToolOutput, signal: AbortSignal): Promise<ToolOutput> {
+  try {
+    const verdict = await after(item.call, output, item.input, signal);
+    return verdict?.content === undefined ? output : { ...output, content: verdict.content };
+  } catch (error) {
+    return { ...output, content: `${output.content}\n[an afterToolCall hook failed: ${error instanceof Error ? error.message : String(error)}]` };
+  }
 }

@@ -15,6 +15,12 @@ export interface ToolContext {
   state: Map<string, unknown>;
   /** The environment commands run with (secrets already removed); defaults to process.env. */
   env?: Record<string, string | undefined>;
+  /** Where output too long for the model is saved in full (the session's `spill/`); a temp folder when absent. */
+  spillDir?: string;
+  /** The id of the call being run (names its spill file). */
+  callId?: string;
+  /** Rewrites a command's argv to run it inside a sandbox (`bwrap ... -- bash -c cmd`); absent: run as is. */
+  wrapCommand?(argv: string[], cwd: string): string[];
 }
 
 /** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */
@@ -32,6 +38,11 @@ export interface Tool<Input = any> {
   description: string;
   kind: ToolKind;
   input: z.ZodType<Input, any>;
+  /**
+   * The JSON Schema the model sees, when it does not come from `input`: tools declared
+   * elsewhere (MCP servers) bring their own schema and validate their own arguments.
+   */
+  parameters?: Record<string, unknown>;
   /** One line naming what a call does (`bash> ls`, `read src/a.ts`), shown in traces and approvals. */
   describe?(input: Input, cwd: string): string;
   /** Calls with the same key run one after another, in order (e.g. two edits of one file). */
@@ -44,6 +55,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   description: string;
   kind: ToolKind;
   input: Schema;
+  parameters?: Record<string, unknown>;
   describe?(input: z.infer<Schema>, cwd: string): string;
   lockKey?(input: z.infer<Schema>, cwd: string): string | undefined;
   run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
@@ -53,6 +65,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
 
 /** The spec the model sees. The schema is generated, never written twice. */
 export function toToolSpec(tool: Tool): ToolSpec {
+  if (tool.parameters) return { name: tool.name, description: tool.description, parameters: tool.parameters };
   const { $schema: _omit, ...parameters } = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }

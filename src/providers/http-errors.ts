@@ -18,7 +18,17 @@ interface SdkError {
   error?: unknown;
 }
 
-const CONTEXT_OVERFLOW = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceed(s|ed)? (the )?context|input length and `max_tokens` exceed/i;
+/**
+ * How servers say a request is too long for the model, matched against the message and the
+ * error's code/type. OpenAI `context_length_exceeded` ("This model's maximum context length is"),
+ * also vLLM, OpenRouter, Mistral; Anthropic "prompt is too long: 210000 tokens > 200000 maximum"
+ * and "input length and `max_tokens` exceed context limit"; llama.cpp "the request exceeds the
+ * available context size" (type `exceed_context_size_error`); Ollama "exceeds maximum context
+ * length"; LM Studio "context length of only"; Gemini "input token count ... exceeds the maximum
+ * number of tokens". The loop answers these by compacting the conversation.
+ */
+const CONTEXT_OVERFLOW =
+  /context[_ ]length|maximum context|context window|context[_ ]size|too many tokens|prompt is too long|exceed(s|ed)? (the )?(available )?context|exceed_context|input length and `?max_tokens`? exceed|exceeds the maximum number of tokens/i;
 
 /**
  * Maps an SDK or network failure to a ProviderError with a one-line message a user can act on.
@@ -38,7 +48,9 @@ function classify(status: number | undefined, sdk: SdkError, detail: string): Pr
   const type = errorType(sdk.error);
   if (sdk.name === "APIUserAbortError" || sdk.name === "AbortError") return "aborted";
   if (status === 401 || status === 403 || type === "authentication_error" || type === "permission_error") return "auth";
-  if (CONTEXT_OVERFLOW.test(detail)) return "context_overflow";
+  if (CONTEXT_OVERFLOW.test(`${detail} ${type} ${errorCode(sdk.error)}`)) return "context_overflow";
+  // A body too large in bytes (Anthropic's 413 request_too_large) is cured the same way.
+  if (status === 413 || type === "request_too_large") return "context_overflow";
   if (status === 404 || type === "not_found_error") return "not_found";
   if (status === 429 || type === "rate_limit_error") return "rate_limit";
   if (status === 529 || type === "overloaded_error") return "overloaded";
@@ -54,6 +66,14 @@ function errorType(body: unknown): string {
   const outer = body as Record<string, unknown>;
   const inner = outer.error && typeof outer.error === "object" ? (outer.error as Record<string, unknown>) : outer;
   return typeof inner.type === "string" ? inner.type : "";
+}
+
+/** The error's string `code` (OpenAI puts `context_length_exceeded` there, not in the message). */
+function errorCode(body: unknown): string {
+  if (!body || typeof body !== "object") return "";
+  const outer = body as Record<string, unknown>;
+  const inner = outer.error && typeof outer.error === "object" ? (outer.error as Record<string, unknown>) : outer;
+  return typeof inner.code === "string" ? inner.code : "";
 }
 
 function describe(kind: ProviderErrorKind, status: number | undefined, detail: string, context: ErrorContext): string {

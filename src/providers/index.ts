@@ -1,8 +1,9 @@
 import type { Provider } from "../core/provider.ts";
 import { createOpenAIChatProvider } from "./openai-chat.ts";
+import type { Prices } from "./pricing.ts";
 
-/** The wire APIs we speak. */
-export type ApiKind = "openai" | "anthropic";
+/** The wire APIs we speak; `local` is no wire at all: a GGUF model run in-process. */
+export type ApiKind = "openai" | "anthropic" | "local";
 
 /** Everything needed to build a provider; config resolution fills it in. */
 export interface ProviderSettings {
@@ -17,6 +18,14 @@ export interface ProviderSettings {
   timeoutMs?: number;
   /** Extended thinking budget in tokens (Anthropic `thinking.budget_tokens`); absent = no thinking. */
   thinkingBudget?: number;
+  /** Configured context window (config.json); wins over the server's word and the table. */
+  contextWindow?: number;
+  /** Configured output cap (config.json); `--max-tokens` wins. */
+  maxTokens?: number;
+  /** Configured prices (config.json); the built-in table is the fallback. */
+  prices?: Prices;
+  /** Where `--provider local` keeps downloaded models (`$HARNESS_HOME/models`). */
+  modelsDir?: string;
 }
 
 /** Builds the adapter for the settings' API. Adapters load their SDK lazily, on first use. */
@@ -27,6 +36,10 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
     case "anthropic": {
       const { createAnthropicProvider } = await import("./anthropic-messages.ts");
       return createAnthropicProvider(settings);
+    }
+    case "local": {
+      const { createLocalProvider } = await import("./local-llama.ts");
+      return createLocalProvider(settings);
     }
   }
 }

@@ -5,24 +5,13 @@ import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
 import { compatFor } from "./openai-compat.ts";
+import type { ProviderSettings } from "./index.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
-
-/** How to reach one OpenAI-compatible endpoint. */
-export interface OpenAIChatConfig {
-  name: string;
-  model: string;
-  baseUrl: string;
-  /** Absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
-  apiKey?: string;
-  keyEnv?: string;
-  headers?: Record<string, string>;
-  /** Per-request time limit; a reply that stalls longer is retried as a dropped connection. */
-  timeoutMs?: number;
-}
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
-export function createOpenAIChatProvider(config: OpenAIChatConfig): Provider {
+/** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
+export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
   const compat = compatFor(config.baseUrl);
   const errorContext: ErrorContext = { provider: config.name, model: config.model, baseUrl: config.baseUrl, keyEnv: config.keyEnv };
   let client: Promise<import("openai").OpenAI> | undefined;

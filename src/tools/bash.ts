@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
+import { closeSync, writeSync } from "node:fs";
 import { z } from "zod";
+import { openSpillFile, spillDirOf, spillNote } from "../core/output-spill.ts";
 import { defineTool } from "../core/tool.ts";
 import { MAX_OUTPUT_BYTES, truncateMiddle } from "./output-limit.ts";
 
@@ -34,13 +36,23 @@ export const bash = defineTool({
   kind: "execute",
   input: z.object({
     command: z.string().describe("The command"),
-    timeout: z.number().int().positive().optional().describe(`Seconds before it is killed (default ${BASH_TIMEOUT_MS / 1000}, max ${BASH_MAX_TIMEOUT_MS / 1000})`),
+    timeout: z.number().int().positive().max(BASH_MAX_TIMEOUT_MS / 1000).optional().describe(`Seconds before it is killed (default ${BASH_TIMEOUT_MS / 1000}, max ${BASH_MAX_TIMEOUT_MS / 1000})`),
   }),
   describe: (input) => `bash> ${input.command}`,
-  async run(input, { cwd, signal, env }) {
+  async run(input, context) {
+    const { cwd, signal, env, wrapCommand } = context;
     const timeoutMs = Math.min((input.timeout ?? BASH_TIMEOUT_MS / 1000) * 1000, BASH_MAX_TIMEOUT_MS);
-    const result = await runCommand(input.command, { cwd, env: env ?? process.env, timeoutMs, signal });
-    const output = truncateMiddle(cleanOutput(result.output));
+    const openSpill = () => openSpillFile(spillDirOf(context), context.callId);
+    const result = await runCommand(input.command, { cwd, env: env ?? process.env, timeoutMs, signal, openSpill, wrapCommand });
+    const full = cleanOutput(result.output);
+    let output = truncateMiddle(full);
+    if (output !== full) {
+      // Cut for the model: the whole output is in the spill file (written while the command ran,
+      // or now when it was long in lines rather than bytes and so is still whole in memory).
+      const isWhole = result.totalBytes <= 2 * KEEP_BYTES; // nothing was dropped from memory
+      const path = result.spillPath ?? (isWhole ? saveWhole(openSpill, result.output) : undefined);
+      if (path) output = withNoteAtCut(output, spillNote(path, result.totalBytes));
+    }
     const status = result.timedOut
       ? `[timed out after ${timeoutMs / 1000}s; the process tree was killed]`
       : result.interrupted
@@ -55,20 +67,30 @@ export const bash = defineTool({
 
 interface CommandResult {
   output: string;
+  /** Every byte the command wrote, including what was cut from `output`. */
+  totalBytes: number;
+  /** Where all of it was saved, when it passed MAX_OUTPUT_BYTES and a spill file could be opened. */
+  spillPath?: string;
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
   interrupted: boolean;
 }
 
-/** Runs `bash -c` in its own process group, so a timeout or Ctrl-C kills everything it started. */
+/**
+ * Runs `bash -c` in its own process group, so a timeout or Ctrl-C kills everything it started.
+ * With `openSpill`, output past MAX_OUTPUT_BYTES is also streamed to that file, whole.
+ * With `wrapCommand` the group's leader is the sandbox (bwrap), and the same kill reaches it all.
+ */
 export function runCommand(
   command: string,
-  { cwd, env, timeoutMs, signal }: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal },
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; openSpill?: () => SpillFile; wrapCommand?(argv: string[], cwd: string): string[] },
 ): Promise<CommandResult> {
+  const { cwd, env, timeoutMs, signal, openSpill, wrapCommand } = options;
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", command], { cwd, env: { ...env, ...QUIET_ENV }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const captured = new BoundedCapture(KEEP_BYTES);
+    const [program, ...args] = wrapCommand ? wrapCommand(["bash", "-c", command], cwd) : ["bash", "-c", command];
+    const child = spawn(program, args, { cwd, env: { ...env, ...QUIET_ENV }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const captured = new BoundedCapture(KEEP_BYTES, openSpill);
     let timedOut = false;
     let settled = false;
     child.stdout.on("data", (chunk: Buffer) => captured.add(chunk));
@@ -92,10 +114,11 @@ export function runCommand(
       signal.removeEventListener("abort", onAbort);
       child.stdout.destroy();
       child.stderr.destroy();
-      resolve({ output: captured.text(), exitCode, signal: exitSignal, timedOut, interrupted: signal.aborted && !timedOut });
+      const spillPath = captured.closeSpill();
+      resolve({ output: captured.text(), totalBytes: captured.totalBytes, spillPath, exitCode, signal: exitSignal, timedOut, interrupted: signal.aborted && !timedOut });
     };
     child.on("error", (error) => {
-      captured.add(Buffer.from(`failed to start bash: ${error.message}\n`));
+      captured.add(Buffer.from(`failed to start ${program}: ${error.message}\n`));
       finish(127, null);
     });
     child.on("exit", (code, exitSignal) => {
@@ -118,17 +141,55 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-/** Keeps the first and last `keep` bytes of a stream and counts what fell between. */
+/** Puts the note right after the "cut from the middle" marker, where the model notices what is missing. */
+function withNoteAtCut(output: string, note: string): string {
+  const marker = /\n\[\.\.\. [^\n]*cut from the middle of this output \.\.\.\]\n/.exec(output);
+  if (!marker) return `${output}\n${note}`;
+  const end = marker.index + marker[0].length;
+  return `${output.slice(0, end)}${note}\n${output.slice(end)}`;
+}
+
+/** An open spill file (see core/output-spill.ts). */
+type SpillFile = { fd: number; path: string };
+
+/** Writes all of an output to a new spill file; undefined when it cannot (the cut output still goes back). */
+function saveWhole(openSpill: () => SpillFile, text: string): string | undefined {
+  try {
+    const file = openSpill();
+    try {
+      writeSync(file.fd, text);
+    } finally {
+      closeSync(file.fd);
+    }
+    return file.path;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps the first and last `keep` bytes of a stream and counts what fell between. Once the
+ * stream passes MAX_OUTPUT_BYTES (all of it still held, since `keep` is larger) it is also
+ * teed to a spill file, so the whole output is on disk while memory stays bounded.
+ */
 class BoundedCapture {
   private head: Buffer[] = [];
   private headBytes = 0;
   private tail: Buffer[] = [];
   private tailBytes = 0;
   private droppedBytes = 0;
+  private spill: SpillFile | undefined;
+  private spillFailed = false;
+  totalBytes = 0;
 
-  constructor(private readonly keep: number) {}
+  constructor(
+    private readonly keep: number,
+    private readonly openSpill?: () => SpillFile,
+  ) {}
 
   add(chunk: Buffer): void {
+    this.totalBytes += chunk.length;
+    this.teeToSpill(chunk);
     if (this.headBytes < this.keep) {
       const take = chunk.subarray(0, this.keep - this.headBytes);
       this.head.push(take);
@@ -142,6 +203,33 @@ class BoundedCapture {
       const dropped = this.tail.shift() as Buffer;
       this.tailBytes -= dropped.length;
       this.droppedBytes += dropped.length;
+    }
+  }
+
+  /** Closes the spill file, if one was opened, and returns its path. */
+  closeSpill(): string | undefined {
+    if (!this.spill) return undefined;
+    closeSync(this.spill.fd);
+    const { path } = this.spill;
+    this.spill = undefined;
+    this.spillFailed = true; // nothing more goes to a closed file
+    return path;
+  }
+
+  private teeToSpill(chunk: Buffer): void {
+    if (!this.openSpill || this.spillFailed) return;
+    try {
+      if (!this.spill) {
+        if (this.totalBytes <= MAX_OUTPUT_BYTES) return;
+        this.spill = this.openSpill();
+        for (const held of [...this.head, ...this.tail]) writeSync(this.spill.fd, held);
+      }
+      writeSync(this.spill.fd, chunk);
+    } catch {
+      // A full disk or an unwritable folder costs the spill file, never the command's result.
+      if (this.spill) closeSync(this.spill.fd);
+      this.spill = undefined;
+      this.spillFailed = true;
     }
   }
 

@@ -42,26 +42,43 @@ export const editFile = defineTool({
     if (record === "changed") return { isError: true, content: `Error: ${shown} changed on disk since you last read it; read it again with read_file, then edit.` };
 
     const before = await readFile(absolute, "utf8");
-    const { oldText, newText } = matchLineEndings(before, input.old_string, input.new_string);
-    const positions = findAll(before, oldText);
-    if (positions.length === 0) return { isError: true, content: noMatchMessage(before, input.old_string, shown) };
-    if (positions.length > 1 && !input.replace_all) {
-      const lines = positions.slice(0, MAX_LISTED_OCCURRENCES).map((position) => lineAt(before, position));
-      const more = positions.length > MAX_LISTED_OCCURRENCES ? ", ..." : "";
-      return {
-        isError: true,
-        content: `Error: old_string occurs ${positions.length} times in ${shown} (lines ${lines.join(", ")}${more}). Include more surrounding lines to make it unique, or set replace_all to true.`,
-      };
-    }
-
-    const after = before.split(oldText).join(newText);
-    await writeFile(absolute, after);
+    const edited = replaceText(before, input, shown);
+    if ("error" in edited) return { isError: true, content: edited.error };
+    await writeFile(absolute, edited.after);
     recordRead(state, absolute, await stat(absolute));
-    const diff = truncateMiddle(unifiedDiff(before, after, shown));
-    const count = positions.length === 1 ? "1 replacement" : `${positions.length} replacements`;
+    const diff = truncateMiddle(unifiedDiff(before, edited.after, shown));
+    const count = edited.count === 1 ? "1 replacement" : `${edited.count} replacements`;
     return { content: `Edited ${shown} (${count}):\n${diff}`, summary: count, diff };
   },
 });
+
+/** What an edit_file call asks for. */
+type EditInput = { old_string: string; new_string: string; replace_all?: boolean };
+
+/** The edit applied to a file's text (pure): the new text and how many replacements, or why it cannot apply. */
+export function replaceText(before: string, input: EditInput, shown: string): { after: string; count: number } | { error: string } {
+  const { oldText, newText } = matchLineEndings(before, input.old_string, input.new_string);
+  const positions = findAll(before, oldText);
+  if (positions.length === 0) return { error: noMatchMessage(before, input.old_string, shown) };
+  if (positions.length > 1 && !input.replace_all) {
+    const lines = positions.slice(0, MAX_LISTED_OCCURRENCES).map((position) => lineAt(before, position));
+    const more = positions.length > MAX_LISTED_OCCURRENCES ? ", ..." : "";
+    return {
+      error: `Error: old_string occurs ${positions.length} times in ${shown} (lines ${lines.join(", ")}${more}). Include more surrounding lines to make it unique, or set replace_all to true.`,
+    };
+  }
+  return { after: before.split(oldText).join(newText), count: positions.length };
+}
+
+/** The diff an edit_file call would make, for the approval question; undefined when it would fail. */
+export async function previewEdit(input: EditInput & { path: string }, cwd: string): Promise<string | undefined> {
+  const absolute = resolvePath(cwd, input.path);
+  if (input.old_string === "" || input.old_string === input.new_string) return undefined;
+  const before = await readFile(absolute, "utf8").catch(() => undefined);
+  if (before === undefined) return undefined;
+  const edited = replaceText(before, input, displayPath(cwd, absolute));
+  return "error" in edited ? undefined : truncateMiddle(unifiedDiff(before, edited.after, displayPath(cwd, absolute)));
+}
 
 /**
  * In a CRLF file, old_string and new_string written with `\n` are matched and written with `\r\n`,

@@ -45,6 +45,15 @@ export const writeFile = defineTool({
   },
 });
 
+/** The diff a write_file call would make, for the approval question; undefined for a file too big to diff. */
+export async function previewWrite(input: { path: string; content: string }, cwd: string): Promise<string | undefined> {
+  const absolute = resolvePath(cwd, input.path);
+  const previous = await stat(absolute).catch(() => undefined);
+  if (previous?.isDirectory() || (previous?.size ?? 0) > MAX_DIFF_FILE_BYTES || Buffer.byteLength(input.content) > MAX_DIFF_FILE_BYTES) return undefined;
+  const before = previous ? await readFile(absolute, "utf8") : undefined;
+  return truncateMiddle(unifiedDiff(before, input.content, displayPath(cwd, absolute)));
+}
+
 function countLines(text: string): number {
   if (text === "") return 0;
   const newlines = text.split("\n").length - 1;

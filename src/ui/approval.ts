@@ -1,36 +1,37 @@
-import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
+import type { ApprovalAnswer, ApprovalQuestion, AskApprovalFn } from "../permissions/approver.ts";
 import type { Palette } from "./colors.ts";
+import { renderDiff } from "./diff-render.ts";
 
 /** Asks the person one question and returns their line (undefined when input has closed). */
 export type AskFn = (question: string, signal: AbortSignal) => Promise<string | undefined>;
 
-export interface ApproverOptions {
-  /** `--yes`: every call runs without asking. */
-  approveAll: boolean;
-  /** Absent when nobody can be asked (no TTY): calls that need approval are refused. */
-  ask?: AskFn;
+export interface TerminalAskOptions {
+  ask: AskFn;
   colors: Palette;
+  /** Terminal width, for fitting diff lines. */
+  columns: number;
 }
 
 /**
- * The terminal's approval policy: read-only tools run freely; edits and commands ask
- * (yes / no with an optional reason / always for this session) unless `--yes`.
+ * Approval questions on the terminal: the call, why it asks, the diff of an edit, then
+ * yes / no (or type a reason, which the model gets) / always (the rule it would add is shown).
+ * An empty answer is a no, so a stray Enter never runs anything.
  */
-export function createTerminalApprover(options: ApproverOptions): ApproveFn {
-  const alwaysAllowed = new Set<string>();
-  return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
-    if (options.approveAll || request.tool.kind === "read" || alwaysAllowed.has(request.tool.name)) return { allow: true };
-    if (!options.ask) return { allow: false, reason: "no one was there to approve it (headless run without --yes)" };
-    const question = `${options.colors.yellow("allow?")} ${request.summary}\n  [y]es  [n]o (or type a reason)  [a]lways for ${request.tool.name} this session > `;
-    const answer = (await options.ask(question, signal))?.trim();
-    if (answer === undefined || signal.aborted) return { allow: false, reason: "the user interrupted" };
+export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
+  const { colors } = options;
+  return async (question: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalAnswer | undefined> => {
+    const lines = [`${colors.yellow("allow?")} ${question.summary}`];
+    if (question.why) lines.push(colors.dim(`  (${question.why})`));
+    if (question.diff) lines.push(renderDiff(question.diff, colors, options.columns));
+    const always = question.remember.length > 0 ? `  [a]lways allow ${question.remember.join(", ")} this session` : "";
+    lines.push(`  [y]es  [n]o (or type a reason)${always} > `);
+    const answer = (await options.ask(lines.join("\n"), signal))?.trim();
+    if (answer === undefined) return undefined;
     const word = answer.toLowerCase();
-    if (word === "y" || word === "yes") return { allow: true };
-    if (word === "a" || word === "always") {
-      alwaysAllowed.add(request.tool.name);
-      return { allow: true };
-    }
-    if (word === "n" || word === "no") return { allow: false };
-    return { allow: false, reason: answer };
+    if (word === "y" || word === "yes") return { type: "yes" };
+    // "always" where nothing can be remembered (the command could not be checked part by part) allows this once.
+    if (word === "a" || word === "always") return question.remember.length > 0 ? { type: "always" } : { type: "yes" };
+    if (word === "" || word === "n" || word === "no") return { type: "no" };
+    return { type: "no", reason: answer };
   };
 }

@@ -1,7 +1,11 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Agent } from "../core/agent.ts";
 import type { AgentEvent } from "../core/events.ts";
-import type { Palette } from "./colors.ts";
+import { expandFileMentions } from "./attachments.ts";
+import { paletteFor, type Palette } from "./colors.ts";
+import { SLASH_COMMANDS } from "./completion.ts";
+import { LineEditor } from "./line-editor.ts";
+import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
 
 /** In-session input history kept for the up/down arrows. */
@@ -14,10 +18,16 @@ export interface ChatOptions {
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   colors: Palette;
+  /** Where the status line after each turn gets the context window and prices. */
+  status?: StatusLineSources;
   /** Called with every event (the session writer listens here). */
   onEvent?(event: AgentEvent): void;
   /** Lines of earlier input, oldest first, for the arrows. */
   history?: string[];
+  /** Called with every entered line (input history is saved here). */
+  onInput?(line: string): void;
+  /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
+  runCommand?(line: string): Promise<"continue" | "exit"> | undefined;
 }
 
 /** A line editor shared by the chat prompt and approval questions. */
@@ -26,9 +36,16 @@ export interface LineReader {
   /** Set while a turn runs: Ctrl-C then interrupts the turn instead of quitting. */
   onInterrupt: (() => void) | undefined;
   close(): void;
+  /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
+  takeQueuedMessages?(): string[];
 }
 
-export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" | "history">): LineReader {
+export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" | "history"> & { env?: NodeJS.ProcessEnv; cwd?: string }): LineReader {
+  const env = options.env ?? process.env;
+  // Our own editor on a real terminal; node:readline where escape sequences are unwelcome (TERM=dumb).
+  if (options.stdin.isTTY && options.stdout.isTTY && env.TERM !== "dumb") {
+    return new LineEditor({ ...options, colors: paletteFor(options.stdout, env), cwd: options.cwd ?? process.cwd(), commands: SLASH_COMMANDS });
+  }
   const rl: Interface = createInterface({
     input: options.stdin,
     output: options.stdout,
@@ -78,20 +95,31 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
   const { agent, colors } = options;
   const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
   options.stderr.write(colors.dim(`harness · ${agent.options.provider.name} · ${agent.options.provider.model} · empty line or Ctrl-D quits\n`));
+  const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
     const line = await reader.ask(colors.bold("> "));
     if (line === undefined || line.trim() === "") break;
+    options.onInput?.(line);
+    const command = options.runCommand?.(line);
+    if (command) {
+      if ((await command) === "exit") break;
+      continue;
+    }
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
     try {
-      for await (const event of agent.prompt(line, turn.signal)) {
+      // `@path` mentions attach files; the line as typed is what the history keeps.
+      for await (const event of agent.prompt(expandFileMentions(line, agent.options.cwd), turn.signal)) {
         renderer.handle(event);
+        status?.record(event);
         options.onEvent?.(event);
       }
     } finally {
       reader.onInterrupt = undefined;
       renderer.pause();
     }
+    const summary = status?.format();
+    if (summary) options.stderr.write(`${colors.dim(summary)}\n`);
   }
   reader.close();
   return 0;

@@ -8,8 +8,13 @@ export interface Palette {
   cyan(text: string): string;
 }
 
+/** Whether a stream gets escape sequences: a TTY, without NO_COLOR, not TERM=dumb. */
+export function isColorOn(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
+}
+
 export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Palette {
-  const isOn = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
+  const isOn = isColorOn(stream, env);
   const style = (open: number, close: number) => (text: string) => (isOn ? `\x1b[${open}m${text}\x1b[${close}m` : text);
   return { dim: style(2, 22), bold: style(1, 22), red: style(31, 39), green: style(32, 39), yellow: style(33, 39), cyan: style(36, 39) };
 }

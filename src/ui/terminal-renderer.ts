@@ -1,11 +1,12 @@
 import type { AgentEvent } from "../core/events.ts";
 import { textOf, toolCallsOf } from "../core/messages.ts";
-import { paletteFor, type Palette } from "./colors.ts";
+import { isColorOn, paletteFor, type Palette } from "./colors.ts";
+import { foldOutput, renderDiff } from "./diff-render.ts";
+import { MarkdownStream } from "./markdown-stream.ts";
 import { Spinner } from "./spinner.ts";
 
-/** Lines of a tool's output shown in the trace; the rest is summarised. */
-const TRACE_OUTPUT_LINES = 4;
-const TRACE_LINE_CHARS = 160;
+/** Assumed width when the stream does not say (not a TTY). */
+const DEFAULT_COLUMNS = 80;
 
 export interface RendererOptions {
   stdout: NodeJS.WriteStream;
@@ -27,10 +28,14 @@ export class TerminalRenderer {
   private readonly spinner: Spinner;
   private atLineStart = true;
   private isThinking = false;
+  /** Chat replies as Markdown (raw text when stdout is not a colour terminal). */
+  private readonly markdown: MarkdownStream;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
+    // Columns are read at each use: a resized terminal gets the new width from the next line on.
+    this.markdown = new MarkdownStream({ isStyled: isColorOn(options.stdout, options.env), columns: () => options.stdout.columns || DEFAULT_COLUMNS });
   }
 
   handle(event: AgentEvent): void {
@@ -39,7 +44,8 @@ export class TerminalRenderer {
       case "usage":
         break;
       case "turn_start":
-        if (this.options.showTrace) this.spinner.start();
+        // The spinner redraws with escape sequences: none for TERM=dumb or NO_COLOR.
+        if (this.options.showTrace && isColorOn(this.options.stderr, this.options.env)) this.spinner.start();
         break;
       case "thinking_delta":
         this.spinner.stop();
@@ -49,9 +55,10 @@ export class TerminalRenderer {
         this.trace(this.colors.dim(event.text));
         break;
       case "text_delta":
-        this.spinner.stop();
         this.endThinking();
-        if (this.options.replies === "stream") this.write(this.options.stdout, event.text);
+        // Markdown holds back the incomplete line, so the spinner keeps running until a line is ready.
+        if (this.options.replies === "stream") this.writeReply(this.markdown.push(event.text));
+        else this.spinner.stop();
         break;
       case "message":
         if (event.message.role === "assistant") this.endReply(toolCallsOf(event.message).length > 0, textOf(event.message));
@@ -63,6 +70,10 @@ export class TerminalRenderer {
       case "tool_end":
         this.showToolEnd(event);
         break;
+      case "compaction":
+        this.spinner.stop();
+        this.traceLine(this.colors.dim(`context compacted: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens (${event.reason === "manual" ? "on request" : event.reason === "overflow" ? "the server said it was too long" : "near the window's limit"})`));
+        break;
       case "retry":
         this.spinner.stop();
         this.traceLine(this.colors.yellow(`retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt}): ${event.error}`));
@@ -70,7 +81,9 @@ export class TerminalRenderer {
       case "done":
         this.spinner.stop();
         this.endThinking();
-        if (this.options.replies === "final" && event.reason === "stop" && event.answer) this.write(this.options.stdout, event.answer.endsWith("\n") ? event.answer : `${event.answer}\n`);
+        if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
+        // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
+        if (this.options.replies === "final" && event.reason === "stop" && event.answer) this.write(this.options.stdout, this.markdown.push(event.answer.endsWith("\n") ? event.answer : `${event.answer}\n`) + this.markdown.flush());
         else this.newline(this.options.stdout);
         if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
         else if (event.reason === "aborted" && this.options.showTrace) this.traceLine(this.colors.yellow("interrupted"));
@@ -90,6 +103,7 @@ export class TerminalRenderer {
   private endReply(hasToolCalls: boolean, text: string): void {
     this.endThinking();
     if (this.options.replies === "stream") {
+      this.writeReply(this.markdown.flush());
       this.newline(this.options.stdout);
       return;
     }
@@ -99,11 +113,16 @@ export class TerminalRenderer {
 
   private showToolEnd(event: Extract<AgentEvent, { type: "tool_end" }>): void {
     if (!this.options.showTrace) return;
-    const lines = event.content.split("\n");
-    const shown = lines.slice(0, TRACE_OUTPUT_LINES).map((line) => `  ${truncate(line, TRACE_LINE_CHARS)}`);
-    if (lines.length > TRACE_OUTPUT_LINES) shown.push(`  … ${lines.length - TRACE_OUTPUT_LINES} more lines`);
-    const body = shown.join("\n");
+    const columns = this.options.stderr.columns || DEFAULT_COLUMNS;
+    if (event.diff && !event.isError) return this.traceLine(renderDiff(event.diff, this.colors, columns));
+    const body = foldOutput(event.content, columns);
     this.traceLine(event.isError ? this.colors.red(body) : this.colors.dim(body));
+  }
+
+  private writeReply(text: string): void {
+    if (!text) return;
+    this.spinner.stop();
+    this.write(this.options.stdout, text);
   }
 
   private endThinking(): void {
@@ -133,11 +152,12 @@ export class TerminalRenderer {
   }
 }
 
+/** 180000 → "180k": the scale is what matters in a one-line note. */
+function formatTokens(tokens: number): string {
+  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
+}
+
 function firstLine(text: string): string {
   const [first, ...rest] = text.split("\n");
   return rest.length > 0 ? `${first} …` : first;
-}
-
-function truncate(line: string, max: number): string {
-  return line.length > max ? `${line.slice(0, max)}…` : line;
 }

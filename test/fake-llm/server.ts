@@ -76,6 +76,10 @@ export class FakeLLM {
   private readonly script: ScriptStep[];
   private server: Server | undefined;
   url = "";
+  /** Context-window probes seen (`GET /props`, `POST /api/show`), answered 404 and not counted as requests. */
+  readonly windowProbes: string[] = [];
+  /** Model ids answered to `GET .../models` (OpenAI and Anthropic shape at once); unset = 404. */
+  models: string[] | undefined;
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
@@ -111,6 +115,12 @@ export class FakeLLM {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = (req.url ?? "").split("?")[0];
+    // The CLI asks a local server for its context window (llama.cpp, Ollama); this one is neither,
+    // says so as they would, and keeps the probes out of `requests` so scripts need not expect them.
+    if (/\/(props|api\/show)$/.test(path)) {
+      this.windowProbes.push(`${req.method} ${path}`);
+      return send(res, 404, { error: "not found" });
+    }
     const format = FORMATS.find((entry) => entry.match.test(path))?.format;
     let body: any = raw;
     try {
@@ -120,6 +130,7 @@ export class FakeLLM {
     }
     const request: RecordedRequest = { method: req.method ?? "", path, headers: req.headers, body, format: format?.name ?? "unknown", receivedAt: now() };
     this.requests.push(request);
+    if (req.method === "GET" && /\/models$/.test(path) && this.models) return send(res, 200, modelList(this.models));
     if (!format) {
       this.errors.push(`request ${this.requests.length} to unknown path ${path}`);
       return send(res, 404, { error: { message: `fake LLM: no format for ${path}` } });
@@ -160,7 +171,8 @@ export class FakeLLM {
     const limit = "cut" in step ? step.afterEvents : events.length;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     let isGone = false;
-    req.on("close", () => (isGone = true));
+    // The response's close, not the request's: the request closes as soon as its body is read.
+    res.on("close", () => (isGone = true));
     for (const event of events.slice(0, limit)) {
       if (isGone) return;
       res.write(event);
@@ -174,6 +186,12 @@ export class FakeLLM {
 /** Starts a server with a script; remember `await server.close()`. */
 export async function startFakeLLM(script: ScriptStep[] = []): Promise<FakeLLM> {
   return new FakeLLM(script).start();
+}
+
+/** A model list both the OpenAI (`object`, `owned_by`) and the Anthropic (`type`, `has_more`) client accept. */
+function modelList(ids: string[]) {
+  const data = ids.map((id) => ({ id, object: "model", type: "model", display_name: id, created: 0, created_at: "2025-01-01T00:00:00Z", owned_by: "fake" }));
+  return { object: "list", data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,0 +1,149 @@
+// `harness acp`: the Agent Client Protocol over stdio, so editors (Zed, ...) can drive harness.
+// Each ACP session is one Agent; a prompt runs the loop and streams its events as session
+// updates; tool calls that need approval become `session/request_permission` requests to the
+// editor; `session/cancel` aborts the running turn, which then ends with stopReason "cancelled".
+import { agent as acpAgent, methods, PROTOCOL_VERSION, RequestError, type AgentContext, type McpServer, type RequestPermissionResponse, type Stream } from "@agentclientprotocol/sdk";
+import type { Agent } from "../core/agent.ts";
+import type { AgentEvent } from "../core/events.ts";
+import type { Message } from "../core/messages.ts";
+import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
+import { acpKind, promptText, replayUpdates, stopReasonFor, UpdateTranslator } from "./session-updates.ts";
+
+/** One conversation the server hosts, made by the host (provider, tools, storage are its business). */
+export interface HostedSession {
+  id: string;
+  agent: Agent;
+  /** Called with every event of every prompt (the session recorder). */
+  record(event: AgentEvent): void;
+  close(): Promise<void>;
+}
+
+/** What the server needs from the program around it. */
+export interface AcpHost {
+  name: string;
+  version: string;
+  /** A new conversation in `cwd`, with the editor's MCP servers added to the configured ones. */
+  newSession(request: { cwd: string; mcpServers: McpServer[]; approve: ApproveFn }): Promise<HostedSession>;
+  /** A stored conversation, continued; absent when sessions cannot be loaded. */
+  loadSession?(request: { sessionId: string; cwd: string; mcpServers: McpServer[]; approve: ApproveFn }): Promise<HostedSession & { history: Message[] }>;
+}
+
+interface LiveSession {
+  hosted: HostedSession;
+  /** The running prompt's abort switch; undefined between prompts. */
+  turn?: AbortController;
+  /** Tools the editor allowed for the whole session ("always"). */
+  alwaysAllowed: Set<string>;
+  /** The running prompt's translator (it knows which calls were announced for permission). */
+  translator?: UpdateTranslator;
+}
+
+/** Serves ACP on `stream` until the editor closes it; then closes every session. */
+export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
+  const sessions = new Map<string, LiveSession>();
+  let client: AgentContext | undefined;
+
+  const app = acpAgent({ name: host.name })
+    .onRequest(methods.agent.initialize, ({ params }) => ({
+      protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+      agentCapabilities: {
+        loadSession: host.loadSession !== undefined,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
+      },
+      agentInfo: { name: host.name, version: host.version },
+      authMethods: [],
+    }))
+    .onRequest(methods.agent.session.new, async ({ params, client: context }) => {
+      client = context;
+      const live = { alwaysAllowed: new Set<string>() } as LiveSession;
+      live.hosted = await host.newSession({ cwd: params.cwd, mcpServers: params.mcpServers, approve: approverFor(live, () => live.hosted.id) }).catch(asRequestError);
+      sessions.set(live.hosted.id, live);
+      return { sessionId: live.hosted.id };
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client: context }) => {
+      client = context;
+      if (!host.loadSession) throw RequestError.invalidRequest(undefined, "this harness cannot load sessions");
+      const live = { alwaysAllowed: new Set<string>() } as LiveSession;
+      const loaded = await host.loadSession({ sessionId: params.sessionId, cwd: params.cwd, mcpServers: params.mcpServers, approve: approverFor(live, () => live.hosted.id) }).catch(asRequestError);
+      live.hosted = loaded;
+      sessions.set(loaded.id, live);
+      // The protocol wants the whole conversation streamed back before the load answers.
+      const kindOf = kindLookup(loaded.agent);
+      for (const update of replayUpdates(loaded.history, kindOf)) await context.notify(methods.client.session.update, { sessionId: loaded.id, update });
+      return {};
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, client: context }) => {
+      client = context;
+      const live = sessions.get(params.sessionId);
+      if (!live) throw RequestError.sessionNotFound(params.sessionId);
+      if (live.turn) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session; cancel it or wait for its answer");
+      const turn = new AbortController();
+      live.turn = turn;
+      live.translator = new UpdateTranslator(kindLookup(live.hosted.agent));
+      try {
+        const run = live.hosted.agent.prompt(promptText(params.prompt), turn.signal);
+        for (let step = await run.next(); ; step = await run.next()) {
+          if (step.done) {
+            if (step.value.reason === "error") throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
+            return { stopReason: stopReasonFor(step.value.reason) };
+          }
+          live.hosted.record(step.value);
+          for (const update of live.translator.toUpdates(step.value)) await context.notify(methods.client.session.update, { sessionId: params.sessionId, update });
+        }
+      } finally {
+        live.turn = undefined;
+      }
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.turn?.abort();
+    });
+
+  /** Read-only tools run freely; the rest ask the editor (allow once / always / reject). */
+  function approverFor(live: LiveSession, sessionId: () => string): ApproveFn {
+    return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+      if (request.tool.kind === "read" || live.alwaysAllowed.has(request.tool.name)) return { allow: true };
+      if (!client) return { allow: false, reason: "no editor is connected" };
+      const toolCall = { toolCallId: request.call.id, title: request.summary, kind: acpKind(request.tool.kind), status: "pending" as const, rawInput: request.input };
+      live.translator?.known.add(request.call.id);
+      await client.notify(methods.client.session.update, { sessionId: sessionId(), update: { sessionUpdate: "tool_call", ...toolCall } });
+      let response: RequestPermissionResponse;
+      try {
+        response = await client.request(
+          methods.client.session.requestPermission,
+          {
+            sessionId: sessionId(),
+            toolCall,
+            options: [
+              { optionId: "allow_once", name: "Allow", kind: "allow_once" as const },
+              { optionId: "allow_always", name: `Always allow ${request.tool.name}`, kind: "allow_always" as const },
+              { optionId: "reject_once", name: "Reject", kind: "reject_once" as const },
+            ],
+          },
+          { cancellationSignal: signal, stopWaitingOnCancel: true },
+        );
+      } catch (error) {
+        return { allow: false, reason: signal.aborted ? "the user cancelled" : `the editor could not ask: ${(error as Error).message}` };
+      }
+      if (response.outcome.outcome === "cancelled") return { allow: false, reason: "the user cancelled" };
+      const option = response.outcome.optionId;
+      if (option === "allow_always") live.alwaysAllowed.add(request.tool.name);
+      return option === "allow_once" || option === "allow_always" ? { allow: true } : { allow: false };
+    };
+  }
+
+  const connection = app.connect(stream);
+  await connection.closed;
+  for (const live of sessions.values()) live.turn?.abort();
+  await Promise.allSettled([...sessions.values()].map((live) => live.hosted.close()));
+}
+
+/** The host's errors (no key, unknown session id) carry their message to the editor. */
+function asRequestError(error: unknown): never {
+  if (error instanceof RequestError) throw error;
+  throw RequestError.internalError(undefined, error instanceof Error ? error.message : String(error));
+}
+
+function kindLookup(agent: Agent) {
+  return (name: string) => agent.options.tools.find((tool) => tool.name === name)?.kind;
+}

@@ -1,0 +1,146 @@
+// Translations between harness's neutral data and ACP's session updates: the live event stream
+// of a prompt, and a stored conversation replayed when an editor loads a session.
+import type { ContentBlock, SessionUpdate, StopReason, ToolCallContent, ToolKind as AcpToolKind } from "@agentclientprotocol/sdk";
+import type { AgentEvent, DoneReason } from "../core/events.ts";
+import { assertNever, type Message } from "../core/messages.ts";
+import type { ToolKind } from "../core/tool.ts";
+
+/** Turns one prompt's events into updates; remembers which tool calls the editor already knows. */
+export class UpdateTranslator {
+  /** Calls the editor has seen (announced for a permission question, or started). */
+  readonly known = new Set<string>();
+
+  constructor(private readonly kindOf: (toolName: string) => ToolKind | undefined) {}
+
+  toUpdates(event: AgentEvent): SessionUpdate[] {
+    switch (event.type) {
+      case "text_delta":
+        return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } }];
+      case "thinking_delta":
+        return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
+      case "tool_start": {
+        const rawInput = parseJson(event.arguments);
+        if (this.known.has(event.id)) return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status: "in_progress", title: event.summary, rawInput }];
+        this.known.add(event.id);
+        return [{ sessionUpdate: "tool_call", toolCallId: event.id, title: event.summary, kind: acpKind(this.kindOf(event.name)), status: "in_progress", rawInput }];
+      }
+      case "tool_end": {
+        const status = event.isError ? "failed" : "completed";
+        const content = textContent(event.diff ? `${event.content}\n\n${event.diff}` : event.content);
+        if (this.known.has(event.id)) return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status, content }];
+        // Refused, unknown or invalid calls end without starting: announce them already finished.
+        this.known.add(event.id);
+        return [{ sessionUpdate: "tool_call", toolCallId: event.id, title: event.summary ?? event.name, kind: acpKind(this.kindOf(event.name)), status, content }];
+      }
+      case "start":
+      case "turn_start":
+      case "message":
+      case "retry":
+      case "usage":
+      case "compaction":
+      case "done":
+        return [];
+      default:
+        return assertNever(event);
+    }
+  }
+}
+
+/** How a run's end reads to the editor; an error is not a stop reason (the prompt request fails instead). */
+export function stopReasonFor(reason: Exclude<DoneReason, "error">): StopReason {
+  switch (reason) {
+    case "stop":
+      return "end_turn";
+    case "max_turns":
+      return "max_turn_requests";
+    case "aborted":
+      return "cancelled";
+  }
+}
+
+export function acpKind(kind: ToolKind | undefined): AcpToolKind {
+  switch (kind) {
+    case "read":
+      return "read";
+    case "edit":
+      return "edit";
+    case "execute":
+      return "execute";
+    case undefined:
+      return "other";
+  }
+}
+
+/** A stored conversation as the updates an editor needs to show it again (ACP `session/load`). */
+export function replayUpdates(messages: Message[], kindOf: (toolName: string) => ToolKind | undefined): SessionUpdate[] {
+  const results = new Map<string, { content: string; isError: boolean }>();
+  for (const message of messages) if (message.role === "tool") results.set(message.toolCallId, message);
+  const updates: SessionUpdate[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "user":
+        for (const part of message.content) if (part.type === "text") updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: part.text } });
+        break;
+      case "assistant":
+        for (const part of message.content) {
+          if (part.type === "text") updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: part.text } });
+          else if (part.type === "thinking" && part.text) updates.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: part.text } });
+          else if (part.type === "tool_call") {
+            const result = results.get(part.id);
+            updates.push({
+              sessionUpdate: "tool_call",
+              toolCallId: part.id,
+              title: part.name,
+              kind: acpKind(kindOf(part.name)),
+              status: !result || result.isError ? "failed" : "completed",
+              rawInput: parseJson(part.arguments),
+              ...(result ? { content: textContent(result.content) } : {}),
+            });
+          }
+        }
+        break;
+      case "tool":
+        break; // shown with its call
+      default:
+        assertNever(message);
+    }
+  }
+  return updates;
+}
+
+/** The prompt's content blocks as one text for the model: text as is, files and links as references. */
+export function promptText(blocks: ContentBlock[]): string {
+  const parts: string[] = [];
+  for (const block of blocks) {
+    switch (block.type) {
+      case "text":
+        parts.push(block.text);
+        break;
+      case "resource_link":
+        parts.push(`[${block.name}](${block.uri})`);
+        break;
+      case "resource": {
+        const resource = block.resource as { uri: string; text?: string };
+        parts.push(resource.text !== undefined ? `<context uri="${resource.uri}">\n${resource.text}\n</context>` : `[attached: ${resource.uri}]`);
+        break;
+      }
+      case "image":
+      case "audio":
+        parts.push(`[${block.type} attachment not supported by harness: ${block.mimeType}]`);
+        break;
+    }
+  }
+  return parts.join("\n");
+}
+
+function textContent(text: string): ToolCallContent[] {
+  return [{ type: "content", content: { type: "text", text } }];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

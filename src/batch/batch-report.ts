@@ -1,0 +1,83 @@
+// `harness batch report`: what a results file adds up to, as a table for the terminal.
+import { formatCount, formatDuration, formatUsd } from "./batch-progress.ts";
+import { TASK_STATUSES, type TaskResult, type TaskStatus } from "./task-result.ts";
+
+/** The middle, the 90th percentile, the largest and the sum of one measure over the tasks. */
+export interface Spread {
+  p50: number;
+  p90: number;
+  max: number;
+  total: number;
+}
+
+/** A batch's results summed up. `cost` covers the `costKnown` tasks whose price was known. */
+export interface BatchSummary {
+  tasks: number;
+  byStatus: Record<TaskStatus, number>;
+  /** Share of tasks with status `ok`, 0..1. */
+  successRate: number;
+  testsRun: number;
+  testsPassed: number;
+  turns: Spread;
+  tokens: Spread;
+  cost: Spread;
+  costKnown: number;
+  durationMs: Spread;
+}
+
+/** The last result of each task id (a results file holds one per task; a hand-merged one may repeat). */
+export function latestResults(results: TaskResult[]): TaskResult[] {
+  return [...new Map(results.map((result) => [result.id, result])).values()];
+}
+
+export function summarize(results: TaskResult[]): BatchSummary {
+  const byStatus = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as Record<TaskStatus, number>;
+  for (const result of results) byStatus[result.status] = (byStatus[result.status] ?? 0) + 1;
+  const tested = results.filter((result) => result.testExitCode !== null && result.testExitCode !== undefined);
+  const costs = results.flatMap((result) => (typeof result.cost === "number" ? [result.cost] : []));
+  return {
+    tasks: results.length,
+    byStatus,
+    successRate: results.length === 0 ? 0 : byStatus.ok / results.length,
+    testsRun: tested.length,
+    testsPassed: tested.filter((result) => result.testExitCode === 0).length,
+    turns: spreadOf(results.map((result) => result.turns ?? 0)),
+    tokens: spreadOf(results.map(totalTokens)),
+    cost: spreadOf(costs),
+    costKnown: costs.length,
+    durationMs: spreadOf(results.map((result) => result.durationMs ?? 0)),
+  };
+}
+
+export function totalTokens(result: TaskResult): number {
+  const tokens = result.tokens ?? { input: 0, output: 0, cached: 0 };
+  return tokens.input + tokens.output + tokens.cached;
+}
+
+/** Nearest-rank percentiles: each is a value some task really had. */
+function spreadOf(values: number[]): Spread {
+  if (values.length === 0) return { p50: 0, p90: 0, max: 0, total: 0 };
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+  return { p50: rank(50), p90: rank(90), max: sorted[sorted.length - 1], total: Number(values.reduce((sum, n) => sum + n, 0).toFixed(6)) };
+}
+
+/** The summary as aligned text for stdout. */
+export function formatSummary(summary: BatchSummary): string {
+  const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
+  const counts = TASK_STATUSES.filter((status) => status !== "ok").map((status) => `${summary.byStatus[status]} ${status}`);
+  const lines = [`${summary.tasks} tasks · ${summary.byStatus.ok} ok (${percent(summary.successRate)}) · ${counts.join(" · ")}`];
+  if (summary.testsRun > 0) lines.push(`tests: ${summary.testsPassed} of ${summary.testsRun} passed`);
+  const rows: Array<[string, Spread, (n: number) => string]> = [
+    ["turns", summary.turns, String],
+    ["tokens", summary.tokens, formatCount],
+    ["duration", summary.durationMs, formatDuration],
+  ];
+  if (summary.costKnown > 0) rows.splice(2, 0, ["cost", summary.cost, formatUsd]);
+  const table = [["", "p50", "p90", "max", "total"], ...rows.map(([name, spread, format]) => [name, format(spread.p50), format(spread.p90), format(spread.max), format(spread.total)])];
+  const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
+  lines.push("", ...table.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ").trimEnd()));
+  if (summary.costKnown > 0 && summary.costKnown < summary.tasks) lines.push(`cost known for ${summary.costKnown} of ${summary.tasks} tasks (the others' model has no known price)`);
+  if (summary.costKnown === 0 && summary.tasks > 0) lines.push("cost: unknown (no task's model has a known price; set prices in config.json)");
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,80 @@
+// One task of a batch, as a line of tasks.jsonl says it, and the file of them.
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+
+/** Longest task id; ids name working-copy folders and BullMQ jobs. */
+const MAX_TASK_ID_LENGTH = 200;
+
+const taskLineSchema = z.strictObject({
+  id: z.union([z.string().min(1).max(MAX_TASK_ID_LENGTH), z.number().int().nonnegative()]).transform(String),
+  prompt: z.string().min(1),
+  cwd: z.string().min(1).optional(),
+  repo: z.string().min(1).optional(),
+  ref: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  provider: z.string().min(1).optional(),
+  maxTurns: z.number().int().positive().optional(),
+  setup: z.string().min(1).optional(),
+  test: z.string().min(1).optional(),
+});
+
+/**
+ * A task: `prompt` run in `cwd` (used as it is), or in a fresh clone of `repo` at `ref`, or in a
+ * fresh empty folder. `setup` runs before the agent and `test` after it (`sh -c` in the working
+ * copy). Paths are absolute once read (relative ones are taken from the tasks file's folder).
+ */
+export type BatchTask = z.infer<typeof taskLineSchema>;
+
+/** A tasks file that cannot be run; the message names the line and the field. */
+export class TaskFileError extends Error {
+  override name = "TaskFileError";
+}
+
+/** Reads tasks.jsonl: one JSON task per line; blank lines and lines starting with `#` are skipped. */
+export function readTasks(path: string): BatchTask[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new TaskFileError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  const base = dirname(resolve(path));
+  const tasks: BatchTask[] = [];
+  const lineOfId = new Map<string, number>();
+  const folderOfId = new Map<string, string>();
+  text.split("\n").forEach((line, index) => {
+    const lineNumber = index + 1;
+    if (!line.trim() || line.trimStart().startsWith("#")) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw new TaskFileError(`${path}:${lineNumber}: not a JSON object`);
+    }
+    const parsed = taskLineSchema.safeParse(json);
+    if (!parsed.success) throw new TaskFileError(`${path}:${lineNumber}: ${z.prettifyError(parsed.error).replace(/\n\s*/g, " ")}`);
+    const task = parsed.data;
+    if (task.cwd && task.repo) throw new TaskFileError(`${path}:${lineNumber}: give either cwd or repo, not both`);
+    if (task.ref && !task.repo) throw new TaskFileError(`${path}:${lineNumber}: ref needs repo`);
+    const earlier = lineOfId.get(task.id);
+    if (earlier !== undefined) throw new TaskFileError(`${path}:${lineNumber}: id "${task.id}" is already used on line ${earlier}; ids must be unique (results are matched by id)`);
+    const folder = folderNameOf(task.id);
+    const clash = folderOfId.get(folder);
+    if (clash !== undefined) throw new TaskFileError(`${path}:${lineNumber}: ids "${clash}" and "${task.id}" differ only in characters a folder name cannot hold; rename one`);
+    lineOfId.set(task.id, lineNumber);
+    folderOfId.set(folder, task.id);
+    tasks.push({ ...task, ...(task.cwd ? { cwd: resolve(base, task.cwd) } : {}), ...(task.repo ? { repo: resolveRepo(base, task.repo) } : {}) });
+  });
+  return tasks;
+}
+
+/** A task id as a folder (and BullMQ job id) name: letters, digits, `.`, `_`, `-` only. */
+export function folderNameOf(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+}
+
+/** A repository path is taken from the tasks file's folder; a URL (`file://...`, `host:path`) as it is. */
+function resolveRepo(base: string, repo: string): string {
+  return isAbsolute(repo) || /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[^/]+:/.test(repo) ? repo : resolve(base, repo);
+}

@@ -1,0 +1,87 @@
+// `--queue redis://host:port/name`: where the BullMQ queue lives, and the timings its workers
+// use. BullMQ itself is imported lazily, only by the queue modes.
+
+/** Queue name when the URL has no path. */
+const DEFAULT_QUEUE_NAME = "harness";
+/**
+ * BullMQ's lock on a job a worker runs; the worker renews it every half of this while alive.
+ * A worker that dies stops renewing, and within about this long (plus one stalled check)
+ * another worker takes the job back. HARNESS_QUEUE_LOCK_MS changes it (tests use 1 s).
+ */
+const DEFAULT_LOCK_MS = 60_000;
+/** How long the queue commands wait for Redis to answer at all before saying it is unreachable. */
+export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
+
+/** A parsed `--queue` URL; `display` has no password. */
+export interface QueueTarget {
+  name: string;
+  connection: { host: string; port: number; username?: string; password?: string; tls?: object; maxRetriesPerRequest: null };
+  display: string;
+}
+
+/** A `--queue` value that cannot be used; the message says what form it takes. */
+export class QueueUrlError extends Error {
+  override name = "QueueUrlError";
+}
+
+export function parseQueueUrl(value: string): QueueTarget {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new QueueUrlError(`--queue takes redis://host:port/name, not "${value}"`);
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new QueueUrlError(`--queue takes redis://host:port/name (or rediss:// for TLS), not "${value}"`);
+  const name = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, "")) || DEFAULT_QUEUE_NAME;
+  if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new QueueUrlError(`queue name "${name}": use letters, digits, '.', '_' and '-' only`);
+  const port = url.port ? Number(url.port) : 6379;
+  const host = url.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
+  return {
+    name,
+    connection: {
+      host,
+      port,
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.protocol === "rediss:" ? { tls: {} } : {}),
+      // BullMQ's workers block on Redis; it requires ioredis not to give up on a command.
+      maxRetriesPerRequest: null,
+    },
+    display: `${url.protocol}//${url.host}/${name}`,
+  };
+}
+
+/** The job lock duration (ms) and the stalled-job check interval of workers. */
+export function queueTimings(env: NodeJS.ProcessEnv): { lockDuration: number; stalledInterval: number } {
+  const override = Number(env.HARNESS_QUEUE_LOCK_MS);
+  const lockDuration = env.HARNESS_QUEUE_LOCK_MS && Number.isInteger(override) && override > 0 ? override : DEFAULT_LOCK_MS;
+  return { lockDuration, stalledInterval: Math.min(lockDuration, 30_000) };
+}
+
+/** Resolves when `ready` does, or fails saying Redis is unreachable and what to do. */
+export async function waitForRedis(ready: Promise<unknown>, target: QueueTarget): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new QueueUrlError(`cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s: start redis-server there, or check --queue`)),
+      REDIS_CONNECT_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([ready, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** BullMQ, loaded only by the queue modes (it and its Redis client weigh about 2 MB). */
+export async function loadBullmq(): Promise<typeof import("bullmq")> {
+  const module = await import("bullmq");
+  // Bundled, BullMQ's CommonJS build shows its exports on `default` only.
+  return "Queue" in module ? module : (module as unknown as { default: typeof import("bullmq") }).default;
+}
+
+/** A task's BullMQ job id: BullMQ refuses ids that are whole numbers or hold ':'. */
+export function jobIdOf(folderName: string): string {
+  return `task-${folderName}`;
+}

@@ -1,0 +1,113 @@
+// `harness acp`: serve the Agent Client Protocol on stdin/stdout for an editor. stdout carries
+// only protocol messages; warnings go to stderr (editors show it in their agent log).
+// Each editor session is a harness session: recorded in $HARNESS_HOME/sessions like a CLI run,
+// so `session/load` (and `harness -r <id>`) can continue it.
+import { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import type { McpServer } from "@agentclientprotocol/sdk";
+import type { AcpHost, HostedSession } from "../acp/acp-server.ts";
+import { loadConfigFile } from "../config-file.ts";
+import { ConfigError, resolveProvider, type ProviderChoice } from "../config.ts";
+import type { AgentEvent } from "../core/events.ts";
+import type { ApproveFn } from "../core/run-tools.ts";
+import { buildSystemPrompt } from "../core/system-prompt.ts";
+import { loadExtensions } from "../extensions.ts";
+import { HookedAgent } from "../hooks/hooked-agent.ts";
+import type { McpServerConfig } from "../mcp/config.ts";
+import { createProvider } from "../providers/index.ts";
+import { providerChoiceFor, sessionsDirFor, startRecorder } from "../run-session.ts";
+import { findSessionByPrefix } from "../session/session-list.ts";
+import { readSession, type SessionData } from "../session/session-reader.ts";
+import { codingTools } from "../tools/index.ts";
+import { VERSION } from "../version.ts";
+
+const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--max-turns <n>]
+
+Speaks the Agent Client Protocol (https://agentclientprotocol.com) on stdin and stdout, so an
+editor such as Zed can use harness as its agent. Provider settings are chosen as for a run.
+Commands and edits ask the editor for permission; hooks and MCP servers apply as in the CLI.
+
+Zed (settings.json):
+  "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
+`;
+
+const OPTIONS = {
+  provider: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  "max-turns": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true }));
+    if (values["max-turns"] !== undefined && !/^[1-9]\d*$/.test(values["max-turns"])) throw new Error("--max-turns takes a positive whole number");
+  } catch (error) {
+    process.stderr.write(`harness acp: ${(error as Error).message}\nTry 'harness acp --help'.\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const { serveAcp } = await import("../acp/acp-server.ts");
+  const { ndJsonStream } = await import("@agentclientprotocol/sdk");
+  const choice: ProviderChoice = { provider: values.provider, model: values.model, baseUrl: values["base-url"] };
+  const maxTurns = values["max-turns"] ? Number(values["max-turns"]) : undefined;
+  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  await serveAcp(stream, hostFor(choice, maxTurns, process.env));
+  return 0;
+}
+
+function hostFor(choice: ProviderChoice, maxTurns: number | undefined, env: NodeJS.ProcessEnv): AcpHost {
+  /** Provider problems (no key, bad config) become the editor's error message for the request. */
+  const open = async (cwd: string, mcpServers: McpServer[], approve: ApproveFn, resumed: SessionData | undefined): Promise<HostedSession> => {
+    let settings;
+    try {
+      settings = resolveProvider(providerChoiceFor(choice, env, resumed), env, loadConfigFile(env));
+    } catch (error) {
+      if (error instanceof ConfigError) throw new Error(error.message);
+      throw error;
+    }
+    const provider = await createProvider(settings);
+    const warn = (message: string) => process.stderr.write(`harness: ${message}\n`);
+    const extensions = await loadExtensions({ cwd, env, warn, extraServers: mcpServers.map(toServerConfig) });
+    const tools = [...codingTools, ...extensions.tools];
+    const system = buildSystemPrompt({ cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) }, tools.map((tool) => tool.name));
+    const recorder = startRecorder(env, cwd, settings, resumed);
+    const agent = new HookedAgent(
+      { provider, tools, system, cwd, maxTurns, maxTokens: settings.maxTokens, approve, sessionId: recorder.id, spillDir: recorder.writer.spillDir, messages: resumed?.messages },
+      extensions.hooks,
+    );
+    await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
+    return {
+      id: recorder.id,
+      agent,
+      record: (event: AgentEvent) => recorder.record(event),
+      async close() {
+        recorder.close();
+        await extensions.close();
+      },
+    };
+  };
+  return {
+    name: "harness",
+    version: VERSION,
+    newSession: ({ cwd, mcpServers, approve }) => open(cwd, mcpServers, approve, undefined),
+    async loadSession({ sessionId, cwd, mcpServers, approve }) {
+      const session = readSession(findSessionByPrefix(sessionsDirFor(env), sessionId).path);
+      const hosted = await open(cwd, mcpServers, approve, session);
+      return { ...hosted, history: session.messages };
+    },
+  };
+}
+
+/** An editor's MCP server (ACP's shape: env and headers as name/value lists) in harness's shape. */
+function toServerConfig(server: McpServer): McpServerConfig {
+  if ("command" in server) {
+    return { transport: "stdio", name: server.name, command: server.command, args: server.args, env: Object.fromEntries(server.env.map((v) => [v.name, v.value])) };
+  }
+  return { transport: server.type, name: server.name, url: server.url, headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])) };
+}

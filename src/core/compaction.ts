@@ -1,0 +1,249 @@
+// Compaction: the older part of the conversation is summarised by the model itself and replaced
+// by that summary; the newest turns stay verbatim. The loop compacts before a request that would
+// pass the threshold, and once more (then gives up) when the server rejects a request as too long.
+import { callModel, type RetryPolicy } from "./call-model.ts";
+import {
+  CHARS_PER_TOKEN,
+  compactionThreshold,
+  conversationTokens,
+  estimateMessageTokens,
+  keepRecentTokens,
+  type ContextOptions,
+} from "./context-budget.ts";
+import type { AgentEvent } from "./events.ts";
+import { textOf, type AssistantMessage, type Message, type Usage, type UserMessage } from "./messages.ts";
+import { ProviderError, type ModelRequest, type Provider, type ToolSpec } from "./provider.ts";
+
+/** The summariser's instructions; tests recognise a summary request by it (and by its lack of tools). */
+export const SUMMARY_SYSTEM_PROMPT = `You compact the history of a coding agent's session. The agent will continue the work with your summary in place of the history, so keep everything needed to carry on and nothing else. Write plain Markdown with these sections:
+## Goal
+## User instructions (constraints and preferences; quote exact wording where it matters)
+## Decisions (what was decided and why)
+## Files (each path touched: created, edited or read, and its current state)
+## Commands and results (only those whose results still matter: test runs, errors, versions)
+## Open problems
+## Next steps
+Be specific: names, paths, line numbers, values, error messages. If the history starts with an earlier summary, fold it in. Do not call tools; do not address the user.`;
+
+/** How the summary is shown to the model, so it knows what it is reading. */
+const SUMMARY_LABEL = "[Summary of the earlier part of this conversation, written when it was compacted to fit the context window. Continue the work from here.]";
+/** The transcript sent for summarising is cut to this share of the window (middle out). */
+const TRANSCRIPT_MAX_SHARE = 0.5;
+/** Per-item caps in that transcript: old tool output and big arguments matter only in outline. */
+const TRANSCRIPT_TOOL_RESULT_CHARS = 2000;
+const TRANSCRIPT_ARGUMENT_CHARS = 1000;
+/** Summary calls when the transcript itself is too long: each retry halves it. */
+const SUMMARY_ATTEMPTS = 2;
+
+/** Why a compaction happened. */
+export type CompactionReason = "threshold" | "overflow" | "manual";
+
+/** What a compaction did (the same fields as its event). */
+export type CompactionEvent = Extract<AgentEvent, { type: "compaction" }>;
+
+/** The outcome of one compaction attempt. */
+export type CompactionResult = { ok: true; event: CompactionEvent } | { ok: false; error: string };
+
+/** What a compaction needs besides the messages it rewrites in place. */
+export interface CompactionRequest {
+  provider: Provider;
+  messages: Message[];
+  system: string;
+  tools: ToolSpec[];
+  context?: ContextOptions;
+  reason: CompactionReason;
+  /** What the summary should keep in particular (`/compact <focus>`). */
+  focus?: string;
+  /**
+   * The summary's output cap: the run's own (absent = the provider's default), since a provider
+   * may require it above a thinking budget it adds to every request.
+   */
+  maxTokens?: number;
+  signal: AbortSignal;
+  retry: RetryPolicy;
+  /** Adds the summary call's tokens to the run's total and returns the new total. */
+  countUsage?(usage: Usage): Usage;
+}
+
+/** The message that stands in for the summarised part. */
+export function summaryMessage(summary: string): UserMessage {
+  return { role: "user", content: [{ type: "text", text: `${SUMMARY_LABEL}\n\n${summary}` }] };
+}
+
+function isSummaryMessage(message: Message | undefined): boolean {
+  return message?.role === "user" && textOf(message).startsWith(SUMMARY_LABEL);
+}
+
+/**
+ * The conversation after a compaction: the summary, then the kept messages. Kept replies lose
+ * their `usage`, which measured a prefix that is gone (see conversationTokens). The session
+ * reader rebuilds a resumed conversation with this same function.
+ */
+export function compactedMessages(summary: string, kept: Message[]): Message[] {
+  return [summaryMessage(summary), ...kept.map(withoutUsage)];
+}
+
+function withoutUsage(message: Message): Message {
+  if (message.role !== "assistant" || !message.usage) return message;
+  const { usage: _stale, ...rest } = message;
+  return rest;
+}
+
+/**
+ * Where the kept part starts: the newest turn always, and older ones while the kept part stays
+ * within `keepTokens`. It begins at a user or an assistant message, never at a tool result, so
+ * a call and its result stay on the same side. Returns 0 when there is nothing older to summarise.
+ */
+export function findCut(messages: Message[], keepTokens: number): number {
+  let kept = 0;
+  let cut = 0;
+  for (let index = messages.length - 1; index > 0; index--) {
+    kept += estimateMessageTokens(messages[index]);
+    if (messages[index].role === "tool") continue;
+    if (cut !== 0 && kept > keepTokens) break;
+    cut = index;
+  }
+  return cut;
+}
+
+/** The old part as plain text, so the summary request has no tool calls to pair up. */
+export function serialiseTranscript(messages: Message[], maxChars: number): string {
+  const blocks = messages.map(serialiseMessage);
+  const text = blocks.join("\n\n");
+  if (text.length <= maxChars) return text;
+  // Keep the start (the goal, an earlier summary) and the end (the latest state).
+  const half = Math.floor(maxChars / 2);
+  return `${text.slice(0, half)}\n\n[... ${text.length - 2 * half} characters of the history cut here ...]\n\n${text.slice(-half)}`;
+}
+
+function serialiseMessage(message: Message): string {
+  switch (message.role) {
+    case "user":
+      return `[user]\n${message.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n")}`;
+    case "assistant": {
+      const lines = ["[assistant]"];
+      for (const part of message.content) {
+        if (part.type === "text" && part.text) lines.push(part.text);
+        if (part.type === "tool_call") lines.push(`[tool call ${part.name}] ${clip(part.arguments, TRANSCRIPT_ARGUMENT_CHARS)}`);
+        // Reasoning is left out: the decisions it led to are in the text and the calls.
+      }
+      return lines.join("\n");
+    }
+    case "tool":
+      return `[${message.toolName} result${message.isError ? ", error" : ""}]\n${clip(message.content, TRANSCRIPT_TOOL_RESULT_CHARS)}`;
+  }
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)} [... ${text.length - 2 * half} characters cut ...] ${text.slice(-half)}`;
+}
+
+/**
+ * Summarises the older part of `request.messages` and replaces it in place by the summary.
+ * Yields the summary call's retry and usage events, then the `compaction` event. Never throws
+ * for a failed summary call: the caller decides whether to go on uncompacted.
+ */
+export async function* compactConversation(request: CompactionRequest): AsyncGenerator<AgentEvent, CompactionResult> {
+  const { provider, messages, system, tools, context, signal } = request;
+  const tokensBefore = conversationTokens(messages, system, tools);
+  // After an overflow the window is evidently smaller than we thought: keep a share of what was sent.
+  const keep = keepRecentTokens(context, tokensBefore);
+  const cut = findCut(messages, request.reason === "overflow" ? Math.min(keep, keepRecentTokens(undefined, tokensBefore)) : keep);
+  if (cut < 1 || (cut === 1 && isSummaryMessage(messages[0]))) {
+    return { ok: false, error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)" };
+  }
+  const old = messages.slice(0, cut);
+  const window = context?.window;
+  let transcriptChars = window ? Math.floor(window * TRANSCRIPT_MAX_SHARE * CHARS_PER_TOKEN) : Number.POSITIVE_INFINITY;
+
+  let summary = "";
+  for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS && !summary; attempt++) {
+    const transcript = serialiseTranscript(old, transcriptChars);
+    const ask = `Here is the history to summarise:\n\n<history>\n${transcript}\n</history>\n\nWrite the summary now.${request.focus ? ` Pay particular attention to: ${request.focus}` : ""}`;
+    const summaryRequest: ModelRequest = { system: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content: [{ type: "text", text: ask }] }], tools: [], maxTokens: request.maxTokens };
+    let reply: AssistantMessage;
+    try {
+      reply = yield* retriesOnly(callModel(provider, summaryRequest, signal, request.retry));
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      if (error.kind === "context_overflow" && attempt < SUMMARY_ATTEMPTS) {
+        transcriptChars = Math.floor(Math.min(transcriptChars, transcript.length) / 2);
+        continue;
+      }
+      return { ok: false, error: `the summary request failed: ${error.message}` };
+    }
+    if (reply.usage) {
+      const total = request.countUsage?.(reply.usage) ?? reply.usage;
+      yield { type: "usage", usage: reply.usage, total };
+    }
+    if (reply.stopReason === "aborted") return { ok: false, error: "interrupted" };
+    summary = textOf(reply).trim();
+    if (!summary) return { ok: false, error: "the model returned an empty summary" };
+  }
+  if (!summary) return { ok: false, error: "the history is too long to summarise even when cut" };
+
+  const kept = messages.slice(cut);
+  messages.splice(0, messages.length, ...compactedMessages(summary, kept));
+  const event: CompactionEvent = {
+    type: "compaction",
+    summary,
+    removedMessages: cut,
+    keptMessages: kept.length,
+    tokensBefore,
+    tokensAfter: conversationTokens(messages, system, tools),
+    reason: request.reason,
+  };
+  yield event;
+  return { ok: true, event };
+}
+
+/** Passes on a summary call's retries; its streamed text is not the agent's reply and must not be shown as one. */
+async function* retriesOnly(call: AsyncGenerator<AgentEvent, AssistantMessage>): AsyncGenerator<AgentEvent, AssistantMessage> {
+  for (let step = await call.next(); ; step = await call.next()) {
+    if (step.done) return step.value;
+    if (step.value.type === "retry") yield step.value;
+  }
+}
+
+/**
+ * One model call within the context window. With `context` set: compacts first when the request
+ * would pass the threshold; when the server still rejects it as too long, compacts and retries
+ * once, then fails with an error that says what to do. Without `context`, a plain callModel.
+ */
+export async function* callModelWithinContext(
+  provider: Provider,
+  request: ModelRequest,
+  signal: AbortSignal,
+  retry: RetryPolicy,
+  context: ContextOptions | undefined,
+  countUsage?: (usage: Usage) => Usage,
+): AsyncGenerator<AgentEvent, AssistantMessage> {
+  if (!context) return yield* callModel(provider, request, signal, retry);
+  const compact = (reason: CompactionReason) =>
+    compactConversation({ provider, messages: request.messages, system: request.system, tools: request.tools, maxTokens: request.maxTokens, context, reason, signal, retry, countUsage });
+
+  if (conversationTokens(request.messages, request.system, request.tools) >= compactionThreshold(context)) {
+    // A failed threshold compaction is not fatal: the request may still fit (the threshold leaves room).
+    yield* compact("threshold");
+  }
+  try {
+    return yield* callModel(provider, request, signal, retry);
+  } catch (error) {
+    if (!(error instanceof ProviderError) || error.kind !== "context_overflow") throw error;
+    const outcome = yield* compact("overflow");
+    if (signal.aborted) return { role: "assistant", content: [], stopReason: "aborted", model: provider.model };
+    if (!outcome.ok) throw new ProviderError("context_overflow", `${error.message} (compacting the conversation did not help: ${outcome.error})`, { status: error.status });
+  }
+  try {
+    return yield* callModel(provider, request, signal, retry);
+  } catch (error) {
+    if (!(error instanceof ProviderError) || error.kind !== "context_overflow") throw error;
+    throw new ProviderError(
+      "context_overflow",
+      `the conversation is still too long after compaction; start a new session, or use a model with a larger context window (--context-window tells harness the real size). ${error.message}`,
+      { status: error.status },
+    );
+  }
+}

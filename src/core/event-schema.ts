@@ -1,0 +1,101 @@
+// The event stream's schema, declared once: `AgentEvent` is inferred from it, the JSON Schema
+// in docs/events.schema.json is generated from it, and tests validate `--output stream-json`
+// against it. Changing an event here is changing the public stream: bump EVENT_SCHEMA_VERSION
+// when a field is removed or changes meaning (adding an optional field or a new event type is
+// backward compatible and keeps the version).
+import { z } from "zod";
+import type { Message, Usage } from "./messages.ts";
+
+/** Version of the event stream's shape, carried by the `start` event as `schemaVersion`. */
+export const EVENT_SCHEMA_VERSION = 1;
+
+const count = z.number().int().nonnegative();
+
+export const usageSchema = z.strictObject({ input: count, output: count, cacheRead: count, cacheWrite: count }).describe("Token counts (input excludes cached tokens)");
+
+const textPart = z.strictObject({ type: z.literal("text"), text: z.string() });
+const imagePart = z.strictObject({ type: z.literal("image"), mediaType: z.string(), data: z.string() });
+const thinkingPart = z.strictObject({ type: z.literal("thinking"), text: z.string(), signature: z.string().optional(), redactedData: z.string().optional() });
+const toolCallPart = z.strictObject({ type: z.literal("tool_call"), id: z.string(), name: z.string(), arguments: z.string().describe("raw JSON text as the model wrote it") });
+
+export const messageSchema = z
+  .discriminatedUnion("role", [
+    z.strictObject({ role: z.literal("user"), content: z.array(z.discriminatedUnion("type", [textPart, imagePart])) }),
+    z.strictObject({
+      role: z.literal("assistant"),
+      content: z.array(z.discriminatedUnion("type", [textPart, thinkingPart, toolCallPart])),
+      stopReason: z.enum(["stop", "tool_use", "length", "refusal", "pause", "aborted", "error"]),
+      usage: usageSchema.optional(),
+      api: z.string().optional(),
+      model: z.string().optional(),
+      providerData: z.record(z.string(), z.unknown()).optional(),
+    }),
+    z.strictObject({ role: z.literal("tool"), toolCallId: z.string(), toolName: z.string(), content: z.string(), isError: z.boolean() }),
+  ])
+  .describe("A message of the conversation");
+
+export const doneReasonSchema = z.enum(["stop", "max_turns", "aborted", "error"]);
+
+/** Every event the loop emits; each is one line of `--output stream-json`. */
+export const agentEventSchema = z.discriminatedUnion("type", [
+  z
+    .strictObject({
+      type: z.literal("start"),
+      schemaVersion: z.literal(EVENT_SCHEMA_VERSION),
+      provider: z.string(),
+      model: z.string(),
+      sessionId: z.string().optional(),
+    })
+    .describe("A run began"),
+  z.strictObject({ type: z.literal("turn_start"), turn: z.number().int().positive() }).describe("A model call began (turn 1, 2, ...)"),
+  z.strictObject({ type: z.literal("text_delta"), text: z.string() }).describe("A piece of the reply's text, as it streams"),
+  z.strictObject({ type: z.literal("thinking_delta"), text: z.string() }).describe("A piece of the model's reasoning"),
+  z.strictObject({ type: z.literal("message"), message: messageSchema }).describe("A message was appended to the conversation"),
+  z
+    .strictObject({ type: z.literal("tool_start"), id: z.string(), name: z.string(), arguments: z.string(), summary: z.string() })
+    .describe("A tool call is about to run; arguments is the JSON text it runs with"),
+  z
+    .strictObject({
+      type: z.literal("tool_end"),
+      id: z.string(),
+      name: z.string(),
+      content: z.string(),
+      isError: z.boolean(),
+      summary: z.string().optional(),
+      diff: z.string().optional(),
+      durationMs: count,
+    })
+    .describe("A tool call's result (every call gets exactly one, refused and failed calls included)"),
+  z.strictObject({ type: z.literal("retry"), attempt: z.number().int().positive(), delayMs: count, error: z.string() }).describe("A model call failed and will be retried"),
+  z.strictObject({ type: z.literal("usage"), usage: usageSchema, total: usageSchema }).describe("Tokens of one model call, and the run's total so far"),
+  z
+    .strictObject({
+      type: z.literal("compaction"),
+      summary: z.string().describe("what now stands in for the removed messages"),
+      removedMessages: count,
+      keptMessages: count.describe("the newest messages kept verbatim after the summary"),
+      tokensBefore: count,
+      tokensAfter: count.describe("estimated"),
+      reason: z.enum(["threshold", "overflow", "manual"]),
+    })
+    .describe("The older part of the conversation was replaced by a summary written by the model"),
+  z
+    .strictObject({
+      type: z.literal("done"),
+      reason: doneReasonSchema,
+      answer: z.string(),
+      turns: count,
+      usage: usageSchema,
+      cost: z.number().nonnegative().optional().describe("USD, when the model's prices are known"),
+      error: z.string().optional(),
+    })
+    .describe("The run ended; always the last event of a run"),
+]);
+
+// The message types stay hand-written interfaces (providers and sessions read them); these
+// checks make any drift between them and the schema a compile error.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameMessage: Same<z.infer<typeof messageSchema>, Message> = true;
+const sameUsage: Same<z.infer<typeof usageSchema>, Usage> = true;
+void sameMessage;
+void sameUsage;

@@ -1,0 +1,153 @@
+// Command hooks, built on the loop's typed callbacks (beforeToolCall / afterToolCall). The
+// protocol is Claude Code's: the event as JSON on stdin; exit 0 = go on (stdout may be JSON);
+// exit 2 = block (stderr goes to the model); any other exit = a non-blocking error, reported
+// on stderr. A hook that outlives its timeout is killed and the call goes ahead, with a note
+// to the model and on stderr, as Claude Code does (a hook is a check the user added, not a
+// sandbox: a hung checker should not wedge the session).
+import type { RunResult } from "../core/events.ts";
+import type { ToolCallHooks } from "../core/run-tools.ts";
+import type { ToolOutput } from "../core/tool.ts";
+import { runHookCommand, type HookRun } from "./run-hook-command.ts";
+import type { CommandHook, HookEventName } from "./settings.ts";
+
+/** What the command hooks need from the session they serve. */
+export interface CommandHookContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Reports hook failures and timeouts (the CLI writes them on stderr). */
+  warn(message: string): void;
+}
+
+/** The tool-call callbacks plus the session-level points, ready to wire into an Agent. */
+export interface CommandHooks {
+  toolHooks: ToolCallHooks;
+  /** The session id hooks are told (`session_id`); the agent they serve sets it. Null when there are no sessions. */
+  sessionId: () => string | undefined;
+  /** Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their matcher sees. */
+  sessionStart(source: "startup" | "resume"): Promise<void>;
+  /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
+  stop(result: RunResult): Promise<void>;
+}
+
+/** Claude Code's JSON answer on stdout (the fields harness acts on). */
+interface HookAnswer {
+  continue?: boolean;
+  stopReason?: string;
+  decision?: string;
+  reason?: string;
+  updatedInput?: unknown;
+  hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string; updatedInput?: unknown; additionalContext?: string };
+}
+
+export function createCommandHooks(hooks: CommandHook[], context: CommandHookContext): CommandHooks {
+  const of = (event: HookEventName, subject: string) => hooks.filter((hook) => hook.event === event && (hook.matcher?.test(subject) ?? true));
+  /** Notes for the model about PreToolUse hooks that failed open, appended to the call's result. */
+  const notes = new Map<string, string[]>();
+  const base = (event: HookEventName) => ({ session_id: self.sessionId() ?? null, cwd: context.cwd, hook_event_name: event });
+  const run = (hook: CommandHook, input: unknown, signal: AbortSignal) =>
+    runHookCommand(hook.command, input, { cwd: context.cwd, env: { ...context.env, HARNESS_PROJECT_DIR: context.cwd, CLAUDE_PROJECT_DIR: context.cwd }, timeoutMs: hook.timeoutMs, signal });
+
+  const toolHooks: ToolCallHooks = {
+    async beforeToolCall(call, input, signal) {
+      let current = input;
+      let isRewritten = false;
+      for (const hook of of("PreToolUse", call.name)) {
+        const result = await run(hook, { ...base("PreToolUse"), tool_name: call.name, tool_input: current, tool_use_id: call.id }, signal);
+        if (signal.aborted) return { block: "interrupted by the user" };
+        if (result.code === 2) return { block: result.stderr.trim() || `a PreToolUse hook (${hook.command}) refused it` };
+        if (result.code !== 0) {
+          const note = failureNote("PreToolUse", hook, result);
+          context.warn(note);
+          notes.set(call.id, [...(notes.get(call.id) ?? []), note]);
+          continue;
+        }
+        const answer = parseAnswer(result.stdout);
+        const block = blockReason(answer);
+        if (block !== undefined) return { block };
+        const updated = answer?.hookSpecificOutput?.updatedInput ?? answer?.updatedInput;
+        if (updated !== undefined) {
+          current = updated;
+          isRewritten = true;
+        }
+      }
+      return isRewritten ? { input: current } : undefined;
+    },
+
+    async afterToolCall(call, output, input, signal) {
+      const added = notes.get(call.id) ?? [];
+      notes.delete(call.id);
+      for (const hook of of("PostToolUse", call.name)) {
+        const response = { content: output.content, isError: output.isError ?? false };
+        const result = await run(hook, { ...base("PostToolUse"), tool_name: call.name, tool_input: input, tool_response: response, tool_use_id: call.id }, signal);
+        if (signal.aborted) break;
+        if (result.code === 2) {
+          if (result.stderr.trim()) added.push(`PostToolUse hook: ${result.stderr.trim()}`);
+          continue;
+        }
+        if (result.code !== 0) {
+          context.warn(failureNote("PostToolUse", hook, result));
+          continue;
+        }
+        const answer = parseAnswer(result.stdout);
+        if (answer?.decision === "block" && answer.reason) added.push(`PostToolUse hook: ${answer.reason}`);
+        if (answer?.hookSpecificOutput?.additionalContext) added.push(answer.hookSpecificOutput.additionalContext);
+      }
+      return added.length > 0 ? { content: withNotes(output, added) } : undefined;
+    },
+  };
+
+  const self: CommandHooks = {
+    toolHooks,
+    sessionId: () => undefined,
+    async sessionStart(source) {
+      await runAll(of("SessionStart", source), { ...base("SessionStart"), source });
+    },
+    async stop(result) {
+      await runAll(of("Stop", ""), { ...base("Stop"), stop_hook_active: false, reason: result.reason });
+    },
+  };
+  return self;
+
+  /** Session-level hooks only notify: failures are reported, output is not used. */
+  async function runAll(selected: CommandHook[], input: { hook_event_name: HookEventName; [field: string]: unknown }) {
+    for (const hook of selected) {
+      const result = await run(hook, input, new AbortController().signal);
+      if (result.code !== 0) context.warn(failureNote(input.hook_event_name, hook, result));
+    }
+  }
+}
+
+/** A JSON object on stdout, or nothing (plain text output is allowed and ignored). */
+function parseAnswer(stdout: string): HookAnswer | undefined {
+  const text = stdout.trim();
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? (value as HookAnswer) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Claude Code's three ways for a PreToolUse answer to say no. */
+function blockReason(answer: HookAnswer | undefined): string | undefined {
+  if (!answer) return undefined;
+  if (answer.hookSpecificOutput?.permissionDecision === "deny") return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
+  if (answer.decision === "block") return answer.reason ?? "a PreToolUse hook blocked it";
+  if (answer.continue === false) return answer.stopReason ?? "a PreToolUse hook stopped it";
+  return undefined;
+}
+
+function failureNote(event: HookEventName, hook: CommandHook, result: HookRun): string {
+  const what = result.timedOut
+    ? `timed out after ${hook.timeoutMs / 1000} s and was killed`
+    : result.failure
+      ? `could not run (${result.failure})`
+      : `failed with exit code ${result.code}${result.stderr.trim() ? `: ${result.stderr.trim().split("\n")[0]}` : ""}`;
+  const after = event === "PreToolUse" ? "; the call went ahead" : "";
+  return `${event} hook "${hook.command}" (${hook.source}) ${what}${after}`;
+}
+
+function withNotes(output: ToolOutput, notes: string[]): string {
+  return `${output.content}\n${notes.map((note) => `[${note}]`).join("\n")}`;
+}

@@ -1,0 +1,117 @@
+// MCP server declarations, in the `mcpServers` format other tools share (Claude Code, Cursor,
+// Claude Desktop): {"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers"}}}.
+// Read from `$HARNESS_HOME/config.json` (the user's servers) and `<cwd>/.mcp.json` (the
+// project's, Claude Code's file, so a repository set up for it works here too); a project
+// server replaces a user server of the same name. Only the `mcpServers` key is read. Broken
+// entries are reported and skipped: a bad server never stops the harness.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+/** A server started as a child process speaking MCP on its stdin and stdout. */
+export interface StdioServerConfig {
+  transport: "stdio";
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/** A remote server: streamable HTTP (the default) or the older SSE transport. */
+export interface HttpServerConfig {
+  transport: "http" | "sse";
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One configured server. */
+export type McpServerConfig = StdioServerConfig | HttpServerConfig;
+
+const stdioSchema = z.object({
+  type: z.literal("stdio").optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+});
+const httpSchema = z.object({
+  type: z.enum(["http", "streamable-http", "sse"]).optional(),
+  url: z.string().min(1),
+  headers: z.record(z.string(), z.string()).default({}),
+});
+
+/** The files servers are read from, user-wide first (later files win on a name clash). */
+export function mcpConfigPaths(cwd: string, harnessHome: string): string[] {
+  return [join(harnessHome, "config.json"), join(cwd, ".mcp.json")];
+}
+
+/** Every valid server of every file; `env` expands `${VAR}` and `${VAR:-default}` in strings. */
+export function loadMcpServers(paths: string[], env: NodeJS.ProcessEnv, warn: (message: string) => void): McpServerConfig[] {
+  const byName = new Map<string, McpServerConfig>();
+  for (const path of paths) for (const server of serversOfFile(path, env, warn)) byName.set(server.name, server);
+  return [...byName.values()];
+}
+
+function serversOfFile(path: string, env: NodeJS.ProcessEnv, warn: (message: string) => void): McpServerConfig[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    warn(`ignoring the MCP servers of ${path}: it is not valid JSON (${(error as Error).message})`);
+    return [];
+  }
+  const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
+  if (servers === undefined) return [];
+  if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
+    warn(`ignoring "mcpServers" in ${path}: it must be an object of server name → {command, args, env} or {url, headers}`);
+    return [];
+  }
+  const found: McpServerConfig[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    const where = `mcpServers.${name} in ${path}`;
+    if ((entry as { disabled?: unknown } | null)?.disabled === true) continue;
+    const isRemote = typeof entry === "object" && entry !== null && "url" in entry;
+    if (isRemote) {
+      const parsed = httpSchema.safeParse(entry);
+      if (!parsed.success) {
+        warn(`ignoring ${where}: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`);
+        continue;
+      }
+      const { type, url, headers } = parsed.data;
+      found.push({ transport: type === "sse" ? "sse" : "http", name, url: expand(url, env), headers: mapValues(headers, (v) => expand(v, env)) });
+      continue;
+    }
+    const parsed = stdioSchema.safeParse(entry);
+    if (!parsed.success) {
+      warn(`ignoring ${where}: give "command" (and "args", "env") for a local server, or "url" for a remote one`);
+      continue;
+    }
+    const { command, args, env: serverEnv, cwd } = parsed.data;
+    found.push({
+      transport: "stdio",
+      name,
+      command: expand(command, env),
+      args: args.map((arg) => expand(arg, env)),
+      env: mapValues(serverEnv, (v) => expand(v, env)),
+      ...(cwd ? { cwd: expand(cwd, env) } : {}),
+    });
+  }
+  return found;
+}
+
+/** `${VAR}` and `${VAR:-default}`, as in Claude Code's .mcp.json; an unset variable becomes "". */
+function expand(text: string, env: NodeJS.ProcessEnv): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => env[name] || fallback || "");
+}
+
+function mapValues(record: Record<string, string>, map: (value: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+}

@@ -1,0 +1,96 @@
+// An MCP server's tool as a harness Tool: the model sees `server__tool` with the server's own
+// JSON Schema; arguments are passed through unvalidated (the server validates them and answers
+// with an error result the model can read). Results become text: images and other binary
+// content are noted by type and size, since the neutral tool result is text only.
+import { z } from "zod";
+import type { Tool, ToolOutput } from "../core/tool.ts";
+
+/** Most of one MCP result the model gets; the middle of a longer one is cut out. */
+export const MAX_MCP_RESULT_BYTES = 30 * 1024;
+/** Providers cap tool names (OpenAI: 64 characters of [a-zA-Z0-9_-]). */
+const MAX_TOOL_NAME_LENGTH = 64;
+
+/** A tool as `tools/list` describes it (the fields harness uses). */
+export interface McpToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; title?: string };
+}
+
+/** One content block of a `tools/call` result, loosely typed: servers send more kinds over time. */
+export type McpContent = { type: string; [field: string]: unknown };
+
+/** Calls a tool on the server; rejects when the server or the connection fails. */
+export type CallMcpTool = (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<{ content?: McpContent[]; structuredContent?: unknown; isError?: boolean }>;
+
+/** The model-facing name: `server__tool`, limited to the characters and length providers accept. */
+export function mcpToolName(server: string, tool: string): string {
+  const clean = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, "_");
+  return `${clean(server)}__${clean(tool)}`.slice(0, MAX_TOOL_NAME_LENGTH);
+}
+
+export function toHarnessTool(server: string, info: McpToolInfo, call: CallMcpTool): Tool<Record<string, unknown>> {
+  const { $schema: _omit, ...parameters } = info.inputSchema;
+  return {
+    name: mcpToolName(server, info.name),
+    description: info.description || info.annotations?.title || `${info.name} (from the ${server} MCP server)`,
+    // readOnlyHint is the server's claim; a server the user chose to run is trusted that far.
+    kind: info.annotations?.readOnlyHint ? "read" : "execute",
+    input: z.record(z.string(), z.unknown()),
+    parameters: { type: "object", ...parameters },
+    describe: (input) => `${server}: ${info.name} ${oneLine(JSON.stringify(input))}`,
+    async run(input, context): Promise<ToolOutput> {
+      const result = await call(info.name, input, context.signal);
+      const text = resultText(result.content ?? [], result.structuredContent);
+      return { content: cutMiddle(text || (result.isError ? "(the tool failed and said nothing)" : "(no output)")), isError: result.isError === true };
+    },
+  };
+}
+
+/** Text blocks as they are; everything else as a one-line note the model can reason about. */
+export function resultText(content: McpContent[], structured: unknown): string {
+  if (content.length === 0 && structured !== undefined) return JSON.stringify(structured, null, 2);
+  return content.map(blockText).join("\n");
+}
+
+function blockText(block: McpContent): string {
+  const field = (name: string) => (typeof block[name] === "string" ? (block[name] as string) : undefined);
+  switch (block.type) {
+    case "text":
+      return field("text") ?? "";
+    case "image":
+    case "audio":
+      return `[${block.type}: ${field("mimeType") ?? "unknown type"}, ${base64Bytes(field("data"))} bytes]`;
+    case "resource_link":
+      return `[resource link: ${field("name") ?? ""} <${field("uri") ?? ""}>${field("mimeType") ? ` (${field("mimeType")})` : ""}${field("description") ? ` ${field("description")}` : ""}]`;
+    case "resource": {
+      const resource = (block.resource ?? {}) as Record<string, unknown>;
+      const uri = typeof resource.uri === "string" ? resource.uri : "";
+      if (typeof resource.text === "string") return `[resource <${uri}>]\n${resource.text}`;
+      const blob = typeof resource.blob === "string" ? resource.blob : undefined;
+      return `[resource <${uri}>: ${typeof resource.mimeType === "string" ? resource.mimeType : "binary"}, ${base64Bytes(blob)} bytes]`;
+    }
+    default:
+      return `[${block.type} content, not shown]`;
+  }
+}
+
+function base64Bytes(data: string | undefined): number {
+  if (!data) return 0;
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor((data.length * 3) / 4) - padding;
+}
+
+function cutMiddle(text: string): string {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_MCP_RESULT_BYTES) return text;
+  const half = MAX_MCP_RESULT_BYTES / 2;
+  const buffer = Buffer.from(text);
+  // Cutting inside a UTF-8 character leaves a replacement character at worst.
+  return `${buffer.subarray(0, half).toString("utf8")}\n[... ${bytes - 2 * half} bytes cut from the middle of this result ...]\n${buffer.subarray(bytes - half).toString("utf8")}`;
+}
+
+function oneLine(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,72 @@
+// Turns the policy into the loop's ApproveFn: allowed calls run, denied ones go back to the
+// model with the reason, and the rest are put to the person (or refused when nobody can answer).
+import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
+import { decide, type PermissionPolicy } from "./policy.ts";
+import type { Rule } from "./rules.ts";
+
+/** A call put to the person. */
+export interface ApprovalQuestion {
+  /** The tool's one-line description of the call (`bash> git status`). */
+  summary: string;
+  /** Why it asks although the mode would not (`/etc/hosts is outside the workspace`). */
+  why?: string;
+  /** The change an edit would make, as a unified diff. */
+  diff?: string;
+  /** What "always" would allow for the rest of the session (`bash(git status)`); empty when not offered. */
+  remember: string[];
+}
+
+/** The person's answer; `undefined` from the asker means interrupted or input closed. */
+export type ApprovalAnswer = { type: "yes" } | { type: "no"; reason?: string } | { type: "always" };
+
+/** Puts one question to a person. */
+export type AskApprovalFn = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer | undefined>;
+
+/** The diff an edit would make, computed before it runs (see tools/preview-change.ts). */
+export type PreviewFn = (request: ApprovalRequest) => Promise<string | undefined>;
+
+export interface ApproverOptions {
+  policy: PermissionPolicy;
+  /** The working directory tools resolve relative paths against (the workspace, before symlinks are resolved). */
+  cwd: string;
+  /** Absent when nobody can be asked (no TTY): calls that need approval are refused. */
+  ask?: AskApprovalFn;
+  preview?: PreviewFn;
+}
+
+/** The policy as an ApproveFn; "always" answers add session rules, kept as long as the approver. */
+export function createApprover(options: ApproverOptions): ApproveFn {
+  const sessionRules: Rule[] = [];
+  return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+    const decision = await decide(request.tool, request.input, options.cwd, options.policy, sessionRules);
+    switch (decision.type) {
+      case "allow":
+        return { allow: true };
+      case "deny":
+        return { allow: false, reason: decision.reason };
+      case "ask":
+        break;
+      default: {
+        const unknown: never = decision;
+        return unknown;
+      }
+    }
+    if (!options.ask) return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
+    const diff = await options.preview?.(request).catch(() => undefined);
+    const answer = await options.ask({ summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) }, signal);
+    if (answer === undefined || signal.aborted) return { allow: false, reason: "the user interrupted" };
+    switch (answer.type) {
+      case "yes":
+        return { allow: true };
+      case "always":
+        sessionRules.push(...decision.remember);
+        return { allow: true };
+      case "no":
+        return answer.reason ? { allow: false, reason: answer.reason } : { allow: false };
+      default: {
+        const unknown: never = answer;
+        return unknown;
+      }
+    }
+  };
+}

@@ -1,0 +1,140 @@
+// The permission policy as data, and the one function that applies it to a tool call:
+// allow, deny (with the reason the model gets) or ask the person.
+import type { Tool } from "../core/tool.ts";
+import { isInside, pathsOfCall, realTarget } from "./path-policy.ts";
+import { commandMatches, denyViews, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
+import { splitCommand, type SimpleCommand } from "./shell-split.ts";
+
+/**
+ * `ask`: reads run, edits and commands ask. `edits`: edits inside the workspace run too.
+ * `all` (`--yes`): everything runs that no deny rule or boundary stops.
+ */
+export type ApprovalMode = "ask" | "edits" | "all";
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "edits", "all"];
+
+/**
+ * How commands are confined. `on`: the sandbox runs them. `off`: the user turned it off.
+ * `unavailable`: wanted but cannot run here, so every command asks (allow rules do not apply).
+ */
+export type SandboxState = "on" | "off" | "unavailable";
+
+/** Everything a decision depends on, resolved once per run (paths are real paths). */
+export interface PermissionPolicy {
+  mode: ApprovalMode;
+  allow: Rule[];
+  deny: Rule[];
+  sandbox: SandboxState;
+  workspace: string;
+  /** Other folders file tools may use freely (the temp folder). */
+  freeRoots: string[];
+  /** Where credentials live (secret-paths.ts); file tools stay out while the sandbox is on. */
+  secretPaths: string[];
+  /** Globs read tools may use freely even inside a secret path: the sessions' spilled tool output, which the model is told to page through. */
+  readableGlobs: string[];
+  home: string;
+}
+
+/** What to do with a call. `remember` is what an "always" answer would add for this session. */
+export type Decision = { type: "allow" } | { type: "deny"; reason: string } | { type: "ask"; why?: string; remember: Rule[] };
+
+const SESSION = "this session";
+
+/** Applies the policy, plus rules added this session, to one call. Deny wins over everything. */
+export async function decide(tool: Tool, input: unknown, cwd: string, policy: PermissionPolicy, sessionRules: Rule[]): Promise<Decision> {
+  const allow = [...policy.allow, ...sessionRules];
+  const toolDeny = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
+  if (toolDeny) return deny(toolDeny, `${tool.name} calls`);
+  if (tool.name === "bash") return decideCommand(String((input as { command?: unknown }).command ?? ""), policy, allow);
+
+  let mustAsk: string | undefined;
+  const remember: Rule[] = [];
+  let isCoveredByPathRule = true;
+  for (const target of await Promise.all(pathsOfCall(tool, input, cwd).map(realTarget))) {
+    const where = { workspace: policy.workspace, home: policy.home };
+    const pathDeny = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where));
+    if (pathDeny) return deny(pathDeny, target);
+    const pathAllow = allow.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where));
+    if (!pathAllow) isCoveredByPathRule = false;
+    const mayLeave = pathAllow?.trusted === true || (tool.kind === "read" && policy.readableGlobs.some((glob) => pathMatches(glob, target, where)));
+    const secret = policy.secretPaths.find((secretPath) => isInside(target, secretPath));
+    if (secret && !mayLeave && policy.sandbox !== "off") {
+      return { type: "deny", reason: `${target} is in ${secret}, where credentials live; file tools stay out of it while the sandbox is on.` };
+    }
+    if (mayLeave || [policy.workspace, ...policy.freeRoots].some((root) => isInside(target, root))) continue;
+    if (tool.kind === "edit" && policy.sandbox !== "off") {
+      return { type: "deny", reason: `${target} is outside the workspace (${policy.workspace}); edits stay inside it. Work inside the workspace or ask the user to allow that path.` };
+    }
+    mustAsk = `${target} is outside the workspace`;
+    remember.push(ruleFor(tool.name, `${target}`));
+  }
+  if (mustAsk) return policy.mode === "all" ? { type: "allow" } : { type: "ask", why: mustAsk, remember };
+
+  const isAllowedByRule = isCoveredByPathRule || allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
+  if (isAllowedByRule || isAllowedByMode(tool, policy.mode)) return { type: "allow" };
+  return { type: "ask", remember: [ruleFor(tool.name)] };
+}
+
+function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[]): Decision {
+  const split = splitCommand(command);
+  // A plain `bash` allow rule covers every command (a plain `bash` deny rule was handled before).
+  const covers = (rule: Rule, words: string[]) => rule.tool === "bash" && (rule.pattern === undefined || commandMatches(rule.pattern, words));
+  for (const part of split.commands) {
+    for (const view of denyViews(part)) {
+      const rule = policy.deny.find((candidate) => covers(candidate, view));
+      if (rule) return deny(rule, `\`${view.join(" ")}\``);
+    }
+  }
+  if (policy.mode === "all") return { type: "allow" };
+  if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
+  if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
+  // A prefix rule does not cover a part that redirects output into a file (`git log > notes.md`).
+  const unmatched = split.commands.filter((part) => !allow.some((rule) => covers(rule, part.words) && (rule.pattern === undefined || !part.writesFile)));
+  if (unmatched.length === 0) return { type: "allow" };
+  const suggestions = unmatched.filter((part) => !part.writesFile).map((part) => ruleFor("bash", commandPrefix(part)));
+  const hasWrite = unmatched.some((part) => part.writesFile);
+  return { type: "ask", why: hasWrite ? "it redirects output into a file" : undefined, remember: hasWrite ? [] : unique(suggestions) };
+}
+
+function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {
+  switch (tool.kind) {
+    case "read":
+      return true;
+    case "edit":
+      return mode === "edits" || mode === "all";
+    case "execute":
+      return mode === "all";
+    default: {
+      const unknownKind: never = tool.kind;
+      return unknownKind;
+    }
+  }
+}
+
+/** Commands whose second word picks what they do (`git status` vs `git push`), so "always" remembers both. */
+const SUBCOMMAND_TOOLS = new Set(["git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make", "gh", "apt", "apt-get", "brew", "dotnet", "mvn", "gradle", "deno", "rustup", "terraform", "helm"]);
+
+/**
+ * The prefix an "always" answer remembers for a command: its first word, plus the subcommand
+ * for tools that have them (`git status`, and `npm run build` for scripts).
+ */
+export function commandPrefix(part: SimpleCommand): string {
+  const [first, second, third] = part.words;
+  const isSubcommand = (word: string | undefined) => word !== undefined && /^[a-z][a-z0-9:_-]*$/.test(word);
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) return part.words.join(" ");
+  if (!SUBCOMMAND_TOOLS.has(first) || !isSubcommand(second)) return first;
+  if (second === "run" && isSubcommand(third)) return `${first} ${second} ${third}`;
+  return `${first} ${second}`;
+}
+
+function ruleFor(tool: string, pattern?: string): Rule {
+  return { tool, pattern, text: pattern === undefined ? tool : `${tool}(${pattern})`, source: SESSION, trusted: true };
+}
+
+function unique(rules: Rule[]): Rule[] {
+  return rules.filter((rule, index) => rules.findIndex((other) => other.text === rule.text) === index);
+}
+
+function deny(rule: Rule, what: string): Decision {
+  const from = rule.source === SESSION ? "" : ` in ${rule.source}`;
+  return { type: "deny", reason: `the rule ${rule.text}${from} forbids ${what}.` };
+}

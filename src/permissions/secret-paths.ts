@@ -1,0 +1,24 @@
+// Where credentials live on disk. The sandbox hides these from commands and the path policy
+// keeps file tools out of them: policy as data, one list for both.
+import path from "node:path";
+
+/** Folders and files under the home folder that hold keys, tokens or logins. */
+const HOME_SECRETS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gcloud",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config/gh",
+  ".password-store",
+  ".netrc",
+  ".git-credentials",
+  ".pgpass",
+];
+
+/** The secret paths for this user: the list above under `home`, and harness's own state folder (sessions, settings). */
+export function secretPaths(home: string, harnessHome: string): string[] {
+  return [...HOME_SECRETS.map((name) => path.join(home, name)), harnessHome];
+}

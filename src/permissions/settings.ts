@@ -1,0 +1,122 @@
+// Settings files: `$HARNESS_HOME/settings.json` (the user's) and `.harness/settings.json` in
+// the working directory and its parents up to the repository root (the project's).
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { parseRule, type Rule } from "./rules.ts";
+
+/** A settings file that cannot be used; the message names the file and the field. */
+export class SettingsError extends Error {
+  override name = "SettingsError";
+}
+
+const ruleList = z.array(z.string()).optional();
+
+/**
+ * The keys of a settings file this module owns. Within them unknown keys are errors, so a typo
+ * is not silently ignored; other top-level keys (`hooks`, ...) belong to other modules.
+ */
+const SettingsFile = z.looseObject({
+  permissions: z
+    .strictObject({
+      allow: ruleList.describe("rules that run without asking"),
+      deny: ruleList.describe("rules that never run"),
+    })
+    .optional(),
+  sandbox: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      network: z.boolean().optional(),
+    })
+    .optional(),
+  env: z
+    .strictObject({
+      passthrough: z.array(z.string()).optional().describe("variables kept in the command environment although they look like credentials"),
+      strip: z.array(z.string()).optional().describe("more variables removed from it"),
+    })
+    .optional(),
+});
+type SettingsFile = z.infer<typeof SettingsFile>;
+
+/** All settings files merged: rules add up; the user's file alone may loosen the sandbox. */
+export interface Settings {
+  allow: Rule[];
+  deny: Rule[];
+  /** Absent: not set anywhere (the default applies). */
+  sandboxEnabled?: boolean;
+  network?: boolean;
+  passthrough: string[];
+  strip: string[];
+  /** Files read, user's first. */
+  files: string[];
+  /** Settings that were ignored, each a sentence for stderr. */
+  ignored: string[];
+}
+
+/**
+ * Reads and merges the settings files. A project file (which a cloned repository or the model
+ * itself may have written) can add rules and tighten the sandbox, but it cannot turn the
+ * sandbox or its network block off or pass credentials through: those lines are ignored with a
+ * notice, because only the user may loosen the sandbox.
+ */
+export function loadSettings(cwd: string, harnessHome: string): Settings {
+  const settings: Settings = { allow: [], deny: [], passthrough: [], strip: [], files: [], ignored: [] };
+  const userFile = path.join(harnessHome, "settings.json");
+  const projectFiles = foldersFromRoot(cwd).map((folder) => path.join(folder, ".harness", "settings.json"));
+  for (const file of [userFile, ...projectFiles.filter((file) => file !== userFile)]) {
+    const parsed = readSettingsFile(file);
+    if (!parsed) continue;
+    settings.files.push(file);
+    const isUser = file === userFile;
+    const rules = (list: string[] | undefined, field: string) =>
+      (list ?? []).map((text, index) => {
+        const rule = parseRule(text, file, isUser);
+        if (typeof rule === "string") throw new SettingsError(`${file}: permissions.${field}[${index}]: ${rule}`);
+        return rule;
+      });
+    settings.allow.push(...rules(parsed.permissions?.allow, "allow"));
+    settings.deny.push(...rules(parsed.permissions?.deny, "deny"));
+    settings.strip.push(...(parsed.env?.strip ?? []));
+    const { enabled, network } = parsed.sandbox ?? {};
+    if (isUser) {
+      settings.sandboxEnabled = enabled ?? settings.sandboxEnabled;
+      settings.network = network ?? settings.network;
+      settings.passthrough.push(...(parsed.env?.passthrough ?? []));
+      continue;
+    }
+    if (enabled === false) settings.ignored.push(`${file}: sandbox.enabled false is ignored (only ${userFile} or --sandbox off can turn the sandbox off)`);
+    if (network === true) settings.ignored.push(`${file}: sandbox.network true is ignored (only ${userFile} or --allow-network can allow the network)`);
+    if (network === false) settings.network = false;
+    if (parsed.env?.passthrough?.length) settings.ignored.push(`${file}: env.passthrough is ignored (only ${userFile} can pass credentials to commands)`);
+  }
+  return settings;
+}
+
+function readSettingsFile(file: string): SettingsFile | undefined {
+  if (!existsSync(file)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new SettingsError(`${file}: not valid JSON (${(error as Error).message}); fix or remove the file`);
+  }
+  const parsed = SettingsFile.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${fieldName(issue.path) || "(top level)"}: ${issue.message}`);
+  throw new SettingsError(`${file}: ${problems.join("; ")}`);
+}
+
+/** `permissions.allow[2]`, as a person would look for it in the file. */
+function fieldName(keys: PropertyKey[]): string {
+  return keys.map((key, index) => (typeof key === "number" ? `[${key}]` : `${index > 0 ? "." : ""}${String(key)}`)).join("");
+}
+
+/** `cwd` and its parents up to the enclosing git repository's root, outermost first (just `cwd` outside one). */
+function foldersFromRoot(cwd: string): string[] {
+  const chain: string[] = [];
+  for (let folder = cwd; ; folder = path.dirname(folder)) {
+    chain.push(folder);
+    if (existsSync(path.join(folder, ".git"))) return chain.reverse();
+    if (path.dirname(folder) === folder) return [cwd];
+  }
+}

@@ -1,0 +1,126 @@
+// From flags, settings files and the machine to what a run needs: the policy, the command
+// environment, the sandbox wrapper, and the secret values to redact.
+import { realpathSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { secretValuesOf } from "../core/redact.ts";
+import { bwrapWrapper } from "../sandbox/bwrap.ts";
+import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts";
+import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
+import type { SandboxPolicy, WrapCommand } from "../sandbox/sandbox-policy.ts";
+import { filterCommandEnv } from "./command-env.ts";
+import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
+import { isInside } from "./path-policy.ts";
+import { secretPaths } from "./secret-paths.ts";
+import { loadSettings, SettingsError } from "./settings.ts";
+
+/** The command-line choices about permissions (already validated by cli.ts). */
+export interface PermissionFlags {
+  approve?: ApprovalMode;
+  /** `on` requires the sandbox; `off` turns it off; absent: on where it works. */
+  sandbox?: "on" | "off";
+  allowNetwork?: boolean;
+}
+
+/** What a run gets. */
+export interface PermissionSetup {
+  policy: PermissionPolicy;
+  /** The bash tool's environment: credentials removed. */
+  env: Record<string, string>;
+  /** Present when commands run sandboxed. */
+  wrapCommand?: WrapCommand;
+  /** Values to redact wherever they would be written (the provider keys and other credentials in the environment). */
+  secrets: string[];
+  /** Lines for stderr: the sandbox is missing, or settings were ignored. */
+  warnings: string[];
+}
+
+/**
+ * Permissions cannot be set up: a settings file is broken (exit 2, like a usage error), or
+ * `--sandbox on` where no sandbox works (exit 1). The message says what to fix.
+ */
+export class PermissionSetupError extends Error {
+  override name = "PermissionSetupError";
+
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+/** Builds a run's permissions; throws PermissionSetupError. */
+export function setupPermissions(
+  flags: PermissionFlags,
+  where: { cwd: string; env: Record<string, string | undefined>; harnessHome: string; platform?: NodeJS.Platform; detect?: () => SandboxSupport },
+): PermissionSetup {
+  const settings = loadSettingsOrThrow(where.cwd, where.harnessHome);
+  const warnings = [...settings.ignored];
+  const home = where.env.HOME || homedir();
+  const workspace = realpathSync(where.cwd);
+  // A secret folder the user chose to work in is not hidden from that work.
+  const hidden = secretPaths(home, where.harnessHome)
+    .map(realOrSame)
+    .filter((secret) => !isInside(workspace, secret));
+  const sandboxPolicy: SandboxPolicy = { workspace, hidden, network: Boolean(flags.allowNetwork || settings.network) };
+
+  // Only the person at the keyboard turns the sandbox off: a flag or their own settings file.
+  const isWanted = flags.sandbox === "on" || (flags.sandbox !== "off" && settings.sandboxEnabled !== false);
+  let sandbox: SandboxState = "off";
+  let wrapCommand: WrapCommand | undefined;
+  if (isWanted) {
+    const support = (where.detect ?? (() => detectSandbox(where.platform)))();
+    switch (support.kind) {
+      case "bwrap":
+        wrapCommand = bwrapWrapper(sandboxPolicy);
+        sandbox = "on";
+        break;
+      case "sandbox-exec":
+        wrapCommand = sandboxExecWrapper(sandboxPolicy);
+        sandbox = "on";
+        break;
+      case "none":
+        if (flags.sandbox === "on") throw new PermissionSetupError(`--sandbox on, but ${support.problem}; ${support.fix}`, 1);
+        sandbox = "unavailable";
+        warnings.push(`${support.problem}, so commands run without a sandbox and each one asks first (--yes still runs them). Fix: ${support.fix}; or pass --sandbox off to run without it.`);
+        break;
+      default: {
+        const unknown: never = support;
+        return unknown;
+      }
+    }
+  }
+
+  const policy: PermissionPolicy = {
+    mode: flags.approve ?? "ask",
+    allow: settings.allow,
+    deny: settings.deny,
+    sandbox,
+    workspace,
+    freeRoots: [realOrSame(tmpdir())],
+    secretPaths: hidden,
+    // Where the session store keeps over-long tool output (src/session/session-store.ts spillDir).
+    readableGlobs: [path.join(realOrSame(where.harnessHome), "sessions", "*", "spill")],
+    home: realOrSame(home),
+  };
+  const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
+  return { policy, env, wrapCommand, secrets: secretValuesOf(where.env), warnings };
+}
+
+function loadSettingsOrThrow(cwd: string, harnessHome: string) {
+  try {
+    return loadSettings(cwd, harnessHome);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new PermissionSetupError(error.message, 2);
+    throw error;
+  }
+}
+
+function realOrSame(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}

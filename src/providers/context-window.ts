@@ -1,0 +1,85 @@
+// How many tokens the model's context holds. Compaction asks this; nothing at start-up does.
+import type { ProviderSettings } from "./index.ts";
+import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
+
+/** A local server that has not said its window by then is not going to; the table answers instead. */
+const PROBE_TIMEOUT_MS = 2000;
+/** Hosted APIs have no llama.cpp or Ollama endpoints; asking them would only cost a round trip. */
+const HOSTED_API = /(^|\.)(openai\.com|anthropic\.com|openrouter\.ai|deepseek\.com|mistral\.ai|googleapis\.com|groq\.com|together\.xyz|fireworks\.ai|x\.ai)$/;
+
+/** One probe per server and model for the life of the process, failed ones included. */
+const probes = new Map<string, Promise<number | undefined>>();
+
+/**
+ * The context window in tokens, from the first that knows: config.json (`contextWindow`), the
+ * server itself (llama.cpp `GET /props`, Ollama `POST /api/show`; asked once, briefly, and only
+ * for OpenAI-compatible servers that are not a known hosted API), the built-in table, a default.
+ * Never throws: a server that does not answer is simply not asked again.
+ */
+export async function resolveContextWindow(settings: ProviderSettings): Promise<number> {
+  if (settings.contextWindow) return settings.contextWindow;
+  const reported = await askServerOnce(settings);
+  return reported ?? lookupContextWindow(settings.model) ?? DEFAULT_CONTEXT_WINDOW;
+}
+
+function askServerOnce(settings: ProviderSettings): Promise<number | undefined> | undefined {
+  if (settings.api !== "openai") return undefined;
+  let host: string;
+  try {
+    host = new URL(settings.baseUrl).hostname;
+  } catch {
+    return undefined;
+  }
+  if (HOSTED_API.test(host)) return undefined;
+  const key = `${settings.baseUrl}\n${settings.model}`;
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = probeServer(settings);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+/** Asks both kinds of server at once; each answers the other's question with a 404. */
+async function probeServer(settings: ProviderSettings): Promise<number | undefined> {
+  const root = settings.baseUrl.replace(/\/v1$/, "");
+  const headers: Record<string, string> = { ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}), ...settings.headers };
+  const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  const [llamaCpp, ollama] = await Promise.all([
+    fetchJson(`${root}/props`, { headers, signal }).then(llamaCppWindow),
+    fetchJson(`${root}/api/show`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ model: settings.model }), signal }).then(ollamaWindow),
+  ]);
+  return llamaCpp ?? ollama;
+}
+
+async function fetchJson(url: string, init: RequestInit): Promise<unknown> {
+  try {
+    const response = await fetch(url, init);
+    return response.ok ? await response.json() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** llama.cpp's `/props`: the context each slot gets, which is what one conversation can use. */
+export function llamaCppWindow(props: unknown): number | undefined {
+  return positive((props as { default_generation_settings?: { n_ctx?: unknown } } | undefined)?.default_generation_settings?.n_ctx);
+}
+
+/**
+ * Ollama's `/api/show`: `num_ctx` from the model's parameters when its Modelfile sets one (that
+ * is what the server will use), else the model's trained length (`<arch>.context_length`). A
+ * server-wide default (OLLAMA_CONTEXT_LENGTH) is invisible here; config.json can say it.
+ */
+export function ollamaWindow(show: unknown): number | undefined {
+  const { model_info: info, parameters } = (show ?? {}) as { model_info?: Record<string, unknown>; parameters?: unknown };
+  const numCtx = typeof parameters === "string" ? positive(Number(/^num_ctx\s+(\d+)/m.exec(parameters)?.[1])) : undefined;
+  const architecture = info?.["general.architecture"];
+  const trained = typeof architecture === "string" ? positive(info?.[`${architecture}.context_length`]) : undefined;
+  if (numCtx && trained) return Math.min(numCtx, trained);
+  return numCtx ?? trained;
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
+}

@@ -1,0 +1,15 @@
+/**
+ * What a sandboxed command may touch, as data; bwrap.ts and macos-profile.ts each turn it into
+ * their own terms. Paths are absolute real paths.
+ */
+export interface SandboxPolicy {
+  /** The only folder (besides a private temp folder) commands may write. */
+  workspace: string;
+  /** Folders and files hidden from commands (credentials, harness's own state). */
+  hidden: string[];
+  /** Whether commands may reach the network (loopback included). */
+  network: boolean;
+}
+
+/** Builds the command line that runs `argv` inside the sandbox, in `cwd`. */
+export type WrapCommand = (argv: string[], cwd: string) => string[];

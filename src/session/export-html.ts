@@ -1,0 +1,99 @@
+// The HTML export of a session: one self-contained page (inline style and script, no fonts,
+// images or anything else fetched) that opens in any browser offline. A Content-Security-Policy
+// forbids every request, so even an answer quoting a URL cannot make the page load it.
+import { escapeHtml, renderMarkdown } from "./markdown-html.ts";
+import type { SessionData } from "./session-reader.ts";
+import { formatUsage, prettyArguments, toolCallLabel, transcriptItems, type TranscriptItem } from "./transcript-items.ts";
+
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+
+const STYLE = `
+:root { color-scheme: light dark; --fg: #1d1f21; --bg: #fdfdfc; --muted: #6a6f75; --line: #d9dcdf; --user: #eef4ff; --code: #f2f3f4; --err: #b3261e; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e4e6e8; --bg: #16181a; --muted: #9aa0a6; --line: #33373b; --user: #1c2636; --code: #202326; --err: #f28b82; } }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { max-width: 52rem; margin: 0 auto; padding: 1.5rem 1rem 4rem; }
+header.session { border-bottom: 1px solid var(--line); margin-bottom: 1.5rem; }
+header.session h1 { font-size: 1.3rem; margin: 0 0 .4rem; }
+.meta { color: var(--muted); font-size: .85rem; }
+.turn { margin: 1.2rem 0; }
+.role { font-size: .75rem; font-weight: 600; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); margin-bottom: .3rem; }
+.user .body { background: var(--user); border-radius: 8px; padding: .6rem .8rem; white-space: pre-wrap; }
+.note { color: var(--muted); font-style: italic; font-size: .9rem; }
+.interrupted { color: var(--err); font-size: .8rem; }
+pre { background: var(--code); border-radius: 6px; padding: .6rem .8rem; overflow-x: auto; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+code { font: .9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code); padding: .1em .3em; border-radius: 4px; }
+pre code { background: none; padding: 0; }
+details.tool, details.thinking { border: 1px solid var(--line); border-radius: 6px; margin: .5rem 0; padding: .2rem .6rem; }
+details.tool > summary, details.thinking > summary { cursor: pointer; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
+details.tool.error > summary { color: var(--err); }
+.label { font-size: .75rem; color: var(--muted); margin-top: .4rem; }
+.usage { color: var(--muted); font-size: .75rem; }
+table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: .2rem .5rem; }
+blockquote { border-left: 3px solid var(--line); margin: 0; padding-left: .8rem; color: var(--muted); }
+button { font: inherit; font-size: .8rem; }
+`;
+
+/** Opens or closes every tool call at once. */
+const SCRIPT = `
+document.getElementById("toggle-tools").addEventListener("click", function () {
+  var all = document.querySelectorAll("details.tool");
+  var open = Array.prototype.some.call(all, function (d) { return !d.open; });
+  all.forEach(function (d) { d.open = open; });
+});
+`;
+
+export function exportHtml(session: SessionData): string {
+  const { header } = session;
+  const body = transcriptItems(session).map(renderItem).join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>harness session ${escapeHtml(header.id)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<header class="session">
+<h1>harness session <code>${escapeHtml(header.id)}</code></h1>
+<div class="meta">${escapeHtml(header.cwd)} · started ${escapeHtml(header.startedAt)} · ${escapeHtml(header.provider)} · ${escapeHtml(header.model)} · harness ${escapeHtml(header.harnessVersion)}</div>
+<div class="meta">tokens: ${escapeHtml(formatUsage(session.usage))}</div>
+<p><button type="button" id="toggle-tools">expand / collapse all tool calls</button></p>
+</header>
+${body}
+</main>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function renderItem(item: TranscriptItem): string {
+  switch (item.type) {
+    case "user":
+      return `<section class="turn user"><div class="role">user</div><div class="body">${escapeHtml(item.text.trim())}</div></section>`;
+    case "note":
+      return `<p class="note">${escapeHtml(item.text)}</p>`;
+    case "assistant": {
+      const { message } = item;
+      const parts = message.content.map((part) => {
+        switch (part.type) {
+          case "text":
+            return `<div class="answer">${renderMarkdown(part.text)}</div>`;
+          case "thinking":
+            return part.text.trim() ? `<details class="thinking"><summary>thinking</summary><pre>${escapeHtml(part.text)}</pre></details>` : "";
+          case "tool_call": {
+            const result = item.results.get(part.id);
+            const output = result ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>` : "";
+            return `<details class="tool${result?.isError ? " error" : ""}" data-call-id="${escapeHtml(part.id)}"><summary>${escapeHtml(toolCallLabel(part))}</summary><div class="label">arguments</div><pre class="arguments">${escapeHtml(prettyArguments(part))}</pre>${output}</details>`;
+          }
+        }
+      });
+      const interrupted = message.stopReason === "aborted" ? `<div class="interrupted">reply interrupted</div>` : "";
+      const usage = message.usage ? `<div class="usage">tokens: ${escapeHtml(formatUsage(message.usage))}</div>` : "";
+      return `<section class="turn assistant"><div class="role">assistant${message.model ? ` · ${escapeHtml(message.model)}` : ""}</div>${parts.join("\n")}${interrupted}${usage}</section>`;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// The Markdown export of a session: readable as plain text, renders anywhere Markdown does.
+import type { SessionData } from "./session-reader.ts";
+import { formatUsage, prettyArguments, toolCallLabel, transcriptItems } from "./transcript-items.ts";
+
+export function exportMarkdown(session: SessionData): string {
+  const { header } = session;
+  const out: string[] = [
+    `# harness session ${header.id}`,
+    "",
+    `- directory: \`${header.cwd}\``,
+    `- started: ${header.startedAt}`,
+    `- model: ${header.provider} · ${header.model}`,
+    `- harness: ${header.harnessVersion}`,
+    `- tokens: ${formatUsage(session.usage)}`,
+    "",
+  ];
+  for (const item of transcriptItems(session)) {
+    switch (item.type) {
+      case "user":
+        out.push("## User", "", item.text.trim(), "");
+        break;
+      case "note":
+        out.push(`> *${item.text}*`, "");
+        break;
+      case "assistant": {
+        const { message } = item;
+        out.push(message.stopReason === "aborted" ? "## Assistant (interrupted)" : "## Assistant", "");
+        for (const part of message.content) {
+          switch (part.type) {
+            case "text":
+              if (part.text.trim()) out.push(part.text.trim(), "");
+              break;
+            case "thinking":
+              if (part.text.trim()) out.push(...part.text.trim().split("\n").map((line) => `> ${line}`), "");
+              break;
+            case "tool_call": {
+              const result = item.results.get(part.id);
+              out.push(`**Tool call** \`${toolCallLabel(part).replace(/`/g, "'")}\``, "", fenced(prettyArguments(part), "json"));
+              if (result) out.push(result.isError ? "Result (error):" : "Result:", "", fenced(result.content, ""));
+              break;
+            }
+          }
+        }
+        if (message.usage) out.push(`*tokens: ${formatUsage(message.usage)}*`, "");
+        break;
+      }
+    }
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+/** A code fence longer than any run of backticks inside, so no content can close it early. */
+function fenced(text: string, language: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}\n${text.replace(/\n$/, "")}\n${fence}\n`;
+}

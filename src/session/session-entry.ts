@@ -1,0 +1,43 @@
+// The shape of a session file: one JSON object per line, each with a `type`. The first line is
+// the header; every later line is one entry. Entries only ever get added (append-only).
+import type { Message, Usage } from "../core/messages.ts";
+
+/** Bumped when a line's meaning changes; readers refuse files newer than they know. */
+export const SESSION_FORMAT_VERSION = 1;
+
+/**
+ * The first line: who, where and with what the session started. Provider settings are kept so a
+ * resumed session carries on with the same ones; an API key is never among them.
+ */
+export interface SessionHeader {
+  type: "session";
+  version: number;
+  id: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  baseUrl?: string;
+  startedAt: string;
+  harnessVersion: string;
+}
+
+/** One line after the header. `at` is when it was written (ISO time). */
+export type SessionEntry =
+  /** A message appended to the conversation: user prompt, assistant reply or tool result. */
+  | { type: "message"; at: string; message: Message }
+  /** Tokens of one model call. */
+  | { type: "usage"; at: string; usage: Usage }
+  /** The chat switched model (`/model`); later replies come from this one. */
+  | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string }
+  /** The user interrupted the turn; its partial reply (stopReason `aborted`) and tool results are above. */
+  | { type: "interrupted"; at: string }
+  /** The run ended with an error (the reason as the user saw it). */
+  | { type: "error"; at: string; error: string }
+  /**
+   * The conversation was compacted: from here on it is [summary, ...the last `keptMessages`
+   * messages above]. The messages above stay in the file: the full history is never rewritten.
+   */
+  | { type: "compaction"; at: string; summary: string; keptMessages: number; reason: string; tokensBefore: number; tokensAfter: number };
+
+/** Any line of a session file. */
+export type SessionLine = SessionHeader | SessionEntry;

@@ -1,0 +1,137 @@
+// Finding sessions on disk: the latest one for a directory, one by id prefix, and a listing.
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { textOf } from "../core/messages.ts";
+import { readSession } from "./session-reader.ts";
+import type { SessionHeader } from "./session-entry.ts";
+import { SESSION_ID_PATTERN } from "./session-id.ts";
+import { sessionPath } from "./session-store.ts";
+
+/** Candidates named in an "ambiguous prefix" error. */
+const AMBIGUOUS_SHOWN = 5;
+/** Bytes read to find a header line; a header is a few hundred bytes. */
+const HEADER_MAX_BYTES = 16 * 1024;
+/** Characters of the first prompt shown in a listing. */
+const PROMPT_PREVIEW_CHARS = 60;
+
+/** A lookup that found no session, or more than one: the CLI prints it and exits 2. */
+export class SessionLookupError extends Error {
+  override name = "SessionLookupError";
+}
+
+/** One session file, newest activity first in listings. */
+export interface SessionFile {
+  id: string;
+  path: string;
+  /** Last write (the file's mtime), ms. */
+  updatedAt: number;
+}
+
+/** Every session file in the folder, most recently written first (ties: newest id first). */
+export function listSessionFiles(sessionsDir: string): SessionFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(sessionsDir);
+  } catch {
+    return []; // no sessions yet
+  }
+  const files: SessionFile[] = [];
+  for (const name of names) {
+    const id = name.slice(0, -".jsonl".length);
+    if (!name.endsWith(".jsonl") || !SESSION_ID_PATTERN.test(id)) continue;
+    const path = sessionPath(sessionsDir, id);
+    try {
+      files.push({ id, path, updatedAt: statSync(path).mtimeMs });
+    } catch {
+      // removed while we looked
+    }
+  }
+  return files.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
+}
+
+/** Only the header line of a session file (cheap: reads the first few KiB). */
+export function readSessionHeader(path: string): SessionHeader | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const buffer = Buffer.alloc(HEADER_MAX_BYTES);
+    const read = readSync(fd, buffer, 0, HEADER_MAX_BYTES, 0);
+    const end = buffer.subarray(0, read).indexOf(0x0a);
+    if (end < 0) return undefined;
+    const header = JSON.parse(buffer.subarray(0, end).toString("utf8")) as SessionHeader;
+    return header.type === "session" ? header : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The session last written to in this directory. "Latest" is by last activity, not start, so
+ * `--continue` returns to the conversation the user was in, even an old one they had resumed.
+ */
+export function findLatestSession(sessionsDir: string, cwd: string): SessionFile {
+  for (const file of listSessionFiles(sessionsDir)) {
+    if (readSessionHeader(file.path)?.cwd === cwd) return file;
+  }
+  throw new SessionLookupError(`no session to continue in ${cwd}; start one with harness (without -c)`);
+}
+
+/** The one session whose id starts with `prefix`. */
+export function findSessionByPrefix(sessionsDir: string, prefix: string): SessionFile {
+  const wanted = prefix.trim().toLowerCase();
+  if (!wanted) throw new SessionLookupError("--resume needs a session id (see harness sessions)");
+  const matches = listSessionFiles(sessionsDir).filter((file) => file.id.startsWith(wanted));
+  const exact = matches.find((file) => file.id === wanted);
+  if (exact) return exact;
+  if (matches.length === 1) return matches[0];
+  if (matches.length === 0) throw new SessionLookupError(`no session with id "${prefix}"; list them with harness sessions`);
+  const shown = matches.slice(0, AMBIGUOUS_SHOWN).map((file) => file.id).join(", ");
+  const more = matches.length > AMBIGUOUS_SHOWN ? `, and ${matches.length - AMBIGUOUS_SHOWN} more` : "";
+  throw new SessionLookupError(`session id "${prefix}" is ambiguous: it matches ${shown}${more}; give more characters`);
+}
+
+/** What a listing shows of one session. */
+export interface SessionSummary extends SessionFile {
+  cwd: string;
+  /** Prompts the user sent. */
+  turns: number;
+  firstPrompt: string;
+}
+
+/** The newest `limit` sessions, read whole to count turns (bounded by `limit`). Unreadable files are left out. */
+export function summarizeSessions(sessionsDir: string, limit: number, cwd?: string): { summaries: SessionSummary[]; more: number } {
+  const summaries: SessionSummary[] = [];
+  let more = 0;
+  for (const file of listSessionFiles(sessionsDir)) {
+    if (cwd !== undefined && readSessionHeader(file.path)?.cwd !== cwd) continue;
+    if (summaries.length >= limit) {
+      more++;
+      continue;
+    }
+    try {
+      const session = readSession(file.path);
+      // From the entries, not the resumable conversation: after a compaction that starts with a summary.
+      const prompts = session.entries.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+      const first = prompts[0] ? textOf(prompts[0]).replace(/\s+/g, " ").trim() : "";
+      summaries.push({ ...file, cwd: session.header.cwd, turns: prompts.length, firstPrompt: first.length > PROMPT_PREVIEW_CHARS ? `${first.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : first });
+    } catch {
+      // not a session we can read: not listed
+    }
+  }
+  return { summaries, more };
+}
+
+/** A listing as text lines: id, time, directory, turns, first prompt. */
+export function formatSessionList(summaries: SessionSummary[]): string[] {
+  return summaries.map((s) => {
+    const time = formatLocalTime(new Date(s.updatedAt));
+    return `${s.id}  ${time}  ${s.cwd}  ${s.turns} turn${s.turns === 1 ? "" : "s"}  ${s.firstPrompt}`;
+  });
+}
+
+/** `2025-01-31 14:05` in local time: what a person compares with their clock. */
+export function formatLocalTime(date: Date): string {
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}

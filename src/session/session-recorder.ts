@@ -1,0 +1,66 @@
+// Turns the agent's event stream into session entries. It is one more consumer of the same
+// events the terminal draws: messages are written the moment they complete, and the file is
+// flushed to disk at the end of every turn.
+import type { AgentEvent } from "../core/events.ts";
+import { addUsage, assertNever, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import type { SessionWriter } from "./session-store.ts";
+
+/** Records one session's events; `usage` is the running total (a resumed session's included). */
+export class SessionRecorder {
+  usage: Usage;
+
+  constructor(
+    readonly writer: SessionWriter,
+    usageSoFar: Usage = EMPTY_USAGE,
+  ) {
+    this.usage = usageSoFar;
+  }
+
+  get id(): string {
+    return this.writer.id;
+  }
+
+  record(event: AgentEvent): void {
+    const at = new Date().toISOString();
+    switch (event.type) {
+      case "message":
+        this.writer.append({ type: "message", at, message: event.message });
+        break;
+      case "usage":
+        this.usage = addUsage(this.usage, event.usage);
+        this.writer.append({ type: "usage", at, usage: event.usage });
+        break;
+      case "turn_start":
+        this.writer.flush(); // the previous turn's reply and tool results are complete
+        break;
+      case "compaction":
+        this.writer.append({ type: "compaction", at, summary: event.summary, keptMessages: event.keptMessages, reason: event.reason, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
+        this.writer.flush(); // a resume must not see the summary's usage without the summary
+        break;
+      case "done":
+        if (event.reason === "aborted") this.writer.append({ type: "interrupted", at });
+        else if (event.reason === "error" && event.error) this.writer.append({ type: "error", at, error: event.error });
+        this.writer.flush();
+        break;
+      case "start":
+      case "text_delta":
+      case "thinking_delta":
+      case "tool_start":
+      case "tool_end":
+      case "retry":
+        break; // in flight or repeated in the messages: not stored
+      default:
+        assertNever(event);
+    }
+  }
+
+  /** A `/model` switch: replies from here on come from this model. */
+  recordModelChange(provider: string, model: string, baseUrl?: string): void {
+    this.writer.append({ type: "model_change", at: new Date().toISOString(), provider, model, ...(baseUrl ? { baseUrl } : {}) });
+    this.writer.flush();
+  }
+
+  close(): void {
+    this.writer.close();
+  }
+}

@@ -1,0 +1,105 @@
+// The append-only writer of one session file. Each line goes out in one write of the whole
+// line, so a crash (even `kill -9`) leaves complete lines and at most one torn last line,
+// which the reader skips. The file is created with the first entry: a chat opened and closed
+// without a prompt leaves nothing behind.
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { SessionEntry, SessionHeader } from "./session-entry.ts";
+
+/** Where a session's file lives, from its id. */
+export function sessionPath(sessionsDir: string, id: string): string {
+  return join(sessionsDir, `${id}.jsonl`);
+}
+
+/** Appends entries to one session file; `flush` makes what was written durable (fsync). */
+export class SessionWriter {
+  private fd: number | undefined;
+
+  private constructor(
+    readonly path: string,
+    readonly header: SessionHeader,
+    private readonly isNew: boolean,
+  ) {}
+
+  /** A new session; its file appears with the first entry. */
+  static create(sessionsDir: string, header: SessionHeader): SessionWriter {
+    return new SessionWriter(sessionPath(sessionsDir, header.id), header, true);
+  }
+
+  /** An existing session, continued: entries go to the end of the same file. */
+  static resume(path: string, header: SessionHeader): SessionWriter {
+    return new SessionWriter(path, header, false);
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+
+  /** The folder beside the file where this session's over-long tool outputs are kept whole. */
+  get spillDir(): string {
+    return join(dirname(this.path), this.header.id, "spill");
+  }
+
+  append(entry: SessionEntry): void {
+    writeWhole(this.open(), `${JSON.stringify(entry)}\n`);
+  }
+
+  /** Forces written lines to the disk (called at the end of every turn). */
+  flush(): void {
+    if (this.fd !== undefined) fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private open(): number {
+    if (this.fd !== undefined) return this.fd;
+    if (this.isNew) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      // "wx": a new id never overwrites an existing session.
+      this.fd = openSync(this.path, "wx", 0o600);
+      writeWhole(this.fd, `${JSON.stringify(this.header)}\n`);
+    } else {
+      this.fd = openSync(this.path, "r+");
+      dropTornTail(this.fd);
+      closeSync(this.fd);
+      this.fd = openSync(this.path, "a");
+    }
+    return this.fd;
+  }
+}
+
+/** One write call per line where the OS allows (it does for regular files); loops only on a short write. */
+function writeWhole(fd: number, line: string): void {
+  const bytes = Buffer.from(line, "utf8");
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+/** Bytes read backwards at a time while looking for the last newline. */
+const TAIL_CHUNK = 64 * 1024;
+
+/**
+ * A torn last line (the harness was killed while writing it) is cut off before appending, so
+ * the next line does not glue onto it and the reader's notice about it is shown once, not forever.
+ */
+function dropTornTail(fd: number): void {
+  const size = fstatSync(fd).size;
+  let end = size;
+  const chunk = Buffer.alloc(TAIL_CHUNK);
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_CHUNK);
+    const read = readSync(fd, chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
+    if (newline >= 0) {
+      const keep = start + newline + 1;
+      if (keep < size) ftruncateSync(fd, keep);
+      return;
+    }
+    end = start;
+  }
+  // No newline at all: not even the header is whole. Leave the file as it is; the reader reports it.
+}

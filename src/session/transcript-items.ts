@@ -1,0 +1,78 @@
+// A session laid out for reading (the exports): prompts, replies with their tool calls paired
+// with their results, and notes (interrupted, model switched, error), in the order they happened.
+import { assertNever, type AssistantMessage, type ToolCallPart, type ToolResultMessage, type Usage } from "../core/messages.ts";
+import type { SessionData } from "./session-reader.ts";
+
+/** One thing to show, in order. */
+export type TranscriptItem =
+  | { type: "user"; text: string; at: string }
+  | { type: "assistant"; message: AssistantMessage; results: Map<string, ToolResultMessage>; at: string }
+  | { type: "note"; text: string; at: string };
+
+/** Characters of a tool call's arguments shown in its one-line label. */
+const LABEL_CHARS = 100;
+
+export function transcriptItems(session: SessionData): TranscriptItem[] {
+  // Results come from the repaired conversation, so a call cut off by a crash shows why.
+  // Results before a compaction are only in the entries (the resumable conversation starts at its summary).
+  const results = new Map<string, ToolResultMessage>();
+  for (const entry of session.entries) if (entry.type === "message" && entry.message.role === "tool") results.set(entry.message.toolCallId, entry.message);
+  for (const message of session.messages) if (message.role === "tool") results.set(message.toolCallId, message);
+  const items: TranscriptItem[] = [];
+  for (const entry of session.entries) {
+    switch (entry.type) {
+      case "message": {
+        const { message } = entry;
+        if (message.role === "user") items.push({ type: "user", text: message.content.map((part) => (part.type === "text" ? part.text : `[image ${part.mediaType}]`)).join(""), at: entry.at });
+        else if (message.role === "assistant") items.push({ type: "assistant", message, results, at: entry.at });
+        break; // tool results are shown with their calls
+      }
+      case "model_change":
+        items.push({ type: "note", text: `model switched to ${entry.provider} · ${entry.model}`, at: entry.at });
+        break;
+      case "interrupted":
+        items.push({ type: "note", text: "interrupted by the user", at: entry.at });
+        break;
+      case "error":
+        items.push({ type: "note", text: `error: ${entry.error}`, at: entry.at });
+        break;
+      case "compaction":
+        items.push({ type: "note", text: `context compacted (${entry.reason}): the model continued from this summary:\n\n${entry.summary}`, at: entry.at });
+        break;
+      case "usage":
+        break; // shown with each reply and in the totals
+      default:
+        assertNever(entry);
+    }
+  }
+  return items;
+}
+
+/** `bash: ls -la`: the tool and the gist of its arguments (the first text value), on one line. */
+export function toolCallLabel(call: ToolCallPart): string {
+  let gist = call.arguments;
+  try {
+    const input: unknown = JSON.parse(call.arguments);
+    if (input && typeof input === "object") {
+      const first = Object.values(input).find((value) => typeof value === "string");
+      if (typeof first === "string") gist = first;
+    }
+  } catch {
+    // cut-off arguments: show them raw
+  }
+  gist = gist.replace(/\s+/g, " ").trim();
+  return `${call.name}: ${gist.length > LABEL_CHARS ? `${gist.slice(0, LABEL_CHARS - 1)}…` : gist}`;
+}
+
+/** Arguments as indented JSON when they parse, raw otherwise. */
+export function prettyArguments(call: ToolCallPart): string {
+  try {
+    return JSON.stringify(JSON.parse(call.arguments), null, 2);
+  } catch {
+    return call.arguments;
+  }
+}
+
+export function formatUsage(usage: Usage): string {
+  return `${usage.input} in · ${usage.output} out · ${usage.cacheRead} cache read · ${usage.cacheWrite} cache write`;
+}

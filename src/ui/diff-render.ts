@@ -1,0 +1,60 @@
+// Edits and writes as coloured unified diffs, and long tool output folded to a few lines.
+import type { Palette } from "./colors.ts";
+import { charWidth, visibleWidth } from "./text-width.ts";
+
+/** Diff lines shown for one edit; the rest is summarised (the model saw the whole diff). */
+export const DIFF_SHOWN_LINES = 40;
+/** Lines of a tool's ordinary output shown: the first ones and the last one. */
+export const OUTPUT_HEAD_LINES = 3;
+export const OUTPUT_TAIL_LINES = 1;
+
+/** A unified diff with `+` green, `-` red, hunk headers cyan, context dim; folded past `maxLines`. */
+export function renderDiff(diff: string, colors: Palette, columns: number, maxLines = DIFF_SHOWN_LINES): string {
+  const lines = diff.replace(/\n$/, "").split("\n");
+  const shown = lines.slice(0, maxLines).map((line) => colorDiffLine(fitColumns(line, columns), colors));
+  if (lines.length > maxLines) shown.push(colors.dim(`… ${lines.length - maxLines} more diff lines`));
+  return shown.join("\n");
+}
+
+function colorDiffLine(line: string, colors: Palette): string {
+  if (line.startsWith("+++") || line.startsWith("---")) return colors.bold(line);
+  if (line.startsWith("@@")) return colors.cyan(line);
+  if (line.startsWith("+")) return colors.green(line);
+  if (line.startsWith("-")) return colors.red(line);
+  return colors.dim(line);
+}
+
+/**
+ * Tool output folded for the trace: the first lines and the last, each cut to the terminal's
+ * width (so an 80-column terminal never wraps it), with a note of how much was left out.
+ */
+export function foldOutput(text: string, columns: number, indent = "  "): string {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  const fit = (line: string) => indent + fitColumns(line, columns - indent.length);
+  if (lines.length <= OUTPUT_HEAD_LINES + OUTPUT_TAIL_LINES + 1) return lines.map(fit).join("\n");
+  const hidden = lines.length - OUTPUT_HEAD_LINES - OUTPUT_TAIL_LINES;
+  const hiddenBytes = Buffer.byteLength(lines.slice(OUTPUT_HEAD_LINES, lines.length - OUTPUT_TAIL_LINES).join("\n"));
+  return [
+    ...lines.slice(0, OUTPUT_HEAD_LINES).map(fit),
+    `${indent}… ${hidden} lines hidden (${formatBytes(hiddenBytes)})`,
+    ...lines.slice(lines.length - OUTPUT_TAIL_LINES).map(fit),
+  ].join("\n");
+}
+
+/** A line cut to `columns` terminal columns (with an ellipsis), tabs shown as two spaces. */
+export function fitColumns(line: string, columns: number): string {
+  const text = line.replace(/\t/g, "  ");
+  if (visibleWidth(text) <= columns) return text;
+  let width = 0;
+  let out = "";
+  for (const char of text) {
+    width += charWidth(char);
+    if (width > columns - 1) return `${out}…`;
+    out += char;
+  }
+  return out;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}

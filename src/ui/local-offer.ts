@@ -1,0 +1,32 @@
+// A first run with no key and no provider, at a terminal: offer the local model rather than
+// only an error. Headless runs get the error, which names `--provider local` among the choices.
+import type { ProviderSettings } from "../providers/index.ts";
+
+/** What the offer needs: how settings resolve now, and the terminal to ask on. */
+export interface LocalOfferOptions {
+  resolve: () => ProviderSettings;
+  isNoProvider: (error: unknown) => boolean;
+  isTerminal: boolean;
+  ask: (question: string) => Promise<string | undefined>;
+  write: (text: string) => void;
+}
+
+const QUESTION =
+  "No API key is set (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY).\n" +
+  "Run a model on this computer instead? The default one (Qwen3 4B, about 2.5 GB) is downloaded once\n" +
+  "into $HARNESS_HOME/models, then it works offline, with no key. [y/N] ";
+
+/** True when the user chose `--provider local` here; false when there is nothing to offer or they declined. */
+export async function acceptsLocalModel(options: LocalOfferOptions): Promise<boolean> {
+  if (!options.isTerminal) return false;
+  try {
+    options.resolve();
+    return false;
+  } catch (error) {
+    if (!options.isNoProvider(error)) return false;
+  }
+  const answer = (await options.ask(QUESTION))?.trim().toLowerCase();
+  if (answer !== "y" && answer !== "yes") return false;
+  options.write("harness: using --provider local (pass it next time, or set HARNESS_PROVIDER=local)\n");
+  return true;
+}

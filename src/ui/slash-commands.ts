@@ -1,0 +1,144 @@
+// Chat commands typed as `/name args`. This file parses and answers them; what they act on
+// (the session, the provider) is reached through ChatControls, which the CLI wiring provides.
+import type { Usage } from "../core/messages.ts";
+import type { Palette } from "./colors.ts";
+
+/** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
+export interface ChatControls {
+  /** `provider · model` now in use. */
+  currentModel(): string;
+  /** Switches the model for the next replies (same provider and settings); returns the new `provider · model`. */
+  switchModel(model: string): Promise<string>;
+  /** Starts a new, empty session; returns its id. */
+  newSession(): string;
+  /** The current session's id. */
+  sessionId(): string;
+  /** Tokens used by the current session so far. */
+  usage(): Usage;
+  /** Recent sessions, one formatted line each. */
+  listSessions(): string[];
+  /** Continues another session in this chat (id or unique prefix); returns its id. */
+  resume(id: string): Promise<string>;
+  /** Writes the current session to a file; returns the path written. */
+  exportSession(format: "md" | "html", file?: string): string;
+  /** Summarises the older part of the conversation to free context (`focus`: what to keep in particular). */
+  compact(focus: string): Promise<string>;
+}
+
+/** What the chat loop does after a command. */
+export type CommandOutcome = "continue" | "exit";
+
+interface CommandSpec {
+  usage: string;
+  help: string;
+  run(args: string, controls: ChatControls, say: (text: string) => void): Promise<CommandOutcome | void> | CommandOutcome | void;
+}
+
+const COMMANDS: Record<string, CommandSpec> = {
+  help: { usage: "/help", help: "this list", run: (_, __, say) => say(helpText()) },
+  clear: { usage: "/clear", help: "start a new session (the old one stays on disk)", run: (_, controls, say) => say(`new session ${controls.newSession()}`) },
+  model: {
+    usage: "/model [name]",
+    help: "show the model, or switch to another of the same provider",
+    run: async (args, controls, say) => say(args ? `now using ${await controls.switchModel(args)}` : `using ${controls.currentModel()}`),
+  },
+  cost: {
+    usage: "/cost",
+    help: "tokens used in this session",
+    run: (_, controls, say) => {
+      const usage = controls.usage();
+      say(`tokens in this session: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cache read, ${usage.cacheWrite} cache write`);
+    },
+  },
+  compact: {
+    usage: "/compact [focus]",
+    help: "summarise the older part of the conversation to free context",
+    run: async (args, controls, say) => say(await controls.compact(args)),
+  },
+  resume: {
+    usage: "/resume [id]",
+    help: "continue another session (without an id: list recent ones)",
+    run: async (args, controls, say) => {
+      if (!args) return say([...controls.listSessions(), "continue one with /resume <id>"].join("\n"));
+      say(`resumed session ${await controls.resume(args)}`);
+    },
+  },
+  sessions: {
+    usage: "/sessions",
+    help: "list recent sessions",
+    run: (_, controls, say) => {
+      const lines = controls.listSessions();
+      say(lines.length > 0 ? lines.join("\n") : "no sessions yet");
+    },
+  },
+  export: {
+    usage: "/export [md|html] [file]",
+    help: "write this session as a web page (default) or Markdown",
+    run: (args, controls, say) => {
+      const [first, ...rest] = args.split(/\s+/).filter(Boolean);
+      const isFormat = first === "md" || first === "html";
+      const file = (isFormat ? rest : [first, ...rest]).filter(Boolean).join(" ") || undefined;
+      const format = isFormat ? first : file && /\.(md|markdown)$/i.test(file) ? "md" : "html";
+      say(`wrote ${controls.exportSession(format, file)}`);
+    },
+  },
+  exit: { usage: "/exit", help: "leave the chat (also: an empty line or Ctrl-D)", run: () => "exit" },
+};
+
+/** `/word ...` is a command; `/usr/bin/x is broken` (a path) is a prompt. */
+export function isSlashCommand(line: string): boolean {
+  return /^\/[a-z][\w-]*(\s|$)/i.test(line.trim());
+}
+
+/** Runs one command line; problems (an unknown command, a failed switch) are told, never thrown. */
+export async function runSlashCommand(line: string, controls: ChatControls, output: NodeJS.WritableStream, colors: Palette): Promise<CommandOutcome> {
+  const [, name, args] = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim()) ?? [];
+  const say = (text: string) => output.write(`${colors.dim(text)}\n`);
+  const command = COMMANDS[name?.toLowerCase() ?? ""];
+  if (!command) {
+    const closest = closestCommand(name ?? "");
+    output.write(`${colors.yellow(`unknown command /${name}`)}${closest ? `; did you mean ${COMMANDS[closest].usage}?` : ""} (/help lists them)\n`);
+    return "continue";
+  }
+  try {
+    return (await command.run(args.trim(), controls, say)) ?? "continue";
+  } catch (error) {
+    output.write(`${colors.red("error:")} ${error instanceof Error ? error.message : String(error)}\n`);
+    return "continue";
+  }
+}
+
+function helpText(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
+  return Object.values(COMMANDS)
+    .map((c) => `${c.usage.padEnd(width)}  ${c.help}`)
+    .join("\n");
+}
+
+/** Largest edit distance still offered as "did you mean". */
+const MAX_SUGGESTION_DISTANCE = 3;
+
+/** The known command nearest to a mistyped name (a prefix wins), if any is near enough. */
+export function closestCommand(name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  const names = Object.keys(COMMANDS);
+  const byPrefix = names.find((candidate) => wanted.length > 0 && candidate.startsWith(wanted));
+  if (byPrefix) return byPrefix;
+  let best: string | undefined;
+  let bestDistance = MAX_SUGGESTION_DISTANCE + 1;
+  for (const candidate of names) {
+    const distance = editDistance(wanted, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}

@@ -1,0 +1,49 @@
+// The dim line after each chat turn: model, how full the context is, and the session's tokens and cost.
+import type { AgentEvent } from "../core/events.ts";
+import { addUsage, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+
+/** What the status line needs from outside the UI (the CLI wiring knows models and prices). */
+export interface StatusLineSources {
+  /** The model's context window in tokens. */
+  contextWindow(model: string): number;
+  /** The session's cost, formatted (`$0.0042`), or undefined when the model's price is unknown. */
+  formatCost?(usage: Usage, model: string): string | undefined;
+}
+
+/** Follows a chat's events and formats the status line for the turn just ended. */
+export class SessionStatus {
+  private model = "";
+  private lastCall: Usage | undefined;
+  private total: Usage = EMPTY_USAGE;
+
+  constructor(private readonly sources: StatusLineSources) {}
+
+  record(event: AgentEvent): void {
+    if (event.type === "start") this.model = event.model;
+    if (event.type === "usage") {
+      this.lastCall = event.usage;
+      this.total = addUsage(this.total, event.usage);
+    }
+  }
+
+  /** `model · context 12% of 128k · session 15k in, 2.1k out · $0.0420`; undefined before any usage. */
+  format(): string | undefined {
+    if (!this.lastCall) return undefined;
+    const window = this.sources.contextWindow(this.model);
+    // The next request carries everything the last one did plus its reply.
+    const used = this.lastCall.input + this.lastCall.cacheRead + this.lastCall.cacheWrite + this.lastCall.output;
+    const percent = (used / window) * 100;
+    const context = `context ${percent > 0 && percent < 1 ? "<1" : Math.round(percent)}% of ${formatCount(window)}`;
+    const input = this.total.input + this.total.cacheRead + this.total.cacheWrite;
+    const tokens = `session ${formatCount(input)} in, ${formatCount(this.total.output)} out`;
+    const cost = this.sources.formatCost?.(this.total, this.model);
+    return [this.model, context, tokens, ...(cost ? [cost] : [])].join(" · ");
+  }
+}
+
+/** 950, 1.2k, 12k, 1.5M. */
+function formatCount(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0).replace(/\.0$/, "")}k`;
+  return `${(count / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}

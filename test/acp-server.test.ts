@@ -1,0 +1,163 @@
+// `harness acp` as an editor sees it: the ACP SDK's client side talking to the built CLI in a
+// child process, with the fake LLM behind it. A prompt round trip with tool calls and permission
+// questions answered by the client, a cancel, and a recorded session loaded in a new process.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { afterEach, test } from "node:test";
+import { client as acpClient, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, CLI, tempDir } from "./helpers.ts";
+
+let server: FakeLLM | undefined;
+afterEach(async () => {
+  if (!server) return;
+  assert.deepEqual(server.errors, []);
+  await server.close();
+  server = undefined;
+});
+
+/** What the editor saw during one connection. */
+interface EditorLog {
+  updates: SessionNotification[];
+  permissions: RequestPermissionRequest[];
+  stderr: string;
+  code: number | null;
+}
+
+/** Runs `harness acp` and the SDK's client against it for the length of `work`. */
+async function withEditor(options: { env: NodeJS.ProcessEnv; cwd: string; answer(request: RequestPermissionRequest): string }, work: (ctx: ClientContext, log: EditorLog) => Promise<void>): Promise<EditorLog> {
+  const child = spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+  const log: EditorLog = { updates: [], permissions: [], stderr: "", code: null };
+  child.stderr.on("data", (chunk) => (log.stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.on("close", (code) => ((log.code = code), resolve())));
+  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const app = acpClient({ name: "test-editor" })
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      log.permissions.push(params);
+      return { outcome: { outcome: "selected", optionId: options.answer(params) } };
+    })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      log.updates.push(params);
+    });
+  try {
+    await app.connectWith(stream, (ctx) => work(ctx, log));
+  } finally {
+    child.stdin.end();
+    await exited;
+  }
+  return log;
+}
+
+/** A working folder with one file to read. */
+function workspace(): string {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "existing.txt"), "already here\n");
+  return cwd;
+}
+
+function fakeEnv(fake: FakeLLM, home = tempDir("harness-home-")): NodeJS.ProcessEnv {
+  return cleanEnv({ HARNESS_HOME: home, HARNESS_PROVIDER: "openai", HARNESS_BASE_URL: fake.baseUrl, HARNESS_MODEL: "fake-model", HARNESS_API_KEY: "test-key" });
+}
+
+const updatesOf = (log: EditorLog, kind: string) => log.updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind) as any[];
+const messageText = (log: EditorLog) => updatesOf(log, "agent_message_chunk").map((u) => u.content.text).join("");
+
+const TOOL_TURN: ScriptStep[] = [
+  {
+    reply: {
+      text: "Writing.",
+      toolCalls: [
+        { id: "call_write", name: "write_file", arguments: { path: "out.txt", content: "from the editor session" } },
+        { id: "call_bash", name: "bash", arguments: { command: "touch forbidden.txt" } },
+        { id: "call_read", name: "read_file", arguments: { path: "existing.txt" } },
+      ],
+    },
+  },
+  { reply: { text: "Wrote it." } },
+];
+
+test("a prompt round trip: streamed text, tool calls with status, permissions answered by the editor", async () => {
+  const fake = (server = await startFakeLLM(TOOL_TURN));
+  const cwd = workspace();
+  let stopReason = "";
+  const log = await withEditor({ env: fakeEnv(fake), cwd, answer: (request) => (request.toolCall.kind === "edit" ? "allow_once" : "reject_once") }, async (ctx) => {
+    const init = await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    assert.equal(init.protocolVersion, PROTOCOL_VERSION);
+    assert.equal(init.agentInfo?.name, "harness");
+    assert.equal(init.agentCapabilities?.loadSession, true);
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    ({ stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write a file" }] }));
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(stopReason, "end_turn");
+  assert.equal(messageText(log), "Writing.Wrote it.");
+  assert.equal(readFileSync(join(cwd, "out.txt"), "utf8"), "from the editor session");
+  assert.equal(existsSync(join(cwd, "forbidden.txt")), false);
+
+  // Edits and commands asked the editor, in call order; reading did not.
+  assert.deepEqual(log.permissions.map((p) => [p.toolCall.toolCallId, p.toolCall.kind, p.options.map((o) => o.kind)]), [
+    ["call_write", "edit", ["allow_once", "allow_always", "reject_once"]],
+    ["call_bash", "execute", ["allow_once", "allow_always", "reject_once"]],
+  ]);
+  assert.deepEqual(log.permissions[0].toolCall.rawInput, { path: "out.txt", content: "from the editor session" });
+
+  const calls = updatesOf(log, "tool_call");
+  const callUpdates = updatesOf(log, "tool_call_update");
+  const finalStatus = (id: string) => [...calls, ...callUpdates].filter((u) => u.toolCallId === id && u.status).at(-1)?.status;
+  assert.deepEqual(calls.map((u) => [u.toolCallId, u.status]).sort(), [["call_bash", "pending"], ["call_read", "in_progress"], ["call_write", "pending"]]);
+  assert.equal(finalStatus("call_write"), "completed");
+  assert.equal(finalStatus("call_bash"), "failed");
+  assert.equal(finalStatus("call_read"), "completed");
+  const readResult = callUpdates.find((u) => u.toolCallId === "call_read" && u.status === "completed");
+  assert.match(readResult.content[0].content.text, /already here/);
+  const refused = fake.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === "call_bash");
+  assert.match(refused.content, /The user did not allow this tool call/);
+});
+
+test("session/cancel aborts the running turn: the prompt ends with cancelled, and the session goes on", async () => {
+  const fake = (server = await startFakeLLM([{ hang: true }, { reply: { text: "after the cancel" } }]));
+  const cwd = workspace();
+  const reasons: string[] = [];
+  const log = await withEditor({ env: fakeEnv(fake), cwd, answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    const prompt = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take forever" }] });
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await ctx.notify(methods.agent.session.cancel, { sessionId });
+    reasons.push((await prompt).stopReason);
+    reasons.push((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason);
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.deepEqual(reasons, ["cancelled", "end_turn"]);
+  assert.equal(messageText(log), "after the cancel");
+  assert.equal(fake.requests[1].body.messages.at(-1).content, "again");
+});
+
+test("a recorded session is loaded by id in a new process: history replayed, conversation continued", async () => {
+  const fake = (server = await startFakeLLM([...TOOL_TURN, { reply: { text: "Still remembered." } }]));
+  const cwd = workspace();
+  const home = tempDir("harness-home-");
+  let sessionId = "";
+  await withEditor({ env: fakeEnv(fake, home), cwd, answer: () => "allow_always" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] }));
+    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write a file" }] });
+  });
+  let stopReason = "";
+  const log = await withEditor({ env: fakeEnv(fake, home), cwd, answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "zzzzzzzz-zzzz", cwd, mcpServers: [] }), /no session with id/);
+    await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    ({ stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "do you remember?" }] }));
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(stopReason, "end_turn");
+  assert.deepEqual(updatesOf(log, "user_message_chunk").map((u) => u.content.text), ["write a file"]);
+  assert.equal(messageText(log), "Writing.Wrote it.Still remembered.");
+  assert.deepEqual(updatesOf(log, "tool_call").map((u) => [u.toolCallId, u.status]).sort(), [["call_bash", "completed"], ["call_read", "completed"], ["call_write", "completed"]]);
+  const history = fake.requests[2].body.messages.map((m: { role: string }) => m.role);
+  assert.deepEqual(history, ["system", "user", "assistant", "tool", "tool", "tool", "assistant", "user"]);
+});

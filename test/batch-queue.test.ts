@@ -1,0 +1,154 @@
+// `harness batch --queue` and `harness worker` against a real redis-server (started here on a
+// free loopback port, with no persistence): two workers, the first killed (SIGKILL) in the
+// middle of a task; BullMQ's stalled-job check gives the task to the second, and every task
+// ends up in results.jsonl exactly once.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, afterEach, test } from "node:test";
+import type { TaskResult } from "../src/batch/task-result.ts";
+import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
+
+/** How often the test looks for the moment to act. */
+const POLL_MS = 50;
+/** The job lock (and stalled check) the workers use here, so a dead worker's task returns in seconds. */
+const LOCK_MS = "1000";
+/** Longest wait for redis-server to accept connections. */
+const REDIS_START_MS = 10_000;
+/** Longest wait for a step of the story, so a broken queue fails the test rather than hanging it. */
+const STEP_LIMIT_MS = 120_000;
+
+let server: FakeLLM | undefined;
+let redis: ChildProcess | undefined;
+afterEach(async () => {
+  if (!server) return;
+  assert.deepEqual(server.errors, []);
+  await server.close();
+  server = undefined;
+});
+after(() => {
+  redis?.kill("SIGKILL");
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway redis-server on 127.0.0.1; the queue test cannot run without one. */
+async function startRedis(): Promise<number> {
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+  redis = child;
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start within ${REDIS_START_MS} ms:\n${output}`)), REDIS_START_MS);
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(
+        error.code === "ENOENT"
+          ? new Error("redis-server is not installed: the queue test needs it (Debian: apt-get install redis-server; .ci/run installs it)")
+          : error,
+      );
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      if (!output.includes("Ready to accept connections")) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`redis-server exited ${code}:\n${output}`)));
+  });
+  return port;
+}
+
+function promptOf(request: RecordedRequest): string {
+  return request.body.messages.find((message: { role: string }) => message.role === "user").content;
+}
+
+function waitFor(isTime: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + STEP_LIMIT_MS;
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`gave up waiting for ${what}`));
+      }
+      if (!isTime()) return;
+      clearInterval(timer);
+      resolve();
+    }, POLL_MS);
+  });
+}
+
+test("queue mode: two workers, one killed mid-task; every task is finished exactly once", async () => {
+  const port = await startRedis();
+  const queueUrl = `redis://127.0.0.1:${port}/batch-test`;
+
+  // The first request of all is held until the test has killed the worker running it.
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let heldPrompt: string | undefined;
+  const step: ScriptStep = async (request) => {
+    const prompt = promptOf(request);
+    if (heldPrompt === undefined) {
+      heldPrompt = prompt;
+      await gate;
+    }
+    return { reply: { text: `answer to ${prompt}` } };
+  };
+  server = await startFakeLLM(Array.from({ length: 50 }, () => step));
+  const fake = server;
+
+  const dir = tempDir();
+  writeFileSync(join(dir, "tasks.jsonl"), [1, 2, 3, 4].map((n) => JSON.stringify({ id: `q${n}`, prompt: `task ${n}` })).join("\n"));
+  const out = join(dir, "results.jsonl");
+  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, ...fakeFlags(fake)], { env: cleanEnv(), cwd: dir });
+
+  let workerA: ChildProcess | undefined;
+  const firstWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "1"], { env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }), onSpawn: (child) => (workerA = child) });
+  const firstExit = firstWorker.then((result) => `worker A exited: ${result.code} ${result.stderr}`);
+  let early = "";
+  void Promise.race([batch.then((result) => `the batch exited: ${result.code} ${result.stderr}`), firstExit]).then((message) => (early = message));
+  await waitFor(() => heldPrompt !== undefined || early !== "", "the first request");
+  assert.equal(early, "", early);
+  workerA?.kill("SIGKILL");
+  const killed = await firstWorker;
+  assert.equal(killed.signal, "SIGKILL");
+  release(); // the dead worker's orphaned harness gets its answer, and its result goes nowhere
+
+  let workerB: ChildProcess | undefined;
+  const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2"], { env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }), onSpawn: (child) => (workerB = child) });
+  let collected: CliResult;
+  try {
+    collected = await batch;
+  } finally {
+    workerB?.kill("SIGTERM");
+  }
+  const stopped = await secondWorker;
+  assert.equal(collected.code, 0, `${collected.stderr}\nworker B:\n${stopped.stderr}`);
+  assert.equal(stopped.code, 0, stopped.stderr);
+
+  assert.ok(existsSync(out));
+  const results: TaskResult[] = readFileSync(out, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(results.map((result) => [result.id, result.status, result.answer]).sort(), [
+    ["q1", "ok", "answer to task 1"],
+    ["q2", "ok", "answer to task 2"],
+    ["q3", "ok", "answer to task 3"],
+    ["q4", "ok", "answer to task 4"],
+  ]);
+  const heldId = `q${heldPrompt?.split(" ")[1]}`;
+  assert.match(killed.stderr, new RegExp(`started ${heldId}\\n`), "worker A had the task when it was killed");
+  assert.match(stopped.stderr, new RegExp(`started ${heldId}\\n`), "worker B took it back after A's lock expired");
+  const perPrompt = fake.requests.map(promptOf);
+  for (const n of [1, 2, 3, 4]) assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 2 : 1);
+});

@@ -1,0 +1,83 @@
+// harness as a dependency: a temporary consumer project that has it in node_modules (a symlink,
+// as `npm link` makes) imports the built package, type-checks against its declarations, and
+// runs the README's library example against the fake server. Needs the full build (`npm run
+// build`, which `npm test` runs first), since it checks dist/types too.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { promisify } from "node:util";
+import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
+import { cleanEnv, ROOT, tempDir } from "./helpers.ts";
+
+const run = promisify(execFile);
+
+let server: FakeLLM | undefined;
+afterEach(async () => {
+  if (!server) return;
+  assert.deepEqual(server.errors, []);
+  await server.close();
+  server = undefined;
+});
+
+/** The ```ts block of the README's Library section. */
+function readmeExample(): string {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Library"));
+  const match = /```ts\n([\s\S]*?)```/.exec(section);
+  assert.ok(match, "the README's Library section has a ```ts example");
+  return match[1];
+}
+
+function consumerProject(): string {
+  assert.ok(existsSync(join(ROOT, "dist", "types", "index.d.ts")), "dist/types is missing: run `npm run build` (not --no-types) first");
+  const dir = tempDir("harness-consumer-");
+  mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
+  symlinkSync(ROOT, join(dir, "node_modules", "harness"), "dir");
+  symlinkSync(join(ROOT, "node_modules", "zod"), join(dir, "node_modules", "zod"), "dir");
+  symlinkSync(join(ROOT, "node_modules", "@types", "node"), join(dir, "node_modules", "@types", "node"), "dir");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] } }),
+  );
+  return dir;
+}
+
+test("the README example runs from a consumer project against the fake server", async () => {
+  const fake = (server = await startFakeLLM([
+    { reply: { toolCalls: [{ id: "call_1", name: "shout", arguments: { text: "hello" } }] } },
+    { reply: { text: "HELLO, as shouted." } },
+  ]));
+  const dir = consumerProject();
+  writeFileSync(join(dir, "example.mjs"), readmeExample());
+  const env = cleanEnv({ HARNESS_PROVIDER: "openai", HARNESS_BASE_URL: fake.baseUrl, HARNESS_MODEL: "fake-model", HARNESS_API_KEY: "test-key" });
+  const { stdout } = await run(process.execPath, ["example.mjs"], { cwd: dir, env });
+  assert.equal(stdout, "HELLO, as shouted.");
+  assert.equal(fake.requests[1].body.messages.at(-1).content, "HELLO");
+  assert.ok(fake.requests[0].body.tools.some((tool: { function: { name: string } }) => tool.function.name === "shout"));
+});
+
+test("the package's declarations type-check a consumer that uses Agent, runAgent, defineTool and the events", async () => {
+  const dir = consumerProject();
+  writeFileSync(join(dir, "example.ts"), readmeExample());
+  writeFileSync(
+    join(dir, "typed.ts"),
+    `import { runAgent, defineTool, type AgentEvent, type RunResult } from "harness";
+import { z } from "zod";
+const count = defineTool({ name: "count", description: "Count letters.", kind: "read", input: z.object({ word: z.string() }), run: async ({ word }) => String(word.length) });
+export async function last(provider: Parameters<typeof runAgent>[0]["provider"]): Promise<RunResult> {
+  const run = runAgent({ provider, tools: [count], system: "", cwd: ".", messages: [], prompt: "hi", beforeToolCall: async (call) => (call.name === "count" ? { block: "no" } : undefined) });
+  for (let step = await run.next(); ; step = await run.next()) if (step.done) return step.value;
+}
+export const isToolEnd = (event: AgentEvent): boolean => event.type === "tool_end" && event.isError;
+// @ts-expect-error: a tool's run gets its typed input, so a number field does not exist
+defineTool({ name: "x", description: "", kind: "read", input: z.object({ a: z.string() }), run: async ({ b }) => b });
+`,
+  );
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  const result = await run(process.execPath, [tsc, "-p", "."], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+  assert.equal(result.stdout, "", "tsc reports no errors");
+  assert.ok(!("failed" in result));
+});

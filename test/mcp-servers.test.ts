@@ -1,0 +1,120 @@
+// MCP through the built CLI against real servers from npm (dev dependencies, started with node
+// from node_modules: nothing is downloaded): their tools reach the model as server__tool with
+// their schemas, results (text, errors, images, links, large output) come back, and a server
+// that cannot start is reported once without stopping the run.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, ROOT, runCli, tempDir } from "./helpers.ts";
+
+const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+
+let server: FakeLLM | undefined;
+afterEach(async () => {
+  if (!server) return;
+  assert.deepEqual(server.errors, []);
+  await server.close();
+  server = undefined;
+});
+
+async function serve(script: ScriptStep[]) {
+  server = await startFakeLLM(script);
+  return server;
+}
+
+/** A HARNESS_HOME whose config.json declares the two servers; the project adds a broken one. */
+function setup() {
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+        files: { command: process.execPath, args: [FILESYSTEM, cwd] },
+        off: { command: "/nonexistent/never-started", disabled: true },
+      },
+    }),
+  );
+  writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { broken: { command: "/nonexistent/mcp-server", args: ["--x"] } } }));
+  writeFileSync(join(cwd, "notes.txt"), "the notes say hello\n");
+  return { cwd, env: cleanEnv({ HARNESS_HOME: home }) };
+}
+
+const toolResult = (request: RecordedRequest, id: string) => request.body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === id)?.content as string;
+
+test("MCP tools are offered as server__tool with their schemas and their results reach the model", async () => {
+  const { cwd, env } = setup();
+  const big = "x".repeat(100_000);
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "echo", name: "everything__echo", arguments: { message: "hi there" } },
+          { id: "sum", name: "everything__get-sum", arguments: { a: 2, b: 3 } },
+          { id: "bad", name: "everything__get-sum", arguments: { a: "two" } },
+          { id: "big", name: "everything__echo", arguments: { message: big } },
+          { id: "image", name: "everything__get-tiny-image", arguments: {} },
+          { id: "links", name: "everything__get-resource-links", arguments: { count: 2 } },
+          { id: "file", name: "files__read_text_file", arguments: { path: join(cwd, "notes.txt") } },
+        ],
+      },
+    },
+    { reply: { text: "all done" } },
+  ]);
+  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "use the MCP tools"], { cwd, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "all done\n");
+
+  const tools = fake.requests[0].body.tools.map((tool: { function: { name: string; parameters: any } }) => tool.function);
+  const names = tools.map((tool: { name: string }) => tool.name);
+  for (const name of ["bash", "everything__echo", "everything__get-sum", "files__read_text_file", "files__list_allowed_directories"]) assert.ok(names.includes(name), `${name} is offered`);
+  assert.ok(!names.some((name: string) => name.startsWith("broken__") || name.startsWith("off__")));
+  const sum = tools.find((tool: { name: string }) => tool.name === "everything__get-sum");
+  assert.equal(sum.parameters.type, "object");
+  assert.deepEqual(Object.keys(sum.parameters.properties).sort(), ["a", "b"]);
+  assert.equal(sum.parameters.properties.a.type, "number");
+
+  const answers = fake.requests[1];
+  assert.equal(toolResult(answers, "echo"), "Echo: hi there");
+  assert.equal(toolResult(answers, "sum"), "The sum of 2 and 3 is 5.");
+  assert.match(toolResult(answers, "bad"), /a[\s\S]*(number|expected)/i);
+  const bigResult = toolResult(answers, "big");
+  assert.ok(Buffer.byteLength(bigResult) < 32 * 1024, "a large result is cut");
+  assert.match(bigResult, /^Echo: x+\n\[\.\.\. \d+ bytes cut from the middle of this result \.\.\.\]\nx+$/);
+  assert.match(toolResult(answers, "image"), /\[image: image\/png, \d+ bytes\]/);
+  assert.match(toolResult(answers, "links"), /\[resource link: .+ <.+>/);
+  assert.match(toolResult(answers, "file"), /the notes say hello/);
+
+  assert.equal(result.stderr.match(/MCP server "broken" is not available/g)?.length, 1, result.stderr);
+  assert.match(result.stderr, /check that `\/nonexistent\/mcp-server --x` runs/);
+});
+
+test("a tool error from the server is an error result the model sees, and stream-json shows isError", async () => {
+  const { cwd, env } = setup();
+  const fake = await serve([{ reply: { toolCalls: [{ id: "bad", name: "files__read_text_file", arguments: { path: "/etc/not-allowed-here" } }] } }, { reply: { text: "could not read it" } }]);
+  const result = await runCli(["-y", ...fakeFlags(fake), "--output", "stream-json", "-p", "read it"], { cwd, env });
+  assert.equal(result.code, 0, result.stderr);
+  const end = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line)).find((e) => e.type === "tool_end");
+  assert.equal(end.isError, true);
+  assert.match(end.content, /denied|outside|not allowed|allowed directories/i);
+  assert.equal(toolResult(fake.requests[1], "bad"), end.content);
+});
+
+test("harness mcp list shows each server's tools and failures, exit 1 when one failed", async () => {
+  const { cwd, env } = setup();
+  const result = await runCli(["mcp", "list"], { cwd, env });
+  assert.equal(result.code, 1);
+  assert.match(result.stdout, /^everything: \d+ tools$/m);
+  assert.match(result.stdout, /^ {2}everything__echo {2}Echoes back the input string$/m);
+  assert.match(result.stdout, /^files: \d+ tools$/m);
+  assert.match(result.stdout, /^ {2}files__read_text_file /m);
+  assert.match(result.stdout, /^broken: failed: .*ENOENT/m);
+  assert.doesNotMatch(result.stdout, /^off/m);
+  const none = await runCli(["mcp", "list"], { cwd: tempDir() });
+  assert.equal(none.code, 0);
+  assert.match(none.stdout, /no MCP servers configured/);
+});

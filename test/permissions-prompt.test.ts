@@ -1,0 +1,38 @@
+// The terminal's approval question: what it shows, and how answers are read.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createTerminalAsk, type AskFn } from "../src/ui/approval.ts";
+import { paletteFor } from "../src/ui/colors.ts";
+
+const colors = paletteFor({ isTTY: false } as NodeJS.WriteStream, {});
+
+function scripted(answers: Array<string | undefined>) {
+  const questions: string[] = [];
+  const ask: AskFn = async (question) => {
+    questions.push(question);
+    return answers.shift();
+  };
+  return { questions, ask: createTerminalAsk({ ask, colors, columns: 80 }) };
+}
+
+test("the question shows the call, why it asks, the diff and the rule `always` would add", async () => {
+  const { questions, ask } = scripted(["a"]);
+  const answer = await ask({ summary: "edit src/a.ts", why: "/etc/a is outside the workspace", diff: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n", remember: ["edit_file"] }, new AbortController().signal);
+  assert.deepEqual(answer, { type: "always" });
+  assert.equal(
+    questions[0],
+    "allow? edit src/a.ts\n  (/etc/a is outside the workspace)\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n  [y]es  [n]o (or type a reason)  [a]lways allow edit_file this session > ",
+  );
+});
+
+test("answers: yes, no, a reason, an empty line (no), closed input, and always where nothing can be remembered", async () => {
+  const { questions, ask } = scripted(["Y", "n", "use pnpm, not npm", "", undefined, "always"]);
+  const question = (remember: string[]) => ask({ summary: "bash> npm i", remember }, new AbortController().signal);
+  assert.deepEqual(await question(["bash(npm i)"]), { type: "yes" });
+  assert.deepEqual(await question(["bash(npm i)"]), { type: "no" });
+  assert.deepEqual(await question(["bash(npm i)"]), { type: "no", reason: "use pnpm, not npm" });
+  assert.deepEqual(await question(["bash(npm i)"]), { type: "no" });
+  assert.equal(await question(["bash(npm i)"]), undefined);
+  assert.deepEqual(await question([]), { type: "yes" }, "always with nothing to remember allows this call only");
+  assert.equal(questions[5], "allow? bash> npm i\n  [y]es  [n]o (or type a reason) > ");
+});

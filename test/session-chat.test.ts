@@ -1,0 +1,118 @@
+// The chat on a real pseudo-terminal (util-linux `script`): slash commands, input history across
+// runs, and a resumed chat that replays its end. TERM=dumb keeps the line editor to plain
+// readline, so the test reads plain text (plain readline ignores the arrows on a dumb terminal,
+// so the history file is checked rather than recalled with them).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { readSession } from "../src/session/session-reader.ts";
+import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
+import { CLI, cleanEnv, fakeFlags, tempDir } from "./helpers.ts";
+
+/** How often the test looks at the terminal's output. */
+const POLL_MS = 20;
+/** A bound on each wait, so a broken chat fails with its screen instead of hanging the suite. */
+const WAIT_LIMIT_MS = 30_000;
+
+let server: FakeLLM | undefined;
+afterEach(async () => {
+  if (!server) return;
+  assert.deepEqual(server.errors, []);
+  await server.close();
+  server = undefined;
+});
+
+/** A chat on a pty: `send` types a line and waits until the output since then matches `until` and a new prompt. */
+function startChat(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const command = [process.execPath, CLI, ...args].map((arg) => `'${arg}'`).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  const waitFor = async (pattern: RegExp, from: number) => {
+    const deadline = Date.now() + WAIT_LIMIT_MS;
+    while (!pattern.test(output.slice(from).replace(/\r/g, ""))) {
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        throw new Error(`the chat never showed ${pattern}; it showed:\n${output.slice(from).replace(/\r/g, "")}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    return output.slice(from).replace(/\r/g, "");
+  };
+  return {
+    ready: () => waitFor(/> $/, 0),
+    async send(keys: string, until: RegExp): Promise<string> {
+      const from = output.length;
+      child.stdin.write(`${keys}\r`);
+      return waitFor(new RegExp(`${until.source}[\\s\\S]*> $`), from);
+    },
+    async exit(): Promise<string> {
+      child.stdin.write("/exit\r");
+      await closed;
+      return output.replace(/\r/g, "");
+    },
+  };
+}
+
+function sessionFiles(env: NodeJS.ProcessEnv): string[] {
+  const dir = join(env.HARNESS_HOME as string, "sessions");
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+test("chat: slash commands, history across runs, and a resumed chat", async () => {
+  const fake = (server = await startFakeLLM([
+    { reply: { text: "hi there" } },
+    { reply: { text: "second reply" } },
+    { reply: { text: "third reply" } },
+    { reply: { text: "fourth reply" } },
+  ]));
+  const env = cleanEnv({ TERM: "dumb" });
+  const cwd = tempDir();
+
+  const chat = startChat(fakeFlags(fake), env, cwd);
+  await chat.ready();
+  await chat.send("hello", /hi there/);
+  await chat.send("/cost", /tokens in this session: 10 in, 5 out, 0 cache read, 0 cache write/);
+  await chat.send("/modle x", /unknown command \/modle; did you mean \/model \[name\]\? \(\/help lists them\)/);
+  await chat.send("/model other-model", /now using openai · other-model/);
+  await chat.send("second", /second reply/);
+  assert.equal(fake.requests[1].body.model, "other-model");
+  const exported = await chat.send("/export md notes.md", /wrote \S+notes\.md/);
+  assert.match(exported, new RegExp(`wrote ${join(cwd, "notes.md")}`));
+  assert.match(readFileSync(join(cwd, "notes.md"), "utf8"), /## User\n\nhello\n\n## Assistant\n\nhi there\n/);
+  const cleared = await chat.send("/clear", /new session \S+/);
+  await chat.send("third", /third reply/);
+  assert.deepEqual(fake.requests[2].body.messages.slice(1), [{ role: "user", content: "third" }], "/clear starts from an empty conversation");
+  const listed = await chat.send("/sessions", /2 turns  hello/);
+  assert.match(listed, /1 turn  third/);
+  await chat.send("/help", /\/resume \[id\] +continue another session/);
+  await chat.exit();
+
+  const [first, second] = sessionFiles(env);
+  const firstSession = readSession(first);
+  assert.deepEqual(firstSession.entries.filter((e) => e.type === "model_change").map((e) => e.type === "model_change" && e.model), ["other-model"]);
+  assert.equal(firstSession.model, "other-model");
+  assert.match(cleared, new RegExp(`new session ${readSession(second).header.id}`));
+  const history = readFileSync(join(env.HARNESS_HOME as string, "history"), "utf8");
+  assert.equal(history, ["hello", "/cost", "/modle x", "/model other-model", "second", "/export md notes.md", "/clear", "third", "/sessions", "/help", "/exit", ""].join("\n"));
+
+  // --continue: the latest session (the cleared one) replays its end before the prompt.
+  const resumed = startChat(["-c"], env, cwd);
+  const opening = await resumed.ready();
+  assert.match(opening, /^> third\nthird reply\nharness · openai · other-model · /);
+  const switched = await resumed.send(`/resume ${firstSession.header.id.slice(0, 10)}`, /resumed session \S+ \(openai · other-model\)/);
+  assert.match(switched, /> second\nsecond reply/);
+  await resumed.send("fourth", /fourth reply/);
+  await resumed.exit();
+  assert.equal(fake.requests[3].body.model, "other-model", "a resumed session keeps its model");
+  assert.deepEqual(
+    fake.requests[3].body.messages.slice(1).map((m: any) => m.content),
+    ["hello", "hi there", "second", "second reply", "fourth"],
+  );
+});

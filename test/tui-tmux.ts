@@ -1,0 +1,98 @@
+// Drives the built CLI inside a real terminal: a detached tmux session on its own socket.
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { CLI } from "./helpers.ts";
+
+/** How long a screen may take to show what a test waits for before the test fails with the screen. */
+const WAIT_MS = 20_000;
+const POLL_MS = 100;
+
+export interface TerminalOptions {
+  args: string[];
+  cwd: string;
+  /** Variables for the harness; TERM is set from here too (tmux would set its own). */
+  env: Record<string, string>;
+  columns?: number;
+  rows?: number;
+}
+
+let sessions = 0;
+
+/** One harness running in its own tmux server; `kill()` it at the end of the test. */
+export class TmuxTerminal {
+  private constructor(
+    private readonly socket: string,
+    private readonly socketPath: string,
+  ) {}
+
+  static start(options: TerminalOptions): TmuxTerminal {
+    // A test that fails here for want of tmux says what to install.
+    try {
+      execFileSync("tmux", ["-V"]);
+    } catch {
+      throw new Error("these tests drive the chat in tmux: install it (apt-get install tmux; .ci/run does)");
+    }
+    const socket = `harness-tui-${process.pid}-${++sessions}`;
+    const assignments = Object.entries(options.env).map(([key, value]) => shellQuote(`${key}=${value}`));
+    const unset = "NO_COLOR" in options.env ? "" : "-u NO_COLOR ";
+    // After the harness exits the pane stays (sleep), so its last screen can still be read.
+    const command = `env ${unset}${assignments.join(" ")} ${shellQuote(process.execPath)} ${shellQuote(CLI)} ${options.args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
+    const serverEnv = { ...process.env };
+    delete serverEnv.NO_COLOR;
+    execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 40), "-c", options.cwd, command], { env: serverEnv });
+    const socketPath = execFileSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], { encoding: "utf8" }).trim();
+    return new TmuxTerminal(socket, socketPath);
+  }
+
+  /** Keys by tmux name (`Enter`, `Escape`, `C-c`) or literal text with `{ literal: true }`. */
+  send(keys: string[], options: { literal?: boolean } = {}): void {
+    this.tmux(["send-keys", "-t", "0", ...(options.literal ? ["-l"] : []), ...keys]);
+  }
+
+  type(text: string): void {
+    this.send([text], { literal: true });
+  }
+
+  resize(columns: number, rows = 40): void {
+    this.tmux(["resize-window", "-x", String(columns), "-y", String(rows)]);
+  }
+
+  /** Pastes as a terminal does: bracketed when the program asked for it. */
+  paste(text: string): void {
+    this.tmux(["set-buffer", "--", text]);
+    this.tmux(["paste-buffer", "-p", "-t", "0"]);
+  }
+
+  /** The screen and its scrollback; `withStyles` keeps the escape sequences of colours and attributes. */
+  screen(withStyles = false): string {
+    return this.tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", "0", ...(withStyles ? ["-e"] : [])]);
+  }
+
+  /** Polls the screen until `pattern` shows; fails with the screen when it does not in time. */
+  async waitFor(pattern: RegExp, what = String(pattern)): Promise<string> {
+    const deadline = Date.now() + WAIT_MS;
+    while (true) {
+      const screen = this.screen();
+      if (pattern.test(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`the terminal never showed ${what}; the screen was:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  kill(): void {
+    try {
+      this.tmux(["kill-server"]);
+    } catch {
+      // already gone
+    }
+    rmSync(this.socketPath, { force: true }); // tmux leaves the socket file behind
+  }
+
+  private tmux(args: string[]): string {
+    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
+  }
+}
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
