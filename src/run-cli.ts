@@ -89,7 +89,12 @@ export async function runCli(flags: CliFlags): Promise<number> {
     return 2;
   }
   // Started now, awaited below: a local server may be probed for its window (context-window.ts).
-  const contextWindow = windowOverride ? Promise.resolve(Number(windowOverride)) : resolveContextWindow(settings);
+  // A local model knows its own window (loading it, which its first call would do anyway).
+  const contextWindow = windowOverride
+    ? Promise.resolve(Number(windowOverride))
+    : "contextWindow" in provider && typeof provider.contextWindow === "function"
+      ? (provider.contextWindow as () => Promise<number>)().catch(() => resolveContextWindow(settings))
+      : resolveContextWindow(settings);
   // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
   const extensions = await loadExtensions({ cwd, env, warn: (message) => stderr.write(`harness: ${message}\n`) });
   const tools = [...codingTools, ...extensions.tools];

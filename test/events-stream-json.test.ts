@@ -4,27 +4,15 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
 import { agentEventSchema, EVENT_SCHEMA_VERSION } from "../src/core/event-schema.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { fakeFlags, ROOT, runCli, tempDir } from "./helpers.ts";
+import { fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 const SCHEMA_PATH = join(ROOT, "docs", "events.schema.json");
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
-
-async function serve(script: ScriptStep[]) {
-  server = await startFakeLLM(script);
-  return server;
-}
+const serve = fakeServerPerTest();
 
 /** The JSON Schema the zod schema generates, as docs/events.schema.json holds it. */
 function generatedSchema(): Record<string, unknown> {

@@ -1,17 +1,27 @@
 // Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
 import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createOpenAIChatProvider } from "../src/providers/openai-chat.ts";
-import type { FakeLLM } from "./fake-llm/server.ts";
+import assert from "node:assert/strict";
+import { afterEach } from "node:test";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const CLI = join(ROOT, "bin", "harness.js");
 
+const createdDirs: string[] = [];
+// Every test process removes the folders it made, so runs do not pile up in /tmp.
+process.on("exit", () => {
+  for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = "harness-test-"): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  createdDirs.push(dir);
+  return dir;
 }
 
 /** An environment with no real keys or settings leaking in from the developer's shell. */
@@ -64,4 +74,20 @@ export async function drain<Event, Result>(generator: AsyncGenerator<Event, Resu
     if (next.done) return { events, result: next.value };
     events.push(next.value);
   }
+}
+
+/**
+ * One fake server per test: `serve(script)` starts it; after the test it must have seen no
+ * protocol errors (unpaired tool calls, an exhausted script), and it is closed.
+ */
+export function fakeServerPerTest(): (script: ScriptStep[]) => Promise<FakeLLM> {
+  let server: FakeLLM | undefined;
+  afterEach(async () => {
+    const current = server;
+    server = undefined;
+    if (!current) return;
+    await current.close();
+    assert.deepEqual(current.errors, []);
+  });
+  return async (script) => (server = await startFakeLLM(script));
 }

@@ -5,25 +5,14 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, ROOT, runCli, tempDir } from "./helpers.ts";
+import { test } from "node:test";
+import { type RecordedRequest } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
-
-async function serve(script: ScriptStep[]) {
-  server = await startFakeLLM(script);
-  return server;
-}
+const serve = fakeServerPerTest();
 
 /** A HARNESS_HOME whose config.json declares the two servers; the project adds a broken one. */
 function setup() {

@@ -10,7 +10,7 @@ import { parseArguments } from "../src/core/tool.ts";
 import { detectSandbox } from "../src/sandbox/detect-sandbox.ts";
 import { setupPermissions, type PermissionSetup } from "../src/permissions/setup-permissions.ts";
 import { bash } from "../src/tools/bash.ts";
-import { ROOT, tempDir } from "./helpers.ts";
+import { tempDir } from "./helpers.ts";
 
 /**
  * A home folder on the read-only part of the file system (not under /tmp, which the sandbox
@@ -62,12 +62,13 @@ test("inside the workspace commands read and write as usual", async () => {
 
 test("writing outside the workspace fails, and /tmp is private", async () => {
   const cwd = tempDir();
-  const outside = join(ROOT, `sandbox-probe-${process.pid}.txt`);
+  // Outside both the workspace and /tmp (the clone itself may live under /tmp, which the sandbox replaces).
+  const outside = join(home, `sandbox-probe-${process.pid}.txt`);
   const sibling = tempDir();
   // One stream (exec 2>&1), so errors and results come in order.
   const result = await runSandboxed(`exec 2>&1; echo x > ${outside}; echo $?; echo y > ${sibling}/escaped.txt; echo $?; echo z > /tmp/private.txt && cat /tmp/private.txt`, cwd);
   assert.match(result.content, /Read-only file system/);
-  assert.match(result.content, /^1$/m, "the write to the project folder failed");
+  assert.match(result.content, /^1$/m, "the write outside the workspace failed");
   assert.match(result.content, /z\n\[exit code: 0\]$/, "a private /tmp is writable");
   assert.equal(existsSync(outside), false);
   assert.equal(existsSync(join(sibling, "escaped.txt")), false, "another folder under /tmp is out of reach");
@@ -126,4 +127,15 @@ test("credentials are not in the sandboxed command's environment", async () => {
   const content = typeof output === "string" ? output : output.content;
   assert.match(content, /^PLAIN=kept$/m);
   assert.doesNotMatch(content, /OPENAI_API_KEY|sk-proj/);
+});
+
+test("files that would run commands outside the sandbox next time stay read-only", async () => {
+  const cwd = tempDir();
+  mkdirSync(join(cwd, ".harness"));
+  mkdirSync(join(cwd, ".git", "hooks"), { recursive: true });
+  const result = await runSandboxed("echo '{}' > .harness/settings.json; touch .git/hooks/pre-commit; echo fine > ok.txt", cwd);
+  assert.match(result.content, /\.harness\/settings\.json: Read-only file system/);
+  assert.match(result.content, /\.git\/hooks\/pre-commit.*Read-only file system/);
+  assert.equal(existsSync(join(cwd, ".harness", "settings.json")), false);
+  assert.equal(readFileSync(join(cwd, "ok.txt"), "utf8"), "fine\n");
 });

@@ -2,22 +2,10 @@
 import assert from "node:assert/strict";
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
+import { test } from "node:test";
+import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
-
-async function serve(script: ScriptStep[]) {
-  server = await startFakeLLM(script);
-  return server;
-}
+const serve = fakeServerPerTest();
 
 function sessionFiles(env: NodeJS.ProcessEnv): string[] {
   return readdirSync(join(env.HARNESS_HOME as string, "sessions")).filter((name) => name.endsWith(".jsonl")).sort();

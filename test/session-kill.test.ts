@@ -5,27 +5,15 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { UNFINISHED_TOOL_RESULT } from "../src/session/repair-transcript.ts";
 import { readSession } from "../src/session/session-reader.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 /** How often the test looks for the moment to kill. */
 const POLL_MS = 20;
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
-
-async function serve(script: ScriptStep[]) {
-  server = await startFakeLLM(script);
-  return server;
-}
+const serve = fakeServerPerTest();
 
 /** Kills the child with SIGKILL as soon as `isTime()` holds. */
 function killWhen(isTime: () => boolean) {

@@ -7,6 +7,7 @@ import { jobIdOf, loadBullmq, waitForRedis, type QueueTarget } from "./queue-tar
 import type { ResultsWriter } from "./results-file.ts";
 import type { TaskDefaults } from "./run-task.ts";
 import type { TaskResult } from "./task-result.ts";
+import { sleep } from "../core/sleep.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
 const JOB_ATTEMPTS = 3;
@@ -113,16 +114,4 @@ function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
   return out;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

@@ -7,13 +7,17 @@ import { parseArgs } from "node:util";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { AcpHost, HostedSession } from "../acp/acp-server.ts";
 import { loadConfigFile } from "../config-file.ts";
-import { ConfigError, resolveProvider, type ProviderChoice } from "../config.ts";
+import { ConfigError, resolveProvider, stateDir, type ProviderChoice } from "../config.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { ApproveFn } from "../core/run-tools.ts";
 import { buildSystemPrompt } from "../core/system-prompt.ts";
 import { loadExtensions } from "../extensions.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
+import { redact } from "../core/redact.ts";
+import { decide } from "../permissions/policy.ts";
+import { setupPermissions } from "../permissions/setup-permissions.ts";
+import { resolveContextWindow } from "../providers/context-window.ts";
 import { createProvider } from "../providers/index.ts";
 import { providerChoiceFor, sessionsDirFor, startRecorder } from "../run-session.ts";
 import { findSessionByPrefix } from "../session/session-list.ts";
@@ -73,19 +77,42 @@ function hostFor(choice: ProviderChoice, maxTurns: number | undefined, env: Node
     }
     const provider = await createProvider(settings);
     const warn = (message: string) => process.stderr.write(`harness: ${message}\n`);
+    // The same sandbox, credential-free environment and rules as the CLI; the editor answers what the rules leave open.
+    const permissions = setupPermissions({}, { cwd, env, harnessHome: stateDir(env) });
+    for (const warning of permissions.warnings) warn(`warning: ${warning}`);
+    const approveByRules: ApproveFn = async (request, signal) => {
+      const decision = await decide(request.tool, request.input, cwd, permissions.policy, []);
+      if (decision.type === "allow") return { allow: true };
+      if (decision.type === "deny") return { allow: false, reason: decision.reason };
+      return approve(request, signal);
+    };
     const extensions = await loadExtensions({ cwd, env, warn, extraServers: mcpServers.map(toServerConfig) });
     const tools = [...codingTools, ...extensions.tools];
     const system = buildSystemPrompt({ cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) }, tools.map((tool) => tool.name));
     const recorder = startRecorder(env, cwd, settings, resumed);
     const agent = new HookedAgent(
-      { provider, tools, system, cwd, maxTurns, maxTokens: settings.maxTokens, approve, sessionId: recorder.id, spillDir: recorder.writer.spillDir, messages: resumed?.messages },
+      {
+        provider,
+        tools,
+        system,
+        cwd,
+        maxTurns,
+        maxTokens: settings.maxTokens,
+        approve: approveByRules,
+        env: permissions.env,
+        wrapCommand: permissions.wrapCommand,
+        context: { window: await resolveContextWindow(settings) },
+        sessionId: recorder.id,
+        spillDir: recorder.writer.spillDir,
+        messages: resumed?.messages,
+      },
       extensions.hooks,
     );
     await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
     return {
       id: recorder.id,
       agent,
-      record: (event: AgentEvent) => recorder.record(event),
+      record: (event: AgentEvent) => recorder.record(redact(event, permissions.secrets)),
       async close() {
         recorder.close();
         await extensions.close();

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "./events.ts";
 import type { AssistantMessage } from "./messages.ts";
 import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
+import { sleep } from "./sleep.ts";
 
 /** Retry policy for failed model calls: 429, 5xx, overloaded and dropped connections. */
 export interface RetryPolicy {
@@ -63,16 +64,4 @@ function abortedReply(text: string, model: string): AssistantMessage {
 function retryDelay(failure: ProviderError, attempt: number, retry: RetryPolicy): number {
   const backoff = retry.baseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
   return Math.min(failure.retryAfterMs ?? backoff, MAX_RETRY_DELAY_MS);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

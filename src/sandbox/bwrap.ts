@@ -11,6 +11,12 @@ import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
 export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
+  // Files that make the NEXT run execute commands outside the sandbox (project hooks, MCP
+  // servers, git hooks) stay read-only, so a sandboxed command cannot plant them there.
+  for (const name of PROTECTED_IN_WORKSPACE) {
+    const path = `${policy.workspace}/${name}`;
+    if (kindOf(path) !== "missing") args.push("--ro-bind", path, path);
+  }
   for (const hidden of policy.hidden) {
     if (policy.workspace === hidden || policy.workspace.startsWith(`${hidden}/`)) continue;
     const kind = kindOf(hidden);
@@ -27,6 +33,9 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   args.push("--die-with-parent", "--chdir", cwd);
   return args;
 }
+
+/** Workspace paths a command may read but never change. */
+const PROTECTED_IN_WORKSPACE = [".harness", ".mcp.json", ".git/hooks", ".git/config"];
 
 /** Wraps commands in bwrap with this policy. */
 export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {
