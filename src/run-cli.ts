@@ -55,14 +55,14 @@ export async function runCli(flags: CliFlags): Promise<number> {
   for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
 
   let settings;
-  let resolveSettings;
+  let resolveSettings: (session: SessionData | undefined) => ProviderSettings;
   try {
     const limits = { maxTokens: optionalNumber(flags["max-tokens"]), thinkingBudget: optionalNumber(flags.thinking) };
     const choice = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], ...limits };
     const config = loadConfigFile(env);
     // A resumed session's provider and model are the defaults; flags and environment still win.
     resolveSettings = (session: SessionData | undefined) => resolveProvider(providerChoiceFor(choice, env, session), env, config);
-    const offer = { resolve: () => resolveProvider(providerChoiceFor(choice, env, resumed), env, config), isNoProvider: (e: unknown) => e instanceof NoProviderError, isTerminal: Boolean(stdin.isTTY && stderr.isTTY) };
+    const offer = { resolve: () => resolveSettings(resumed), isNoProvider: (e: unknown) => e instanceof NoProviderError, isTerminal: Boolean(stdin.isTTY && stderr.isTTY) };
     if (await acceptsLocalModel({ ...offer, ask: (question) => askOnce(question, new AbortController().signal), write: (text) => stderr.write(text) })) choice.provider = "local";
     settings = resolveSettings(resumed);
   } catch (error) {

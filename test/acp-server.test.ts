@@ -6,18 +6,12 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { client as acpClient, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, CLI, tempDir } from "./helpers.ts";
+import { type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 /** What the editor saw during one connection. */
 interface EditorLog {
@@ -80,7 +74,7 @@ const TOOL_TURN: ScriptStep[] = [
 ];
 
 test("a prompt round trip: streamed text, tool calls with status, permissions answered by the editor", async () => {
-  const fake = (server = await startFakeLLM(TOOL_TURN));
+  const fake = (await serve(TOOL_TURN));
   const cwd = workspace();
   let stopReason = "";
   const log = await withEditor({ env: fakeEnv(fake), cwd, answer: (request) => (request.toolCall.kind === "edit" ? "allow_once" : "reject_once") }, async (ctx) => {
@@ -118,7 +112,7 @@ test("a prompt round trip: streamed text, tool calls with status, permissions an
 });
 
 test("session/cancel aborts the running turn: the prompt ends with cancelled, and the session goes on", async () => {
-  const fake = (server = await startFakeLLM([{ hang: true }, { reply: { text: "after the cancel" } }]));
+  const fake = (await serve([{ hang: true }, { reply: { text: "after the cancel" } }]));
   const cwd = workspace();
   const reasons: string[] = [];
   const log = await withEditor({ env: fakeEnv(fake), cwd, answer: () => "reject_once" }, async (ctx) => {
@@ -137,7 +131,7 @@ test("session/cancel aborts the running turn: the prompt ends with cancelled, an
 });
 
 test("a recorded session is loaded by id in a new process: history replayed, conversation continued", async () => {
-  const fake = (server = await startFakeLLM([...TOOL_TURN, { reply: { text: "Still remembered." } }]));
+  const fake = (await serve([...TOOL_TURN, { reply: { text: "Still remembered." } }]));
   const cwd = workspace();
   const home = tempDir("harness-home-");
   let sessionId = "";

@@ -5,29 +5,22 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
+import { type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 /** How often the test looks at the results file for the moment to interrupt. */
 const POLL_MS = 50;
 /** More steps than any test makes requests: every step is the same routing function. */
 const SCRIPT_STEPS = 500;
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 /** A fake server whose every answer comes from `route`, given the task's prompt. */
 async function serveByPrompt(route: (prompt: string, request: RecordedRequest) => ScriptStep) {
   const step: ScriptStep = (request) => route(promptOf(request), request);
-  server = await startFakeLLM(Array.from({ length: SCRIPT_STEPS }, () => step));
-  return server;
+  return serve(Array.from({ length: SCRIPT_STEPS }, () => step));
 }
 
 function promptOf(request: RecordedRequest): string {

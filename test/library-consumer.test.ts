@@ -6,20 +6,13 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { promisify } from "node:util";
-import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, ROOT, tempDir } from "./helpers.ts";
+import { cleanEnv, ROOT, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 const run = promisify(execFile);
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 /** The ```ts block of the README's Library section. */
 function readmeExample(): string {
@@ -46,7 +39,7 @@ function consumerProject(): string {
 }
 
 test("the README example runs from a consumer project against the fake server", async () => {
-  const fake = (server = await startFakeLLM([
+  const fake = (await serve([
     { reply: { toolCalls: [{ id: "call_1", name: "shout", arguments: { text: "hello" } }] } },
     { reply: { text: "HELLO, as shouted." } },
   ]));

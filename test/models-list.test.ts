@@ -2,20 +2,14 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, runCli } from "./helpers.ts";
+import { test } from "node:test";
+import { type FakeLLM } from "./fake-llm/server.ts";
+import { cleanEnv, runCli, fakeServerPerTest } from "./helpers.ts";
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 async function serveModels(models: string[] | undefined): Promise<FakeLLM> {
-  server = await startFakeLLM([]);
+  const server = await serve([]);
   server.models = models;
   return server;
 }

@@ -3,23 +3,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { costOf, formatTokens, formatUsageAndCost, lookupPrices } from "../src/providers/pricing.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { CLI, cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
+import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
-
-async function serve(script: ScriptStep[]): Promise<FakeLLM> {
-  server = await startFakeLLM(script);
-  return server;
-}
+const serve = fakeServerPerTest();
 
 test("the table matches ids as vendors, OpenRouter and dated snapshots spell them", () => {
   const sonnet = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };

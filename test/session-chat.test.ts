@@ -6,23 +6,16 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { readSession } from "../src/session/session-reader.ts";
-import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
-import { CLI, cleanEnv, fakeFlags, tempDir } from "./helpers.ts";
+import { CLI, cleanEnv, fakeFlags, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 /** How often the test looks at the terminal's output. */
 const POLL_MS = 20;
 /** A bound on each wait, so a broken chat fails with its screen instead of hanging the suite. */
 const WAIT_LIMIT_MS = 30_000;
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 /** A chat on a pty: `send` types a line and waits until the output since then matches `until` and a new prompt. */
 function startChat(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
@@ -66,7 +59,7 @@ function sessionFiles(env: NodeJS.ProcessEnv): string[] {
 }
 
 test("chat: slash commands, history across runs, and a resumed chat", async () => {
-  const fake = (server = await startFakeLLM([
+  const fake = (await serve([
     { reply: { text: "hi there" } },
     { reply: { text: "second reply" } },
     { reply: { text: "third reply" } },

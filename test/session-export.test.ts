@@ -6,21 +6,14 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
+import { test } from "node:test";
+import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 /** A recorded session: a prompt, a reply with a tool call, its output, a Markdown answer. */
 async function recordSession() {
-  server = await startFakeLLM([
+  const server = await serve([
     { reply: { text: "Let me look.", toolCalls: [{ id: "call_ls", name: "bash", arguments: { command: "echo '<b>not bold</b>' && echo second-line" } }] } },
     {
       reply: {

@@ -61,8 +61,8 @@ export function loadProjectInstructions(cwd: string): string {
   return sections.join("\n\n");
 }
 
-/** `cwd` and its parents up to the enclosing git repository's root (just `cwd` outside one). */
-function foldersFromRoot(cwd: string): string[] {
+/** `cwd` and its parents up to the enclosing git repository's root, outermost first (just `cwd` outside one). */
+export function foldersFromRoot(cwd: string): string[] {
   const chain: string[] = [];
   for (let folder = cwd; ; folder = dirname(folder)) {
     chain.push(folder);

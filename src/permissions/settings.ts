@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parseRule, type Rule } from "./rules.ts";
+import { foldersFromRoot } from "../core/system-prompt.ts";
 
 /** A settings file that cannot be used; the message names the file and the field. */
 export class SettingsError extends Error {
@@ -109,14 +110,4 @@ function readSettingsFile(file: string): SettingsFile | undefined {
 /** `permissions.allow[2]`, as a person would look for it in the file. */
 function fieldName(keys: PropertyKey[]): string {
   return keys.map((key, index) => (typeof key === "number" ? `[${key}]` : `${index > 0 ? "." : ""}${String(key)}`)).join("");
-}
-
-/** `cwd` and its parents up to the enclosing git repository's root, outermost first (just `cwd` outside one). */
-function foldersFromRoot(cwd: string): string[] {
-  const chain: string[] = [];
-  for (let folder = cwd; ; folder = path.dirname(folder)) {
-    chain.push(folder);
-    if (existsSync(path.join(folder, ".git"))) return chain.reverse();
-    if (path.dirname(folder) === folder) return [cwd];
-  }
 }
