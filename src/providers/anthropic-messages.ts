@@ -3,6 +3,7 @@ import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
+import { requestAbort } from "./request-abort.ts";
 import { toAnthropicRequest } from "./anthropic-request.ts";
 import { AnthropicStreamAccumulator, toStreamEvents, type AnthropicStreamEvent, type WireMessageReply } from "./anthropic-stream.ts";
 
@@ -33,17 +34,20 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
     model: settings.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new AnthropicStreamAccumulator();
+      const call = requestAbort(signal);
       try {
         const anthropic = await getClient();
         const body = toAnthropicRequest(request, settings.model, settings.thinkingBudget);
         // `post` rather than `messages.create`: the latter console.warns on every call for models
         // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
-        const response = await anthropic.post("/v1/messages", { body, stream: true, signal }).asResponse();
-        for await (const event of readEvents(response, signal)) {
+        const response = await anthropic.post("/v1/messages", { body, stream: true, signal: call.controller.signal }).asResponse();
+        for await (const event of readEvents(response, call.controller)) {
           for (const modelEvent of accumulator.add(event)) yield modelEvent;
         }
       } catch (error) {
         throw toProviderError(error, errorContext);
+      } finally {
+        call.release();
       }
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
@@ -53,14 +57,12 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
 }
 
 /** The SDK's SSE parser; it skips pings and throws `error` events as APIErrors. */
-async function* readEvents(response: Response, signal: AbortSignal): AsyncIterable<AnthropicStreamEvent> {
+async function* readEvents(response: Response, controller: AbortController): AsyncIterable<AnthropicStreamEvent> {
   const contentType = response.headers.get("content-type") ?? "";
   if (contentType.includes("application/json")) {
     yield* toStreamEvents((await response.json()) as WireMessageReply);
     return;
   }
   const { Stream } = await import("@anthropic-ai/sdk/core/streaming");
-  const controller = new AbortController();
-  signal.addEventListener("abort", () => controller.abort(), { once: true });
   yield* Stream.fromSSEResponse<AnthropicStreamEvent>(response, controller);
 }

@@ -6,6 +6,7 @@ import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
 import { compatFor } from "./openai-compat.ts";
 import type { ProviderSettings } from "./index.ts";
+import { requestAbort } from "./request-abort.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -32,16 +33,19 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
     model: config.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new ChatStreamAccumulator();
+      const call = requestAbort(signal);
       try {
         const openai = await getClient();
         const body = toChatRequest(request, config.model, compat);
         // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
-        const response = await openai.chat.completions.create(body as never, { signal }).asResponse();
-        for await (const chunk of readChunks(response, signal)) {
+        const response = await openai.chat.completions.create(body as never, { signal: call.controller.signal }).asResponse();
+        for await (const chunk of readChunks(response, call.controller)) {
           for (const event of accumulator.add(chunk)) yield event;
         }
       } catch (error) {
         throw toProviderError(error, errorContext);
+      } finally {
+        call.release();
       }
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${config.name} dropped before the reply was complete`);
@@ -51,14 +55,12 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
   };
 }
 
-async function* readChunks(response: Response, signal: AbortSignal): AsyncIterable<ChatChunk> {
+async function* readChunks(response: Response, controller: AbortController): AsyncIterable<ChatChunk> {
   const contentType = response.headers.get("content-type") ?? "";
   if (contentType.includes("application/json")) {
     yield (await response.json()) as ChatChunk;
     return;
   }
   const { Stream } = await import("openai/streaming");
-  const controller = new AbortController();
-  signal.addEventListener("abort", () => controller.abort(), { once: true });
   yield* Stream.fromSSEResponse<ChatChunk>(response, controller);
 }
