@@ -134,11 +134,12 @@ export async function runCli(flags: CliFlags): Promise<number> {
     }
   }
 
-  const ask: AskFn | undefined = stdin.isTTY ? (question, signal) => askOnce(question, signal) : undefined;
-  const approve = approverFor(ask);
-  const agent = new HookedAgent({ ...agentOptions, approve }, extensions.hooks);
   const format = (flags.output ?? "text") as OutputFormat;
   const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) }) : undefined;
+  // The spinner leaves the line before a question takes it.
+  const ask: AskFn | undefined = stdin.isTTY ? (question, signal) => (renderer?.pause(), askOnce(question, signal)) : undefined;
+  const approve = approverFor(ask);
+  const agent = new HookedAgent({ ...agentOptions, approve }, extensions.hooks);
 
   const controller = new AbortController();
   const onSigint = () => {

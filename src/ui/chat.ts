@@ -35,6 +35,8 @@ export interface LineReader {
   ask(question: string, signal?: AbortSignal): Promise<string | undefined>;
   /** Set while a turn runs: Ctrl-C then interrupts the turn instead of quitting. */
   onInterrupt: (() => void) | undefined;
+  /** Set while a turn runs: called before a question (an approval) is drawn, to clear the spinner off its line. */
+  beforeQuestion: (() => void) | undefined;
   close(): void;
   /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?(): string[];
@@ -62,8 +64,10 @@ export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" |
   });
   const reader: LineReader = {
     onInterrupt: undefined,
+    beforeQuestion: undefined,
     ask(question, signal) {
       if (isClosed) return Promise.resolve(undefined);
+      reader.beforeQuestion?.();
       return new Promise((resolve) => {
         const settle = (line: string | undefined) => {
           waiters.delete(settle);
@@ -107,6 +111,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     }
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
+    reader.beforeQuestion = () => renderer.pause();
     try {
       // `@path` mentions attach files; the line as typed is what the history keeps.
       for await (const event of agent.prompt(expandFileMentions(line, agent.options.cwd), turn.signal)) {
@@ -116,6 +121,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       }
     } finally {
       reader.onInterrupt = undefined;
+      reader.beforeQuestion = undefined;
       renderer.pause();
     }
     const summary = status?.format();

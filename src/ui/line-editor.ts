@@ -46,6 +46,7 @@ interface HistorySearch {
 /** A raw-mode line editor implementing the chat's LineReader. */
 export class LineEditor implements LineReader {
   onInterrupt: (() => void) | undefined;
+  beforeQuestion: (() => void) | undefined;
   private readonly parser = new KeyParser();
   private readonly history: string[];
   private historyIndex = 0;
@@ -84,6 +85,7 @@ export class LineEditor implements LineReader {
 
   ask(question: string, signal?: AbortSignal): Promise<string | undefined> {
     if (this.isClosed) return Promise.resolve(undefined);
+    this.beforeQuestion?.();
     const lastBreak = question.lastIndexOf("\n");
     if (lastBreak >= 0) this.options.stdout.write(question.slice(0, lastBreak + 1).replace(/\n/g, "\r\n"));
     const prompt = question.slice(lastBreak + 1);

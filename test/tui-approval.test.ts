@@ -1,0 +1,64 @@
+// Approval questions in a real terminal (tmux): visible, not overwritten by the waiting spinner.
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+
+const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
+/** Longer than two ticks of the spinner (1 s each): a running timer would have redrawn by then. */
+const SPINNER_TICKS_MS = 2500;
+
+let server: FakeLLM | undefined;
+let terminal: TmuxTerminal | undefined;
+afterEach(async () => {
+  terminal?.kill();
+  terminal = undefined;
+  const current = server;
+  server = undefined;
+  if (!current) return;
+  await current.close();
+  assert.deepEqual(current.errors, []);
+});
+
+async function start(script: ScriptStep[], args: string[]) {
+  server = await startFakeLLM(script);
+  terminal = TmuxTerminal.start({ args: [...args, ...fakeFlags(server)], cwd: tempDir(), env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") } });
+  return { fake: server, term: terminal };
+}
+
+/** The question is on screen, stays there, and no "thinking Ns" timer runs over it. */
+async function assertQuestionStays(term: TmuxTerminal): Promise<void> {
+  const first = await term.waitFor(APPROVAL_LINE, "the approval question");
+  assert.match(first, /^allow\? bash> echo approved-call$/m, first);
+  await new Promise((resolve) => setTimeout(resolve, SPINNER_TICKS_MS));
+  const later = term.screen();
+  assert.match(later, APPROVAL_LINE, later);
+  assert.doesNotMatch(later, /thinking \d+s/, later);
+  assert.equal(later, first, "nothing redrew the screen while the question waited");
+}
+
+const TOOL_CALL_WITHOUT_TEXT: ScriptStep[] = [{ reply: { toolCalls: [{ name: "bash", arguments: { command: "echo approved-call" } }] } }, { reply: { text: "it printed approved-call" } }];
+
+test("chat: a tool call with no text before it shows its approval question, with no spinner over it", { skip: needs("tmux") }, async () => {
+  const { fake, term } = await start(TOOL_CALL_WITHOUT_TEXT, []);
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  term.type("run it");
+  term.send(["Enter"]);
+  await assertQuestionStays(term);
+  term.type("y");
+  term.send(["Enter"]);
+  await term.waitFor(/it printed approved-call/);
+  assert.match(fake.requests[1].body.messages.at(-1).content, /approved-call/);
+});
+
+test("one-shot at a terminal: the approval question shows, with no spinner over it", { skip: needs("tmux") }, async () => {
+  const { fake, term } = await start(TOOL_CALL_WITHOUT_TEXT, ["-p", "run it"]);
+  await assertQuestionStays(term);
+  term.type("y");
+  term.send(["Enter"]);
+  await term.waitFor(/^\[exit 0\]$/m, "the run ending");
+  assert.match(term.screen(), /^it printed approved-call$/m);
+  assert.match(fake.requests[1].body.messages.at(-1).content, /approved-call/);
+});
