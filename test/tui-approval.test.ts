@@ -62,3 +62,20 @@ test("one-shot at a terminal: the approval question shows, with no spinner over 
   assert.match(term.screen(), /^it printed approved-call$/m);
   assert.match(fake.requests[1].body.messages.at(-1).content, /approved-call/);
 });
+
+test("chat: twelve approvals in one turn print no MaxListenersExceededWarning", { skip: needs("tmux") }, async () => {
+  const CALLS = 12;
+  const steps: ScriptStep[] = Array.from({ length: CALLS }, (_, i) => ({ reply: { toolCalls: [{ name: "bash", arguments: { command: `echo call-${i}` } }] } }));
+  const { fake, term } = await start([...steps, { reply: { text: "twelve done" } }], []);
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  term.type("go");
+  term.send(["Enter"]);
+  for (let i = 0; i < CALLS; i++) {
+    await term.waitFor(new RegExp(`^allow\\? bash> echo call-${i}$`, "m"), `question ${i + 1}`);
+    term.type("y");
+    term.send(["Enter"]);
+  }
+  const screen = await term.waitFor(/twelve done/);
+  assert.doesNotMatch(screen, /MaxListenersExceededWarning|memory leak/);
+  assert.equal(fake.requests.length, CALLS + 1);
+});

@@ -69,14 +69,16 @@ export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" |
       if (isClosed) return Promise.resolve(undefined);
       reader.beforeQuestion?.();
       return new Promise((resolve) => {
+        const onAbort = () => settle(undefined);
         const settle = (line: string | undefined) => {
           waiters.delete(settle);
+          signal?.removeEventListener("abort", onAbort);
           resolve(line);
         };
         waiters.add(settle);
         if (signal) rl.question(question, { signal }, settle);
         else rl.question(question, settle);
-        signal?.addEventListener("abort", () => settle(undefined), { once: true });
+        signal?.addEventListener("abort", onAbort, { once: true });
       });
     },
     close: () => rl.close(),

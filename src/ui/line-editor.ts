@@ -91,7 +91,13 @@ export class LineEditor implements LineReader {
     const prompt = question.slice(lastBreak + 1);
     const isChatPrompt = this.onInterrupt === undefined;
     return new Promise((resolve) => {
-      this.active = { prompt, isChatPrompt, resolve };
+      // The turn's signal outlives many questions: each takes its abort listener off when answered.
+      const onAbort = () => this.finish(undefined);
+      const settle = (line: string | undefined) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(line);
+      };
+      this.active = { prompt, isChatPrompt, resolve: settle };
       this.buffer = "";
       if (isChatPrompt) {
         const queued = this.queue.join("\n\n");
@@ -107,7 +113,7 @@ export class LineEditor implements LineReader {
       this.cursorRow = 0;
       if (signal?.aborted) return this.finish(undefined);
       this.render();
-      signal?.addEventListener("abort", () => this.finish(undefined), { once: true });
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
