@@ -2,7 +2,8 @@
 // allow, deny (with the reason the model gets) or ask the person.
 import type { Tool } from "../core/tool.ts";
 import { isInside, pathsOfCall, realTarget } from "./path-policy.ts";
-import { commandMatches, denyViews, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
+import { denyViews, unwrap } from "./command-views.ts";
+import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { splitCommand, type SimpleCommand } from "./shell-split.ts";
 
 /**
@@ -76,7 +77,6 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
 
 function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[]): Decision {
   const split = splitCommand(command);
-  // A plain `bash` allow rule covers every command (a plain `bash` deny rule was handled before).
   const covers = (rule: Rule, words: string[]) => rule.tool === "bash" && (rule.pattern === undefined || commandMatches(rule.pattern, words));
   for (const part of split.commands) {
     for (const view of denyViews(part)) {
@@ -87,12 +87,22 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   if (policy.mode === "all") return { type: "allow" };
   if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
   if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
-  // A prefix rule does not cover a part that redirects output into a file (`git log > notes.md`).
-  const unmatched = split.commands.filter((part) => !allow.some((rule) => covers(rule, part.words) && (rule.pattern === undefined || !part.writesFile)));
+  // A plain `bash` allow rule covers every command (a plain `bash` deny rule was handled before).
+  if (allow.some((rule) => rule.tool === "bash" && rule.pattern === undefined)) return { type: "allow" };
+  // Fail closed: what the splitter or the views cannot follow is asked about, whatever the rules say.
+  if (split.unsure) return { type: "ask", why: `it uses ${split.unsure}, which rules cannot check`, remember: [] };
+  const allowingRules = (words: string[]) => allow.filter((rule) => covers(rule, words));
+  const unmatched: SimpleCommand[] = [];
+  for (const part of split.commands) {
+    const coverage = allowCoverage(part, allowingRules);
+    if (!coverage.covered && coverage.why) return { type: "ask", why: `${coverage.why}, which rules cannot check`, remember: [] };
+    // A prefix rule does not cover a part that redirects output into a file (`git log > notes.md`).
+    if (!coverage.covered || part.writesFile) unmatched.push(part);
+  }
   if (unmatched.length === 0) return { type: "allow" };
-  const suggestions = unmatched.filter((part) => !part.writesFile).map((part) => ruleFor("bash", commandPrefix(part)));
   const hasWrite = unmatched.some((part) => part.writesFile);
-  return { type: "ask", why: hasWrite ? "it redirects output into a file" : undefined, remember: hasWrite ? [] : unique(suggestions) };
+  if (hasWrite) return { type: "ask", why: "it redirects output into a file", remember: [] };
+  return { type: "ask", why: undefined, remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor("bash", prefix))) };
 }
 
 function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {
@@ -115,15 +125,22 @@ const SUBCOMMAND_TOOLS = new Set(["git", "npm", "pnpm", "yarn", "bun", "npx", "c
 
 /**
  * The prefix an "always" answer remembers for a command: its first word, plus the subcommand
- * for tools that have them (`git status`, and `npm run build` for scripts).
+ * for tools that have them (`git status`, and `npm run build` for scripts). Through a wrapper,
+ * the wrapper as written and the prefix of what it runs (`timeout 5 npm test`).
  */
 export function commandPrefix(part: SimpleCommand): string {
+  const inner = unwrap(part.words);
+  if (inner.prefixLength > 0 && inner.words.length > 0) return [...part.words.slice(0, inner.prefixLength), commandPrefix({ words: inner.words, writesFile: false })].join(" ");
   const [first, second, third] = part.words;
   const isSubcommand = (word: string | undefined) => word !== undefined && /^[a-z][a-z0-9:_-]*$/.test(word);
-  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) return part.words.join(" ");
   if (!SUBCOMMAND_TOOLS.has(first) || !isSubcommand(second)) return first;
   if (second === "run" && isSubcommand(third)) return `${first} ${second} ${third}`;
   return `${first} ${second}`;
+}
+
+/** What "always" remembers for a part: its prefix, and those of the commands it runs (`find -exec rm`). */
+function rememberedPrefixes(part: SimpleCommand): string[] {
+  return [commandPrefix(part), ...unwrap(part.words).commands.filter((words) => words.length > 0).map((words) => commandPrefix({ words, writesFile: false }))];
 }
 
 function ruleFor(tool: string, pattern?: string): Rule {

@@ -2,7 +2,8 @@
 // "always" answers, and how one matches a call.
 import path from "node:path";
 import type { Tool } from "../core/tool.ts";
-import { splitCommand, type SimpleCommand } from "./shell-split.ts";
+import { unwrap } from "./command-views.ts";
+import type { SimpleCommand } from "./shell-split.ts";
 
 /**
  * One rule. `tool` is a tool name (`bash`, `edit_file`), or a group: `read` (every read-only
@@ -24,12 +25,6 @@ export interface Rule {
 }
 
 const RULE_SYNTAX = /^([A-Za-z_][A-Za-z0-9_-]*)(?:\((.*)\))?$/s;
-/** Wrappers that run their arguments as a command; a deny rule looks through them. */
-const COMMAND_WRAPPERS = new Set(["sudo", "env", "command", "exec", "nohup", "nice", "time", "xargs", "timeout", "stdbuf", "doas", "builtin"]);
-/** Shells and `eval`, whose string argument is itself a command line a deny rule must see. */
-const NESTED_SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh"]);
-/** How deep `bash -c "bash -c '...'"` is followed. */
-const MAX_SHELL_NESTING = 5;
 
 /** Parses `bash(git status)`, `Edit(src/**)`, `read_file`; returns an error message for anything else. */
 export function parseRule(text: string, source: string, trusted: boolean): Rule | string {
@@ -58,28 +53,32 @@ export function commandMatches(pattern: string, words: string[]): boolean {
   return wanted.length <= words.length && wanted.every((word, index) => words[index] === word);
 }
 
+/** What allow rules say about one simple command: covered, or not (with the reason when no rule could cover it). */
+export type Coverage = { covered: true } | { covered: false; why?: string };
+
 /**
- * The ways a deny rule looks at a command: as written, without leading `NAME=value`
- * assignments and wrappers (`sudo rm ...`), and inside `bash -c '...'` or `eval ...`.
+ * Whether allow rules cover one simple command. What it runs inside must be covered too: a
+ * rule naming only the wrapper (`bash(timeout)`, `bash(xargs)`, `bash(find)`) does not cover
+ * `timeout 5 rm x`, `xargs rm` or `find -exec rm`; `bash(timeout 5 npm test)` names more and
+ * does. A string handed to a shell (`bash -c`, `eval`, `env -S`) or a computed command name is
+ * never covered: the rule cannot see what it runs.
  */
-export function denyViews(command: SimpleCommand, depth = 0): string[][] {
-  const views = [command.words];
-  let words = command.words;
-  while (words.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]) || COMMAND_WRAPPERS.has(words[0]) || words[0].startsWith("-") || /^\d+[smhd]?$/.test(words[0]))) {
-    words = words.slice(1);
+export function allowCoverage(command: SimpleCommand, rulesFor: (words: string[]) => Rule[], depth = 0): Coverage {
+  const inner = unwrap(command.words);
+  if (inner.opaque) return { covered: false, why: inner.opaque };
+  const rules = rulesFor(command.words);
+  if (rules.length === 0) return { covered: false };
+  const namesMoreThanWrapper = rules.some((rule) => rule.pattern !== undefined && patternWords(rule.pattern) > inner.prefixLength);
+  if (inner.prefixLength > 0 && !namesMoreThanWrapper && rulesFor(inner.words).length === 0) return { covered: false };
+  for (const nested of inner.commands) {
+    const coverage = depth < 5 ? allowCoverage({ words: nested, writesFile: false }, rulesFor, depth + 1) : { covered: false as const };
+    if (!coverage.covered) return coverage;
   }
-  if (words !== command.words && words.length > 0) views.push(words);
-  if (depth >= MAX_SHELL_NESTING) return views;
-  const inner = innerCommandLine(words);
-  if (inner !== undefined) for (const nested of splitCommand(inner).commands) views.push(...denyViews(nested, depth + 1));
-  return views;
+  return { covered: true };
 }
 
-function innerCommandLine(words: string[]): string | undefined {
-  if (words[0] === "eval") return words.slice(1).join(" ");
-  if (!NESTED_SHELLS.has(path.basename(words[0] ?? ""))) return undefined;
-  const flag = words.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word));
-  return flag === -1 ? undefined : words[flag + 1];
+function patternWords(pattern: string): number {
+  return pattern.replace(/:\*$/, "").trim().split(/\s+/).length;
 }
 
 /**

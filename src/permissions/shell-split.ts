@@ -1,19 +1,32 @@
 // Splits a bash command line into the simple commands it would run, so a rule can look at
 // each one: `a && b`, `a || b`, `a; b`, `a | b`, `a & b`, newlines, `( a )`, `{ a; }`,
-// `$(a)`, backticks, `<(a)` and `>(a)`. It is a careful reader, not a full bash parser:
-// whatever it cannot read makes the command unparsed, which never matches an allow rule.
+// `$(a)`, backticks, `<(a)` and `>(a)`, heredoc bodies. It is a careful reader, not a full
+// bash parser, and it fails closed: whatever it cannot read makes the command unparsed, and
+// whatever it reads but cannot be sure of (ANSI-C `$'…'` strings, heredocs, process
+// substitution) is named in `unsure`; neither ever matches an allow rule. Hand-written rather
+// than a parser from npm: the full ones (mvdan/sh as WASM, tree-sitter) are megabytes to load
+// for every command, and this one only has to know when it does not know.
+import { decodeAnsiC, expandBraces } from "./shell-words.ts";
 
 /** One simple command: its words with quotes removed, and whether it redirects output into a file. */
 export interface SimpleCommand {
   words: string[];
   /** `>` or `>>` into anything but /dev/null or another descriptor. */
   writesFile: boolean;
+  /**
+   * The words as bash would probably expand them, when that differs: unquoted brace expansion
+   * applied (`{rm,-rf,x}` → `rm -rf x`) and `$(echo rm)` replaced by its output. Deny rules
+   * look at both; allow rules never trust a guess.
+   */
+  expandedWords?: string[];
 }
 
 /** Every simple command in a command line, nested ones included; `parsed` is false when the reader gave up. */
 export interface SplitCommand {
   commands: SimpleCommand[];
   parsed: boolean;
+  /** What the line uses that the reader does not follow well enough to allow it by a rule (`ANSI-C quoting ($'…')`). */
+  unsure?: string;
 }
 
 /** Words that open or close compound commands; the command proper follows them. */
@@ -23,16 +36,44 @@ const MAX_NESTING = 20;
 
 class Unparsable extends Error {}
 
+/** What all readers of one line share: the reasons it cannot be vouched for. */
+interface ReadState {
+  unsure: string[];
+}
+
+/** A heredoc announced on the current line; its body starts after the next newline. */
+interface PendingHeredoc {
+  delimiter: string;
+  stripTabs: boolean;
+  /** Unquoted delimiter: `$(…)` and backticks in the body run. */
+  expands: boolean;
+}
+
+/** The word being read: its literal text, its probable expansion, and what it contained. */
+interface WordInProgress {
+  text: string;
+  guess: string;
+  isQuoted: boolean;
+  hasBrace: boolean;
+  hasSubstitution: boolean;
+}
+
 export function splitCommand(line: string): SplitCommand {
   const commands: SimpleCommand[] = [];
+  const state: ReadState = { unsure: [] };
+  const result = (parsed: boolean): SplitCommand => {
+    const split: SplitCommand = { commands: commands.filter(isMeaningful).map(withoutSameExpansion), parsed };
+    if (state.unsure.length > 0) split.unsure = state.unsure[0];
+    return split;
+  };
   try {
-    const reader = new Reader(line, commands, 0);
+    const reader = new Reader(line, commands, state, 0);
     reader.readList(undefined);
     if (reader.position < line.length) throw new Unparsable("unbalanced )");
-    return { commands: commands.filter(isMeaningful), parsed: true };
+    return result(true);
   } catch (error) {
     if (!(error instanceof Unparsable)) throw error;
-    return { commands: commands.filter(isMeaningful), parsed: false };
+    return result(false);
   }
 }
 
@@ -41,12 +82,20 @@ function isMeaningful(command: SimpleCommand): boolean {
   return command.words.length > 0 || command.writesFile;
 }
 
+function withoutSameExpansion(command: SimpleCommand): SimpleCommand {
+  const { expandedWords, ...rest } = command;
+  const isSame = !expandedWords || (expandedWords.length === command.words.length && expandedWords.every((word, index) => word === command.words[index]));
+  return isSame ? rest : command;
+}
+
 class Reader {
   position = 0;
+  private heredocs: PendingHeredoc[] = [];
 
   constructor(
     private readonly text: string,
     private readonly out: SimpleCommand[],
+    private readonly state: ReadState,
     private readonly depth: number,
     start = 0,
   ) {
@@ -57,16 +106,21 @@ class Reader {
   /** Reads commands until `closer` (`)` or a backtick) or the end; leaves position after the closer. */
   readList(closer: ")" | "`" | undefined): void {
     let command = this.newCommand();
-    let word: string | undefined;
-    let pendingRedirect: "out" | "in" | undefined;
+    let word: WordInProgress | undefined;
+    let pendingRedirect: "out" | "in" | "heredoc" | "heredoc-strip" | undefined;
 
     const endWord = () => {
       if (word === undefined) return;
-      if (pendingRedirect) {
-        if (pendingRedirect === "out" && word !== "/dev/null") command.writesFile = true;
+      if (pendingRedirect === "heredoc" || pendingRedirect === "heredoc-strip") {
+        this.heredocs.push({ delimiter: word.text, stripTabs: pendingRedirect === "heredoc-strip", expands: !word.isQuoted });
         pendingRedirect = undefined;
-      } else if (!(command.words.length === 0 && KEYWORDS.has(word))) {
-        command.words.push(word);
+      } else if (pendingRedirect) {
+        if (pendingRedirect === "out" && word.text !== "/dev/null") command.writesFile = true;
+        pendingRedirect = undefined;
+      } else if (!(command.words.length === 0 && KEYWORDS.has(word.text) && !word.isQuoted)) {
+        command.words.push(word.text);
+        const guesses = word.hasBrace ? expandBraces(word.guess) : [word.guess];
+        command.expandedWords?.push(...(word.hasSubstitution ? guesses.flatMap((guess) => guess.split(/\s+/).filter(Boolean)) : guesses));
       }
       word = undefined;
     };
@@ -87,9 +141,13 @@ class Reader {
       if (char === " " || char === "\t") {
         endWord();
         this.position++;
-      } else if (char === "\n" || char === ";" || char === "|" || (char === "&" && next !== ">")) {
+      } else if (char === "\n") {
         endCommand();
-        this.position += (char === "&" || char === "|" || char === ";") && (next === char || (char === "|" && next === "&")) ? 2 : 1;
+        this.position++;
+        this.readHeredocBodies();
+      } else if (char === ";" || char === "|" || (char === "&" && next !== ">")) {
+        endCommand();
+        this.position += next === char || (char === "|" && next === "&") ? 2 : 1;
       } else if (char === "#" && word === undefined) {
         while (this.position < this.text.length && this.text[this.position] !== "\n") this.position++;
       } else if (char === "(" && word === undefined) {
@@ -97,25 +155,28 @@ class Reader {
         this.position = this.nested(this.position + 1, ")");
       } else if ((char === ">" || char === "<") && next === "(") {
         endWord();
+        this.unsure("process substitution");
         this.position = this.nested(this.position + 2, ")");
       } else if (char === ">" || char === "<" || (char === "&" && next === ">")) {
         // A leading descriptor number (`2>`) belongs to the redirection, not the words.
-        if (word !== undefined && /^\d+$/.test(word)) word = undefined;
+        if (word !== undefined && /^\d+$/.test(word.text)) word = undefined;
         endWord();
         pendingRedirect = this.readRedirection();
       } else {
-        word = (word ?? "") + this.readWordPiece();
+        word ??= { text: "", guess: "", isQuoted: false, hasBrace: false, hasSubstitution: false };
+        this.readWordPiece(word);
       }
     }
     if (closer) throw new Unparsable(`missing ${closer}`);
     endCommand();
+    if (this.heredocs.length > 0) throw new Unparsable("a heredoc without a body");
   }
 
   /**
    * Reads a redirection operator (`>`, `>>`, `>|`, `&>`, `<`, `<<`, `<<<`, `2>&1`, ...) and says
-   * what its target is: a file written, a file read, or nothing (a descriptor like `&1`).
+   * what its target is: a file written, a file read, a heredoc delimiter, or nothing (a descriptor like `&1`).
    */
-  private readRedirection(): "out" | "in" | undefined {
+  private readRedirection(): "out" | "in" | "heredoc" | "heredoc-strip" | undefined {
     const operator = /^(?:&>>?|>&|<&|>>?\|?|<<<|<<-?|<>|<)/.exec(this.text.slice(this.position))?.[0] ?? this.text[this.position];
     this.position += operator.length;
     if (operator.endsWith("&")) {
@@ -125,69 +186,145 @@ class Reader {
         return undefined;
       }
     }
+    if (operator === "<<" || operator === "<<-") {
+      this.unsure("a heredoc");
+      return operator === "<<" ? "heredoc" : "heredoc-strip";
+    }
     return operator.startsWith("<") && operator !== "<>" ? "in" : "out";
   }
 
+  /**
+   * After a newline, the bodies of the heredocs announced on that line: skipped up to their
+   * delimiter line, except that an unquoted delimiter's body runs its `$(…)` and backticks,
+   * which are read as nested commands.
+   */
+  private readHeredocBodies(): void {
+    for (const heredoc of this.heredocs.splice(0)) {
+      let isClosed = false;
+      while (this.position < this.text.length && !isClosed) {
+        const lineEnd = this.text.indexOf("\n", this.position) === -1 ? this.text.length : this.text.indexOf("\n", this.position);
+        const line = this.text.slice(this.position, lineEnd);
+        if ((heredoc.stripTabs ? line.replace(/^\t+/, "") : line) === heredoc.delimiter) isClosed = true;
+        else if (heredoc.expands) this.readSubstitutionsUpTo(lineEnd);
+        this.position = Math.max(this.position, lineEnd + 1);
+      }
+      if (!isClosed) throw new Unparsable(`heredoc without its ${heredoc.delimiter} line`);
+    }
+  }
+
+  private readSubstitutionsUpTo(end: number): void {
+    while (this.position < end) {
+      const char = this.text[this.position];
+      if (char === "\\") this.position += 2;
+      else if (char === "$" && this.text[this.position + 1] === "(") this.position = this.nested(this.position + 2, ")");
+      else if (char === "`") this.position = this.nested(this.position + 1, "`");
+      else this.position++;
+    }
+  }
+
   /** One piece of a word: quoted text, an escape, a substitution (read as nested commands) or a plain character. */
-  private readWordPiece(): string {
+  private readWordPiece(word: WordInProgress): void {
     const char = this.text[this.position];
     const next = this.text[this.position + 1];
+    const add = (text: string, guess = text) => {
+      word.text += text;
+      word.guess += guess;
+    };
     if (char === "\\") {
       this.position += 2;
-      return next === "\n" || next === undefined ? "" : next;
+      word.isQuoted = true;
+      return add(next === "\n" || next === undefined ? "" : next);
     }
     if (char === "'") {
       const end = this.text.indexOf("'", this.position + 1);
       if (end === -1) throw new Unparsable("unterminated '");
-      const quoted = this.text.slice(this.position + 1, end);
+      word.isQuoted = true;
+      add(this.text.slice(this.position + 1, end));
       this.position = end + 1;
-      return quoted;
+      return;
     }
-    if (char === '"') return this.readDoubleQuoted();
-    if (char === "$" && next === "(") {
-      this.position = this.nested(this.position + 2, ")");
-      return "$(…)";
+    if (char === "$" && next === "'") {
+      word.isQuoted = true;
+      return add(this.readAnsiC());
     }
-    if (char === "`") {
-      this.position = this.nested(this.position + 1, "`");
-      return "$(…)";
+    if (char === '"' || (char === "$" && next === '"')) {
+      if (char === "$") this.position++;
+      word.isQuoted = true;
+      return this.readDoubleQuoted(word);
     }
+    if ((char === "$" && next === "(") || char === "`") {
+      word.hasSubstitution = true;
+      return add("$(…)", this.readSubstitution());
+    }
+    if (char === "{") word.hasBrace = true;
     this.position++;
-    return char;
+    add(char);
   }
 
-  private readDoubleQuoted(): string {
-    let value = "";
+  private readDoubleQuoted(word: WordInProgress): void {
     this.position++;
     while (this.position < this.text.length) {
       const char = this.text[this.position];
       const next = this.text[this.position + 1];
       if (char === '"') {
         this.position++;
-        return value;
+        return;
       }
       if (char === "\\" && next !== undefined && '"\\$`\n'.includes(next)) {
-        value += next === "\n" ? "" : next;
+        word.text += next === "\n" ? "" : next;
+        word.guess += next === "\n" ? "" : next;
         this.position += 2;
       } else if ((char === "$" && next === "(") || char === "`") {
-        value += this.readWordPiece();
+        word.text += "$(…)";
+        word.guess += this.readSubstitution();
       } else {
-        value += char;
+        word.text += char;
+        word.guess += char;
         this.position++;
       }
     }
     throw new Unparsable('unterminated "');
   }
 
+  /**
+   * `$(…)` or a backtick substitution, read as nested commands. Returns what it probably prints
+   * when that is plain (`$(echo rm)` → `rm`), so a deny rule sees through it; else `$(…)`.
+   */
+  private readSubstitution(): string {
+    const first = this.out.length;
+    const isBacktick = this.text[this.position] === "`";
+    this.position = this.nested(this.position + (isBacktick ? 1 : 2), isBacktick ? "`" : ")");
+    const inner = this.out.slice(first).filter(isMeaningful);
+    const words = inner.length === 1 && !inner[0].writesFile ? inner[0].words : [];
+    if (words[0] !== "echo" && words[0] !== "printf") return "$(…)";
+    return words
+      .slice(1)
+      .filter((w) => !/^-[neE]+$/.test(w))
+      .join(" ");
+  }
+
+  /** `$'…'`: backslash escapes decoded, so `$'\''` is one quote and not the start of a string. */
+  private readAnsiC(): string {
+    this.unsure("ANSI-C quoting ($'…')");
+    const decoded = decodeAnsiC(this.text, this.position + 2);
+    if (!decoded) throw new Unparsable("unterminated $'");
+    this.position = decoded.end;
+    return decoded.value;
+  }
+
   /** Reads a nested command list starting at `start` up to `closer`; returns the position after it. */
   private nested(start: number, closer: ")" | "`"): number {
-    const reader = new Reader(this.text, this.out, this.depth + 1, start);
+    const reader = new Reader(this.text, this.out, this.state, this.depth + 1, start);
     reader.readList(closer);
     return reader.position;
   }
 
+  private unsure(reason: string): void {
+    if (!this.state.unsure.includes(reason)) this.state.unsure.push(reason);
+  }
+
   private newCommand(): SimpleCommand {
-    const command: SimpleCommand = { words: [], writesFile: false };
+    const command: SimpleCommand = { words: [], writesFile: false, expandedWords: [] };
     this.out.push(command);
     return command;
   }

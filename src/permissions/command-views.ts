@@ -1,0 +1,155 @@
+// What a simple command really runs, as far as words can tell: through assignments and
+// wrappers (`sudo`, `env`, `xargs`, `timeout`, `nice`, `exec`, ...), paths (`/bin/rm`), shells
+// given a string (`bash -c -- '…'`), `eval`, `env -S '…'` and `find -exec`. Deny rules look
+// at every view; allow rules must cover what runs inside, and cannot vouch for a string handed
+// to a shell at all.
+import path from "node:path";
+import { splitCommand, type SimpleCommand } from "./shell-split.ts";
+
+/** A program that runs the rest of its arguments; `valued` options take the next word, `positional` words precede the command (timeout's duration). */
+interface Wrapper {
+  valued: string[];
+  positional?: number;
+}
+
+const WRAPPERS: Record<string, Wrapper> = {
+  sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user"] },
+  doas: { valued: ["-u", "-C"] },
+  env: { valued: ["-u", "-C", "--unset", "--chdir"] },
+  command: { valued: [] },
+  builtin: { valued: [] },
+  exec: { valued: ["-a"] },
+  nohup: { valued: [] },
+  setsid: { valued: [] },
+  nice: { valued: ["-n", "--adjustment"] },
+  ionice: { valued: ["-c", "-n", "--class", "--classdata"] },
+  time: { valued: ["-f", "-o", "--format", "--output"] },
+  timeout: { valued: ["-s", "-k", "--signal", "--kill-after"], positional: 1 },
+  stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  xargs: { valued: ["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--delimiter", "--eof", "--arg-file", "--replace"] },
+};
+/** Shells, whose `-c` argument is itself a command line. */
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
+/** Shell options that take the next word (`-o pipefail`). */
+const SHELL_VALUED = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
+/** `find` actions that run a command up to `;` or `+`. */
+const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** A command name bash computes: a variable, a substitution, a brace expansion or a glob. */
+const COMPUTED_NAME = /[$`{}*?[]/;
+/** How deep `bash -c "sudo bash -c '...'"` is followed. */
+const MAX_NESTING = 5;
+
+/** One simple command seen through what wraps it. */
+export interface Unwrapped {
+  /** The command proper, after assignments and wrappers. */
+  words: string[];
+  /** How many words came before it (`sudo -u x` is 3). */
+  prefixLength: number;
+  /** Command lines it hands to a shell (`bash -c '…'`, `eval …`, `env -S '…'`). */
+  lines: string[];
+  /** Commands it runs besides itself (`find . -exec rm {} ;`). */
+  commands: string[][];
+  /** Why an allow rule cannot vouch for it, when one cannot. */
+  opaque?: string;
+}
+
+export function unwrap(words: string[]): Unwrapped {
+  const lines: string[] = [];
+  let index = 0;
+  for (;;) {
+    while (index < words.length && ASSIGNMENT.test(words[index])) index++;
+    const name = path.basename(words[index] ?? "");
+    const wrapper = WRAPPERS[name];
+    if (!wrapper) break;
+    index++;
+    while (index < words.length) {
+      const word = words[index];
+      if (word === "--") {
+        index++;
+        break;
+      }
+      if (name === "env" && (ASSIGNMENT.test(word) || word === "-")) {
+        index++;
+        continue;
+      }
+      if (!word.startsWith("-") || word === "-") break;
+      const split = name === "env" ? /^(?:-S|--split-string=?)(.*)$/.exec(word) : null;
+      if (split) {
+        lines.push([split[1] || words[index + 1], ...words.slice(split[1] ? index + 1 : index + 2)].filter((w) => w !== undefined).join(" "));
+        return { words: [], prefixLength: words.length, lines, commands: [], opaque: "env -S runs a string as a command" };
+      }
+      const takesValue = wrapper.valued.includes(word) || (/^-[A-Za-z]{2,}$/.test(word) && wrapper.valued.includes(`-${word.at(-1)}`));
+      index += takesValue ? 2 : 1;
+    }
+    index += wrapper.positional ?? 0;
+  }
+  const rest = words.slice(index);
+  return { words: rest, prefixLength: index, ...whatItRuns(rest) };
+}
+
+/** What the command proper hands on: a shell's string, eval's words, find's -exec commands. */
+function whatItRuns(words: string[]): { lines: string[]; commands: string[][]; opaque?: string } {
+  const name = path.basename(words[0] ?? "");
+  if (words.length === 0) return { lines: [], commands: [] };
+  if (COMPUTED_NAME.test(words[0])) return { lines: [], commands: [], opaque: "its command name is computed when it runs" };
+  if (name === "eval") return { lines: [words.slice(1).join(" ")], commands: [], opaque: "eval runs a string as a command" };
+  if (name === "source" || name === ".") return { lines: [], commands: [], opaque: `${name} runs a script inside the shell` };
+  if (SHELLS.has(name)) return shellArguments(words);
+  if (name === "find") return { lines: [], commands: findActions(words) };
+  return { lines: [], commands: [] };
+}
+
+function shellArguments(words: string[]): { lines: string[]; commands: string[][]; opaque?: string } {
+  let hasCommandString = false;
+  let index = 1;
+  while (index < words.length) {
+    const word = words[index];
+    if (word === "--" || word === "-") {
+      index++;
+      break;
+    }
+    if (SHELL_VALUED.has(word) || /^[-+][A-Za-z]*[oO]$/.test(word)) {
+      index += 2;
+      continue;
+    }
+    if (!/^[-+]/.test(word)) break;
+    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(word)) hasCommandString = true;
+    index++;
+  }
+  if (hasCommandString) return { lines: words[index] === undefined ? [] : [words[index]], commands: [], opaque: `${path.basename(words[0])} -c runs a string as a command` };
+  if (index >= words.length) return { lines: [], commands: [], opaque: `${path.basename(words[0])} reads the commands it runs from its input` };
+  return { lines: [], commands: [] };
+}
+
+function findActions(words: string[]): string[][] {
+  const commands: string[][] = [];
+  for (let index = 0; index < words.length; index++) {
+    if (!FIND_ACTIONS.has(words[index])) continue;
+    const end = words.findIndex((word, at) => at > index && (word === ";" || word === "+"));
+    commands.push(words.slice(index + 1, end === -1 ? words.length : end));
+    index = end === -1 ? words.length : end;
+  }
+  return commands;
+}
+
+/**
+ * Every way a deny rule looks at a command: as written, as bash would probably expand it
+ * (`{rm,-rf,x}`, `$(echo rm)`), without assignments and wrappers, by the basename of its
+ * path (`/bin/rm`), and whatever it hands to a shell or runs (`bash -c`, `eval`, `find -exec`).
+ */
+export function denyViews(command: SimpleCommand, depth = 0): string[][] {
+  const views: string[][] = [];
+  for (const words of command.expandedWords ? [command.words, command.expandedWords] : [command.words]) {
+    const inner = unwrap(words);
+    views.push(words, inner.words, withBasename(inner.words));
+    if (depth >= MAX_NESTING) continue;
+    for (const line of inner.lines) for (const nested of splitCommand(line).commands) views.push(...denyViews(nested, depth + 1));
+    for (const nested of inner.commands) views.push(...denyViews({ words: nested, writesFile: false }, depth + 1));
+  }
+  return views.filter((view) => view.length > 0);
+}
+
+function withBasename(words: string[]): string[] {
+  return words.length > 0 && words[0].includes("/") ? [path.basename(words[0]), ...words.slice(1)] : words;
+}
