@@ -124,7 +124,7 @@ export class ChatSession implements ChatControls {
 
   async switchModel(model: string): Promise<string> {
     const settings = { ...this.settings, model };
-    this.options.agent.options = { ...this.options.agent.options, provider: await createProvider(settings) };
+    this.options.agent.configure({ provider: await createProvider(settings) });
     this.settings = settings;
     this.recorder.recordModelChange(settings.name, settings.model, settings.baseUrl);
     return this.currentModel();
@@ -133,8 +133,8 @@ export class ChatSession implements ChatControls {
   newSession(): string {
     this.recorder.close();
     this.recorder = startRecorder(this.options.env, this.options.cwd, this.settings, undefined);
-    this.options.agent.messages.length = 0;
-    this.options.agent.options = { ...this.options.agent.options, sessionId: this.recorder.id, spillDir: this.recorder.writer.spillDir };
+    this.options.agent.replaceMessages([]);
+    this.options.agent.configure({ sessionId: this.recorder.id, spillDir: this.recorder.writer.spillDir });
     return this.recorder.id;
   }
 
@@ -159,8 +159,8 @@ export class ChatSession implements ChatControls {
     this.recorder = startRecorder(this.options.env, this.options.cwd, settings, session);
     this.settings = settings;
     const { agent, stderr, colors } = this.options;
-    agent.messages.splice(0, agent.messages.length, ...session.messages);
-    agent.options = { ...agent.options, provider, sessionId: this.recorder.id, spillDir: this.recorder.writer.spillDir };
+    agent.replaceMessages(session.messages);
+    agent.configure({ provider, sessionId: this.recorder.id, spillDir: this.recorder.writer.spillDir });
     for (const notice of session.notices) stderr.write(`${colors.yellow(notice)}\n`);
     stderr.write(formatReplay(session.messages, colors));
     return `${this.recorder.id} (${this.currentModel()})`;

@@ -126,12 +126,27 @@ async function* finish(result: RunResult): AsyncGenerator<AgentEvent, RunResult>
  */
 export class Agent {
   readonly messages: Message[];
-  options: AgentOptions;
+  private settings: AgentOptions;
 
   constructor(options: AgentOptions & { messages?: Message[] }) {
     const { messages, ...rest } = options;
-    this.options = rest;
+    this.settings = rest;
     this.messages = messages ?? [];
+  }
+
+  /** The options the next run uses; change them with `configure`. */
+  get options(): Readonly<AgentOptions> {
+    return this.settings;
+  }
+
+  /** Changes options for the runs that follow (another provider, another session's id and spill folder). */
+  configure(changes: Partial<AgentOptions>): void {
+    this.settings = { ...this.settings, ...changes };
+  }
+
+  /** Replaces the conversation (a new session, or a stored one resumed); never during a run. */
+  replaceMessages(messages: readonly Message[]): void {
+    this.messages.splice(0, this.messages.length, ...messages);
   }
 
   /** Sends a prompt and streams the run's events. */
