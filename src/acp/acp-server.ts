@@ -4,7 +4,7 @@
 // editor; `session/cancel` aborts the running turn, which then ends with stopReason "cancelled".
 import { agent as acpAgent, methods, PROTOCOL_VERSION, RequestError, type AgentContext, type McpServer, type RequestPermissionResponse, type Stream } from "@agentclientprotocol/sdk";
 import type { Agent } from "../core/agent.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Message } from "../core/messages.ts";
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
 import { acpKind, promptText, replayUpdates, stopReasonFor, UpdateTranslator } from "./session-updates.ts";
@@ -13,8 +13,8 @@ import { acpKind, promptText, replayUpdates, stopReasonFor, UpdateTranslator } f
 export interface HostedSession {
   id: string;
   agent: Agent;
-  /** Called with every event of every prompt (the session recorder). */
-  record(event: AgentEvent): void;
+  /** Runs one prompt: its events, recorded and redacted, and how it ended. */
+  run(prompt: string, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   close(): Promise<void>;
 }
 
@@ -82,13 +82,12 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       live.turn = turn;
       live.translator = new UpdateTranslator(kindLookup(live.hosted.agent));
       try {
-        const run = live.hosted.agent.prompt(promptText(params.prompt), turn.signal);
+        const run = live.hosted.run(promptText(params.prompt), turn.signal);
         for (let step = await run.next(); ; step = await run.next()) {
           if (step.done) {
             if (step.value.reason === "error") throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
             return { stopReason: stopReasonFor(step.value.reason) };
           }
-          live.hosted.record(step.value);
           for (const update of live.translator.toUpdates(step.value)) await context.notify(methods.client.session.update, { sessionId: params.sessionId, update });
         }
       } finally {

@@ -6,23 +6,13 @@ import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { AcpHost, HostedSession } from "../acp/acp-server.ts";
-import { loadConfigFile } from "../config-file.ts";
-import { ConfigError, resolveProvider, stateDir, type ProviderChoice } from "../config.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { ProviderChoice } from "../config.ts";
 import type { ApproveFn } from "../core/run-tools.ts";
-import { buildSystemPrompt } from "../core/system-prompt.ts";
-import { loadExtensions } from "../extensions.ts";
-import { HookedAgent } from "../hooks/hooked-agent.ts";
+import { createSession } from "../create-session.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
-import { redact } from "../core/redact.ts";
-import { decide } from "../permissions/policy.ts";
-import { setupPermissions } from "../permissions/setup-permissions.ts";
-import { resolveContextWindow } from "../providers/context-window.ts";
-import { createProvider } from "../providers/index.ts";
-import { providerChoiceFor, sessionsDirFor, startRecorder } from "../run-session.ts";
+import { sessionsDirFor } from "../stored-sessions.ts";
 import { findSessionByPrefix } from "../session/session-list.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
-import { codingTools } from "../tools/index.ts";
 import { VERSION } from "../version.ts";
 
 const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--max-turns <n>]
@@ -68,56 +58,19 @@ export async function run(argv: string[]): Promise<number> {
 function hostFor(choice: ProviderChoice, maxTurns: number | undefined, env: NodeJS.ProcessEnv): AcpHost {
   /** Provider problems (no key, bad config) become the editor's error message for the request. */
   const open = async (cwd: string, mcpServers: McpServer[], approve: ApproveFn, resumed: SessionData | undefined): Promise<HostedSession> => {
-    let settings;
-    try {
-      settings = resolveProvider(providerChoiceFor(choice, env, resumed), env, loadConfigFile(env));
-    } catch (error) {
-      if (error instanceof ConfigError) throw new Error(error.message);
-      throw error;
-    }
-    const provider = await createProvider(settings);
-    const warn = (message: string) => process.stderr.write(`harness: ${message}\n`);
-    // The same sandbox, credential-free environment and rules as the CLI; the editor answers what the rules leave open.
-    const permissions = setupPermissions({}, { cwd, env, harnessHome: stateDir(env) });
-    for (const warning of permissions.warnings) warn(`warning: ${warning}`);
-    const approveByRules: ApproveFn = async (request, signal) => {
-      const decision = await decide(request.tool, request.input, cwd, permissions.policy, []);
-      if (decision.type === "allow") return { allow: true };
-      if (decision.type === "deny") return { allow: false, reason: decision.reason };
-      return approve(request, signal);
-    };
-    const extensions = await loadExtensions({ cwd, env, warn, extraServers: mcpServers.map(toServerConfig) });
-    const tools = [...codingTools, ...extensions.tools];
-    const system = buildSystemPrompt({ cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) }, tools.map((tool) => tool.name));
-    const recorder = startRecorder(env, cwd, settings, resumed);
-    const agent = new HookedAgent(
-      {
-        provider,
-        tools,
-        system,
-        cwd,
-        maxTurns,
-        maxTokens: settings.maxTokens,
-        approve: approveByRules,
-        env: permissions.env,
-        wrapCommand: permissions.wrapCommand,
-        context: { window: await resolveContextWindow(settings) },
-        sessionId: recorder.id,
-        spillDir: recorder.writer.spillDir,
-        messages: resumed?.messages,
-      },
-      extensions.hooks,
-    );
-    await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
-    return {
-      id: recorder.id,
-      agent,
-      record: (event: AgentEvent) => recorder.record(redact(event, permissions.secrets)),
-      async close() {
-        recorder.close();
-        await extensions.close();
-      },
-    };
+    const session = await createSession({
+      cwd,
+      env,
+      choice,
+      resumed,
+      maxTurns,
+      // The same sandbox, credential-free environment and rules as the CLI; the editor answers what the rules leave open.
+      permissions: {},
+      approval: { delegate: approve },
+      mcpServers: mcpServers.map(toServerConfig),
+      warn: (message) => process.stderr.write(`harness: ${message}\n`),
+    });
+    return { id: session.id, agent: session.agent, run: session.run, close: session.close };
   };
   return {
     name: "harness",

@@ -80,3 +80,18 @@ export function redact<T>(value: T, secrets: readonly string[] = []): T {
   }
   return value;
 }
+
+/**
+ * An event stream with every event, and the value it ends with, redacted: what the session
+ * factory applies once, before the recorder, the terminal, JSON output or an editor see them.
+ */
+export async function* redactEvents<T, R>(events: AsyncGenerator<T, R>, secrets: readonly string[] = []): AsyncGenerator<T, R> {
+  try {
+    for (let step = await events.next(); ; step = await events.next()) {
+      if (step.done) return redact(step.value, secrets);
+      yield redact(step.value, secrets);
+    }
+  } finally {
+    await events.return(undefined as R); // a consumer that stops early stops the run too
+  }
+}

@@ -31,6 +31,8 @@ export interface ApproverOptions {
   cwd: string;
   /** Absent when nobody can be asked (no TTY): calls that need approval are refused. */
   ask?: AskApprovalFn;
+  /** Instead of `ask`: a front end with its own approval dialogue (an editor over ACP) decides what the rules leave open. */
+  delegate?: ApproveFn;
   preview?: PreviewFn;
 }
 
@@ -51,6 +53,7 @@ export function createApprover(options: ApproverOptions): ApproveFn {
         return unknown;
       }
     }
+    if (options.delegate) return options.delegate(request, signal);
     if (!options.ask) return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
     const diff = await options.preview?.(request).catch(() => undefined);
     const answer = await options.ask({ summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) }, signal);

@@ -1,5 +1,4 @@
 import { createInterface, type Interface } from "node:readline";
-import type { Agent } from "../core/agent.ts";
 import type { AgentEvent } from "../core/events.ts";
 import { expandFileMentions } from "./attachments.ts";
 import { paletteFor, type Palette } from "./colors.ts";
@@ -12,7 +11,12 @@ import { TerminalRenderer } from "./terminal-renderer.ts";
 const HISTORY_SIZE = 1000;
 
 export interface ChatOptions {
-  agent: Agent;
+  /** Runs one prompt (the session: its events come recorded and redacted). */
+  run(prompt: string, signal: AbortSignal): AsyncIterable<AgentEvent>;
+  /** `provider · model` for the header line. */
+  title(): string;
+  /** Where `@path` mentions are resolved. */
+  cwd: string;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
@@ -20,8 +24,6 @@ export interface ChatOptions {
   colors: Palette;
   /** Where the status line after each turn gets the context window and prices. */
   status?: StatusLineSources;
-  /** Called with every event (the session writer listens here). */
-  onEvent?(event: AgentEvent): void;
   /** Lines of earlier input, oldest first, for the arrows. */
   history?: string[];
   /** Called with every entered line (input history is saved here). */
@@ -98,9 +100,9 @@ export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" |
  * An empty line or Ctrl-D quits; Ctrl-C interrupts a running turn and keeps the session.
  */
 export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
-  const { agent, colors } = options;
+  const { colors } = options;
   const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
-  options.stderr.write(colors.dim(`harness · ${agent.options.provider.name} · ${agent.options.provider.model} · empty line or Ctrl-D quits\n`));
+  options.stderr.write(colors.dim(`harness · ${options.title()} · empty line or Ctrl-D quits\n`));
   const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
     const line = await reader.ask(colors.bold("> "));
@@ -116,10 +118,9 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     reader.beforeQuestion = () => renderer.pause();
     try {
       // `@path` mentions attach files; the line as typed is what the history keeps.
-      for await (const event of agent.prompt(expandFileMentions(line, agent.options.cwd), turn.signal)) {
+      for await (const event of options.run(expandFileMentions(line, options.cwd), turn.signal)) {
         renderer.handle(event);
         status?.record(event);
-        options.onEvent?.(event);
       }
     } finally {
       reader.onInterrupt = undefined;

@@ -1,0 +1,98 @@
+// The chat's slash commands acting on the session (/model, /clear, /resume, /compact, /export, ...),
+// and the input history every typed line is added to.
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Session } from "./create-session.ts";
+import type { Usage } from "./core/messages.ts";
+import { exportHtml } from "./session/export-html.ts";
+import { exportMarkdown } from "./session/export-md.ts";
+import { appendInputHistory } from "./session/input-history.ts";
+import { findSessionByPrefix, formatSessionList, summarizeSessions } from "./session/session-list.ts";
+import { readSession, type SessionData } from "./session/session-reader.ts";
+import { historyPathFor, sessionsDirFor } from "./stored-sessions.ts";
+import type { Palette } from "./ui/colors.ts";
+import { isSlashCommand, runSlashCommand, type ChatControls, type CommandOutcome } from "./ui/slash-commands.ts";
+import { formatReplay } from "./ui/transcript-replay.ts";
+
+/** Sessions shown by /sessions and /resume without an id. */
+const CHAT_LISTED_SESSIONS = 10;
+
+/** What the chat's controls act on: the session, and the terminal they report to. */
+export interface SessionChatControlsOptions {
+  session: Session;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stderr: NodeJS.WriteStream;
+  colors: Palette;
+}
+
+/** The chat's slash commands over the session, and the input history. */
+export class SessionChatControls implements ChatControls {
+  constructor(private readonly options: SessionChatControlsOptions) {}
+
+  /** The hooks runChat takes. */
+  hooks() {
+    return {
+      onInput: (line: string) => appendInputHistory(historyPathFor(this.options.env), line),
+      runCommand: (line: string): Promise<CommandOutcome> | undefined =>
+        isSlashCommand(line) ? runSlashCommand(line, this, this.options.stderr, this.options.colors) : undefined,
+    };
+  }
+
+  currentModel(): string {
+    const { settings } = this.options.session;
+    return `${settings.name} · ${settings.model}`;
+  }
+
+  async switchModel(model: string): Promise<string> {
+    await this.options.session.switchModel(model);
+    return this.currentModel();
+  }
+
+  newSession(): string {
+    this.options.session.startNew();
+    return this.options.session.id;
+  }
+
+  sessionId(): string {
+    return this.options.session.id;
+  }
+
+  usage(): Usage {
+    return this.options.session.usage;
+  }
+
+  listSessions(): string[] {
+    return formatSessionList(summarizeSessions(sessionsDirFor(this.options.env), CHAT_LISTED_SESSIONS).summaries);
+  }
+
+  async resume(id: string): Promise<string> {
+    const { session, stderr, colors } = this.options;
+    const stored = readSession(findSessionByPrefix(sessionsDirFor(this.options.env), id).path);
+    await session.resume(stored, session.settingsFor(stored));
+    for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
+    stderr.write(formatReplay(stored.messages, colors));
+    return `${session.id} (${this.currentModel()})`;
+  }
+
+  async compact(focus: string): Promise<string> {
+    const events = this.options.session.compact(focus);
+    let step = await events.next();
+    while (!step.done) step = await events.next();
+    if (!step.value.ok) throw new Error(`nothing was compacted: ${step.value.error}`);
+    const { removedMessages, tokensBefore, tokensAfter } = step.value.event;
+    return `compacted: ${removedMessages} older messages summarised (about ${tokensBefore} → ${tokensAfter} tokens)`;
+  }
+
+  exportSession(format: "md" | "html", file?: string): string {
+    const path = resolve(this.options.cwd, file ?? `${this.options.session.id}.${format}`);
+    let session: SessionData;
+    try {
+      session = readSession(this.options.session.path);
+    } catch {
+      throw new Error("nothing to export yet: this session has no messages");
+    }
+    writeFileSync(path, format === "md" ? exportMarkdown(session) : exportHtml(session));
+    return path;
+  }
+}

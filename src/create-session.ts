@@ -1,0 +1,261 @@
+// The one way a session is built: settings, provider, permissions and sandbox, extensions,
+// system prompt, recorder and hooks. One-shot, stream-json, chat and ACP are thin modes over it
+// (batch children are one-shot CLI runs), and each reads its events from `run`, the single
+// point where the event stream is transformed (redacted) before anyone sees it.
+import { loadConfigFile } from "./config-file.ts";
+import { ConfigError, NoProviderError, resolveProvider, stateDir, type ProviderChoice } from "./config.ts";
+import type { Agent } from "./core/agent.ts";
+import type { CompactionResult } from "./core/compaction.ts";
+import type { AgentEvent, RunResult } from "./core/events.ts";
+import type { Usage } from "./core/messages.ts";
+import { redactEvents } from "./core/redact.ts";
+import type { ApproveFn } from "./core/run-tools.ts";
+import { buildSystemPrompt } from "./core/system-prompt.ts";
+import type { Tool } from "./core/tool.ts";
+import { loadExtensions } from "./extensions.ts";
+import { HookedAgent } from "./hooks/hooked-agent.ts";
+import type { McpServerConfig } from "./mcp/config.ts";
+import { createApprover, type AskApprovalFn } from "./permissions/approver.ts";
+import { PermissionSetupError, setupPermissions, type PermissionFlags } from "./permissions/setup-permissions.ts";
+import { resolveContextWindow } from "./providers/context-window.ts";
+import { createProvider, type ProviderSettings } from "./providers/index.ts";
+import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
+import type { SessionData } from "./session/session-reader.ts";
+import type { SessionRecorder } from "./session/session-recorder.ts";
+import { codingTools } from "./tools/index.ts";
+import { previewChange } from "./tools/preview-change.ts";
+import { acceptsLocalModel } from "./ui/local-offer.ts";
+
+/** What a mode decides; everything else comes from the environment, config and settings files. */
+export interface SessionOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Provider flags; a resumed session's provider and model are the defaults below them. */
+  choice: ProviderChoice;
+  /** The stored session to continue; absent for a new one. */
+  resumed?: SessionData;
+  maxTurns?: number;
+  /** The context window in tokens (`--context-window`); else HARNESS_CONTEXT_WINDOW, the model, the server, the table. */
+  contextWindow?: number;
+  permissions: PermissionFlags;
+  /**
+   * Who answers what the rules leave open: a person at the terminal (`ask`), a front end with its
+   * own dialogue (`delegate`, the editor), or nobody (refused).
+   */
+  approval: { ask: AskApprovalFn } | { delegate: ApproveFn } | { nobody: true };
+  /** An editor's MCP servers, added to the configured ones. */
+  mcpServers?: McpServerConfig[];
+  /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
+  takeQueuedMessages?: () => string[];
+  /** At a terminal with no provider configured: offer the local model (the question and the note). */
+  localOffer?: { ask(question: string): Promise<string | undefined>; write(text: string): void };
+  /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
+  warn(message: string): void;
+}
+
+/** A session cannot be built; the message says what to fix, the exit code is the CLI's. */
+export class SessionSetupError extends Error {
+  override name = "SessionSetupError";
+
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** One built session: its agent, the runs it records, and the controls the chat's slash commands use. */
+export interface Session {
+  readonly agent: Agent;
+  /** The session's id (changes with `startNew` and `resume`). */
+  readonly id: string;
+  readonly settings: ProviderSettings;
+  /** Tokens spent in this session so far (a resumed session's included). */
+  readonly usage: Usage;
+  /** The session file (it exists once the first entry is written). */
+  readonly path: string;
+  /** Runs one prompt; every event is redacted, then recorded, then yielded. */
+  run(prompt: string, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
+  /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
+  compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
+  /** Replies come from this model from now on. */
+  switchModel(model: string): Promise<void>;
+  /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
+  startNew(): void;
+  /** Goes on as a stored session (`/resume`) with its settings (see `settingsFor`). */
+  resume(stored: SessionData, settings: ProviderSettings): Promise<void>;
+  /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
+  settingsFor(session: SessionData | undefined): ProviderSettings;
+  close(): Promise<void>;
+}
+
+/** Builds a session; throws SessionSetupError for what the user must fix. */
+export async function createSession(options: SessionOptions): Promise<Session> {
+  const { cwd, env, resumed } = options;
+  const settingsFor = await settingsResolver(options);
+  const settings = settingsFor(resumed);
+  const permissions = setupPermissionsOrThrow(options);
+  for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
+  const provider = await createProvider(settings);
+  const windowOverride = options.contextWindow ?? windowFromEnv(env);
+  // Started now, awaited below: a local server may be probed for its window (context-window.ts).
+  // A local model knows its own window (loading it, which its first call would do anyway).
+  const contextWindow =
+    windowOverride !== undefined
+      ? Promise.resolve(windowOverride)
+      : "contextWindow" in provider && typeof provider.contextWindow === "function"
+        ? (provider.contextWindow as () => Promise<number>)().catch(() => resolveContextWindow(settings))
+        : resolveContextWindow(settings);
+  // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
+  const extensions = await loadExtensions({ cwd, env, warn: options.warn, extraServers: options.mcpServers });
+  const tools = [...codingTools, ...extensions.tools];
+  const approve = createApprover({
+    policy: permissions.policy,
+    cwd,
+    ...("ask" in options.approval ? { ask: options.approval.ask, preview: (request) => previewChange(request, cwd) } : {}),
+    ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
+  });
+  let recorder = startRecorder(env, cwd, settings, resumed);
+  const agent = new HookedAgent(
+    {
+      sessionId: recorder.id,
+      spillDir: recorder.writer.spillDir,
+      messages: resumed?.messages,
+      provider,
+      tools,
+      system: systemPromptFor(cwd, tools),
+      cwd,
+      maxTurns: options.maxTurns,
+      maxTokens: settings.maxTokens,
+      retry: retryPolicyFrom(env),
+      context: { window: await contextWindow },
+      env: permissions.env,
+      wrapCommand: permissions.wrapCommand,
+      approve,
+      takeQueuedMessages: options.takeQueuedMessages,
+    },
+    extensions.hooks,
+  );
+  await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
+
+  let current = settings;
+  /**
+   * The one point where the event stream is transformed before anyone sees it: the recorder,
+   * the terminal, JSON output and the editor all get these events. Keys never reach them;
+   * the model's own copy of the conversation is untouched.
+   */
+  const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
+  async function* recorded<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R> {
+    const stream = outgoing(events);
+    try {
+      for (let step = await stream.next(); ; step = await stream.next()) {
+        if (step.done) return step.value;
+        recorder.record(step.value);
+        yield step.value;
+      }
+    } finally {
+      await stream.return(undefined as R); // a consumer that stops early stops the run too
+    }
+  }
+  const moveTo = (next: SessionRecorder) => {
+    recorder.close();
+    recorder = next;
+    agent.configure({ sessionId: recorder.id, spillDir: recorder.writer.spillDir });
+  };
+
+  return {
+    agent,
+    get id() {
+      return recorder.id;
+    },
+    get settings() {
+      return current;
+    },
+    get usage() {
+      return recorder.usage;
+    },
+    get path() {
+      return recorder.writer.path;
+    },
+    run: (prompt, signal) => recorded(agent.prompt(prompt, signal)),
+    compact: (focus) => recorded(agent.compact(focus)),
+    async switchModel(model) {
+      const next = { ...current, model };
+      agent.configure({ provider: await createProvider(next) });
+      current = next;
+      recorder.recordModelChange(next.name, next.model, next.baseUrl);
+    },
+    startNew() {
+      moveTo(startRecorder(env, cwd, current, undefined));
+      agent.replaceMessages([]);
+    },
+    async resume(stored, settings) {
+      const isSameProvider = settings.name === current.name && settings.model === current.model && settings.baseUrl === current.baseUrl;
+      if (!isSameProvider) agent.configure({ provider: await createProvider(settings) });
+      moveTo(startRecorder(env, cwd, settings, stored));
+      current = settings;
+      agent.replaceMessages(stored.messages);
+    },
+    settingsFor,
+    async close() {
+      recorder.close();
+      await extensions.close();
+    },
+  };
+}
+
+/**
+ * How provider settings resolve for a session (a resumed one's provider and model are the
+ * defaults below flags and environment); at a terminal with nothing configured, the local
+ * model if the person wants it. Throws SessionSetupError.
+ */
+async function settingsResolver(options: SessionOptions): Promise<(session: SessionData | undefined) => ProviderSettings> {
+  const { env, localOffer, resumed } = options;
+  const config = wrapConfigError(() => loadConfigFile(env));
+  let choice = options.choice;
+  const settingsFor = (session: SessionData | undefined) => wrapConfigError(() => resolveProvider(providerChoiceFor(choice, env, session), env, config));
+  if (localOffer) {
+    const offer = { resolve: () => settingsFor(resumed), isNoProvider: (e: unknown) => e instanceof SessionSetupError && e.cause instanceof NoProviderError, isTerminal: true, ...localOffer };
+    if (await acceptsLocalModel(offer)) choice = { ...choice, provider: "local" };
+  }
+  return settingsFor;
+}
+
+function wrapConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SessionSetupError(error.message, error.isUsage ? 2 : 1, { cause: error });
+    throw error;
+  }
+}
+
+function setupPermissionsOrThrow(options: SessionOptions) {
+  try {
+    return setupPermissions(options.permissions, { cwd: options.cwd, env: options.env, harnessHome: stateDir(options.env) });
+  } catch (error) {
+    if (error instanceof PermissionSetupError) throw new SessionSetupError(error.message, error.exitCode, { cause: error });
+    throw error;
+  }
+}
+
+/** The system prompt with this machine's facts: the one place they are gathered. */
+function systemPromptFor(cwd: string, tools: Tool[]): string {
+  const machine = { cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) };
+  return buildSystemPrompt(machine, tools.map((tool) => tool.name));
+}
+
+function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env.HARNESS_CONTEXT_WINDOW;
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
+  return Number(value);
+}
+
+/** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
+function retryPolicyFrom(env: NodeJS.ProcessEnv) {
+  const base = Number(env.HARNESS_RETRY_BASE_MS);
+  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS ? { maxRetries: 4, baseDelayMs: base } : undefined;
+}

@@ -1,0 +1,62 @@
+// Where sessions and typed input are stored, which stored session a run continues (-c, -r),
+// and the recorder that writes a run's events to its session file.
+import { join } from "node:path";
+import { stateDir, type ProviderChoice } from "./config.ts";
+import type { ProviderSettings } from "./providers/index.ts";
+import { loadInputHistory } from "./session/input-history.ts";
+import { resumeProviderChoice } from "./session/resume-choice.ts";
+import { SESSION_FORMAT_VERSION } from "./session/session-entry.ts";
+import { newSessionId } from "./session/session-id.ts";
+import { findLatestSession, findSessionByPrefix, SessionLookupError } from "./session/session-list.ts";
+import { readSession, SessionReadError, type SessionData } from "./session/session-reader.ts";
+import { SessionRecorder } from "./session/session-recorder.ts";
+import { SessionWriter } from "./session/session-store.ts";
+import { VERSION } from "./version.ts";
+
+export function sessionsDirFor(env: NodeJS.ProcessEnv): string {
+  return join(stateDir(env), "sessions");
+}
+
+/** A session that cannot be continued as asked (none, ambiguous, unreadable): exit 2 with the message. */
+export function isSessionError(error: unknown): error is Error {
+  return error instanceof SessionLookupError || error instanceof SessionReadError;
+}
+
+/** The session named by `--continue` or `--resume`, read and repaired; undefined for a new session. */
+export function loadResumeTarget(flags: { continue?: boolean; resume?: string }, env: NodeJS.ProcessEnv, cwd: string): SessionData | undefined {
+  if (flags.continue && flags.resume !== undefined) throw new SessionLookupError("use either --continue or --resume, not both");
+  if (flags.continue) return readSession(findLatestSession(sessionsDirFor(env), cwd).path);
+  if (flags.resume !== undefined) return readSession(findSessionByPrefix(sessionsDirFor(env), flags.resume).path);
+  return undefined;
+}
+
+/** Flags and environment, with a resumed session's provider and model as the defaults below them. */
+export function providerChoiceFor(choice: ProviderChoice, env: NodeJS.ProcessEnv, resumed: SessionData | undefined): ProviderChoice {
+  return resumed ? resumeProviderChoice(choice, env, resumed) : choice;
+}
+
+/** Lines typed in earlier chats, oldest first, for the arrows. */
+export function loadChatHistory(env: NodeJS.ProcessEnv): string[] {
+  return loadInputHistory(historyPathFor(env));
+}
+
+export function historyPathFor(env: NodeJS.ProcessEnv): string {
+  return join(stateDir(env), "history");
+}
+
+/** The recorder for this run: appending to the resumed session, or a new one (created on its first entry). */
+export function startRecorder(env: NodeJS.ProcessEnv, cwd: string, settings: ProviderSettings, resumed: SessionData | undefined): SessionRecorder {
+  if (resumed) return new SessionRecorder(SessionWriter.resume(resumed.path, resumed.header), resumed.usage);
+  const header = {
+    type: "session" as const,
+    version: SESSION_FORMAT_VERSION,
+    id: newSessionId(),
+    cwd,
+    provider: settings.name,
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    startedAt: new Date().toISOString(),
+    harnessVersion: VERSION,
+  };
+  return new SessionRecorder(SessionWriter.create(sessionsDirFor(env), header));
+}
