@@ -1,5 +1,4 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
-import { parseArgs } from "node:util";
 import { VERSION } from "./version.ts";
 
 const HELP = `harness ${VERSION}: a coding agent in your terminal
@@ -47,38 +46,6 @@ Environment:
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.
 `;
 
-const OPTIONS = {
-  print: { type: "string", short: "p" },
-  provider: { type: "string" },
-  model: { type: "string" },
-  "base-url": { type: "string" },
-  "max-turns": { type: "string" },
-  "max-tokens": { type: "string" },
-  "context-window": { type: "string" },
-  thinking: { type: "string" },
-  yes: { type: "boolean", short: "y" },
-  approve: { type: "string" },
-  sandbox: { type: "string" },
-  "allow-network": { type: "boolean" },
-  output: { type: "string" },
-  input: { type: "string" },
-  continue: { type: "boolean", short: "c" },
-  resume: { type: "string", short: "r" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-} as const;
-
-/** The parsed command line. */
-export type CliFlags = ReturnType<typeof parseFlags>;
-
-function parseFlags(argv: string[]) {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  return { ...values, positionals };
-}
-
-/** Bad flags: print the reason and exit 2. */
-class UsageError extends Error {}
-
 /**
  * Subcommands (`harness sessions`, ...): each module exports `run(argv: string[]): Promise<number>`
  * and is loaded only when named. A prompt that starts with one of these words needs `-p`.
@@ -96,40 +63,32 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<n
 async function main(argv: string[]): Promise<number> {
   const subcommand = SUBCOMMANDS[argv[0] ?? ""];
   if (subcommand) return (await subcommand()).run(argv.slice(1));
-  let flags: CliFlags;
+  // Alone, --help and --version answer before the flag schema (and zod) is even loaded.
+  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return help();
+  if (argv.length === 1 && argv[0] === "--version") return version();
+  const { parseRunFlags, UsageError } = await import("./cli-args.ts");
+  let flags;
   try {
-    flags = parseFlags(argv);
-    validate(flags);
+    flags = parseRunFlags(argv);
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\nTry 'harness --help'.\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`harness: ${error.message}\nTry 'harness --help'.\n`);
     return 2;
   }
-  if (flags.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (flags.version) {
-    process.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
+  if (flags.help) return help();
+  if (flags.version) return version();
   const { runCli } = await import("./run-cli.ts");
   return runCli(flags);
 }
 
-function validate(flags: CliFlags): void {
-  if (flags["max-turns"] !== undefined && !/^[1-9]\d*$/.test(flags["max-turns"])) throw new UsageError("--max-turns takes a positive whole number");
-  if (flags["max-tokens"] !== undefined && !/^[1-9]\d*$/.test(flags["max-tokens"])) throw new UsageError("--max-tokens takes a positive whole number");
-  if (flags["context-window"] !== undefined && !/^[1-9]\d*$/.test(flags["context-window"])) throw new UsageError("--context-window takes a number of tokens");
-  if (flags.thinking !== undefined && !/^[1-9]\d*$/.test(flags.thinking)) throw new UsageError("--thinking takes a token budget (a positive whole number)");
-  if (flags.output !== undefined && !["text", "json", "stream-json"].includes(flags.output)) throw new UsageError("--output takes text, json or stream-json");
-  if (flags.approve !== undefined && !["ask", "edits", "all"].includes(flags.approve)) throw new UsageError("--approve takes ask, edits or all");
-  if (flags.yes && flags.approve !== undefined && flags.approve !== "all") throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
-  if (flags.sandbox !== undefined && !["on", "off"].includes(flags.sandbox)) throw new UsageError("--sandbox takes on or off");
-  if (flags.input !== undefined) {
-    if (flags.input !== "stream-json") throw new UsageError("--input takes stream-json");
-    if (flags.output !== "stream-json") throw new UsageError("--input stream-json needs --output stream-json");
-    if (flags.print !== undefined || flags.positionals.length > 0) throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
-  }
+function help(): number {
+  process.stdout.write(HELP);
+  return 0;
+}
+
+function version(): number {
+  process.stdout.write(`${VERSION}\n`);
+  return 0;
 }
 
 /** Exits once stdout has flushed: open sockets or timers must not keep a finished run alive. */

@@ -1,7 +1,7 @@
 // Wires configuration, provider, tools and a terminal mode together for one CLI invocation.
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
 import { createInterface } from "node:readline";
-import type { CliFlags } from "./cli.ts";
+import type { CliFlags } from "./cli-args.ts";
 import { SessionChatControls } from "./chat-controls.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "./create-session.ts";
 import { costOf, formatCost, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
@@ -46,10 +46,10 @@ export async function runCli(flags: CliFlags): Promise<number> {
     cwd,
     env,
     resumed,
-    choice: { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], maxTokens: optionalNumber(flags["max-tokens"]), thinkingBudget: optionalNumber(flags.thinking) },
-    maxTurns: optionalNumber(flags["max-turns"]),
-    contextWindow: optionalNumber(flags["context-window"]),
-    permissions: { approve: flags.yes ? "all" : (flags.approve as "ask" | "edits" | "all" | undefined), sandbox: flags.sandbox as "on" | "off" | undefined, allowNetwork: flags["allow-network"] },
+    choice: { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], maxTokens: flags["max-tokens"], thinkingBudget: flags.thinking },
+    maxTurns: flags["max-turns"],
+    contextWindow: flags["context-window"],
+    permissions: { approve: flags.yes ? "all" : flags.approve, sandbox: flags.sandbox, allowNetwork: flags["allow-network"] },
     localOffer: stdin.isTTY && stderr.isTTY ? { ask: (question: string) => askOnce(question, new AbortController().signal), write: (text: string) => stderr.write(text) } : undefined,
     warn,
   };
@@ -83,7 +83,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     }
   }
 
-  const format = (flags.output ?? "text") as OutputFormat;
+  const format = flags.output ?? "text";
   const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) }) : undefined;
   // The spinner leaves the line before a question takes it.
   const session = await open({ approval: stdin.isTTY ? terminalAsk((question, signal) => (renderer?.pause(), askOnce(question, signal))) : { nobody: true } });
@@ -135,10 +135,6 @@ function statusSources(session: Session): StatusLineSources {
       return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;
     },
   };
-}
-
-function optionalNumber(flag: string | undefined): number | undefined {
-  return flag === undefined ? undefined : Number(flag);
 }
 
 async function readAll(stream: NodeJS.ReadStream): Promise<string> {

@@ -25,6 +25,25 @@ test("a bad flag is a usage error (exit 2)", async () => {
   assert.equal(unknown.code, 2);
 });
 
+test("every command reads its flags through one schema: the same value is refused the same way, in one line, exit 2", async () => {
+  const cases: [string[], string][] = [
+    [["--max-turns", "0", "-p", "x"], "harness: --max-turns takes a positive whole number\n"],
+    [["acp", "--max-turns", "0"], "harness acp: --max-turns takes a positive whole number\n"],
+    [["batch", "tasks.jsonl", "--max-turns", "0"], "harness: --max-turns takes a positive whole number\n"],
+    [["batch", "tasks.jsonl", "--concurrency", "257"], "harness: --concurrency takes a whole number from 1 to 256\n"],
+    [["--approve", "sometimes", "-p", "x"], "harness: --approve takes ask, edits or all\n"],
+    [["--output", "xml", "-p", "x"], "harness: --output takes text, json or stream-json\n"],
+  ];
+  for (const [args, firstLine] of cases) {
+    const result = await runCli(args);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.equal(result.stderr.split("\n")[0] + "\n", firstLine, args.join(" "));
+  }
+  const unknown = await runCli(["--frobnicate", "-p", "x"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /^harness: Unknown option '--frobnicate'.*\nTry 'harness --help'\.\n$/);
+});
+
 test("no key anywhere: the error says which variable to set", async () => {
   const result = await runCli(["-p", "hi", "--provider", "openrouter"]);
   assert.equal(result.code, 1);

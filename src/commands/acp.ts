@@ -3,9 +3,9 @@
 // Each editor session is a harness session: recorded in $HARNESS_HOME/sessions like a CLI run,
 // so `session/load` (and `harness -r <id>`) can continue it.
 import { Readable, Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { AcpHost, HostedSession } from "../acp/acp-server.ts";
+import { parseFlags, PROVIDER_FLAGS, UsageError } from "../cli-args.ts";
 import type { ProviderChoice } from "../config.ts";
 import type { ApproveFn } from "../core/run-tools.ts";
 import { createSession } from "../create-session.ts";
@@ -25,31 +25,23 @@ Zed (settings.json):
   "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
 `;
 
-const OPTIONS = {
-  provider: { type: "string" },
-  model: { type: "string" },
-  "base-url": { type: "string" },
-  "max-turns": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
 export async function run(argv: string[]): Promise<number> {
-  let values;
+  let flags;
   try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true }));
-    if (values["max-turns"] !== undefined && !/^[1-9]\d*$/.test(values["max-turns"])) throw new Error("--max-turns takes a positive whole number");
+    ({ flags } = parseFlags(argv, [...PROVIDER_FLAGS, "help"]));
   } catch (error) {
-    process.stderr.write(`harness acp: ${(error as Error).message}\nTry 'harness acp --help'.\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`harness acp: ${error.message}\nTry 'harness acp --help'.\n`);
     return 2;
   }
-  if (values.help) {
+  if (flags.help) {
     process.stdout.write(HELP);
     return 0;
   }
   const { serveAcp } = await import("../acp/acp-server.ts");
   const { ndJsonStream } = await import("@agentclientprotocol/sdk");
-  const choice: ProviderChoice = { provider: values.provider, model: values.model, baseUrl: values["base-url"] };
-  const maxTurns = values["max-turns"] ? Number(values["max-turns"]) : undefined;
+  const choice: ProviderChoice = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"] };
+  const maxTurns = flags["max-turns"];
   const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
   await serveAcp(stream, hostFor(choice, maxTurns, process.env));
   return 0;

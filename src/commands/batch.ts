@@ -3,7 +3,7 @@
 // `harness worker`). `harness batch report results.jsonl`: what a batch added up to.
 import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { MAX_CONCURRENCY, parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { readTasks, TaskFileError } from "../batch/batch-task.ts";
 import { BatchProgress } from "../batch/batch-progress.ts";
 import { formatSummary, latestResults, summarize } from "../batch/batch-report.ts";
@@ -16,8 +16,6 @@ import type { TaskDefaults } from "../batch/run-task.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
-/** The most tasks at once one machine is allowed (each is a Node process). */
-const MAX_CONCURRENCY = 256;
 
 const USAGE = `usage: harness batch <tasks.jsonl> [options]
        harness batch report <results.jsonl> [--html report.html]
@@ -38,44 +36,25 @@ Tasks run with --yes: every tool call is approved. Run batches where that is saf
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "report") return runReport(argv.slice(1));
-  let values;
+  let flags;
   let tasksPath: string;
-  let concurrency: number;
   let target: QueueTarget | undefined;
-  let defaults: TaskDefaults;
   try {
-    const parsed = parseArgs({
-      args: argv,
-      options: {
-        out: { type: "string" },
-        concurrency: { type: "string" },
-        workdir: { type: "string" },
-        queue: { type: "string" },
-        provider: { type: "string" },
-        model: { type: "string" },
-        "base-url": { type: "string" },
-        "max-turns": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    values = parsed.values;
-    if (values.help) {
+    const parsed = parseFlags(argv, ["out", "concurrency", "workdir", "queue", ...PROVIDER_FLAGS, "help"], { positionals: true });
+    flags = parsed.flags;
+    if (flags.help) {
       process.stdout.write(USAGE);
       return 0;
     }
     if (parsed.positionals.length !== 1) throw new Error("give one tasks file");
     tasksPath = parsed.positionals[0];
-    concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw new Error(`--concurrency takes a whole number from 1 to ${MAX_CONCURRENCY}`);
-    if (values["max-turns"] !== undefined && !/^[1-9]\d*$/.test(values["max-turns"])) throw new Error("--max-turns takes a positive whole number");
-    target = values.queue === undefined ? undefined : parseQueueUrl(values.queue);
-    defaults = { provider: values.provider, model: values.model, baseUrl: values["base-url"], maxTurns: values["max-turns"] ? Number(values["max-turns"]) : undefined };
+    target = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
   } catch (error) {
     process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
+  const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY;
+  const defaults: TaskDefaults = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], maxTurns: flags["max-turns"] };
 
   let tasks;
   try {
@@ -85,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`harness: ${error.message}\n`);
     return 2;
   }
-  const outPath = resolve(values.out ?? "results.jsonl");
+  const outPath = resolve(flags.out ?? "results.jsonl");
   const finished = new Set(readResults(outPath).map((result) => result.id));
   const pending = tasks.filter((task) => !finished.has(task.id));
   const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
@@ -107,7 +86,7 @@ export async function run(argv: string[]): Promise<number> {
       const { runQueueBatch } = await import("../batch/queue-batch.ts");
       await runQueueBatch({ target, tasks: pending, defaults, writer, progress, signal: controller.signal });
     } else {
-      const workRoot = resolve(values.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
+      const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
       const runOptions = { command: currentHarnessCommand(), defaults, workRoot, env: process.env };
       await runLocalBatch({ tasks: pending, concurrency, run: runOptions, writer, progress, signal: controller.signal, rateLimitBackoffMs: rateLimitBackoffFrom(process.env) });
     }
@@ -134,8 +113,8 @@ const REPORT_USAGE = "usage: harness batch report <results.jsonl> [--html report
 async function runReport(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { html: { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
-    if (parsed.values.help) {
+    parsed = parseFlags(argv, ["html", "help"], { positionals: true });
+    if (parsed.flags.help) {
       process.stdout.write(REPORT_USAGE);
       return 0;
     }
@@ -151,8 +130,8 @@ async function runReport(argv: string[]): Promise<number> {
     return 2;
   }
   process.stdout.write(formatSummary(summarize(results)));
-  if (parsed.values.html) {
-    const htmlPath = resolve(parsed.values.html);
+  if (parsed.flags.html) {
+    const htmlPath = resolve(parsed.flags.html);
     writeFileSync(htmlPath, reportHtml(results, `batch report: ${basename(path)}`));
     process.stderr.write(`report: ${htmlPath}\n`);
   }

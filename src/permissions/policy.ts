@@ -10,8 +10,8 @@ import { splitCommand, type SimpleCommand } from "./shell-split.ts";
  * `ask`: reads run, edits and commands ask. `edits`: edits inside the workspace run too.
  * `all` (`--yes`): everything runs that no deny rule or boundary stops.
  */
-export type ApprovalMode = "ask" | "edits" | "all";
-export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "edits", "all"];
+export const APPROVAL_MODES = ["ask", "edits", "all"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /**
  * How commands are confined. `on`: the sandbox runs them. `off`: the user turned it off.

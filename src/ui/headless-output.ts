@@ -1,7 +1,8 @@
 import type { AgentEvent, RunResult } from "../core/events.ts";
 
 /** `--output`: plain text for people, one JSON object at the end, or one JSON event per line. */
-export type OutputFormat = "text" | "json" | "stream-json";
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Writes events as JSON for scripts: every event (`stream-json`) or only the final one (`json`). */
 export function writeJsonEvent(format: Exclude<OutputFormat, "text">, event: AgentEvent, stdout: NodeJS.WritableStream): void {

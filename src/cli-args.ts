@@ -1,0 +1,128 @@
+// Every command-line flag, defined once: a zod schema that checks and coerces its value, and its
+// one-letter form. The CLI, `harness acp` and `harness batch` each pick the flags they take from
+// this table, so a flag means the same everywhere; adding one is one line here (and one in --help).
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { APPROVAL_MODES } from "./permissions/policy.ts";
+import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
+
+/** The most tasks at once one machine is allowed (each is a Node process). */
+export const MAX_CONCURRENCY = 256;
+
+/** A flag's value, or the flag itself, is wrong: print the message and exit 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** One flag: how its value is read and checked (the message completes `--name takes ...`), and its short form. */
+interface FlagSpec {
+  schema: z.ZodType;
+  short?: string;
+}
+
+const text = z.string();
+const toggle = z.boolean();
+/** A whole number of at least 1, given as digits: `takes` completes the error (`--max-turns takes ...`). */
+const positiveInteger = (takes: string) => z.string().regex(/^[1-9]\d*$/, takes).transform(Number);
+/** One of a fixed list of words. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
+
+export const FLAGS = {
+  print: { schema: text, short: "p" },
+  provider: { schema: text },
+  model: { schema: text },
+  "base-url": { schema: text },
+  "max-turns": { schema: positiveInteger("takes a positive whole number") },
+  "max-tokens": { schema: positiveInteger("takes a positive whole number") },
+  "context-window": { schema: positiveInteger("takes a number of tokens") },
+  thinking: { schema: positiveInteger("takes a token budget (a positive whole number)") },
+  yes: { schema: toggle, short: "y" },
+  approve: { schema: oneOf(APPROVAL_MODES) },
+  sandbox: { schema: oneOf(["on", "off"]) },
+  "allow-network": { schema: toggle },
+  output: { schema: oneOf(OUTPUT_FORMATS) },
+  input: { schema: oneOf(["stream-json"]) },
+  continue: { schema: toggle, short: "c" },
+  resume: { schema: text, short: "r" },
+  help: { schema: toggle, short: "h" },
+  version: { schema: toggle },
+  // harness batch
+  out: { schema: text },
+  concurrency: { schema: positiveInteger(`takes a whole number from 1 to ${MAX_CONCURRENCY}`).pipe(z.number().max(MAX_CONCURRENCY, `takes a whole number from 1 to ${MAX_CONCURRENCY}`)) },
+  workdir: { schema: text },
+  queue: { schema: text },
+  html: { schema: text },
+} satisfies Record<string, FlagSpec>;
+
+export type FlagName = keyof typeof FLAGS;
+
+/** Parsed flags: each one given has its checked, coerced value. */
+export type Flags<N extends FlagName> = { [K in N]?: z.output<(typeof FLAGS)[K]["schema"]> };
+
+/** The flags of a prompt run (`harness [options] [prompt words...]`). */
+export const RUN_FLAGS = [
+  "print",
+  "provider",
+  "model",
+  "base-url",
+  "max-turns",
+  "max-tokens",
+  "context-window",
+  "thinking",
+  "yes",
+  "approve",
+  "sandbox",
+  "allow-network",
+  "output",
+  "input",
+  "continue",
+  "resume",
+  "help",
+  "version",
+] as const satisfies readonly FlagName[];
+
+/** The provider flags every way of running a session takes (a run, `harness acp`, `harness batch`). */
+export const PROVIDER_FLAGS = ["provider", "model", "base-url", "max-turns"] as const satisfies readonly FlagName[];
+
+/** The parsed command line of a prompt run. */
+export type CliFlags = Flags<(typeof RUN_FLAGS)[number]> & { positionals: string[] };
+
+/**
+ * Reads `argv` against the named flags; throws UsageError for an unknown flag, a missing value,
+ * a value its schema refuses, or prompt words where none are taken.
+ */
+export function parseFlags<N extends FlagName>(argv: string[], names: readonly N[], options: { positionals?: boolean } = {}): { flags: Flags<N>; positionals: string[] } {
+  const specs: Record<string, FlagSpec> = FLAGS;
+  const tokens = Object.fromEntries(names.map((name) => [name, { type: specs[name].schema instanceof z.ZodBoolean ? ("boolean" as const) : ("string" as const), ...(specs[name].short ? { short: specs[name].short } : {}) }]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: tokens, allowPositionals: options.positionals ?? false, strict: true });
+  } catch (error) {
+    // node:util's own complaints (unknown flag, missing value, stray word) are the user's to fix.
+    if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) throw new UsageError((error as Error).message);
+    throw error;
+  }
+  const flags: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(parsed.values)) {
+    const result = specs[name].schema.safeParse(value);
+    if (!result.success) throw new UsageError(`--${name} ${result.error.issues[0]?.message}`);
+    flags[name] = result.data;
+  }
+  return { flags: flags as Flags<N>, positionals: parsed.positionals };
+}
+
+/** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
+export function parseRunFlags(argv: string[]): CliFlags {
+  const { flags, positionals } = parseFlags(argv, RUN_FLAGS, { positionals: true });
+  if (flags.yes && flags.approve !== undefined && flags.approve !== "all") throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
+  if (flags.input !== undefined) {
+    if (flags.output !== "stream-json") throw new UsageError("--input stream-json needs --output stream-json");
+    if (flags.print !== undefined || positionals.length > 0) throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
+  }
+  return { ...flags, positionals };
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function listed(values: readonly string[]): string {
+  return values.length < 2 ? values.join("") : `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`;
+}
