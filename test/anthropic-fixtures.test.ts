@@ -1,18 +1,15 @@
-// Recorded Anthropic responses (../shared/fixtures/wire/anthropic--*) replayed through the real
+// Recorded Anthropic responses (test/fixtures/wire/anthropic--*) replayed through the real
 // provider and the SDK's SSE parser, whole and cut into random byte slices, against expected.json.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { AssistantMessage, ToolCallPart } from "../src/core/messages.ts";
 import { ProviderError, type ModelEvent } from "../src/core/provider.ts";
 import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { ROOT } from "./helpers.ts";
+import { readExpectedParses, readRecording, WIRE_DIR, wireRecordings } from "./wire-fixtures.ts";
 
-const WIRE = join(ROOT, "..", "shared", "fixtures", "wire");
-const EXPECTED: Record<string, { expected: any }> = JSON.parse(readFileSync(join(WIRE, "expected.json"), "utf8"));
-const FILES = readdirSync(WIRE).filter((name) => name.startsWith("anthropic--"));
+const EXPECTED = readExpectedParses();
+const FILES = wireRecordings("anthropic");
 const STOP_REASONS: Record<string, string> = { end_turn: "stop", tool_use: "tool_use", max_tokens: "length" };
 
 let server: FakeLLM;
@@ -59,7 +56,7 @@ function neutralContent(blocks: any[]): AssistantMessage["content"] {
 
 test("every anthropic fixture has an oracle", () => {
   server = { errors: [], close: async () => {} } as unknown as FakeLLM;
-  assert.ok(FILES.length >= 9, `found ${FILES.length} anthropic fixtures in ${WIRE}`);
+  assert.ok(FILES.length >= 9, `found ${FILES.length} anthropic fixtures in ${WIRE_DIR}`);
   for (const name of FILES) assert.ok(EXPECTED[name], `${name} is in expected.json`);
 });
 
@@ -67,7 +64,7 @@ for (const name of FILES.filter((file) => file.endsWith(".sse"))) {
   for (const sliceBytes of [undefined, 11]) {
     test(`replays ${name}${sliceBytes ? " in random byte slices" : ""}`, async () => {
       const expected = EXPECTED[name].expected;
-      const { events, message, error } = await replay({ raw: readFileSync(join(WIRE, name), "utf8"), sliceBytes });
+      const { events, message, error } = await replay({ raw: readRecording(name), sliceBytes });
       if (expected.error) {
         assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
         assert.equal(error.kind, "overloaded");
@@ -112,7 +109,7 @@ for (const name of FILES.filter((file) => file.endsWith(".sse"))) {
 for (const name of FILES.filter((file) => file.endsWith(".json"))) {
   test(`maps the error body ${name}`, async () => {
     const expected = EXPECTED[name].expected;
-    const { error } = await replay({ status: 400, body: JSON.parse(readFileSync(join(WIRE, name), "utf8")) });
+    const { error } = await replay({ status: 400, body: JSON.parse(readRecording(name)) });
     assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
     assert.equal(error.status, 400);
     assert.equal(error.retryable, false);

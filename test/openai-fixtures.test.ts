@@ -1,17 +1,15 @@
-// Replays every recorded chat-completions response in shared/fixtures/wire through the real
+// Replays every recorded chat-completions response in test/fixtures/wire through the real
 // provider (official client, real HTTP on 127.0.0.1) and compares with the recorded parse.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "node:test";
 import type { AssistantMessage, StopReason } from "../src/core/messages.ts";
 import { ProviderError } from "../src/core/provider.ts";
 import { startFakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { fakeOpenAIProvider, ROOT } from "./helpers.ts";
+import { fakeOpenAIProvider } from "./helpers.ts";
+import { readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
 
-const WIRE = join(ROOT, "..", "shared", "fixtures", "wire");
-const expectedAll = JSON.parse(readFileSync(join(WIRE, "expected.json"), "utf8"));
-const files = readdirSync(WIRE).filter((name) => name.startsWith("openai-chat--"));
+const expectedAll = readExpectedParses();
+const files = wireRecordings("openai-chat");
 
 /** The recorded finish reason in our neutral terms. */
 function neutralStop(finish: string | null, hasCalls: boolean, isRefusal: boolean): StopReason {
@@ -28,7 +26,7 @@ function stepFor(name: string, body: string): ScriptStep {
 }
 
 async function replay(name: string): Promise<{ message?: AssistantMessage; error?: ProviderError; deltas: string[] }> {
-  const server = await startFakeLLM([stepFor(name, readFileSync(join(WIRE, name), "utf8"))]);
+  const server = await startFakeLLM([stepFor(name, readRecording(name))]);
   const provider = fakeOpenAIProvider(server);
   const deltas: string[] = [];
   try {

@@ -1,0 +1,28 @@
+// The wire corpus: recorded LLM API responses in test/fixtures/wire (origins in its MANIFEST.md),
+// with the expected parse of each in expected.json. The one place tests find recordings.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "./helpers.ts";
+
+/** The folder holding the recordings, MANIFEST.md and expected.json. */
+export const WIRE_DIR = join(ROOT, "test", "fixtures", "wire");
+
+/** The wire APIs recordings are named after (the file name's first part). */
+export type WireApi = "openai-chat" | "openai-responses" | "anthropic";
+
+/** Recording file names for one API, sorted. */
+export function wireRecordings(api: WireApi): string[] {
+  return readdirSync(WIRE_DIR)
+    .filter((name) => name.startsWith(`${api}--`))
+    .sort();
+}
+
+/** A recording's body as text. */
+export function readRecording(name: string): string {
+  return readFileSync(join(WIRE_DIR, name), "utf8");
+}
+
+/** expected.json: file name to `{ expected }` (the recorded parse), plus `_conventions`. */
+export function readExpectedParses(): Record<string, { expected: any }> {
+  return JSON.parse(readFileSync(join(WIRE_DIR, "expected.json"), "utf8"));
+}
