@@ -10,8 +10,11 @@ import { test } from "node:test";
 import { client as acpClient, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
 import { type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { killAtTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
+/** A bound on waiting for the agent's first model request (it comes at once). */
+const FIRST_REQUEST_LIMIT_MS = 30_000;
 
 /** What the editor saw during one connection. */
 interface EditorLog {
@@ -23,7 +26,7 @@ interface EditorLog {
 
 /** Runs `harness acp` and the SDK's client against it for the length of `work`. */
 async function withEditor(options: { env: NodeJS.ProcessEnv; cwd: string; answer(request: RequestPermissionRequest): string }, work: (ctx: ClientContext, log: EditorLog) => Promise<void>): Promise<EditorLog> {
-  const child = spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = killAtTestEnd(spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] }));
   const log: EditorLog = { updates: [], permissions: [], stderr: "", code: null };
   child.stderr.on("data", (chunk) => (log.stderr += chunk));
   const exited = new Promise<void>((resolve) => child.on("close", (code) => ((log.code = code), resolve())));
@@ -119,7 +122,11 @@ test("session/cancel aborts the running turn: the prompt ends with cancelled, an
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
     const prompt = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take forever" }] });
-    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const deadline = Date.now() + FIRST_REQUEST_LIMIT_MS;
+    while (fake.requests.length === 0) {
+      assert.ok(Date.now() < deadline, `no model request within ${FIRST_REQUEST_LIMIT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     await ctx.notify(methods.agent.session.cancel, { sessionId });
     reasons.push((await prompt).stopReason);
     reasons.push((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason);

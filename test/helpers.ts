@@ -8,19 +8,25 @@ import { createOpenAIChatProvider } from "../src/providers/openai-chat.ts";
 import assert from "node:assert/strict";
 import { afterEach } from "node:test";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { killAtTestEnd, onFileEnd } from "./teardown.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const CLI = join(ROOT, "bin", "harness.js");
 
+/** A bound on one CLI run: far above any test's run, so only a hung harness reaches it. */
+const RUN_CLI_LIMIT_MS = 90_000;
+
 const createdDirs: string[] = [];
-// Every test process removes the folders it made, so runs do not pile up in /tmp.
+// The benchmark runs outside node's test runner (no hooks): its folders go when it exits.
 process.on("exit", () => {
   for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A new temporary folder, removed after the test file's last test (passed or failed). */
 export function tempDir(prefix = "harness-test-"): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   createdDirs.push(dir);
+  onFileEnd(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -41,16 +47,27 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI with stdin from `input` (closed when absent, so it is never a TTY). */
+/**
+ * Runs the built CLI with stdin from `input` (closed when absent, so it is never a TTY). A run past
+ * RUN_CLI_LIMIT_MS is killed and ends with SIGKILL and a note on stderr; a run still going when the
+ * test ends (a failed assertion while `onSpawn` held it) is killed then.
+ */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; onSpawn?(child: ReturnType<typeof spawn>): void } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? tempDir(), env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    const child = killAtTestEnd(spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? tempDir(), env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] }));
     let stdout = "";
     let stderr = "";
+    const limit = setTimeout(() => {
+      stderr += `\n[runCli: killed after ${RUN_CLI_LIMIT_MS} ms]\n`;
+      child.kill("SIGKILL");
+    }, RUN_CLI_LIMIT_MS);
     child.stdout.on("data", (chunk) => (stdout += chunk));
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on("close", (code, signal) => {
+      clearTimeout(limit);
+      resolve({ code, signal, stdout, stderr });
+    });
     child.stdin.end(options.input ?? "");
     options.onSpawn?.(child);
   });
@@ -90,4 +107,12 @@ export function fakeServerPerTest(): (script: ScriptStep[]) => Promise<FakeLLM> 
     assert.deepEqual(current.errors, []);
   });
   return async (script) => (server = await startFakeLLM(script));
+}
+
+/** The one warning every run prints on a machine without bubblewrap (test/permissions-cli.test.ts checks it). */
+const NO_BWRAP_WARNING = /^harness: warning: bubblewrap \(bwrap\) is not installed[^\n]*\n/m;
+
+/** Output without that warning, for tests about something else, so they check the same with or without bwrap. */
+export function withoutSandboxWarning(output: string): string {
+  return output.replace(NO_BWRAP_WARNING, "");
 }

@@ -8,7 +8,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readSession } from "../src/session/session-reader.ts";
-import { CLI, cleanEnv, fakeFlags, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { CLI, cleanEnv, fakeFlags, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { killAtTestEnd } from "./teardown.ts";
 
 /** How often the test looks at the terminal's output. */
 const POLL_MS = 20;
@@ -17,23 +19,25 @@ const WAIT_LIMIT_MS = 30_000;
 
 const serve = fakeServerPerTest();
 
-/** A chat on a pty: `send` types a line and waits until the output since then matches `until` and a new prompt. */
+/**
+ * A chat on a pty: `send` types a line and waits until the output since then matches `until` and a
+ * new prompt. The chat is killed when the test ends: a failed assertion while it runs must not
+ * leave it holding the test process open (it did: one failure froze the whole suite).
+ */
 function startChat(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   const command = [process.execPath, CLI, ...args].map((arg) => `'${arg}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+  const child = killAtTestEnd(spawn("script", ["-qfec", command, "/dev/null"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] }));
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  const screenSince = (from: number) => withoutSandboxWarning(output.slice(from).replace(/\r/g, ""));
   const waitFor = async (pattern: RegExp, from: number) => {
     const deadline = Date.now() + WAIT_LIMIT_MS;
-    while (!pattern.test(output.slice(from).replace(/\r/g, ""))) {
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        throw new Error(`the chat never showed ${pattern}; it showed:\n${output.slice(from).replace(/\r/g, "")}`);
-      }
+    while (!pattern.test(screenSince(from))) {
+      if (Date.now() > deadline) throw new Error(`the chat never showed ${pattern}; it showed:\n${screenSince(from)}`);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
-    return output.slice(from).replace(/\r/g, "");
+    return screenSince(from);
   };
   return {
     ready: () => waitFor(/> $/, 0),
@@ -44,8 +48,12 @@ function startChat(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
     },
     async exit(): Promise<string> {
       child.stdin.write("/exit\r");
-      await closed;
-      return output.replace(/\r/g, "");
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the chat did not exit within ${WAIT_LIMIT_MS} ms of /exit; it showed:\n${screenSince(0)}`)), WAIT_LIMIT_MS);
+      });
+      await Promise.race([closed, limit]).finally(() => clearTimeout(timer));
+      return screenSince(0);
     },
   };
 }
@@ -58,7 +66,7 @@ function sessionFiles(env: NodeJS.ProcessEnv): string[] {
     .map((name) => join(dir, name));
 }
 
-test("chat: slash commands, history across runs, and a resumed chat", async () => {
+test("chat: slash commands, history across runs, and a resumed chat", { skip: needs("script") }, async () => {
   const fake = (await serve([
     { reply: { text: "hi there" } },
     { reply: { text: "second reply" } },

@@ -2,10 +2,13 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { CLI } from "./helpers.ts";
+import { onTestEnd } from "./teardown.ts";
 
 /** How long a screen may take to show what a test waits for before the test fails with the screen. */
 const WAIT_MS = 20_000;
 const POLL_MS = 100;
+/** A bound on one tmux command (they answer at once; a wedged server must not hang the test). */
+const TMUX_COMMAND_MS = 10_000;
 
 export interface TerminalOptions {
   args: string[];
@@ -18,7 +21,7 @@ export interface TerminalOptions {
 
 let sessions = 0;
 
-/** One harness running in its own tmux server; `kill()` it at the end of the test. */
+/** One harness running in its own tmux server, killed when the test ends (tests that use it skip with `needs("tmux")`). */
 export class TmuxTerminal {
   private constructor(
     private readonly socket: string,
@@ -26,12 +29,6 @@ export class TmuxTerminal {
   ) {}
 
   static start(options: TerminalOptions): TmuxTerminal {
-    // A test that fails here for want of tmux says what to install.
-    try {
-      execFileSync("tmux", ["-V"]);
-    } catch {
-      throw new Error("these tests drive the chat in tmux: install it (apt-get install tmux; .ci/run does)");
-    }
     const socket = `harness-tui-${process.pid}-${++sessions}`;
     const assignments = Object.entries(options.env).map(([key, value]) => shellQuote(`${key}=${value}`));
     const unset = "NO_COLOR" in options.env ? "" : "-u NO_COLOR ";
@@ -41,7 +38,9 @@ export class TmuxTerminal {
     delete serverEnv.NO_COLOR;
     execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 40), "-c", options.cwd, command], { env: serverEnv });
     const socketPath = execFileSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], { encoding: "utf8" }).trim();
-    return new TmuxTerminal(socket, socketPath);
+    const terminal = new TmuxTerminal(socket, socketPath);
+    onTestEnd(() => terminal.kill());
+    return terminal;
   }
 
   /** Keys by tmux name (`Enter`, `Escape`, `C-c`) or literal text with `{ literal: true }`. */
@@ -89,7 +88,7 @@ export class TmuxTerminal {
   }
 
   private tmux(args: string[]): string {
-    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
+    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8", timeout: TMUX_COMMAND_MS });
   }
 }
 
