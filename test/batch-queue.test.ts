@@ -7,10 +7,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { after, afterEach, test } from "node:test";
+import { afterEach, test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { killAtTestEnd } from "./teardown.ts";
 
 /** How often the test looks for the moment to act. */
 const POLL_MS = 50;
@@ -22,15 +24,11 @@ const REDIS_START_MS = 10_000;
 const STEP_LIMIT_MS = 120_000;
 
 let server: FakeLLM | undefined;
-let redis: ChildProcess | undefined;
 afterEach(async () => {
   if (!server) return;
   assert.deepEqual(server.errors, []);
   await server.close();
   server = undefined;
-});
-after(() => {
-  redis?.kill("SIGKILL");
 });
 
 function freePort(): Promise<number> {
@@ -44,21 +42,16 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A throwaway redis-server on 127.0.0.1; the queue test cannot run without one. */
+/** A throwaway redis-server on 127.0.0.1, killed when the test ends; the queue test skips without one. */
 async function startRedis(): Promise<number> {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
-  redis = child;
+  const child = killAtTestEnd(spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] }));
   await new Promise<void>((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => reject(new Error(`redis-server did not start within ${REDIS_START_MS} ms:\n${output}`)), REDIS_START_MS);
-    child.on("error", (error: NodeJS.ErrnoException) => {
+    child.on("error", (error) => {
       clearTimeout(timer);
-      reject(
-        error.code === "ENOENT"
-          ? new Error("redis-server is not installed: the queue test needs it (Debian: apt-get install redis-server; .ci/run installs it)")
-          : error,
-      );
+      reject(error);
     });
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
@@ -90,7 +83,7 @@ function waitFor(isTime: () => boolean, what: string): Promise<void> {
   });
 }
 
-test("queue mode: two workers, one killed mid-task; every task is finished exactly once", async () => {
+test("queue mode: two workers, one killed mid-task; every task is finished exactly once", { skip: needs("redis-server") }, async () => {
   const port = await startRedis();
   const queueUrl = `redis://127.0.0.1:${port}/batch-test`;
 

@@ -6,7 +6,8 @@ import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { tinyModelGguf } from "./gguf/tiny-model.ts";
-import { cleanEnv, ROOT, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, ROOT, runCli, tempDir, withoutSandboxWarning } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
 const models = tempDir("harness-local-cli-");
@@ -18,7 +19,7 @@ after(() => terminal?.kill());
 
 test("--provider local runs a GGUF model in-process: only the answer on stdout", async () => {
   const result = await runCli(["--provider", "local", "--model", HELLO, "-p", "Say hello."]);
-  assert.equal(result.stderr, "");
+  assert.equal(withoutSandboxWarning(result.stderr), "");
   assert.equal(result.stdout, "Hello from a tiny model.\n");
   assert.equal(result.code, 0);
 });
@@ -39,7 +40,7 @@ test("a headless first run with no key and no provider says how to choose one, -
   assert.match(result.stderr, /^harness: no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key/);
 });
 
-test("a first run at a terminal offers the local model, and a yes runs it", async () => {
+test("a first run at a terminal offers the local model, and a yes runs it", { skip: needs("tmux") }, async () => {
   terminal = TmuxTerminal.start({ args: ["-p", "Say hello."], cwd: tempDir(), env: { ...stringEnv(cleanEnv()), TERM: "xterm-256color", HARNESS_MODEL: HELLO } });
   await terminal.waitFor(/Run a model on this computer instead\?.*\n.*\[y\/N\]/, "the offer");
   terminal.type("y");
@@ -60,7 +61,7 @@ test("without node-llama-cpp installed, --provider local says exactly how to add
   }
   const child = spawnSync(process.execPath, [join(install, "bin", "harness.js"), "--provider", "local", "--model", HELLO, "-p", "hi"], { cwd: tempDir(), env: cleanEnv(), encoding: "utf8", input: "" });
   const result = { code: child.status, stderr: child.stderr };
-  assert.equal(result.stderr, `error: --provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@3.21.1\` in ${install}\n`);
+  assert.equal(withoutSandboxWarning(result.stderr), `error: --provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@3.21.1\` in ${install}\n`);
   assert.equal(result.code, 1);
 });
 

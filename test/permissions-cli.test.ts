@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { type FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
 
@@ -75,7 +76,8 @@ test("--approve edits: edits in the workspace run, a symlink out of it is denied
   }
 });
 
-test("project rules: an allowed command runs headless; a deny rule wins over --yes, with its reason", async () => {
+// An allow rule auto-approves a command only inside the sandbox (see the test without bwrap below).
+test("project rules: an allowed command runs headless; a deny rule wins over --yes, with its reason", { skip: needs("bwrap") }, async () => {
   const fake = await serve([
     { reply: { toolCalls: [{ id: "a", name: "bash", arguments: { command: "echo allowed && echo twice" } }] } },
     { reply: { text: "ok" } },
@@ -132,7 +134,7 @@ test("the API key never reaches the command's environment, the JSON output or an
   for (const file of filesUnder(home)) assert.ok(!readFileSync(file, "utf8").includes(key), `${file} holds the key`);
 });
 
-test("the sandbox is on by default; only --sandbox off lets a command write outside the workspace", async () => {
+test("the sandbox is on by default; only --sandbox off lets a command write outside the workspace", { skip: needs("bwrap") }, async () => {
   const outside = mkdtempSync("/var/tmp/harness-outside-");
   try {
     const touch = { reply: { toolCalls: [{ id: "t", name: "bash", arguments: { command: `touch ${outside}/made` } }] } };

@@ -5,7 +5,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { costOf, formatTokens, formatUsageAndCost, lookupPrices } from "../src/providers/pricing.ts";
-import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { killAtTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
 
@@ -49,7 +51,7 @@ test("--output json: the final event carries the cost of every turn, cached toke
   const flags = ["--provider", "anthropic", "--base-url", fake.url, "--model", "claude-sonnet-4-5", "-y", "--output", "json"];
   const result = await runCli([...flags, "-p", "go"], { env: cleanEnv({ HARNESS_API_KEY: "k" }) });
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(result.stderr, "");
+  assert.equal(withoutSandboxWarning(result.stderr), "");
   const done = JSON.parse(result.stdout);
   assert.deepEqual(done.usage, { input: 1050, output: 120, cacheRead: 3000, cacheWrite: 2200 });
   assert.equal(done.cost, 0.0141);
@@ -66,11 +68,11 @@ test("prices in config.json override the table (OpenAI cached tokens at the cach
   assert.equal(done.cost, 1.9);
 });
 
-test("an unknown model is free: no cost in JSON, no warning off a terminal, one warning on one", async () => {
+test("an unknown model is free: no cost in JSON, no warning off a terminal, one warning on one", { skip: needs("script") }, async () => {
   const fake = await serve([{ reply: { text: "json" } }, { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } }, { reply: { text: "tty answer" } }]);
   const json = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"]);
   assert.equal(json.code, 0);
-  assert.equal(json.stderr, "");
+  assert.equal(withoutSandboxWarning(json.stderr), "");
   assert.equal(JSON.parse(json.stdout).cost, undefined);
 
   // Two model calls under a pseudo-terminal: the warning still comes once, in the summary.
@@ -85,7 +87,7 @@ test("an unknown model is free: no cost in JSON, no warning off a terminal, one 
 function runInTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" ");
   return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qefc", command, "/dev/null"], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = killAtTestEnd(spawn("script", ["-qefc", command, "/dev/null"], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }));
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));

@@ -11,6 +11,7 @@ import { detectSandbox } from "../src/sandbox/detect-sandbox.ts";
 import { setupPermissions, type PermissionSetup } from "../src/permissions/setup-permissions.ts";
 import { bash } from "../src/tools/bash.ts";
 import { tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 
 /**
  * A home folder on the read-only part of the file system (not under /tmp, which the sandbox
@@ -18,8 +19,11 @@ import { tempDir } from "./helpers.ts";
  */
 const HOME_PARENT = "/var/tmp";
 let home: string;
+/** Every test here runs commands in real bubblewrap. */
+const bwrapMissing = needs("bwrap");
 
 before(() => {
+  if (bwrapMissing) return;
   const support = detectSandbox();
   assert.equal(support.kind, "bwrap", `these tests need a working bwrap: ${"problem" in support ? `${support.problem}; ${support.fix}` : ""}`);
   home = mkdtempSync(join(HOME_PARENT, "harness-sandbox-home-"));
@@ -29,7 +33,9 @@ before(() => {
   mkdirSync(join(home, ".harness"));
   writeFileSync(join(home, ".harness", "settings.json"), "{}\n");
 });
-after(() => rmSync(home, { recursive: true, force: true }));
+after(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
 
 function sandboxFor(cwd: string, options: { network?: boolean } = {}): PermissionSetup {
   const setup = setupPermissions({ allowNetwork: options.network }, { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") });
@@ -51,7 +57,7 @@ async function runSandboxed(command: string, cwd: string, options: { network?: b
   return typeof output === "string" ? { content: output, isError: false } : output;
 }
 
-test("inside the workspace commands read and write as usual", async () => {
+test("inside the workspace commands read and write as usual", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   writeFileSync(join(cwd, "input.txt"), "hello\n");
   const result = await runSandboxed("cat input.txt && echo made > output.txt && mkdir -p sub && touch sub/file && pwd", cwd);
@@ -60,7 +66,7 @@ test("inside the workspace commands read and write as usual", async () => {
   assert.ok(existsSync(join(cwd, "sub", "file")));
 });
 
-test("writing outside the workspace fails, and /tmp is private", async () => {
+test("writing outside the workspace fails, and /tmp is private", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   // Outside both the workspace and /tmp (the clone itself may live under /tmp, which the sandbox replaces).
   const outside = join(home, `sandbox-probe-${process.pid}.txt`);
@@ -75,7 +81,7 @@ test("writing outside the workspace fails, and /tmp is private", async () => {
   assert.equal(existsSync("/tmp/private.txt"), false, "the sandbox's /tmp is not the real one");
 });
 
-test("~/.ssh and the harness's own folder are hidden; the rest of home is readable", async () => {
+test("~/.ssh and the harness's own folder are hidden; the rest of home is readable", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   const result = await runSandboxed(`cat ${home}/visible.txt; cat ${home}/.ssh/id_test; ls -A ${home}/.ssh | wc -l; cat ${home}/.harness/settings.json`, cwd);
   assert.match(result.content, /plain file in home/);
@@ -85,7 +91,7 @@ test("~/.ssh and the harness's own folder are hidden; the rest of home is readab
   assert.match(result.content, /settings\.json: No such file or directory/);
 });
 
-test("a server on 127.0.0.1 is out of reach without the network, and reachable with --allow-network", async () => {
+test("a server on 127.0.0.1 is out of reach without the network, and reachable with --allow-network", { skip: bwrapMissing }, async () => {
   const server = createServer((_request, response) => response.end("secret data from the host\n"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -103,7 +109,7 @@ test("a server on 127.0.0.1 is out of reach without the network, and reachable w
   }
 });
 
-test("a timeout kills the whole sandboxed tree, including a process that left the group", async () => {
+test("a timeout kills the whole sandboxed tree, including a process that left the group", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   // Both would write a marker after 3 s if they survived; setsid puts one in a new session and process group.
   const result = await runSandboxed("(sleep 3; touch survived) & setsid bash -c 'sleep 3; touch escaped' & sleep 30", cwd, { timeout: 1 });
@@ -113,14 +119,14 @@ test("a timeout kills the whole sandboxed tree, including a process that left th
   assert.equal(existsSync(join(cwd, "escaped")), false);
 });
 
-test("an abort kills the sandboxed command", async () => {
+test("an abort kills the sandboxed command", { skip: bwrapMissing }, async () => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 300);
   const result = await runSandboxed("echo before; sleep 30", tempDir(), { signal: controller.signal });
   assert.equal(result.content, "before\n[interrupted by the user; the process tree was killed]");
 });
 
-test("credentials are not in the sandboxed command's environment", async () => {
+test("credentials are not in the sandboxed command's environment", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   const setup = setupPermissions({}, { cwd, env: { HOME: home, PATH: process.env.PATH, OPENAI_API_KEY: "sk-proj-abcdefghijklmnopqrstuvwxyz", PLAIN: "kept" }, harnessHome: join(home, ".harness") });
   const output = await bash.run({ command: "env" }, { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand: setup.wrapCommand });
@@ -129,7 +135,7 @@ test("credentials are not in the sandboxed command's environment", async () => {
   assert.doesNotMatch(content, /OPENAI_API_KEY|sk-proj/);
 });
 
-test("files that would run commands outside the sandbox next time stay read-only", async () => {
+test("files that would run commands outside the sandbox next time stay read-only", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   mkdirSync(join(cwd, ".harness"));
   mkdirSync(join(cwd, ".git", "hooks"), { recursive: true });

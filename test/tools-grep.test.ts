@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ToolOutput } from "../src/core/tool.ts";
 import { findExecutable, grep } from "../src/tools/grep.ts";
+import { needs } from "./system-programs.ts";
 import { argumentError, callTool, makeFolder } from "./tools-helpers.ts";
 
 const realPath = process.env.PATH ?? "";
-const hasRipgrep = findExecutable("rg", realPath) !== undefined;
+/** Without rg only the built-in search is checked; the test at the end says so as a skip. */
+const ripgrepMissing = needs("rg");
+const hasRipgrep = ripgrepMissing === false;
 const emptyBin = makeFolder();
 
 /** Runs grep with PATH stripped of rg (the built-in search), then with the real PATH when rg is on it, and checks both agree. */
@@ -100,4 +103,12 @@ test("grep reports a bad regex, a missing path and bad arguments", async () => {
   assert.deepEqual(await grepBoth({ pattern: "x", path: "srcc" }, cwd), { isError: true, content: "Error: srcc does not exist. Did you mean: src?" });
   assert.match(argumentError(grep, { path: "src" }), /pattern/);
   assert.match(argumentError(grep, { pattern: "x", context: "2" }), /context/);
+});
+
+test("ripgrep is used when it is on PATH, and agrees with the built-in search", { skip: ripgrepMissing }, async () => {
+  assert.ok(findExecutable("rg", realPath));
+  const cwd = project();
+  assert.deepEqual(await callTool(grep, { pattern: "TODO", ignore_case: true }, cwd), await grepBoth({ pattern: "TODO", ignore_case: true }, cwd));
+  const output = await callTool(grep, { pattern: "(" }, cwd);
+  assert.match(output.content, /^Error: ripgrep failed/, "a message only ripgrep gives: it ran");
 });

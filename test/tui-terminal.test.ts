@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { fakeFlags, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
 const ANSWER = [
@@ -50,7 +51,7 @@ function userTexts(body: any): string[] {
   return body.messages.filter((message: any) => message.role === "user").map((message: any) => message.content);
 }
 
-test("a streamed answer renders as Markdown: coloured code, an aligned table, and the status line", async () => {
+test("a streamed answer renders as Markdown: coloured code, an aligned table, and the status line", { skip: needs("tmux") }, async () => {
   const { fake, term } = await openChat([{ reply: { text: ANSWER, usage: USAGE, chunkSize: 5 } }]);
   term.type("show me");
   term.send(["Enter"]);
@@ -69,7 +70,7 @@ test("a streamed answer renders as Markdown: coloured code, an aligned table, an
   assert.deepEqual(userTexts(fake.requests[0].body), ["show me"]);
 });
 
-test("a multi-line paste is one message, and a trailing backslash adds a line", async () => {
+test("a multi-line paste is one message, and a trailing backslash adds a line", { skip: needs("tmux") }, async () => {
   const { fake, term } = await openChat([{ reply: { text: "first answer" } }, { reply: { text: "second answer" } }]);
   term.paste("first line\nsecond line");
   term.send(["Enter"]);
@@ -85,7 +86,7 @@ test("a multi-line paste is one message, and a trailing backslash adds a line", 
   assert.deepEqual(userTexts(fake.requests[1].body), ["first line\nsecond line", "one\ntwo"]);
 });
 
-test("Esc interrupts a long tool; the prompt returns and the model hears the call was interrupted", async () => {
+test("Esc interrupts a long tool; the prompt returns and the model hears the call was interrupted", { skip: needs("tmux") }, async () => {
   const { fake, term } = await openChat([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] } }, { reply: { text: "stopped as asked" } }], {}, ["-y"]);
   term.type("wait a while");
   term.send(["Enter"]);
@@ -102,7 +103,7 @@ test("Esc interrupts a long tool; the prompt returns and the model hears the cal
   assert.deepEqual(messages.at(-1), { role: "user", content: "and now?" });
 });
 
-test("a line typed while a tool runs is queued and reaches the model right after that tool's result", async () => {
+test("a line typed while a tool runs is queued and reaches the model right after that tool's result", { skip: needs("tmux") }, async () => {
   const { fake, term, cwd } = await openChat(
     [{ reply: { toolCalls: [{ name: "bash", arguments: { command: "while [ ! -f go ]; do sleep 0.05; done; echo went" } }] } }, { reply: { text: "saw both" } }],
     {},
@@ -123,7 +124,7 @@ test("a line typed while a tool runs is queued and reaches the model right after
   assert.deepEqual(tail[1], { role: "user", content: "also check the tests" });
 });
 
-test("Tab completes slash commands and @file names; the mentioned file goes with the prompt", async () => {
+test("Tab completes slash commands and @file names; the mentioned file goes with the prompt", { skip: needs("tmux") }, async () => {
   const { fake, term, cwd } = await openChat([{ reply: { text: "read it" } }]);
   writeFileSync(join(cwd, "notes-for-agent.txt"), "remember the milk\n");
   term.type("/sess");
@@ -139,7 +140,7 @@ test("Tab completes slash commands and @file names; the mentioned file goes with
 });
 
 for (const key of ["C-c", "C-d"]) {
-  test(`Ctrl-C clears typed text; ${key} at the empty prompt ends the chat`, async () => {
+  test(`Ctrl-C clears typed text; ${key} at the empty prompt ends the chat`, { skip: needs("tmux") }, async () => {
     const { term } = await openChat([]);
     term.type("half a thought");
     await term.waitFor(/^> half a thought\s*$/m);
@@ -150,7 +151,7 @@ for (const key of ["C-c", "C-d"]) {
   });
 }
 
-test("an 80-column terminal: the input survives a resize, and a wide table falls back to unaligned rows", async () => {
+test("an 80-column terminal: the input survives a resize, and a wide table falls back to unaligned rows", { skip: needs("tmux") }, async () => {
   const wide = "| Column one | Column two |\n|---|---|\n| " + "a".repeat(40) + " | " + "b".repeat(40) + " |";
   const { fake, term } = await openChat([{ reply: { text: wide } }], {}, [], 80);
   term.type("hello");
@@ -169,7 +170,7 @@ for (const [label, env] of [
   ["TERM=dumb", { TERM: "dumb" }],
   ["NO_COLOR", { NO_COLOR: "1" }],
 ] as const) {
-  test(`${label}: plain text, no escape sequences on screen`, async () => {
+  test(`${label}: plain text, no escape sequences on screen`, { skip: needs("tmux") }, async () => {
     const { term } = await openChat([{ reply: { text: ANSWER, usage: USAGE } }], env);
     term.type("show me");
     term.send(["Enter"]);
