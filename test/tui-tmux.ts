@@ -78,7 +78,10 @@ export class TmuxTerminal {
     }
   }
 
+  /** Ends the tmux server; a second call (the test's own hook, then the teardown) does nothing. */
   kill(): void {
+    if (this.killed) return;
+    this.killed = true;
     try {
       this.tmux(["kill-server"]);
     } catch {
@@ -86,6 +89,8 @@ export class TmuxTerminal {
     }
     rmSync(this.socketPath, { force: true }); // tmux leaves the socket file behind
   }
+
+  private killed = false;
 
   private tmux(args: string[]): string {
     return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8", timeout: TMUX_COMMAND_MS });
