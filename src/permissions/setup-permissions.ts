@@ -63,7 +63,12 @@ export function setupPermissions(
   const hidden = secretPaths(home, where.harnessHome)
     .map(realOrSame)
     .filter((secret) => !isInside(workspace, secret));
-  const sandboxPolicy: SandboxPolicy = { workspace, hidden, network: Boolean(flags.allowNetwork || settings.network) };
+  const sandboxPolicy: SandboxPolicy = {
+    workspace,
+    hidden,
+    socketFolders: socketFolders(where.env),
+    network: Boolean(flags.allowNetwork || settings.network),
+  };
 
   // Only the person at the keyboard turns the sandbox off: a flag or their own settings file.
   const isWanted = flags.sandbox === "on" || (flags.sandbox !== "off" && settings.sandboxEnabled !== false);
@@ -106,6 +111,13 @@ export function setupPermissions(
   };
   const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
   return { policy, env, wrapCommand, secrets: secretValuesOf(where.env), warnings };
+}
+
+/** Where services keep their unix sockets: the runtime folders (docker.sock, D-Bus, ssh-agent, systemd). */
+function socketFolders(env: Record<string, string | undefined>): string[] {
+  const folders = ["/run", "/var/run"];
+  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) folders.push(env.XDG_RUNTIME_DIR);
+  return folders;
 }
 
 function loadSettingsOrThrow(cwd: string, harnessHome: string) {

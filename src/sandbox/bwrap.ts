@@ -1,12 +1,30 @@
 // Linux: bubblewrap. The whole file system read-only, the workspace writable, /tmp private,
-// credentials hidden, the network cut, and everything the command starts dies with it.
-import { statSync } from "node:fs";
+// credentials and host sockets hidden, no capabilities, the network cut, and everything the
+// command starts dies with it.
+import { realpathSync } from "node:fs";
+import { isInside } from "../permissions/path-policy.ts";
+import { kindOf } from "./file-kind.ts";
+import { hostSocketPaths } from "./host-sockets.ts";
 import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
 
 /**
- * The bwrap arguments for a policy. Order matters: later mounts cover earlier ones, so the
- * private /tmp comes before the workspace (which may live in /tmp) and the hidden paths come
+ * Namespaces and privileges, the same for every command (and for the start-up probe):
+ * - a user namespace mapping only the caller's own uid, every capability dropped (bounding set
+ *   included) and no nested user namespaces: as root or not, a command cannot mount, remount `/`
+ *   read-write, unmount the masks over `~/.ssh`, or regain privileges (bwrap also sets
+ *   no_new_privs, so setuid programs do not help). Root inside is uid 0 without capabilities:
+ *   it can write only what root owns in the writable places; it cannot override file modes;
+ * - a new PID namespace: when the command ends or is killed, every process it started ends too,
+ *   even one that left the process group with setsid; and its own IPC namespace.
+ */
+export const ISOLATION_ARGS = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc"];
+
+/**
+ * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
+ * later mounts cover earlier ones, so the private /tmp comes before the workspace (which may
+ * live in /tmp), protected files after the workspace, and hidden paths and socket folders
  * last (they stay hidden even inside the workspace), except one that holds the workspace.
+ * Reads the file system (host sockets), so call it when the command starts.
  */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
@@ -17,16 +35,27 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
     const path = `${policy.workspace}/${name}`;
     if (kindOf(path) !== "missing") args.push("--ro-bind", path, path);
   }
+  const masked = ["/tmp"];
   for (const hidden of policy.hidden) {
-    if (policy.workspace === hidden || policy.workspace.startsWith(`${hidden}/`)) continue;
+    if (isInside(policy.workspace, hidden)) continue;
     const kind = kindOf(hidden);
     if (kind === "folder") args.push("--tmpfs", hidden);
     else if (kind === "file") args.push("--ro-bind", "/dev/null", hidden);
+    if (kind !== "missing") masked.push(hidden);
   }
-  // A new PID namespace: when the command ends or is killed, every process it started ends
-  // too, even one that left the process group with setsid. Its own IPC and, unless allowed,
-  // network namespace (loopback only, so 127.0.0.1 services on the host are out of reach).
-  args.push("--unshare-pid", "--unshare-ipc");
+  for (const folder of unique(policy.socketFolders.map(realOrMissing))) {
+    if (folder === undefined || isInside(policy.workspace, folder) || kindOf(folder) !== "folder") continue;
+    args.push("--tmpfs", folder);
+    masked.push(folder);
+  }
+  // /etc/resolv.conf often points into /run (systemd-resolved): keep that one file for DNS.
+  const resolver = realOrMissing("/etc/resolv.conf");
+  if (resolver && masked.some((folder) => isInside(resolver, folder))) args.push("--ro-bind", resolver, resolver);
+  const isCovered = (file: string) => isInside(file, policy.workspace) || masked.some((folder) => isInside(file, folder));
+  for (const socket of hostSocketPaths(isCovered)) args.push("--ro-bind", "/dev/null", socket);
+  args.push(...ISOLATION_ARGS);
+  // Unless allowed, its own network namespace: loopback only, so 127.0.0.1 services on the
+  // host and abstract unix sockets are out of reach.
   if (!policy.network) args.push("--unshare-net");
   // No --new-session: the bash tool already starts bwrap in a new session without a terminal
   // (detached), and keeping one process group lets its kill reach everything at once.
@@ -42,10 +71,14 @@ export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {
   return (argv, cwd) => ["bwrap", ...bwrapArgs(policy, cwd), "--", ...argv];
 }
 
-function kindOf(file: string): "folder" | "file" | "missing" {
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+function realOrMissing(file: string): string | undefined {
   try {
-    return statSync(file).isDirectory() ? "folder" : "file";
+    return realpathSync(file);
   } catch {
-    return "missing";
+    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 // Whether commands can be sandboxed on this machine, found out once per process by trying.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { ISOLATION_ARGS } from "./bwrap.ts";
 
 /** How long the bwrap trial may take before it counts as not working. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -23,7 +24,7 @@ export function detectSandbox(platform: NodeJS.Platform = process.platform): San
 function probe(platform: NodeJS.Platform): SandboxSupport {
   switch (platform) {
     case "linux": {
-      const trial = spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--", "true"], {
+      const trial = spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...ISOLATION_ARGS, "--unshare-net", "--die-with-parent", "--", "true"], {
         stdio: ["ignore", "ignore", "pipe"],
         timeout: PROBE_TIMEOUT_MS,
         encoding: "utf8",
@@ -33,6 +34,7 @@ function probe(platform: NodeJS.Platform): SandboxSupport {
       }
       if (trial.status === 0) return { kind: "bwrap" };
       const reason = (trial.stderr ?? "").trim().split("\n")[0] || trial.error?.message || `exit status ${trial.status}`;
+      if (/unknown option/i.test(reason)) return { kind: "none", problem: `bwrap is too old (${reason})`, fix: "install bubblewrap 0.8 or newer" };
       return {
         kind: "none",
         problem: `bwrap cannot start here (${reason})`,

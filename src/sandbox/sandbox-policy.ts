@@ -7,6 +7,11 @@ export interface SandboxPolicy {
   workspace: string;
   /** Folders and files hidden from commands (credentials, harness's own state). */
   hidden: string[];
+  /**
+   * Host folders where services keep their unix sockets (`/run`, `$XDG_RUNTIME_DIR`): replaced
+   * by empty folders, since a read-only bind does not stop `connect()` on a socket.
+   */
+  socketFolders: string[];
   /** Whether commands may reach the network (loopback included). */
   network: boolean;
 }
