@@ -11,6 +11,7 @@ import type { SandboxPolicy, WrapCommand } from "../sandbox/sandbox-policy.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "./path-policy.ts";
+import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { secretPaths } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 
@@ -67,6 +68,7 @@ export function setupPermissions(
     workspace,
     hidden,
     socketFolders: socketFolders(where.env),
+    protectedNames: PROTECTED_NAMES,
     network: Boolean(flags.allowNetwork || settings.network),
   };
 

@@ -5,6 +5,7 @@ import { realpathSync } from "node:fs";
 import { isInside } from "../permissions/path-policy.ts";
 import { kindOf } from "./file-kind.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
+import { protectedMounts } from "./protected-entries.ts";
 import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
 
 /**
@@ -22,19 +23,15 @@ export const ISOLATION_ARGS = ["--unshare-user", "--disable-userns", "--cap-drop
 /**
  * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
  * later mounts cover earlier ones, so the private /tmp comes before the workspace (which may
- * live in /tmp), protected files after the workspace, and hidden paths and socket folders
+ * live in /tmp), protected entries after the workspace, and hidden paths and socket folders
  * last (they stay hidden even inside the workspace), except one that holds the workspace.
- * Reads the file system (host sockets), so call it when the command starts.
+ * Reads the file system (protected entries, host sockets) and may create placeholders (see
+ * protected-entries.ts), so call it when the command starts.
  */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
-  // Files that make the NEXT run execute commands outside the sandbox (project hooks, MCP
-  // servers, git hooks) stay read-only, so a sandboxed command cannot plant them there.
-  for (const name of PROTECTED_IN_WORKSPACE) {
-    const path = `${policy.workspace}/${name}`;
-    if (kindOf(path) !== "missing") args.push("--ro-bind", path, path);
-  }
+  args.push(...protectedMounts(policy.workspace, policy.protectedNames));
   const masked = ["/tmp"];
   for (const hidden of policy.hidden) {
     if (isInside(policy.workspace, hidden)) continue;
@@ -62,9 +59,6 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   args.push("--die-with-parent", "--chdir", cwd);
   return args;
 }
-
-/** Workspace paths a command may read but never change. */
-const PROTECTED_IN_WORKSPACE = [".harness", ".mcp.json", ".git/hooks", ".git/config"];
 
 /** Wraps commands in bwrap with this policy. */
 export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {

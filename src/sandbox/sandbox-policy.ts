@@ -12,6 +12,12 @@ export interface SandboxPolicy {
    * by empty folders, since a read-only bind does not stop `connect()` on a socket.
    */
   socketFolders: string[];
+  /**
+   * Names that make a later run, or git, execute code outside the sandbox (`.harness`,
+   * `.mcp.json`, `.git`): read-only wherever they are in the workspace, and kept from being
+   * created at its root.
+   */
+  protectedNames: string[];
   /** Whether commands may reach the network (loopback included). */
   network: boolean;
 }

@@ -1,0 +1,121 @@
+// Keeps a sandboxed command from planting or changing what runs code outside the sandbox later
+// (the policy's protectedNames: `.harness`, `.mcp.json`, `.git`), whether it exists yet or not.
+//
+// Mechanism (mounts only, no seccomp), and its limits:
+// - Every protected entry already in the workspace, at any depth, is a read-only bind. A `.git`
+//   folder instead stays writable (git add and commit work) but is bound onto itself, so it is a
+//   mount point that cannot be renamed, removed or replaced (`mv .git .git_old` fails with EBUSY),
+//   and the parts of it that make git run code or read its config elsewhere are read-only:
+//   `config`, `hooks`, `modules` (submodules' own config and hooks), `config.worktree`, `commondir`.
+// - A protected name missing at the workspace root, and a missing `.git/hooks` or
+//   `.git/commondir`, gets a harmless placeholder on the host (an empty folder; `{}` for
+//   `.mcp.json`; `.` for commondir, which git reads as "this folder"), mounted read-only, so it
+//   cannot be created either. Mount points must exist on the host, so the placeholders are real
+//   files there for the rest of the session; they are removed when harness exits, if unchanged.
+// - NOT covered: a protected name created in a NEW subfolder (`mkdir sub && git init sub`):
+//   mounts cannot name a path that does not exist yet. Harness reads `.harness` and `.mcp.json`
+//   only from folders the user trusts (folder trust asks again when they change); a new
+//   `sub/.git` matters only if you run git inside `sub`. The scan skips node_modules and stops
+//   after MAX_SCANNED_FOLDERS folders.
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { kindOf } from "./file-kind.ts";
+
+/** Folders the scan for existing protected entries opens at most, so a huge tree costs bounded time. */
+const MAX_SCANNED_FOLDERS = 20_000;
+/** Folders scanned past: installed packages, not the project's own settings. */
+const UNSCANNED_FOLDERS = new Set(["node_modules"]);
+/** Parts of a `.git` folder that make git run commands or take its config from elsewhere. */
+const GIT_CODE_PARTS = ["config", "hooks", "modules", "config.worktree", "commondir"];
+
+/** What stands in for a missing entry: an empty folder, or a file with this harmless content. */
+type Placeholder = { kind: "folder" } | { kind: "file"; content: string };
+
+/** Placeholders for names missing at the workspace root. */
+const ROOT_PLACEHOLDERS: Record<string, Placeholder> = {
+  ".harness": { kind: "folder" },
+  ".mcp.json": { kind: "file", content: "{}\n" },
+  ".git": { kind: "folder" },
+};
+/** Placeholders for parts missing inside a `.git` folder. */
+const GIT_PLACEHOLDERS: Record<string, Placeholder> = {
+  hooks: { kind: "folder" },
+  commondir: { kind: "file", content: ".\n" },
+};
+
+/** The bwrap arguments that protect `names` in `workspace`; creates placeholders where needed. */
+export function protectedMounts(workspace: string, names: string[]): string[] {
+  const args: string[] = [];
+  const entries = findProtectedEntries(workspace, names);
+  for (const name of names) {
+    const entry = path.join(workspace, name);
+    const placeholder = ROOT_PLACEHOLDERS[name];
+    // A placeholder is wholly read-only (even a `.git` one: `git init` must fail).
+    if (!entries.includes(entry) && placeholder && createPlaceholder(entry, placeholder)) args.push("--ro-bind", entry, entry);
+  }
+  for (const entry of entries) {
+    const isRealGitFolder = path.basename(entry) === ".git" && !placeholders.has(entry) && kindOf(entry) === "folder";
+    if (isRealGitFolder) args.push(...gitFolderMounts(entry));
+    else args.push("--ro-bind", entry, entry);
+  }
+  return args;
+}
+
+function gitFolderMounts(gitFolder: string): string[] {
+  const args = ["--bind", gitFolder, gitFolder];
+  for (const part of GIT_CODE_PARTS) {
+    const entry = path.join(gitFolder, part);
+    const placeholder = GIT_PLACEHOLDERS[part];
+    if (kindOf(entry) !== "missing" || (placeholder && createPlaceholder(entry, placeholder))) args.push("--ro-bind", entry, entry);
+  }
+  return args;
+}
+
+/** Existing protected entries at any depth, breadth first; symlinks are not followed. */
+function findProtectedEntries(workspace: string, names: string[]): string[] {
+  const found: string[] = [];
+  const queue = [workspace];
+  for (let scanned = 0; queue.length > 0 && scanned < MAX_SCANNED_FOLDERS; scanned++) {
+    const folder = queue.shift() as string;
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const full = path.join(folder, entry.name);
+      if (names.includes(entry.name) && !entry.isSymbolicLink()) found.push(full);
+      else if (entry.isDirectory() && !UNSCANNED_FOLDERS.has(entry.name)) queue.push(full);
+    }
+  }
+  return found;
+}
+
+/** Placeholders this process made, removed at exit if still as made. */
+const placeholders = new Map<string, Placeholder>();
+
+function createPlaceholder(entry: string, placeholder: Placeholder): boolean {
+  try {
+    if (placeholder.kind === "folder") mkdirSync(entry);
+    else writeFileSync(entry, placeholder.content, { flag: "wx" });
+  } catch {
+    return false; // made meanwhile by someone else, or the folder is not writable: nothing to protect against
+  }
+  if (placeholders.size === 0) process.once("exit", removePlaceholders);
+  placeholders.set(entry, placeholder);
+  return true;
+}
+
+/** Removes this process's placeholders that are still empty, deepest first. */
+export function removePlaceholders(): void {
+  for (const [entry, placeholder] of [...placeholders].reverse()) {
+    try {
+      if (placeholder.kind === "folder") rmdirSync(entry); // fails, rightly, when no longer empty
+      else if (readFileSync(entry, "utf8") === placeholder.content) unlinkSync(entry);
+    } catch {
+      // changed or gone: leave it
+    }
+    placeholders.delete(entry);
+  }
+}
