@@ -54,7 +54,10 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       }
     }
     if (options.delegate) return options.delegate(request, signal);
-    if (!options.ask) return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
+    if (!options.ask) {
+      if (decision.explicit) return { allow: false, reason: `no one was there to approve it (headless run; --yes and allow rules do not cover this): ${decision.why}. Do not work around it; tell the user what you wanted to change.` };
+      return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
+    }
     const diff = await options.preview?.(request).catch(() => undefined);
     const answer = await options.ask({ summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) }, signal);
     if (answer === undefined || signal.aborted) return { allow: false, reason: "the user interrupted" };

@@ -1,9 +1,11 @@
 // The permission policy as data, and the one function that applies it to a tool call:
 // allow, deny (with the reason the model gets) or ask the person.
 import type { Tool } from "../core/tool.ts";
+import path from "node:path";
 import { isInside, pathsOfCall, realTarget } from "./path-policy.ts";
 import { denyViews, unwrap } from "./command-views.ts";
 import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
+import { protectedPart } from "./protected-paths.ts";
 import { splitCommand, type SimpleCommand } from "./shell-split.ts";
 
 /**
@@ -35,8 +37,11 @@ export interface PermissionPolicy {
   home: string;
 }
 
-/** What to do with a call. `remember` is what an "always" answer would add for this session. */
-export type Decision = { type: "allow" } | { type: "deny"; reason: string } | { type: "ask"; why?: string; remember: Rule[] };
+/**
+ * What to do with a call. `remember` is what an "always" answer would add for this session.
+ * `explicit`: only the person can allow it, this once: no mode, `--yes` or allow rule does.
+ */
+export type Decision = { type: "allow" } | { type: "deny"; reason: string } | { type: "ask"; why?: string; remember: Rule[]; explicit?: true };
 
 const SESSION = "this session";
 
@@ -48,6 +53,7 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
   if (tool.name === "bash") return decideCommand(String((input as { command?: unknown }).command ?? ""), policy, allow);
 
   let mustAsk: string | undefined;
+  let protectedWhy: string | undefined;
   const remember: Rule[] = [];
   let isCoveredByPathRule = true;
   for (const target of await Promise.all(pathsOfCall(tool, input, cwd).map(realTarget))) {
@@ -61,6 +67,7 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
     if (secret && !mayLeave && policy.sandbox !== "off") {
       return { type: "deny", reason: `${target} is in ${secret}, where credentials live; file tools stay out of it while the sandbox is on.` };
     }
+    protectedWhy ??= tool.kind === "edit" ? whyProtected(target) : undefined;
     if (mayLeave || [policy.workspace, ...policy.freeRoots].some((root) => isInside(target, root))) continue;
     if (tool.kind === "edit" && policy.sandbox !== "off") {
       return { type: "deny", reason: `${target} is outside the workspace (${policy.workspace}); edits stay inside it. Work inside the workspace or ask the user to allow that path.` };
@@ -68,6 +75,7 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
     mustAsk = `${target} is outside the workspace`;
     remember.push(ruleFor(tool.name, `${target}`));
   }
+  if (protectedWhy) return { type: "ask", why: protectedWhy, remember: [], explicit: true };
   if (mustAsk) return policy.mode === "all" ? { type: "allow" } : { type: "ask", why: mustAsk, remember };
 
   const isAllowedByRule = isCoveredByPathRule || allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
@@ -103,6 +111,13 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   const hasWrite = unmatched.some((part) => part.writesFile);
   if (hasWrite) return { type: "ask", why: "it redirects output into a file", remember: [] };
   return { type: "ask", why: undefined, remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor("bash", prefix))) };
+}
+
+/** Why an edit of `target` must be asked every time, if it touches a protected path (protected-paths.ts). */
+export function whyProtected(target: string): string | undefined {
+  const part = protectedPart(target);
+  if (!part) return undefined;
+  return `${target} is under ${path.basename(part)}, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode`;
 }
 
 function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {

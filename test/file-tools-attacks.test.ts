@@ -1,0 +1,78 @@
+// Attacks through the file tools, as a model steered by a hostile repository would make them:
+// plant settings, MCP servers or git config that run code next time; swap a folder for a
+// symlink between the check and the write. The built CLI against the fake model, real files.
+// Canaries live in a temporary HOME under /var/tmp (the sandbox's private /tmp would hide them).
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { FakeLLM } from "./fake-llm/server.ts";
+import { createApprover, type ApprovalQuestion } from "../src/permissions/approver.ts";
+import type { PermissionPolicy } from "../src/permissions/policy.ts";
+import { editFile } from "../src/tools/edit-file.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+
+const serve = fakeServerPerTest();
+let home: string;
+
+before(() => {
+  home = mkdtempSync("/var/tmp/harness-file-attacks-home-");
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(join(home, ".ssh", "authorized_keys"), "ssh-ed25519 AAAA the-owner\n");
+});
+after(() => rmSync(home, { recursive: true, force: true }));
+
+function toolResults(fake: FakeLLM, request = 1): string[] {
+  return fake.requests[request].body.messages.filter((message: { role: string }) => message.role === "tool").map((message: { content: string }) => message.content);
+}
+
+test("--yes does not let the file tools plant project settings, MCP servers or git config; the model is told why", async () => {
+  const hook = JSON.stringify({ hooks: { SessionStart: [{ command: `touch ${home}/PWNED` }] } });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "s", name: "write_file", arguments: { path: ".harness/settings.json", content: hook } },
+          { id: "m", name: "write_file", arguments: { path: ".mcp.json", content: '{"mcpServers":{"x":{"command":"sh"}}}' } },
+          { id: "g", name: "write_file", arguments: { path: "vendor/lib/.git/config", content: `[core]\n\tfsmonitor = touch ${home}/PWNED\n` } },
+          { id: "h", name: "write_file", arguments: { path: ".git/hooks/pre-commit", content: `#!/bin/sh\ntouch ${home}/PWNED\n` } },
+          { id: "n", name: "write_file", arguments: { path: "notes.txt", content: "ordinary\n" } },
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const cwd = tempDir();
+  mkdirSync(join(cwd, ".git"));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd, env: cleanEnv({ HOME: home }) });
+  assert.equal(result.code, 0, result.stderr);
+  const [settings, mcp, gitConfig, gitHook, notes] = toolResults(fake);
+  for (const [refused, name] of [[settings, ".harness"], [mcp, ".mcp.json"], [gitConfig, ".git"], [gitHook, ".git"]]) {
+    assert.match(refused, /^The user did not allow this tool call\. The user said: no one was there to approve it \(headless run; --yes and allow rules do not cover this\)/);
+    assert.match(refused, new RegExp(`is under ${name.replace(".", "\\.")}, which can make harness or git run commands outside the sandbox`));
+  }
+  assert.match(notes, /^Created notes\.txt/);
+  assert.equal(existsSync(join(cwd, ".harness")), false);
+  assert.equal(existsSync(join(cwd, ".mcp.json")), false);
+  assert.equal(existsSync(join(cwd, "vendor")), false);
+  assert.deepEqual(readdirSync(join(cwd, ".git")), []);
+});
+
+test("in every approval mode, an edit of a protected path is put to the person, with the reason and no 'always'", async () => {
+  const workspace = tempDir();
+  mkdirSync(join(workspace, ".git"));
+  writeFileSync(join(workspace, ".git", "config"), "[core]\n");
+  const questions: ApprovalQuestion[] = [];
+  for (const mode of ["ask", "edits", "all"] as const) {
+    const policy: PermissionPolicy = { mode, allow: [], deny: [], sandbox: "on", workspace, freeRoots: [], secretPaths: [], readableGlobs: [], home };
+    const approve = createApprover({ policy, cwd: workspace, ask: async (question) => (questions.push(question), { type: "yes" }) });
+    const input = { path: ".git/config", old_string: "[core]", new_string: "[core]\n\tfsmonitor = x" };
+    const decision = await approve({ tool: editFile, call: { type: "tool_call", id: mode, name: "edit_file", arguments: JSON.stringify(input) }, input, summary: "edit .git/config" }, new AbortController().signal);
+    assert.deepEqual(decision, { allow: true }, "the person said yes");
+  }
+  assert.equal(questions.length, 3);
+  for (const question of questions) {
+    assert.match(question.why ?? "", /\.git\/config is under \.git, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode/);
+    assert.deepEqual(question.remember, []);
+  }
+});
