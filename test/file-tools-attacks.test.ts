@@ -3,7 +3,7 @@
 // symlink between the check and the write. The built CLI against the fake model, real files.
 // Canaries live in a temporary HOME under /var/tmp (the sandbox's private /tmp would hide them).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { FakeLLM } from "./fake-llm/server.ts";
@@ -11,6 +11,7 @@ import { createApprover, type ApprovalQuestion } from "../src/permissions/approv
 import type { PermissionPolicy } from "../src/permissions/policy.ts";
 import { editFile } from "../src/tools/edit-file.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
 let home: string;
@@ -68,11 +69,50 @@ test("in every approval mode, an edit of a protected path is put to the person, 
     const approve = createApprover({ policy, cwd: workspace, ask: async (question) => (questions.push(question), { type: "yes" }) });
     const input = { path: ".git/config", old_string: "[core]", new_string: "[core]\n\tfsmonitor = x" };
     const decision = await approve({ tool: editFile, call: { type: "tool_call", id: mode, name: "edit_file", arguments: JSON.stringify(input) }, input, summary: "edit .git/config" }, new AbortController().signal);
-    assert.deepEqual(decision, { allow: true }, "the person said yes");
+    assert.equal(decision.allow, true, "the person said yes");
   }
   assert.equal(questions.length, 3);
   for (const question of questions) {
     assert.match(question.why ?? "", /\.git\/config is under \.git, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode/);
     assert.deepEqual(question.remember, []);
   }
+});
+
+test("one reply swaps a folder for a symlink to ~/.ssh and writes 100 files through it: nothing lands in ~/.ssh", { skip: needs("bwrap") }, async () => {
+  const writes = Array.from({ length: 100 }, (_, n) => ({ id: `w${n}`, name: "write_file", arguments: { path: `d/f${n}.txt`, content: `ssh-ed25519 AAAA attacker-key-${n}\n` } }));
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "swap", name: "bash", arguments: { command: `mv d d.real && ln -s ${home}/.ssh d` } }, ...writes] } },
+    { reply: { text: "done" } },
+  ]);
+  const cwd = tempDir();
+  mkdirSync(join(cwd, "d"));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd, env: cleanEnv({ HOME: home }) });
+  assert.equal(result.code, 0, result.stderr);
+  const [swap, ...written] = toolResults(fake);
+  assert.match(swap, /\[exit code: 0\]$/, "the swap itself ran");
+  assert.deepEqual(readdirSync(join(home, ".ssh")), ["authorized_keys"]);
+  assert.equal(written.length, 100);
+  for (const refused of written) assert.match(refused, /\.ssh\/f\d+\.txt is in .*\.ssh, where credentials live/);
+  assert.deepEqual(readdirSync(join(cwd, "d.real")), []);
+});
+
+test("a command turns the file an edit names into a symlink to a key file; the edit, checked when it opens the file, refuses", async () => {
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "w", name: "write_file", arguments: { path: "notes.txt", content: "ssh-ed25519 AAAA attacker\n" } },
+          { id: "l", name: "bash", arguments: { command: `ln -sf ${home}/.ssh/authorized_keys notes.txt` } },
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "notes.txt"), "plain notes\n");
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd, env: cleanEnv({ HOME: home }) });
+  assert.equal(result.code, 0, result.stderr);
+  const [write] = toolResults(fake);
+  assert.match(write, /authorized_keys is in .*\.ssh, where credentials live/);
+  assert.equal(readFileSync(join(home, ".ssh", "authorized_keys"), "utf8"), "ssh-ed25519 AAAA the-owner\n");
 });

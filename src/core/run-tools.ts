@@ -15,8 +15,11 @@ export interface ApprovalRequest {
   summary: string;
 }
 
-/** The answer; a `reason` for a refusal is passed on to the model. */
-export type ApprovalDecision = { allow: true } | { allow: false; reason?: string };
+/**
+ * The answer; a `reason` for a refusal is passed on to the model. `checkAtUse` judges the file
+ * again where it really is when the tool opens it (ToolContext.checkAtUse).
+ */
+export type ApprovalDecision = { allow: true; checkAtUse?: (real: string) => Promise<string | undefined> } | { allow: false; reason?: string };
 
 /**
  * Callbacks around every tool call that gets past approval (the library's hook points; the
@@ -37,14 +40,16 @@ export interface ToolBatchResult {
 }
 
 type Prepared =
-  | { call: ToolCallPart; tool: Tool; input: unknown; summary: string; lockKey?: string }
+  | { call: ToolCallPart; tool: Tool; input: unknown; summary: string; lockKey?: string; checkAtUse?: ToolContext["checkAtUse"] }
   | { call: ToolCallPart; failed: ToolOutput; isInvalidJson?: boolean };
 
 /**
  * Runs one reply's tool calls. Never throws: unknown tools, bad arguments, refusals, crashes
  * and interruptions all become error results, so every call gets exactly one result.
  * Approvals are asked one at a time in call order; approved calls then run concurrently,
- * except calls sharing a lock key (two edits of one file), which run in order.
+ * except calls sharing a lock key (two edits of one file), which run in order, and edits, which
+ * wait for the reply's commands: a command may have moved or swapped what an edit names, and
+ * the edit is checked again where its file is after them (ToolContext.checkAtUse).
  */
 export async function* runToolCalls(
   calls: ToolCallPart[],
@@ -59,7 +64,7 @@ export async function* runToolCalls(
   for (const [index, item] of prepared.entries()) {
     if ("failed" in item || !approve) continue;
     const decision = await approve({ tool: item.tool, call: item.call, input: item.input, summary: item.summary }, context.signal);
-    if (!decision.allow) prepared[index] = { call: item.call, failed: refusal(decision.reason) };
+    prepared[index] = decision.allow ? { ...item, checkAtUse: decision.checkAtUse } : { call: item.call, failed: refusal(decision.reason) };
   }
 
   const queue = new AsyncQueue<AgentEvent>();
@@ -111,14 +116,24 @@ function refusal(reason: string | undefined): ToolOutput {
 
 async function runConcurrently(prepared: Prepared[], context: ToolContext, queue: AsyncQueue<AgentEvent>, hooks: ToolCallHooks): Promise<ToolOutput[]> {
   const chains = new Map<string, Promise<unknown>>();
+  const commands: Promise<unknown>[] = [];
+  const runs = prepared.map((item) => {
+    if ("failed" in item) {
+      queue.push({ type: "tool_end", id: item.call.id, name: item.call.name, content: item.failed.content, isError: true, summary: item.failed.summary, durationMs: 0 });
+      return item.failed;
+    }
+    if (item.tool.kind !== "execute") return item;
+    const run = runOne(item, context, queue, hooks);
+    commands.push(run);
+    return run;
+  });
+  const commandsDone = Promise.allSettled(commands);
   return Promise.all(
-    prepared.map((item) => {
-      if ("failed" in item) {
-        queue.push({ type: "tool_end", id: item.call.id, name: item.call.name, content: item.failed.content, isError: true, summary: item.failed.summary, durationMs: 0 });
-        return item.failed;
-      }
+    runs.map((item) => {
+      if (item instanceof Promise || !("tool" in item)) return item;
+      const after = item.tool.kind === "edit" ? commandsDone : Promise.resolve();
       const previous = item.lockKey ? chains.get(item.lockKey) : undefined;
-      const run = (previous ?? Promise.resolve()).then(() => runOne(item, context, queue, hooks));
+      const run = Promise.all([previous, after]).then(() => runOne(item, context, queue, hooks));
       if (item.lockKey) chains.set(item.lockKey, run);
       return run;
     }),
@@ -146,7 +161,7 @@ async function runOne(prepared: Runnable, context: ToolContext, queue: AsyncQueu
     output = { isError: true, content: "The user interrupted before this tool call ran." };
   } else {
     try {
-      const result = await tool.run(item.input, { ...context, callId: call.id });
+      const result = await tool.run(item.input, { ...context, callId: call.id, checkAtUse: item.checkAtUse });
       output = typeof result === "string" ? { content: result } : result;
     } catch (error) {
       output = { isError: true, content: `Error: ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}` };

@@ -21,6 +21,12 @@ export interface ToolContext {
   callId?: string;
   /** Rewrites a command's argv to run it inside a sandbox (`bwrap ... -- bash -c cmd`); absent: run as is. */
   wrapCommand?(argv: string[], cwd: string): string[];
+  /**
+   * The permission check again, at the moment a file tool opens its file: `real` is where the
+   * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
+   * from the approval (ApprovalDecision.checkAtUse); absent: no check.
+   */
+  checkAtUse?(real: string): Promise<string | undefined>;
 }
 
 /** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */

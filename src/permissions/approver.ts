@@ -1,6 +1,7 @@
 // Turns the policy into the loop's ApproveFn: allowed calls run, denied ones go back to the
 // model with the reason, and the rest are put to the person (or refused when nobody can answer).
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
+import { pathsOfCall, realTarget } from "./path-policy.ts";
 import { decide, type PermissionPolicy } from "./policy.ts";
 import type { Rule } from "./rules.ts";
 
@@ -41,9 +42,10 @@ export function createApprover(options: ApproverOptions): ApproveFn {
   const sessionRules: Rule[] = [];
   return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
     const decision = await decide(request.tool, request.input, options.cwd, options.policy, sessionRules);
+    const allowed = (approvedByPerson: string[]) => allowWithCheck(request, options.cwd, options.policy, sessionRules, approvedByPerson);
     switch (decision.type) {
       case "allow":
-        return { allow: true };
+        return allowed([]);
       case "deny":
         return { allow: false, reason: decision.reason };
       case "ask":
@@ -53,7 +55,10 @@ export function createApprover(options: ApproverOptions): ApproveFn {
         return unknown;
       }
     }
-    if (options.delegate) return options.delegate(request, signal);
+    if (options.delegate) {
+      const answer = await options.delegate(request, signal);
+      return answer.allow ? allowed(await approvedTargets(request, options.cwd)) : answer;
+    }
     if (!options.ask) {
       if (decision.explicit) return { allow: false, reason: `no one was there to approve it (headless run; --yes and allow rules do not cover this): ${decision.why}. Do not work around it; tell the user what you wanted to change.` };
       return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
@@ -63,10 +68,10 @@ export function createApprover(options: ApproverOptions): ApproveFn {
     if (answer === undefined || signal.aborted) return { allow: false, reason: "the user interrupted" };
     switch (answer.type) {
       case "yes":
-        return { allow: true };
+        return allowed(await approvedTargets(request, options.cwd));
       case "always":
         sessionRules.push(...decision.remember);
-        return { allow: true };
+        return allowed(await approvedTargets(request, options.cwd));
       case "no":
         return answer.reason ? { allow: false, reason: answer.reason } : { allow: false };
       default: {
@@ -75,4 +80,36 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       }
     }
   };
+}
+
+/** Where the files a call names really are, as judged when the person approved it. */
+export async function approvedTargets(request: ApprovalRequest, cwd: string): Promise<string[]> {
+  return Promise.all(pathsOfCall(request.tool, request.input, cwd).map(realTarget));
+}
+
+/**
+ * An approval, with the check at the moment of use for a file tool (commands have none: the
+ * sandbox bounds them): the policy decides again about the file where it really is then.
+ * Allowed: go on. Denied: the reason. A question: only if it is the very file the person
+ * approved, since nobody approved where the path leads now.
+ */
+export function allowWithCheck(request: ApprovalRequest, cwd: string, policy: PermissionPolicy, sessionRules: Rule[], approvedByPerson: string[]): ApprovalDecision {
+  if (request.tool.kind === "execute") return { allow: true };
+  const checkAtUse = async (real: string): Promise<string | undefined> => {
+    const now = await decide(request.tool, { ...(request.input as object), path: real }, cwd, policy, sessionRules);
+    switch (now.type) {
+      case "allow":
+        return undefined;
+      case "deny":
+        return `not allowed: ${now.reason}`;
+      case "ask":
+        if (approvedByPerson.includes(real)) return undefined;
+        return `the path now leads to ${real}, which was not approved${now.why ? ` (${now.why})` : ""}: it changed after the check. Nothing was done.`;
+      default: {
+        const unknown: never = now;
+        return unknown;
+      }
+    }
+  };
+  return { allow: true, checkAtUse };
 }

@@ -1,9 +1,10 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "./diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
-import { describeMissing, displayPath, resolvePath } from "./paths.ts";
+import { openChecked } from "./open-checked.ts";
+import { describeMissing, displayPath, replaceContent, resolvePath } from "./paths.ts";
 import { checkReadRecord, recordRead } from "./read-records.ts";
 import { similarity } from "./similarity.ts";
 
@@ -29,7 +30,8 @@ export const editFile = defineTool({
   }),
   describe: (input) => `edit ${input.path}`,
   lockKey: (input, cwd) => resolvePath(cwd, input.path),
-  async run(input, { cwd, state }) {
+  async run(input, context) {
+    const { cwd, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
     if (input.old_string === "") return { isError: true, content: "Error: old_string is empty; use write_file to create or overwrite a whole file." };
@@ -37,15 +39,24 @@ export const editFile = defineTool({
     const stats = await stat(absolute).catch(() => undefined);
     if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
     if (stats.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file.` };
-    const record = checkReadRecord(state, absolute, stats);
-    if (record === "unread") return { isError: true, content: `Error: read ${shown} with read_file before editing it.` };
-    if (record === "changed") return { isError: true, content: `Error: ${shown} changed on disk since you last read it; read it again with read_file, then edit.` };
-
-    const before = await readFile(absolute, "utf8");
-    const edited = replaceText(before, input, shown);
-    if ("error" in edited) return { isError: true, content: edited.error };
-    await writeFile(absolute, edited.after);
-    recordRead(state, absolute, await stat(absolute));
+    // Opened, and judged where it really is, before it is read or changed (open-checked.ts).
+    const opened = await openChecked(absolute, "update", { tool: editFile, input, context });
+    if ("error" in opened) return { isError: true, content: opened.error };
+    const { handle } = opened;
+    let before: string;
+    let edited: ReturnType<typeof replaceText>;
+    try {
+      const record = checkReadRecord(state, absolute, await handle.stat());
+      if (record === "unread") return { isError: true, content: `Error: read ${shown} with read_file before editing it.` };
+      if (record === "changed") return { isError: true, content: `Error: ${shown} changed on disk since you last read it; read it again with read_file, then edit.` };
+      before = await handle.readFile("utf8");
+      edited = replaceText(before, input, shown);
+      if ("error" in edited) return { isError: true, content: edited.error };
+      await replaceContent(handle, edited.after);
+      recordRead(state, absolute, await handle.stat());
+    } finally {
+      await handle.close();
+    }
     const diff = truncateMiddle(unifiedDiff(before, edited.after, shown));
     const count = edited.count === 1 ? "1 replacement" : `${edited.count} replacements`;
     return { content: `Edited ${shown} (${count}):\n${diff}`, summary: count, diff };

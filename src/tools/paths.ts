@@ -1,4 +1,4 @@
-import { open, readdir, stat } from "node:fs/promises";
+import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { similarity } from "./similarity.ts";
 
@@ -65,14 +65,21 @@ async function isDirectory(folder: string): Promise<boolean> {
   }
 }
 
-/** Whether a file looks binary: a NUL byte in its first 8 KB (what git and ripgrep check too). */
-export async function isBinaryFile(file: string): Promise<boolean> {
-  const handle = await open(file, "r");
+/** Whether a file (a path, or one already open) looks binary: a NUL byte in its first 8 KB (what git and ripgrep check too). */
+export async function isBinaryFile(file: string | FileHandle): Promise<boolean> {
+  const handle = typeof file === "string" ? await open(file, "r") : file;
   try {
     const buffer = Buffer.alloc(BINARY_CHECK_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, BINARY_CHECK_BYTES, 0);
     return buffer.subarray(0, bytesRead).includes(0);
   } finally {
-    await handle.close();
+    if (typeof file === "string") await handle.close();
   }
+}
+
+/** Replaces an open file's whole content. */
+export async function replaceContent(handle: FileHandle, text: string): Promise<void> {
+  const data = Buffer.from(text);
+  await handle.truncate(0);
+  for (let offset = 0; offset < data.length; ) offset += (await handle.write(data, offset, data.length - offset, offset)).bytesWritten;
 }

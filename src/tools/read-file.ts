@@ -1,8 +1,9 @@
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { stat, type FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
+import { openChecked } from "./open-checked.ts";
 import { describeMissing, displayPath, isBinaryFile, resolvePath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 
@@ -19,17 +20,27 @@ export const readFile = defineTool({
     limit: z.number().int().min(1).max(MAX_OUTPUT_LINES).optional().describe("Number of lines"),
   }),
   describe: (input) => `read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}${input.limit ? ` (${input.limit} lines)` : ""}`,
-  async run(input, { cwd, signal, state }) {
+  async run(input, context) {
+    const { cwd, signal, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
-    const stats = await stat(absolute).catch(() => undefined);
-    if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
-    if (stats.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file; use list_files to see what it holds.` };
-    if (await isBinaryFile(absolute)) return { isError: true, content: `Error: ${shown} is a binary file (${stats.size} bytes); read_file shows text files only.` };
-
+    const found = await stat(absolute).catch(() => undefined);
+    if (!found) return { isError: true, content: await describeMissing(cwd, absolute) };
+    if (found.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file; use list_files to see what it holds.` };
+    // Opened, and judged where it really is, before a byte is read (open-checked.ts).
+    const opened = await openChecked(absolute, "read", { tool: readFile, input, context });
+    if ("error" in opened) return { isError: true, content: opened.error };
+    const { handle } = opened;
     const first = input.offset ?? 1;
     const limit = Math.min(input.limit ?? MAX_OUTPUT_LINES, MAX_OUTPUT_LINES);
-    const { lines, hasMore, lastLine } = await readLines(absolute, first, limit, signal);
+    let stats, lines, hasMore, lastLine;
+    try {
+      stats = await handle.stat();
+      if (await isBinaryFile(handle)) return { isError: true, content: `Error: ${shown} is a binary file (${stats.size} bytes); read_file shows text files only.` };
+      ({ lines, hasMore, lastLine } = await readLines(handle, first, limit, signal));
+    } finally {
+      await handle.close();
+    }
     recordRead(state, absolute, stats);
     if (stats.size === 0) return { content: `[${shown} is empty]`, summary: "empty file" };
     if (lines.length === 0) return { isError: true, content: `Error: offset ${first} is past the end of ${shown}, which has ${lastLine} lines.` };
@@ -48,14 +59,14 @@ export const readFile = defineTool({
  * Streams the file and returns numbered lines from `first`, at most `limit` of them and
  * MAX_OUTPUT_BYTES in all; stops reading as soon as it has them, so huge files cost little.
  */
-async function readLines(file: string, first: number, limit: number, signal: AbortSignal) {
+async function readLines(file: FileHandle, first: number, limit: number, signal: AbortSignal) {
   const lines: string[] = [];
   let bytes = 0;
   let lineNumber = 0;
   let hasMore = false;
   let pending = "";
   let pendingLength = 0;
-  const stream = createReadStream(file, { encoding: "utf8", signal });
+  const stream = createReadStream("", { fd: file, encoding: "utf8", signal, start: 0, autoClose: false });
 
   const take = (line: string, length: number): boolean => {
     lineNumber++;

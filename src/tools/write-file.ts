@@ -1,10 +1,10 @@
-import { mkdir, readFile, stat, writeFile as writeFileToDisk } from "node:fs/promises";
-import path from "node:path";
+import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "./diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
-import { displayPath, resolvePath } from "./paths.ts";
+import { openChecked } from "./open-checked.ts";
+import { displayPath, replaceContent, resolvePath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 
 /** Files bigger than this before or after the write get no diff (it would be cut to nothing useful). */
@@ -20,23 +20,31 @@ export const writeFile = defineTool({
   }),
   describe: (input) => `write ${input.path}`,
   lockKey: (input, cwd) => resolvePath(cwd, input.path),
-  async run(input, { cwd, state }) {
+  async run(input, context) {
+    const { cwd, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
-    const previous = await stat(absolute).catch(() => undefined);
-    if (previous?.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder; give a file path.` };
+    if ((await stat(absolute).catch(() => undefined))?.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder; give a file path.` };
     const bytes = Buffer.byteLength(input.content);
-    const hasDiff = (previous?.size ?? 0) <= MAX_DIFF_FILE_BYTES && bytes <= MAX_DIFF_FILE_BYTES;
-    const before = previous && hasDiff ? await readFile(absolute, "utf8") : undefined;
+    // Opened, and judged where it really is, before anything is read or written (open-checked.ts).
+    const opened = await openChecked(absolute, "write", { tool: writeFile, input, context });
+    if ("error" in opened) return { isError: true, content: opened.error };
+    const { handle, created } = opened;
+    let before: string | undefined;
+    let hasDiff: boolean;
     try {
-      await mkdir(path.dirname(absolute), { recursive: true });
-      await writeFileToDisk(absolute, input.content);
+      const previous = await handle.stat();
+      hasDiff = previous.size <= MAX_DIFF_FILE_BYTES && bytes <= MAX_DIFF_FILE_BYTES;
+      before = !created && hasDiff ? await handle.readFile("utf8") : undefined;
+      await replaceContent(handle, input.content);
+      recordRead(state, absolute, await handle.stat());
     } catch (error) {
       return { isError: true, content: `Error: could not write ${shown}: ${(error as Error).message}` };
+    } finally {
+      await handle.close();
     }
-    recordRead(state, absolute, await stat(absolute));
     const lines = countLines(input.content);
-    const verb = previous ? "Overwrote" : "Created";
+    const verb = created ? "Created" : "Overwrote";
     return {
       content: `${verb} ${shown} (${bytes} bytes, ${lines} lines).`,
       summary: `${verb.toLowerCase()} ${lines} lines`,
