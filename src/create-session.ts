@@ -133,6 +133,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       context: { window: await contextWindow },
       env: permissions.env,
       wrapCommand: permissions.wrapCommand,
+      unwalked: permissions.unwalked,
       approve,
       takeQueuedMessages: options.takeQueuedMessages,
     },

@@ -32,6 +32,8 @@ export interface AgentOptions extends ToolCallHooks {
   spillDir?: string;
   /** Runs commands inside a sandbox (see ToolContext.wrapCommand). */
   wrapCommand?(argv: string[], cwd: string): string[];
+  /** Where recursive reads do not go (see ToolContext.unwalked). */
+  unwalked?: string[];
   /**
    * Messages the user typed while the run worked (the chat's queue). Called after each batch of
    * tool results, before the next model call: the only point where a user message keeps every
@@ -57,7 +59,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env, spillDir: options.spillDir, wrapCommand: options.wrapCommand };
+  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env, spillDir: options.spillDir, wrapCommand: options.wrapCommand, unwalked: options.unwalked };
   let usage: Usage = EMPTY_USAGE;
   let turns = 0;
   let invalidJsonTurns = 0;

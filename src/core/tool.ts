@@ -27,6 +27,12 @@ export interface ToolContext {
    * from the approval (ApprovalDecision.checkAtUse); absent: no check.
    */
   checkAtUse?(real: string): Promise<string | undefined>;
+  /**
+   * Real paths a recursive read (grep, list_files, glob) never enters on its way: credential
+   * folders, harness's own state, /proc and /sys. One the search starts inside is not skipped
+   * (the policy already allowed that).
+   */
+  unwalked?: string[];
 }
 
 /** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */

@@ -6,6 +6,7 @@ import { isInside, pathsOfCall, realTarget } from "./path-policy.ts";
 import { denyViews, unwrap } from "./command-views.ts";
 import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { protectedPart } from "./protected-paths.ts";
+import { SYSTEM_PATHS } from "./secret-paths.ts";
 import { splitCommand, type SimpleCommand } from "./shell-split.ts";
 
 /**
@@ -63,6 +64,8 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
     const pathAllow = allow.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where));
     if (!pathAllow) isCoveredByPathRule = false;
     const mayLeave = pathAllow?.trusted === true || (tool.kind === "read" && policy.readableGlobs.some((glob) => pathMatches(glob, target, where)));
+    const system = SYSTEM_PATHS.find((folder) => isInside(target, folder));
+    if (system) return { type: "deny", reason: `${target} is under ${system}: file tools read nothing there (process environments and kernel state). Use bash, whose environment is scrubbed, if you need it.` };
     const secret = policy.secretPaths.find((secretPath) => isInside(target, secretPath));
     if (secret && !mayLeave && policy.sandbox !== "off") {
       return { type: "deny", reason: `${target} is in ${secret}, where credentials live; file tools stay out of it while the sandbox is on.` };

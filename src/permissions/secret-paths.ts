@@ -22,3 +22,10 @@ const HOME_SECRETS = [
 export function secretPaths(home: string, harnessHome: string): string[] {
   return [...HOME_SECRETS.map((name) => path.join(home, name)), harnessHome];
 }
+
+/**
+ * Kernel views that file tools never read: /proc holds every process's environment (the API
+ * keys among them) and memory, /sys the kernel's state. Commands still can, inside the sandbox,
+ * where the environment is already scrubbed.
+ */
+export const SYSTEM_PATHS = ["/proc", "/sys"];

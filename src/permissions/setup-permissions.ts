@@ -12,7 +12,7 @@ import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "./path-policy.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
-import { secretPaths } from "./secret-paths.ts";
+import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
@@ -30,6 +30,8 @@ export interface PermissionSetup {
   env: Record<string, string>;
   /** Present when commands run sandboxed. */
   wrapCommand?: WrapCommand;
+  /** Where recursive reads do not go: the secret paths, /proc and /sys (ToolContext.unwalked). */
+  unwalked: string[];
   /** Values to redact wherever they would be written (the provider keys and other credentials in the environment). */
   secrets: string[];
   /** Lines for stderr: the sandbox is missing, or settings were ignored. */
@@ -112,7 +114,7 @@ export function setupPermissions(
     home: realOrSame(home),
   };
   const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
-  return { policy, env, wrapCommand, secrets: secretValuesOf(where.env), warnings };
+  return { policy, env, wrapCommand, unwalked: [...hidden, ...SYSTEM_PATHS], secrets: secretValuesOf(where.env), warnings };
 }
 
 /** Where services keep their unix sockets: the runtime folders (docker.sock, D-Bus, ssh-agent, systemd). */

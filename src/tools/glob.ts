@@ -20,7 +20,7 @@ export const glob = defineTool({
     path: z.string().optional().describe("Folder to search (default: .)"),
   }),
   describe: (input) => `glob ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
-  async run(input, { cwd, signal }) {
+  async run(input, { cwd, signal, unwalked }) {
     const { root, pattern } = splitStaticPrefix(resolvePath(cwd, input.path ?? "."), input.pattern.replace(/^\.\//, ""));
     const stats = await stat(root).catch(() => undefined);
     if (!stats) return { isError: true, content: await describeMissing(cwd, root) };
@@ -30,7 +30,7 @@ export const glob = defineTool({
     const maxDepth = pattern.includes("**") || pattern.includes("{") ? Infinity : pattern.split("/").length;
     const matches: { file: string; mtimeMs: number }[] = [];
     let walked = 0;
-    for await (const entry of walk(root, cwd, signal, maxDepth)) {
+    for await (const entry of walk(root, cwd, signal, maxDepth, unwalked)) {
       if (++walked > MAX_WALKED_ENTRIES) break;
       if (entry.type !== "file" || !regex.test(entry.relative)) continue;
       const mtimeMs = (await stat(entry.absolute).catch(() => undefined))?.mtimeMs ?? 0;

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
@@ -21,7 +21,19 @@ const MAX_LINE_CHARS = 500;
 /** The built-in search skips bigger files (ripgrep searches them). */
 const MAX_FALLBACK_FILE_BYTES = 10 * 1024 * 1024;
 
-type Search = { root: string; regexSource: string; ignoreCase: boolean; glob?: string; context: number; cwd: string; signal: AbortSignal };
+type Search = {
+  root: string;
+  regexSource: string;
+  ignoreCase: boolean;
+  glob?: string;
+  context: number;
+  cwd: string;
+  signal: AbortSignal;
+  /** Where the search does not go (ToolContext.unwalked). */
+  unwalked: string[];
+  /** The environment ripgrep runs with: the commands' one, credentials removed (ToolContext.env). */
+  env?: Record<string, string | undefined>;
+};
 
 /**
  * Regex search over files. Uses ripgrep when `rg` is on process.env.PATH (looked up on every
@@ -41,7 +53,7 @@ export const grep = defineTool({
     ignore_case: z.boolean().optional(),
   }),
   describe: (input) => `grep ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
-  async run(input, { cwd, signal }) {
+  async run(input, { cwd, signal, unwalked = [], env }) {
     const root = resolvePath(cwd, input.path ?? ".");
     if (!(await stat(root).catch(() => undefined))) return { isError: true, content: await describeMissing(cwd, root) };
     const search: Search = {
@@ -52,6 +64,8 @@ export const grep = defineTool({
       context: input.context ?? 0,
       cwd,
       signal,
+      unwalked,
+      env,
     };
     const collector = new MatchCollector(search.context);
     const ripgrep = findExecutable("rg", process.env.PATH ?? "");
@@ -138,9 +152,13 @@ async function searchWithRipgrep(ripgrep: string, search: Search, collector: Mat
   if (search.ignoreCase) args.push("--ignore-case");
   if (search.context > 0) args.push("--context", String(search.context));
   if (search.glob) args.push("--glob", search.glob);
-  args.push("--regexp", search.regexSource, "--", search.root);
+  // The search is given its real root, so globs naming the unwalked paths keep it out of them
+  // (rg anchors a leading `/` at its cwd, hence `**` and the absolute path).
+  const root = await realpath(search.root).catch(() => search.root);
+  for (const folder of search.unwalked) if (folder.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`)) args.push("--glob", `!**${folder}`);
+  args.push("--regexp", search.regexSource, "--", root);
 
-  const child = spawn(ripgrep, args, { cwd: search.cwd, signal: search.signal, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(ripgrep, args, { cwd: search.cwd, env: search.env ?? process.env, signal: search.signal, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     if (stderr.length < MAX_OUTPUT_BYTES) stderr += chunk.toString();
@@ -186,7 +204,7 @@ async function searchBuiltIn(search: Search, collector: MatchCollector): Promise
   const exclude = search.glob?.startsWith("!") ? globToPathRegExp(search.glob.slice(1)) : undefined;
   const files: string[] = [];
   if ((await stat(search.root)).isDirectory()) {
-    for await (const entry of walk(search.root, search.cwd, search.signal)) {
+    for await (const entry of walk(search.root, search.cwd, search.signal, Infinity, search.unwalked)) {
       if (entry.type !== "file") continue;
       const shown = displayPath(search.cwd, entry.absolute).replace(/^\//, "");
       if ((include && !include.test(shown)) || exclude?.test(shown)) continue;

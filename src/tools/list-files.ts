@@ -22,7 +22,7 @@ export const listFiles = defineTool({
     depth: z.number().int().min(1).max(MAX_DEPTH).optional().describe(`Levels to open (default ${DEFAULT_DEPTH})`),
   }),
   describe: (input) => `list ${input.path ?? "."}`,
-  async run(input, { cwd, signal }) {
+  async run(input, { cwd, signal, unwalked }) {
     const root = resolvePath(cwd, input.path ?? ".");
     const shown = displayPath(cwd, root);
     const stats = await stat(root).catch(() => undefined);
@@ -31,7 +31,7 @@ export const listFiles = defineTool({
 
     const entries: WalkEntry[] = [];
     let total = 0;
-    for await (const entry of walk(root, cwd, signal, input.depth ?? DEFAULT_DEPTH)) {
+    for await (const entry of walk(root, cwd, signal, input.depth ?? DEFAULT_DEPTH, unwalked)) {
       total++;
       if (entries.length < MAX_ENTRIES) entries.push(entry);
       else if (total > MAX_COUNTED_ENTRIES) break;

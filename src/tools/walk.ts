@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { isIgnored, loadAncestorIgnores, loadIgnoreFile, type IgnoreFile } from "./gitignore.ts";
 
@@ -16,10 +16,12 @@ export interface WalkEntry {
 
 /**
  * Walks a folder breadth first, names sorted within each folder, skipping `.git`, `node_modules`
- * and what .gitignore files ignore. Symlinks are reported, never followed, so loops cannot
- * trap it. Unreadable folders are skipped; it stops quietly when the signal aborts.
+ * and what .gitignore files ignore, and never entering or listing the `unwalked` paths
+ * (ToolContext.unwalked) unless it started inside one. Symlinks are reported, never followed,
+ * so loops cannot trap it. Unreadable folders are skipped; it stops quietly when the signal aborts.
  */
-export async function* walk(root: string, cwd: string, signal: AbortSignal, maxDepth = Infinity): AsyncGenerator<WalkEntry> {
+export async function* walk(root: string, cwd: string, signal: AbortSignal, maxDepth = Infinity, unwalked: string[] = []): AsyncGenerator<WalkEntry> {
+  const isOffLimits = await offLimitsBelow(root, unwalked);
   const queue: { folder: string; relative: string; depth: number; ignores: IgnoreFile[] }[] = [
     { folder: root, relative: "", depth: 1, ignores: await loadAncestorIgnores(root, cwd) },
   ];
@@ -39,8 +41,29 @@ export async function* walk(root: string, cwd: string, signal: AbortSignal, maxD
       const absolute = path.join(next.folder, dirent.name);
       if (isIgnored(ignores, absolute, type === "directory")) continue;
       const relative = next.relative ? `${next.relative}/${dirent.name}` : dirent.name;
+      if (isOffLimits(relative)) continue;
       yield { absolute, relative, name: dirent.name, depth: next.depth, type };
       if (type === "directory" && next.depth < maxDepth) queue.push({ folder: absolute, relative, depth: next.depth + 1, ignores });
     }
   }
+}
+
+/**
+ * Which paths below `root` (`/`-separated, relative to it) a walk stays out of: the unwalked
+ * paths, compared where the root really is. The ones the root is inside are the search's own
+ * choice, so they do not count.
+ */
+export async function offLimitsBelow(root: string, unwalked: string[]): Promise<(relative: string) => boolean> {
+  const realRoot = await realpath(root).catch(() => path.resolve(root));
+  const below = unwalked.filter((folder) => !isUnder(realRoot, folder));
+  if (below.length === 0) return () => false;
+  return (relative) => {
+    const real = path.join(realRoot, relative);
+    return below.some((folder) => isUnder(real, folder));
+  };
+}
+
+/** Whether `file` is `folder` or inside it (both real and absolute). */
+function isUnder(file: string, folder: string): boolean {
+  return file === folder || file.startsWith(folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`);
 }
