@@ -181,7 +181,7 @@ test("a stream that breaks off, or ends cleanly before its stop reason, is retri
   assert.equal(result.answer, "Complete.");
   assert.deepEqual(
     retries(events).map((retry) => retry.error.replace(/\(http:[^)]*\)/, "(url)")),
-    ["cannot reach anthropic (url): Connection error.", "the connection to anthropic dropped before the reply was complete"],
+    ["cannot reach anthropic (url): other side closed (UND_ERR_SOCKET)", "the connection to anthropic dropped before the reply was complete"],
   );
 });
 

@@ -142,7 +142,7 @@ test("without `context` an overflow is reported as it is, with no summary call",
 });
 
 test("other servers' ways of saying 'too long' are recognised, and look-alikes are not", () => {
-  const where = { provider: "p", model: "m", baseUrl: "http://x" };
+  const where = { provider: "p", model: "m", baseUrl: "http://x", api: "test" };
   const kindOf = (status: number, error: Record<string, unknown>) => toProviderError({ status, error: { error } }, where).kind;
   server = undefined as unknown as FakeLLM; // no server in this test
   for (const message of [

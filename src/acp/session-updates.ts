@@ -32,10 +32,12 @@ export class UpdateTranslator {
         this.known.add(event.id);
         return [{ sessionUpdate: "tool_call", toolCallId: event.id, title: event.summary ?? event.name, kind: acpKind(this.kindOf(event.name)), status, content }];
       }
+      case "retry":
+        // An editor cannot take back chunks it has shown; it is told that they are void.
+        return event.discardPartial ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n(the reply above was cut off and starts over)\n\n" } }] : [];
       case "start":
       case "turn_start":
       case "message":
-      case "retry":
       case "usage":
       case "compaction":
       case "done":

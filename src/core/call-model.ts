@@ -15,8 +15,13 @@ const MAX_RETRY_DELAY_MS = 60_000;
 
 /**
  * Streams one model reply, retrying retryable failures with exponential backoff that honours
- * `retry-after`. On abort it returns what arrived so far as an `aborted` message (text only:
- * half-streamed tool calls are dropped, since they were never run).
+ * `retry-after` (how often, per kind of failure: RETRIES_BY_KIND). Deltas are passed on as they
+ * come, so the user sees the reply being written; when an attempt that had already shown some
+ * fails, its `retry` event carries `discardPartial: true`, which tells every consumer that the
+ * deltas since the turn began are void and the next attempt starts the reply over. We chose
+ * that over holding every delta back until an attempt completes, which would end streaming.
+ * On abort it returns what arrived so far as an `aborted` message (text only: half-streamed
+ * tool calls are dropped, since they were never run).
  */
 export async function* callModel(
   provider: Provider,
@@ -26,14 +31,17 @@ export async function* callModel(
 ): AsyncGenerator<AgentEvent, AssistantMessage> {
   for (let attempt = 1; ; attempt++) {
     let partialText = "";
+    let hasShownDeltas = false;
     try {
       for await (const event of provider.stream(request, signal)) {
         switch (event.type) {
           case "text_delta":
             partialText += event.text;
+            hasShownDeltas = true;
             yield event;
             break;
           case "thinking_delta":
+            hasShownDeltas = true;
             yield event;
             break;
           case "tool_call_delta":
@@ -48,9 +56,9 @@ export async function* callModel(
       // Anything but a ProviderError is our own bug: surface it rather than retry it.
       if (!(error instanceof ProviderError)) throw error;
       const failure = error;
-      if (!failure.retryable || attempt > retry.maxRetries) throw failure;
+      if (attempt > failure.retriesAllowed(retry.maxRetries)) throw failure;
       const delayMs = retryDelay(failure, attempt, retry);
-      yield { type: "retry", attempt, delayMs: Math.round(delayMs), error: failure.message };
+      yield { type: "retry", attempt, delayMs: Math.round(delayMs), error: failure.message, ...(hasShownDeltas ? { discardPartial: true as const } : {}) };
       await sleep(delayMs, signal);
       if (signal.aborted) return abortedReply("", provider.model);
     }

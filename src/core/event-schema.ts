@@ -66,7 +66,15 @@ export const agentEventSchema = z.discriminatedUnion("type", [
       durationMs: count,
     })
     .describe("A tool call's result (every call gets exactly one, refused and failed calls included)"),
-  z.strictObject({ type: z.literal("retry"), attempt: z.number().int().positive(), delayMs: count, error: z.string() }).describe("A model call failed and will be retried"),
+  z
+    .strictObject({
+      type: z.literal("retry"),
+      attempt: z.number().int().positive(),
+      delayMs: count,
+      error: z.string(),
+      discardPartial: z.literal(true).optional().describe("the failed attempt had streamed deltas: drop every text_delta and thinking_delta since this turn's turn_start; the reply starts over"),
+    })
+    .describe("A model call failed and will be retried"),
   z.strictObject({ type: z.literal("usage"), usage: usageSchema, total: usageSchema }).describe("Tokens of one model call, and the run's total so far"),
   z
     .strictObject({

@@ -34,17 +34,47 @@ export interface Provider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }
 
-/** The kinds of failure a provider reports; the loop decides retries from `retryable`. */
+/**
+ * The kinds of failure a provider reports. `transient` is a 408 or 409 (the server asks for the
+ * same request again); `unreachable` is a connection that never opened (refused, DNS, TLS);
+ * `network` is one that broke; `not_api` is an endpoint that answered, but not in the API's
+ * language (an HTML page, plain text).
+ */
 export type ProviderErrorKind =
   | "auth"
   | "not_found"
   | "rate_limit"
   | "overloaded"
   | "server"
+  | "transient"
   | "network"
+  | "unreachable"
+  | "not_api"
   | "context_overflow"
   | "bad_request"
   | "aborted";
+
+/**
+ * How often the loop retries each kind: `"max"` = up to the RetryPolicy's `maxRetries`, a number
+ * caps it lower. The table in docs/events.md ("Retries") states the same, and a test holds the
+ * two together. A refused connection gets one more try (a server that is just restarting), not
+ * four: nothing listening now will rarely listen 15 s later. A context overflow is not retried
+ * as such; the loop compacts the conversation and tries once more.
+ */
+export const RETRIES_BY_KIND: Record<ProviderErrorKind, "max" | number> = {
+  rate_limit: "max",
+  overloaded: "max",
+  server: "max",
+  transient: "max",
+  network: "max",
+  unreachable: 1,
+  auth: 0,
+  not_found: 0,
+  not_api: 0,
+  context_overflow: 0,
+  bad_request: 0,
+  aborted: 0,
+};
 
 /** A failed model call with a one-line, actionable message. */
 export class ProviderError extends Error {
@@ -62,7 +92,13 @@ export class ProviderError extends Error {
   }
 
   get retryable(): boolean {
-    return this.kind === "rate_limit" || this.kind === "overloaded" || this.kind === "server" || this.kind === "network";
+    return RETRIES_BY_KIND[this.kind] !== 0;
+  }
+
+  /** How many retries this failure gets under a policy allowing `maxRetries`. */
+  retriesAllowed(maxRetries: number): number {
+    const limit = RETRIES_BY_KIND[this.kind];
+    return limit === "max" ? maxRetries : Math.min(limit, maxRetries);
   }
 }
 

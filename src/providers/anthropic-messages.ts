@@ -4,13 +4,14 @@ import { ProviderError } from "../core/provider.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { requestAbort } from "./request-abort.ts";
+import { parseEvent, readSse } from "./sse.ts";
 import { toAnthropicRequest } from "./anthropic-request.ts";
 import { AnthropicStreamAccumulator, toStreamEvents, type AnthropicStreamEvent, type WireMessageReply } from "./anthropic-stream.ts";
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 export function createAnthropicProvider(settings: ProviderSettings): Provider {
-  const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY" };
+  const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY", api: "Anthropic Messages" };
   // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
   const apiKey = settings.apiKey || "no-key";
   let client: Promise<import("@anthropic-ai/sdk").Anthropic> | undefined;
@@ -41,7 +42,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
         // `post` rather than `messages.create`: the latter console.warns on every call for models
         // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
         const response = await anthropic.post("/v1/messages", { body, stream: true, signal: call.controller.signal }).asResponse();
-        for await (const event of readEvents(response, call.controller)) {
+        for await (const event of readEvents(response, errorContext)) {
           for (const modelEvent of accumulator.add(event)) yield modelEvent;
         }
       } catch (error) {
@@ -56,13 +57,19 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   };
 }
 
-/** The SDK's SSE parser; it skips pings and throws `error` events as APIErrors. */
-async function* readEvents(response: Response, controller: AbortController): AsyncIterable<AnthropicStreamEvent> {
+/** The events of a reply: SSE, or one plain JSON message turned into the events that would have streamed it. */
+async function* readEvents(response: Response, context: ErrorContext): AsyncIterable<AnthropicStreamEvent> {
   const contentType = response.headers.get("content-type") ?? "";
   if (contentType.includes("application/json")) {
-    yield* toStreamEvents((await response.json()) as WireMessageReply);
+    const reply = (await response.json()) as WireMessageReply & { type?: string };
+    if (reply.type === "error") throw toProviderError({ error: reply }, context);
+    yield* toStreamEvents(reply);
     return;
   }
-  const { Stream } = await import("@anthropic-ai/sdk/core/streaming");
-  yield* Stream.fromSSEResponse<AnthropicStreamEvent>(response, controller);
+  for await (const sse of readSse(response, context)) {
+    const event = parseEvent(sse.data, context) as AnthropicStreamEvent;
+    // `event: error` mid-stream ({"type":"error","error":{"type":"overloaded_error",...}}).
+    if (sse.event === "error" || event?.type === "error") throw toProviderError({ error: event }, context);
+    yield event;
+  }
 }

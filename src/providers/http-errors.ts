@@ -1,3 +1,4 @@
+import { assertNever } from "../core/messages.ts";
 import { parseRetryAfter, ProviderError, type ProviderErrorKind } from "../core/provider.ts";
 
 /** What an error message needs to say which setting to fix. */
@@ -7,6 +8,8 @@ export interface ErrorContext {
   baseUrl: string;
   /** The environment variable the key comes from, if any. */
   keyEnv?: string;
+  /** The wire API in words, for "does not speak the ... API". */
+  api: string;
 }
 
 /** The fields the official SDKs' APIError carries (both OpenAI's and Anthropic's). */
@@ -32,72 +35,167 @@ const CONTEXT_OVERFLOW =
 
 /**
  * Maps an SDK or network failure to a ProviderError with a one-line message a user can act on.
- * Mid-stream errors (a JSON `error` object in an SSE payload) arrive here too, with no status.
+ * Mid-stream errors (a JSON `error` object in an SSE payload) arrive here too, with no HTTP
+ * status but often a numeric one in the payload (`status_code: 400`, OpenRouter's `code: 502`).
  */
 export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
   if (error instanceof ProviderError) return error;
   const sdk = (error ?? {}) as SdkError;
-  const detail = errorDetail(sdk);
-  const status = sdk.status ?? numericCode(sdk.error);
-  const kind = classify(status, sdk, detail);
+  if (sdk.name === "APIUserAbortError" || sdk.name === "AbortError") return new ProviderError("aborted", "interrupted", { cause: error });
+  const status = sdk.status ?? numericStatus(sdk.error);
+  if (status === undefined && !sdk.error) return connectionError(sdk, context);
   const retryAfterMs = parseRetryAfter(sdk.headers);
+  const body = nonJsonBody(sdk, status);
+  if (body !== undefined) {
+    // A page where an API error was due: a 4xx means the wrong server (or path), a 5xx or 429
+    // may be a proxy in front of the right one, so those keep their kind and their retries.
+    const kind = classifyStatus(status!);
+    if (kind === "bad_request" || kind === "not_found") return notApiError(context, String(status), body, status);
+    return new ProviderError(kind, describe(kind, status, summarizeBody(body), context), { status, retryAfterMs, cause: error });
+  }
+  const detail = errorDetail(sdk);
+  const kind = classify(status, sdk, detail);
   return new ProviderError(kind, describe(kind, status, detail, context), { status, retryAfterMs, cause: error });
 }
 
+/** An endpoint that answered, but not in the API's language: named with its body in one line. Not retried. */
+export function notApiError(context: ErrorContext, answer: string, body: string, status?: number): ProviderError {
+  return new ProviderError("not_api", `${where(context)} answered ${answer}: ${summarizeBody(body) || "an empty body"}; it does not speak the ${context.api} API (check --base-url)`, { status });
+}
+
+/** Bodies summarised in an error line are cut to this many characters. */
+const MAX_SUMMARY_CHARS = 120;
+
+/** A response body in one short line: an HTML page by its title (or its text), anything else quoted from its start. */
+function summarizeBody(body: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
+  const isHtml = /^\s*<(!doctype|html|head|body|\?xml)/i.test(body) || title !== undefined;
+  const text = (isHtml ? (title ?? body.replace(/<[^>]*>/g, " ")) : body).replace(/\s+/g, " ").trim();
+  if (!text) return isHtml ? "an HTML page" : "";
+  const cut = text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS - 1)}…` : text;
+  return isHtml ? `an HTML page ("${cut}")` : `"${cut}"`;
+}
+
+/**
+ * The kind of an HTTP status (the retry table in docs/events.md follows from it): 408 and 409
+ * ask for the same request again, so they are retried; every other 4xx but 429 is final.
+ */
+export function classifyStatus(status: number): ProviderErrorKind {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 404) return "not_found";
+  if (status === 408 || status === 409) return "transient";
+  if (status === 413) return "context_overflow"; // a body too large in bytes is cured the same way
+  if (status === 429) return "rate_limit";
+  if (status === 529) return "overloaded";
+  if (status >= 500) return "server";
+  return "bad_request";
+}
+
+/** A numeric status decides; the message and the error's type/code refine it (context overflow) or stand in when there is none. */
 function classify(status: number | undefined, sdk: SdkError, detail: string): ProviderErrorKind {
   const type = errorType(sdk.error);
-  if (sdk.name === "APIUserAbortError" || sdk.name === "AbortError") return "aborted";
   if (status === 401 || status === 403 || type === "authentication_error" || type === "permission_error") return "auth";
   if (CONTEXT_OVERFLOW.test(`${detail} ${type} ${errorCode(sdk.error)}`)) return "context_overflow";
-  // A body too large in bytes (Anthropic's 413 request_too_large) is cured the same way.
-  if (status === 413 || type === "request_too_large") return "context_overflow";
-  if (status === 404 || type === "not_found_error") return "not_found";
-  if (status === 429 || type === "rate_limit_error") return "rate_limit";
-  if (status === 529 || type === "overloaded_error") return "overloaded";
-  if (status !== undefined && status >= 500) return "server";
-  if (type === "api_error" || type === "server_error") return "server";
-  if (status === undefined) return sdk.error ? "server" : "network";
-  return "bad_request";
+  if (status !== undefined) return classifyStatus(status);
+  switch (type) {
+    case "request_too_large":
+      return "context_overflow";
+    case "not_found_error":
+      return "not_found";
+    case "rate_limit_error":
+      return "rate_limit";
+    case "overloaded_error":
+      return "overloaded";
+    case "invalid_request_error":
+      return "bad_request";
+    default:
+      // An error object with neither status nor a known type, mid-stream: the server failed.
+      return "server";
+  }
+}
+
+/** Node's error codes for a connection that never opened, and what each means. */
+const UNREACHABLE_CAUSES: Array<[RegExp, string]> = [
+  [/^ECONNREFUSED$/, "connection refused (ECONNREFUSED): nothing listens there"],
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME)$/, "DNS lookup failed"],
+  [/CERT|^ERR_TLS|^ERR_SSL|SELF_SIGNED|^UNABLE_TO_|^EPROTO$/, "TLS handshake failed"],
+  [/^(EHOSTUNREACH|ENETUNREACH)$/, "no route to the host"],
+];
+
+/** A failure with no HTTP answer: refused, DNS, TLS (unreachable, retried once) or broken/timed out (network). */
+function connectionError(sdk: SdkError, context: ErrorContext): ProviderError {
+  const cause = rootCause(sdk);
+  const code = cause.code ?? "";
+  const unreachable = UNREACHABLE_CAUSES.find(([pattern]) => pattern.test(code));
+  if (unreachable) {
+    const detail = unreachable[1].includes(code) ? unreachable[1] : `${unreachable[1]} (${code}${cause.message && !cause.message.includes(code) ? `: ${cause.message}` : ""})`;
+    return new ProviderError("unreachable", `cannot reach ${where(context)}: ${detail}`, { cause: sdk });
+  }
+  const timedOut = sdk.name === "APIConnectionTimeoutError" || /timed? ?out/i.test(sdk.message ?? "");
+  const what = timedOut ? "the request timed out" : code ? `${cause.message || "connection failed"} (${code})` : errorDetail(sdk) || "connection failed";
+  return new ProviderError("network", `cannot reach ${where(context)}: ${what}`, { cause: sdk });
+}
+
+/** The innermost error with a `code` (fetch wraps the socket error in `cause`, the SDK wraps fetch's). */
+function rootCause(error: unknown): { code?: string; message?: string } {
+  let found: { code?: string; message?: string } = {};
+  for (let current = error as { code?: unknown; message?: string; cause?: unknown } | undefined, depth = 0; current && depth < 6; current = current.cause as typeof current, depth++) {
+    if (typeof current.code === "string") found = { code: current.code, message: current.message };
+  }
+  return found;
 }
 
 /** The error's `type`: OpenAI's SDK hands over the inner error object, Anthropic's the whole `{type: "error", error: {type}}` body. */
 function errorType(body: unknown): string {
-  if (!body || typeof body !== "object") return "";
-  const outer = body as Record<string, unknown>;
-  const inner = outer.error && typeof outer.error === "object" ? (outer.error as Record<string, unknown>) : outer;
-  return typeof inner.type === "string" ? inner.type : "";
+  const inner = innerError(body);
+  return typeof inner?.type === "string" ? inner.type : "";
 }
 
 /** The error's string `code` (OpenAI puts `context_length_exceeded` there, not in the message). */
 function errorCode(body: unknown): string {
-  if (!body || typeof body !== "object") return "";
+  const inner = innerError(body);
+  return typeof inner?.code === "string" ? inner.code : "";
+}
+
+function innerError(body: unknown): Record<string, unknown> | undefined {
+  if (!body || typeof body !== "object") return undefined;
   const outer = body as Record<string, unknown>;
-  const inner = outer.error && typeof outer.error === "object" ? (outer.error as Record<string, unknown>) : outer;
-  return typeof inner.code === "string" ? inner.code : "";
+  return outer.error && typeof outer.error === "object" ? (outer.error as Record<string, unknown>) : outer;
+}
+
+function where(context: ErrorContext): string {
+  return `${context.provider} (${context.baseUrl})`;
 }
 
 function describe(kind: ProviderErrorKind, status: number | undefined, detail: string, context: ErrorContext): string {
-  const where = `${context.provider} (${context.baseUrl})`;
   const code = status ? `${status} ` : "";
   switch (kind) {
     case "auth":
       return context.keyEnv
-        ? `${code}authentication failed at ${where}: check ${context.keyEnv} (or HARNESS_API_KEY). ${detail}`.trim()
-        : `${code}authentication failed at ${where}: set HARNESS_API_KEY. ${detail}`.trim();
+        ? `${code}authentication failed at ${where(context)}: check ${context.keyEnv} (or HARNESS_API_KEY). ${detail}`.trim()
+        : `${code}authentication failed at ${where(context)}: set HARNESS_API_KEY. ${detail}`.trim();
     case "not_found":
-      return `${code}model "${context.model}" not found at ${where} (check --model). ${detail}`.trim();
+      return `${code}model "${context.model}" not found at ${where(context)} (check --model). ${detail}`.trim();
     case "network":
-      return `cannot reach ${where}: ${detail || "connection failed"}`;
+    case "unreachable":
+      return `cannot reach ${where(context)}: ${detail || "connection failed"}`;
     case "context_overflow":
       return `${code}the conversation is too long for ${context.model}: ${detail}`;
+    case "rate_limit":
+    case "overloaded":
+    case "server":
+    case "transient":
+    case "not_api":
+    case "bad_request":
+    case "aborted":
+      return `${code}${where(context)}: ${detail || kind}`.trim();
     default:
-      return `${code}${where}: ${detail || kind}`.trim();
+      return assertNever(kind);
   }
 }
 
 function errorDetail(sdk: SdkError): string {
-  const body = sdk.error as Record<string, unknown> | undefined;
-  const nested = body && typeof body === "object" ? ((body.error as Record<string, unknown> | undefined) ?? body) : undefined;
+  const nested = innerError(sdk.error);
   const message = nested && typeof nested.message === "string" ? nested.message : undefined;
   const raw = stripStatus(sdk.message ?? "");
   const cause = (sdk as { cause?: { message?: string; code?: string } }).cause;
@@ -109,8 +207,25 @@ function stripStatus(message: string): string {
   return message.replace(/^\d{3} /, "");
 }
 
-function numericCode(body: unknown): number | undefined {
-  if (!body || typeof body !== "object") return undefined;
-  const code = (body as Record<string, unknown>).code ?? (body as Record<string, unknown>).status_code;
-  return typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
+/**
+ * The body of an HTTP error that was not JSON (an HTML page from a proxy or a web server, plain
+ * text), as the SDKs put it in the message; undefined when the body was JSON or absent.
+ */
+function nonJsonBody(sdk: SdkError, status: number | undefined): string | undefined {
+  if (status === undefined || sdk.status === undefined || sdk.error !== undefined) return undefined;
+  const body = stripStatus(sdk.message ?? "");
+  if (!body || /status code \(no body\)/.test(body)) return undefined;
+  return body;
+}
+
+/** A numeric HTTP status inside an error payload: `status_code`, `status` or a numeric `code`, on the payload or its `error`. */
+function numericStatus(body: unknown): number | undefined {
+  for (const object of [body, innerError(body)]) {
+    if (!object || typeof object !== "object") continue;
+    for (const key of ["status_code", "status", "code"]) {
+      const value = (object as Record<string, unknown>)[key];
+      if (typeof value === "number" && value >= 400 && value < 600) return value;
+    }
+  }
+  return undefined;
 }

@@ -8,13 +8,14 @@ import { compatFor } from "./openai-compat.ts";
 import type { ProviderSettings } from "./index.ts";
 import { requestAbort } from "./request-abort.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
+import { parseEvent, readSse } from "./sse.ts";
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
   const compat = compatFor(config.baseUrl);
-  const errorContext: ErrorContext = { provider: config.name, model: config.model, baseUrl: config.baseUrl, keyEnv: config.keyEnv };
+  const errorContext: ErrorContext = { provider: config.name, model: config.model, baseUrl: config.baseUrl, keyEnv: config.keyEnv, api: "OpenAI chat completions" };
   let client: Promise<import("openai").OpenAI> | undefined;
   const getClient = () =>
     (client ??= import("openai").then(
@@ -34,12 +35,13 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new ChatStreamAccumulator();
       const call = requestAbort(signal);
+      const ending = { sawDone: false };
       try {
         const openai = await getClient();
         const body = toChatRequest(request, config.model, compat);
         // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
         const response = await openai.chat.completions.create(body as never, { signal: call.controller.signal }).asResponse();
-        for await (const chunk of readChunks(response, call.controller)) {
+        for await (const chunk of readChunks(response, errorContext, ending)) {
           for (const event of accumulator.add(chunk)) yield event;
         }
       } catch (error) {
@@ -48,19 +50,33 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
         call.release();
       }
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
-      if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${config.name} dropped before the reply was complete`);
+      // `[DONE]` ends a stream cleanly even without a finish_reason (some servers send text,
+      // usage, then `[DONE]`); only a stream that stops with neither was cut.
+      if (!accumulator.isComplete && !ending.sawDone) throw new ProviderError("network", `the connection to ${config.name} dropped before the reply was complete`);
       const toolNames = request.tools.map((tool) => tool.name);
       yield { type: "done", message: recoverTextToolCalls(accumulator.finish(), toolNames) };
     },
   };
 }
 
-async function* readChunks(response: Response, controller: AbortController): AsyncIterable<ChatChunk> {
+/** The chunks of a reply: one plain JSON body (a server that ignores `stream: true`) or SSE up to `[DONE]`. */
+async function* readChunks(response: Response, context: ErrorContext, ending: { sawDone: boolean }): AsyncIterable<ChatChunk> {
   const contentType = response.headers.get("content-type") ?? "";
   if (contentType.includes("application/json")) {
-    yield (await response.json()) as ChatChunk;
+    yield checked(await response.json(), context);
     return;
   }
-  const { Stream } = await import("openai/streaming");
-  yield* Stream.fromSSEResponse<ChatChunk>(response, controller);
+  for await (const event of readSse(response, context)) {
+    if (event.data.startsWith("[DONE]")) {
+      ending.sawDone = true;
+      return;
+    }
+    yield checked(parseEvent(event.data, context), context);
+  }
+}
+
+/** A chunk, unless it is an error object (mid-stream errors come as `{error: {...}}` payloads). */
+function checked(payload: unknown, context: ErrorContext): ChatChunk {
+  if (payload && typeof payload === "object" && "error" in payload && (payload as { error: unknown }).error) throw toProviderError({ error: payload }, context);
+  return payload as ChatChunk;
 }

@@ -76,6 +76,7 @@ export class TerminalRenderer {
         break;
       case "retry":
         this.spinner.stop();
+        if (event.discardPartial) this.discardPartialReply();
         this.traceLine(this.colors.yellow(`retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt}): ${event.error}`));
         break;
       case "done":
@@ -98,6 +99,19 @@ export class TerminalRenderer {
   /** Stops the waiting indicator (before something else writes to the terminal). */
   pause(): void {
     this.spinner.stop();
+  }
+
+  /**
+   * A failed attempt's deltas are void (the retry starts the reply over). What is on screen
+   * stays, since scrollback cannot be taken back, but it is marked, and the line held back for
+   * Markdown is dropped rather than shown.
+   */
+  private discardPartialReply(): void {
+    this.endThinking();
+    if (this.options.replies !== "stream") return; // one-shot: stdout gets only the final answer
+    this.markdown.flush();
+    this.newline(this.options.stdout);
+    this.traceLine(this.colors.dim("(the partial reply above was cut off; it starts over)"));
   }
 
   private endReply(hasToolCalls: boolean, text: string): void {
