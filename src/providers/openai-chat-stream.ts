@@ -23,6 +23,7 @@ interface ChatDelta {
 export interface WireUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  total_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
   prompt_cache_hit_tokens?: number;
 }
@@ -168,8 +169,17 @@ export class ChatStreamAccumulator {
   }
 }
 
-/** Chat-completions usage to neutral usage: `input` excludes cached tokens. */
+/**
+ * Chat-completions usage to neutral usage: `input` excludes cached tokens. Servers disagree on
+ * whether `completion_tokens` includes reasoning: OpenAI's does, xAI's and Gemini's (directly or
+ * behind gateways) leave it out and report it beside it. `total_tokens` tells them apart: when it
+ * exceeds prompt plus completion, the difference is output the completion count left out, and
+ * it is billed as output.
+ */
 export function toUsage(wire: WireUsage): Usage {
   const cacheRead = wire.prompt_tokens_details?.cached_tokens ?? wire.prompt_cache_hit_tokens ?? 0;
-  return { input: Math.max(0, (wire.prompt_tokens ?? 0) - cacheRead), output: wire.completion_tokens ?? 0, cacheRead, cacheWrite: 0 };
+  const prompt = wire.prompt_tokens ?? 0;
+  const completion = wire.completion_tokens ?? 0;
+  const output = typeof wire.total_tokens === "number" && wire.total_tokens > prompt + completion ? wire.total_tokens - prompt : completion;
+  return { input: Math.max(0, prompt - cacheRead), output, cacheRead, cacheWrite: 0 };
 }
