@@ -2,6 +2,7 @@
 // Pure (no I/O), so the recorded responses of many servers can be replayed through it in tests.
 import type { AssistantMessage, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
+import { ThinkTagSplitter, type ContentPiece } from "./think-tags.ts";
 
 /** The parts of a chat-completions chunk we read; servers add and omit fields freely. */
 export interface ChatChunk {
@@ -45,6 +46,7 @@ export class ChatStreamAccumulator {
   private finishReason: string | null = null;
   private usage: WireUsage | null = null;
   private model: string | undefined;
+  private readonly thinkTags = new ThinkTagSplitter();
 
   /** Folds one chunk in and returns the display events it carries. */
   add(chunk: ChatChunk): ModelEvent[] {
@@ -62,16 +64,23 @@ export class ChatStreamAccumulator {
 
     this.addContent(delta.content, events);
     const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (typeof reasoning === "string" && reasoning) {
-      this.reasoning += reasoning;
-      events.push({ type: "thinking_delta", text: reasoning });
-    }
-    if (delta.reasoning_details) this.mergeReasoningDetails(delta.reasoning_details);
+    // Servers that send `reasoning_details` mostly send the same text as `reasoning` too; the
+    // details' text and summaries are shown only when that plain field is absent.
+    const shown = typeof reasoning === "string" && reasoning ? reasoning : readableDetails(delta.reasoning_details);
+    if (shown) this.addThinking(shown, events);
+    if (delta.reasoning_details) this.addReasoningDetails(delta.reasoning_details);
     if (typeof delta.refusal === "string" && delta.refusal) {
       this.refusal += delta.refusal;
       events.push({ type: "text_delta", text: delta.refusal });
     }
     (delta.tool_calls ?? []).forEach((call, position) => this.addToolCall(isWhole ? { ...call, index: call.index ?? position } : call, events));
+    return events;
+  }
+
+  /** Call once the stream has ended: the display events of text held back until then. */
+  end(): ModelEvent[] {
+    const events: ModelEvent[] = [];
+    this.addPieces(this.thinkTags.flush(), events);
     return events;
   }
 
@@ -115,9 +124,7 @@ export class ChatStreamAccumulator {
 
   private addContent(content: ChatDelta["content"], events: ModelEvent[]): void {
     if (typeof content === "string") {
-      if (!content) return;
-      this.text += content;
-      events.push({ type: "text_delta", text: content });
+      if (content) this.addPieces(this.thinkTags.push(content), events);
       return;
     }
     // Mistral's Magistral sends content as an array of typed parts.
@@ -127,9 +134,23 @@ export class ChatStreamAccumulator {
         events.push({ type: "text_delta", text: part.text });
       } else if (part.type === "thinking") {
         const thinking = typeof part.thinking === "string" ? part.thinking : (part.thinking ?? []).map((t) => t.text ?? "").join("");
-        if (!thinking) continue;
-        this.reasoning += thinking;
-        events.push({ type: "thinking_delta", text: thinking });
+        if (thinking) this.addThinking(thinking, events);
+      }
+    }
+  }
+
+  private addThinking(text: string, events: ModelEvent[]): void {
+    this.reasoning += text;
+    events.push({ type: "thinking_delta", text });
+  }
+
+  private addPieces(pieces: ContentPiece[], events: ModelEvent[]): void {
+    for (const piece of pieces) {
+      if (!piece.text) continue;
+      if (piece.isThinking) this.addThinking(piece.text, events);
+      else {
+        this.text += piece.text;
+        events.push({ type: "text_delta", text: piece.text });
       }
     }
   }
@@ -153,20 +174,40 @@ export class ChatStreamAccumulator {
     if (delta.function?.arguments) call.arguments += delta.function.arguments;
   }
 
-  private mergeReasoningDetails(details: Array<Record<string, unknown>>): void {
+  /**
+   * Entries are kept as they came, to go back unchanged (Gemini's thought signatures ride in
+   * `reasoning.encrypted` entries). Only the streamed pieces of one entry are joined: a
+   * `reasoning.text` or `reasoning.summary` delta continues the previous entry when that has the
+   * same type and index. An encrypted entry sharing an index with text stays its own entry.
+   */
+  private addReasoningDetails(details: Array<Record<string, unknown>>): void {
     for (const detail of details) {
-      const existing = this.reasoningDetails.find((d) => d.index !== undefined && d.index === detail.index);
-      if (!existing) {
+      const last = this.reasoningDetails.at(-1);
+      const continues = last !== undefined && isStreamedText(detail) && last.type === detail.type && last.index === detail.index;
+      if (!continues) {
         this.reasoningDetails.push({ ...detail });
         continue;
       }
       for (const [key, value] of Object.entries(detail)) {
-        const isConcatenated = ["text", "summary", "data", "signature"].includes(key) && typeof value === "string";
-        if (isConcatenated) existing[key] = String(existing[key] ?? "") + value;
-        else if (!(key in existing)) existing[key] = value;
+        if (["text", "summary", "signature"].includes(key) && typeof value === "string") last[key] = String(last[key] ?? "") + value;
+        else if (last[key] === undefined || last[key] === null) last[key] = value;
       }
     }
   }
+}
+
+function isStreamedText(detail: Record<string, unknown>): boolean {
+  return detail.type === "reasoning.text" || detail.type === "reasoning.summary";
+}
+
+/** The readable part of `reasoning_details` entries: text and summaries (encrypted data is not shown). */
+function readableDetails(details: ChatDelta["reasoning_details"]): string {
+  let text = "";
+  for (const detail of details ?? []) {
+    if (detail.type === "reasoning.text" && typeof detail.text === "string") text += detail.text;
+    else if (detail.type === "reasoning.summary" && typeof detail.summary === "string") text += detail.summary;
+  }
+  return text;
 }
 
 /**

@@ -44,6 +44,7 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
         for await (const chunk of readChunks(response, errorContext, ending)) {
           for (const event of accumulator.add(chunk)) yield event;
         }
+        for (const event of accumulator.end()) yield event;
       } catch (error) {
         throw toProviderError(error, errorContext);
       } finally {
