@@ -150,6 +150,16 @@ test("a whole (non-streamed) reply folds like its stream", () => {
       { type: "text", text: "Looking." },
       { type: "tool_call", id: "toolu_1", name: "grep", arguments: '{"pattern":"x"}' },
     ],
+    // The server-side blocks make the reply carry its wire form, to be sent back unchanged.
+    providerData: {
+      content: [
+        { type: "thinking", thinking: "hm", signature: "sig" },
+        { type: "text", text: "Looking." },
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+        { type: "web_search_tool_result" },
+        { type: "tool_use", id: "toolu_1", name: "grep", input: { pattern: "x" } },
+      ],
+    },
   });
 });
 

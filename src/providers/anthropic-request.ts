@@ -1,6 +1,7 @@
 // Neutral to wire for the Anthropic Messages API: pure functions, tested without a server.
 import { assertNever, type AssistantMessage, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
+import { parseInput } from "./anthropic-stream.ts";
 
 /** One content block as the Messages API takes it. */
 type WireBlock = Record<string, unknown>;
@@ -96,6 +97,10 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
  */
 function toAssistantBlocks(message: AssistantMessage): WireBlock[] {
   const isOwn = message.api === "anthropic";
+  // A reply with server-side blocks (web search, code execution, compaction) goes back exactly
+  // as it came: a paused turn resumes from it, and the blocks cannot be rebuilt from the parts.
+  const wire = message.providerData?.content;
+  if (isOwn && Array.isArray(wire)) return structuredClone(wire) as WireBlock[];
   const blocks: WireBlock[] = [];
   for (const part of message.content) {
     switch (part.type) {
@@ -108,26 +113,13 @@ function toAssistantBlocks(message: AssistantMessage): WireBlock[] {
         if (part.text) blocks.push({ type: "text", text: part.text });
         break;
       case "tool_call":
-        blocks.push({ type: "tool_use", id: part.id, name: part.name, input: toToolInput(part.arguments) });
+        blocks.push({ type: "tool_use", id: part.id, name: part.name, input: parseInput(part.arguments) });
         break;
       default:
         assertNever(part);
     }
   }
   return blocks;
-}
-
-/**
- * The API takes tool input as an object. Broken JSON (a reply cut at the output limit) goes
- * back as `{}`: the loop has already told the model, in that call's error result, what went wrong.
- */
-function toToolInput(argumentsText: string): Record<string, unknown> {
-  try {
-    const input: unknown = JSON.parse(argumentsText || "{}");
-    return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 function append(wire: WireMessage[], role: WireMessage["role"], blocks: WireBlock[]): void {

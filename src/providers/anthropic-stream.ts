@@ -10,13 +10,14 @@ export interface AnthropicStreamEvent {
   index?: number;
   message?: { model?: string; usage?: WireUsage | null };
   content_block?: WireBlock;
-  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null };
+  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; citation?: unknown; [key: string]: unknown };
   usage?: WireUsage | null;
 }
 
 /** A content block as `content_block_start` (or a whole, non-streamed message) carries it. */
 export interface WireBlock {
   type: string;
+  [key: string]: unknown;
   text?: string;
   thinking?: string;
   signature?: string;
@@ -32,7 +33,14 @@ export interface WireUsage {
   output_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /**
+   * Server-side compaction and other multi-step turns: one entry per step. The top-level
+   * counts then cover only the last step; the sum is what was billed.
+   */
+  iterations?: WireUsage[] | null;
 }
+
+const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
 
 /** A whole (non-streamed) Messages API reply. */
 export interface WireMessageReply {
@@ -43,16 +51,17 @@ export interface WireMessageReply {
 }
 
 /**
- * Server-side tools (`server_tool_use`, `*_tool_result`) and block types we do not know are
- * `opaque`: kept out of the neutral message. We never offer server tools, so they only appear
- * when a proxy adds them, and the text blocks around them carry the answer.
+ * Server-side tools (`server_tool_use`, `*_tool_result`), compaction blocks and block types we
+ * do not know are `opaque`: kept out of the neutral message, but kept whole (deltas applied) in
+ * its providerData, because the API wants them back unchanged: after `pause_turn` the paused
+ * content is how the server resumes, and a compaction block stands for the history it replaced.
  */
 type Block =
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: unknown[] }
   | { type: "thinking"; text: string; signature: string }
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; id: string; name: string; json: string; startInput: unknown }
-  | { type: "opaque" };
+  | { type: "opaque"; wire: WireBlock; json: string };
 
 /** Accumulates one streamed reply. Feed it events in order, then call `finish()`. */
 export class AnthropicStreamAccumulator {
@@ -99,23 +108,32 @@ export class AnthropicStreamAccumulator {
 
   finish(): AssistantMessage {
     const content: AssistantMessage["content"] = [];
+    const wire: WireBlock[] = [];
     for (const block of this.blocks.values()) {
       switch (block.type) {
         case "text":
-          if (block.text) content.push({ type: "text", text: block.text });
+          if (!block.text) break;
+          content.push({ type: "text", text: block.text });
+          wire.push({ type: "text", text: block.text, ...(block.citations ? { citations: block.citations } : {}) });
           break;
         case "thinking":
           if (block.signature) content.push({ type: "thinking", text: block.text, signature: block.signature });
           else if (block.text) content.push({ type: "thinking", text: block.text });
+          if (block.signature) wire.push({ type: "thinking", thinking: block.text, signature: block.signature });
           break;
         case "redacted_thinking":
           content.push({ type: "thinking", text: "", redactedData: block.data });
+          wire.push({ type: "redacted_thinking", data: block.data });
           break;
-        case "tool_use":
+        case "tool_use": {
           // No input deltas (or only empty ones) means the input came whole in content_block_start.
-          content.push({ type: "tool_call", id: block.id, name: block.name, arguments: block.json || JSON.stringify(block.startInput ?? {}) });
+          const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: block.json || JSON.stringify(block.startInput ?? {}) };
+          content.push(call);
+          wire.push({ type: "tool_use", id: block.id, name: block.name, input: parseInput(call.arguments) });
           break;
+        }
         case "opaque":
+          wire.push(block.json ? { ...block.wire, input: parseInput(block.json) } : block.wire);
           break;
       }
     }
@@ -123,6 +141,8 @@ export class AnthropicStreamAccumulator {
     const message: AssistantMessage = { role: "assistant", content, stopReason: toStopReason(this.stopReason as WireStopReason | null, hasToolCalls), api: "anthropic" };
     if (this.model) message.model = this.model;
     if (this.usage) message.usage = toUsage(this.usage);
+    // Only a reply with blocks the neutral message cannot hold carries its wire form along.
+    if ([...this.blocks.values()].some((block) => block.type === "opaque")) message.providerData = { content: wire };
     return message;
   }
 
@@ -147,7 +167,7 @@ export class AnthropicStreamAccumulator {
         return [{ type: "tool_call_delta", index: this.toolCount++, id: block.id, name: block.name }];
       }
       default:
-        this.blocks.set(index, { type: "opaque" });
+        this.blocks.set(index, { type: "opaque", wire: structuredClone(wire), json: "" });
         return [];
     }
   }
@@ -164,17 +184,50 @@ export class AnthropicStreamAccumulator {
     }
     if (block.type === "thinking" && delta.type === "signature_delta" && delta.signature) block.signature += delta.signature;
     if (block.type === "tool_use" && delta.type === "input_json_delta" && delta.partial_json) block.json += delta.partial_json;
-    // citations_delta, and deltas of opaque blocks: nothing to keep.
+    if (block.type === "text" && delta.type === "citations_delta" && delta.citation) (block.citations ??= []).push(delta.citation);
+    if (block.type === "opaque") addOpaqueDelta(block, delta);
     return [];
   }
 
-  /** Later usage (message_delta) overrides earlier (message_start) key by key. */
+  /** Later usage (message_delta) overrides earlier (message_start) key by key; iterations, when listed, are summed instead. */
   private mergeUsage(usage: WireUsage | null | undefined): void {
     if (!usage) return;
     this.usage ??= {};
-    for (const key of ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const) {
-      if (typeof usage[key] === "number") this.usage[key] = usage[key];
+    const source = Array.isArray(usage.iterations) && usage.iterations.length > 0 ? sumIterations(usage.iterations) : usage;
+    for (const key of USAGE_KEYS) {
+      if (typeof source[key] === "number") this.usage[key] = source[key];
     }
+  }
+}
+
+function sumIterations(iterations: WireUsage[]): WireUsage {
+  const sum: WireUsage = {};
+  for (const iteration of iterations) for (const key of USAGE_KEYS) sum[key] = (sum[key] ?? 0) + (iteration[key] ?? 0);
+  return sum;
+}
+
+/**
+ * Deltas of a block we keep whole: streamed JSON input (`server_tool_use`) is joined and parsed
+ * at the end; any other string field of the delta continues the block's field of that name
+ * (`compaction_delta` carries `content`).
+ */
+function addOpaqueDelta(block: Extract<Block, { type: "opaque" }>, delta: NonNullable<AnthropicStreamEvent["delta"]>): void {
+  if (delta.type === "input_json_delta") {
+    block.json += delta.partial_json ?? "";
+    return;
+  }
+  for (const [key, value] of Object.entries(delta)) {
+    if (key !== "type" && typeof value === "string") block.wire[key] = String(block.wire[key] ?? "") + value;
+  }
+}
+
+/** Tool input as the API takes it back: an object; broken JSON (a cut reply) becomes `{}`. */
+export function parseInput(json: string): Record<string, unknown> {
+  try {
+    const input: unknown = JSON.parse(json || "{}");
+    return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 
