@@ -115,6 +115,14 @@ test("cut-off arguments are never run: the model is told the output limit was hi
   assert.match(server.requests[1].body.messages.at(-1).content, /was not run/);
 });
 
+test("malformed (not cut-off) arguments are worded as malformed, not as too long", async () => {
+  const { events } = await run([{ reply: { toolCalls: [{ name: "bash", arguments: '{"command": "ls",}' }], finishReason: "tool_calls" } }, { reply: { text: "fixed" } }]);
+  const [toolEnd] = toolResults(events);
+  assert.equal(toolEnd.isError, true);
+  assert.match(toolEnd.content, /not valid JSON .*well-formed JSON object/);
+  assert.doesNotMatch(toolEnd.content, /shorter call|output token limit/);
+});
+
 test("invalid JSON arguments three times in a row stop the run with a clear error", async () => {
   const bad = { reply: { toolCalls: [{ name: "bash", arguments: "{not json" }], finishReason: "tool_calls" } };
   const { result } = await run([bad, bad, bad]);

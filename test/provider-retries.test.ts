@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { DEFAULT_RETRY } from "../src/core/call-model.ts";
 import { RETRIES_BY_KIND } from "../src/core/provider.ts";
 import { classifyStatus } from "../src/providers/http-errors.ts";
-import { fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
@@ -99,7 +99,7 @@ for (const status of [408, 409]) {
 
 test("a refused connection names its cause and is retried once, not four times", async () => {
   const port = await closedPort();
-  const result = await runCli(["--provider", "openai", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m", "--output", "stream-json", "-p", "go"], { env: { ...process.env, HARNESS_HOME: tempDir(), HARNESS_RETRY_BASE_MS: "5", OPENAI_API_KEY: "k" } });
+  const result = await runCli(["--provider", "openai", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m", "--output", "stream-json", "-p", "go"], { env: cleanEnv({ OPENAI_API_KEY: "k" }) });
   assert.equal(result.code, 1);
   const events = streamJson(result.stdout);
   assert.equal(events.filter((e) => e.type === "retry").length, 1);

@@ -98,13 +98,18 @@ function prepare(call: ToolCallPart, tools: Tool[], cwd: string, replyWasCut: bo
   return { call, tool, input: parsed.input, summary: tool.describe?.(parsed.input, cwd) ?? tool.name, lockKey: tool.lockKey?.(parsed.input, cwd) };
 }
 
+/** Worded by cause: a reply cut at the output limit wants a shorter call; malformed JSON wants well-formed JSON. */
 function invalidJson(call: ToolCallPart, replyWasCut: boolean, detail: string): ToolOutput {
-  const why = replyWasCut
-    ? "your reply hit the output token limit and the arguments were cut off"
-    : `the arguments are not valid JSON (${detail})`;
+  if (replyWasCut) {
+    return {
+      isError: true,
+      content: `Error: the ${call.name} call was not run: your reply hit the output token limit and the arguments were cut off. Make a shorter call: split large content into several smaller calls.`,
+      summary: "arguments cut off",
+    };
+  }
   return {
     isError: true,
-    content: `Error: the ${call.name} call was not run: ${why}. Make a shorter call: split large content into several smaller calls.`,
+    content: `Error: the ${call.name} call was not run: its arguments are not valid JSON (${detail}). Call it again with the arguments as one well-formed JSON object.`,
     summary: "invalid JSON arguments",
   };
 }
