@@ -26,6 +26,7 @@ export interface WireUsage {
   completion_tokens?: number;
   total_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
   prompt_cache_hit_tokens?: number;
 }
 
@@ -214,13 +215,18 @@ function readableDetails(details: ChatDelta["reasoning_details"]): string {
  * Chat-completions usage to neutral usage: `input` excludes cached tokens. Servers disagree on
  * whether `completion_tokens` includes reasoning: OpenAI's does, xAI's and Gemini's (directly or
  * behind gateways) leave it out and report it beside it. `total_tokens` tells them apart: when it
- * exceeds prompt plus completion, the difference is output the completion count left out, and
- * it is billed as output.
+ * exceeds prompt plus completion, the difference is output the completion count left out. Some
+ * gateways leave it out of the total too (Vercel's for Gemini 3: completion 9, reasoning 84,
+ * total = prompt + 9); reasoning larger than the completion count it would be part of gives that
+ * away. Either way the reasoning is billed as output.
  */
 export function toUsage(wire: WireUsage): Usage {
   const cacheRead = wire.prompt_tokens_details?.cached_tokens ?? wire.prompt_cache_hit_tokens ?? 0;
   const prompt = wire.prompt_tokens ?? 0;
   const completion = wire.completion_tokens ?? 0;
-  const output = typeof wire.total_tokens === "number" && wire.total_tokens > prompt + completion ? wire.total_tokens - prompt : completion;
+  const reasoning = wire.completion_tokens_details?.reasoning_tokens ?? 0;
+  let output = completion;
+  if (typeof wire.total_tokens === "number" && wire.total_tokens > prompt + completion) output = wire.total_tokens - prompt;
+  else if (reasoning > completion) output = completion + reasoning;
   return { input: Math.max(0, prompt - cacheRead), output, cacheRead, cacheWrite: 0 };
 }
