@@ -1,0 +1,241 @@
+// Every recorded response of the wire corpus (test/fixtures/wire, origins in its MANIFEST.md),
+// replayed through the built CLI against a server on 127.0.0.1 that sends the recorded bytes:
+// once whole and once cut into seeded random byte slices (two runs of one `--input stream-json`
+// session). Checked against the recorded parse in expected.json: text, thinking, tool calls with
+// ids and arguments, stop reason, usage, the streamed deltas, and the reply as the follow-up
+// request echoes it. Error recordings: the message reaches the user, retried or not as
+// docs/events.md says. (openai-responses recordings wait for a Responses adapter.)
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, runCli } from "./helpers.ts";
+import { readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
+
+/** CLI runs at once: each replay is mostly waiting on a child process. */
+const CONCURRENCY = 4;
+
+/** Runs `body` against its own fake server (replays run concurrently), closed and checked afterwards. */
+async function withServer(script: ScriptStep[], body: (server: FakeLLM) => Promise<void>): Promise<void> {
+  const server = await startFakeLLM(script);
+  try {
+    await body(server);
+  } finally {
+    await server.close();
+  }
+  assert.deepEqual(server.errors, []);
+}
+const EXPECTED = readExpectedParses();
+const RECORDINGS = [...wireRecordings("openai-chat"), ...wireRecordings("anthropic")];
+/** What a follow-up turn answers after the recorded reply's tool calls ran. */
+const FOLLOW_UP: ScriptStep = { reply: { text: "ok" } };
+
+type Api = "openai-chat" | "anthropic";
+const apiOf = (name: string): Api => (name.startsWith("anthropic--") ? "anthropic" : "openai-chat");
+
+/** The slice size cap for a recording: 1..16 bytes, from its name, so a failure replays the same way. */
+function sliceBytesFor(name: string): number {
+  let hash = 7;
+  for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) % 2147483647;
+  return 1 + (hash % 16);
+}
+
+function stepFor(name: string, sliceBytes?: number): ScriptStep {
+  const body = readRecording(name);
+  if (name.endsWith(".sse")) return { raw: body, ...(sliceBytes ? { sliceBytes } : {}) };
+  const status = /error-(\d{3})/.exec(name)?.[1];
+  return status ? { status: Number(status), body: JSON.parse(body) } : { raw: body, contentType: "application/json" };
+}
+
+function flagsFor(api: Api, server: FakeLLM): string[] {
+  return api === "anthropic" ? ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"] : ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];
+}
+
+/** The recorded parse in neutral terms: what the assistant message and the usage event must hold. */
+interface Expectation {
+  text: string;
+  thinking: string;
+  calls: Array<{ id: string; name: string; arguments: string }>;
+  stopReason: string;
+  usage?: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** Checks the reply as the next request sends it back. */
+  checkEcho(message: any): void;
+}
+
+function openaiExpectation(expected: any): Expectation {
+  // Streams are recorded per choice; a non-streamed body as its message, at the top level.
+  const choice = expected.choices ? expected.choices[0] : expected;
+  const details: any[] | undefined = choice.reasoning_details_merged;
+  const readable = (details ?? []).map((d) => (d.type === "reasoning.text" ? (d.text ?? "") : d.type === "reasoning.summary" ? (d.summary ?? "") : "")).join("");
+  const calls = (choice.tool_calls ?? []).map((call: any) => ({ id: call.id, name: call.name, arguments: call.arguments }));
+  const text = (choice.text ?? "") + (choice.refusal ?? "");
+  const usage = expected.usage;
+  return {
+    text,
+    thinking: choice.reasoning ?? readable,
+    calls,
+    stopReason: choice.refusal && !choice.text ? "refusal" : choice.finish_reason === "length" ? "length" : calls.length > 0 ? "tool_use" : "stop",
+    usage: usage ? {
+      input: usage.prompt_tokens - (usage.cached_tokens ?? 0),
+      output: billedOutput(usage),
+      cacheRead: usage.cached_tokens ?? 0,
+      cacheWrite: 0,
+    } : undefined,
+    checkEcho(message) {
+      assert.equal(message.content, text || null);
+      assert.deepEqual(
+        message.tool_calls,
+        calls.map((call: any, position: number) => ({ id: call.id || message.tool_calls[position].id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+      );
+      if (details) assert.deepEqual(message.reasoning_details, details, "reasoning_details go back entry by entry, unchanged");
+    },
+  };
+}
+
+/**
+ * Output tokens as billed (docs: src/providers/openai-chat-stream.ts toUsage): completion_tokens,
+ * plus reasoning the server left out of it, which total_tokens or an oversized reasoning count shows.
+ */
+function billedOutput(usage: any): number {
+  if (usage.total_tokens > usage.prompt_tokens + usage.completion_tokens) return usage.total_tokens - usage.prompt_tokens;
+  if ((usage.reasoning_tokens ?? 0) > usage.completion_tokens) return usage.completion_tokens + usage.reasoning_tokens;
+  return usage.completion_tokens;
+}
+
+const ANTHROPIC_STOP: Record<string, string> = { end_turn: "stop", stop_sequence: "stop", tool_use: "tool_use", max_tokens: "length", pause_turn: "pause", refusal: "refusal" };
+
+function anthropicExpectation(expected: any): Expectation {
+  const blocks: any[] = expected.content;
+  const calls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, arguments: b.input_json_raw || JSON.stringify(b.input ?? {}) }));
+  const usage = expected.usage_iterations_summed ?? expected.usage;
+  return {
+    text: blocks.map((b) => (b.type === "text" ? b.text : "")).join(""),
+    thinking: blocks.map((b) => (b.type === "thinking" ? b.thinking : "")).join(""),
+    calls,
+    stopReason: ANTHROPIC_STOP[expected.stop_reason],
+    usage: { input: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.cache_read_input_tokens, cacheWrite: usage.cache_creation_input_tokens },
+    checkEcho(message) {
+      const sent = message.content.map(({ cache_control, ...block }: any) => block);
+      const wanted = blocks.flatMap((b): any[] => {
+        switch (b.type) {
+          case "text":
+            return b.text ? [{ type: "text", text: b.text, ...(b.citations ? { citations: b.citations } : {}) }] : [];
+          case "thinking":
+            return [{ type: "thinking", thinking: b.thinking, signature: b.signature }];
+          case "redacted_thinking":
+            return [{ type: "redacted_thinking", data: b.data }];
+          case "tool_use":
+          case "server_tool_use":
+            return [{ type: b.type, id: b.id, name: b.name, input: b.input ?? {} }];
+          default: {
+            const { input_json_raw, complete, ...whole } = b;
+            return [whole];
+          }
+        }
+      });
+      assert.deepEqual(sent, wanted, "the reply goes back block by block");
+    },
+  };
+}
+
+/** One run of a stream-json session: the events from its `start` to its `done`. */
+function runsOf(stdout: string): any[][] {
+  const runs: any[][] = [];
+  for (const line of stdout.trimEnd().split("\n")) {
+    const event = JSON.parse(line);
+    if (event.type === "start") runs.push([]);
+    runs.at(-1)?.push(event);
+  }
+  return runs;
+}
+
+function checkRun(name: string, run: any[], want: Expectation): void {
+  // The recorded reply is the run's first model call; a follow-up turn answers its tool calls.
+  const second = run.findIndex((e, index) => e.type === "turn_start" && index > run.findIndex((first) => first.type === "turn_start"));
+  const events = second < 0 ? run : run.slice(0, second);
+  const joined = (type: string) =>
+    events
+      .filter((e) => e.type === type)
+      .map((e) => e.text)
+      .join("");
+  const reply = events.find((e) => e.type === "message" && e.message.role === "assistant")?.message;
+  assert.ok(reply, `${name}: an assistant message`);
+  assert.equal(events.filter((e) => e.type === "retry").length, 0, `${name}: parsed without a retry`);
+  const parts = (type: string) => reply.content.filter((p: any) => p.type === type);
+  assert.equal(parts("text").map((p: any) => p.text).join(""), want.text, "text");
+  assert.equal(parts("thinking").map((p: any) => p.text).join(""), want.thinking, "thinking");
+  assert.equal(joined("text_delta"), want.text, "streamed text adds up to the text, shown once");
+  assert.equal(joined("thinking_delta"), want.thinking, "streamed thinking adds up to the thinking");
+  const calls = parts("tool_call");
+  assert.deepEqual(
+    calls.map((c: any) => ({ name: c.name, arguments: c.arguments })),
+    want.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    "tool calls: names and raw arguments",
+  );
+  want.calls.forEach((call, position) => {
+    // An empty id (Gemini's compatibility layer) is replaced: the result must name its call.
+    if (call.id) assert.equal(calls[position].id, call.id, "tool call id");
+    else assert.match(calls[position].id, /^call_\d+_/);
+  });
+  assert.equal(reply.stopReason, want.stopReason, "stop reason");
+  const usage = events.find((e) => e.type === "usage")?.usage;
+  assert.deepEqual(usage, want.usage, "usage");
+}
+
+describe("wire corpus replayed through the CLI", { concurrency: CONCURRENCY }, () => {
+for (const name of RECORDINGS) {
+  const expected = EXPECTED[name]?.expected;
+  const api = apiOf(name);
+  if (expected?.error) {
+    test(`replays ${name} through the CLI: the error reaches the user, retried as documented`, async () => {
+      const message: string = typeof expected.error.message === "string" ? expected.error.message : JSON.stringify(expected.error.message);
+      const status = Number(/error-(\d{3})/.exec(name)?.[1] ?? expected.error.status_code ?? expected.error.code) || undefined;
+      const isRetried = status === 429 || expected.error.type === "overloaded_error";
+      const script = [stepFor(name, sliceBytesFor(name)), ...(isRetried ? [FOLLOW_UP] : [])];
+      await withServer(script, async (server) => {
+      const result = await runCli([...flagsFor(api, server), "--output", "stream-json", "-p", "hi"], { env: cleanEnv({ HARNESS_API_KEY: "test-key" }) });
+      const [events] = runsOf(result.stdout);
+      const done = events.at(-1);
+      const retries = events.filter((e: any) => e.type === "retry");
+      const shown = isRetried ? retries[0]?.error : done.error;
+      assert.ok(shown?.includes(message.slice(0, 60)), `${shown} should include ${message}`);
+      if (isRetried) {
+        assert.equal(result.code, 0, result.stderr);
+        assert.equal(retries.length, 1);
+        assert.equal(done.answer, "ok");
+      } else {
+        assert.equal(result.code, 1, result.stderr);
+        // A context overflow would be answered by compacting, but one prompt leaves nothing to compact.
+        assert.equal(server.requests.length, 1, "not retried");
+      }
+      });
+    });
+    continue;
+  }
+  test(`replays ${name} through the CLI, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
+    assert.ok(expected, `${name} has an expected parse`);
+    const want = api === "anthropic" ? anthropicExpectation(expected) : openaiExpectation(expected);
+    const hasCalls = want.calls.length > 0;
+    const runScript = (sliceBytes?: number) => [stepFor(name, sliceBytes), ...(hasCalls ? [FOLLOW_UP] : [])];
+    await withServer([...runScript(), ...runScript(sliceBytesFor(name))], async (server) => {
+    const input = `${JSON.stringify({ type: "user", text: "hi" })}\n${JSON.stringify({ type: "user", text: "again" })}\n`;
+    const result = await runCli([...flagsFor(api, server), "--input", "stream-json", "--output", "stream-json"], { env: cleanEnv({ HARNESS_API_KEY: "test-key" }), input });
+    assert.equal(result.code, 0, result.stderr);
+    const runs = runsOf(result.stdout);
+    assert.equal(runs.length, 2);
+    for (const [run, events] of runs.entries()) {
+      checkRun(`${name} (${run === 0 ? "whole" : "sliced"})`, events, want);
+      if (!hasCalls) continue;
+      const followUp = server.requests[run * 2 + 1].body;
+      const assistants = followUp.messages.filter((m: any) => m.role === "assistant");
+      want.checkEcho(assistants.at(-1));
+    }
+    });
+  });
+}
+});
+
+test("the corpus covers every provider issue 18 names, with at least 40 replayed recordings", () => {
+  const replayed = RECORDINGS.filter((name) => !EXPECTED[name]?.expected?.error).length;
+  assert.ok(RECORDINGS.length >= 40, `${RECORDINGS.length} recordings`);
+  assert.ok(replayed >= 30, `${replayed} replayed replies`);
+});
