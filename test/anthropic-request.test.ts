@@ -120,15 +120,16 @@ test("every wire stop reason has a neutral one; unknown ones fall back on whethe
 
 test("a whole (non-streamed) reply folds like its stream", () => {
   const accumulator = new AnthropicStreamAccumulator();
+  const content = [
+    { type: "thinking", thinking: "hm", signature: "sig" },
+    { type: "text", text: "Looking." },
+    { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+    { type: "web_search_tool_result" },
+    { type: "tool_use", id: "toolu_1", name: "grep", input: { pattern: "x" } },
+  ];
   const events = toStreamEvents({
     model: "claude-x",
-    content: [
-      { type: "thinking", thinking: "hm", signature: "sig" },
-      { type: "text", text: "Looking." },
-      { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
-      { type: "web_search_tool_result" },
-      { type: "tool_use", id: "toolu_1", name: "grep", input: { pattern: "x" } },
-    ],
+    content,
     stop_reason: "tool_use",
     usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 100, cache_creation_input_tokens: 7 },
   });
@@ -151,15 +152,7 @@ test("a whole (non-streamed) reply folds like its stream", () => {
       { type: "tool_call", id: "toolu_1", name: "grep", arguments: '{"pattern":"x"}' },
     ],
     // The server-side blocks make the reply carry its wire form, to be sent back unchanged.
-    providerData: {
-      content: [
-        { type: "thinking", thinking: "hm", signature: "sig" },
-        { type: "text", text: "Looking." },
-        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
-        { type: "web_search_tool_result" },
-        { type: "tool_use", id: "toolu_1", name: "grep", input: { pattern: "x" } },
-      ],
-    },
+    providerData: { content },
   });
 });
 
