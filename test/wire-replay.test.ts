@@ -26,7 +26,7 @@ async function withServer(script: ScriptStep[], body: (server: FakeLLM) => Promi
 }
 const EXPECTED = readExpectedParses();
 const RECORDINGS = [...wireRecordings("openai-chat"), ...wireRecordings("anthropic")];
-/** What a follow-up turn answers after the recorded reply's tool calls ran. */
+/** What a follow-up turn answers after the recorded reply's tool calls ran, or after its pause. */
 const FOLLOW_UP: ScriptStep = { reply: { text: "ok" } };
 
 type Api = "openai-chat" | "anthropic";
@@ -46,8 +46,15 @@ function stepFor(name: string, sliceBytes?: number): ScriptStep {
   return status ? { status: Number(status), body: JSON.parse(body) } : { raw: body, contentType: "application/json" };
 }
 
+/**
+ * A context window no recording fills: the web-search turn reports 404,500 input tokens, which
+ * would rightly start a compaction here, a request the recording has no answer for.
+ */
+const CONTEXT_WINDOW = "10000000";
+
 function flagsFor(api: Api, server: FakeLLM): string[] {
-  return api === "anthropic" ? ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"] : ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];
+  const target = api === "anthropic" ? ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"] : ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];
+  return [...target, "--context-window", CONTEXT_WINDOW];
 }
 
 /** The recorded parse in neutral terms: what the assistant message and the usage event must hold. */
@@ -214,7 +221,9 @@ for (const name of RECORDINGS) {
   test(`replays ${name} through the CLI, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
     assert.ok(expected, `${name} has an expected parse`);
     const want = api === "anthropic" ? anthropicExpectation(expected) : openaiExpectation(expected);
-    const hasCalls = want.calls.length > 0;
+    // Tool calls are answered and a paused turn is continued: either way a follow-up request
+    // sends the recorded reply back.
+    const hasCalls = want.calls.length > 0 || want.stopReason === "pause";
     const runScript = (sliceBytes?: number) => [stepFor(name, sliceBytes), ...(hasCalls ? [FOLLOW_UP] : [])];
     await withServer([...runScript(), ...runScript(sliceBytesFor(name))], async (server) => {
     const input = `${JSON.stringify({ type: "user", text: "hi" })}\n${JSON.stringify({ type: "user", text: "again" })}\n`;
