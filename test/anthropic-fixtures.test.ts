@@ -10,7 +10,7 @@ import { readExpectedParses, readRecording, WIRE_DIR, wireRecordings } from "./w
 
 const EXPECTED = readExpectedParses();
 const FILES = wireRecordings("anthropic");
-const STOP_REASONS: Record<string, string> = { end_turn: "stop", tool_use: "tool_use", max_tokens: "length" };
+const STOP_REASONS: Record<string, string> = { end_turn: "stop", tool_use: "tool_use", max_tokens: "length", pause_turn: "pause" };
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -47,8 +47,8 @@ function neutralContent(blocks: any[]): AssistantMessage["content"] {
         // Arguments stay the raw JSON text (cut-off input included); "" means the start block's input.
         return [{ type: "tool_call", id: block.id, name: block.name, arguments: block.input_json_raw || JSON.stringify(block.input) }];
       default:
-        // Deliberate difference: server_tool_use and *_tool_result blocks are kept out of the
-        // neutral message. We never offer server tools; the text blocks around them carry the answer.
+        // Deliberate difference: server_tool_use, *_tool_result and compaction blocks are kept out
+        // of the neutral message's parts; the reply carries them whole in providerData, to go back.
         return [];
     }
   });
@@ -78,11 +78,13 @@ for (const name of FILES.filter((file) => file.endsWith(".sse"))) {
       assert.equal(message.stopReason, STOP_REASONS[expected.stop_reason]);
       assert.equal(message.model, expected.model);
       assert.equal(message.api, "anthropic");
+      // With usage.iterations (server-side compaction) what was billed is their sum.
+      const billed = expected.usage_iterations_summed ?? expected.usage;
       assert.deepEqual(message.usage, {
-        input: expected.usage.input_tokens,
-        output: expected.usage.output_tokens,
-        cacheRead: expected.usage.cache_read_input_tokens,
-        cacheWrite: expected.usage.cache_creation_input_tokens,
+        input: billed.input_tokens,
+        output: billed.output_tokens,
+        cacheRead: billed.cache_read_input_tokens,
+        cacheWrite: billed.cache_creation_input_tokens,
       });
       // Parsed tool input: valid JSON equals the oracle's object; a cut-off input does not parse.
       for (const block of expected.content.filter((b: any) => b.type === "tool_use")) {
