@@ -26,3 +26,13 @@ export function readRecording(name: string): string {
 export function readExpectedParses(): Record<string, { expected: any }> {
   return JSON.parse(readFileSync(join(WIRE_DIR, "expected.json"), "utf8"));
 }
+
+/**
+ * Output tokens as billed (docs: src/providers/openai-chat-stream.ts toUsage): completion_tokens,
+ * plus reasoning the server left out of it, which total_tokens or an oversized reasoning count shows.
+ */
+export function billedOutput(usage: any): number {
+  if (usage.total_tokens > usage.prompt_tokens + usage.completion_tokens) return usage.total_tokens - usage.prompt_tokens;
+  if ((usage.reasoning_tokens ?? 0) > usage.completion_tokens) return usage.completion_tokens + usage.reasoning_tokens;
+  return usage.completion_tokens;
+}

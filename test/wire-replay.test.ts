@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, runCli } from "./helpers.ts";
-import { readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
+import { billedOutput, readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
 
 /** CLI runs at once: each replay is mostly waiting on a child process. */
 const CONCURRENCY = 4;
@@ -96,16 +96,6 @@ function openaiExpectation(expected: any): Expectation {
       if (details) assert.deepEqual(message.reasoning_details, details, "reasoning_details go back entry by entry, unchanged");
     },
   };
-}
-
-/**
- * Output tokens as billed (docs: src/providers/openai-chat-stream.ts toUsage): completion_tokens,
- * plus reasoning the server left out of it, which total_tokens or an oversized reasoning count shows.
- */
-function billedOutput(usage: any): number {
-  if (usage.total_tokens > usage.prompt_tokens + usage.completion_tokens) return usage.total_tokens - usage.prompt_tokens;
-  if ((usage.reasoning_tokens ?? 0) > usage.completion_tokens) return usage.completion_tokens + usage.reasoning_tokens;
-  return usage.completion_tokens;
 }
 
 const ANTHROPIC_STOP: Record<string, string> = { end_turn: "stop", stop_sequence: "stop", tool_use: "tool_use", max_tokens: "length", pause_turn: "pause", refusal: "refusal" };
