@@ -11,10 +11,7 @@ import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.t
 import { cleanEnv, runCli } from "./helpers.ts";
 import { billedOutput, readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
 
-/** CLI runs at once: each replay is mostly waiting on a child process. */
-const CONCURRENCY = 4;
-
-/** Runs `body` against its own fake server (replays run concurrently), closed and checked afterwards. */
+/** Runs `body` against its own fake server, closed and checked afterwards. */
 async function withServer(script: ScriptStep[], body: (server: FakeLLM) => Promise<void>): Promise<void> {
   const server = await startFakeLLM(script);
   try {
@@ -178,7 +175,8 @@ function checkRun(name: string, run: any[], want: Expectation): void {
   assert.deepEqual(usage, want.usage, "usage");
 }
 
-describe("wire corpus replayed through the CLI", { concurrency: CONCURRENCY }, () => {
+// One at a time: the shared teardown (test/teardown.ts) ends a test's children after each test.
+describe("wire corpus replayed through the CLI", () => {
 for (const name of RECORDINGS) {
   const expected = EXPECTED[name]?.expected;
   const api = apiOf(name);
