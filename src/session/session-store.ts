@@ -2,7 +2,7 @@
 // line, so a crash (even `kill -9`) leaves complete lines and at most one torn last line,
 // which the reader skips. The file is created with the first entry: a chat opened and closed
 // without a prompt leaves nothing behind.
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "./session-entry.ts";
 
@@ -11,9 +11,19 @@ export function sessionPath(sessionsDir: string, id: string): string {
   return join(sessionsDir, `${id}.jsonl`);
 }
 
-/** Appends entries to one session file; `flush` makes what was written durable (fsync). */
+/**
+ * Appends entries to one session file; `flush` makes what was written durable (fsync).
+ * Each line is written synchronously, so once `append` returns the line survives the process
+ * being killed (it is in the kernel's page cache). Only the fsync, which protects against a
+ * power cut or a kernel crash, runs in the background: the next model request never waits for
+ * the disk. A power cut can therefore cost the lines written since the last fsync finished:
+ * about the last turn.
+ */
 export class SessionWriter {
   private fd: number | undefined;
+  /** An fsync is running in the background; `isSyncWanted`: lines were written since it started. */
+  private isSyncing = false;
+  private isSyncWanted = false;
 
   private constructor(
     readonly path: string,
@@ -44,11 +54,24 @@ export class SessionWriter {
     writeWhole(this.open(), `${JSON.stringify(entry)}\n`);
   }
 
-  /** Forces written lines to the disk (called at the end of every turn). */
+  /** Starts forcing written lines to the disk, without waiting (called at the end of every turn). */
   flush(): void {
-    if (this.fd !== undefined) fsyncSync(this.fd);
+    if (this.fd === undefined) return;
+    if (this.isSyncing) {
+      this.isSyncWanted = true; // one more when this one ends: it may have started before the latest lines
+      return;
+    }
+    this.isSyncing = true;
+    fsync(this.fd, () => {
+      // An error here (the file closed meanwhile) is harmless: close() syncs before closing.
+      this.isSyncing = false;
+      if (!this.isSyncWanted) return;
+      this.isSyncWanted = false;
+      this.flush();
+    });
   }
 
+  /** Syncs what is left, waiting for it, and closes the file. */
   close(): void {
     if (this.fd === undefined) return;
     fsyncSync(this.fd);
