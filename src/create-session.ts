@@ -17,7 +17,7 @@ import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
 import { createApprover, type AskApprovalFn } from "./permissions/approver.ts";
 import { PermissionSetupError, setupPermissions, type PermissionFlags } from "./permissions/setup-permissions.ts";
-import { resolveContextWindow } from "./providers/context-window.ts";
+import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { createProvider, type ProviderSettings } from "./providers/index.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import type { SessionData } from "./session/session-reader.ts";
@@ -100,14 +100,18 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
   const provider = await createProvider(settings);
   const windowOverride = options.contextWindow ?? windowFromEnv(env);
-  // Started now, awaited below: a local server may be probed for its window (context-window.ts).
-  // A local model knows its own window (loading it, which its first call would do anyway).
-  const contextWindow =
+  // Started now, never waited for by a new conversation: a local server may be probed for its
+  // window (context-window.ts), and a local model knows its own (loading it, which its first
+  // call does anyway). A resumed conversation may already be near the window, so it waits.
+  const window = liveContextWindow(
+    settings,
     windowOverride !== undefined
       ? Promise.resolve(windowOverride)
       : "contextWindow" in provider && typeof provider.contextWindow === "function"
         ? (provider.contextWindow as () => Promise<number>)().catch(() => resolveContextWindow(settings))
-        : resolveContextWindow(settings);
+        : undefined,
+  );
+  if (resumed) await window.known;
   // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
   const extensions = await loadExtensions({ cwd, env, warn: options.warn, extraServers: options.mcpServers });
   const tools = [...codingTools, ...extensions.tools];
@@ -130,7 +134,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       maxTurns: options.maxTurns,
       maxTokens: settings.maxTokens,
       retry: retryPolicyFrom(env),
-      context: { window: await contextWindow },
+      context: window.context,
       env: permissions.env,
       wrapCommand: permissions.wrapCommand,
       unwalked: permissions.unwalked,

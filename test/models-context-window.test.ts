@@ -7,6 +7,9 @@ import { after, test } from "node:test";
 import { resolveContextWindow } from "../src/providers/context-window.ts";
 import type { ProviderSettings } from "../src/providers/index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "../src/providers/model-info.ts";
+import { fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+
+const serve = fakeServerPerTest();
 
 interface Seen {
   method: string;
@@ -91,4 +94,14 @@ test("the table matches ids with vendor prefixes and Ollama tags", () => {
     ["unknown-model", undefined],
   ];
   assert.deepEqual(cases.map(([model]) => [model, lookupContextWindow(model)]), cases);
+});
+
+test("the CLI's first request does not wait for the window probes of a custom base URL", async () => {
+  const server = await serve([{ reply: { text: "hi" } }]);
+  server.windowProbeDelayMs = 1500; // a slow server, still inside the probe's 2 s limit
+  const result = await runCli([...fakeFlags(server), "-p", "hi"]);
+  assert.equal(result.stdout, "hi\n");
+  assert.deepEqual(server.windowProbes.sort(), ["GET /props", "POST /api/show"]);
+  assert.equal(server.windowProbesAnsweredAt.length, 2, "the probes were still asked, alongside");
+  assert.ok(server.requests[0].receivedAt < Math.min(...server.windowProbesAnsweredAt), "the first request came before the probes were answered");
 });

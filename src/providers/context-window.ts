@@ -11,6 +11,22 @@ const HOSTED_API = /(^|\.)(openai\.com|anthropic\.com|openrouter\.ai|deepseek\.c
 const probes = new Map<string, Promise<number | undefined>>();
 
 /**
+ * A context option for the loop that is usable at once: the window from config.json or the
+ * table now, replaced in place by `answer` (by default what resolveContextWindow finds, which
+ * may mean asking a local server) when it arrives. So the probe runs alongside the first
+ * request instead of before it; `known` settles when the answer is in. A fresh conversation is
+ * far below any window at its first request, and a server that turns out smaller than the
+ * guess is caught by the loop's overflow handling anyway.
+ */
+export function liveContextWindow(settings: ProviderSettings, answer: Promise<number> = resolveContextWindow(settings)): { context: { window: number }; known: Promise<void> } {
+  const context = { window: settings.contextWindow ?? lookupContextWindow(settings.model) ?? DEFAULT_CONTEXT_WINDOW };
+  const known = answer.then((window) => {
+    context.window = window;
+  });
+  return { context, known };
+}
+
+/**
  * The context window in tokens, from the first that knows: config.json (`contextWindow`), the
  * server itself (llama.cpp `GET /props`, Ollama `POST /api/show`; asked once, briefly, and only
  * for OpenAI-compatible servers that are not a known hosted API), the built-in table, a default.

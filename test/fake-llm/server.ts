@@ -78,6 +78,9 @@ export class FakeLLM {
   url = "";
   /** Context-window probes seen (`GET /props`, `POST /api/show`), answered 404 and not counted as requests. */
   readonly windowProbes: string[] = [];
+  /** How long the probes' answers take; when each was sent. */
+  windowProbeDelayMs = 0;
+  readonly windowProbesAnsweredAt: number[] = [];
   /** Model ids answered to `GET .../models` (OpenAI and Anthropic shape at once); unset = 404. */
   models: string[] | undefined;
 
@@ -119,6 +122,8 @@ export class FakeLLM {
     // says so as they would, and keeps the probes out of `requests` so scripts need not expect them.
     if (/\/(props|api\/show)$/.test(path)) {
       this.windowProbes.push(`${req.method} ${path}`);
+      if (this.windowProbeDelayMs > 0) await sleep(this.windowProbeDelayMs);
+      this.windowProbesAnsweredAt.push(now());
       return send(res, 404, { error: "not found" });
     }
     const format = FORMATS.find((entry) => entry.match.test(path))?.format;
