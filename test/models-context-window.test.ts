@@ -97,7 +97,8 @@ test("the table matches ids with vendor prefixes and Ollama tags", () => {
 });
 
 test("the CLI's first request does not wait for the window probes of a custom base URL", async () => {
-  const server = await serve([{ reply: { text: "hi" } }]);
+  // The reply takes seconds (a pause after each of its events), so the run outlives the probes' answers.
+  const server = await serve([{ reply: { text: "hi", delayMs: 1000 } }]);
   server.windowProbeDelayMs = 1500; // a slow server, still inside the probe's 2 s limit
   const result = await runCli([...fakeFlags(server), "-p", "hi"]);
   assert.equal(result.stdout, "hi\n");
