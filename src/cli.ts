@@ -30,6 +30,9 @@ Options:
                            workspace run too), all; rules in .harness/settings.json (see the README)
   --sandbox <on|off>       commands run in a sandbox (bubblewrap) where it works; on: require it
   --allow-network          let sandboxed commands use the network
+  --trust                  use this folder's project settings that run code or widen permissions
+                           (.harness/settings.json hooks and allow rules, .mcp.json servers) in this
+                           run; without it they need a trust you gave in chat or in your settings
   --output <format>        text (default), json, stream-json (events: docs/events.md)
   --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
   -c, --continue           continue the latest session in this directory

@@ -16,7 +16,8 @@ import { loadExtensions } from "./extensions.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
 import { createApprover, type AskApprovalFn } from "./permissions/approver.ts";
-import { PermissionSetupError, setupPermissions, type PermissionFlags } from "./permissions/setup-permissions.ts";
+import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
+import { PermissionSetupError, setupPermissions, withProjectRules, type PermissionFlags } from "./permissions/setup-permissions.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { createProvider, type ProviderSettings } from "./providers/index.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
@@ -49,6 +50,11 @@ export interface SessionOptions {
   takeQueuedMessages?: () => string[];
   /** At a terminal with no provider configured: offer the local model (the question and the note). */
   localOffer?: { ask(question: string): Promise<string | undefined>; write(text: string): void };
+  /**
+   * Folder trust for this folder's hooks, MCP servers and allow rules: `flag` is `--trust`;
+   * `ask` puts the question to a person (chat); without either, only a trust given before counts.
+   */
+  trust: { flag: boolean; ask?: (review: TrustReview) => Promise<boolean> };
   /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
   warn(message: string): void;
 }
@@ -96,8 +102,12 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = options;
   const settingsFor = await settingsResolver(options);
   const settings = settingsFor(resumed);
-  const permissions = setupPermissionsOrThrow(options);
+  let permissions = setupPermissionsOrThrow(options);
   for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
+  // The folder's hooks, MCP servers and allow rules only once it is trusted (permissions/folder-trust.ts).
+  const trust = await settleFolderTrust({ cwd, harnessHome: stateDir(env), home: permissions.policy.home, trustedFolders: permissions.trustedFolders, ...options.trust });
+  if (trust.report) options.warn(trust.report);
+  if (trust.isTrusted) permissions = withProjectRules(permissions);
   const provider = await createProvider(settings);
   const windowOverride = options.contextWindow ?? windowFromEnv(env);
   // Started now, never waited for by a new conversation: a local server may be probed for its
@@ -113,7 +123,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   );
   if (resumed) await window.known;
   // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
-  const extensions = await loadExtensions({ cwd, env, warn: options.warn, extraServers: options.mcpServers });
+  const extensions = await loadExtensions({ cwd, env, commandEnv: permissions.env, isProjectTrusted: trust.isTrusted, warn: options.warn, extraServers: options.mcpServers });
   const tools = [...codingTools, ...extensions.tools];
   const approve = createApprover({
     policy: permissions.policy,

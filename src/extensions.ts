@@ -1,11 +1,15 @@
 // What the user adds around the agent: command hooks (settings.json) and MCP servers'
 // tools (config.json, .mcp.json). Shared by the CLI and the ACP server; the MCP SDK is loaded
-// only when servers are configured.
+// only when servers are configured. A project's hooks and servers come only from a trusted
+// folder (permissions/folder-trust.ts), and none of them sees a credential it was not given.
+import { join } from "node:path";
 import { stateDir } from "./config.ts";
+import { redactText, secretValuesOf } from "./core/redact.ts";
 import type { Tool } from "./core/tool.ts";
 import { createCommandHooks, type CommandHooks } from "./hooks/command-hooks.ts";
-import { loadHooks, settingsPaths } from "./hooks/settings.ts";
-import { loadMcpServers, mcpConfigPaths, type McpServerConfig } from "./mcp/config.ts";
+import { loadHooks } from "./hooks/settings.ts";
+import { loadMcpServers, projectMcpFile, userMcpFile, type McpServerConfig } from "./mcp/config.ts";
+import { projectSettingsPaths } from "./permissions/settings.ts";
 
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
 export interface Extensions {
@@ -16,21 +20,33 @@ export interface Extensions {
 
 export interface ExtensionOptions {
   cwd: string;
+  /** The whole environment: `${VAR}` in the user's own config.json may name any variable. */
   env: NodeJS.ProcessEnv;
+  /**
+   * What hooks and MCP servers run with, and all that `${VAR}` in a project's .mcp.json may
+   * expand: the bash tool's environment, credentials removed except those the user passes through.
+   */
+  commandEnv: Record<string, string>;
+  /** Whether this folder's own hooks and MCP servers may run. */
+  isProjectTrusted: boolean;
   warn(message: string): void;
   /** Servers to add to the configured ones (an editor's, over ACP); same name replaces. */
   extraServers?: McpServerConfig[];
 }
 
 export async function loadExtensions(options: ExtensionOptions): Promise<Extensions> {
-  const { cwd, env, warn } = options;
+  const { cwd, env, commandEnv, isProjectTrusted } = options;
   const home = stateDir(env);
-  const hooks = createCommandHooks(loadHooks(settingsPaths(cwd, home), warn), { cwd, env, warn });
-  const configured = loadMcpServers(mcpConfigPaths(cwd, home), env, warn);
+  // A warning may quote a server's URL, headers or error text: keys never reach the terminal.
+  const secrets = secretValuesOf(env);
+  const warn = (message: string) => options.warn(redactText(message, secrets));
+  const hookFiles = [join(home, "settings.json"), ...(isProjectTrusted ? projectSettingsPaths(cwd, home) : [])];
+  const hooks = createCommandHooks(loadHooks(hookFiles, warn), { cwd, env: commandEnv, warn });
+  const configured = loadMcpServers([userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])], warn);
   const extra = options.extraServers ?? [];
   const servers = [...configured.filter((server) => !extra.some((e) => e.name === server.name)), ...extra];
   if (servers.length === 0) return { hooks, tools: [], close: async () => {} };
   const { connectMcpServers } = await import("./mcp/connect.ts");
-  const mcp = await connectMcpServers(servers, { cwd, warn });
+  const mcp = await connectMcpServers(servers, { cwd, env: commandEnv, warn });
   return { hooks, tools: mcp.tools, close: () => mcp.close() };
 }

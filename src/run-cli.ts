@@ -9,6 +9,7 @@ import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-i
 import type { SessionData } from "./session/session-reader.ts";
 import { isSessionError, loadChatHistory, loadResumeTarget } from "./stored-sessions.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
+import { createTrustQuestion } from "./ui/trust-question.ts";
 import { createLineReader, runChat, type LineReader } from "./ui/chat.ts";
 import { paletteFor } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
@@ -51,6 +52,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
     contextWindow: flags["context-window"],
     permissions: { approve: flags.yes ? "all" : flags.approve, sandbox: flags.sandbox, allowNetwork: flags["allow-network"] },
     localOffer: stdin.isTTY && stderr.isTTY ? { ask: (question: string) => askOnce(question, new AbortController().signal), write: (text: string) => stderr.write(text) } : undefined,
+    // At a terminal the folder-trust question is asked once, before the session starts; headless, --trust.
+    trust: { flag: Boolean(flags.trust), ask: stdin.isTTY ? createTrustQuestion({ ask: askOnce, colors, columns: stderr.columns || 80 }) : undefined },
     warn,
   };
   const terminalAsk = (ask: AskFn) => ({ ask: createTerminalAsk({ ask, colors, columns: stderr.columns || 80 }) });

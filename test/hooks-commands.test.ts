@@ -1,5 +1,6 @@
 // Command hooks from settings.json, through the built CLI: a hook that blocks, one that rewrites
-// arguments, one that hangs and is killed, and the session-level points.
+// arguments, one that hangs and is killed, and the session-level points. A project's hooks run
+// with --trust here; folder-trust-cli.test.ts covers what happens without it.
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +31,7 @@ test("a PreToolUse hook that exits 2 blocks the call; its stderr reaches the mod
   const cwd = tempDir();
   script(cwd, "block.sh", 'cat > pre-input.json\necho "touching files is not allowed here" >&2\nexit 2');
   settings(join(cwd, ".harness"), { PreToolUse: [{ matcher: "bash|write_file", hooks: [{ type: "command", command: "./block.sh" }] }] });
-  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "make a file"], { cwd });
+  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "make a file"], { cwd });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "blocked, fine\n");
   assert.equal(existsSync(join(cwd, "should-not-exist")), false);
@@ -84,7 +85,7 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
     Stop: [{ hooks: [{ type: "command", command: "./record.sh stop" }] }],
     Notification: [{ hooks: [{ type: "command", command: "true" }] }],
   });
-  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "run it"], { cwd });
+  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "run it"], { cwd });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "finished\n");
   assert.match(result.stderr, /ignoring hooks\.Notification/);
@@ -118,7 +119,7 @@ test("broken hook entries are reported and skipped; the valid ones still run", a
       "not a group",
     ],
   });
-  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "hi"], { cwd });
+  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "hi"], { cwd });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "still here\n");
   assert.match(result.stderr, /ignoring hooks\.PreToolUse\[0\] in .*: the matcher is not a valid regular expression/);

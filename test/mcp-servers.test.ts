@@ -54,7 +54,7 @@ test("MCP tools are offered as server__tool with their schemas and their results
     },
     { reply: { text: "all done" } },
   ]);
-  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "use the MCP tools"], { cwd, env });
+  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "use the MCP tools"], { cwd, env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "all done\n");
 
@@ -93,9 +93,9 @@ test("a tool error from the server is an error result the model sees, and stream
   assert.equal(toolResult(fake.requests[1], "bad"), end.content);
 });
 
-test("harness mcp list shows each server's tools and failures, exit 1 when one failed", async () => {
+test("harness mcp list shows each server's tools and failures, exit 1 when one failed; a project's servers only with trust", async () => {
   const { cwd, env } = setup();
-  const result = await runCli(["mcp", "list"], { cwd, env });
+  const result = await runCli(["mcp", "list", "--trust"], { cwd, env });
   assert.equal(result.code, 1);
   assert.match(result.stdout, /^everything: \d+ tools$/m);
   assert.match(result.stdout, /^ {2}everything__echo {2}Echoes back the input string$/m);
@@ -103,6 +103,10 @@ test("harness mcp list shows each server's tools and failures, exit 1 when one f
   assert.match(result.stdout, /^ {2}files__read_text_file /m);
   assert.match(result.stdout, /^broken: failed: .*ENOENT/m);
   assert.doesNotMatch(result.stdout, /^off/m);
+  const untrusted = await runCli(["mcp", "list"], { cwd, env });
+  assert.equal(untrusted.code, 0, "the project's broken server is not started in an untrusted folder");
+  assert.doesNotMatch(untrusted.stdout, /^broken/m);
+  assert.match(untrusted.stderr, /^harness mcp: this folder's project settings are not trusted: ignoring 1 MCP server from \.mcp\.json; run harness here to review them, or pass --trust$/m);
   const none = await runCli(["mcp", "list"], { cwd: tempDir() });
   assert.equal(none.code, 0);
   assert.match(none.stdout, /no MCP servers configured/);

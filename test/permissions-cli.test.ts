@@ -77,7 +77,7 @@ test("--approve edits: edits in the workspace run, a symlink out of it is denied
 });
 
 // An allow rule auto-approves a command only inside the sandbox (see the test without bwrap below).
-test("project rules: an allowed command runs headless; a deny rule wins over --yes, with its reason", { skip: needs("bwrap") }, async () => {
+test("project rules: a trusted project's allowed command runs headless; its deny rule wins over --yes without trust, with its reason", { skip: needs("bwrap") }, async () => {
   const fake = await serve([
     { reply: { toolCalls: [{ id: "a", name: "bash", arguments: { command: "echo allowed && echo twice" } }] } },
     { reply: { text: "ok" } },
@@ -88,7 +88,7 @@ test("project rules: an allowed command runs headless; a deny rule wins over --y
   mkdirSync(join(cwd, ".harness"));
   mkdirSync(join(cwd, "important"));
   writeFileSync(join(cwd, ".harness", "settings.json"), JSON.stringify({ permissions: { allow: ["bash(echo)"], deny: ["bash(rm -rf)"] } }));
-  const allowed = await runCli([...fakeFlags(fake), "-p", "go"], { cwd });
+  const allowed = await runCli([...fakeFlags(fake), "--trust", "-p", "go"], { cwd });
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.match(toolResults(fake, 1)[0], /^allowed\ntwice\n\[exit code: 0\]$/);
   const denied = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd });

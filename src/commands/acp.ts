@@ -15,11 +15,13 @@ import { findSessionByPrefix } from "../session/session-list.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import { VERSION } from "../version.ts";
 
-const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--max-turns <n>]
+const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--max-turns <n>] [--trust]
 
 Speaks the Agent Client Protocol (https://agentclientprotocol.com) on stdin and stdout, so an
 editor such as Zed can use harness as its agent. Provider settings are chosen as for a run.
 Commands and edits ask the editor for permission; hooks and MCP servers apply as in the CLI.
+A folder's own hooks, MCP servers and allow rules apply only once you trusted it (by running
+harness there once, or in trustedFolders of your settings.json), or with --trust for every folder.
 
 Zed (settings.json):
   "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
@@ -28,7 +30,7 @@ Zed (settings.json):
 export async function run(argv: string[]): Promise<number> {
   let flags;
   try {
-    ({ flags } = parseFlags(argv, [...PROVIDER_FLAGS, "help"]));
+    ({ flags } = parseFlags(argv, [...PROVIDER_FLAGS, "trust", "help"]));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`harness acp: ${error.message}\nTry 'harness acp --help'.\n`);
@@ -43,11 +45,11 @@ export async function run(argv: string[]): Promise<number> {
   const choice: ProviderChoice = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"] };
   const maxTurns = flags["max-turns"];
   const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  await serveAcp(stream, hostFor(choice, maxTurns, process.env));
+  await serveAcp(stream, hostFor(choice, maxTurns, Boolean(flags.trust), process.env));
   return 0;
 }
 
-function hostFor(choice: ProviderChoice, maxTurns: number | undefined, env: NodeJS.ProcessEnv): AcpHost {
+function hostFor(choice: ProviderChoice, maxTurns: number | undefined, trustFlag: boolean, env: NodeJS.ProcessEnv): AcpHost {
   /** Provider problems (no key, bad config) become the editor's error message for the request. */
   const open = async (cwd: string, mcpServers: McpServer[], approve: ApproveFn, resumed: SessionData | undefined): Promise<HostedSession> => {
     const session = await createSession({
@@ -59,6 +61,9 @@ function hostFor(choice: ProviderChoice, maxTurns: number | undefined, env: Node
       // The same sandbox, credential-free environment and rules as the CLI; the editor answers what the rules leave open.
       permissions: {},
       approval: { delegate: approve },
+      // An editor session cannot be asked about trust: as in a headless run, a trust given in a
+      // chat or in the user's settings counts, or --trust; otherwise one line in the editor's log.
+      trust: { flag: trustFlag },
       mcpServers: mcpServers.map(toServerConfig),
       warn: (message) => process.stderr.write(`harness: ${message}\n`),
     });

@@ -1,10 +1,9 @@
-// Reads the `hooks` key of the settings files, in the shape Claude Code uses:
+// Reads the `hooks` key of the settings files (the user's, and a trusted project's), in the shape Claude Code uses:
 //   {"hooks": {"PreToolUse": [{"matcher": "bash|write_file", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}}
 // Only `hooks` is read here; other keys (permissions, ...) belong to other modules. Parsing is
 // tolerant: a broken file or entry is reported and skipped, never fatal, so a typo in one hook
 // does not stop the harness.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 
 /** The points a command hook can attach to. */
@@ -27,11 +26,6 @@ export interface CommandHook {
 
 const commandSchema = z.object({ type: z.literal("command"), command: z.string().min(1), timeout: z.number().positive().optional() });
 const groupSchema = z.object({ matcher: z.string().optional(), hooks: z.array(z.unknown()) });
-
-/** The settings files that may declare hooks, user-wide first, then the project's. */
-export function settingsPaths(cwd: string, harnessHome: string): string[] {
-  return [join(harnessHome, "settings.json"), join(cwd, ".harness", "settings.json")];
-}
 
 /** All hooks of all files, in file order then declaration order (the order they run in). */
 export function loadHooks(paths: string[], warn: (message: string) => void): CommandHook[] {

@@ -1,9 +1,10 @@
 // MCP server declarations, in the `mcpServers` format other tools share (Claude Code, Cursor,
 // Claude Desktop): {"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers"}}}.
 // Read from `$HARNESS_HOME/config.json` (the user's servers) and `<cwd>/.mcp.json` (the
-// project's, Claude Code's file, so a repository set up for it works here too); a project
-// server replaces a user server of the same name. Only the `mcpServers` key is read. Broken
-// entries are reported and skipped: a bad server never stops the harness.
+// project's, Claude Code's file, so a repository set up for it works here too; only in a
+// trusted folder); a project server replaces a user server of the same name. Only the
+// `mcpServers` key is read. Broken entries are reported and skipped: a bad server never stops
+// the harness.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -42,19 +43,43 @@ const httpSchema = z.object({
   headers: z.record(z.string(), z.string()).default({}),
 });
 
-/** The files servers are read from, user-wide first (later files win on a name clash). */
-export function mcpConfigPaths(cwd: string, harnessHome: string): string[] {
-  return [join(harnessHome, "config.json"), join(cwd, ".mcp.json")];
+/** A file servers are read from, and what `${VAR}` in it may expand. */
+export interface McpConfigFile {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  /** Variables left out of `env` on purpose (credentials, for a project file): naming one is reported. */
+  withheld?: string[];
 }
 
-/** Every valid server of every file; `env` expands `${VAR}` and `${VAR:-default}` in strings. */
-export function loadMcpServers(paths: string[], env: NodeJS.ProcessEnv, warn: (message: string) => void): McpServerConfig[] {
+/** The user's servers, in `$HARNESS_HOME/config.json`: the user wrote them, so `${VAR}` may name any variable. */
+export function userMcpFile(harnessHome: string, env: NodeJS.ProcessEnv): McpConfigFile {
+  return { path: join(harnessHome, "config.json"), env };
+}
+
+/**
+ * The project's servers, in `<cwd>/.mcp.json` (Claude Code's file): `${VAR}` expands only from
+ * `commandEnv` (credentials removed), so a cloned repository cannot send a key anywhere.
+ */
+export function projectMcpFile(cwd: string, env: NodeJS.ProcessEnv, commandEnv: Record<string, string>): McpConfigFile {
+  return { path: join(cwd, ".mcp.json"), env: commandEnv, withheld: Object.keys(env).filter((name) => env[name] !== undefined && !(name in commandEnv)) };
+}
+
+/** Every valid server of every file, later files winning on a name clash; `${VAR}` and `${VAR:-default}` are expanded from each file's env. */
+export function loadMcpServers(files: McpConfigFile[], warn: (message: string) => void): McpServerConfig[] {
   const byName = new Map<string, McpServerConfig>();
-  for (const path of paths) for (const server of serversOfFile(path, env, warn)) byName.set(server.name, server);
+  for (const file of files) for (const server of serversOfFile(file, warn)) byName.set(server.name, server);
   return [...byName.values()];
 }
 
-function serversOfFile(path: string, env: NodeJS.ProcessEnv, warn: (message: string) => void): McpServerConfig[] {
+function serversOfFile(file: McpConfigFile, warn: (message: string) => void): McpServerConfig[] {
+  const { path } = file;
+  const reported = new Set<string>();
+  const expand = (text: string) =>
+    expandVariables(text, file, (name) => {
+      if (reported.has(name)) return;
+      reported.add(name);
+      warn(`\${${name}} in ${path} is not expanded: a project's files may not read credentials (name it in env.passthrough of your own settings.json to allow it)`);
+    });
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -86,7 +111,7 @@ function serversOfFile(path: string, env: NodeJS.ProcessEnv, warn: (message: str
         continue;
       }
       const { type, url, headers } = parsed.data;
-      found.push({ transport: type === "sse" ? "sse" : "http", name, url: expand(url, env), headers: mapValues(headers, (v) => expand(v, env)) });
+      found.push({ transport: type === "sse" ? "sse" : "http", name, url: expand(url), headers: mapValues(headers, expand) });
       continue;
     }
     const parsed = stdioSchema.safeParse(entry);
@@ -98,18 +123,21 @@ function serversOfFile(path: string, env: NodeJS.ProcessEnv, warn: (message: str
     found.push({
       transport: "stdio",
       name,
-      command: expand(command, env),
-      args: args.map((arg) => expand(arg, env)),
-      env: mapValues(serverEnv, (v) => expand(v, env)),
-      ...(cwd ? { cwd: expand(cwd, env) } : {}),
+      command: expand(command),
+      args: args.map(expand),
+      env: mapValues(serverEnv, expand),
+      ...(cwd ? { cwd: expand(cwd) } : {}),
     });
   }
   return found;
 }
 
-/** `${VAR}` and `${VAR:-default}`, as in Claude Code's .mcp.json; an unset variable becomes "". */
-function expand(text: string, env: NodeJS.ProcessEnv): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => env[name] || fallback || "");
+/** `${VAR}` and `${VAR:-default}`, as in Claude Code's .mcp.json; an unset or withheld variable becomes its default or "". */
+function expandVariables(text: string, file: McpConfigFile, onWithheld: (name: string) => void): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
+    if (file.withheld?.includes(name)) onWithheld(name);
+    return file.env[name] || fallback || "";
+  });
 }
 
 function mapValues(record: Record<string, string>, map: (value: string) => string): Record<string, string> {

@@ -33,9 +33,13 @@ export interface McpConnections {
   close(): Promise<void>;
 }
 
-export async function connectMcpServers(configs: McpServerConfig[], options: { cwd: string; warn(message: string): void; timeoutMs?: number }): Promise<McpConnections> {
+/**
+ * Starts every server. `env` is what local servers run with (the bash tool's environment,
+ * credentials removed), their own `env` entries on top.
+ */
+export async function connectMcpServers(configs: McpServerConfig[], options: { cwd: string; env: Record<string, string>; warn(message: string): void; timeoutMs?: number }): Promise<McpConnections> {
   const clients: Client[] = [];
-  const results = await Promise.all(configs.map((config) => connectOne(config, options.cwd, options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS)));
+  const results = await Promise.all(configs.map((config) => connectOne(config, options.cwd, options.env, options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS)));
   const tools: Tool[] = [];
   const servers: McpServerStatus[] = [];
   for (const [index, result] of results.entries()) {
@@ -73,13 +77,14 @@ export async function connectMcpServers(configs: McpServerConfig[], options: { c
   };
 }
 
-async function connectOne(config: McpServerConfig, cwd: string, timeoutMs: number): Promise<{ client: Client; tools: McpToolInfo[] } | { error: string }> {
+async function connectOne(config: McpServerConfig, cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ client: Client; tools: McpToolInfo[] } | { error: string }> {
+  if (config.transport !== "stdio" && !URL.canParse(config.url)) return { error: "its url is not a valid URL" };
   const client = new Client({ name: "harness", version: VERSION });
   let stderrTail = "";
   let transport: Transport;
   switch (config.transport) {
     case "stdio": {
-      const stdio = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd ?? cwd, stderr: "pipe" });
+      const stdio = new StdioClientTransport({ command: config.command, args: config.args, env: { ...env, ...config.env }, cwd: config.cwd ?? cwd, stderr: "pipe" });
       // A server's log lines are not ours to print; keep the end to explain a failure.
       stdio.stderr?.on("data", (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString("utf8")).slice(-MAX_STDERR_TAIL)));
       transport = stdio;
@@ -116,7 +121,17 @@ async function connectOne(config: McpServerConfig, cwd: string, timeoutMs: numbe
 }
 
 function hint(config: McpServerConfig): string {
-  return config.transport === "stdio" ? `; check that \`${[config.command, ...config.args].join(" ")}\` runs` : `; check that ${config.url} is reachable`;
+  return config.transport === "stdio" ? `; check that \`${[config.command, ...config.args].join(" ")}\` runs` : `; check that ${shownUrl(config.url)} is reachable`;
+}
+
+/** A server's URL as messages show it: without user, password and query, where keys tend to sit. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search ? "?…" : ""}`;
+  } catch {
+    return "(an invalid URL)";
+  }
 }
 
 function messageOf(error: unknown): string {

@@ -32,39 +32,52 @@ const SettingsFile = z.looseObject({
     .optional(),
   env: z
     .strictObject({
-      passthrough: z.array(z.string()).optional().describe("variables kept in the command environment although they look like credentials"),
+      passthrough: z.array(z.string()).optional().describe("variables kept in the environment of commands, hooks and MCP servers although they look like credentials"),
       strip: z.array(z.string()).optional().describe("more variables removed from it"),
     })
     .optional(),
+  trustedFolders: z.array(z.string()).optional().describe("folders whose project settings apply without asking (`~/src/app`, `~/work/**`); the user's file only"),
 });
 type SettingsFile = z.infer<typeof SettingsFile>;
 
 /** All settings files merged: rules add up; the user's file alone may loosen the sandbox. */
 export interface Settings {
+  /** The user's allow rules; a project's are in `projectAllow`, used only in a trusted folder. */
   allow: Rule[];
+  projectAllow: Rule[];
   deny: Rule[];
   /** Absent: not set anywhere (the default applies). */
   sandboxEnabled?: boolean;
   network?: boolean;
   passthrough: string[];
   strip: string[];
+  /** From the user's file: folders trusted without asking (folder-trust.ts). */
+  trustedFolders: string[];
   /** Files read, user's first. */
   files: string[];
   /** Settings that were ignored, each a sentence for stderr. */
   ignored: string[];
 }
 
+/** A project's settings files: `.harness/settings.json` from the repository root down to `cwd` (never the user's own). */
+export function projectSettingsPaths(cwd: string, harnessHome: string): string[] {
+  const userFile = path.join(harnessHome, "settings.json");
+  return foldersFromRoot(cwd)
+    .map((folder) => path.join(folder, ".harness", "settings.json"))
+    .filter((file) => file !== userFile);
+}
+
 /**
  * Reads and merges the settings files. A project file (which a cloned repository or the model
- * itself may have written) can add rules and tighten the sandbox, but it cannot turn the
- * sandbox or its network block off or pass credentials through: those lines are ignored with a
- * notice, because only the user may loosen the sandbox.
+ * itself may have written) can add deny rules and tighten the sandbox at once; its allow rules
+ * wait for folder trust (`projectAllow`); it cannot turn the sandbox or its network block off,
+ * pass credentials through or trust folders: those lines are ignored with a notice, because
+ * only the user may loosen the sandbox.
  */
 export function loadSettings(cwd: string, harnessHome: string): Settings {
-  const settings: Settings = { allow: [], deny: [], passthrough: [], strip: [], files: [], ignored: [] };
+  const settings: Settings = { allow: [], projectAllow: [], deny: [], passthrough: [], strip: [], trustedFolders: [], files: [], ignored: [] };
   const userFile = path.join(harnessHome, "settings.json");
-  const projectFiles = foldersFromRoot(cwd).map((folder) => path.join(folder, ".harness", "settings.json"));
-  for (const file of [userFile, ...projectFiles.filter((file) => file !== userFile)]) {
+  for (const file of [userFile, ...projectSettingsPaths(cwd, harnessHome)]) {
     const parsed = readSettingsFile(file);
     if (!parsed) continue;
     settings.files.push(file);
@@ -75,7 +88,7 @@ export function loadSettings(cwd: string, harnessHome: string): Settings {
         if (typeof rule === "string") throw new SettingsError(`${file}: permissions.${field}[${index}]: ${rule}`);
         return rule;
       });
-    settings.allow.push(...rules(parsed.permissions?.allow, "allow"));
+    (isUser ? settings.allow : settings.projectAllow).push(...rules(parsed.permissions?.allow, "allow"));
     settings.deny.push(...rules(parsed.permissions?.deny, "deny"));
     settings.strip.push(...(parsed.env?.strip ?? []));
     const { enabled, network } = parsed.sandbox ?? {};
@@ -83,12 +96,14 @@ export function loadSettings(cwd: string, harnessHome: string): Settings {
       settings.sandboxEnabled = enabled ?? settings.sandboxEnabled;
       settings.network = network ?? settings.network;
       settings.passthrough.push(...(parsed.env?.passthrough ?? []));
+      settings.trustedFolders.push(...(parsed.trustedFolders ?? []));
       continue;
     }
     if (enabled === false) settings.ignored.push(`${file}: sandbox.enabled false is ignored (only ${userFile} or --sandbox off can turn the sandbox off)`);
     if (network === true) settings.ignored.push(`${file}: sandbox.network true is ignored (only ${userFile} or --allow-network can allow the network)`);
     if (network === false) settings.network = false;
     if (parsed.env?.passthrough?.length) settings.ignored.push(`${file}: env.passthrough is ignored (only ${userFile} can pass credentials to commands)`);
+    if (parsed.trustedFolders?.length) settings.ignored.push(`${file}: trustedFolders is ignored (only ${userFile} can trust folders)`);
   }
   return settings;
 }

@@ -12,6 +12,7 @@ import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "./path-policy.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
+import type { Rule } from "./rules.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 
@@ -36,6 +37,10 @@ export interface PermissionSetup {
   secrets: string[];
   /** Lines for stderr: the sandbox is missing, or settings were ignored. */
   warnings: string[];
+  /** The project's allow rules, not in `policy` until the folder is trusted (withProjectRules). */
+  projectAllow: Rule[];
+  /** Folders the user's settings trust without asking (folder-trust.ts). */
+  trustedFolders: string[];
 }
 
 /**
@@ -114,7 +119,12 @@ export function setupPermissions(
     home: realOrSame(home),
   };
   const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
-  return { policy, env, wrapCommand, unwalked: [...hidden, ...SYSTEM_PATHS], secrets: secretValuesOf(where.env), warnings };
+  return { policy, env, wrapCommand, unwalked: [...hidden, ...SYSTEM_PATHS], secrets: secretValuesOf(where.env), warnings, projectAllow: settings.projectAllow, trustedFolders: settings.trustedFolders };
+}
+
+/** The setup of a trusted folder: its project's allow rules join the user's. */
+export function withProjectRules(setup: PermissionSetup): PermissionSetup {
+  return { ...setup, policy: { ...setup.policy, allow: [...setup.policy.allow, ...setup.projectAllow] }, projectAllow: [] };
 }
 
 /** Where services keep their unix sockets: the runtime folders (docker.sock, D-Bus, ssh-agent, systemd). */

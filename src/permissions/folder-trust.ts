@@ -1,0 +1,231 @@
+// Folder trust: a project's settings that run code or widen permissions (hooks and allow rules
+// in .harness/settings.json, MCP servers in .mcp.json) take effect only in a folder the user
+// trusts. A cloned repository must not run anything, or reach a key, just by being opened.
+//
+// Trusted means one of: `--trust` for this run; the folder named under `trustedFolders` in the
+// user's own $HARNESS_HOME/settings.json; or a "yes" to the question a chat asks, recorded in
+// $HARNESS_HOME/trusted-folders.json with a hash of every project settings file. When a file
+// changes (or one is added or removed), the record no longer holds: a chat asks again and shows
+// the diff; a headless run reports it and ignores the settings. What only narrows permissions
+// (deny rules, a tighter sandbox, env.strip) applies without trust.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { unifiedDiff } from "../tools/diff.ts";
+import { projectSettingsPaths } from "./settings.ts";
+
+/** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
+const MAX_PROJECT_FILE_BYTES = 256 * 1024;
+const RECORD_FILE = "trusted-folders.json";
+
+/** One project settings file as it is now. */
+export interface ProjectFile {
+  path: string;
+  /** As shown to the person: relative to the working directory. */
+  shown: string;
+  content: string;
+  sha256: string;
+}
+
+/** What a folder's project settings would do, for the question, the report and the record. */
+export interface TrustReview {
+  /** The real path of the working directory: what is trusted. */
+  folder: string;
+  files: ProjectFile[];
+  /** One line per hook, MCP server and allow rule (`hook PreToolUse bash: ./check.sh`), grouped by file. */
+  wouldRun: { file: string; items: string[] }[];
+  counts: { hooks: number; servers: number; allowRules: number };
+  /** Present when a recorded trust no longer holds: the change, as unified diffs. */
+  changed?: { diff: string; files: string[] };
+}
+
+/** The outcome for one run. */
+export interface FolderTrust {
+  isTrusted: boolean;
+  /** The one line for stderr when project settings are ignored. */
+  report?: string;
+}
+
+export interface TrustOptions {
+  cwd: string;
+  harnessHome: string;
+  home: string;
+  /** `--trust` was given. */
+  flag: boolean;
+  /** `trustedFolders` from the user's own settings.json. */
+  trustedFolders: string[];
+  /** Asks the person (chat); absent when nobody can answer. Resolves true for yes. */
+  ask?: (review: TrustReview) => Promise<boolean>;
+}
+
+/** Decides whether this run may use the folder's project settings, asking and recording when it can. */
+export async function settleFolderTrust(options: TrustOptions): Promise<FolderTrust> {
+  const review = reviewProjectSettings(options.cwd, options.harnessHome);
+  if (review.wouldRun.length === 0) return { isTrusted: false };
+  if (options.flag || isNamedByUser(review.folder, options.trustedFolders, options.home)) return { isTrusted: true };
+  const recorded = readRecords(options.harnessHome)[review.folder];
+  if (recorded && sameFiles(recorded.files, review.files)) return { isTrusted: true };
+  if (recorded) review.changed = changeSince(recorded.files, review.files);
+  if (options.ask && (await options.ask(review))) {
+    recordTrust(review, options.harnessHome);
+    return { isTrusted: true };
+  }
+  return { isTrusted: false, report: reportLine(review, Boolean(options.ask)) };
+}
+
+/** The project settings files of a folder and what they would run. */
+export function reviewProjectSettings(cwd: string, harnessHome: string): TrustReview {
+  const folder = realOrSame(cwd);
+  // The files the loaders read: settings.ts (rules, hooks) and mcp/config.ts (projectMcpFile).
+  const files = [...projectSettingsPaths(cwd, harnessHome), path.join(cwd, ".mcp.json")]
+    .filter((file) => existsSync(file))
+    .map((file) => readProjectFile(file, cwd));
+  const wouldRun: TrustReview["wouldRun"] = [];
+  const counts = { hooks: 0, servers: 0, allowRules: 0 };
+  for (const file of files) {
+    const items = describe(file, counts);
+    if (items.length > 0) wouldRun.push({ file: file.shown, items: items.map(printable) });
+  }
+  return { folder, files, wouldRun, counts };
+}
+
+function readProjectFile(file: string, cwd: string): ProjectFile {
+  let content: string;
+  try {
+    const stat = statSync(file);
+    content = !stat.isFile() ? "[not a regular file]" : stat.size > MAX_PROJECT_FILE_BYTES ? `[${stat.size} bytes: too large to review]` : readFileSync(file, "utf8");
+  } catch (error) {
+    content = `[unreadable: ${(error as NodeJS.ErrnoException).code ?? "error"}]`;
+  }
+  return { path: file, shown: path.relative(cwd, file) || file, content, sha256: createHash("sha256").update(content).digest("hex") };
+}
+
+/** The lines saying what a file would run; a file that is not valid JSON is one line (it could hold anything). */
+function describe(file: ProjectFile, counts: TrustReview["counts"]): string[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(file.content);
+  } catch {
+    return file.content.trim() ? ["(not valid JSON: not used, but its contents are what you would trust)"] : [];
+  }
+  const items: string[] = [];
+  const settings = (json ?? {}) as { hooks?: unknown; permissions?: { allow?: unknown }; mcpServers?: unknown };
+  for (const [event, groups] of entries(settings.hooks)) {
+    for (const group of Array.isArray(groups) ? groups : []) {
+      const matcher = typeof group?.matcher === "string" && group.matcher ? ` ${group.matcher}` : "";
+      for (const hook of Array.isArray(group?.hooks) ? group.hooks : []) {
+        if (typeof hook?.command !== "string") continue;
+        counts.hooks++;
+        items.push(`hook ${event}${matcher}: ${hook.command}`);
+      }
+    }
+  }
+  for (const rule of Array.isArray(settings.permissions?.allow) ? settings.permissions.allow : []) {
+    counts.allowRules++;
+    items.push(`allow ${String(rule)}`);
+  }
+  for (const [name, server] of entries(settings.mcpServers)) {
+    if (server?.disabled === true) continue;
+    counts.servers++;
+    const what = typeof server?.url === "string" ? server.url : [server?.command, ...(Array.isArray(server?.args) ? server.args : [])].join(" ");
+    items.push(`MCP server ${name}: ${what}`);
+  }
+  return items;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: walking untrusted JSON of any shape
+function entries(value: unknown): [string, any][] {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+}
+
+/** Whether the user's `trustedFolders` names this folder (`~/src/app`), or a folder above it with `/**`. */
+export function isNamedByUser(folder: string, trustedFolders: string[], home: string): boolean {
+  return trustedFolders.some((entry) => {
+    const isTree = entry.endsWith("/**");
+    const written = isTree ? entry.slice(0, -3) : entry;
+    const base = realOrSame(written === "~" || written.startsWith("~/") ? path.join(home, written.slice(1)) : written);
+    return folder === base || (isTree && folder.startsWith(`${base.replace(/\/$/, "")}/`));
+  });
+}
+
+interface RecordedFile {
+  path: string;
+  sha256: string;
+  content: string;
+}
+
+interface TrustRecord {
+  trustedAt: string;
+  files: RecordedFile[];
+}
+
+function recordPath(harnessHome: string): string {
+  return path.join(harnessHome, RECORD_FILE);
+}
+
+function readRecords(harnessHome: string): Record<string, TrustRecord> {
+  try {
+    const json = JSON.parse(readFileSync(recordPath(harnessHome), "utf8"));
+    return typeof json?.folders === "object" && json.folders !== null ? json.folders : {};
+  } catch {
+    return {}; // none yet, or broken: nothing is trusted, so the question comes again
+  }
+}
+
+/** Records a yes: the folder, with each file's hash and contents (to show what changed later). */
+export function recordTrust(review: TrustReview, harnessHome: string): void {
+  const folders = readRecords(harnessHome);
+  folders[review.folder] = { trustedAt: new Date().toISOString(), files: review.files.map(({ path, sha256, content }) => ({ path, sha256, content })) };
+  mkdirSync(harnessHome, { recursive: true });
+  const file = recordPath(harnessHome);
+  // Written whole and renamed into place, so a crash never leaves half a record.
+  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`, { mode: 0o600 });
+  renameSync(`${file}.${process.pid}.tmp`, file);
+}
+
+function sameFiles(recorded: RecordedFile[], current: ProjectFile[]): boolean {
+  return recorded.length === current.length && current.every((file) => recorded.some((old) => old.path === file.path && old.sha256 === file.sha256));
+}
+
+function changeSince(recorded: RecordedFile[], current: ProjectFile[]): { diff: string; files: string[] } {
+  const diffs: string[] = [];
+  const files: string[] = [];
+  for (const file of current) {
+    const old = recorded.find((candidate) => candidate.path === file.path);
+    if (old?.sha256 === file.sha256) continue;
+    files.push(file.shown);
+    diffs.push(unifiedDiff(old?.content, file.content, file.shown));
+  }
+  for (const old of recorded.filter((candidate) => !current.some((file) => file.path === candidate.path))) {
+    files.push(old.path);
+    diffs.push(unifiedDiff(old.content, "", old.path));
+  }
+  return { diff: printable(diffs.join("")), files };
+}
+
+/** The one line a run prints when it ignores project settings. */
+function reportLine(review: TrustReview, wasAsked: boolean): string {
+  const { hooks, servers, allowRules } = review.counts;
+  const what = [plural(hooks, "hook"), plural(servers, "MCP server"), plural(allowRules, "allow rule")].filter(Boolean).join(", ");
+  const files = review.wouldRun.map((entry) => entry.file).join(", ");
+  const why = review.changed ? `changed since you trusted this folder (${review.changed.files.join(", ")})` : "are not trusted";
+  const how = wasAsked ? "" : review.changed ? "; run harness here to review the change, or pass --trust" : "; run harness here to review them, or pass --trust";
+  return `this folder's project settings ${why}: ignoring ${what || "them"} from ${files}${how}`;
+}
+
+function plural(count: number, noun: string): string {
+  return count === 0 ? "" : `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** Project files are an attacker's text: control characters are shown as `\x1b`, never sent to the terminal. */
+function printable(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+function realOrSame(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
