@@ -3,14 +3,14 @@
 // questions answered by the client, a cancel, and a recorded session loaded in a new process.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { test } from "node:test";
 import { client as acpClient, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
 import { type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
-import { killAtTestEnd } from "./teardown.ts";
+import { killAtTestEnd, onTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
 /** A bound on waiting for the agent's first model request (it comes at once). */
@@ -161,4 +161,28 @@ test("a recorded session is loaded by id in a new process: history replayed, con
   assert.deepEqual(updatesOf(log, "tool_call").map((u) => [u.toolCallId, u.status]).sort(), [["call_bash", "completed"], ["call_read", "completed"], ["call_write", "completed"]]);
   const history = fake.requests[2].body.messages.map((m: { role: string }) => m.role);
   assert.deepEqual(history, ["system", "user", "assistant", "tool", "tool", "tool", "assistant", "user"]);
+});
+
+test("an editor session in an untrusted clone runs none of its hooks; trustedFolders in your settings lets them run", async () => {
+  const fake = await serve([]);
+  // The canary lives outside /tmp (the sandbox's private /tmp would hide it).
+  const home = mkdtempSync("/var/tmp/harness-acp-trust-");
+  onTestEnd(() => rmSync(home, { recursive: true, force: true }));
+  const cwd = join(home, "clone");
+  mkdirSync(join(cwd, ".harness"), { recursive: true });
+  writeFileSync(join(cwd, ".harness", "settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ran >> ${join(home, "hook-runs")}` }] }] } }));
+  const harnessHome = join(home, ".harness");
+  mkdirSync(harnessHome);
+  const openSession = async (ctx: ClientContext) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  };
+  const untrusted = await withEditor({ env: fakeEnv(fake, harnessHome), cwd, answer: () => "reject_once" }, openSession);
+  assert.equal(untrusted.code, 0, untrusted.stderr);
+  assert.equal(existsSync(join(home, "hook-runs")), false);
+  assert.match(untrusted.stderr, /^harness: this folder's project settings are not trusted: ignoring 1 hook from \.harness\/settings\.json; run harness here to review them, or pass --trust$/m);
+  writeFileSync(join(harnessHome, "settings.json"), JSON.stringify({ trustedFolders: [cwd] }));
+  const trusted = await withEditor({ env: fakeEnv(fake, harnessHome), cwd, answer: () => "reject_once" }, openSession);
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.equal(readFileSync(join(home, "hook-runs"), "utf8"), "ran\n");
 });

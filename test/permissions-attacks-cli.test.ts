@@ -4,20 +4,17 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import type { FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { onTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
-const homes: string[] = [];
-afterEach(() => {
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
-});
 
 /** A HOME under /var/tmp with your settings (rules) in it, and a project folder inside. */
 function canaryHome(settings: unknown) {
   const home = mkdtempSync("/var/tmp/harness-canary-");
-  homes.push(home);
+  onTestEnd(() => rmSync(home, { recursive: true, force: true }));
   const harnessHome = join(home, ".harness");
   mkdirSync(harnessHome);
   writeFileSync(join(harnessHome, "settings.json"), JSON.stringify(settings));
