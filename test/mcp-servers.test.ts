@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { type RecordedRequest } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { outsidePortableSubset } from "./portable-subset.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
@@ -80,6 +81,28 @@ test("MCP tools are offered as server__tool with their schemas and their results
 
   assert.equal(result.stderr.match(/MCP server "broken" is not available/g)?.length, 1, result.stderr);
   assert.match(result.stderr, /check that `\/nonexistent\/mcp-server --x` runs/);
+});
+
+test("every tool on the wire, built-in and MCP, is inside the portable subset, on both wire APIs", async () => {
+  const { cwd, env } = setup();
+  const fake = await serve([{ reply: { text: "ok" } }, { reply: { text: "ok" } }]);
+  const chat = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd, env });
+  assert.equal(chat.code, 0, chat.stderr);
+  const messages = await runCli(["--provider", "anthropic", "--base-url", fake.url, "--model", "claude-sonnet-4-5", "-p", "hi"], { cwd, env: { ...env, HARNESS_API_KEY: "k" } });
+  assert.equal(messages.code, 0, messages.stderr);
+
+  const offered: [string, unknown][] = [
+    ...fake.requests[0].body.tools.map((tool: { function: { name: string; parameters: unknown } }) => [`chat ${tool.function.name}`, tool.function.parameters]),
+    ...fake.requests[1].body.tools.map((tool: { name: string; input_schema: unknown }) => [`anthropic ${tool.name}`, tool.input_schema]),
+  ];
+  const names = offered.map(([name]) => name);
+  for (const api of ["chat", "anthropic"]) {
+    for (const tool of ["bash", "read_file", "everything__echo", "everything__get-sum", "files__read_text_file", "files__edit_file"]) assert.ok(names.includes(`${api} ${tool}`), `${api} ${tool} is offered`);
+  }
+  for (const [name, schema] of offered) assert.deepEqual(outsidePortableSubset(schema, name), []);
+  const wire = JSON.stringify([fake.requests[0].body.tools, fake.requests[1].body.tools]);
+  assert.doesNotMatch(wire, /"(exclusiveMinimum|exclusiveMaximum|\$schema|additionalProperties|\$ref|oneOf|allOf|const)":/);
+  assert.doesNotMatch(wire, /9007199254740991/);
 });
 
 test("a tool error from the server is an error result the model sees, and stream-json shows isError", async () => {

@@ -2,6 +2,7 @@
 import { assertNever, type AssistantMessage, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import { parseInput } from "./anthropic-stream.ts";
+import { portableSchema } from "./portable-schema.ts";
 
 /** One content block as the Messages API takes it. */
 type WireBlock = Record<string, unknown>;
@@ -43,7 +44,7 @@ export function toAnthropicRequest(request: ModelRequest, model: string, thinkin
     body.tools = request.tools.map((tool, index) => ({
       name: tool.name,
       description: tool.description,
-      input_schema: tool.parameters,
+      input_schema: portableSchema(tool.parameters), // Anthropic takes any schema; proxies to other models do not
       ...(index === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
     }));
   }

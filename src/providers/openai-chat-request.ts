@@ -2,6 +2,7 @@
 import { assertNever, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import type { OpenAICompat } from "./openai-compat.ts";
+import { portableSchema } from "./portable-schema.ts";
 
 type WireMessage = Record<string, unknown>;
 
@@ -14,9 +15,11 @@ export function toChatRequest(request: ModelRequest, model: string, compat: Open
   };
   if (compat.streamUsage) body.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
+    // Portable schemas: the same request works when the server behind the URL is Gemini's
+    // compatibility layer or a router. Strict mode is not used, so it needs nothing more here.
     body.tools = request.tools.map((tool) => ({
       type: "function",
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      function: { name: tool.name, description: tool.description, parameters: portableSchema(tool.parameters) },
     }));
   }
   if (request.maxTokens) body[compat.maxTokensField] = request.maxTokens;
