@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 import { onTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
@@ -27,7 +28,8 @@ function toolResult(fake: FakeLLM, id: string): string {
   return fake.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === id)?.content;
 }
 
-test("with only echo, cat and ls allowed, the ANSI-C and heredoc tricks are refused headless, not run", async () => {
+// Without bwrap allow rules stop auto-approving commands (permissions-cli.test.ts), so the allowed ones would not run.
+test("with only echo, cat and ls allowed, the ANSI-C and heredoc tricks are refused headless, not run", { skip: needs("bwrap") }, async () => {
   const { project, env } = canaryHome({ permissions: { allow: ["bash(echo)", "bash(cat)", "bash(ls)"] } });
   const attacks = {
     // bash reads `$'\''` as one quote, so `touch` is a command of its own; a naive splitter sees one quoted string.

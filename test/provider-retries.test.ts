@@ -109,7 +109,8 @@ test("a refused connection names its cause and is retried once, not four times",
 test("a server that is not an LLM API: its HTML error page in one line, said to be the wrong API, not retried", async () => {
   const page = `<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body>\n<h1>Not Found</h1>\n<p>The requested URL was not found on this server.</p>\n${"<p>padding</p>\n".repeat(50)}</body></html>\n`;
   const fake = await serve([{ raw: page, status: 404, contentType: "text/html" }]);
-  const result = await runCli([...fakeFlags(fake), "-p", "go"]);
+  // --sandbox off: the one stderr line counted below must not be the missing-bwrap warning on a machine without it.
+  const result = await runCli([...fakeFlags(fake), "--sandbox", "off", "-p", "go"]);
   assert.equal(result.code, 1);
   assert.equal(fake.requests.length, 1);
   assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
