@@ -1,7 +1,10 @@
-// npm run bench: the built CLI against the fake LLM server on 127.0.0.1. Prints start-up time
-// (process start to first request), the harness's own overhead per turn over a 100-step
-// trajectory of trivial bash calls, peak memory, and --version time; then a 500-turn session
-// under a 32k window (bench/long-session.ts) whose request sizes must stay bounded. Figures, not thresholds.
+// npm run bench: the built CLI against the fake LLM server on 127.0.0.1 at 0 ms latency.
+// Prints start-up time (process start to first request), --version time, the harness's own
+// time per step of a 20-step shell script (the `echo` included) with the sandbox on and off,
+// the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
+// (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
+// then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
+// stay bounded. Figures, not thresholds.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
@@ -9,7 +12,12 @@ import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
 
 const STARTUP_RUNS = 10;
-const TRAJECTORY_STEPS = 100;
+/** The issue's comparison: a 20-step shell script, run this many times per sandbox setting. */
+const SCRIPT_STEPS = 20;
+const SCRIPT_RUNS = 3;
+const LONG_STEPS = 500;
+const BLOCK = 100;
+const FLOOR_SPAWNS = 50;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -25,6 +33,8 @@ interface Run {
   startedAt: number;
   stdout: string;
   peakRssKb: number;
+  /** Peak RSS (VmHWM) as sampled over time: [when, kB]. */
+  peaks: [number, number][];
   code: number | null;
 }
 
@@ -35,10 +45,12 @@ function runCli(args: string[]): Promise<Run> {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let peakRssKb = 0;
+    const peaks: [number, number][] = [];
     const sample = () => {
       try {
         const match = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
         if (match) peakRssKb = Math.max(peakRssKb, Number(match[1]));
+        peaks.push([now(), peakRssKb]);
       } catch {
         // exited
       }
@@ -50,7 +62,7 @@ function runCli(args: string[]): Promise<Run> {
     });
     child.on("close", (code) => {
       clearInterval(timer);
-      resolve({ startedAt, stdout, peakRssKb, code });
+      resolve({ startedAt, stdout, peakRssKb, peaks, code });
     });
   });
 }
@@ -75,31 +87,61 @@ async function versionTimes(): Promise<number[]> {
   return times;
 }
 
-async function trajectory() {
-  const step: ScriptStep = { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } };
-  const server = await startFakeLLM([...Array.from({ length: TRAJECTORY_STEPS }, () => step), { reply: { text: "done" } }]);
-  const run = await runCli([...fakeFlags(server), "-y", "--max-turns", "1000", "--output", "stream-json", "-p", "go"]);
-  const toolTimes = run.stdout.trim().split("\n").map((line) => JSON.parse(line)).filter((e) => e.type === "tool_end").map((e) => e.durationMs as number);
-  const overheads: number[] = [];
-  for (let i = 0; i + 1 < server.requests.length; i++) {
-    const gap = server.requests[i + 1].receivedAt - (server.requests[i].answeredAt as number);
-    overheads.push(gap - toolTimes[i]);
-  }
-  const bytes = server.requests.map((r) => JSON.stringify(r.body).length);
+/** A script of `steps` bash calls of `command`, then an answer; own time per step is the gap between answering one request and receiving the next. */
+async function shellScript(steps: number, command: string, sandbox: "on" | "off") {
+  const step: ScriptStep = { reply: { toolCalls: [{ name: "bash", arguments: { command } }] } };
+  const server = await startFakeLLM([...Array.from({ length: steps }, () => step), { reply: { text: "done" } }]);
+  const run = await runCli([...fakeFlags(server), "-y", "--sandbox", sandbox, "--max-turns", String(steps + 10), "--output", "stream-json", "-p", "go"]);
+  const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const toolTimes = events.filter((e) => e.type === "tool_end").map((e) => e.durationMs as number);
+  const ownTimes: number[] = [];
+  for (let i = 0; i + 1 < server.requests.length; i++) ownTimes.push(server.requests[i + 1].receivedAt - (server.requests[i].answeredAt as number));
+  const peakAt = (request: number) => [...run.peaks].reverse().find(([when]) => when <= server.requests[request].receivedAt)?.[1] ?? 0;
+  const result = {
+    ownTimes,
+    overheads: ownTimes.map((own, i) => own - toolTimes[i]),
+    toolTimes,
+    peakRssKb: run.peakRssKb,
+    peakRssAt100Kb: server.requests.length > BLOCK ? peakAt(BLOCK) : run.peakRssKb,
+    code: run.code,
+    firstRequestBytes: JSON.stringify(server.requests[0].body).length,
+    lastRequestBytes: JSON.stringify(server.requests.at(-1)?.body).length,
+  };
   await server.close();
-  return { overheads, toolTimes, peakRssKb: run.peakRssKb, code: run.code, firstRequestBytes: bytes[0], lastRequestBytes: bytes.at(-1) as number };
+  return result;
+}
+
+/** The floor: `bash -c echo` spawned one after another from a fresh, tiny Node process. */
+function spawnFloor(): Promise<number[]> {
+  const program = `const { spawn } = require("node:child_process"); const times = [];
+    const next = () => { const t = performance.now(); spawn("bash", ["-c", "echo"], { stdio: ["ignore", "pipe", "pipe"] }).on("close", () => { times.push(performance.now() - t); if (times.length < ${FLOOR_SPAWNS}) next(); else console.log(JSON.stringify(times)); }); };
+    next();`;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["-e", program], { env: { PATH: process.env.PATH }, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.on("close", () => resolve(JSON.parse(out)));
+  });
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
 const start = await startup();
 const version = await versionTimes();
-const traj = await trajectory();
-const firstHalf = traj.overheads.slice(0, 50);
-const secondHalf = traj.overheads.slice(50);
 console.log(`start-up to first request: median ${fmt(median(start))}, min ${fmt(Math.min(...start))} (${STARTUP_RUNS} runs)`);
 console.log(`--version: median ${fmt(median(version))}`);
-console.log(`per-turn overhead (${traj.overheads.length} turns): median ${fmt(median(traj.overheads))}, p95 ${fmt(percentile(traj.overheads, 95))}; turns 1-50 median ${fmt(median(firstHalf))}, turns 51-100 median ${fmt(median(secondHalf))}`);
-console.log(`bash 'true' run time: median ${fmt(median(traj.toolTimes))}`);
-console.log(`peak RSS over the trajectory: ${(traj.peakRssKb / 1024).toFixed(1)} MB (exit ${traj.code})`);
-console.log(`first request body: ${traj.firstRequestBytes} bytes; last: ${traj.lastRequestBytes} bytes`);
+for (const sandbox of ["on", "off"] as const) {
+  const runs = [];
+  for (let i = 0; i < SCRIPT_RUNS; i++) runs.push(await shellScript(SCRIPT_STEPS, "echo step", sandbox));
+  const own = runs.flatMap((run) => run.ownTimes);
+  const echo = runs.flatMap((run) => run.toolTimes);
+  console.log(`own time per step, sandbox ${sandbox} (${SCRIPT_STEPS}-step script x ${SCRIPT_RUNS}, echo included): median ${fmt(median(own))}, p95 ${fmt(percentile(own, 95))}; the echo call itself ${fmt(median(echo))}; peak RSS ${mb(median(runs.map((run) => run.peakRssKb)))}`);
+}
+const floor = await spawnFloor();
+console.log(`spawn floor (bash -c echo from a tiny process, ${FLOOR_SPAWNS} spawns): median ${fmt(median(floor))}`);
+const long = await shellScript(LONG_STEPS, "echo step", "on");
+const blocks = Array.from({ length: Math.ceil(long.ownTimes.length / BLOCK) }, (_, i) => long.ownTimes.slice(i * BLOCK, (i + 1) * BLOCK));
+console.log(`own time per step over ${LONG_STEPS} steps (sandbox on), median per ${BLOCK}-step block: ${blocks.map((block) => fmt(median(block))).join(", ")}; without the command ${fmt(median(long.overheads))} (exit ${long.code})`);
+console.log(`peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`);
+console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
 reportLongSession(await longSession(), { median });
