@@ -4,13 +4,15 @@
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
-// stay bounded. Figures, not thresholds.
+// stay bounded. Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
+// another build (before/after comparisons); `--quick` leaves out the long session.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
 
+const cli = process.env.BENCH_CLI ?? CLI;
 const STARTUP_RUNS = 10;
 /** The issue's comparison: a 20-step shell script, run this many times per sandbox setting. */
 const SCRIPT_STEPS = 20;
@@ -42,7 +44,7 @@ interface Run {
 function runCli(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const startedAt = now();
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, ...args], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let peakRssKb = 0;
     const peaks: [number, number][] = [];
@@ -144,4 +146,4 @@ const blocks = Array.from({ length: Math.ceil(long.ownTimes.length / BLOCK) }, (
 console.log(`own time per step over ${LONG_STEPS} steps (sandbox on), median per ${BLOCK}-step block: ${blocks.map((block) => fmt(median(block))).join(", ")}; without the command ${fmt(median(long.overheads))} (exit ${long.code})`);
 console.log(`peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`);
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
-reportLongSession(await longSession(), { median });
+if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
