@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { paletteFor } from "../src/ui/colors.ts";
 import { fitColumns, foldOutput, renderDiff } from "../src/ui/diff-render.ts";
-import { unifiedDiff } from "../src/tools/diff.ts";
+import { unifiedDiff } from "../src/core/diff.ts";
 
 const tty = { isTTY: true } as NodeJS.WriteStream;
 const colors = paletteFor(tty, { TERM: "xterm-256color" });

@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { unifiedDiff } from "../tools/diff.ts";
+import { unifiedDiff } from "../core/diff.ts";
 import { projectSettingsPaths } from "./settings.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */

@@ -55,9 +55,3 @@ export async function realTarget(absolute: string): Promise<string> {
     }
   }
 }
-
-/** Whether `child` is `parent` or inside it (both already resolved). */
-export function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}

@@ -2,7 +2,8 @@
 // allow, deny (with the reason the model gets) or ask the person.
 import type { Tool } from "../core/tool.ts";
 import path from "node:path";
-import { isInside, pathsOfCall, realTarget } from "./path-policy.ts";
+import { isInside } from "../core/is-inside.ts";
+import { pathsOfCall, realTarget } from "./path-policy.ts";
 import { denyViews, unwrap } from "./command-views.ts";
 import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { protectedPart } from "./protected-paths.ts";

@@ -10,7 +10,7 @@ import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
 import type { SandboxPolicy, WrapCommand } from "../sandbox/sandbox-policy.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
-import { isInside } from "./path-policy.ts";
+import { isInside } from "../core/is-inside.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import type { Rule } from "./rules.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";

@@ -2,7 +2,7 @@
 // credentials and host sockets hidden, no capabilities, the network cut, and everything the
 // command starts dies with it.
 import { realpathSync } from "node:fs";
-import { isInside } from "../permissions/path-policy.ts";
+import { isInside } from "../core/is-inside.ts";
 import { kindOf } from "./file-kind.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { protectedMounts } from "./protected-entries.ts";

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
-import { unifiedDiff } from "./diff.ts";
+import { unifiedDiff } from "../core/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
 import { describeMissing, displayPath, replaceContent, resolvePath } from "./paths.ts";
