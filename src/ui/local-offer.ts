@@ -1,10 +1,10 @@
 // A first run with no key and no provider, at a terminal: offer the local model rather than
 // only an error. Headless runs get the error, which names `--provider local` among the choices.
-import type { ProviderSettings } from "../providers/index.ts";
 
 /** What the offer needs: how settings resolve now, and the terminal to ask on. */
 export interface LocalOfferOptions {
-  resolve: () => ProviderSettings;
+  /** Resolves the provider settings as they stand; throws when none are configured. */
+  resolve: () => unknown;
   isNoProvider: (error: unknown) => boolean;
   isTerminal: boolean;
   ask: (question: string) => Promise<string | undefined>;
