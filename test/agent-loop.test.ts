@@ -2,26 +2,24 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { z } from "zod";
 import { runAgent, type RunOptions } from "../src/core/agent.ts";
 import type { AgentEvent } from "../src/core/events.ts";
 import type { Message } from "../src/core/messages.ts";
 import { defineTool } from "../src/core/tool.ts";
 import { bash } from "../src/tools/bash.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { fakeOpenAIProvider, tempDir, drain } from "./helpers.ts";
+import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
+import { fakeOpenAIProvider, fakeServerPerTest, tempDir, drain } from "./helpers.ts";
 
+// Closed after each test even when it failed, then checked for protocol errors.
+const serve = fakeServerPerTest();
 let server: FakeLLM;
-afterEach(async () => {
-  assert.deepEqual(server.errors, [], "the fake server saw protocol errors");
-  await server.close();
-});
 
 const FAST_RETRY = { maxRetries: 3, baseDelayMs: 5 };
 
 async function run(script: ScriptStep[], options: Partial<RunOptions> = {}) {
-  server = await startFakeLLM(script);
+  server = await serve(script);
   const messages: Message[] = options.messages ?? [];
   const { events, result } = await drain(runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...options }));
   return { result, events, messages };
@@ -176,7 +174,8 @@ test("429 is retried after the server's retry-after, then succeeds", async () =>
   assert.equal(result.answer, "fine now");
   const retries = events.filter((e) => e.type === "retry");
   assert.equal(retries.length, 1);
-  assert.deepEqual(retries[0], { type: "retry", attempt: 1, delayMs: 50, error: retries[0].type === "retry" ? retries[0].error : "" });
+  assert.deepEqual(retries[0], { type: "retry", attempt: 1, delayMs: 50, error: `429 fake (${server.url}/v1): fake error 429` });
+  // A lower bound, which a loaded machine can only lengthen: the wait really happened.
   assert.ok(server.requests[1].receivedAt - server.requests[0].receivedAt >= 45);
 });
 
