@@ -138,8 +138,10 @@ test("SIGINT during a tool kills the command and exits 130", async () => {
     },
   });
   assert.equal(result.code, 130);
-  assert.ok(Date.now() - started < 25_000, "the sleep was killed, not waited for");
+  // The marker proves the command was killed (it never wrote "finished"). The time is a liveness
+  // bound only, far above a normal run, so a loaded machine cannot fail it.
   assert.equal(readFileSync(join(cwd, "marker"), "utf8"), "started\n");
+  assert.ok(Date.now() - started < 120_000, "the run ended");
 });
 
 test("AGENTS.md from the repository root down to the working directory reaches the system prompt", async () => {
