@@ -7,7 +7,7 @@ import { ConfigError, NoProviderError, resolveProvider, stateDir, type ProviderC
 import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
-import type { Usage } from "./core/messages.ts";
+import type { Usage, UserContent } from "./core/messages.ts";
 import { redactEvents } from "./core/redact.ts";
 import type { ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt } from "./core/system-prompt.ts";
@@ -83,7 +83,7 @@ export interface Session {
   /** The session file (it exists once the first entry is written). */
   readonly path: string;
   /** Runs one prompt; every event is redacted, then recorded, then yielded. */
-  run(prompt: string, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
+  run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
   /** Replies come from this model from now on. */

@@ -2,7 +2,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { callModelWithinContext, compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
-import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage } from "./messages.ts";
+import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage, type UserContent, type UserMessage } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
 import { EVENT_SCHEMA_VERSION } from "./event-schema.ts";
 import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
@@ -44,8 +44,8 @@ export interface AgentOptions extends ToolCallHooks {
 
 export interface RunOptions extends AgentOptions {
   messages: Message[];
-  /** A new user message to add before the first call; omit to continue the conversation as it is. */
-  prompt?: string;
+  /** A new user message to add before the first call (text, or parts with images); omit to continue the conversation as it is. */
+  prompt?: string | UserContent;
   signal?: AbortSignal;
 }
 
@@ -69,7 +69,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
   yield { type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: provider.name, model: provider.model, ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
   if (options.prompt !== undefined) {
-    const message = userMessage(options.prompt);
+    const message: UserMessage = typeof options.prompt === "string" ? userMessage(options.prompt) : { role: "user", content: options.prompt };
     messages.push(message);
     yield { type: "message", message };
   }
@@ -152,8 +152,8 @@ export class Agent {
   }
 
   /** Sends a prompt and streams the run's events. */
-  prompt(text: string, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult> {
-    return runAgent({ ...this.options, messages: this.messages, prompt: text, signal });
+  prompt(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult> {
+    return runAgent({ ...this.options, messages: this.messages, prompt, signal });
   }
 
   /** Continues without a new user message (e.g. after a resumed, interrupted turn). */

@@ -30,7 +30,7 @@ export const messageSchema = z
       model: z.string().optional(),
       providerData: z.record(z.string(), z.unknown()).optional(),
     }),
-    z.strictObject({ role: z.literal("tool"), toolCallId: z.string(), toolName: z.string(), content: z.string(), isError: z.boolean() }),
+    z.strictObject({ role: z.literal("tool"), toolCallId: z.string(), toolName: z.string(), content: z.string(), isError: z.boolean(), images: z.array(imagePart).optional() }),
   ])
   .describe("A message of the conversation");
 

@@ -7,7 +7,7 @@ export interface TextPart {
   text: string;
 }
 
-/** An image attached by the user (base64, as most APIs take it). */
+/** An image: attached by the user, or returned by a tool (base64, as most APIs take it). */
 export interface ImagePart {
   type: "image";
   mediaType: string;
@@ -39,8 +39,11 @@ export interface ToolCallPart {
 /** What the user said. */
 export interface UserMessage {
   role: "user";
-  content: Array<TextPart | ImagePart>;
+  content: UserContent;
 }
+
+/** A user message's parts: text, and images attached to it. */
+export type UserContent = Array<TextPart | ImagePart>;
 
 /** One complete reply of the model. */
 export interface AssistantMessage {
@@ -62,6 +65,8 @@ export interface ToolResultMessage {
   toolName: string;
   content: string;
   isError: boolean;
+  /** Images the tool returned (read_file on a picture); `content` says what they are in words. */
+  images?: ImagePart[];
 }
 
 /** Any message of the conversation. */

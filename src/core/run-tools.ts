@@ -78,6 +78,7 @@ export async function* runToolCalls(
       toolName: calls[index].name,
       content: output.content,
       isError: output.isError ?? false,
+      ...(output.images?.length ? { images: output.images } : {}),
     }),
   );
   for (const message of results) yield { type: "message", message };

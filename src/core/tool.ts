@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ImagePart } from "./messages.ts";
 import type { ToolSpec } from "./provider.ts";
 
 /**
@@ -42,6 +43,8 @@ export interface ToolOutput {
   summary?: string;
   /** A unified diff of what the call changed, for the terminal. */
   diff?: string;
+  /** Images for the model besides the text (read_file on a picture). */
+  images?: ImagePart[];
 }
 
 /** A tool: its schema and handler side by side, declared once. */
