@@ -13,6 +13,7 @@ import { createTrustQuestion } from "./ui/trust-question.ts";
 import { createLineReader, runChat, type LineReader } from "./ui/chat.ts";
 import { paletteFor } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
+import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
 import { readStreamInput, type StreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
@@ -23,10 +24,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const cwd = process.cwd();
   const colors = paletteFor(stderr, env);
 
-  let prompt = flags.print ?? (flags.positionals.length > 0 ? flags.positionals.join(" ") : undefined);
   const isStreamInput = flags.input === "stream-json";
-  const isChat = prompt === undefined && Boolean(stdin.isTTY) && !isStreamInput;
-  if (prompt === undefined && !isChat && !isStreamInput) prompt = await readAll(stdin);
+  const prompt = isStreamInput ? undefined : await oneShotPrompt({ print: flags.print, positionals: flags.positionals, stdin, cwd, notice: (text) => stderr.write(`harness: ${text}\n`) });
+  const isChat = prompt === undefined && !isStreamInput;
   if (!isChat && !isStreamInput && !prompt?.trim()) {
     stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
     return 2;
@@ -138,12 +138,6 @@ function statusSources(session: Session): StatusLineSources {
       return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;
     },
   };
-}
-
-async function readAll(stream: NodeJS.ReadStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** One question on the terminal during a one-shot run; the line editor lives only that long. */

@@ -45,7 +45,12 @@ function attachmentFor(mention: string, path: string): string | undefined {
   }
   if (buffer.includes(0)) return undefined; // binary
   const content = buffer.toString("utf8").replace(/\uFFFD$/, "");
-  const fence = "`".repeat(Math.max(3, ...[...content.matchAll(/`{3,}/g)].map((run) => run[0].length + 1)));
   const note = size > MAX_ATTACHMENT_BYTES ? `\n[attachment cut: the first ${MAX_ATTACHMENT_BYTES} of ${size} bytes; read_file shows the rest]` : "";
-  return `${mention}:\n${fence}\n${content}${content.endsWith("\n") ? "" : "\n"}${fence}${note}`;
+  return `${fencedBlock(mention, content)}${note}`;
+}
+
+/** `label:` and the content in a code fence longer than any backtick run inside it. */
+export function fencedBlock(label: string, content: string): string {
+  const fence = "`".repeat(Math.max(3, ...[...content.matchAll(/`{3,}/g)].map((run) => run[0].length + 1)));
+  return `${label}:\n${fence}\n${content}${content.endsWith("\n") ? "" : "\n"}${fence}`;
 }
