@@ -11,6 +11,7 @@ import { isSessionError, loadChatHistory, loadResumeTarget } from "./stored-sess
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createTrustQuestion } from "./ui/trust-question.ts";
 import { createLineReader, runChat, type LineReader } from "./ui/chat.ts";
+import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
@@ -99,6 +100,12 @@ export async function runCli(flags: CliFlags): Promise<number> {
     controller.abort();
   };
   process.on("SIGINT", onSigint);
+  // A reader that closed stdout (`| head -1`) wants no more: stop the run (its commands too) and end quietly.
+  let isOutputClosed = false;
+  onOutputClosed(stdout, () => {
+    isOutputClosed = true;
+    controller.abort();
+  });
   let code = 0;
   // The core knows no prices: the CLI adds `cost` to the final event (absent when the model's price is unknown).
   const priced = pricesFor(settings.model, settings.prices);
@@ -125,7 +132,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
   }
   process.off("SIGINT", onSigint);
   await session.close();
-  return code;
+  return isOutputClosed ? CLOSED_OUTPUT_EXIT : code;
 }
 
 /** The chat's status line: the window compaction uses (else the table's), configured or listed prices. */
