@@ -1,5 +1,6 @@
 // Wires configuration, provider, tools and a terminal mode together for one CLI invocation.
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
 import { SessionChatControls } from "./chat-controls.ts";
@@ -84,6 +85,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
       return await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
     } finally {
       await session.close();
+      // How to come back; nothing to come back to when no prompt was sent (the file appears with the first entry).
+      if (existsSync(session.path)) stderr.write(`${colors.dim(`resume with: harness -r ${session.id}`)}\n`);
     }
   }
 

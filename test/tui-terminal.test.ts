@@ -139,15 +139,15 @@ test("Tab completes slash commands and @file names; the mentioned file goes with
   assert.deepEqual(userTexts(fake.requests[0].body), ["summarise @notes-for-agent.txt \n\nnotes-for-agent.txt:\n```\nremember the milk\n```"]);
 });
 
-for (const key of ["C-c", "C-d"]) {
-  test(`Ctrl-C clears typed text; ${key} at the empty prompt ends the chat`, { skip: needs("tmux") }, async () => {
+for (const keys of [["C-c", "C-c"], ["C-d"]]) {
+  test(`Ctrl-C clears typed text; ${keys.join(" ")} at the empty prompt ends the chat`, { skip: needs("tmux") }, async () => {
     const { term } = await openChat([]);
     term.type("half a thought");
     await term.waitFor(/^> half a thought\s*$/m);
     term.send(["C-c"]);
     await term.waitFor(/^>\s*$/m, "the cleared prompt");
-    term.send([key]);
-    await term.waitFor(/^\[exit 0\]$/m, `the chat ending on ${key}`);
+    for (const key of keys) term.send([key]);
+    await term.waitFor(/^\[exit 0\]$/m, `the chat ending on ${keys.join(" ")}`);
   });
 }
 

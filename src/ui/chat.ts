@@ -85,28 +85,37 @@ export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" |
     },
     close: () => rl.close(),
   };
+  let isQuitArmed = false;
   rl.on("SIGINT", () => {
     if (reader.onInterrupt) return reader.onInterrupt();
-    if (rl.line === "") return rl.close();
+    if (rl.line === "") {
+      if (isQuitArmed) return rl.close();
+      isQuitArmed = true;
+      options.stdout.write("\npress Ctrl-C again to quit (or Ctrl-D, or /exit)\n");
+      return rl.prompt();
+    }
     // Ctrl-C with text typed clears the line, as shells do.
     (rl as unknown as { line: string }).line = "";
     rl.write("\n");
   });
+  rl.on("line", () => (isQuitArmed = false));
   return reader;
 }
 
 /**
  * The interactive chat: read a line, run the agent on it with replies streaming, repeat.
- * An empty line or Ctrl-D quits; Ctrl-C interrupts a running turn and keeps the session.
+ * `/exit`, Ctrl-D or Ctrl-C twice at the empty prompt quit (an empty line does nothing, as at a
+ * shell prompt); Ctrl-C interrupts a running turn and keeps the session.
  */
 export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
   const { colors } = options;
   const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
-  options.stderr.write(colors.dim(`harness · ${options.title()} · empty line or Ctrl-D quits\n`));
+  options.stderr.write(colors.dim(`harness · ${options.title()} · /exit or Ctrl-D quits · /help\n`));
   const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
     const line = await reader.ask(colors.bold("> "));
-    if (line === undefined || line.trim() === "") break;
+    if (line === undefined) break;
+    if (line.trim() === "") continue;
     options.onInput?.(line);
     const command = options.runCommand?.(line);
     if (command) {

@@ -61,6 +61,8 @@ export class LineEditor implements LineReader {
   private typeAhead = "";
   /** Lines entered while a turn ran, waiting for the next step boundary. */
   private queue: string[] = [];
+  /** Ctrl-C was pressed at the empty prompt: a second one quits. */
+  private isQuitArmed = false;
   private wasInterrupted = false;
   private pendingEnter: NodeJS.Timeout | undefined;
   /** Terminal width when the input was last drawn. */
@@ -163,6 +165,7 @@ export class LineEditor implements LineReader {
 
   private handleKey(key: Key): void {
     if (!this.active) return this.handleBusyKey(key);
+    if (key.name !== "ctrl-c") this.isQuitArmed = false;
     if (this.search) return this.handleSearchKey(key);
     switch (key.name) {
       case "text":
@@ -176,14 +179,17 @@ export class LineEditor implements LineReader {
           this.cursor--;
           return this.insert("\n");
         }
+        if (this.buffer.trim() === "" && this.active.isChatPrompt) return; // nothing to send
         return this.submit();
       case "escape":
         if (this.onInterrupt) this.interrupt();
         return;
       case "ctrl-c":
         if (this.onInterrupt) return this.interrupt();
-        if (this.buffer === "") return this.close();
-        return this.replaceBuffer("");
+        if (this.buffer !== "") return this.replaceBuffer("");
+        if (this.isQuitArmed) return this.close();
+        this.isQuitArmed = true;
+        return this.note("press Ctrl-C again to quit (or Ctrl-D, or /exit)");
       case "ctrl-d":
         if (this.buffer === "" && this.active.isChatPrompt) return this.close();
         return this.edit(this.buffer.slice(0, this.cursor) + this.buffer.slice(this.cursor + 1), this.cursor);
@@ -269,6 +275,14 @@ export class LineEditor implements LineReader {
       default:
         return; // editing keys have nothing to edit while the agent works
     }
+  }
+
+  /** A dim line above the input; the input is drawn again below it. */
+  private note(text: string): void {
+    this.moveTo(this.buffer.length);
+    this.options.stdout.write(`\r\n${this.options.colors.dim(text)}\r\n`);
+    this.cursorRow = 0;
+    this.render();
   }
 
   private handleSearchKey(key: Key): void {

@@ -82,7 +82,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       say(`wrote ${controls.exportSession(format, file)}`);
     },
   },
-  exit: { usage: "/exit", help: "leave the chat (also: an empty line or Ctrl-D)", run: () => "exit" },
+  exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };
 
 /** `/word ...` is a command; `/usr/bin/x is broken` (a path) is a prompt. */

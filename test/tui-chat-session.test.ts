@@ -1,0 +1,56 @@
+// Whole chats in a real terminal (tmux) against the fake LLM server: quitting and coming back,
+// input typed while the agent works, and a realistic session from first prompt to /exit.
+import assert from "node:assert/strict";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+
+const PROMPT = /^>\s*$/m;
+const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
+/** A command that runs until the test creates `go` in the working folder. */
+const WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo went";
+
+let server: FakeLLM | undefined;
+let terminal: TmuxTerminal | undefined;
+afterEach(async () => {
+  terminal?.kill();
+  terminal = undefined;
+  const current = server;
+  server = undefined;
+  if (!current) return;
+  await current.close();
+  assert.deepEqual(current.errors, []);
+});
+
+async function openChat(script: ScriptStep[], args: string[] = []) {
+  server = await startFakeLLM(script);
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  terminal = TmuxTerminal.start({ args: [...args, ...fakeFlags(server)], cwd, env: { TERM: "xterm-256color", HARNESS_HOME: home } });
+  await terminal.waitFor(PROMPT, "the first prompt");
+  return { fake: server, term: terminal, cwd, sessionIds: () => readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl")).map((name) => name.slice(0, -".jsonl".length)) };
+}
+
+function userTexts(body: any): string[] {
+  return body.messages.filter((message: any) => message.role === "user").map((message: any) => message.content);
+}
+
+test("an empty Enter does nothing; Ctrl-C at the empty prompt says how to quit, a second quits with the resume hint", { skip: needs("tmux") }, async () => {
+  const { fake, term, sessionIds } = await openChat([{ reply: { text: "hello there" } }]);
+  term.type("hi");
+  term.send(["Enter"]);
+  await term.waitFor(/hello there/);
+  await term.waitFor(/session \d+ in.*\n>\s*$/, "the prompt after the answer");
+  term.send(["Enter"]);
+  term.send(["C-c"]);
+  await term.waitFor(/^press Ctrl-C again to quit \(or Ctrl-D, or \/exit\)$/m, "the quit hint");
+  term.send(["C-c"]);
+  const screen = await term.waitFor(/^\[exit 0\]$/m, "the chat ending");
+  const [id] = sessionIds();
+  assert.match(screen, new RegExp(`^resume with: harness -r ${id}$`, "m"));
+  assert.equal(fake.requests.length, 1, "the empty Enter sent nothing");
+});
