@@ -54,3 +54,37 @@ test("an empty Enter does nothing; Ctrl-C at the empty prompt says how to quit, 
   assert.match(screen, new RegExp(`^resume with: harness -r ${id}$`, "m"));
   assert.equal(fake.requests.length, 1, "the empty Enter sent nothing");
 });
+
+test("a slash command typed while the agent works waits for the turn's end and never reaches the model", { skip: needs("tmux") }, async () => {
+  const { fake, term, cwd } = await openChat([{ reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } }, { reply: { text: "finished the work" } }], ["-y"]);
+  term.type("start");
+  term.send(["Enter"]);
+  await term.waitFor(/bash> while/);
+  term.type("/model");
+  term.send(["Enter"]);
+  await term.waitFor(/^queued: \/model \(runs when the agent is done\)$/m);
+  writeFileSync(join(cwd, "go"), "");
+  const screen = await term.waitFor(/finished the work[\s\S]*using openai · fake-model/, "the command run after the turn");
+  assert.doesNotMatch(screen, /unknown command/);
+  assert.equal(fake.requests.length, 2);
+  assert.deepEqual(userTexts(fake.requests[1].body), ["start"]);
+});
+
+test("Enter for text typed before an approval question appeared queues that text; it does not answer the question", { skip: needs("tmux") }, async () => {
+  const { fake, term } = await openChat([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "echo checked" } }], delayMs: 400 } }, { reply: { text: "checked both" } }]);
+  term.type("check it");
+  term.send(["Enter"]);
+  await term.waitFor(/thinking \d+s/, "the spinner");
+  term.type("check the docs too");
+  await term.waitFor(APPROVAL_LINE, "the approval question");
+  term.send(["Enter"]);
+  await term.waitFor(/^queued: check the docs too/m);
+  await term.waitFor(APPROVAL_LINE, "the question, still asked");
+  term.type("y");
+  term.send(["Enter"]);
+  await term.waitFor(/checked both/);
+  const tail = fake.requests[1].body.messages.slice(-2);
+  assert.equal(tail[0].role, "tool");
+  assert.match(tail[0].content, /^checked/);
+  assert.deepEqual(tail[1], { role: "user", content: "check the docs too" });
+});

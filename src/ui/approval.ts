@@ -15,7 +15,8 @@ export interface TerminalAskOptions {
 /**
  * Approval questions on the terminal: the call, why it asks, the diff of an edit, then
  * yes / no (or type a reason, which the model gets) / always (the rule it would add is shown).
- * An empty answer is a no, so a stray Enter never runs anything.
+ * An empty answer is a no, so a stray Enter never runs anything (the chat's line editor does not
+ * even send one: an Enter there queues what was typed before the question appeared).
  */
 export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
   const { colors } = options;

@@ -6,6 +6,7 @@ import type { LineReader } from "./chat.ts";
 import type { Palette } from "./colors.ts";
 import { commonPrefix, completeInput } from "./completion.ts";
 import { KeyParser, type Key } from "./keys.ts";
+import { isSlashCommand } from "./slash-commands.ts";
 import { visibleWidth } from "./text-width.ts";
 
 /** Entries kept for the arrows and Ctrl-R. */
@@ -61,6 +62,8 @@ export class LineEditor implements LineReader {
   private typeAhead = "";
   /** Lines entered while a turn ran, waiting for the next step boundary. */
   private queue: string[] = [];
+  /** Slash commands entered while a turn ran: they are for the chat, not the model, so they wait for the turn's end. */
+  private queuedCommands: string[] = [];
   /** Ctrl-C was pressed at the empty prompt: a second one quits. */
   private isQuitArmed = false;
   private wasInterrupted = false;
@@ -102,10 +105,11 @@ export class LineEditor implements LineReader {
       this.active = { prompt, isChatPrompt, resolve: settle };
       this.buffer = "";
       if (isChatPrompt) {
-        const queued = this.queue.join("\n\n");
-        this.queue = [];
+        const command = this.queue.length === 0 ? this.queuedCommands.shift() : undefined;
+        const queued = command ?? this.queue.join("\n\n");
+        if (!command) this.queue = [];
         this.buffer = queued || this.typeAhead;
-        this.typeAhead = "";
+        if (!command) this.typeAhead = "";
         // Lines queued during a turn that ended on its own are sent now; after an interrupt they
         // wait in the input, so Enter sends them (Esc then Enter = send at once).
         if (queued && !this.wasInterrupted) return void this.submit();
@@ -179,7 +183,7 @@ export class LineEditor implements LineReader {
           this.cursor--;
           return this.insert("\n");
         }
-        if (this.buffer.trim() === "" && this.active.isChatPrompt) return; // nothing to send
+        if (this.buffer.trim() === "") return this.enterOnEmpty();
         return this.submit();
       case "escape":
         if (this.onInterrupt) this.interrupt();
@@ -259,16 +263,8 @@ export class LineEditor implements LineReader {
       case "backspace":
         this.typeAhead = this.typeAhead.slice(0, -1);
         return;
-      case "enter": {
-        const text = this.typeAhead.trim();
-        this.typeAhead = "";
-        if (!text) return;
-        this.queue.push(text);
-        this.addToHistory(text);
-        const preview = text.split("\n")[0].slice(0, 40);
-        this.options.stdout.write(`\r\x1b[2K${this.options.colors.dim(`queued: ${preview} (sent after the running step; Esc then Enter sends it now)`)}\r\n`);
-        return;
-      }
+      case "enter":
+        return this.queueTypeAhead();
       case "escape":
       case "ctrl-c":
         return this.interrupt();
@@ -277,10 +273,33 @@ export class LineEditor implements LineReader {
     }
   }
 
-  /** A dim line above the input; the input is drawn again below it. */
+  /** Enter with nothing typed: nothing to send. At a question, text typed before it appeared is queued (that Enter was meant for it). */
+  private enterOnEmpty(): void {
+    if (!this.active?.isChatPrompt) this.queueTypeAhead();
+  }
+
+  /** A line typed while the agent works: a message for its next step, or a slash command for when it is done. */
+  private queueTypeAhead(): void {
+    const text = this.typeAhead.trim();
+    this.typeAhead = "";
+    if (!text) return;
+    this.addToHistory(text);
+    const preview = text.split("\n")[0].slice(0, 40);
+    if (isSlashCommand(text)) {
+      this.queuedCommands.push(text);
+      return this.note(`queued: ${preview} (runs when the agent is done)`);
+    }
+    this.queue.push(text);
+    this.note(`queued: ${preview} (sent after the running step; Esc then Enter sends it now)`);
+  }
+
+  /** A dim line above the input (or on its own while the agent works); the input is drawn again below it. */
   private note(text: string): void {
-    this.moveTo(this.buffer.length);
-    this.options.stdout.write(`\r\n${this.options.colors.dim(text)}\r\n`);
+    if (this.active) {
+      this.moveTo(this.buffer.length);
+      this.options.stdout.write("\r\n");
+    }
+    this.options.stdout.write(`\r\x1b[2K${this.options.colors.dim(text)}\r\n`);
     this.cursorRow = 0;
     this.render();
   }
