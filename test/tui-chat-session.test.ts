@@ -88,3 +88,50 @@ test("Enter for text typed before an approval question appeared queues that text
   assert.match(tail[0].content, /^checked/);
   assert.deepEqual(tail[1], { role: "user", content: "check the docs too" });
 });
+
+test("a realistic session: tool calls without text, a denial with a reason, a queued message, /exit with the resume hint", { skip: needs("tmux") }, async () => {
+  const { fake, term, cwd, sessionIds } = await openChat([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "ls" } }] } },
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } },
+    { reply: { toolCalls: [{ name: "write_file", arguments: { path: "NOTES.md", content: "# Notes\n" } }] } },
+    { reply: { text: "Listed the files and waited; the notes were not written, as you asked." } },
+  ]);
+  writeFileSync(join(cwd, "README.md"), "# Project\n");
+  term.type("tidy the project");
+  term.send(["Enter"]);
+
+  await term.waitFor(/^allow\? bash> ls$/m, "the first question");
+  term.type("y");
+  term.send(["Enter"]);
+
+  await term.waitFor(/^allow\? bash> while/m, "the second question");
+  term.type("y");
+  term.send(["Enter"]);
+  await term.waitFor(/bash> while/);
+  term.type("also update the README");
+  term.send(["Enter"]);
+  await term.waitFor(/^queued: also update the README/m);
+  writeFileSync(join(cwd, "go"), "");
+
+  await term.waitFor(/^allow\? write NOTES\.md/m, "the write's question");
+  await term.waitFor(APPROVAL_LINE);
+  term.type("not now, just report");
+  term.send(["Enter"]);
+
+  await term.waitFor(/the notes were not written, as you asked/);
+  await term.waitFor(/session \d+ in.*\n>\s*$/, "the prompt after the answer");
+  term.type("/exit");
+  term.send(["Enter"]);
+  const screen = await term.waitFor(/^\[exit 0\]$/m, "the chat ending");
+
+  const [id] = sessionIds();
+  assert.match(screen, new RegExp(`^resume with: harness -r ${id}$`, "m"));
+  assert.doesNotMatch(screen, /thinking \d+sallow|MaxListeners/);
+  assert.equal(fake.requests.length, 4);
+  const afterWait = fake.requests[2].body.messages.slice(-2);
+  assert.match(afterWait[0].content, /went/);
+  assert.deepEqual(afterWait[1], { role: "user", content: "also update the README" });
+  const refusal = fake.requests[3].body.messages.at(-1);
+  assert.equal(refusal.role, "tool");
+  assert.match(refusal.content, /did not allow this tool call\. The user said: not now, just report/);
+});
