@@ -1,6 +1,7 @@
 // Every command-line flag, defined once: a zod schema that checks and coerces its value, and its
 // one-letter form. The CLI, `harness acp` and `harness batch` each pick the flags they take from
 // this table, so a flag means the same everywhere; adding one is one line here (and one in --help).
+import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
@@ -24,6 +25,36 @@ const text = z.string();
 const toggle = z.boolean();
 /** A whole number of at least 1, given as digits: `takes` completes the error (`--max-turns takes ...`). */
 const positiveInteger = (takes: string) => z.string().regex(/^[1-9]\d*$/, takes).transform(Number);
+/** A prompt file read by `@file` larger than this is refused: it would be paid on every request. */
+const MAX_PROMPT_FILE_BYTES = 256 * 1024;
+/**
+ * Text, or `@file` for a file's contents. The path is relative to the directory the command was
+ * typed in (where the shell completed it), also with --cwd.
+ */
+const textOrFile = z.string().transform((value, context) => {
+  if (!value.startsWith("@")) return value;
+  const file = value.slice(1);
+  try {
+    const size = statSync(file).size;
+    if (size > MAX_PROMPT_FILE_BYTES) throw new Error(`${size} bytes, more than ${MAX_PROMPT_FILE_BYTES}`);
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (code ?? (error as Error).message);
+    context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
+    return z.NEVER;
+  }
+});
+/** An existing directory (`--cwd`). */
+const directory = z.string().superRefine((value, context) => {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(value).isDirectory();
+  } catch {
+    // missing or unreadable: not a directory we can work in
+  }
+  if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
+});
 /** One of a fixed list of words. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
 
@@ -43,6 +74,9 @@ export const FLAGS = {
   trust: { schema: toggle },
   output: { schema: oneOf(OUTPUT_FORMATS) },
   input: { schema: oneOf(["stream-json"]) },
+  "system-prompt": { schema: textOrFile },
+  "append-system-prompt": { schema: textOrFile },
+  cwd: { schema: directory },
   continue: { schema: toggle, short: "c" },
   resume: { schema: text, short: "r" },
   help: { schema: toggle, short: "h" },
@@ -77,6 +111,9 @@ export const RUN_FLAGS = [
   "trust",
   "output",
   "input",
+  "system-prompt",
+  "append-system-prompt",
+  "cwd",
   "continue",
   "resume",
   "help",

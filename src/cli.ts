@@ -33,6 +33,10 @@ Options:
   --trust                  use this folder's project settings that run code or widen permissions
                            (.harness/settings.json hooks and allow rules, .mcp.json servers) in this
                            run; without it they need a trust you gave in chat or in your settings
+  --system-prompt <text|@file>   replace harness's own system prompt (AGENTS.md and the
+                           working directory stay); @file reads a file
+  --append-system-prompt <text|@file>   add to the end of the system prompt
+  --cwd <dir>              work in that directory, as if harness were started there
   --output <format>        text (default), json, stream-json (events: docs/events.md)
   --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
   -c, --continue           continue the latest session in this directory

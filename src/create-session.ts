@@ -10,7 +10,7 @@ import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { Usage, UserContent } from "./core/messages.ts";
 import { redactEvents } from "./core/redact.ts";
 import type { ApproveFn } from "./core/run-tools.ts";
-import { buildSystemPrompt } from "./core/system-prompt.ts";
+import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import type { Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
@@ -36,6 +36,8 @@ export interface SessionOptions {
   /** The stored session to continue; absent for a new one. */
   resumed?: SessionData;
   maxTurns?: number;
+  /** `--system-prompt` and `--append-system-prompt`. */
+  systemPrompt?: PromptOverrides;
   /** The context window in tokens (`--context-window`); else HARNESS_CONTEXT_WINDOW, the model, the server, the table. */
   contextWindow?: number;
   permissions: PermissionFlags;
@@ -139,7 +141,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       messages: resumed?.messages,
       provider,
       tools,
-      system: systemPromptFor(cwd, tools),
+      system: systemPromptFor(cwd, tools, options.systemPrompt),
       cwd,
       maxTurns: options.maxTurns,
       maxTokens: settings.maxTokens,
@@ -257,9 +259,9 @@ function setupPermissionsOrThrow(options: SessionOptions) {
 }
 
 /** The system prompt with this machine's facts: the one place they are gathered. */
-function systemPromptFor(cwd: string, tools: Tool[]): string {
+function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides | undefined): string {
   const machine = { cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) };
-  return buildSystemPrompt(machine, tools.map((tool) => tool.name));
+  return buildSystemPrompt(machine, tools.map((tool) => tool.name), overrides);
 }
 
 function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {

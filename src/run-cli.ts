@@ -23,6 +23,16 @@ import { formatReplay } from "./ui/transcript-replay.ts";
 
 export async function runCli(flags: CliFlags): Promise<number> {
   const { env, stdin, stdout, stderr } = process;
+  // --cwd is `cd dir && harness`: tools, instruction files, folder trust, the sessions' recorded
+  // folder (and so -c), relative paths in settings and child processes all start there.
+  if (flags.cwd !== undefined) {
+    try {
+      process.chdir(flags.cwd);
+    } catch (error) {
+      stderr.write(`harness: --cwd ${flags.cwd}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      return 2;
+    }
+  }
   const cwd = process.cwd();
   const colors = paletteFor(stderr, env);
 
@@ -51,6 +61,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     resumed,
     choice: { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], maxTokens: flags["max-tokens"], thinkingBudget: flags.thinking },
     maxTurns: flags["max-turns"],
+    systemPrompt: { replace: flags["system-prompt"], append: flags["append-system-prompt"] },
     contextWindow: flags["context-window"],
     permissions: { approve: flags.yes ? "all" : flags.approve, sandbox: flags.sandbox, allowNetwork: flags["allow-network"] },
     localOffer: stdin.isTTY && stderr.isTTY ? { ask: (question: string) => askOnce(question, new AbortController().signal), write: (text: string) => stderr.write(text) } : undefined,

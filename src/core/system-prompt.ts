@@ -13,14 +13,35 @@ export interface Environment {
   date: string;
 }
 
+/** What the user puts in the prompt themselves (`--system-prompt`, `--append-system-prompt`). */
+export interface PromptOverrides {
+  /** Replaces harness's own words (who it is, the guidelines); the facts and instructions stay. */
+  replace?: string;
+  /** Added at the very end, after the project's instructions. */
+  append?: string;
+}
+
 /**
  * The system prompt: who the agent is, where it runs, how to use its tools well, and the
  * project's AGENTS.md files. Every byte is sent on every request, so it stays short.
+ * A replacement (`overrides.replace`) takes the place of the first and the third: the working
+ * directory and the project's instructions are facts the tools and the user's files rely on,
+ * so they stay (as pi does with its --system-prompt).
  */
-export function buildSystemPrompt(env: Environment, toolNames: string[]): string {
+export function buildSystemPrompt(env: Environment, toolNames: string[], overrides: PromptOverrides = {}): string {
+  const facts = `Working directory: ${env.cwd}. OS: ${env.platform}. Shell: ${env.shell}. Date: ${env.date}.`;
+  const lines = overrides.replace !== undefined ? [overrides.replace.trimEnd(), "", facts] : [...ownWords(toolNames, facts)];
+  const instructions = loadProjectInstructions(env.cwd);
+  if (instructions) lines.push("", instructions);
+  if (overrides.append?.trim()) lines.push("", overrides.append.trimEnd());
+  return lines.join("\n");
+}
+
+/** Harness's own part: who it is, the facts, the guidelines. */
+function ownWords(toolNames: string[], facts: string): string[] {
   const lines = [
     "You are harness, a coding agent working in the user's terminal. Do the task with the tools, check the result, then answer briefly.",
-    `Working directory: ${env.cwd}. OS: ${env.platform}. Shell: ${env.shell}. Date: ${env.date}.`,
+    facts,
     "",
     "Guidelines:",
     "- Look before you change: read files and search the code rather than guess.",
@@ -30,9 +51,7 @@ export function buildSystemPrompt(env: Environment, toolNames: string[]): string
   ];
   if (toolNames.includes("edit_file")) lines.push("- Prefer read_file, edit_file, grep and glob over shell equivalents: they are cheaper and safer.");
   if (toolNames.includes("bash")) lines.push("- bash has no stdin: use non-interactive flags (-y, --no-pager). Long outputs are cut; filter them (head, grep).");
-  const instructions = loadProjectInstructions(env.cwd);
-  if (instructions) lines.push("", instructions);
-  return lines.join("\n");
+  return lines;
 }
 
 /**
