@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { userMessage } from "../src/core/messages.ts";
 import { ProviderError } from "../src/core/provider.ts";
-import { downloadFile, formatBytes, formatProgress, resolveModelSource, type DownloadProgress } from "../src/providers/local-download.ts";
+import { formatBytes } from "../src/core/helpers.ts";
+import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "../src/providers/local-download.ts";
 import { createLocalProvider } from "../src/providers/local-llama.ts";
 import { tinyModelGguf } from "./gguf/tiny-model.ts";
 import { tempDir } from "./helpers.ts";
@@ -112,6 +113,6 @@ test("model references resolve to a URL and a file under the models folder; path
 });
 
 test("the progress line shows percent, size, speed and time left", () => {
-  assert.equal(formatProgress("model.gguf", { received: 1_000_000_000, total: 2_500_000_000, resumedFrom: 0, bytesPerSecond: 12_300_000 }), "model.gguf  40% 1.0 GB / 2.5 GB  12.3 MB/s  2:02 left");
+  assert.equal(formatProgress("model.gguf", { received: 1_000_000_000, total: 2_500_000_000, resumedFrom: 0, bytesPerSecond: 12_300_000 }), "model.gguf  40% 1.0 GB / 2.5 GB  12.3 MB/s  2m02s left");
   assert.equal(formatProgress("model.gguf", { received: 5_000, resumedFrom: 0, bytesPerSecond: 900 }), "model.gguf  5.0 KB  900 B/s");
 });

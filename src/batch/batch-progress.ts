@@ -2,6 +2,7 @@
 // cost, ETA); otherwise a plain line per finished task, for logs.
 import type { Usage } from "../core/messages.ts";
 import type { TaskResult } from "./task-result.ts";
+import { formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
 
 /** The bar's width in cells. */
 const BAR_CELLS = 12;
@@ -92,8 +93,8 @@ export class BatchProgress {
       `[${"█".repeat(filled)}${"░".repeat(BAR_CELLS - filled)}] ${done}/${this.total}`,
       `${this.failed} failed`,
       `${this.liveTokens.size} running`,
-      `${formatCount(this.tokens + live)} tokens`,
-      formatUsd(this.cost),
+      `${formatTokens(this.tokens + live)} tokens`,
+      formatCost(this.cost),
     ];
     const remaining = this.total - done;
     if (this.finished > 0 && remaining > 0) parts.push(`ETA ${formatDuration(((Date.now() - this.startedAt) / this.finished) * remaining)}`);
@@ -104,29 +105,10 @@ export class BatchProgress {
 /** `ok t7 · 2 turns · 1.2k tokens · $0.0010 · 3.4s`, with the error for a task that did not succeed. */
 export function describeResult(result: TaskResult): string {
   const tokens = result.tokens.input + result.tokens.output + result.tokens.cached;
-  const parts = [`${result.status} ${result.id}`, `${result.turns} turn${result.turns === 1 ? "" : "s"}`, `${formatCount(tokens)} tokens`];
-  if (result.cost !== undefined) parts.push(formatUsd(result.cost));
+  const parts = [`${result.status} ${result.id}`, `${result.turns} turn${result.turns === 1 ? "" : "s"}`, `${formatTokens(tokens)} tokens`];
+  if (result.cost !== undefined) parts.push(formatCost(result.cost));
   parts.push(formatDuration(result.durationMs));
   if (result.testExitCode !== null) parts.push(`test exit ${result.testExitCode}`);
   const line = parts.join(" · ");
   return result.error && result.status !== "ok" ? `${line}: ${result.error.split("\n")[0].slice(0, 200)}` : line;
-}
-
-export function formatCount(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
-
-/** Dollars to 4 decimals; small amounts (a cheap task) to the micro-dollar, so they do not read as $0. */
-export function formatUsd(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(6).replace(/0+$/, "")}` : `$${usd.toFixed(4)}`;
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return minutes < 60 ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }

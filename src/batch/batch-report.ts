@@ -1,5 +1,5 @@
 // `harness batch report`: what a results file adds up to, as a table for the terminal.
-import { formatCount, formatDuration, formatUsd } from "./batch-progress.ts";
+import { formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
 import { TASK_STATUSES, type TaskResult, type TaskStatus } from "./task-result.ts";
 
 /** The middle, the 90th percentile, the largest and the sum of one measure over the tasks. */
@@ -70,10 +70,10 @@ export function formatSummary(summary: BatchSummary): string {
   if (summary.testsRun > 0) lines.push(`tests: ${summary.testsPassed} of ${summary.testsRun} passed`);
   const rows: Array<[string, Spread, (n: number) => string]> = [
     ["turns", summary.turns, String],
-    ["tokens", summary.tokens, formatCount],
+    ["tokens", summary.tokens, formatTokens],
     ["duration", summary.durationMs, formatDuration],
   ];
-  if (summary.costKnown > 0) rows.splice(2, 0, ["cost", summary.cost, formatUsd]);
+  if (summary.costKnown > 0) rows.splice(2, 0, ["cost", summary.cost, formatCost]);
   const table = [["", "p50", "p90", "max", "total"], ...rows.map(([name, spread, format]) => [name, format(spread.p50), format(spread.p90), format(spread.max), format(spread.total)])];
   const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
   lines.push("", ...table.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ").trimEnd()));

@@ -1,6 +1,6 @@
 // The batch report as one self-contained page: the summary, a chart of cost and duration per
 // task (inline SVG, no script, nothing fetched), and a table of every task.
-import { formatCount, formatDuration, formatUsd } from "./batch-progress.ts";
+import { formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
 import { formatSummary, summarize, totalTokens } from "./batch-report.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
 
@@ -18,8 +18,8 @@ export function reportHtml(results: TaskResult[], title: string): string {
     .map(
       (result) =>
         `<tr><td>${escapeHtml(result.id)}</td><td style="color:${STATUS_COLORS[result.status] ?? "#000"}">${escapeHtml(result.status)}</td>` +
-        `<td class="n">${result.turns}</td><td class="n">${formatCount(totalTokens(result))}</td>` +
-        `<td class="n">${typeof result.cost === "number" ? formatUsd(result.cost) : "–"}</td><td class="n">${formatDuration(result.durationMs ?? 0)}</td>` +
+        `<td class="n">${result.turns}</td><td class="n">${formatTokens(totalTokens(result))}</td>` +
+        `<td class="n">${typeof result.cost === "number" ? formatCost(result.cost) : "–"}</td><td class="n">${formatDuration(result.durationMs ?? 0)}</td>` +
         `<td class="n">${result.testExitCode ?? "–"}</td><td>${escapeHtml((result.error ?? "").slice(0, 300))}</td></tr>`,
     )
     .join("\n");
@@ -62,7 +62,7 @@ function chartSvg(results: TaskResult[]): string {
   const rows = results.map((result, index) => {
     const y = HEADER_HEIGHT + index * ROW_HEIGHT;
     const color = STATUS_COLORS[result.status] ?? "#000";
-    const cost = typeof result.cost === "number" ? bar(costX, y, result.cost, maxCost, color, formatUsd(result.cost)) : `<text x="${costX}" y="${y + ROW_HEIGHT - 5}">unknown</text>`;
+    const cost = typeof result.cost === "number" ? bar(costX, y, result.cost, maxCost, color, formatCost(result.cost)) : `<text x="${costX}" y="${y + ROW_HEIGHT - 5}">unknown</text>`;
     const id = result.id.length > 28 ? `${result.id.slice(0, 27)}…` : result.id;
     return `<g><title>${escapeHtml(`${result.id}: ${result.status}`)}</title><text x="0" y="${y + ROW_HEIGHT - 5}">${escapeHtml(id)}</text>${cost}${bar(durationX, y, result.durationMs ?? 0, maxDuration, color, formatDuration(result.durationMs ?? 0))}</g>`;
   });

@@ -9,6 +9,7 @@ import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ProviderError } from "../core/provider.ts";
+import { formatBytes, formatDuration } from "../core/helpers.ts";
 
 /** Where a model file is, and where to fetch it from when it is not there yet. */
 export interface ModelSource {
@@ -118,22 +119,6 @@ export function formatProgress(name: string, progress: DownloadProgress): string
   const { received, total, bytesPerSecond } = progress;
   const percent = total ? `${Math.floor((received / total) * 100)}% ` : "";
   const size = total ? `${formatBytes(received)} / ${formatBytes(total)}` : formatBytes(received);
-  const left = total && bytesPerSecond > 0 ? `  ${formatDuration((total - received) / bytesPerSecond)} left` : "";
+  const left = total && bytesPerSecond > 0 ? `  ${formatDuration(((total - received) / bytesPerSecond) * 1000)} left` : "";
   return `${name}  ${percent}${size}  ${formatBytes(bytesPerSecond)}/s${left}`;
-}
-
-export function formatBytes(bytes: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
-}
-
-function formatDuration(seconds: number): string {
-  const s = Math.round(seconds);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }

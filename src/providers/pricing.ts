@@ -1,6 +1,7 @@
 // What a run costs: a price table for common models, the arithmetic, and the one-line summary.
 // Pure functions; the CLI picks the prices (config.json first, this table second).
 import type { Usage } from "../core/messages.ts";
+import { formatCost, formatTokens } from "../core/helpers.ts";
 
 /** USD per million tokens. `input` is uncached input; cache reads and writes have their own rates. */
 export interface Prices {
@@ -82,21 +83,4 @@ export function formatUsageAndCost(usage: Usage, model: string, prices?: Prices)
   const priced = pricesFor(model, prices);
   const cost = formatCost(costOf(usage, priced.prices));
   return `tokens: ${input} · ${formatTokens(usage.output)} out · ${priced.isKnown ? cost : `${cost} (${unknownPriceWarning(model)})`}`;
-}
-
-/** 950, 1.2k, 12k, 1.5M. */
-export function formatTokens(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 1_000_000) return `${trimZero((count / 1000).toFixed(count < 10_000 ? 1 : 0))}k`;
-  return `${trimZero((count / 1_000_000).toFixed(1))}M`;
-}
-
-/** $0, $0.0042, $1.27: sub-dollar amounts keep four decimals so cheap turns do not read as free. */
-export function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
-}
-
-function trimZero(text: string): string {
-  return text.replace(/\.0$/, "");
 }

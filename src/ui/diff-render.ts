@@ -1,6 +1,7 @@
 // Edits and writes as coloured unified diffs, and long tool output folded to a few lines.
 import type { Palette } from "./colors.ts";
 import { charWidth, visibleWidth } from "./text-width.ts";
+import { formatBytes } from "../core/helpers.ts";
 
 /** Diff lines shown for one edit; the rest is summarised (the model saw the whole diff). */
 export const DIFF_SHOWN_LINES = 40;
@@ -53,8 +54,4 @@ export function fitColumns(line: string, columns: number): string {
     out += char;
   }
   return out;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }

@@ -1,6 +1,7 @@
 // The dim line after each chat turn: model, how full the context is, and the session's tokens and cost.
 import type { AgentEvent } from "../core/events.ts";
 import { addUsage, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import { formatTokens } from "../core/helpers.ts";
 
 /** What the status line needs from outside the UI (the CLI wiring knows models and prices). */
 export interface StatusLineSources {
@@ -33,17 +34,10 @@ export class SessionStatus {
     // The next request carries everything the last one did plus its reply.
     const used = this.lastCall.input + this.lastCall.cacheRead + this.lastCall.cacheWrite + this.lastCall.output;
     const percent = (used / window) * 100;
-    const context = `context ${percent > 0 && percent < 1 ? "<1" : Math.round(percent)}% of ${formatCount(window)}`;
+    const context = `context ${percent > 0 && percent < 1 ? "<1" : Math.round(percent)}% of ${formatTokens(window)}`;
     const input = this.total.input + this.total.cacheRead + this.total.cacheWrite;
-    const tokens = `session ${formatCount(input)} in, ${formatCount(this.total.output)} out`;
+    const tokens = `session ${formatTokens(input)} in, ${formatTokens(this.total.output)} out`;
     const cost = this.sources.formatCost?.(this.total, this.model);
     return [this.model, context, tokens, ...(cost ? [cost] : [])].join(" · ");
   }
-}
-
-/** 950, 1.2k, 12k, 1.5M. */
-function formatCount(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0).replace(/\.0$/, "")}k`;
-  return `${(count / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
 }

@@ -4,6 +4,7 @@ import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff } from "./diff-render.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
 import { Spinner } from "./spinner.ts";
+import { formatDuration, formatTokens } from "../core/helpers.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;
@@ -77,7 +78,7 @@ export class TerminalRenderer {
       case "retry":
         this.spinner.stop();
         if (event.discardPartial) this.discardPartialReply();
-        this.traceLine(this.colors.yellow(`retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt}): ${event.error}`));
+        this.traceLine(this.colors.yellow(`retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt}): ${event.error}`));
         break;
       case "done":
         this.spinner.stop();
@@ -164,11 +165,6 @@ export class TerminalRenderer {
   private newline(stream: NodeJS.WriteStream): void {
     if (!this.atLineStart) this.write(stream, "\n");
   }
-}
-
-/** 180000 → "180k": the scale is what matters in a one-line note. */
-function formatTokens(tokens: number): string {
-  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
 }
 
 function firstLine(text: string): string {

@@ -1,0 +1,47 @@
+// Small helpers every layer uses, each with one behaviour, so the same number never reads two
+// ways. This module imports nothing (Node's globals only), so any module may import it.
+
+/** Token counts for people: 950, 1.2k, 12k, 1.5M. */
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${trimZero((count / 1000).toFixed(count < 10_000 ? 1 : 0))}k`;
+  return `${trimZero((count / 1_000_000).toFixed(1))}M`;
+}
+
+/** Sizes in decimal units, as disks and downloads state them: 900 B, 5.0 KB, 2.5 GB. */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Most decimals a cost shows: costs are counted to the micro-dollar, so this is room to spare. */
+const MAX_COST_DECIMALS = 10;
+
+/**
+ * Dollars: $0, $1.27, and under a dollar four decimals ($0.0042) or as many more as two
+ * significant digits need ($0.00002), so a cheap call or batch task never reads as free.
+ */
+export function formatCost(usd: number): string {
+  if (usd === 0) return "$0";
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  const decimals = Math.min(MAX_COST_DECIMALS, Math.max(4, 1 - Math.floor(Math.log10(usd))));
+  return `$${usd.toFixed(decimals).replace(/(\.\d{4}\d*?)0+$/, "$1")}`;
+}
+
+/** Durations from milliseconds: 12.3s, 2m05s, 1h05m. */
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return minutes < 60 ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}
+
+function trimZero(text: string): string {
+  return text.replace(/\.0$/, "");
+}
