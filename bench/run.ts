@@ -4,13 +4,15 @@
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
-// stay bounded. Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
+// stay bounded, and the undo snapshot of a 10,000-file workspace (bench/snapshots.ts).
+// Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
+import { reportSnapshots, snapshotBench } from "./snapshots.ts";
 
 const cli = process.env.BENCH_CLI ?? CLI;
 const STARTUP_RUNS = 10;
@@ -147,3 +149,4 @@ console.log(`own time per step over ${LONG_STEPS} steps (sandbox on), median per
 console.log(`peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`);
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
+reportSnapshots(await snapshotBench());

@@ -1,0 +1,127 @@
+// Runs the git binary on a shadow repository that lives under $HARNESS_HOME, with a work tree
+// that is the user's workspace. It runs in the harness process, outside the sandbox, on a folder
+// the model (or a cloned repository) controls, so nothing of that folder's own git setup is used:
+// GIT_DIR and GIT_INDEX_FILE are ours (the workspace's .git, its config, hooks, index, stash and
+// branches are never read or written), no system or global config is read, inherited GIT_*
+// variables are dropped, and every setting that matters is given on the command line. In-tree
+// .gitattributes cannot turn on filters or line-ending conversion: the shadow's info/attributes,
+// which wins over them, unsets those attributes, so a file comes back byte for byte.
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
+const GIT_TIMEOUT_MS = 120_000;
+/** Output kept from one git command (path lists of a large workspace fit easily). */
+const GIT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** Settings given to every command, so nothing from any config file can change what git does. */
+const FIXED_CONFIG: Record<string, string> = {
+  "core.hooksPath": "/dev/null",
+  "core.fsmonitor": "false",
+  "core.untrackedCache": "false",
+  "core.splitIndex": "false",
+  "core.sparseCheckout": "false",
+  "core.symlinks": "true",
+  "core.autocrlf": "false",
+  "core.safecrlf": "false",
+  "core.eol": "lf",
+  "core.filemode": "true",
+  "core.ignorecase": process.platform === "darwin" || process.platform === "win32" ? "true" : "false",
+  "core.quotePath": "false",
+  "core.excludesFile": "/dev/null",
+  "core.attributesFile": "/dev/null",
+  "commit.gpgSign": "false",
+  "gc.auto": "0",
+  "maintenance.auto": "false",
+  "submodule.recurse": "false",
+  "user.name": "harness",
+  "user.email": "harness@localhost",
+};
+
+/** Unsets every attribute that would make git rewrite content on the way in or out. */
+const NEUTRAL_ATTRIBUTES = "* -text !eol -ident !filter !working-tree-encoding -crlf\n";
+
+/** git failed (or is missing); the message says what it said. */
+export class ShadowGitError extends Error {
+  override name = "ShadowGitError";
+}
+
+/** One shadow repository: its git folder, the workspace it looks at, and the index in use. */
+export interface ShadowGit {
+  gitDir: string;
+  workTree: string;
+  indexFile: string;
+}
+
+/** Creates the shadow repository if it is not there yet (idempotent). */
+export async function initShadowRepo(gitDir: string): Promise<void> {
+  mkdirSync(gitDir, { recursive: true, mode: 0o700 });
+  await runGit({ gitDir, workTree: gitDir, indexFile: join(gitDir, "index") }, ["init", "-q", "--template=", gitDir]);
+  mkdirSync(join(gitDir, "info"), { recursive: true });
+  writeFileSync(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES);
+}
+
+/**
+ * Runs `git <args>` on the shadow repository; resolves with stdout, rejects with ShadowGitError.
+ * `okCodes`: exit codes besides 0 that are answers, not failures (`check-ignore` exits 1 for "none").
+ */
+export function runGit(shadow: ShadowGit, args: string[], options: { input?: string; okCodes?: number[] } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", [...configArgs(), ...args], { cwd: shadow.workTree, env: shadowEnv(shadow), stdio: ["pipe", "pipe", "pipe"], timeout: GIT_TIMEOUT_MS, killSignal: "SIGKILL" });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes <= GIT_MAX_OUTPUT_BYTES) out.push(chunk);
+    });
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8").slice(0, 4096)));
+    child.on("error", (error: NodeJS.ErrnoException) => reject(new ShadowGitError(error.code === "ENOENT" ? "git is not installed (undo needs it)" : `git: ${error.message}`)));
+    child.on("close", (code, signal) => {
+      if (code === 0 || (code !== null && options.okCodes?.includes(code))) return resolve(Buffer.concat(out).toString("utf8"));
+      if (outBytes > GIT_MAX_OUTPUT_BYTES) return reject(new ShadowGitError(`git ${args[0]}: more than ${GIT_MAX_OUTPUT_BYTES} bytes of output`));
+      const why = signal ? `killed (${signal}${signal === "SIGKILL" ? `, over ${GIT_TIMEOUT_MS / 1000} s` : ""})` : `exit ${code}`;
+      reject(new ShadowGitError(`git ${args[0]} failed (${why}): ${err.trim().split("\n")[0] ?? ""}`));
+    });
+    child.stdin.on("error", () => {}); // git may exit before reading all of it; its exit code tells
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Starts `git <args>` on its own, not waited for (housekeeping that may outlive the harness). */
+export function startGitDetached(shadow: ShadowGit, args: string[]): void {
+  try {
+    const child = spawn("git", [...configArgs(), ...args], { cwd: shadow.gitDir, env: shadowEnv(shadow), stdio: "ignore", detached: true });
+    child.on("error", () => {}); // housekeeping: a failure only means it runs next time
+    child.unref();
+  } catch {
+    // as above
+  }
+}
+
+function configArgs(): string[] {
+  return Object.entries(FIXED_CONFIG).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
+}
+
+/**
+ * The environment git runs with: only what it needs. HOME and XDG_CONFIG_HOME point into the
+ * shadow repository so that no ~/.gitconfig or global ignore file is found even by a git too
+ * old to know GIT_CONFIG_GLOBAL.
+ */
+function shadowEnv(shadow: ShadowGit): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: shadow.gitDir,
+    XDG_CONFIG_HOME: shadow.gitDir,
+    LC_ALL: "C",
+    GIT_DIR: shadow.gitDir,
+    GIT_WORK_TREE: shadow.workTree,
+    GIT_INDEX_FILE: shadow.indexFile,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}

@@ -1,0 +1,266 @@
+// Snapshots of a workspace's files in a shadow git repository under $HARNESS_HOME, and putting
+// a snapshot back. One shadow repository per workspace folder (objects shared by its sessions),
+// one index per session (its stat cache is what makes the next snapshot cheap: only files whose
+// size or time changed are read again). Works the same whether or not the folder is a git
+// repository; the folder's own .git is never read or written (shadow-git.ts).
+import { createHash } from "node:crypto";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { initShadowRepo, runGit, ShadowGitError, startGitDetached, type ShadowGit } from "./shadow-git.ts";
+
+/** Files larger than this are not snapshotted (in practice binaries, data sets and logs); undo leaves them as they are. */
+export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
+/** More changed files than this at once (a home folder, no .gitignore for a dependency tree): no snapshot. */
+export const MAX_SNAPSHOT_FILES = 100_000;
+/** Snapshots older than this are pruned, and a workspace whose newest snapshot is older loses its shadow repository. */
+export const SNAPSHOT_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
+/** The newest this many snapshots of a workspace are kept. */
+export const SNAPSHOT_MAX_COUNT = 200;
+/** Skipped paths a snapshot remembers (so that undo does not delete them); beyond this they are counted. */
+const MAX_SKIPPED_LISTED = 1000;
+/** Where a snapshot's objects are kept alive: one ref per snapshot. */
+const REF_PREFIX = "refs/harness/";
+
+/** How one file differs between the workspace now and the snapshot it goes back to. */
+export interface FileChange {
+  path: string;
+  /** `changed`: content or mode; `restored`: gone now, comes back; `deleted`: made since, goes. */
+  change: "changed" | "restored" | "deleted";
+}
+
+/** What a restore did: the snapshot of the files just before it (to go forward again), and what changed. */
+export interface RestoreResult {
+  saved: string;
+  changes: FileChange[];
+  /** Paths made since the snapshot that were left in place: ignored then, or too large to snapshot. */
+  kept: string[];
+}
+
+/** The snapshots of one workspace, as seen by one session. */
+export class WorkspaceSnapshots {
+  private readonly shadow: ShadowGit;
+  private readonly root: string;
+  private isReady: Promise<void> | undefined;
+  private emptyBlob: string | undefined;
+
+  /** `workspace` must be a real path (no symlinks): it is the work tree git writes into. */
+  constructor(harnessHome: string, workspace: string, sessionId: string) {
+    this.root = join(harnessHome, "snapshots");
+    const gitDir = join(this.root, createHash("sha256").update(workspace).digest("hex").slice(0, 24));
+    this.shadow = { gitDir, workTree: workspace, indexFile: join(gitDir, "indexes", sessionId) };
+  }
+
+  /** Snapshots the workspace now; returns the snapshot's id (a commit in the shadow repository). */
+  async take(): Promise<string> {
+    await this.ready();
+    const listed = await this.git(["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"]);
+    // A path ending in "/" is a nested git repository: left to its own git, never snapshotted or restored.
+    const paths = [...new Set(listed.split("\0"))].filter((path) => path !== "" && !path.endsWith("/"));
+    if (paths.length > MAX_SNAPSHOT_FILES) {
+      throw new ShadowGitError(`${paths.length} files changed since the last snapshot, more than ${MAX_SNAPSHOT_FILES}; add a .gitignore or work in a smaller folder`);
+    }
+    const present: string[] = [];
+    const gone: string[] = [];
+    const skipped: string[] = [];
+    const isRealFolder = realFolderCheck(this.shadow.workTree);
+    for (const path of paths) {
+      const size = isRealFolder(dirname(path)) ? sizeOf(join(this.shadow.workTree, path)) : undefined;
+      if (size === undefined) gone.push(path);
+      else if (size > MAX_SNAPSHOT_FILE_BYTES) skipped.push(path);
+      else present.push(path);
+    }
+    // Gone (or behind a symlink now) and too large leave the index; then what is there is added.
+    if (gone.length + skipped.length > 0) await this.git(["update-index", "-z", "--force-remove", "--stdin"], [...gone, ...skipped]);
+    if (present.length > 0) await this.git(["update-index", "-z", "--add", "--replace", "--stdin"], present);
+    const tree = (await this.git(["write-tree"])).trim();
+    const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
+    const commit = (await this.git(["commit-tree", tree, "-m", "harness snapshot", "-m", note])).trim();
+    // A loose ref written directly (one git process fewer per snapshot): a new file named by the commit.
+    mkdirSync(join(this.shadow.gitDir, REF_PREFIX), { recursive: true });
+    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`);
+    touch(join(this.shadow.gitDir, "last-used"));
+    return commit;
+  }
+
+  /** The files that would change if the workspace went back to `target` now. */
+  async changesTo(target: string): Promise<FileChange[]> {
+    return this.diff(await this.take(), target);
+  }
+
+  /**
+   * Puts the workspace back as it was in `target`: files changed since are rewritten, files
+   * deleted since come back, files made since are deleted, except paths `target`'s own
+   * .gitignore rules ignore or that were too large to snapshot then (their earlier state is
+   * unknown, so they stay). git writes every file, so a symlink planted in the workspace is
+   * replaced, never followed.
+   */
+  async restore(target: string): Promise<RestoreResult> {
+    await this.exists(target);
+    const saved = await this.take();
+    const changes = await this.diff(saved, target);
+    const made = changes.filter((c) => c.change === "deleted").map((c) => c.path);
+    // First without the files made since: the workspace gets target's files, .gitignore files included.
+    if (made.length > 0) await this.git(["update-index", "-z", "--force-remove", "--stdin"], made);
+    await this.git(["read-tree", "--reset", "-u", target]);
+    // Then, under target's own ignore rules, the files made since go, unless they were ignored or skipped then.
+    const kept = new Set([...(await this.ignored(made)), ...(await this.skippedIn(target)).filter((path) => made.includes(path))]);
+    const doomed = made.filter((path) => !kept.has(path));
+    if (doomed.length > 0) {
+      const blob = await this.emptyBlobId();
+      await this.git(["update-index", "-z", "--index-info"], doomed.map((path) => `100644 ${blob} 0\t${path}`));
+      await this.git(["read-tree", "--reset", "-u", target]);
+    }
+    return { saved, changes: changes.filter((c) => !kept.has(c.path)), kept: [...kept] };
+  }
+
+  /** Whether `snapshot` is still there (pruned ones are not); throws ShadowGitError when not. */
+  async exists(snapshot: string): Promise<void> {
+    await this.ready();
+    try {
+      await this.git(["cat-file", "-e", `${snapshot}^{commit}`]);
+    } catch {
+      throw new ShadowGitError(`the snapshot ${snapshot.slice(0, 12)} is gone (snapshots are pruned after ${SNAPSHOT_MAX_AGE_MS / 86_400_000} days or beyond the newest ${SNAPSHOT_MAX_COUNT} of a folder)`);
+    }
+  }
+
+  /**
+   * Drops snapshots of this workspace older than SNAPSHOT_MAX_AGE_MS or beyond the newest
+   * SNAPSHOT_MAX_COUNT, other workspaces' shadow repositories unused for that long, and session
+   * indexes as old; the unreferenced objects go in a `git gc` left running on its own.
+   */
+  async prune(limits: { now?: number; maxCount?: number } = {}): Promise<void> {
+    const { now = Date.now(), maxCount = SNAPSHOT_MAX_COUNT } = limits;
+    await this.ready();
+    const listed = await this.git(["for-each-ref", "--format=%(committerdate:unix) %(refname)", REF_PREFIX]);
+    const refs = listed
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => ({ time: Number(line.slice(0, line.indexOf(" "))) * 1000, ref: line.slice(line.indexOf(" ") + 1) }))
+      .sort((a, b) => b.time - a.time);
+    const stale = refs.filter((entry, index) => index >= maxCount || now - entry.time > SNAPSHOT_MAX_AGE_MS);
+    if (stale.length > 0) {
+      await this.git(["update-ref", "--stdin"], undefined, stale.map((entry) => `delete ${entry.ref}\n`).join(""));
+      // Objects younger than an hour stay: a snapshot being taken right now has not got its ref yet.
+      startGitDetached(this.shadow, ["gc", "--quiet", "--prune=1.hour.ago"]);
+    }
+    removeOlderThan(join(this.shadow.gitDir, "indexes"), now - SNAPSHOT_MAX_AGE_MS, (name) => join(this.shadow.gitDir, "indexes", name) !== this.shadow.indexFile);
+    removeOlderThan(this.root, now - SNAPSHOT_MAX_AGE_MS, (name) => join(this.root, name) !== this.shadow.gitDir, "last-used");
+  }
+
+  private async diff(from: string, to: string): Promise<FileChange[]> {
+    const fields = (await this.git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to])).split("\0");
+    const changes: FileChange[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const status = fields[i];
+      changes.push({ path: fields[i + 1], change: status === "A" ? "restored" : status === "D" ? "deleted" : "changed" });
+    }
+    return changes;
+  }
+
+  /** Which of `paths` the workspace's ignore rules (as they are now) ignore, leading folders included. */
+  private async ignored(paths: string[]): Promise<string[]> {
+    if (paths.length === 0) return [];
+    const out = await this.git(["check-ignore", "-z", "--stdin", "--no-index"], paths, undefined, [1]);
+    return out.split("\0").filter(Boolean);
+  }
+
+  /** The paths `snapshot` left out for their size. */
+  private async skippedIn(snapshot: string): Promise<string[]> {
+    const body = await this.git(["cat-file", "commit", snapshot]);
+    try {
+      const note = JSON.parse(body.slice(body.lastIndexOf("\n\n") + 2)) as { skipped?: unknown };
+      return Array.isArray(note.skipped) ? note.skipped.filter((path): path is string => typeof path === "string") : [];
+    } catch {
+      return [];
+    }
+  }
+
+  private async emptyBlobId(): Promise<string> {
+    this.emptyBlob ??= (await this.git(["hash-object", "-w", "--stdin"], undefined, "")).trim();
+    return this.emptyBlob;
+  }
+
+  /** The shadow repository exists, and this session's index starts from the newest one (a warm stat cache). */
+  private ready(): Promise<void> {
+    this.isReady ??= (async () => {
+      await initShadowRepo(this.shadow.gitDir);
+      writeFileSync(join(this.shadow.gitDir, "workspace"), `${this.shadow.workTree}\n`);
+      const indexes = join(this.shadow.gitDir, "indexes");
+      mkdirSync(indexes, { recursive: true, mode: 0o700 });
+      // A lock left by a harness killed mid-snapshot would block this session's index for good.
+      rmSync(`${this.shadow.indexFile}.lock`, { force: true });
+      if (sizeOf(this.shadow.indexFile) === undefined) {
+        const newest = newestFile(indexes, (name) => !name.endsWith(".lock"));
+        if (newest) copyFileSync(join(indexes, newest), this.shadow.indexFile);
+      }
+    })();
+    return this.isReady;
+  }
+
+  /** `lines` are written to stdin NUL-terminated (with -z) and newline-terminated otherwise. */
+  private git(args: string[], lines?: string[], input?: string, okCodes?: number[]): Promise<string> {
+    const separator = args.includes("-z") ? "\0" : "\n";
+    return runGit(this.shadow, args, { input: lines ? lines.map((line) => `${line}${separator}`).join("") : input, okCodes });
+  }
+}
+
+/** A file's size, without following a symlink; undefined when there is none. */
+function sizeOf(path: string): number | undefined {
+  try {
+    return lstatSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a folder of the workspace (relative, "." for the top) is really there as a folder,
+ * with no symlink on the way: a path behind a planted symlink counts as gone, never followed.
+ */
+function realFolderCheck(workTree: string): (folder: string) => boolean {
+  const known = new Map<string, boolean>([[".", true]]);
+  const check = (folder: string): boolean => {
+    let isReal = known.get(folder);
+    if (isReal === undefined) {
+      const stat = lstatSync(join(workTree, folder), { throwIfNoEntry: false });
+      isReal = Boolean(stat?.isDirectory()) && check(dirname(folder));
+      known.set(folder, isReal);
+    }
+    return isReal;
+  };
+  return check;
+}
+
+function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    writeFileSync(path, "");
+  }
+}
+
+function newestFile(dir: string, isWanted: (name: string) => boolean): string | undefined {
+  let newest: { name: string; time: number } | undefined;
+  for (const name of readdirSync(dir)) {
+    if (!isWanted(name)) continue;
+    const time = statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (!newest || time > newest.time) newest = { name, time };
+  }
+  return newest?.name;
+}
+
+/** Removes entries of `dir` last changed before `before` (judged by `marker` inside them, when given). */
+function removeOlderThan(dir: string, before: number, isCandidate: (name: string) => boolean, marker?: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!isCandidate(name)) continue;
+    const time = statSync(marker ? join(dir, name, marker) : join(dir, name), { throwIfNoEntry: false })?.mtimeMs;
+    if (time !== undefined && time < before) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
