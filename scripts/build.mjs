@@ -34,7 +34,9 @@ await build({
   target: "node20",
   packages: "bundle",
   // Native addon and optional: resolved at run time from node_modules, only by --provider local.
-  external: ["node-llama-cpp"],
+  // photon-node loads its WebAssembly from beside its own file, so it cannot be bundled either
+  // (only images that need downscaling load it).
+  external: ["node-llama-cpp", "@silvia-odwyer/photon-node"],
   sourcemap: false,
   minifySyntax: true,
   legalComments: "none",

@@ -1,5 +1,5 @@
 // Neutral to wire for the Anthropic Messages API: pure functions, tested without a server.
-import { assertNever, type AssistantMessage, type Message } from "../core/messages.ts";
+import { assertNever, type AssistantMessage, type ImagePart, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import { parseInput } from "./anthropic-stream.ts";
 import { portableSchema } from "./portable-schema.ts";
@@ -70,7 +70,7 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
           wire,
           "user",
           message.content.flatMap((part): WireBlock[] => {
-            if (part.type === "image") return [{ type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }];
+            if (part.type === "image") return [imageBlock(part)];
             return part.text ? [{ type: "text", text: part.text }] : [];
           }),
         );
@@ -80,7 +80,9 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
         break;
       case "tool": {
         const result: WireBlock = { type: "tool_result", tool_use_id: message.toolCallId };
-        if (message.content) result.content = message.content;
+        // A result with images is a list of blocks: its text, then the pictures.
+        if (message.images?.length) result.content = [...(message.content ? [{ type: "text", text: message.content }] : []), ...message.images.map(imageBlock)];
+        else if (message.content) result.content = message.content;
         if (message.isError) result.is_error = true;
         append(wire, "user", [result]);
         break;
@@ -90,6 +92,10 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
     }
   }
   return wire;
+}
+
+function imageBlock(part: ImagePart): WireBlock {
+  return { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } };
 }
 
 /**

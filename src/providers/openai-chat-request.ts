@@ -1,10 +1,16 @@
 // Neutral to wire for chat completions: pure functions, tested without a server.
-import { assertNever, type Message } from "../core/messages.ts";
+import { assertNever, type ImagePart, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import type { OpenAICompat } from "./openai-compat.ts";
 import { portableSchema } from "./portable-schema.ts";
 
 type WireMessage = Record<string, unknown>;
+type WireContent = Record<string, unknown>;
+
+/** An image as chat completions take it: a data URL. */
+function imageUrl(part: ImagePart): WireContent {
+  return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } };
+}
 
 /** The request body for `POST /chat/completions`. */
 export function toChatRequest(request: ModelRequest, model: string, compat: OpenAICompat): Record<string, unknown> {
@@ -33,14 +39,15 @@ export function toChatRequest(request: ModelRequest, model: string, compat: Open
 export function toWireMessages(system: string, messages: Message[]): WireMessage[] {
   const wire: WireMessage[] = [];
   if (system) wire.push({ role: "system", content: system });
-  for (const message of messages) {
+  // Tool messages carry text only: a result's images follow in one user message after the run
+  // of tool messages (which must stay together, right after the calls), each named by its call.
+  let toolImages: WireContent[] = [];
+  for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case "user": {
         const hasImages = message.content.some((part) => part.type === "image");
         const content = hasImages
-          ? message.content.map((part) =>
-              part.type === "text" ? { type: "text", text: part.text } : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } },
-            )
+          ? message.content.map((part) => (part.type === "text" ? { type: "text", text: part.text } : imageUrl(part)))
           : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
         wire.push({ role: "user", content });
         break;
@@ -58,6 +65,13 @@ export function toWireMessages(system: string, messages: Message[]): WireMessage
       }
       case "tool":
         wire.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
+        if (message.images?.length) {
+          toolImages.push({ type: "text", text: `The image${message.images.length > 1 ? "s" : ""} from the ${message.toolName} call ${message.toolCallId}:` }, ...message.images.map(imageUrl));
+        }
+        if (toolImages.length > 0 && messages[index + 1]?.role !== "tool") {
+          wire.push({ role: "user", content: toolImages });
+          toolImages = [];
+        }
         break;
       default:
         assertNever(message);

@@ -1,7 +1,8 @@
 import { createReadStream } from "node:fs";
 import { stat, type FileHandle } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool } from "../core/tool.ts";
+import { defineTool, type ToolOutput } from "../core/tool.ts";
+import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
 import { describeMissing, displayPath, isBinaryFile, resolvePath } from "./paths.ts";
@@ -12,7 +13,7 @@ const MAX_LINE_CHARS = 2000;
 
 export const readFile = defineTool({
   name: "read_file",
-  description: "Read a text file; lines come numbered. Use offset and limit for long files.",
+  description: "Read a text file (lines come numbered; use offset and limit for long files) or an image (PNG, JPEG, GIF, WebP), which you then see.",
   kind: "read",
   input: z.object({
     path: z.string(),
@@ -36,6 +37,11 @@ export const readFile = defineTool({
     let stats, lines, hasMore, lastLine;
     try {
       stats = await handle.stat();
+      const image = await readImage(handle, stats.size, shown);
+      if (image) {
+        recordRead(state, absolute, stats);
+        return image;
+      }
       if (await isBinaryFile(handle)) return { isError: true, content: `Error: ${shown} is a binary file (${stats.size} bytes); read_file shows text files only.` };
       ({ lines, hasMore, lastLine } = await readLines(handle, first, limit, signal));
     } finally {
@@ -54,6 +60,20 @@ export const readFile = defineTool({
     return { content: lines.join("\n") + note, summary: `${lines.length} lines` };
   },
 });
+
+/** The file as an image for the model when its first bytes say it is one; undefined for any other file. */
+async function readImage(handle: FileHandle, size: number, shown: string): Promise<ToolOutput | undefined> {
+  const head = Buffer.alloc(16);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  const type = imageTypeOf(head.subarray(0, bytesRead));
+  if (!type) return undefined;
+  const tooLarge = imageFileTooLarge(size, shown);
+  if (tooLarge) return { isError: true, content: `Error: ${tooLarge}.` };
+  const prepared = await prepareImage(await handle.readFile(), type, shown);
+  if ("error" in prepared) return { isError: true, content: `Error: ${prepared.error}.` };
+  const described = describeImage(prepared);
+  return { content: `[image ${shown}: ${described}]`, images: [prepared.image], summary: `image ${described}` };
+}
 
 /**
  * Streams the file and returns numbered lines from `first`, at most `limit` of them and

@@ -112,6 +112,8 @@ export const anthropicFormat: WireFormat = {
         if (block.type === "text" && !block.text) problems.push(`${where}: empty text block`);
         if (block.type === "thinking" && !block.signature) problems.push(`${where}: thinking block without signature`);
         if (block.type === "tool_use" && (typeof block.input !== "object" || block.input === null || Array.isArray(block.input))) problems.push(`${where}: tool_use ${block.id} input is not an object`);
+        const images = block.type === "tool_result" && Array.isArray(block.content) ? block.content.filter((inner: any) => inner.type === "image") : block.type === "image" ? [block] : [];
+        for (const image of images) problems.push(...imageBlockProblems(image, where));
       }
       const firstOther = blocks.findIndex((block) => block.type !== "tool_result");
       const lastResult = blocks.map((block) => block.type).lastIndexOf("tool_result");
@@ -137,3 +139,12 @@ export const anthropicFormat: WireFormat = {
     return problems;
   },
 };
+
+/** An image block as the Messages API takes it: base64 of one of the four accepted formats. */
+function imageBlockProblems(block: any, where: string): string[] {
+  const source = block.source ?? {};
+  if (source.type !== "base64" || !/^image\/(png|jpeg|gif|webp)$/.test(source.media_type) || typeof source.data !== "string" || !/^[A-Za-z0-9+/]+=*$/.test(source.data)) {
+    return [`${where}: malformed image block`];
+  }
+  return [];
+}

@@ -68,10 +68,17 @@ export const openaiFormat: WireFormat = {
           open.set(call.id, 0);
         }
       } else if (message.role === "tool") {
+        // The API takes text only in tool messages; an image must come in a user message.
+        if (typeof message.content !== "string" && !(Array.isArray(message.content) && message.content.every((part: any) => part.type === "text"))) {
+          problems.push(`tool result ${message.tool_call_id}: content is not text`);
+        }
         if (!open.has(message.tool_call_id)) problems.push(`tool result ${message.tool_call_id} answers no pending call`);
         else open.set(message.tool_call_id, (open.get(message.tool_call_id) ?? 0) + 1);
       } else if (message.role === "user") {
         closeTurn();
+        for (const part of Array.isArray(message.content) ? message.content : []) {
+          if (part.type === "image_url" && !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/.test(part.image_url?.url ?? "")) problems.push("user message: malformed image_url data URL");
+        }
       }
     }
     closeTurn();
