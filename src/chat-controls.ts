@@ -13,6 +13,7 @@ import { historyPathFor, sessionsDirFor } from "./stored-sessions.ts";
 import type { Palette } from "./ui/colors.ts";
 import { isSlashCommand, runSlashCommand, type ChatControls, type CommandOutcome } from "./ui/slash-commands.ts";
 import { formatReplay } from "./ui/transcript-replay.ts";
+import { displayPath } from "./tools/paths.ts";
 
 /** Sessions shown by /sessions and /resume without an id. */
 const CHAT_LISTED_SESSIONS = 10;
@@ -73,6 +74,14 @@ export class SessionChatControls implements ChatControls {
     for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
     stderr.write(formatReplay(stored.messages, colors));
     return `${session.id} (${this.currentModel()})`;
+  }
+
+  listSkills(): string[] {
+    const { listed, untrusted } = this.options.session.skills;
+    const lines = listed.map((skill) => `${skill.name}  ${skill.description}  ${displayPath(this.options.cwd, skill.path)}`);
+    if (listed.length === 0) lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
+    if (untrusted.length > 0) lines.push(`${untrusted.length} project skill${untrusted.length === 1 ? "" : "s"} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`);
+    return lines;
   }
 
   async compact(focus: string): Promise<string> {

@@ -2,6 +2,7 @@
 // system prompt, recorder and hooks. One-shot, stream-json, chat and ACP are thin modes over it
 // (batch children are one-shot CLI runs), and each reads its events from `run`, the single
 // point where the event stream is transformed (redacted) before anyone sees it.
+import { dirname } from "node:path";
 import { loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, resolveProvider, stateDir, type ProviderChoice } from "./config.ts";
 import type { Agent } from "./core/agent.ts";
@@ -17,7 +18,8 @@ import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
 import { createApprover, type AskApprovalFn } from "./permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
-import { PermissionSetupError, setupPermissions, withProjectRules, type PermissionFlags } from "./permissions/setup-permissions.ts";
+import { PermissionSetupError, setupPermissions, withProjectRules, withReadableFolders, type PermissionFlags } from "./permissions/setup-permissions.ts";
+import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { createProvider, type ProviderSettings } from "./providers/index.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
@@ -84,6 +86,10 @@ export interface Session {
   readonly usage: Usage;
   /** The session file (it exists once the first entry is written). */
   readonly path: string;
+  /** Whether this folder's project settings and skills are in use (permissions/folder-trust.ts). */
+  readonly isFolderTrusted: boolean;
+  /** The skills the system prompt lists, and the project's left out because the folder is not trusted. */
+  readonly skills: { listed: readonly Skill[]; untrusted: readonly Skill[] };
   /** Runs one prompt; every event is redacted, then recorded, then yielded. */
   run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
@@ -107,9 +113,13 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   let permissions = setupPermissionsOrThrow(options);
   for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
   // The folder's hooks, MCP servers and allow rules only once it is trusted (permissions/folder-trust.ts).
-  const trust = await settleFolderTrust({ cwd, harnessHome: stateDir(env), home: permissions.policy.home, trustedFolders: permissions.trustedFolders, ...options.trust });
+  const found = findSkills({ cwd, harnessHome: stateDir(env), home: permissions.policy.home }, (message) => options.warn(`warning: ${message}`));
+  const trust = await settleFolderTrust({ cwd, harnessHome: stateDir(env), home: permissions.policy.home, trustedFolders: permissions.trustedFolders, skills: found.project, ...options.trust });
   if (trust.report) options.warn(trust.report);
   if (trust.isTrusted) permissions = withProjectRules(permissions);
+  const skills = activeSkills(found, trust.isTrusted);
+  // The model is told to read a skill's files: that never asks, wherever the skill lives.
+  permissions = withReadableFolders(permissions, skills.map((skill) => dirname(skill.path)));
   const provider = await createProvider(settings);
   const windowOverride = options.contextWindow ?? windowFromEnv(env);
   // Started now, never waited for by a new conversation: a local server may be probed for its
@@ -141,7 +151,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       messages: resumed?.messages,
       provider,
       tools,
-      system: systemPromptFor(cwd, tools, options.systemPrompt),
+      system: systemPromptFor(cwd, tools, options.systemPrompt, skills),
       cwd,
       maxTurns: options.maxTurns,
       maxTokens: settings.maxTokens,
@@ -196,6 +206,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     get path() {
       return recorder.writer.path;
     },
+    isFolderTrusted: trust.isTrusted,
+    skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
     run: (prompt, signal) => recorded(agent.prompt(prompt, signal)),
     compact: (focus) => recorded(agent.compact(focus)),
     async switchModel(model) {
@@ -259,9 +271,9 @@ function setupPermissionsOrThrow(options: SessionOptions) {
 }
 
 /** The system prompt with this machine's facts: the one place they are gathered. */
-function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides | undefined): string {
+function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides | undefined, skills: Skill[]): string {
   const machine = { cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) };
-  return buildSystemPrompt(machine, tools.map((tool) => tool.name), overrides);
+  return buildSystemPrompt(machine, tools.map((tool) => tool.name), overrides, skills);
 }
 
 function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {

@@ -26,6 +26,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   mcp: ["core"],
   acp: ["core"],
   batch: ["core"],
+  // Skills and custom commands: Markdown files of the user's own, turned into prompt text.
+  prompts: ["core"],
 };
 
 /** Top-level modules that import nothing of ours, so every layer may use them. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 
 /** Project instructions are paid on every request: cap them. */
 export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
@@ -21,6 +21,14 @@ export interface PromptOverrides {
   append?: string;
 }
 
+/** A skill as the prompt lists it (src/prompts/skills.ts finds them). */
+export interface PromptSkill {
+  name: string;
+  description: string;
+  /** Its SKILL.md, absolute. */
+  path: string;
+}
+
 /**
  * The system prompt: who the agent is, where it runs, how to use its tools well, and the
  * project's AGENTS.md files. Every byte is sent on every request, so it stays short.
@@ -28,13 +36,26 @@ export interface PromptOverrides {
  * directory and the project's instructions are facts the tools and the user's files rely on,
  * so they stay (as pi does with its --system-prompt).
  */
-export function buildSystemPrompt(env: Environment, toolNames: string[], overrides: PromptOverrides = {}): string {
+export function buildSystemPrompt(env: Environment, toolNames: string[], overrides: PromptOverrides = {}, skills: PromptSkill[] = []): string {
   const facts = `Working directory: ${env.cwd}. OS: ${env.platform}. Shell: ${env.shell}. Date: ${env.date}.`;
   const lines = overrides.replace !== undefined ? [overrides.replace.trimEnd(), "", facts] : [...ownWords(toolNames, facts)];
   const instructions = loadProjectInstructions(env.cwd);
   if (instructions) lines.push("", instructions);
+  if (skills.length > 0) lines.push("", ...skillLines(skills, env.cwd));
   if (overrides.append?.trim()) lines.push("", overrides.append.trimEnd());
   return lines.join("\n");
+}
+
+/**
+ * Progressive disclosure: a skill costs one line (name, description, where its file is) until
+ * the model reads the file because the task matches.
+ */
+function skillLines(skills: PromptSkill[], cwd: string): string[] {
+  const shown = (file: string) => (file.startsWith(cwd + sep) ? relative(cwd, file) : file);
+  return [
+    "Skills: instructions for particular tasks. When a task matches a skill's description, read its file with read_file first and follow it; paths in it are relative to its folder.",
+    ...skills.map((skill) => `- ${skill.name}: ${skill.description} (${shown(skill.path)})`),
+  ];
 }
 
 /** Harness's own part: who it is, the facts, the guidelines. */

@@ -7,7 +7,8 @@
 // $HARNESS_HOME/trusted-folders.json with a hash of every project settings file. When a file
 // changes (or one is added or removed), the record no longer holds: a chat asks again and shows
 // the diff; a headless run reports it and ignores the settings. What only narrows permissions
-// (deny rules, a tighter sandbox, env.strip) applies without trust.
+// (deny rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
+// files: instructions the model would follow) are reviewed and recorded the same way.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -32,9 +33,9 @@ export interface TrustReview {
   /** The real path of the working directory: what is trusted. */
   folder: string;
   files: ProjectFile[];
-  /** One line per hook, MCP server and allow rule (`hook PreToolUse bash: ./check.sh`), grouped by file. */
+  /** One line per hook, MCP server, allow rule and skill (`hook PreToolUse bash: ./check.sh`), grouped by file. */
   wouldRun: { file: string; items: string[] }[];
-  counts: { hooks: number; servers: number; allowRules: number };
+  counts: { hooks: number; servers: number; allowRules: number; skills: number };
   /** Present when a recorded trust no longer holds: the change, as unified diffs. */
   changed?: { diff: string; files: string[] };
 }
@@ -56,11 +57,20 @@ export interface TrustOptions {
   trustedFolders: string[];
   /** Asks the person (chat); absent when nobody can answer. Resolves true for yes. */
   ask?: (review: TrustReview) => Promise<boolean>;
+  /** The project's skills (their SKILL.md files), reviewed with the settings. */
+  skills?: ProjectSkill[];
+}
+
+/** A project skill as the review names it. */
+export interface ProjectSkill {
+  name: string;
+  /** Its SKILL.md. */
+  path: string;
 }
 
 /** Decides whether this run may use the folder's project settings, asking and recording when it can. */
 export async function settleFolderTrust(options: TrustOptions): Promise<FolderTrust> {
-  const review = reviewProjectSettings(options.cwd, options.harnessHome);
+  const review = reviewProjectSettings(options.cwd, options.harnessHome, options.skills);
   if (review.wouldRun.length === 0) return { isTrusted: false };
   if (options.flag || isNamedByUser(review.folder, options.trustedFolders, options.home)) return { isTrusted: true };
   const recorded = readRecords(options.harnessHome)[review.folder];
@@ -74,17 +84,23 @@ export async function settleFolderTrust(options: TrustOptions): Promise<FolderTr
 }
 
 /** The project settings files of a folder and what they would run. */
-export function reviewProjectSettings(cwd: string, harnessHome: string): TrustReview {
+export function reviewProjectSettings(cwd: string, harnessHome: string, skills: ProjectSkill[] = []): TrustReview {
   const folder = realOrSame(cwd);
   // The files the loaders read: settings.ts (rules, hooks) and mcp/config.ts (projectMcpFile).
   const files = [...projectSettingsPaths(cwd, harnessHome), path.join(cwd, ".mcp.json")]
     .filter((file) => existsSync(file))
     .map((file) => readProjectFile(file, cwd));
   const wouldRun: TrustReview["wouldRun"] = [];
-  const counts = { hooks: 0, servers: 0, allowRules: 0 };
+  const counts = { hooks: 0, servers: 0, allowRules: 0, skills: 0 };
   for (const file of files) {
     const items = describe(file, counts);
     if (items.length > 0) wouldRun.push({ file: file.shown, items: items.map(printable) });
+  }
+  for (const skill of skills) {
+    const file = readProjectFile(skill.path, cwd);
+    files.push(file);
+    counts.skills++;
+    wouldRun.push({ file: file.shown, items: [printable(`skill ${skill.name}`)] });
   }
   return { folder, files, wouldRun, counts };
 }
@@ -205,8 +221,8 @@ function changeSince(recorded: RecordedFile[], current: ProjectFile[]): { diff: 
 
 /** The one line a run prints when it ignores project settings. */
 function reportLine(review: TrustReview, wasAsked: boolean): string {
-  const { hooks, servers, allowRules } = review.counts;
-  const what = [plural(hooks, "hook"), plural(servers, "MCP server"), plural(allowRules, "allow rule")].filter(Boolean).join(", ");
+  const { hooks, servers, allowRules, skills } = review.counts;
+  const what = [plural(hooks, "hook"), plural(servers, "MCP server"), plural(allowRules, "allow rule"), plural(skills, "skill")].filter(Boolean).join(", ");
   const files = review.wouldRun.map((entry) => entry.file).join(", ");
   const why = review.changed ? `changed since you trusted this folder (${review.changed.files.join(", ")})` : "are not trusted";
   const how = wasAsked ? "" : review.changed ? "; run harness here to review the change, or pass --trust" : "; run harness here to review them, or pass --trust";

@@ -127,6 +127,15 @@ export function withProjectRules(setup: PermissionSetup): PermissionSetup {
   return { ...setup, policy: { ...setup.policy, allow: [...setup.policy.allow, ...setup.projectAllow] }, projectAllow: [] };
 }
 
+/**
+ * The setup with more folders the file tools may read without asking, even outside the
+ * workspace or inside harness's own state: the folders of the skills the session lists, whose
+ * files the model is told to read.
+ */
+export function withReadableFolders(setup: PermissionSetup, folders: string[]): PermissionSetup {
+  return { ...setup, policy: { ...setup.policy, readableGlobs: [...setup.policy.readableGlobs, ...folders] } };
+}
+
 /** Where services keep their unix sockets: the runtime folders (docker.sock, D-Bus, ssh-agent, systemd). */
 function socketFolders(env: Record<string, string | undefined>): string[] {
   const folders = ["/run", "/var/run"];

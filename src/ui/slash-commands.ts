@@ -21,6 +21,8 @@ export interface ChatControls {
   resume(id: string): Promise<string>;
   /** Writes the current session to a file; returns the path written. */
   exportSession(format: "md" | "html", file?: string): string;
+  /** The skills the model may use, one line each, and a note on any left out. */
+  listSkills(): string[];
   /** Summarises the older part of the conversation to free context (`focus`: what to keep in particular). */
   compact(focus: string): Promise<string>;
 }
@@ -81,6 +83,11 @@ const COMMANDS: Record<string, CommandSpec> = {
       const format = isFormat ? first : file && /\.(md|markdown)$/i.test(file) ? "md" : "html";
       say(`wrote ${controls.exportSession(format, file)}`);
     },
+  },
+  skills: {
+    usage: "/skills",
+    help: "the skills the model may read when a task matches (SKILL.md folders)",
+    run: (_, controls, say) => say(controls.listSkills().join("\n")),
   },
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };

@@ -1,0 +1,125 @@
+// Agent Skills (the open SKILL.md format: a folder whose SKILL.md starts with front matter
+// `name` and `description`). Only the name, the description and the path go into the system
+// prompt; the model reads the body, and files beside it, with read_file when a skill applies.
+//
+// Where they come from, in the order a name is taken (the first one found wins, later ones
+// with the same name are reported and left out):
+// - the user's own: $HARNESS_HOME/skills, ~/.claude/skills, ~/.agents/skills (what the user
+//   installed wins over what a repository brings);
+// - the project's: .harness/skills, .claude/skills and .agents/skills in the working directory
+//   and its parents up to the repository root, nearest first. They are a repository's text the
+//   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { foldersFromRoot } from "../core/system-prompt.ts";
+import { parseFrontMatter } from "./front-matter.ts";
+
+/** The folders other agents keep skills in, under a project folder or the home folder. */
+const SKILL_FOLDERS = [".harness/skills", ".claude/skills", ".agents/skills"];
+/** A SKILL.md larger than this is not read (it is meant to be a page of instructions). */
+const MAX_SKILL_FILE_BYTES = 256 * 1024;
+/** Skills listed in the prompt at most: each costs a line on every request. */
+export const MAX_SKILLS = 100;
+/** A description longer than this is cut in the prompt (the format allows 1024 characters). */
+const MAX_DESCRIPTION_CHARS = 1024;
+
+/** One skill: what the prompt lists. */
+export interface Skill {
+  name: string;
+  description: string;
+  /** The SKILL.md file, absolute. */
+  path: string;
+  /** From the repository rather than the user's own folders. */
+  isProject: boolean;
+}
+
+/** The user's and the project's skills, each list already free of repeated names. */
+export interface FoundSkills {
+  user: Skill[];
+  project: Skill[];
+}
+
+export interface SkillPlaces {
+  cwd: string;
+  harnessHome: string;
+  home: string;
+}
+
+/** Finds every skill; problems (no description, a repeated name) go to `warn`. */
+export function findSkills(places: SkillPlaces, warn: (message: string) => void): FoundSkills {
+  const userRoots = [path.join(places.harnessHome, "skills"), ...SKILL_FOLDERS.slice(1).map((folder) => path.join(places.home, folder))];
+  const projectRoots = foldersFromRoot(places.cwd)
+    .reverse()
+    .flatMap((folder) => SKILL_FOLDERS.map((name) => path.join(folder, name)))
+    .filter((root) => !userRoots.includes(root)); // the home folder as a project: its skills are the user's
+  const user = dedupe(userRoots.flatMap((root) => skillsIn(root, false, warn)), [], warn);
+  return { user, project: dedupe(projectRoots.flatMap((root) => skillsIn(root, true, warn)), user, warn) };
+}
+
+/** The skills a session uses: the user's, and the project's when the folder is trusted. */
+export function activeSkills(found: FoundSkills, isProjectTrusted: boolean): Skill[] {
+  return [...found.user, ...(isProjectTrusted ? found.project : [])].slice(0, MAX_SKILLS);
+}
+
+function skillsIn(root: string, isProject: boolean, warn: (message: string) => void): Skill[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(root).sort();
+  } catch {
+    return []; // no such folder: the usual case
+  }
+  const skills: Skill[] = [];
+  for (const entry of entries) {
+    const file = path.join(root, entry, "SKILL.md");
+    const skill = readSkill(file, entry, isProject);
+    if (typeof skill === "string") {
+      if (skill) warn(`skill ${file} left out: ${skill}`);
+    } else skills.push(skill);
+  }
+  return skills;
+}
+
+/** The skill in `file`, or why it is left out ("" when there is no SKILL.md at all). */
+function readSkill(file: string, folderName: string, isProject: boolean): Skill | string {
+  let text: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) return "not a regular file";
+    if (stat.size > MAX_SKILL_FILE_BYTES) return `${stat.size} bytes, more than ${MAX_SKILL_FILE_BYTES}`;
+    text = readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+  const { fields } = parseFrontMatter(text);
+  const name = oneLine(fields.name ?? "") || folderName;
+  const description = oneLine(fields.description ?? "");
+  if (!description) return "its front matter has no description (the model chooses a skill by it)";
+  return { name, description: cut(description, MAX_DESCRIPTION_CHARS), path: realOrSame(file), isProject };
+}
+
+function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void): Skill[] {
+  const kept: Skill[] = [];
+  for (const skill of skills) {
+    const first = [...taken, ...kept].find((other) => other.name === skill.name);
+    if (!first) kept.push(skill);
+    else if (first.path !== skill.path) warn(`skill ${skill.name} in ${skill.path} left out: ${first.path} has the same name`);
+  }
+  return kept;
+}
+
+/** Front matter is a repository's text: one line, no control characters. */
+function oneLine(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").replace(/\s+/g, " ").trim();
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function realOrSame(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
