@@ -43,17 +43,22 @@ const GIT_PLACEHOLDERS: Record<string, Placeholder> = {
   commondir: { kind: "file", content: ".\n" },
 };
 
-/** The bwrap arguments that protect `names` in `workspace`; creates placeholders where needed. */
+/**
+ * The bwrap arguments that protect `names` in `workspace`; creates placeholders where needed.
+ * The same file system gives the same arguments, in the same order, whether a placeholder is
+ * made now or was made by an earlier call: the command helper (tools/command-host.ts) keeps its
+ * sandbox for as long as they stay the same.
+ */
 export function protectedMounts(workspace: string, names: string[]): string[] {
   const args: string[] = [];
-  const entries = findProtectedEntries(workspace, names);
   for (const name of names) {
-    const entry = path.join(workspace, name);
     const placeholder = ROOT_PLACEHOLDERS[name];
-    // A placeholder is wholly read-only (even a `.git` one: `git init` must fail).
-    if (!entries.includes(entry) && placeholder && createPlaceholder(entry, placeholder)) args.push("--ro-bind", entry, entry);
+    if (placeholder && kindOf(path.join(workspace, name)) === "missing") createPlaceholder(path.join(workspace, name), placeholder);
   }
+  // Sorted: a folder's entry comes before those inside it, and readdir's order does not matter.
+  const entries = findProtectedEntries(workspace, names).sort();
   for (const entry of entries) {
+    // A placeholder is wholly read-only (even a `.git` one: `git init` must fail).
     const isRealGitFolder = path.basename(entry) === ".git" && !placeholders.has(entry) && kindOf(entry) === "folder";
     if (isRealGitFolder) args.push(...gitFolderMounts(entry));
     else args.push("--ro-bind", entry, entry);
