@@ -1,15 +1,13 @@
-import { spawn } from "node:child_process";
 import { closeSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { openSpillFile, spillDirOf, spillNote } from "../core/output-spill.ts";
 import { defineTool } from "../core/tool.ts";
+import { runHosted } from "./command-host.ts";
 import { MAX_OUTPUT_BYTES, truncateMiddle } from "./output-limit.ts";
 
 /** Default per-command time limit; the model may ask for more, up to the cap. */
 export const BASH_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
-/** After SIGTERM, how long a process tree gets before SIGKILL. */
-const KILL_GRACE_MS = 2000;
 /** After the shell exits, how long to wait for background children still holding its pipes. */
 const PIPE_DRAIN_MS = 200;
 /** Bytes kept from each end while a command runs, so a flood of output costs bounded memory. */
@@ -53,17 +51,19 @@ export const bash = defineTool({
       const path = result.spillPath ?? (isWhole ? saveWhole(openSpill, result.output) : undefined);
       if (path) output = withNoteAtCut(output, spillNote(path, result.totalBytes));
     }
-    const status = result.timedOut
-      ? `[timed out after ${timeoutMs / 1000}s; the process tree was killed]`
-      : result.interrupted
-        ? "[interrupted by the user; the process tree was killed]"
-        : result.signal
-          ? `[killed by ${result.signal}]`
-          : `[exit code: ${result.exitCode}]`;
+    const status = result.notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
     const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
     return { content: output ? `${output}\n${status}` : status, isError, summary: status };
   },
 });
+
+/** The last line of a result: how the command ended. */
+function statusOf(result: CommandResult, timeoutMs: number): string {
+  if (result.timedOut) return `[timed out after ${timeoutMs / 1000}s; the process tree was killed]`;
+  if (result.interrupted) return "[interrupted by the user; the process tree was killed]";
+  if (result.signal) return `[killed by ${result.signal}]`;
+  return result.exitCode === null ? "[no exit code]" : `[exit code: ${result.exitCode}]`;
+}
 
 interface CommandResult {
   output: string;
@@ -75,12 +75,14 @@ interface CommandResult {
   signal: string | null;
   timedOut: boolean;
   interrupted: boolean;
+  /** What happened to the command helper, when the model should know (see command-host.ts). */
+  notes: string[];
 }
 
 /**
- * Runs `bash -c` in its own process group, so a timeout or Ctrl-C kills everything it started.
- * With `openSpill`, output past MAX_OUTPUT_BYTES is also streamed to that file, whole.
- * With `wrapCommand` the group's leader is the sandbox (bwrap), and the same kill reaches it all.
+ * Runs `bash -c` in its own process group, through the command helper (command-host.ts), so a
+ * timeout or Ctrl-C kills everything it started. With `openSpill`, output past MAX_OUTPUT_BYTES
+ * is also streamed to that file, whole. With `wrapCommand` the helper runs in the sandbox.
  */
 export function runCommand(
   command: string,
@@ -88,57 +90,43 @@ export function runCommand(
 ): Promise<CommandResult> {
   const { cwd, env, timeoutMs, signal, openSpill, wrapCommand } = options;
   return new Promise((resolve) => {
-    const [program, ...args] = wrapCommand ? wrapCommand(["bash", "-c", command], cwd) : ["bash", "-c", command];
-    const child = spawn(program, args, { cwd, env: { ...env, ...QUIET_ENV }, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const captured = new BoundedCapture(KEEP_BYTES, openSpill);
     let timedOut = false;
     let settled = false;
-    child.stdout.on("data", (chunk: Buffer) => captured.add(chunk));
-    child.stderr.on("data", (chunk: Buffer) => captured.add(chunk));
+    let drain: NodeJS.Timeout | undefined;
+    let exit: { code: number | null; signal: string | null } = { code: null, signal: null };
 
-    const killTree = () => {
-      killGroup(child.pid, "SIGTERM");
-      setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS).unref();
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killTree();
-    }, timeoutMs);
-    const onAbort = () => killTree();
-    signal.addEventListener("abort", onAbort, { once: true });
-
-    const finish = (exitCode: number | null, exitSignal: string | null) => {
+    const finish = (lost?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
       signal.removeEventListener("abort", onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      running.forget();
       const spillPath = captured.closeSpill();
-      resolve({ output: captured.text(), totalBytes: captured.totalBytes, spillPath, exitCode, signal: exitSignal, timedOut, interrupted: signal.aborted && !timedOut });
+      const notes = [running.notice, lost].filter((note) => note !== undefined);
+      resolve({ output: captured.text(), totalBytes: captured.totalBytes, spillPath, exitCode: exit.code, signal: exit.signal, timedOut, interrupted: signal.aborted && !timedOut, notes });
     };
-    child.on("error", (error) => {
-      captured.add(Buffer.from(`failed to start ${program}: ${error.message}\n`));
-      finish(127, null);
+    const running = runHosted(command, { cwd, env: { ...env, ...QUIET_ENV }, wrapCommand }, {
+      data: (chunk) => captured.add(chunk),
+      exited: (code, exitSignal) => {
+        exit = { code, signal: exitSignal };
+        // Background children may still hold the pipes open: give them a moment, then stop reading.
+        drain = setTimeout(finish, PIPE_DRAIN_MS);
+      },
+      closed: () => finish(),
+      lost: (reason, didStart) => {
+        if (!didStart) exit = { code: 127, signal: null };
+        finish(reason);
+      },
     });
-    child.on("exit", (code, exitSignal) => {
-      // Background children may still hold the pipes open: give them a moment, then stop reading.
-      const drain = setTimeout(() => finish(code, exitSignal), PIPE_DRAIN_MS);
-      child.on("close", () => {
-        clearTimeout(drain);
-        finish(code, exitSignal);
-      });
-    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      running.kill();
+    }, timeoutMs);
+    const onAbort = () => running.kill();
+    signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 /** Puts the note right after the "cut from the middle" marker, where the model notices what is missing. */

@@ -1,0 +1,116 @@
+// The program of the command helper (see command-host.ts): a small Node script, run with
+// `node -e`, inside the sandbox when there is one. It reads one JSON request per line on stdin
+// and answers with binary frames on stdout. It is plain JavaScript in a string, not a module
+// of ours, because it runs in its own process, maybe where our files cannot be read, and
+// `node -e` compiles a few KB faster than it would load a bundle.
+//
+// Requests:  {"id":1,"command":"...","cwd":"...","env":{...}}  run `bash -c command`
+//            {"id":1,"kill":true}    SIGTERM to the command's tree, SIGKILL after the grace
+//            {"id":1,"forget":true}  stop reading its output (the caller is done with it)
+// Frames:    type (1 byte), id (uint32 BE), length (uint32 BE), payload
+//            S started (payload: its process id as the caller's kill() can use it, "0" when the
+//              helper is in a PID namespace of its own), D output bytes, X exited (payload:
+//              JSON [code, signal]), C output closed, E could not start (payload: the reason).
+// End of stdin (the harness exited or dropped the helper) kills every command and exits.
+
+/** Frame types, as the byte that starts each frame. */
+export const FRAME = { started: 0x53, data: 0x44, exited: 0x58, closed: 0x43, failed: 0x45 } as const;
+/** Bytes before each frame's payload: type, id, length. */
+export const FRAME_HEADER_BYTES = 9;
+
+/** The helper's source; `killGraceMs` is how long a tree gets between SIGTERM and SIGKILL. */
+export function helperSource(killGraceMs: number): string {
+  return `"use strict";
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const GRACE = ${killGraceMs};
+// In a PID namespace of its own (the sandbox's), every other process is one a command started,
+// so a command's leftovers can be found and ended, as when each command had its own sandbox.
+const ownPidNamespace = (() => { try { return fs.readlinkSync("/proc/self/ns/pid") !== process.argv[1]; } catch { return false; } })();
+const commands = new Map(); // id -> { child, exited }
+function frame(type, id, payload) {
+  const head = Buffer.allocUnsafe(${FRAME_HEADER_BYTES});
+  head[0] = type; head.writeUInt32BE(id, 1); head.writeUInt32BE(payload.length, 5);
+  process.stdout.write(Buffer.concat([head, payload]));
+}
+function signalAll(pids, signal) { for (const pid of pids) { try { process.kill(pid, signal); } catch {} } }
+// The process group, and every process descended from its leader (one that left the group with
+// setsid included) as long as the line of parents is unbroken. Linux only; elsewhere the group.
+function treeOf(pid) {
+  const targets = [-pid];
+  try {
+    const children = new Map();
+    for (const name of fs.readdirSync("/proc")) {
+      if (!/^[0-9]+$/.test(name)) continue;
+      try {
+        const stat = fs.readFileSync("/proc/" + name + "/stat", "latin1");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        if (!children.has(ppid)) children.set(ppid, []);
+        children.get(ppid).push(Number(name));
+      } catch {}
+    }
+    for (let i = 0, queue = [pid]; i < queue.length; i++) for (const child of children.get(queue[i]) || []) { queue.push(child); targets.push(child); }
+  } catch {}
+  return targets;
+}
+function killTree(pid) {
+  signalAll(treeOf(pid), "SIGTERM");
+  setTimeout(() => signalAll(treeOf(pid).concat(-pid), "SIGKILL"), GRACE).unref();
+}
+// A command ended: in our own namespace its group dies with it, and once no command runs,
+// so does anything else left (a daemon that left the group), as it did with a sandbox per command.
+function endLeftovers(pid) {
+  signalAll([-pid], "SIGKILL");
+  for (const entry of commands.values()) if (!entry.exited) return;
+  try { signalAll(fs.readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n)).map(Number).filter((p) => p !== 1 && p !== process.pid), "SIGKILL"); } catch {}
+}
+function run(id, request) {
+  let child;
+  try {
+    child = spawn("bash", ["-c", request.command], { cwd: request.cwd, env: request.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  } catch (error) {
+    frame(${FRAME.failed}, id, Buffer.from(String(error && error.message)));
+    return;
+  }
+  const entry = { child, exited: false };
+  commands.set(id, entry);
+  child.on("error", (error) => { entry.exited = true; commands.delete(id); frame(${FRAME.failed}, id, Buffer.from(String(error.message))); });
+  if (child.pid === undefined) return;
+  frame(${FRAME.started}, id, Buffer.from(String(ownPidNamespace ? 0 : child.pid)));
+  const forward = (chunk) => frame(${FRAME.data}, id, chunk);
+  child.stdout.on("data", forward);
+  child.stderr.on("data", forward);
+  child.on("exit", (code, signal) => {
+    entry.exited = true;
+    frame(${FRAME.exited}, id, Buffer.from(JSON.stringify([code, signal])));
+    if (ownPidNamespace) endLeftovers(child.pid);
+  });
+  child.on("close", () => { if (commands.delete(id)) frame(${FRAME.closed}, id, Buffer.alloc(0)); });
+}
+function handle(request) {
+  const entry = commands.get(request.id);
+  if (request.kill) { if (entry) killTree(entry.child.pid); return; }
+  if (request.forget) {
+    if (!entry) return;
+    commands.delete(request.id);
+    entry.child.stdout.destroy(); entry.child.stderr.destroy();
+    return;
+  }
+  run(request.id, request);
+}
+let pending = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (text) => {
+  pending += text;
+  for (let end = pending.indexOf("\\n"); end !== -1; end = pending.indexOf("\\n")) {
+    const line = pending.slice(0, end);
+    pending = pending.slice(end + 1);
+    handle(JSON.parse(line));
+  }
+});
+process.stdin.on("end", () => {
+  for (const { child } of commands.values()) signalAll(treeOf(child.pid), "SIGKILL");
+  process.exit(0);
+});
+`;
+}

@@ -1,0 +1,223 @@
+// Runs the bash tool's commands through one long-lived helper process (command-helper.ts)
+// instead of forking the harness for each one. With a sandbox, the helper runs inside it, so
+// the sandbox is set up once (at the first command) rather than per command; each command is
+// still a fresh `bash -c` in its own process group, with the environment and working
+// directory of its request. Forking a small helper is cheaper than forking the harness, and it
+// happens off the harness's main thread.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readlinkSync } from "node:fs";
+import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
+
+/** Rewrites an argv to run inside the sandbox (ToolContext.wrapCommand). */
+type WrapCommand = (argv: string[], cwd: string) => string[];
+
+/** After SIGTERM, how long a process tree gets before SIGKILL. */
+export const KILL_GRACE_MS = 2000;
+/** A helper with nothing to run for this long exits; the next command starts another. */
+const HELPER_IDLE_MS = 10 * 60_000;
+/** How much of the helper's own stderr is kept to explain why it stopped. */
+const HELPER_STDERR_BYTES = 2000;
+
+/** What a command's caller hears. Exactly one of `closed` or `lost` ends it (after `exited`, for `closed`). */
+export interface CommandListener {
+  data(chunk: Buffer): void;
+  exited(code: number | null, signal: string | null): void;
+  /** Every holder of its output has closed it. */
+  closed(): void;
+  /** It could not start, or the helper stopped under it; `reason` says which, for the model. */
+  lost(reason: string, didStart: boolean): void;
+}
+
+/** A command running in the helper. */
+export interface HostedCommand {
+  /** SIGTERM to its whole tree, SIGKILL after KILL_GRACE_MS. */
+  kill(): void;
+  /** The caller is done: stop reading its output (background children may hold it open). */
+  forget(): void;
+  /** Set when this command had to start a new helper because the last one stopped: what happened. */
+  notice?: string;
+}
+
+/** One helper process and the commands running in it. */
+class CommandHost {
+  private readonly child: ChildProcess;
+  private readonly listeners = new Map<number, CommandListener>();
+  /** Host process ids of commands' groups, for when the helper dies outside a PID namespace. */
+  private readonly groups = new Map<number, number>();
+  private nextId = 1;
+  private pending: Buffer = Buffer.alloc(0);
+  private stderrTail = "";
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** Why the helper stopped, once it has. */
+  stopped: string | undefined;
+  /** Whether the harness ended it (idle, replaced): nothing the next command needs to hear. */
+  private isClosedOnPurpose = false;
+  /** Replaced by a helper with a newer policy: it ends once its commands have. */
+  private isRetiring = false;
+
+  constructor(
+    readonly key: string,
+    argv: string[],
+  ) {
+    const [program, ...args] = argv;
+    // Its own group, as each command had: a Ctrl-C at the terminal reaches the harness only.
+    this.child = spawn(program, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    // An idle helper never keeps the harness alive; a running command does (armIdleTimer).
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref(): void }).unref();
+    this.child.stdin?.on("error", () => {}); // a dead helper: reported by "exit" below
+    this.child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
+    this.child.stderr?.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-HELPER_STDERR_BYTES);
+    });
+    this.child.on("error", (error) => this.stop(`could not start: ${error.message}`));
+    this.child.on("exit", (code, signal) => this.stop(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    this.armIdleTimer();
+  }
+
+  run(command: string, options: { cwd: string; env: Record<string, string | undefined> }, listener: CommandListener): HostedCommand {
+    const id = this.nextId++;
+    this.listeners.set(id, listener);
+    this.armIdleTimer();
+    this.send({ id, command, cwd: options.cwd, env: options.env });
+    return { kill: () => this.send({ id, kill: true }), forget: () => this.forget(id) };
+  }
+
+  /** Ends the helper: every command in it is killed. */
+  close(): void {
+    this.isClosedOnPurpose = true;
+    this.child.stdin?.end();
+  }
+
+  /** Ends the helper once its running commands have finished. */
+  retire(): void {
+    this.isRetiring = true;
+    if (this.listeners.size === 0) this.close();
+  }
+
+  /** Why it stopped, when the next command should be told (it was not the harness's doing). */
+  get unexpectedStop(): string | undefined {
+    return this.isClosedOnPurpose ? undefined : this.stopped;
+  }
+
+  private forget(id: number): void {
+    if (!this.listeners.delete(id)) return;
+    this.groups.delete(id);
+    this.send({ id, forget: true });
+    if (this.isRetiring && this.listeners.size === 0) this.close();
+    else this.armIdleTimer();
+  }
+
+  private send(request: object): void {
+    if (this.stopped === undefined) this.child.stdin?.write(`${JSON.stringify(request)}\n`);
+  }
+
+  private read(chunk: Buffer): void {
+    let buffer = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    while (buffer.length >= FRAME_HEADER_BYTES) {
+      const length = buffer.readUInt32BE(5);
+      if (buffer.length < FRAME_HEADER_BYTES + length) break;
+      this.deliver(buffer[0], buffer.readUInt32BE(1), buffer.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length));
+      buffer = buffer.subarray(FRAME_HEADER_BYTES + length);
+    }
+    this.pending = buffer;
+  }
+
+  private deliver(type: number, id: number, payload: Buffer): void {
+    const listener = this.listeners.get(id);
+    if (!listener) return; // forgotten: a background child still writing
+    switch (type) {
+      case FRAME.started: {
+        const pid = Number(payload.toString());
+        if (pid > 0) this.groups.set(id, pid);
+        return;
+      }
+      case FRAME.data:
+        return listener.data(Buffer.from(payload)); // a copy: `payload` shares the frame buffer
+      case FRAME.exited: {
+        const [code, signal] = JSON.parse(payload.toString()) as [number | null, string | null];
+        return listener.exited(code, signal);
+      }
+      case FRAME.closed:
+        return listener.closed();
+      case FRAME.failed:
+        this.listeners.delete(id);
+        this.armIdleTimer();
+        return listener.lost(`failed to start bash: ${payload.toString()}`, false);
+      default:
+        return; // a newer helper's frame this harness does not know
+    }
+  }
+
+  private stop(reason: string): void {
+    if (this.stopped !== undefined) return;
+    clearTimeout(this.idleTimer);
+    const said = this.stderrTail.trim().split("\n").at(-1);
+    this.stopped = said ? `${reason}: ${said}` : reason;
+    // Outside a PID namespace the commands outlive their helper: end them here.
+    for (const pid of this.groups.values()) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    for (const listener of this.listeners.values()) listener.lost(`the command helper stopped (${this.stopped}) while this command ran; its processes were killed`, true);
+    this.listeners.clear();
+    (this.child.stdout as unknown as { unref(): void }).unref();
+  }
+
+  /** Called whenever the set of running commands changes. */
+  private armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    const stdout = this.child.stdout as unknown as { ref(): void; unref(): void };
+    if (this.listeners.size > 0) return stdout.ref();
+    stdout.unref();
+    this.idleTimer = setTimeout(() => this.close(), HELPER_IDLE_MS);
+    this.idleTimer.unref();
+  }
+}
+
+/** The harness's own PID namespace: the helper compares its own with it to know whether it has one to itself. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return "";
+  }
+}
+
+/** The argv that starts a helper, inside the sandbox when `wrap` is given. */
+function helperArgv(wrap: WrapCommand | undefined, cwd: string): string[] {
+  const argv = [process.execPath, "-e", helperSource(KILL_GRACE_MS), pidNamespace()];
+  return wrap ? wrap(argv, cwd) : argv;
+}
+
+/** The current helper per sandbox (one per session: each session has its own wrapper); `null` for no sandbox. */
+const hosts = new Map<WrapCommand | null, CommandHost>();
+
+/**
+ * Starts `command` in the helper for this sandbox, starting the helper first when there is
+ * none yet or the last one stopped. The sandbox's arguments are worked out again for every
+ * command (a few `stat` calls) and a changed policy (say `.git/hooks` now exists, and must be
+ * read-only) gets a new helper, so a command never runs under an older policy than it would
+ * have had in a sandbox of its own. A replaced helper finishes its running commands first.
+ */
+export function runHosted(
+  command: string,
+  options: { cwd: string; env: Record<string, string | undefined>; wrapCommand?: WrapCommand },
+  listener: CommandListener,
+): HostedCommand {
+  const slot = options.wrapCommand ?? null;
+  const argv = helperArgv(options.wrapCommand, options.cwd);
+  const key = argv.join("\0");
+  let host = hosts.get(slot);
+  const lastStop = host?.unexpectedStop;
+  if (host && host.key !== key) host.retire();
+  if (!host || host.stopped !== undefined || host.key !== key) {
+    host = new CommandHost(key, argv);
+    hosts.set(slot, host);
+  }
+  const notice = lastStop === undefined ? undefined : `the command helper had stopped (${lastStop}); a new one was started for this command`;
+  return { ...host.run(command, options, listener), notice };
+}
