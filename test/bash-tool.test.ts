@@ -76,8 +76,10 @@ test("a background child holding the pipe does not hang the call", async () => {
 
 test("an abort kills the running command", async () => {
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 200);
-  const result = await runBash({ command: "echo before; sleep 30" }, { signal: controller.signal });
+  const cwd = tempDir();
+  // Aborted once the command is under way (the sandbox's first command also starts its helper).
+  const abortOnceStarted = setInterval(() => existsSync(join(cwd, ".started")) && controller.abort(), 20);
+  const result = await runBash({ command: "echo before; touch .started; sleep 30" }, { cwd, signal: controller.signal }).finally(() => clearInterval(abortOnceStarted));
   assert.equal(result.content, "before\n[interrupted by the user; the process tree was killed]");
 });
 

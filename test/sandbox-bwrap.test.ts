@@ -121,8 +121,10 @@ test("a timeout kills the whole sandboxed tree, including a process that left th
 
 test("an abort kills the sandboxed command", { skip: bwrapMissing }, async () => {
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 1500); // after bwrap has surely started, even on a loaded machine
-  const result = await runSandboxed("echo before; sleep 30", tempDir(), { signal: controller.signal });
+  const cwd = tempDir();
+  // Aborted once the command is under way (the sandbox's first command also starts its helper).
+  const abortOnceStarted = setInterval(() => existsSync(join(cwd, ".started")) && controller.abort(), 20);
+  const result = await runSandboxed("echo before; touch .started; sleep 30", cwd, { signal: controller.signal }).finally(() => clearInterval(abortOnceStarted));
   assert.equal(result.content, "before\n[interrupted by the user; the process tree was killed]");
 });
 

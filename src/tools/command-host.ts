@@ -187,10 +187,12 @@ function pidNamespace(): string {
   }
 }
 
+let bareArgv: string[] | undefined;
+
 /** The argv that starts a helper, inside the sandbox when `wrap` is given. */
 function helperArgv(wrap: WrapCommand | undefined, cwd: string): string[] {
-  const argv = [process.execPath, "-e", helperSource(KILL_GRACE_MS), pidNamespace()];
-  return wrap ? wrap(argv, cwd) : argv;
+  bareArgv ??= [process.execPath, "-e", helperSource(KILL_GRACE_MS), pidNamespace()];
+  return wrap ? wrap(bareArgv, cwd) : bareArgv;
 }
 
 /** The current helper per sandbox (one per session: each session has its own wrapper); `null` for no sandbox. */
