@@ -71,7 +71,8 @@ class CommandHost {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-HELPER_STDERR_BYTES);
     });
     this.child.on("error", (error) => this.stop(`could not start: ${error.message}`));
-    this.child.on("exit", (code, signal) => this.stop(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    // "close", not "exit": by then every frame it wrote has been read, so every started command's group is known.
+    this.child.on("close", (code, signal) => this.stop(signal ? `killed by ${signal}` : `exited with code ${code}`));
     this.armIdleTimer();
   }
 
