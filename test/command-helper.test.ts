@@ -1,6 +1,7 @@
 // The bash tool's commands run in one long-lived helper per sandbox (src/tools/command-host.ts):
 // real bash, real bwrap, the helper killed for real.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -134,3 +135,41 @@ test("sandboxed: a protected path that appears mid-session is read-only for the 
   assert.equal(existsSync(join(cwd, "user", ".harness", "settings.json")), false);
 });
 
+/** A command that writes `frame` (hex) into its helper's stdout, as a command that took the helper's descriptor could. */
+const forgeFrame = (hex: string) =>
+  `perl -e 'my $pidfd = syscall(434, $ARGV[0] + 0, 0); die "no pidfd: $!" if $pidfd < 0; my $fd = syscall(438, $pidfd, 1, 0); die "no descriptor: $!" if $fd < 0; open(my $out, ">&=", $fd) or die; binmode $out; print $out pack("H*", "${hex}"); close $out' $PPID`;
+const frameHex = (type: string, id: number, payload: Buffer) => {
+  const head = Buffer.alloc(9);
+  head[0] = type.charCodeAt(0);
+  head.writeUInt32BE(id, 1);
+  head.writeUInt32BE(payload.length, 5);
+  return Buffer.concat([head, payload]).toString("hex");
+};
+
+test("sandboxed: a command that forges a 'started' frame for a host process, then kills its helper, does not get that process killed", { skip: needs("bwrap") }, async (t) => {
+  const cwd = tempDir();
+  const sandbox = sandboxed(cwd);
+  const victim = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
+  t.after(() => victim.kill("SIGKILL"));
+  assert.ok(victim.pid);
+  // The session's first command has id 1: claim the victim's process group as its own.
+  const attack = await runBash(`${forgeFrame(frameHex("S", 1, Buffer.from(String(victim.pid))))}; kill -9 $PPID; sleep 30`, { cwd, ...sandbox });
+  assert.match(attack.content, /the command helper stopped/);
+  // A SIGKILL sent while the helper's death was handled would show within moments.
+  const died = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), 2000);
+    victim.once("exit", () => resolve(true));
+    t.after(() => clearTimeout(timer));
+  });
+  assert.equal(died, false, "the harness killed a host process the sandboxed command named");
+});
+
+test("sandboxed: a forged frame claiming gigabytes ends the helper at once, the harness does not wait for it", { skip: needs("bwrap") }, async () => {
+  const cwd = tempDir();
+  const sandbox = sandboxed(cwd);
+  const head = frameHex("D", 1, Buffer.alloc(0)).slice(0, 10) + "ffffffff";
+  const attack = await runBash(`${forgeFrame(head)}; head -c 50000000 /dev/zero; sleep 30`, { cwd, ...sandbox });
+  assert.match(attack.content, /^\[the command helper stopped \(it sent a frame of 4294967295 bytes\) while this command ran; its processes were killed\]/);
+  const next = await runBash("echo fine", { cwd, ...sandbox });
+  assert.match(next.content, /^fine\n\[the command helper had stopped \(it sent a frame of 4294967295 bytes\); a new one was started for this command\]/);
+});

@@ -5,7 +5,7 @@
 // directory of its request. Forking a small helper is cheaper than forking the harness, and it
 // happens off the harness's main thread.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
 
 /** Rewrites an argv to run inside the sandbox (ToolContext.wrapCommand). */
@@ -17,6 +17,12 @@ export const KILL_GRACE_MS = 2000;
 const HELPER_IDLE_MS = 10 * 60_000;
 /** How much of the helper's own stderr is kept to explain why it stopped. */
 const HELPER_STDERR_BYTES = 2000;
+/**
+ * The largest frame a helper sends (its output frames carry one pipe read, 64 KiB at most). A
+ * command can write into the helper's stdout (pidfd_getfd, ptrace): a larger length is a forged
+ * or garbled frame, and waiting for its end would let the harness's memory grow without bound.
+ */
+const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** What a command's caller hears. Exactly one of `closed` or `lost` ends it (after `exited`, for `closed`). */
 export interface CommandListener {
@@ -114,9 +120,11 @@ class CommandHost {
   }
 
   private read(chunk: Buffer): void {
+    if (this.stopped !== undefined) return; // failed: the rest is not to be trusted
     let buffer = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
     while (buffer.length >= FRAME_HEADER_BYTES) {
       const length = buffer.readUInt32BE(5);
+      if (length > MAX_FRAME_BYTES) return this.fail(`it sent a frame of ${length} bytes`);
       if (buffer.length < FRAME_HEADER_BYTES + length) break;
       this.deliver(buffer[0], buffer.readUInt32BE(1), buffer.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length));
       buffer = buffer.subarray(FRAME_HEADER_BYTES + length);
@@ -129,8 +137,10 @@ class CommandHost {
     if (!listener) return; // forgotten: a background child still writing
     switch (type) {
       case FRAME.started: {
+        // Killed by the harness if the helper dies: only a real child of the helper, never a
+        // process id a sandboxed command forged into the helper's output to have a host process killed.
         const pid = Number(payload.toString());
-        if (pid > 0) this.groups.set(id, pid);
+        if (Number.isInteger(pid) && pid > 0 && isChildOf(pid, this.child.pid)) this.groups.set(id, pid);
         return;
       }
       case FRAME.data:
@@ -148,6 +158,13 @@ class CommandHost {
       default:
         return; // a newer helper's frame this harness does not know
     }
+  }
+
+  /** The helper broke the protocol: end it and everything it runs. */
+  private fail(reason: string): void {
+    this.pending = Buffer.alloc(0);
+    this.child.kill("SIGKILL");
+    this.stop(reason);
   }
 
   private stop(reason: string): void {
@@ -176,6 +193,20 @@ class CommandHost {
     stdout.unref();
     this.idleTimer = setTimeout(() => this.close(), HELPER_IDLE_MS);
     this.idleTimer.unref();
+  }
+}
+
+/**
+ * Whether `pid`'s parent is `parent`. Linux reads /proc; elsewhere (macOS, where commands cannot
+ * reach the helper's output the same way) it is taken on trust.
+ */
+function isChildOf(pid: number, parent: number | undefined): boolean {
+  if (process.platform !== "linux") return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
+  } catch {
+    return false; // already gone: nothing to kill
   }
 }
 
