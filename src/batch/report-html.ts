@@ -1,6 +1,6 @@
 // The batch report as one self-contained page: the summary, a chart of cost and duration per
 // task (inline SVG, no script, nothing fetched), and a table of every task.
-import { formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
+import { escapeHtml, formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
 import { formatSummary, summarize, totalTokens } from "./batch-report.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
 
@@ -70,8 +70,4 @@ function chartSvg(results: TaskResult[]): string {
 <text x="${costX}" y="14" font-weight="bold">cost (USD)</text><text x="${durationX}" y="14" font-weight="bold">duration</text>
 ${rows.join("\n")}
 </svg>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

@@ -1,5 +1,6 @@
 // Small helpers every layer uses, each with one behaviour, so the same number never reads two
-// ways. This module imports nothing (Node's globals only), so any module may import it.
+// ways and the same chore is never done two ways. This module imports nothing (Node's globals
+// only), so any module may import it.
 
 /** Token counts for people: 950, 1.2k, 12k, 1.5M. */
 export function formatTokens(count: number): string {
@@ -44,4 +45,9 @@ export function formatDuration(ms: number): string {
 
 function trimZero(text: string): string {
   return text.replace(/\.0$/, "");
+}
+
+/** Escapes text for HTML content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
