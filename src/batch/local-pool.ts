@@ -1,5 +1,6 @@
 // The batch on this machine: a pool of at most N tasks at once, each a child harness.
 // A task that fails is a result like any other; a rate limit instead slows the whole pool.
+import { sleep } from "../core/helpers.ts";
 import type { BatchTask } from "./batch-task.ts";
 import type { BatchProgress } from "./batch-progress.ts";
 import type { ResultsWriter } from "./results-file.ts";
@@ -115,8 +116,4 @@ export function rateLimitBackoffFrom(env: NodeJS.ProcessEnv): number {
 function internalError(task: BatchTask, error: unknown): TaskResult {
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { id: task.id, status: "error", answer: "", turns: 0, tokens: { input: 0, output: 0, cached: 0 }, durationMs: 0, testExitCode: null, sessionId: null, error: `internal error: ${message}` };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

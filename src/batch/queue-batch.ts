@@ -7,7 +7,7 @@ import { jobIdOf, loadBullmq, waitForRedis, type QueueTarget } from "./queue-tar
 import type { ResultsWriter } from "./results-file.ts";
 import type { TaskDefaults } from "./run-task.ts";
 import type { TaskResult } from "./task-result.ts";
-import { sleep } from "../core/sleep.ts";
+import { sleep } from "../core/helpers.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
 const JOB_ATTEMPTS = 3;

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "./events.ts";
 import type { AssistantMessage } from "./messages.ts";
 import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
-import { sleep } from "./sleep.ts";
+import { sleep } from "./helpers.ts";
 
 /** Retry policy for failed model calls: 429, 5xx, overloaded and dropped connections. */
 export interface RetryPolicy {

@@ -8,6 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChatHistoryItem, LlamaChat, LlamaChatResponse, LlamaContext, LlamaModel, ChatModelFunctions } from "node-llama-cpp";
 import { AsyncQueue } from "../core/async-queue.ts";
+import { sleep } from "../core/helpers.ts";
 import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../core/provider.ts";
 import type { Usage } from "../core/messages.ts";
 import type { ProviderSettings } from "./index.ts";
@@ -30,6 +31,8 @@ const PROGRESS_INTERVAL_MS = 200;
 const MAX_LOG_LINES = 8;
 /** How long a failed load waits for llama.cpp's log line that says why. */
 const LOG_WAIT_MS = 1000;
+/** How often that wait looks for the line. */
+const LOG_POLL_MS = 10;
 const GGUF_MAGIC = "GGUF";
 
 /** The local provider: a Provider plus what only an in-process model can tell. */
@@ -186,7 +189,7 @@ async function llamaCppError(): Promise<string | undefined> {
   while (true) {
     const line = [...logLines].reverse().find((entry) => /error/i.test(entry));
     if (line || Date.now() > deadline) return line;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(LOG_POLL_MS);
   }
 }
 
