@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { RunResult } from "../core/events.ts";
+import { killGroup } from "../core/helpers.ts";
 import type { Usage } from "../core/messages.ts";
 
 /** After an interrupt, how long a child gets to stop on its own before it is killed. */
@@ -84,13 +85,4 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
     child.on("exit", () => killGroup(child.pid));
     child.on("close", finish);
   });
-}
-
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // the group is gone
-  }
 }

@@ -64,3 +64,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
   });
 }
+
+/**
+ * Sends a signal to a whole process group (a child started with `detached: true` leads one), so
+ * whatever it started goes too; a group that is already gone is not an error.
+ */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals = "SIGKILL"): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
