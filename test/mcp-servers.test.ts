@@ -74,7 +74,7 @@ test("MCP tools are offered as server__tool with their schemas and their results
   assert.match(toolResult(answers, "bad"), /a[\s\S]*(number|expected)/i);
   const bigResult = toolResult(answers, "big");
   assert.ok(Buffer.byteLength(bigResult) < 32 * 1024, "a large result is cut");
-  assert.match(bigResult, /^Echo: x+\n\[\.\.\. \d+ bytes cut from the middle of this result \.\.\.\]\nx+$/);
+  assert.match(bigResult, /^Echo: x+\n\[\.\.\. \d+ bytes cut from the middle of this output \.\.\.\]\nx+$/);
   assert.match(toolResult(answers, "image"), /\[image: image\/png, \d+ bytes\]/);
   assert.match(toolResult(answers, "links"), /\[resource link: .+ <.+>/);
   assert.match(toolResult(answers, "file"), /the notes say hello/);

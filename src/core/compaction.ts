@@ -108,12 +108,8 @@ export function findCut(messages: Message[], keepTokens: number): number {
 
 /** The old part as plain text, so the summary request has no tool calls to pair up. */
 export function serialiseTranscript(messages: Message[], maxChars: number): string {
-  const blocks = messages.map(serialiseMessage);
-  const text = blocks.join("\n\n");
-  if (text.length <= maxChars) return text;
   // Keep the start (the goal, an earlier summary) and the end (the latest state).
-  const half = Math.floor(maxChars / 2);
-  return `${text.slice(0, half)}\n\n[... ${text.length - 2 * half} characters of the history cut here ...]\n\n${text.slice(-half)}`;
+  return clip(messages.map(serialiseMessage).join("\n\n"), maxChars, "\n\n");
 }
 
 function serialiseMessage(message: Message): string {
@@ -134,10 +130,14 @@ function serialiseMessage(message: Message): string {
   }
 }
 
-function clip(text: string, max: number): string {
+/**
+ * The start and end of a text within `max` characters, with the size of the cut between them.
+ * Characters, not bytes (as tool output is cut): this text is measured against the window.
+ */
+function clip(text: string, max: number, gap = " "): string {
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
-  return `${text.slice(0, half)} [... ${text.length - 2 * half} characters cut ...] ${text.slice(-half)}`;
+  return `${text.slice(0, half)}${gap}[... ${text.length - 2 * half} characters cut ...]${gap}${text.slice(-half)}`;
 }
 
 /**

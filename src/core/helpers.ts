@@ -77,3 +77,16 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals = "SIG
     // already gone
   }
 }
+
+/**
+ * The first and last `keep` bytes of a long text, with the size of the cut between them on a line
+ * of its own (head and tail are where errors and summaries usually are); a character split at
+ * either cut is dropped rather than shown as U+FFFD. A text within 2 × `keep` bytes is returned whole.
+ */
+export function cutMiddle(text: string, keep: number): string {
+  const buffer = Buffer.from(text);
+  if (buffer.length <= 2 * keep) return text;
+  const head = buffer.subarray(0, keep).toString("utf8").replace(/\uFFFD+$/, "");
+  const tail = buffer.subarray(buffer.length - keep).toString("utf8").replace(/^\uFFFD+/, "");
+  return `${head}\n[... ${buffer.length - 2 * keep} bytes cut from the middle of this output ...]\n${tail}`;
+}

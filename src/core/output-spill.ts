@@ -5,6 +5,7 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cutMiddle } from "./helpers.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 
 /**
@@ -73,12 +74,4 @@ export function limitToolOutput(output: ToolOutput, callId: string, context: Pic
     note = `[the full output (${bytes} bytes) could not be saved: ${(error as Error).message}]`;
   }
   return { ...output, content: `${cutMiddle(output.content, SPILL_PREVIEW_BYTES)}\n${note}` };
-}
-
-/** The first and last `keep` bytes, with the size of the cut between them. */
-function cutMiddle(text: string, keep: number): string {
-  const buffer = Buffer.from(text);
-  const head = buffer.subarray(0, keep).toString("utf8").replace(/\uFFFD+$/, "");
-  const tail = buffer.subarray(buffer.length - keep).toString("utf8").replace(/^\uFFFD+/, "");
-  return `${head}\n[... ${buffer.length - 2 * keep} bytes cut from the middle of this output ...]\n${tail}`;
 }

@@ -3,6 +3,7 @@
 // with an error result the model can read). Results become text: images and other binary
 // content are noted by type and size, since the neutral tool result is text only.
 import { z } from "zod";
+import { cutMiddle } from "../core/helpers.ts";
 import type { Tool, ToolOutput } from "../core/tool.ts";
 
 /** Most of one MCP result the model gets; the middle of a longer one is cut out. */
@@ -43,7 +44,7 @@ export function toHarnessTool(server: string, info: McpToolInfo, call: CallMcpTo
     async run(input, context): Promise<ToolOutput> {
       const result = await call(info.name, input, context.signal);
       const text = resultText(result.content ?? [], result.structuredContent);
-      return { content: cutMiddle(text || (result.isError ? "(the tool failed and said nothing)" : "(no output)")), isError: result.isError === true };
+      return { content: cutMiddle(text || (result.isError ? "(the tool failed and said nothing)" : "(no output)"), MAX_MCP_RESULT_BYTES / 2), isError: result.isError === true };
     },
   };
 }
@@ -80,15 +81,6 @@ function base64Bytes(data: string | undefined): number {
   if (!data) return 0;
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.floor((data.length * 3) / 4) - padding;
-}
-
-function cutMiddle(text: string): string {
-  const bytes = Buffer.byteLength(text);
-  if (bytes <= MAX_MCP_RESULT_BYTES) return text;
-  const half = MAX_MCP_RESULT_BYTES / 2;
-  const buffer = Buffer.from(text);
-  // Cutting inside a UTF-8 character leaves a replacement character at worst.
-  return `${buffer.subarray(0, half).toString("utf8")}\n[... ${bytes - 2 * half} bytes cut from the middle of this result ...]\n${buffer.subarray(bytes - half).toString("utf8")}`;
 }
 
 function oneLine(text: string): string {

@@ -1,3 +1,5 @@
+import { cutMiddle } from "../core/helpers.ts";
+
 /** Most a single tool result may hand the model; the rest is cut from the middle. */
 export const MAX_OUTPUT_BYTES = 30 * 1024;
 /** Most lines a single tool result may hand the model. */
@@ -14,12 +16,7 @@ export function truncateMiddle(text: string, maxBytes = MAX_OUTPUT_BYTES, maxLin
 
   const half = Math.floor(maxBytes / 2);
   const halfLines = Math.floor(maxLines / 2);
-  if (lines.length === 1) {
-    const buffer = Buffer.from(text);
-    const head = buffer.subarray(0, half).toString("utf8");
-    const tail = buffer.subarray(bytes - half).toString("utf8");
-    return `${head}\n[... ${bytes - 2 * half} bytes cut from the middle of this output ...]\n${tail}`;
-  }
+  if (lines.length === 1) return cutMiddle(text, half);
   const head = takeLines(lines, halfLines, half);
   const tail = takeLines(lines.slice(head.length).reverse(), halfLines, half, true).reverse();
   const cutLines = lines.length - head.length - tail.length;
