@@ -28,6 +28,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   batch: ["core"],
   // Skills and custom commands: Markdown files of the user's own, turned into prompt text.
   prompts: ["core"],
+  // Workspace snapshots in a shadow git repository, for undo.
+  snapshots: ["core"],
 };
 
 /** Top-level modules that import nothing of ours, so every layer may use them. */
