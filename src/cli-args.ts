@@ -4,6 +4,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { closestName } from "./core/edit-distance.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
 import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
 
@@ -138,7 +139,7 @@ export function parseFlags<N extends FlagName>(argv: string[], names: readonly N
     parsed = parseArgs({ args: argv, options: tokens, allowPositionals: options.positionals ?? false, strict: true });
   } catch (error) {
     // node:util's own complaints (unknown flag, missing value, stray word) are the user's to fix.
-    if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) throw new UsageError((error as Error).message);
+    if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) throw new UsageError(describeArgvError(error as ArgvError, names));
     throw error;
   }
   const flags: Record<string, unknown> = {};
@@ -159,6 +160,61 @@ export function parseRunFlags(argv: string[]): CliFlags {
     if (flags.print !== undefined || positionals.length > 0) throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
   }
   return { ...flags, positionals };
+}
+
+/**
+ * `harness sesions`: a lone word that is nearly a subcommand is a typo, not a one-word prompt
+ * (which would start a session). Returns the message for it, or undefined. `help` points at `--help`.
+ */
+export function mistypedSubcommand(argv: string[], subcommands: readonly string[]): string | undefined {
+  if (argv.length !== 1 || argv[0].startsWith("-")) return undefined;
+  const word = argv[0];
+  const meant = word.toLowerCase() === "help" ? "--help" : closestName(word, subcommands, maxTypoDistance(word));
+  if (!meant) return undefined;
+  return `"${word}" is not a command; did you mean harness ${meant}? (to send it as a prompt: harness -p ${word})`;
+}
+
+/** A word this close to a name is taken as a typo of it (short words must be closer: `hello` is not `help`). */
+function maxTypoDistance(word: string): number {
+  return word.length <= 5 ? 1 : 2;
+}
+
+type ArgvError = Error & { code: string };
+
+/** node:util parseArgs' complaints, in our words, with the nearest flag suggested for an unknown one. */
+function describeArgvError(error: ArgvError, names: readonly FlagName[]): string {
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const meant = closestFlag(quoted, names);
+      return `unknown option ${quoted}${meant ? `; did you mean --${meant}?` : ""}`;
+    }
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      const flag = /--[\w-]+/.exec(error.message)?.[0] ?? quoted;
+      if (/does not take an argument/.test(error.message)) return `${flag} takes no value`;
+      if (/ambiguous/.test(error.message)) return `${quoted} needs a value (one that starts with "-" is written ${flagForShort(quoted, names)}=-value)`;
+      return `${flag} needs a value`;
+    }
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument "${quoted}" (this command takes no words, only options)`;
+    default:
+      return error.message;
+  }
+}
+
+/** `--output-format` → `output` (a flag it extends), `--out` → `output` (one it starts), `--modle` → `model` (a typo). */
+function closestFlag(option: string, names: readonly FlagName[]): string | undefined {
+  const typed = option.replace(/^-+/, "").split("=")[0];
+  if (typed.length < 2) return undefined;
+  const extended = names.filter((name) => typed.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
+  return extended ?? names.find((name) => name.startsWith(typed)) ?? closestName(typed, names, maxTypoDistance(typed));
+}
+
+/** `-p` → `--print`. */
+function flagForShort(short: string, names: readonly FlagName[]): string {
+  const specs: Record<string, FlagSpec> = FLAGS;
+  const name = names.find((candidate) => `-${specs[candidate].short}` === short);
+  return name ? `--${name}` : short;
 }
 
 /** `a`, `a or b`, `a, b or c`. */

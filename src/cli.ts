@@ -73,7 +73,12 @@ async function main(argv: string[]): Promise<number> {
   // Alone, --help and --version answer before the flag schema (and zod) is even loaded.
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return help();
   if (argv.length === 1 && argv[0] === "--version") return version();
-  const { parseRunFlags, UsageError } = await import("./cli-args.ts");
+  const { mistypedSubcommand, parseRunFlags, UsageError } = await import("./cli-args.ts");
+  const typo = mistypedSubcommand(argv, Object.keys(SUBCOMMANDS));
+  if (typo) {
+    process.stderr.write(`harness: ${typo}\n`);
+    return 2;
+  }
   let flags;
   try {
     flags = parseRunFlags(argv);

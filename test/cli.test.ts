@@ -41,7 +41,7 @@ test("every command reads its flags through one schema: the same value is refuse
   }
   const unknown = await runCli(["--frobnicate", "-p", "x"]);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /^harness: Unknown option '--frobnicate'.*\nTry 'harness --help'\.\n$/);
+  assert.equal(unknown.stderr, "harness: unknown option --frobnicate\nTry 'harness --help'.\n");
 });
 
 test("no key anywhere: the error says which variable to set", async () => {

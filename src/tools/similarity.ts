@@ -1,3 +1,5 @@
+import { editDistance } from "../core/edit-distance.ts";
+
 /** Strings up to this long are compared by edit distance; longer ones by shared character pairs. */
 const MAX_EDIT_DISTANCE_LENGTH = 32;
 
@@ -12,22 +14,6 @@ export function similarity(a: string, b: string): number {
     return 1 - editDistance(a, b) / Math.max(a.length, b.length);
   }
   return dice(a, b);
-}
-
-/** Edits (insert, delete, change, swap of neighbours) turning one string into the other. */
-function editDistance(a: string, b: string): number {
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1);
-    }
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 function dice(a: string, b: string): number {

@@ -1,6 +1,7 @@
 // Chat commands typed as `/name args`. This file parses and answers them; what they act on
 // (the session, the provider) is reached through ChatControls, which the CLI wiring provides.
 import type { Usage } from "../core/messages.ts";
+import { closestName } from "../core/edit-distance.ts";
 import type { Palette } from "./colors.ts";
 
 /** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
@@ -130,22 +131,5 @@ export function closestCommand(name: string): string | undefined {
   const wanted = name.toLowerCase();
   const names = Object.keys(COMMANDS);
   const byPrefix = names.find((candidate) => wanted.length > 0 && candidate.startsWith(wanted));
-  if (byPrefix) return byPrefix;
-  let best: string | undefined;
-  let bestDistance = MAX_SUGGESTION_DISTANCE + 1;
-  for (const candidate of names) {
-    const distance = editDistance(wanted, candidate);
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
+  return byPrefix ?? closestName(wanted, names, MAX_SUGGESTION_DISTANCE);
 }

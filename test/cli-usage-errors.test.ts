@@ -1,0 +1,48 @@
+// Mistakes on the command line: one clear line in our words, exit 2, nothing run and no session created.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+
+const serve = fakeServerPerTest();
+
+for (const [typed, meant] of [
+  ["sesions", "harness sessions"],
+  ["modles", "harness models"],
+  ["help", "harness --help"],
+]) {
+  test(`"harness ${typed}" asks whether ${meant} was meant, and runs nothing`, async () => {
+    const fake = await serve([]); // any request would fail the test: the script is empty
+    const env = cleanEnv();
+    const result = await runCli([typed], { env: { ...env, HARNESS_BASE_URL: fake.baseUrl } });
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, `harness: "${typed}" is not a command; did you mean ${meant}? (to send it as a prompt: harness -p ${typed})\n`);
+    assert.equal(existsSync(join(env.HARNESS_HOME as string, "sessions")), false, "no session was created");
+    assert.equal(fake.requests.length, 0);
+  });
+}
+
+test("a lone word far from every command is a prompt", async () => {
+  const fake = await serve([{ reply: { text: "hello to you" } }]);
+  const result = await runCli([...fakeFlags(fake), "hello"]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "hello to you\n");
+});
+
+for (const [args, message] of [
+  [["--output-format", "json", "-p", "x"], "unknown option --output-format; did you mean --output?"],
+  [["--modle", "gpt", "-p", "x"], "unknown option --modle; did you mean --model?"],
+  [["--frobnicate"], "unknown option --frobnicate"],
+  [["-p"], "--print needs a value"],
+  [["-p", "-x"], '-p needs a value (one that starts with "-" is written --print=-value)'],
+  [["--yes=1", "-p", "x"], "--yes takes no value"],
+  [["batch", "tasks.jsonl", "--concurency", "2"], "unknown option --concurency; did you mean --concurrency?"],
+] as Array<[string[], string]>) {
+  test(`${args.join(" ")}: "${message}", exit 2`, async () => {
+    const result = await runCli(args);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.split("\n")[0], `harness: ${message}`);
+    assert.doesNotMatch(result.stderr, /Unknown option|argument missing|positional/, "none of node's parseArgs wording");
+  });
+}
