@@ -76,6 +76,11 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
  */
 export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, config: HarnessConfig = {}): ProviderSettings {
   const urlOverride = flags.baseUrl ?? env.HARNESS_BASE_URL;
+  // A malformed URL would otherwise be retried as if the network had failed.
+  if (urlOverride !== undefined && !isHttpUrl(urlOverride)) {
+    const source = flags.baseUrl !== undefined ? "--base-url" : "HARNESS_BASE_URL";
+    throw new ConfigError(`${source} takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "${urlOverride}")`, { isUsage: true });
+  }
   const name = flags.provider ?? env.HARNESS_PROVIDER ?? config.provider ?? guessProvider(env, urlOverride);
   const preset = PRESETS[name] as ProviderPreset | undefined;
   const custom = config.providers?.[name];
@@ -123,6 +128,10 @@ function checkThinkingBudget(budget: number, api: ApiKind, maxTokens: number): v
   if (api !== "anthropic") throw new ConfigError("--thinking needs an Anthropic provider (OpenAI-compatible servers choose their own reasoning effort)", { isUsage: true });
   if (budget < MIN_THINKING_BUDGET) throw new ConfigError(`--thinking takes at least ${MIN_THINKING_BUDGET} tokens`, { isUsage: true });
   if (budget >= maxTokens) throw new ConfigError(`--thinking ${budget} must be below the output limit (${maxTokens} tokens); raise --max-tokens or lower --thinking`, { isUsage: true });
+}
+
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
 }
 
 function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {

@@ -46,3 +46,17 @@ for (const [args, message] of [
     assert.doesNotMatch(result.stderr, /Unknown option|argument missing|positional/, "none of node's parseArgs wording");
   });
 }
+
+test("--base-url that is not an http(s) URL is a usage error at once, from the flag or the environment, with no session", async () => {
+  const env = cleanEnv();
+  const fromFlag = await runCli(["--base-url", "not-a-url", "-p", "x"], { env });
+  assert.equal(fromFlag.code, 2);
+  assert.equal(fromFlag.stderr, 'harness: --base-url takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "not-a-url")\n');
+  const fromEnv = await runCli(["-p", "x"], { env: { ...env, HARNESS_BASE_URL: "localhost:8080/v1" } });
+  assert.equal(fromEnv.code, 2);
+  assert.equal(fromEnv.stderr, 'harness: HARNESS_BASE_URL takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "localhost:8080/v1")\n');
+  const models = await runCli(["models", "--base-url", "ftp://example.com"], { env });
+  assert.equal(models.code, 2);
+  assert.match(models.stderr, /--base-url takes an http:\/\/ or https:\/\/ URL/);
+  assert.equal(existsSync(join(env.HARNESS_HOME as string, "sessions")), false, "no session was created");
+});
