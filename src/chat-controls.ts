@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
 import type { Usage } from "./core/messages.ts";
+import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
 import { appendInputHistory } from "./session/input-history.ts";
@@ -74,6 +75,14 @@ export class SessionChatControls implements ChatControls {
     for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
     stderr.write(formatReplay(stored.messages, colors));
     return `${session.id} (${this.currentModel()})`;
+  }
+
+  promptCommands(): readonly PromptCommand[] {
+    return this.options.session.promptCommands;
+  }
+
+  promptFor(line: string): string | undefined {
+    return promptForLine(line, this.options.session.promptCommands);
   }
 
   listSkills(): string[] {

@@ -19,7 +19,9 @@ import type { McpServerConfig } from "./mcp/config.ts";
 import { createApprover, type AskApprovalFn } from "./permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
 import { PermissionSetupError, setupPermissions, withProjectRules, withReadableFolders, type PermissionFlags } from "./permissions/setup-permissions.ts";
+import { findPromptCommands, type PromptCommand } from "./prompts/custom-commands.ts";
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
+import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { createProvider, type ProviderSettings } from "./providers/index.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
@@ -90,6 +92,8 @@ export interface Session {
   readonly isFolderTrusted: boolean;
   /** The skills the system prompt lists, and the project's left out because the folder is not trusted. */
   readonly skills: { listed: readonly Skill[]; untrusted: readonly Skill[] };
+  /** Slash commands that expand into a prompt: `.harness/commands/*.md`, `$HARNESS_HOME/commands/*.md`, /init. */
+  readonly promptCommands: readonly PromptCommand[];
   /** Runs one prompt; every event is redacted, then recorded, then yielded. */
   run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
@@ -118,6 +122,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   if (trust.report) options.warn(trust.report);
   if (trust.isTrusted) permissions = withProjectRules(permissions);
   const skills = activeSkills(found, trust.isTrusted);
+  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) => options.warn(`warning: ${message}`));
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
   permissions = withReadableFolders(permissions, skills.map((skill) => dirname(skill.path)));
   const provider = await createProvider(settings);
@@ -208,6 +213,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     },
     isFolderTrusted: trust.isTrusted,
     skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
+    promptCommands,
     run: (prompt, signal) => recorded(agent.prompt(prompt, signal)),
     compact: (focus) => recorded(agent.compact(focus)),
     async switchModel(model) {

@@ -12,6 +12,8 @@ import type { SessionData } from "./session/session-reader.ts";
 import { isSessionError, loadChatHistory, loadResumeTarget } from "./stored-sessions.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createTrustQuestion } from "./ui/trust-question.ts";
+import { commandNames } from "./ui/slash-commands.ts";
+import { promptForLine } from "./prompts/custom-commands.ts";
 import { createLineReader, runChat, type LineReader } from "./ui/chat.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor } from "./ui/colors.ts";
@@ -89,7 +91,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
       takeQueuedMessages: () => reader?.takeQueuedMessages?.() ?? [],
     });
     if (typeof session === "number") return session;
-    reader = createLineReader({ stdin, stdout, env, cwd, history: loadChatHistory(env) });
+    reader = createLineReader({ stdin, stdout, env, cwd, history: loadChatHistory(env), commands: commandNames(session.promptCommands) });
     const controls = new SessionChatControls({ session, env, cwd, stderr, colors });
     if (resumed) stderr.write(formatReplay(resumed.messages, colors));
     try {
@@ -132,7 +134,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
       code = 2;
       break;
     }
-    for await (const redacted of session.run(input.text, controller.signal)) {
+    // `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
+    const text = promptForLine(input.text, session.promptCommands) ?? input.text;
+    for await (const redacted of session.run(text, controller.signal)) {
       const event = redacted.type === "done" && priced.isKnown ? { ...redacted, cost: costOf(redacted.usage, priced.prices) } : redacted;
       if (renderer) renderer.handle(event);
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { MAX_ATTACHMENT_BYTES, expandFileMentions } from "../src/ui/attachments.ts";
 import { paletteFor } from "../src/ui/colors.ts";
-import { SLASH_COMMANDS, completeInput } from "../src/ui/completion.ts";
+import { completeInput } from "../src/ui/completion.ts";
 import { KeyParser } from "../src/ui/keys.ts";
-import { runSlashCommand, type ChatControls } from "../src/ui/slash-commands.ts";
+import { commandNames, runSlashCommand, type ChatControls } from "../src/ui/slash-commands.ts";
 import { tempDir } from "./helpers.ts";
 
 test("keys: a bracketed paste split anywhere across reads is one paste with its newlines", () => {
@@ -31,6 +31,8 @@ test("keys: arrows, Alt-Enter, a lone Esc and control keys", () => {
   assert.deepEqual(parser.parse("ab\rcd"), [{ name: "text", text: "ab" }, { name: "enter", isInBurst: true }, { name: "text", text: "cd" }]);
 });
 
+const SLASH_COMMANDS = commandNames([]);
+
 test("completion: slash commands and @paths (folders end in /, hidden files only when asked)", () => {
   const cwd = tempDir();
   mkdirSync(join(cwd, "src"));
@@ -44,12 +46,15 @@ test("completion: slash commands and @paths (folders end in /, hidden files only
   assert.equal(completeInput("plain words", 11, cwd, SLASH_COMMANDS), undefined);
 });
 
-test("the Tab list names exactly the commands /help lists", async () => {
+test("the Tab list names exactly the commands /help lists, prompt commands included", async () => {
   let help = "";
   const output = { write: (text: string) => ((help += text), true) } as unknown as NodeJS.WritableStream;
-  await runSlashCommand("/help", {} as ChatControls, output, paletteFor(output as NodeJS.WriteStream, {}));
+  const promptCommands = [{ name: "review", description: "review the diff", argumentHint: "[focus]" }];
+  await runSlashCommand("/help", { promptCommands: () => promptCommands } as unknown as ChatControls, output, paletteFor(output as NodeJS.WriteStream, {}));
   const listed = [...help.matchAll(/^(\/[a-z]+)/gm)].map((match) => match[1]);
-  assert.deepEqual([...listed].sort(), [...SLASH_COMMANDS].sort());
+  assert.deepEqual([...listed].sort(), commandNames(promptCommands).sort());
+  assert.ok(listed.includes("/review") && listed.includes("/skills"));
+  assert.match(help, /^\/review \[focus\] +review the diff$/m);
 });
 
 test("attachments: @file appends its text in a fence, bounded; other mentions are left alone", () => {

@@ -36,3 +36,8 @@ function valueOf(first: string, continued: string[]): string {
   if (!quoted) return plain.replace(/\s+#.*$/, "");
   return quoted[1] === "'" ? quoted[2].replace(/''/g, "'") : quoted[2].replace(/\\"/g, '"').replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
 }
+
+/** A front matter value as one line with no control characters (it is a file's text, shown and sent). */
+export function oneLine(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").replace(/\s+/g, " ").trim();
+}

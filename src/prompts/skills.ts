@@ -12,7 +12,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { foldersFromRoot } from "../core/system-prompt.ts";
-import { parseFrontMatter } from "./front-matter.ts";
+import { oneLine, parseFrontMatter } from "./front-matter.ts";
 
 /** The folders other agents keep skills in, under a project folder or the home folder. */
 const SKILL_FOLDERS = [".harness/skills", ".claude/skills", ".agents/skills"];
@@ -107,10 +107,6 @@ function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void
   return kept;
 }
 
-/** Front matter is a repository's text: one line, no control characters. */
-function oneLine(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").replace(/\s+/g, " ").trim();
-}
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

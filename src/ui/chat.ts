@@ -2,8 +2,8 @@ import { createInterface, type Interface } from "node:readline";
 import type { AgentEvent } from "../core/events.ts";
 import { expandFileMentions } from "./attachments.ts";
 import { paletteFor, type Palette } from "./colors.ts";
-import { SLASH_COMMANDS } from "./completion.ts";
 import { LineEditor } from "./line-editor.ts";
+import type { CommandOutcome } from "./slash-commands.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
 
@@ -29,7 +29,7 @@ export interface ChatOptions {
   /** Called with every entered line (input history is saved here). */
   onInput?(line: string): void;
   /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
-  runCommand?(line: string): Promise<"continue" | "exit"> | undefined;
+  runCommand?(line: string): Promise<CommandOutcome> | undefined;
 }
 
 /** A line editor shared by the chat prompt and approval questions. */
@@ -44,11 +44,12 @@ export interface LineReader {
   takeQueuedMessages?(): string[];
 }
 
-export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" | "history"> & { env?: NodeJS.ProcessEnv; cwd?: string }): LineReader {
+/** `commands`: the slash commands Tab completes (slash-commands.ts commandNames). */
+export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" | "history"> & { env?: NodeJS.ProcessEnv; cwd?: string; commands?: readonly string[] }): LineReader {
   const env = options.env ?? process.env;
   // Our own editor on a real terminal; node:readline where escape sequences are unwelcome (TERM=dumb).
   if (options.stdin.isTTY && options.stdout.isTTY && env.TERM !== "dumb") {
-    return new LineEditor({ ...options, colors: paletteFor(options.stdout, env), cwd: options.cwd ?? process.cwd(), commands: SLASH_COMMANDS });
+    return new LineEditor({ ...options, colors: paletteFor(options.stdout, env), cwd: options.cwd ?? process.cwd(), commands: options.commands ?? [] });
   }
   const rl: Interface = createInterface({
     input: options.stdin,
@@ -117,17 +118,20 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     if (line === undefined) break;
     if (line.trim() === "") continue;
     options.onInput?.(line);
+    let prompt = line;
     const command = options.runCommand?.(line);
     if (command) {
-      if ((await command) === "exit") break;
-      continue;
+      const outcome = await command;
+      if (outcome === "exit") break;
+      if (outcome === "continue") continue;
+      prompt = outcome.prompt; // a prompt command (.harness/commands, /init): its text runs as typed
     }
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
     reader.beforeQuestion = () => renderer.pause();
     try {
       // `@path` mentions attach files; the line as typed is what the history keeps.
-      for await (const event of options.run(expandFileMentions(line, options.cwd), turn.signal)) {
+      for await (const event of options.run(expandFileMentions(prompt, options.cwd), turn.signal)) {
         renderer.handle(event);
         status?.record(event);
       }

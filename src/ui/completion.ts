@@ -2,12 +2,6 @@
 import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
 
-/**
- * The chat's slash commands, for Tab. slash-commands.ts keeps its table private; keep this list
- * in step with it (a test checks that `/help` names every one).
- */
-export const SLASH_COMMANDS = ["/help", "/clear", "/model", "/cost", "/compact", "/resume", "/sessions", "/export", "/skills", "/exit"] as const;
-
 /** Candidates listed at most, so a Tab in a huge folder stays quick and readable. */
 const MAX_CANDIDATES = 200;
 

@@ -22,14 +22,25 @@ export interface ChatControls {
   resume(id: string): Promise<string>;
   /** Writes the current session to a file; returns the path written. */
   exportSession(format: "md" | "html", file?: string): string;
+  /** Commands that expand into a prompt (`.harness/commands/*.md`, /init), for /help and Tab. */
+  promptCommands(): readonly PromptCommandInfo[];
+  /** The prompt `/name args` stands for, when `name` is a prompt command. */
+  promptFor(line: string): string | undefined;
   /** The skills the model may use, one line each, and a note on any left out. */
   listSkills(): string[];
   /** Summarises the older part of the conversation to free context (`focus`: what to keep in particular). */
   compact(focus: string): Promise<string>;
 }
 
-/** What the chat loop does after a command. */
-export type CommandOutcome = "continue" | "exit";
+/** A prompt command as /help shows it. */
+export interface PromptCommandInfo {
+  name: string;
+  description: string;
+  argumentHint?: string;
+}
+
+/** What the chat loop does after a command: read the next line, leave, or run a prompt the command wrote. */
+export type CommandOutcome = "continue" | "exit" | { prompt: string };
 
 interface CommandSpec {
   usage: string;
@@ -38,7 +49,7 @@ interface CommandSpec {
 }
 
 const COMMANDS: Record<string, CommandSpec> = {
-  help: { usage: "/help", help: "this list", run: (_, __, say) => say(helpText()) },
+  help: { usage: "/help", help: "this list", run: (_, controls, say) => say(helpText(controls.promptCommands())) },
   clear: { usage: "/clear", help: "start a new session (the old one stays on disk)", run: (_, controls, say) => say(`new session ${controls.newSession()}`) },
   model: {
     usage: "/model [name]",
@@ -93,6 +104,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };
 
+/** The names of the chat's own commands: a command file cannot take one. */
+export const BUILT_IN_COMMANDS: readonly string[] = Object.keys(COMMANDS);
+
 /** `/word ...` is a command; `/usr/bin/x is broken` (a path) is a prompt. */
 export function isSlashCommand(line: string): boolean {
   return /^\/[a-z][\w-]*(\s|$)/i.test(line.trim());
@@ -101,11 +115,17 @@ export function isSlashCommand(line: string): boolean {
 /** Runs one command line; problems (an unknown command, a failed switch) are told, never thrown. */
 export async function runSlashCommand(line: string, controls: ChatControls, output: NodeJS.WritableStream, colors: Palette): Promise<CommandOutcome> {
   const [, name, args] = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim()) ?? [];
-  const say = (text: string) => output.write(`${colors.dim(text)}\n`);
+  const say = (text: string): void => {
+    output.write(`${colors.dim(text)}\n`);
+  };
   const command = COMMANDS[name?.toLowerCase() ?? ""];
   if (!command) {
-    const closest = closestCommand(name ?? "");
-    output.write(`${colors.yellow(`unknown command /${name}`)}${closest ? `; did you mean ${COMMANDS[closest].usage}?` : ""} (/help lists them)\n`);
+    const prompt = controls.promptFor(line);
+    if (prompt !== undefined) return { prompt };
+    const promptCommands = controls.promptCommands();
+    const closest = closestCommand(name ?? "", promptCommands.map((custom) => custom.name));
+    const usage = closest && (COMMANDS[closest]?.usage ?? usageOf(promptCommands.find((custom) => custom.name === closest) as PromptCommandInfo));
+    output.write(`${colors.yellow(`unknown command /${name}`)}${usage ? `; did you mean ${usage}?` : ""} (/help lists them)\n`);
     return "continue";
   }
   try {
@@ -116,20 +136,32 @@ export async function runSlashCommand(line: string, controls: ChatControls, outp
   }
 }
 
-function helpText(): string {
-  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
-  return Object.values(COMMANDS)
-    .map((c) => `${c.usage.padEnd(width)}  ${c.help}`)
-    .join("\n");
+/** The built-in commands, then the prompt commands (files and /init). */
+function helpText(promptCommands: readonly PromptCommandInfo[]): string {
+  const rows = [
+    ...Object.values(COMMANDS).map((c) => [c.usage, c.help]),
+    ...promptCommands.map((c) => [usageOf(c), c.description]),
+  ];
+  const width = Math.max(...rows.map(([usage]) => usage.length));
+  return rows.map(([usage, help]) => `${usage.padEnd(width)}  ${help}`).join("\n");
+}
+
+function usageOf(command: PromptCommandInfo): string {
+  return `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`;
+}
+
+/** The names Tab completes: the built-in commands and the prompt commands. */
+export function commandNames(promptCommands: readonly PromptCommandInfo[]): string[] {
+  return [...Object.keys(COMMANDS), ...promptCommands.map((c) => c.name)].map((name) => `/${name}`);
 }
 
 /** Largest edit distance still offered as "did you mean". */
 const MAX_SUGGESTION_DISTANCE = 3;
 
-/** The known command nearest to a mistyped name (a prefix wins), if any is near enough. */
-export function closestCommand(name: string): string | undefined {
+/** The known command nearest to a mistyped name (a prefix wins), if any is near enough; `more` are the prompt commands' names. */
+export function closestCommand(name: string, more: readonly string[] = []): string | undefined {
   const wanted = name.toLowerCase();
-  const names = Object.keys(COMMANDS);
+  const names = [...Object.keys(COMMANDS), ...more];
   const byPrefix = names.find((candidate) => wanted.length > 0 && candidate.startsWith(wanted));
   return byPrefix ?? closestName(wanted, names, MAX_SUGGESTION_DISTANCE);
 }
