@@ -5,6 +5,7 @@ import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { closestName } from "./core/edit-distance.ts";
+import { parsePositiveInteger } from "./core/helpers.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
 import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
 
@@ -25,7 +26,7 @@ interface FlagSpec {
 const text = z.string();
 const toggle = z.boolean();
 /** A whole number of at least 1, given as digits: `takes` completes the error (`--max-turns takes ...`). */
-const positiveInteger = (takes: string) => z.string().regex(/^[1-9]\d*$/, takes).transform(Number);
+const positiveInteger = (takes: string) => z.string().refine((value) => parsePositiveInteger(value) !== undefined, takes).transform(Number);
 /** A prompt file read by `@file` larger than this is refused: it would be paid on every request. */
 const MAX_PROMPT_FILE_BYTES = 256 * 1024;
 /**

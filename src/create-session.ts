@@ -9,6 +9,7 @@ import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { Usage, UserContent } from "./core/messages.ts";
+import { parsePositiveInteger } from "./core/helpers.ts";
 import { redactEvents } from "./core/redact.ts";
 import type { ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
@@ -285,8 +286,9 @@ function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides 
 function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const value = env.HARNESS_CONTEXT_WINDOW;
   if (value === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(value)) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
-  return Number(value);
+  const tokens = parsePositiveInteger(value);
+  if (tokens === undefined) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
+  return tokens;
 }
 
 /** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */

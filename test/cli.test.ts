@@ -31,6 +31,8 @@ test("every command reads its flags through one schema: the same value is refuse
     [["acp", "--max-turns", "0"], "harness acp: --max-turns takes a positive whole number\n"],
     [["batch", "tasks.jsonl", "--max-turns", "0"], "harness: --max-turns takes a positive whole number\n"],
     [["batch", "tasks.jsonl", "--concurrency", "257"], "harness: --concurrency takes a whole number from 1 to 256\n"],
+    [["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "257"], "harness: --concurrency takes a whole number from 1 to 256\n"],
+    [["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "1e1"], "harness: --concurrency takes a whole number from 1 to 256\n"],
     [["--approve", "sometimes", "-p", "x"], "harness: --approve takes ask, edits or all\n"],
     [["--output", "xml", "-p", "x"], "harness: --output takes text, json or stream-json\n"],
   ];

@@ -1,7 +1,7 @@
-// The one home of number formatting (src/core/helpers.ts): each quantity reads one way everywhere.
+// The one home of small helpers (src/core/helpers.ts): each quantity reads one way everywhere.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatBytes, formatCost, formatDuration, formatTokens } from "../src/core/helpers.ts";
+import { formatBytes, formatCost, formatDuration, formatTokens, parsePositiveInteger } from "../src/core/helpers.ts";
 
 test("tokens: 950, 1.2k, 12k, 1.5M", () => {
   assert.deepEqual([950, 1000, 1200, 12_345, 999_499, 1_500_000].map(formatTokens), ["950", "1k", "1.2k", "12k", "999k", "1.5M"]);
@@ -17,4 +17,9 @@ test("dollars: under a dollar at least four decimals and two significant digits,
 
 test("durations from milliseconds: 12.3s, 2m05s, 1h05m", () => {
   assert.deepEqual([12_345, 125_000, 3_900_000].map(formatDuration), ["12.3s", "2m05s", "1h05m"]);
+});
+
+test("a count is plain digits from 1: what every flag and variable taking a count accepts", () => {
+  assert.deepEqual(["1", "12", "256"].map(parsePositiveInteger), [1, 12, 256]);
+  assert.deepEqual(["0", "012", "-1", "1e3", "1.0", " 12", "0x10", ""].map(parsePositiveInteger), Array(8).fill(undefined));
 });

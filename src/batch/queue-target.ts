@@ -1,5 +1,6 @@
 // `--queue redis://host:port/name`: where the BullMQ queue lives, and the timings its workers
 // use. BullMQ itself is imported lazily, only by the queue modes.
+import { parsePositiveInteger } from "../core/helpers.ts";
 
 /** Queue name when the URL has no path. */
 const DEFAULT_QUEUE_NAME = "harness";
@@ -53,8 +54,7 @@ export function parseQueueUrl(value: string): QueueTarget {
 
 /** The job lock duration (ms) and the stalled-job check interval of workers. */
 export function queueTimings(env: NodeJS.ProcessEnv): { lockDuration: number; stalledInterval: number } {
-  const override = Number(env.HARNESS_QUEUE_LOCK_MS);
-  const lockDuration = env.HARNESS_QUEUE_LOCK_MS && Number.isInteger(override) && override > 0 ? override : DEFAULT_LOCK_MS;
+  const lockDuration = parsePositiveInteger(env.HARNESS_QUEUE_LOCK_MS ?? "") ?? DEFAULT_LOCK_MS;
   return { lockDuration, stalledInterval: Math.min(lockDuration, 30_000) };
 }
 

@@ -2,7 +2,7 @@
 // on the queue, on this machine, until stopped (Ctrl-C or SIGTERM: the running tasks go back
 // to the queue at once for other workers).
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseFlags } from "../cli-args.ts";
 import { stateDir } from "../config.ts";
 import { currentHarnessCommand } from "../batch/harness-child.ts";
 import { rateLimitBackoffFrom } from "../batch/local-pool.ts";
@@ -10,8 +10,6 @@ import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-t
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
-/** The most tasks at once one worker is allowed (each is a Node process). */
-const MAX_CONCURRENCY = 256;
 
 const USAGE = `usage: harness worker --queue redis://host:port/name [--concurrency n] [--workdir dir]
 Takes tasks queued by \`harness batch --queue\` and runs them here, as the batch would.
@@ -27,12 +25,7 @@ export async function run(argv: string[]): Promise<number> {
   let concurrency: number;
   let workdir: string | undefined;
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: { queue: { type: "string" }, concurrency: { type: "string" }, workdir: { type: "string" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
+    const { flags: values, positionals } = parseFlags(argv, ["queue", "concurrency", "workdir", "help"], { positionals: true });
     if (values.help) {
       process.stdout.write(USAGE);
       return 0;
@@ -40,8 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
     if (!values.queue) throw new Error("--queue redis://host:port/name is required");
     target = parseQueueUrl(values.queue);
-    concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw new Error(`--concurrency takes a whole number from 1 to ${MAX_CONCURRENCY}`);
+    concurrency = values.concurrency ?? DEFAULT_CONCURRENCY;
     workdir = values.workdir;
   } catch (error) {
     process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);

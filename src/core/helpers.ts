@@ -90,3 +90,11 @@ export function cutMiddle(text: string, keep: number): string {
   const tail = buffer.subarray(buffer.length - keep).toString("utf8").replace(/^\uFFFD+/, "");
   return `${head}\n[... ${buffer.length - 2 * keep} bytes cut from the middle of this output ...]\n${tail}`;
 }
+
+/**
+ * A whole number of at least 1 written as plain digits, as flags and variables take counts:
+ * "12" is 12; "012", "1e3", " 12", "0x10" and "1.0" are not counts (undefined).
+ */
+export function parsePositiveInteger(text: string): number | undefined {
+  return /^[1-9]\d*$/.test(text) ? Number(text) : undefined;
+}
