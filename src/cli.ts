@@ -89,6 +89,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (flags.help) return help();
   if (flags.version) return version();
+  // The sandbox trial (a bwrap run) goes on while the rest of the harness loads.
+  if (flags.sandbox !== "off") void import("./sandbox/detect-sandbox.ts").then(({ probeSandbox }) => probeSandbox());
   const { runCli } = await import("./run-cli.ts");
   return runCli(flags);
 }

@@ -25,6 +25,7 @@ import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
 import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { createProvider, type ProviderSettings } from "./providers/index.ts";
+import { probeSandbox } from "./sandbox/detect-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import type { SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
@@ -113,8 +114,12 @@ export interface Session {
 /** Builds a session; throws SessionSetupError for what the user must fix. */
 export async function createSession(options: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = options;
+  // Whether a sandbox works here, found out without blocking while the settings load (the CLI
+  // starts this trial at launch); setupPermissions then has the answer at hand.
+  const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
   const settingsFor = await settingsResolver(options);
   const settings = settingsFor(resumed);
+  await sandboxTrial;
   let permissions = setupPermissionsOrThrow(options);
   for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
   // The folder's hooks, MCP servers and allow rules only once it is trusted (permissions/folder-trust.ts).

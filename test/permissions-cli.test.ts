@@ -151,6 +151,21 @@ test("the sandbox is on by default; only --sandbox off lets a command write outs
   }
 });
 
+test("a bwrap that cannot start here is named with its own reason, and --sandbox on refuses to run", async () => {
+  // The trial runs in the background while the harness loads; its stderr still reaches the warning.
+  const bin = tempDir("harness-bin-");
+  symlinkSync("/bin/bash", join(bin, "bash"));
+  writeFileSync(join(bin, "bwrap"), "#!/bin/bash\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", { mode: 0o755 });
+  const fake = await serve([{ reply: { text: "ok" } }]);
+  const env = cleanEnv({ PATH: bin });
+  const warned = await runCli([...fakeFlags(fake), "-p", "go"], { cwd: tempDir(), env });
+  assert.equal(warned.code, 0, warned.stderr);
+  assert.match(warned.stderr, /^harness: warning: bwrap cannot start here \(bwrap: No permissions to create new namespace\), so commands run without a sandbox/m);
+  const required = await runCli([...fakeFlags(fake), "--sandbox", "on", "-p", "go"], { cwd: tempDir(), env });
+  assert.equal(required.code, 1);
+  assert.match(required.stderr, /--sandbox on, but bwrap cannot start here \(bwrap: No permissions to create new namespace\); allow unprivileged user namespaces/);
+});
+
 test("without bwrap: one warning with the fix, allow rules stop auto-approving commands, --yes still runs them", async () => {
   // A PATH with bash but no bwrap.
   const bin = tempDir("harness-bin-");
