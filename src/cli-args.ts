@@ -2,6 +2,7 @@
 // one-letter form. The CLI, `harness acp` and `harness batch` each pick the flags they take from
 // this table, so a flag means the same everywhere; adding one is one line here (and one in --help).
 import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { closestName } from "./core/edit-distance.ts";
@@ -21,6 +22,8 @@ export class UsageError extends Error {
 interface FlagSpec {
   schema: z.ZodType;
   short?: string;
+  /** Given more than once, each value counts (the schema then checks an array). */
+  multiple?: true;
 }
 
 const text = z.string();
@@ -78,6 +81,8 @@ export const FLAGS = {
   input: { schema: oneOf(["stream-json"]) },
   "system-prompt": { schema: textOrFile },
   "append-system-prompt": { schema: textOrFile },
+  // Resolved where the command was typed, as the shell completed it (also with --cwd).
+  image: { schema: z.array(z.string().transform((file) => resolve(file))), multiple: true },
   cwd: { schema: directory },
   continue: { schema: toggle, short: "c" },
   resume: { schema: text, short: "r" },
@@ -115,6 +120,7 @@ export const RUN_FLAGS = [
   "input",
   "system-prompt",
   "append-system-prompt",
+  "image",
   "cwd",
   "continue",
   "resume",
@@ -134,7 +140,7 @@ export type CliFlags = Flags<(typeof RUN_FLAGS)[number]> & { positionals: string
  */
 export function parseFlags<N extends FlagName>(argv: string[], names: readonly N[], options: { positionals?: boolean } = {}): { flags: Flags<N>; positionals: string[] } {
   const specs: Record<string, FlagSpec> = FLAGS;
-  const tokens = Object.fromEntries(names.map((name) => [name, { type: specs[name].schema instanceof z.ZodBoolean ? ("boolean" as const) : ("string" as const), ...(specs[name].short ? { short: specs[name].short } : {}) }]));
+  const tokens = Object.fromEntries(names.map((name) => [name, { type: specs[name].schema instanceof z.ZodBoolean ? ("boolean" as const) : ("string" as const), ...(specs[name].short ? { short: specs[name].short } : {}), ...(specs[name].multiple ? { multiple: true } : {}) }]));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: tokens, allowPositionals: options.positionals ?? false, strict: true });
@@ -159,6 +165,7 @@ export function parseRunFlags(argv: string[]): CliFlags {
   if (flags.input !== undefined) {
     if (flags.output !== "stream-json") throw new UsageError("--input stream-json needs --output stream-json");
     if (flags.print !== undefined || positionals.length > 0) throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
+    if (flags.image !== undefined) throw new UsageError("--image goes with one prompt (-p or prompt words), not with --input stream-json");
   }
   return { ...flags, positionals };
 }

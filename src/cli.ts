@@ -36,6 +36,8 @@ Options:
   --system-prompt <text|@file>   replace harness's own system prompt (AGENTS.md and the
                            working directory stay); @file reads a file
   --append-system-prompt <text|@file>   add to the end of the system prompt
+  --image <file>           attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable.
+                           @shot.png in a prompt attaches one too
   --cwd <dir>              work in that directory, as if harness were started there
   --output <format>        text (default), json, stream-json (events: docs/events.md)
   --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)

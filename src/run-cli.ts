@@ -4,6 +4,8 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
 import { SessionChatControls } from "./chat-controls.ts";
+import type { UserContent } from "./core/messages.ts";
+import { promptWithImages } from "./prompt-images.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "./create-session.ts";
 import { formatCost } from "./core/helpers.ts";
 import { costOf, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
@@ -44,6 +46,16 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const isChat = prompt === undefined && !isStreamInput;
   if (!isChat && !isStreamInput && !prompt?.trim()) {
     stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
+    return 2;
+  }
+  if (isChat && flags.image) {
+    stderr.write("harness: --image goes with a prompt (-p or prompt words); in chat, name the image with @path or paste its path\n");
+    return 2;
+  }
+  // `@shot.png` in the prompt and --image files go as pictures; one that cannot is an error before anything runs.
+  const attached = prompt === undefined ? undefined : await promptWithImages(prompt, cwd, { files: flags.image, pastedPaths: false });
+  if (attached && "error" in attached) {
+    stderr.write(`harness: ${attached.error}\n`);
     return 2;
   }
 
@@ -95,7 +107,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
     const controls = new SessionChatControls({ session, env, cwd, stderr, colors });
     if (resumed) stderr.write(formatReplay(resumed.messages, colors));
     try {
-      const chat = { run: session.run, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdin, stdout, stderr, env, colors };
+      const withImages = (text: string) => promptWithImages(text, cwd, { pastedPaths: true });
+      const chat = { run: session.run, withImages, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdin, stdout, stderr, env, colors };
       return await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
     } finally {
       await session.close();
@@ -127,7 +140,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
   // The core knows no prices: the CLI adds `cost` to the final event (absent when the model's price is unknown).
   const priced = pricesFor(settings.model, settings.prices);
   // One prompt, or with --input stream-json one run per stdin line, until EOF or a run that did not finish.
-  const inputs: AsyncIterable<StreamInput> | Iterable<StreamInput> = isStreamInput ? readStreamInput(stdin) : [{ text: prompt as string }];
+  const inputs: AsyncIterable<StreamInput> | Iterable<{ text: string | UserContent }> = isStreamInput ? readStreamInput(stdin) : [{ text: attached!.prompt }];
   for await (const input of inputs) {
     if ("error" in input) {
       stderr.write(`harness: ${input.error}\n`);

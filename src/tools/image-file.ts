@@ -8,13 +8,15 @@
 // binary per platform; sharp's libvips weighs 18 MB and jimp is ~30 packages). It is imported
 // only when an image needs shrinking (it takes ~0.3 s to load), so start-up never pays for it.
 // Only files too large to decode safely are refused.
+import { readFile, stat } from "node:fs/promises";
+import { formatBytes } from "../core/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
 
 /** The picture formats every API we speak accepts. */
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
 /** Files larger than this are refused unread: decoding them would hold too much memory. */
-export const MAX_IMAGE_FILE_BYTES = 20 * 1024 * 1024;
+export const MAX_IMAGE_FILE_BYTES = 20_000_000;
 /** Nor are pictures of more pixels decoded (40 million: 160 MB of RGBA). */
 export const MAX_IMAGE_PIXELS = 40_000_000;
 /** The longer side an image is sent at most: Anthropic's limit with many images, OpenAI's high detail. */
@@ -91,10 +93,22 @@ function jpegSize(bytes: Buffer): { width: number; height: number } | undefined 
   return undefined;
 }
 
+/** An image file the user attached (`@shot.png`, --image), made fit for the model; `name` is how errors call it. */
+export async function loadImageFile(path: string, name: string): Promise<PreparedImage | { error: string }> {
+  const found = await stat(path).catch(() => undefined);
+  if (!found?.isFile()) return { error: `${name}: no such file` };
+  const tooLarge = imageFileTooLarge(found.size, name);
+  if (tooLarge) return { error: tooLarge };
+  const bytes = await readFile(path);
+  const type = imageTypeOf(bytes.subarray(0, 16));
+  if (!type) return { error: `${name} is not a PNG, JPEG, GIF or WebP image` };
+  return prepareImage(bytes, type, name);
+}
+
 /** Why a file of `size` bytes is not read as an image, or undefined when its size is fine (checked before reading it). */
 export function imageFileTooLarge(size: number, name: string): string | undefined {
   if (size <= MAX_IMAGE_FILE_BYTES) return undefined;
-  return `${name} is an image of ${formatMegabytes(size)}; images up to ${formatMegabytes(MAX_IMAGE_FILE_BYTES)} are taken (crop or scale it first)`;
+  return `${name} is an image of ${formatBytes(size)}; images up to ${formatBytes(MAX_IMAGE_FILE_BYTES)} are taken (crop or scale it first)`;
 }
 
 /**
@@ -147,11 +161,7 @@ async function downscale(bytes: Buffer, original: { width: number; height: numbe
   } finally {
     decoded.free();
   }
-  return { error: `${name} stays over ${formatMegabytes(MAX_IMAGE_BYTES)} even downscaled; crop it first` };
-}
-
-function formatMegabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return { error: `${name} stays over ${formatBytes(MAX_IMAGE_BYTES)} even downscaled; crop it first` };
 }
 
 /** `800x600 PNG`, or `2000x1500 PNG (downscaled from 4000x3000)`: how tool results and attachments name an image. */

@@ -16,15 +16,67 @@ export const MAX_ATTACHMENTS = 10;
 export function expandFileMentions(text: string, cwd: string): string {
   const blocks: string[] = [];
   const seen = new Set<string>();
-  for (const match of text.matchAll(/(?:^|\s)@([^\s]+)/g)) {
-    const mention = match[1].replace(/[.,;:!?)\]]+$/, "");
-    const path = resolve(cwd, mention.replace(/^~(?=\/)/, homedir()));
-    if (seen.has(path) || blocks.length >= MAX_ATTACHMENTS) continue;
+  for (const mention of mentionsIn(text)) {
+    const path = resolveMention(mention, cwd);
+    if (seen.has(path) || blocks.length >= MAX_ATTACHMENTS || IMAGE_NAME.test(path)) continue; // images go as pictures (imagesNamedIn)
     seen.add(path);
     const block = attachmentFor(mention, path);
     if (block) blocks.push(block);
   }
   return blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text;
+}
+
+/** What `@` mentions name, without punctuation that ends the sentence around them. */
+function mentionsIn(text: string): string[] {
+  return [...text.matchAll(/(?:^|\s)@([^\s]+)/g)].map((match) => match[1].replace(/[.,;:!?)\]]+$/, ""));
+}
+
+function resolveMention(mention: string, cwd: string): string {
+  return resolve(cwd, mention.replace(/^~(?=\/)/, homedir()));
+}
+
+/** File names taken as pictures; the file's first bytes decide whether it really is one. */
+const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
+
+/**
+ * Pasted paths: what a terminal inserts when a file is dropped on it. Quoted ('...' or "..."), or
+ * bare with backslash-escaped spaces, starting with `/`, `~/`, `./`, `../` or `file://`.
+ */
+const PASTED_PATH = /'([^']+)'|"([^"]+)"|(?:^|(?<=\s))((?:file:\/\/|~\/|\.{1,2}\/|\/)(?:\\ |[^\s'"])+)/g;
+
+/** An image named in a prompt: where it is, and the name it was given. */
+export interface NamedImage {
+  path: string;
+  name: string;
+}
+
+/**
+ * The existing image files a prompt names, in order, at most MAX_ATTACHMENTS: `@shot.png`, and
+ * with `pastedPaths` (the chat, where files are dropped on the terminal) a pasted path to one.
+ */
+export function imagesNamedIn(text: string, cwd: string, options: { pastedPaths: boolean }): NamedImage[] {
+  const names = mentionsIn(text);
+  if (options.pastedPaths) {
+    for (const match of text.matchAll(PASTED_PATH)) {
+      const pasted = match[1] ?? match[2] ?? match[3].replace(/\\ /g, " ");
+      names.push(pasted.replace(/^file:\/\//, ""));
+    }
+  }
+  const found = new Map<string, NamedImage>();
+  for (const name of names) {
+    const path = resolveMention(name, cwd);
+    if (!IMAGE_NAME.test(path) || found.has(path) || found.size >= MAX_ATTACHMENTS || !isFile(path)) continue;
+    found.set(path, { path, name });
+  }
+  return [...found.values()];
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function attachmentFor(mention: string, path: string): string | undefined {

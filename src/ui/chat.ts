@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import type { AgentEvent } from "../core/events.ts";
+import type { UserContent } from "../core/messages.ts";
 import { expandFileMentions } from "./attachments.ts";
 import { paletteFor, type Palette } from "./colors.ts";
 import { LineEditor } from "./line-editor.ts";
@@ -12,7 +13,9 @@ const HISTORY_SIZE = 1000;
 
 export interface ChatOptions {
   /** Runs one prompt (the session: its events come recorded and redacted). */
-  run(prompt: string, signal: AbortSignal): AsyncIterable<AgentEvent>;
+  run(prompt: string | UserContent, signal: AbortSignal): AsyncIterable<AgentEvent>;
+  /** Attaches the images a line names (`@shot.png`, a pasted path); an error is shown and the line not sent. */
+  withImages?(text: string): Promise<{ prompt: string | UserContent } | { error: string }>;
   /** `provider · model` for the header line. */
   title(): string;
   /** Where `@path` mentions are resolved. */
@@ -126,12 +129,18 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       if (outcome === "continue") continue;
       prompt = outcome.prompt; // a prompt command (.harness/commands, /init): its text runs as typed
     }
+    // `@path` mentions attach files (text inline, images as pictures); the line as typed is what the history keeps.
+    const text = expandFileMentions(prompt, options.cwd);
+    const attached = options.withImages ? await options.withImages(text) : { prompt: text };
+    if ("error" in attached) {
+      options.stderr.write(`${colors.red(`harness: ${attached.error}; nothing was sent`)}\n`);
+      continue;
+    }
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
     reader.beforeQuestion = () => renderer.pause();
     try {
-      // `@path` mentions attach files; the line as typed is what the history keeps.
-      for await (const event of options.run(expandFileMentions(prompt, options.cwd), turn.signal)) {
+      for await (const event of options.run(attached.prompt, turn.signal)) {
         renderer.handle(event);
         status?.record(event);
       }

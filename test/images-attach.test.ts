@@ -1,0 +1,105 @@
+// Attaching images through the built CLI: --image (repeatable) and `@shot.png` in -p put the
+// pictures in the user message after its text; a file that is no image, or too large, stops the
+// run with one line before anything is sent.
+import assert from "node:assert/strict";
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, withoutSandboxWarning } from "./helpers.ts";
+import { jpegOf, pngOf, TINY_GIF } from "./images.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+
+const serve = fakeServerPerTest();
+const env = () => cleanEnv({ OPENAI_API_KEY: "k" });
+
+function dataUrl(type: string, bytes: Buffer) {
+  return { type: "image_url", image_url: { url: `data:${type};base64,${bytes.toString("base64")}` } };
+}
+
+test("--image, given twice, attaches both pictures after the prompt, each named", async () => {
+  const cwd = tempDir();
+  const png = pngOf(6, 4);
+  const jpeg = jpegOf(8, 8);
+  writeFileSync(join(cwd, "a.png"), png);
+  writeFileSync(join(cwd, "b.jpeg"), jpeg);
+  const server = await serve([{ reply: { text: "two pictures" } }]);
+  const result = await runCli([...fakeFlags(server), "--image", "a.png", "--image", "b.jpeg", "-p", "compare them"], { cwd, env: env() });
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(server.requests[0].body.messages.at(-1), {
+    role: "user",
+    content: [
+      { type: "text", text: "compare them" },
+      { type: "text", text: `[image ${join(cwd, "a.png")}: 6x4 PNG]` },
+      dataUrl("image/png", png),
+      { type: "text", text: `[image ${join(cwd, "b.jpeg")}: 8x8 JPEG]` },
+      dataUrl("image/jpeg", jpeg),
+    ],
+  });
+});
+
+test("@shot.png in -p attaches the picture; the mention stays in the text", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "shot.gif"), TINY_GIF);
+  const server = await serve([{ reply: { text: "a pixel" } }]);
+  const result = await runCli([...fakeFlags(server), "-p", "what is @shot.gif?"], { cwd, env: env() });
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(server.requests[0].body.messages.at(-1).content, [
+    { type: "text", text: "what is @shot.gif?" },
+    { type: "text", text: "[image shot.gif: 1x1 GIF]" },
+    dataUrl("image/gif", TINY_GIF),
+  ]);
+});
+
+test("an --image that is no picture, is missing, or is too large ends the run with one line and exit 2, before any request", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "notes.png"), "just text\n");
+  // A sparse file past the 20 MB limit: large on paper, nothing to write.
+  const fd = openSync(join(cwd, "big.png"), "w");
+  writeSync(fd, pngOf(1, 1));
+  closeSync(fd);
+  const big = openSync(join(cwd, "big.png"), "r+");
+  writeSync(big, Buffer.from([0]), 0, 1, 21_000_000);
+  closeSync(big);
+  const server = await serve([]);
+  const cases: Array<[string, RegExp]> = [
+    ["notes.png", /^harness: \/.*\/notes\.png is not a PNG, JPEG, GIF or WebP image\n$/],
+    ["gone.png", /^harness: \/.*\/gone\.png: no such file\n$/],
+    ["big.png", /^harness: \/.*\/big\.png is an image of 21\.0 MB; images up to 20\.0 MB are taken \(crop or scale it first\)\n$/],
+  ];
+  for (const [file, message] of cases) {
+    const result = await runCli([...fakeFlags(server), "--image", file, "-p", "look"], { cwd, env: env() });
+    assert.equal(result.code, 2, file);
+    assert.match(withoutSandboxWarning(result.stderr), message);
+  }
+  assert.equal(server.requests.length, 0);
+});
+
+test("--image without a prompt for one run is a usage error", async () => {
+  const result = await runCli(["--image", "a.png", "--input", "stream-json", "--output", "stream-json"], { env: env() });
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /--image goes with one prompt \(-p or prompt words\), not with --input stream-json/);
+});
+
+test("chat: a pasted path to an image attaches it; one that is no image is refused on screen and nothing is sent", { skip: needs("tmux") }, async () => {
+  const folder = join(tempDir(), "my shots");
+  mkdirSync(folder);
+  const png = pngOf(2, 2);
+  writeFileSync(join(folder, "shot.png"), png);
+  writeFileSync(join(folder, "fake.png"), "not a picture\n");
+  const server = await serve([{ reply: { text: "a tiny square" } }]);
+  const term = TmuxTerminal.start({ args: fakeFlags(server), cwd: tempDir(), env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), OPENAI_API_KEY: "k" } });
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  term.paste(`'${join(folder, "fake.png")}'`);
+  term.send(["Enter"]);
+  await term.waitFor(/fake\.png is not a PNG, JPEG, GIF or WebP image; nothing was sent/);
+  term.type("what is this? ");
+  term.paste(join(folder, "shot.png").replace(/ /g, "\\ "));
+  term.send(["Enter"]);
+  await term.waitFor(/a tiny square/);
+  assert.equal(server.requests.length, 1);
+  assert.deepEqual(server.requests[0].body.messages.at(-1).content.slice(1), [
+    { type: "text", text: `[image ${join(folder, "shot.png")}: 2x2 PNG]` },
+    dataUrl("image/png", png),
+  ]);
+});
