@@ -148,8 +148,10 @@ export async function runCli(flags: CliFlags): Promise<number> {
       break;
     }
     // `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
-    const text = promptForLine(input.text, session.promptCommands) ?? input.text;
-    for await (const redacted of session.run(text, controller.signal)) {
+    // With pictures attached the command is the first part's text; the images stay after it.
+    const expand = (text: string) => promptForLine(text, session.promptCommands) ?? text;
+    const prompt = typeof input.text === "string" ? expand(input.text) : input.text.map((part, index) => (index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part));
+    for await (const redacted of session.run(prompt, controller.signal)) {
       const event = redacted.type === "done" && priced.isKnown ? { ...redacted, cost: costOf(redacted.usage, priced.prices) } : redacted;
       if (renderer) renderer.handle(event);
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
