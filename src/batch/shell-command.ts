@@ -1,5 +1,6 @@
 // Runs a task's setup or test command (`sh -c` in the working copy), bounded in time and output.
 import { spawn } from "node:child_process";
+import { killGroup } from "../core/helpers.ts";
 
 /** A setup or test command running longer than this is killed (with all it started). */
 export const COMMAND_TIMEOUT_MS = 30 * 60_000;
@@ -23,13 +24,7 @@ export function runShellCommand(command: string, cwd: string, env: NodeJS.Proces
     const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS));
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    };
+    const kill = () => killGroup(child.pid);
     const timer = setTimeout(() => {
       timedOut = true;
       kill();

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { killGroup } from "../core/helpers.ts";
 
 /** Most of a hook's stdout or stderr that is kept; the rest is dropped (a hook talks briefly). */
 const MAX_HOOK_OUTPUT_BYTES = 64 * 1024;
@@ -24,13 +25,7 @@ export function runHookCommand(command: string, input: unknown, options: { cwd: 
     const stderr = collect(child.stderr);
     let timedOut = false;
     let failure: string | undefined;
-    const kill = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    };
+    const kill = () => killGroup(child.pid);
     const timer = setTimeout(() => {
       timedOut = true;
       kill();

@@ -1,6 +1,5 @@
 import { closeSync, writeSync } from "node:fs";
 import { z } from "zod";
-import { killGroup } from "../core/helpers.ts";
 import { openSpillFile, spillDirOf, spillNote } from "../core/output-spill.ts";
 import { defineTool } from "../core/tool.ts";
 import { runHosted } from "./command-host.ts";

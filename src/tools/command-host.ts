@@ -6,6 +6,7 @@
 // happens off the harness's main thread.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
+import { killGroup } from "../core/helpers.ts";
 import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
 
 /** Rewrites an argv to run inside the sandbox (ToolContext.wrapCommand). */
@@ -173,13 +174,7 @@ class CommandHost {
     const said = this.stderrTail.trim().split("\n").at(-1);
     this.stopped = said ? `${reason}: ${said}` : reason;
     // Outside a PID namespace the commands outlive their helper: end them here.
-    for (const pid of this.groups.values()) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    for (const pid of this.groups.values()) killGroup(pid);
     for (const listener of this.listeners.values()) listener.lost(`the command helper stopped (${this.stopped}) while this command ran; its processes were killed`, true);
     this.listeners.clear();
     (this.child.stdout as unknown as { unref(): void }).unref();
