@@ -144,7 +144,7 @@ test("interrupted with Ctrl-C: the partial reply is kept, marked, and the turn r
   });
   assert.equal(interrupted.code, 130, interrupted.stderr);
   const session = readSession(sessionPath(env));
-  assert.deepEqual(session.entries.map((e) => e.type), ["message", "message", "interrupted"]);
+  assert.deepEqual(session.entries.map((e) => e.type), ["turn", "message", "message", "interrupted"]);
   const partial = session.messages[1];
   assert.equal(partial.role, "assistant");
   assert.ok(partial.role === "assistant" && partial.stopReason === "aborted");

@@ -51,7 +51,7 @@ test("round trip: the recorder writes events as lines and the reader rebuilds th
 
   const path = join(dir, "mabcdefg-0001.jsonl");
   const lines = readFileSync(path, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
-  assert.deepEqual(lines.map((line) => line.type), ["session", "message", "message", "usage", "model_change", "interrupted"]);
+  assert.deepEqual(lines.map((line) => line.type), ["session", "turn", "message", "message", "usage", "model_change", "interrupted"]);
   assert.deepEqual(lines[0], header("mabcdefg-0001"));
 
   const session = readSession(path);
@@ -59,6 +59,43 @@ test("round trip: the recorder writes events as lines and the reader rebuilds th
   assert.deepEqual(session.usage, usage);
   assert.equal(session.model, "m2");
   assert.deepEqual(session.notices, []);
+});
+
+test("undo and redo lines: undone turns leave the conversation, redo brings them back, a new turn ends redo", () => {
+  const dir = tempDir();
+  const recorder = new SessionRecorder(SessionWriter.create(dir, header("mabcdefg-0003")));
+  const start = { type: "start", schemaVersion: 1, provider: "openai", model: "m1" } as const;
+  const reply = (text: string): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop" });
+  for (const [prompt, answer] of [["one", "1"], ["two", "2"], ["three", "3"]]) {
+    recorder.record(start);
+    if (prompt === "two") recorder.recordSnapshot("snap-two");
+    recorder.record({ type: "message", message: user(prompt) });
+    if (prompt !== "one") recorder.recordSnapshot(`late-${prompt}`); // only a turn's first snapshot counts
+    recorder.record({ type: "message", message: reply(answer) });
+  }
+  const path = join(dir, "mabcdefg-0003.jsonl");
+  const at = "2026-01-01T00:00:00.000Z";
+  assert.deepEqual(readSession(path).turns, [{}, { snapshot: "snap-two" }, { snapshot: "late-three" }]);
+
+  recorder.recordUndo({ type: "undo", at, turns: 2, restored: "snap-two", saved: "before-undo" });
+  let session = readSession(path);
+  assert.deepEqual(session.messages, [user("one"), reply("1")]);
+  assert.deepEqual(session.turns, [{}]);
+  assert.deepEqual(session.redo, { turns: 2, saved: "before-undo" });
+
+  recorder.recordUndo({ type: "redo", at });
+  session = readSession(path);
+  assert.equal(session.messages.length, 6);
+  assert.equal(session.turns.length, 3);
+  assert.equal(session.redo, undefined);
+
+  recorder.recordUndo({ type: "undo", at, turns: 1 });
+  recorder.record(start);
+  recorder.record({ type: "message", message: user("four") });
+  recorder.close();
+  session = readSession(path);
+  assert.deepEqual(session.messages.slice(-2), [reply("2"), user("four")]);
+  assert.equal(session.redo, undefined, "a turn after an undo: nothing to redo");
 });
 
 test("a chat opened and closed without a prompt leaves no file", () => {

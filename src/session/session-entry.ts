@@ -31,6 +31,21 @@ export type SessionEntry =
   | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string }
   /** The user interrupted the turn; its partial reply (stopReason `aborted`) and tool results are above. */
   | { type: "interrupted"; at: string }
+  /** A run begins (a prompt and all it led to): what undo counts as one turn. */
+  | { type: "turn"; at: string }
+  /**
+   * The workspace's files just before this turn's first tool call that could change them: a
+   * commit in the workspace's shadow repository under `$HARNESS_HOME/snapshots`.
+   */
+  | { type: "snapshot"; at: string; commit: string }
+  /**
+   * The last `turns` turns were undone: their messages leave the conversation (they stay above,
+   * for redo and the record). The files went back to `restored` (absent when no undone turn had
+   * a snapshot); `saved` holds the files as they were just before, for redo.
+   */
+  | { type: "undo"; at: string; turns: number; restored?: string; saved?: string }
+  /** The latest undo still standing was reversed: its turns and their files are back. */
+  | { type: "redo"; at: string }
   /** The run ended with an error (the reason as the user saw it). */
   | { type: "error"; at: string; error: string }
   /**

@@ -18,8 +18,23 @@ export interface SessionData {
   baseUrl?: string;
   /** Tokens of every model call in the session. */
   usage: Usage;
+  /** The turns in the conversation now, oldest first (undone ones left out): what undo can take back. */
+  turns: TurnRecord[];
+  /** The undo a redo would reverse; absent when there is none, or a turn was run since. */
+  redo?: { turns: number; saved?: string };
   /** Things the user should hear about (a torn last line, unreadable lines), each said once. */
   notices: string[];
+}
+
+/** One turn as undo sees it: the snapshot of the files before it changed any, if it did. */
+export interface TurnRecord {
+  snapshot?: string;
+}
+
+/** A turn while reading: where the conversation stood when it began. */
+interface OpenTurn extends TurnRecord {
+  messages: Message[];
+  length: number;
 }
 
 /** A file that is not a session we can read; the message says what is wrong. */
@@ -62,7 +77,10 @@ export function parseSession(text: string, path: string): SessionData {
   }
 
   const entries: SessionEntry[] = [];
-  const messages: Message[] = [];
+  // Arrays are only ever appended to or replaced, so a turn's (array, length) is where it began.
+  let messages: Message[] = [];
+  const turns: OpenTurn[] = [];
+  const undone: Array<{ messages: Message[]; turns: OpenTurn[]; saved?: string }> = [];
   let usage = EMPTY_USAGE;
   let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl };
   for (const value of parsed) {
@@ -77,13 +95,37 @@ export function parseSession(text: string, path: string): SessionData {
       case "model_change":
         current = { provider: entry.provider, model: entry.model, baseUrl: entry.baseUrl };
         break;
+      case "turn":
+        turns.push({ messages, length: messages.length });
+        undone.length = 0; // a new turn after an undo: nothing left to redo
+        break;
+      case "snapshot": {
+        const turn = turns.at(-1);
+        if (turn && turn.snapshot === undefined) turn.snapshot = entry.commit;
+        break;
+      }
+      case "undo": {
+        const count = Math.min(entry.turns, turns.length);
+        if (count === 0) break;
+        const taken = turns.splice(turns.length - count, count);
+        undone.push({ messages, turns: taken, saved: entry.saved });
+        messages = taken[0].messages.slice(0, taken[0].length);
+        break;
+      }
+      case "redo": {
+        const last = undone.pop();
+        if (!last) break;
+        messages = last.messages;
+        turns.push(...last.turns);
+        break;
+      }
       case "interrupted":
       case "error":
         break;
       case "compaction":
         // Resume from the compacted state; the messages before it stay in `entries` (the full history).
         // Repaired first: the loop compacted the repaired conversation a resume had loaded.
-        messages.splice(0, messages.length, ...compactedMessages(entry.summary, entry.keptMessages > 0 ? repairTranscript(messages).slice(-entry.keptMessages) : []));
+        messages = compactedMessages(entry.summary, entry.keptMessages > 0 ? repairTranscript(messages).slice(-entry.keptMessages) : []);
         break;
       default:
         // A line type from a newer harness (or a later feature such as compaction): kept, not understood.
@@ -91,5 +133,7 @@ export function parseSession(text: string, path: string): SessionData {
     }
     entries.push(entry);
   }
-  return { path, header, entries, messages: repairTranscript(messages), ...current, usage, notices };
+  const redoable = undone.at(-1);
+  const redo = redoable ? { turns: redoable.turns.length, ...(redoable.saved ? { saved: redoable.saved } : {}) } : undefined;
+  return { path, header, entries, messages: repairTranscript(messages), ...current, usage, turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})), ...(redo ? { redo } : {}), notices };
 }

@@ -3,6 +3,7 @@
 // flushed to disk at the end of every turn.
 import type { AgentEvent } from "../core/events.ts";
 import { addUsage, assertNever, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import type { SessionEntry } from "./session-entry.ts";
 import type { SessionWriter } from "./session-store.ts";
 
 /** Records one session's events; `usage` is the running total (a resumed session's included). */
@@ -43,6 +44,8 @@ export class SessionRecorder {
         this.writer.flush();
         break;
       case "start":
+        this.writer.append({ type: "turn", at }); // where undo takes a turn back to
+        break;
       case "text_delta":
       case "thinking_delta":
       case "tool_start":
@@ -57,6 +60,17 @@ export class SessionRecorder {
   /** A `/model` switch: replies from here on come from this model. */
   recordModelChange(provider: string, model: string, baseUrl?: string): void {
     this.writer.append({ type: "model_change", at: new Date().toISOString(), provider, model, ...(baseUrl ? { baseUrl } : {}) });
+    this.writer.flush();
+  }
+
+  /** The workspace's files before the running turn changes any (see SessionEntry `snapshot`). */
+  recordSnapshot(commit: string): void {
+    this.writer.append({ type: "snapshot", at: new Date().toISOString(), commit });
+  }
+
+  /** An undo or redo (a line of its own, written at once: the files have already changed). */
+  recordUndo(entry: Extract<SessionEntry, { type: "undo" | "redo" }>): void {
+    this.writer.append(entry);
     this.writer.flush();
   }
 

@@ -1,5 +1,5 @@
 // A session laid out for reading (the exports): prompts, replies with their tool calls paired
-// with their results, and notes (interrupted, model switched, error), in the order they happened.
+// with their results, and notes (interrupted, model switched, error, undo), in the order they happened.
 import { assertNever, type AssistantMessage, type ToolCallPart, type ToolResultMessage, type Usage } from "../core/messages.ts";
 import type { SessionData } from "./session-reader.ts";
 
@@ -39,8 +39,16 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
       case "compaction":
         items.push({ type: "note", text: `context compacted (${entry.reason}): the model continued from this summary:\n\n${entry.summary}`, at: entry.at });
         break;
+      case "undo":
+        items.push({ type: "note", text: `undid the last ${entry.turns === 1 ? "turn" : `${entry.turns} turns`}${entry.restored ? " and restored the files from before" : ""}`, at: entry.at });
+        break;
+      case "redo":
+        items.push({ type: "note", text: "redid the undone turns", at: entry.at });
+        break;
       case "usage":
-        break; // shown with each reply and in the totals
+      case "turn":
+      case "snapshot":
+        break; // shown with each reply and in the totals; turn boundaries and snapshots are undo's bookkeeping
       default:
         assertNever(entry);
     }
