@@ -88,6 +88,9 @@ export const FLAGS = {
   resume: { schema: text, short: "r" },
   help: { schema: toggle, short: "h" },
   version: { schema: toggle },
+  // harness undo
+  session: { schema: text },
+  turns: { schema: positiveInteger("takes a positive whole number of turns") },
   // harness batch
   out: { schema: text },
   concurrency: { schema: positiveInteger(`takes a whole number from 1 to ${MAX_CONCURRENCY}`).pipe(z.number().max(MAX_CONCURRENCY, `takes a whole number from 1 to ${MAX_CONCURRENCY}`)) },

@@ -10,6 +10,8 @@ Usage:
   harness mcp list                      the configured MCP servers and their tools
   harness sessions [--all]              recent sessions: id, time, directory, turns, first prompt
   harness export [id] [--html|--md] [-o file]   a session as a self-contained web page or Markdown
+  harness undo [--session id] [--turns n]   put the files and the conversation back to before the
+                                        last turn (or n turns) of this directory's latest session
   harness acp                           serve the Agent Client Protocol on stdio (for editors such as Zed)
   harness batch tasks.jsonl [--concurrency n] [--out results.jsonl] [--queue redis://host:port/name]
                                         many tasks, each in its own working copy (harness batch --help)
@@ -65,6 +67,7 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<n
   acp: () => import("./commands/acp.ts"),
   sessions: () => import("./commands/sessions.ts"),
   export: () => import("./commands/export.ts"),
+  undo: () => import("./commands/undo.ts"),
   batch: () => import("./commands/batch.ts"),
   worker: () => import("./commands/worker.ts"),
 };

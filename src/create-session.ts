@@ -2,6 +2,7 @@
 // system prompt, recorder and hooks. One-shot, stream-json, chat and ACP are thin modes over it
 // (batch children are one-shot CLI runs), and each reads its events from `run`, the single
 // point where the event stream is transformed (redacted) before anyone sees it.
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, resolveProvider, stateDir, type ProviderChoice } from "./config.ts";
@@ -27,11 +28,13 @@ import { liveContextWindow, resolveContextWindow } from "./providers/context-win
 import { createProvider, type ProviderSettings } from "./providers/index.ts";
 import { probeSandbox } from "./sandbox/detect-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
-import type { SessionData } from "./session/session-reader.ts";
+import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
 import { codingTools } from "./tools/index.ts";
 import { previewChange } from "./tools/preview-change.ts";
 import { acceptsLocalModel } from "./ui/local-offer.ts";
+import type { RestoreResult } from "./snapshots/workspace-snapshots.ts";
+import { applyPlan, planRedo, planUndo, snapshotsFor, TurnSnapshots, UndoError, type UndoPlan } from "./undo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
 export interface SessionOptions {
@@ -106,6 +109,12 @@ export interface Session {
   startNew(): void;
   /** Goes on as a stored session (`/resume`) with its settings (see `settingsFor`). */
   resume(stored: SessionData, settings: ProviderSettings): Promise<void>;
+  /** Works out undoing the last `turns` turns (`/undo`): the files that will change. Throws UndoError. */
+  planUndo(turns: number): Promise<UndoPlan>;
+  /** Works out reversing the latest undo (`/redo`). Throws UndoError. */
+  planRedo(): Promise<UndoPlan>;
+  /** Does a planned undo or redo: the files, the session's record, and the conversation the model sees. */
+  applyUndo(plan: UndoPlan): Promise<RestoreResult | undefined>;
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
   close(): Promise<void>;
@@ -155,6 +164,14 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
   });
   let recorder = startRecorder(env, cwd, settings, resumed);
+  const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
+  // The last gate before a reply's tools run (all of a reply's calls are decided before any runs):
+  // the first allowed call that may change files waits here for the turn's snapshot.
+  const approveAndSnapshot: ApproveFn = async (request, signal) => {
+    const decision = await approve(request, signal);
+    if (decision.allow && request.tool.kind !== "read") await turnSnapshots.beforeChange(recorder.id, (commit) => recorder.recordSnapshot(commit));
+    return decision;
+  };
   const agent = new HookedAgent(
     {
       sessionId: recorder.id,
@@ -171,7 +188,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       env: permissions.env,
       wrapCommand: permissions.wrapCommand,
       unwalked: permissions.unwalked,
-      approve,
+      approve: approveAndSnapshot,
       takeQueuedMessages: options.takeQueuedMessages,
     },
     extensions.hooks,
@@ -197,6 +214,11 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       await stream.return(undefined as R); // a consumer that stops early stops the run too
     }
   }
+  /** This session as its file has it (undo works from the record: turns, snapshots, earlier undos). */
+  const storedSelf = (): SessionData => {
+    if (!existsSync(recorder.writer.path)) throw new UndoError("nothing to undo: no turn has run in this session yet");
+    return readSession(recorder.writer.path);
+  };
   const moveTo = (next: SessionRecorder) => {
     recorder.close();
     recorder = next;
@@ -220,7 +242,10 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     isFolderTrusted: trust.isTrusted,
     skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
     promptCommands,
-    run: (prompt, signal) => recorded(agent.prompt(prompt, signal)),
+    run: (prompt, signal) => {
+      turnSnapshots.newTurn();
+      return recorded(agent.prompt(prompt, signal));
+    },
     compact: (focus) => recorded(agent.compact(focus)),
     async switchModel(model) {
       const next = { ...current, model };
@@ -238,6 +263,13 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       moveTo(startRecorder(env, cwd, settings, stored));
       current = settings;
       agent.replaceMessages(stored.messages);
+    },
+    planUndo: async (turns) => planUndo(storedSelf(), turns, snapshotsFor(env, cwd, recorder.id)),
+    planRedo: async () => planRedo(storedSelf(), snapshotsFor(env, cwd, recorder.id)),
+    async applyUndo(plan) {
+      const result = await applyPlan(plan, snapshotsFor(env, cwd, recorder.id), (entry) => recorder.recordUndo(entry));
+      agent.replaceMessages(readSession(recorder.writer.path).messages); // the reader is the one home of what undo leaves
+      return result;
     },
     settingsFor,
     async close() {

@@ -1,0 +1,65 @@
+// `harness undo [--session id] [--turns n]`: the files and the conversation of a session go back to
+// before its last turn, or its last n turns (default: the latest session in this directory).
+// Headless, it does not ask: the command is the request. It prints what it changed, and the
+// undo is recorded, so `/redo` in the continued chat (`harness -c`) takes it back.
+import { parseFlags, UsageError } from "../cli-args.ts";
+import { findLatestSession, findSessionByPrefix } from "../session/session-list.ts";
+import { readSession } from "../session/session-reader.ts";
+import { SessionWriter } from "../session/session-store.ts";
+import { SessionRecorder } from "../session/session-recorder.ts";
+import { isSessionError, sessionsDirFor } from "../stored-sessions.ts";
+import { applyPlan, listChanges, planUndo, snapshotsFor, UndoError } from "../undo.ts";
+
+const USAGE = `usage: harness undo [--session id] [--turns n]
+  --session <id>   the session (an id or a unique prefix; default: the latest one in this directory)
+  --turns <n>      how many of its last turns to take back (default 1)
+The session's files go back to how they were before those turns, and the turns leave its
+conversation. What changed is printed; /redo in the continued chat (harness -c) reverses it.
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let flags;
+  try {
+    flags = parseFlags(argv, ["session", "turns", "help"]).flags;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`harness: ${error.message}\n${USAGE}`);
+    return 2;
+  }
+  if (flags.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const sessionsDir = sessionsDirFor(process.env);
+  let session;
+  try {
+    session = readSession((flags.session !== undefined ? findSessionByPrefix(sessionsDir, flags.session) : findLatestSession(sessionsDir, process.cwd())).path);
+  } catch (error) {
+    if (!isSessionError(error)) throw error;
+    process.stderr.write(`harness: ${error.message}\n`);
+    return 2;
+  }
+  for (const notice of session.notices) process.stderr.write(`harness: ${notice}\n`);
+
+  const snapshots = snapshotsFor(process.env, session.header.cwd, session.header.id);
+  const recorder = new SessionRecorder(SessionWriter.resume(session.path, session.header));
+  try {
+    const plan = await planUndo(session, flags.turns ?? 1, snapshots);
+    const result = await applyPlan(plan, snapshots, (entry) => recorder.recordUndo(entry));
+    const turns = plan.turns === 1 ? "the last turn" : `the last ${plan.turns} turns`;
+    const what = !result
+      ? "the conversation only (no file was changed by it)"
+      : result.changes.length === 0
+        ? "the conversation; no file differed from then"
+        : `files in ${session.header.cwd}:\n${listChanges(result.changes)}`;
+    process.stdout.write(`undid ${turns} of session ${session.header.id}: ${what}\n`);
+    if (result && result.kept.length > 0) process.stdout.write(`left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${path}`).join("\n")}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof UndoError)) throw error;
+    process.stderr.write(`harness: ${error.message}\n`);
+    return error.isUsage ? 2 : 1;
+  } finally {
+    recorder.close();
+  }
+}

@@ -1,0 +1,158 @@
+// Undo through the real CLI against the fake model: a turn changes files with edit_file, sed and
+// rm; `harness undo` puts all three back and takes the turn out of the conversation; the user's
+// own .git is left exactly as it was; a folder that is not a repository works the same; and a run
+// killed with SIGKILL in the middle of a turn still leaves a snapshot to go back to.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { readSession } from "../src/session/session-reader.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+
+const serve = fakeServerPerTest();
+
+/** How often the crash test looks for the moment to kill. */
+const POLL_MS = 20;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+}
+
+function read(cwd: string, path: string): string | undefined {
+  return existsSync(join(cwd, path)) ? readFileSync(join(cwd, path), "utf8") : undefined;
+}
+
+/** The messages the model was sent in request `index`, without the system prompt. */
+function sent(fake: { requests: Array<{ body: any }> }, index: number): Array<{ role: string; content: unknown }> {
+  return fake.requests[index].body.messages.filter((m: any) => m.role !== "system").map((m: any) => ({ role: m.role, content: m.content }));
+}
+
+/** A turn that edits a.txt with edit_file, changes b.txt with sed and deletes c.txt with rm. */
+const CHANGING_TURN = [
+  { reply: { toolCalls: [{ id: "read_a", name: "read_file", arguments: { path: "a.txt" } }] } },
+  {
+    reply: {
+      toolCalls: [
+        { id: "edit_a", name: "edit_file", arguments: { path: "a.txt", old_string: "alpha", new_string: "ALPHA" } },
+        { id: "sed_b", name: "bash", arguments: { command: "sed -i s/beta/BETA/ b.txt" } },
+        { id: "rm_c", name: "bash", arguments: { command: "rm c.txt" } },
+      ],
+    },
+  },
+  { reply: { text: "changed all three" } },
+];
+
+test("a turn that edits, seds and deletes is undone by `harness undo`: all three files and the conversation; the user's .git untouched", async () => {
+  const fake = await serve([{ reply: { text: "hi there" } }, ...CHANGING_TURN, { reply: { text: "next answer" } }]);
+  const env = cleanEnv();
+  const cwd = tempDir("harness-undo-repo-");
+  writeFileSync(join(cwd, "a.txt"), "alpha\n");
+  writeFileSync(join(cwd, "b.txt"), "beta\n");
+  writeFileSync(join(cwd, "c.txt"), "gamma\n");
+  git(cwd, "init", "-q");
+  git(cwd, "add", ".");
+  git(cwd, "commit", "-qm", "start");
+  git(cwd, "branch", "side");
+  writeFileSync(join(cwd, "a.txt"), "alpha stashed\n");
+  git(cwd, "stash", "-q");
+  writeFileSync(join(cwd, "b.txt"), "beta\n");
+  git(cwd, "add", "b.txt");
+  const gitState = () => ({
+    refs: git(cwd, "for-each-ref"),
+    stash: git(cwd, "stash", "list"),
+    index: createHash("sha256").update(readFileSync(join(cwd, ".git/index"))).digest("hex"),
+    head: read(cwd, ".git/HEAD"),
+  });
+  const before = gitState();
+
+  const first = await runCli([...fakeFlags(fake), "-p", "hello"], { env, cwd });
+  assert.equal(first.code, 0, first.stderr);
+  const second = await runCli([...fakeFlags(fake), "-c", "-y", "-p", "change the three files"], { env, cwd });
+  assert.equal(second.code, 0, second.stderr);
+  assert.deepEqual([read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")], ["ALPHA\n", "BETA\n", undefined], "the turn changed all three");
+
+  const undo = await runCli(["undo"], { env, cwd });
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.deepEqual([read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")], ["alpha\n", "beta\n", "gamma\n"]);
+  assert.match(undo.stdout, /^undid the last turn of session \S+: files in .*:\n/);
+  for (const line of ["changed   a.txt", "changed   b.txt", "restored  c.txt"]) assert.ok(undo.stdout.includes(line), `${line} in:\n${undo.stdout}`);
+  assert.deepEqual(gitState(), before);
+
+  // The undone turn has left the conversation: the next run continues from the first turn.
+  const next = await runCli([...fakeFlags(fake), "-c", "-p", "and now?"], { env, cwd });
+  assert.equal(next.code, 0, next.stderr);
+  assert.deepEqual(sent(fake, 4), [
+    { role: "user", content: "hello" },
+    { role: "assistant", content: "hi there" },
+    { role: "user", content: "and now?" },
+  ]);
+});
+
+test("undo in a folder that is not a git repository, two turns at once; more turns than there are is refused", async () => {
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "one", name: "bash", arguments: { command: "echo first > notes.txt" } }] } },
+    { reply: { text: "wrote notes" } },
+    { reply: { toolCalls: [{ id: "two", name: "bash", arguments: { command: "echo second >> notes.txt && rm keep.txt" } }] } },
+    { reply: { text: "appended" } },
+  ]);
+  const env = cleanEnv();
+  const cwd = tempDir("harness-undo-plain-");
+  writeFileSync(join(cwd, "keep.txt"), "kept\n");
+  for (const prompt of ["write notes", "append"]) {
+    const result = await runCli([...fakeFlags(fake), ...(prompt === "append" ? ["-c"] : []), "-y", "-p", prompt], { env, cwd });
+    assert.equal(result.code, 0, result.stderr);
+  }
+  assert.equal(read(cwd, "notes.txt"), "first\nsecond\n");
+
+  const tooMany = await runCli(["undo", "--turns", "3"], { env, cwd });
+  assert.equal(tooMany.code, 2);
+  assert.equal(tooMany.stderr, "harness: this session has only 2 turns to undo\n");
+
+  const undo = await runCli(["undo", "--turns", "2"], { env, cwd });
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.equal(read(cwd, "notes.txt"), undefined);
+  assert.equal(read(cwd, "keep.txt"), "kept\n");
+  assert.equal(existsSync(join(cwd, ".git")), false, "no repository was made in the workspace");
+  const session = readSession(join(env.HARNESS_HOME as string, "sessions", `${/session (\S+):/.exec(undo.stdout)?.[1]}.jsonl`));
+  assert.deepEqual(session.messages, []);
+  assert.deepEqual(session.turns, []);
+
+  const nothing = await runCli(["undo"], { env, cwd });
+  assert.equal(nothing.code, 1);
+  assert.equal(nothing.stderr, "harness: nothing to undo: this session has no turns left to take back\n");
+});
+
+test("killed with SIGKILL in the middle of a turn: `harness undo` restores the files from the snapshot taken before it", async () => {
+  const fake = await serve([{ reply: { toolCalls: [{ id: "slow", name: "bash", arguments: { command: "echo ruined > a.txt; rm b.txt; echo $$ > started; sleep 30" } }] } }]);
+  const env = cleanEnv();
+  const cwd = tempDir("harness-undo-crash-");
+  writeFileSync(join(cwd, "a.txt"), "intact\n");
+  writeFileSync(join(cwd, "b.txt"), "here\n");
+  const killed = await runCli([...fakeFlags(fake), "-y", "-p", "do the slow thing"], {
+    env,
+    cwd,
+    onSpawn(child) {
+      const timer = setInterval(() => {
+        if (!existsSync(join(cwd, "started"))) return;
+        clearInterval(timer);
+        child.kill("SIGKILL");
+      }, POLL_MS);
+      child.on("exit", () => clearInterval(timer));
+    },
+  });
+  assert.equal(killed.signal, "SIGKILL", `code ${killed.code}: ${killed.stderr}`);
+  try {
+    process.kill(-Number(read(cwd, "started")), "SIGKILL"); // the orphaned sleep has its own process group
+  } catch {
+    // already gone
+  }
+  assert.equal(read(cwd, "a.txt"), "ruined\n");
+
+  const undo = await runCli(["undo"], { env, cwd });
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.equal(read(cwd, "a.txt"), "intact\n");
+  assert.equal(read(cwd, "b.txt"), "here\n");
+  assert.equal(read(cwd, "started"), undefined, "made during the turn: gone");
+});
