@@ -109,7 +109,8 @@ test("--output json prints one object; stream-json one event per line", async ()
   const json = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"]);
   assert.equal(json.code, 0);
   const final = JSON.parse(json.stdout);
-  assert.deepEqual(final, { type: "done", reason: "stop", answer: "json answer", turns: 1, usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 } });
+  assert.match(final.sessionId, /^[\w-]+$/);
+  assert.deepEqual(final, { type: "done", reason: "stop", answer: "json answer", turns: 1, usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 }, sessionId: final.sessionId });
   const stream = await runCli([...fakeFlags(fake), "-y", "--output", "stream-json", "-p", "hi"]);
   const events = stream.stdout.trim().split("\n").map((line) => JSON.parse(line));
   const types = events.map((e) => e.type);
@@ -118,6 +119,22 @@ test("--output json prints one object; stream-json one event per line", async ()
   assert.ok(types.indexOf("tool_start") < types.indexOf("tool_end"));
   assert.equal(types.at(-1), "done");
   assert.equal(events.at(-1).answer, "streamed");
+  assert.match(events[0].sessionId, /^[\w-]+$/, "the first event names the session");
+  assert.equal(events.at(-1).sessionId, events[0].sessionId);
+});
+
+test("--output json: the final object's sessionId resumes the conversation", async () => {
+  const fake = await serve([{ reply: { text: "the word is teal" } }, { reply: { text: "it was teal" } }]);
+  const env = cleanEnv();
+  const first = await runCli([...fakeFlags(fake), "--output", "json", "-p", "remember a colour"], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const { sessionId } = JSON.parse(first.stdout);
+  const second = await runCli([...fakeFlags(fake), "--output", "json", "-r", sessionId, "-p", "which colour?"], { env });
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(JSON.parse(second.stdout).sessionId, sessionId, "the resumed run is the same session");
+  const sent = JSON.stringify(fake.requests[1].body.messages);
+  assert.match(sent, /remember a colour/);
+  assert.match(sent, /the word is teal/);
 });
 
 test("SIGINT during a tool kills the command and exits 130", async () => {

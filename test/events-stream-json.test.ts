@@ -55,7 +55,7 @@ test("stream-json: every line is a valid event; start, tools, retry, usage and d
   assert.match(ends.find((e) => e.id === "call_1").content, /out[\s\S]*exit code: 3/);
   assert.deepEqual(events.filter((e) => e.type === "usage").at(-1).total, { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 });
   const done = events.at(-1);
-  assert.deepEqual({ ...done, cost: undefined }, { type: "done", reason: "stop", answer: "Done: exit 3.", turns: 2, usage: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 }, cost: undefined });
+  assert.deepEqual({ ...done, cost: undefined }, { type: "done", reason: "stop", answer: "Done: exit 3.", turns: 2, usage: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 }, sessionId: events[0].sessionId, cost: undefined });
 });
 
 test("stream-json: a failed run ends with a done event carrying the error, and exit 1", async () => {

@@ -65,9 +65,11 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   let invalidJsonTurns = 0;
   let answer = "";
 
-  const done = (reason: DoneReason, error?: string): RunResult => ({ type: "done", reason, answer, turns, usage, ...(error ? { error } : {}) });
+  // The session id goes on the first and the last event, so `--output json` (the last alone) can be resumed.
+  const session = options.sessionId ? { sessionId: options.sessionId } : {};
+  const done = (reason: DoneReason, error?: string): RunResult => ({ type: "done", reason, answer, turns, usage, ...session, ...(error ? { error } : {}) });
 
-  yield { type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: provider.name, model: provider.model, ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
+  yield { type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: provider.name, model: provider.model, ...session };
   if (options.prompt !== undefined) {
     const message: UserMessage = typeof options.prompt === "string" ? userMessage(options.prompt) : { role: "user", content: options.prompt };
     messages.push(message);

@@ -94,6 +94,7 @@ export const agentEventSchema = z.discriminatedUnion("type", [
       answer: z.string(),
       turns: count,
       usage: usageSchema,
+      sessionId: z.string().optional().describe("set when the run is recorded as a session (as on start)"),
       cost: z.number().nonnegative().optional().describe("USD, when the model's prices are known"),
       error: z.string().optional(),
     })
