@@ -1,10 +1,9 @@
 import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { callModelWithinContext, compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
-import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
+import { EVENT_SCHEMA_VERSION, type AgentEvent, type DoneReason, type RunResult } from "./events.ts";
 import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage, type UserContent, type UserMessage } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
-import { EVENT_SCHEMA_VERSION } from "./event-schema.ts";
 import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type Tool } from "./tool.ts";
 

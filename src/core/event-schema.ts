@@ -4,10 +4,10 @@
 // when a field is removed or changes meaning (adding an optional field or a new event type is
 // backward compatible and keeps the version).
 import { z } from "zod";
+import { EVENT_SCHEMA_VERSION } from "./events.ts";
 import type { Message, Usage } from "./messages.ts";
 
-/** Version of the event stream's shape, carried by the `start` event as `schemaVersion`. */
-export const EVENT_SCHEMA_VERSION = 1;
+export { EVENT_SCHEMA_VERSION };
 
 const count = z.number().int().nonnegative();
 
