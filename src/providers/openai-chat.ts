@@ -4,30 +4,18 @@ import { ProviderError } from "../core/provider.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
+import { lazyOpenAIClient } from "./openai-client.ts";
 import { compatFor } from "./openai-compat.ts";
 import type { ProviderSettings } from "./index.ts";
 import { requestAbort } from "./request-abort.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
 
-const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
   const compat = compatFor(config.baseUrl);
   const errorContext: ErrorContext = { provider: config.name, model: config.model, baseUrl: config.baseUrl, keyEnv: config.keyEnv, api: "OpenAI chat completions" };
-  let client: Promise<import("openai").OpenAI> | undefined;
-  const getClient = () =>
-    (client ??= import("openai").then(
-      ({ OpenAI }) =>
-        new OpenAI({
-          apiKey: config.apiKey || "no-key",
-          baseURL: config.baseUrl,
-          defaultHeaders: config.headers,
-          maxRetries: 0, // the loop retries, so it can report each retry as an event
-          timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        }),
-    ));
+  const getClient = lazyOpenAIClient(config);
 
   return {
     name: config.name,
