@@ -60,7 +60,8 @@ class ListError extends Error {}
 /** The ids the endpoint offers, sorted. */
 export async function listModels(settings: ProviderSettings, signal: AbortSignal): Promise<string[]> {
   switch (settings.api) {
-    case "openai": {
+    case "openai":
+    case "responses": {
       const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
       const page = await getJson(`${settings.baseUrl}/models`, { ...auth, ...settings.headers }, settings, signal);
       return idsOf(page, settings).sort();

@@ -63,8 +63,11 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
   return result;
 }
 
-/** Fields holding opaque provider data (thinking signatures): not text, and altering them breaks a resumed conversation. */
-const OPAQUE_FIELDS = new Set(["signature", "redactedData"]);
+/**
+ * Fields holding opaque provider data (thinking signatures, the Responses API's encrypted
+ * reasoning): not text, and altering them breaks a resumed conversation.
+ */
+const OPAQUE_FIELDS = new Set(["signature", "redactedData", "encrypted_content"]);
 
 /**
  * A copy of a JSON-like value with every string redacted (objects and arrays walked, keys kept).

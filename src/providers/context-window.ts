@@ -39,7 +39,7 @@ export async function resolveContextWindow(settings: ProviderSettings): Promise<
 }
 
 function askServerOnce(settings: ProviderSettings): Promise<number | undefined> | undefined {
-  if (settings.api !== "openai") return undefined;
+  if (settings.api !== "openai" && settings.api !== "responses") return undefined;
   let host: string;
   try {
     host = new URL(settings.baseUrl).hostname;

@@ -1,9 +1,9 @@
 import type { Provider } from "../core/provider.ts";
 import { createOpenAIChatProvider } from "./openai-chat.ts";
 import type { Prices } from "./pricing.ts";
+import type { ApiKind } from "./wire-apis.ts";
 
-/** The wire APIs we speak; `local` is no wire at all: a GGUF model run in-process. */
-export type ApiKind = "openai" | "anthropic" | "local";
+export type { ApiKind } from "./wire-apis.ts";
 
 /** Everything needed to build a provider; config resolution fills it in. */
 export interface ProviderSettings {
@@ -33,6 +33,10 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
   switch (settings.api) {
     case "openai":
       return createOpenAIChatProvider(settings);
+    case "responses": {
+      const { createOpenAIResponsesProvider } = await import("./openai-responses.ts");
+      return createOpenAIResponsesProvider(settings);
+    }
     case "anthropic": {
       const { createAnthropicProvider } = await import("./anthropic-messages.ts");
       return createAnthropicProvider(settings);

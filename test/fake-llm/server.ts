@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { anthropicFormat } from "./anthropic-format.ts";
 import { openaiFormat } from "./openai-format.ts";
+import { responsesFormat } from "./responses-format.ts";
 
 /** A reply in neutral terms; each wire format renders it its own way. */
 export interface ReplySpec {
@@ -62,6 +63,7 @@ export interface WireFormat {
 const FORMATS: Array<{ match: RegExp; format: WireFormat }> = [
   { match: /\/chat\/completions$/, format: openaiFormat },
   { match: /\/v1\/messages$/, format: anthropicFormat },
+  { match: /\/responses$/, format: responsesFormat },
 ];
 
 /** Lets another wire format (e.g. Anthropic's) plug into the same server. */

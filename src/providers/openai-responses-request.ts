@@ -1,0 +1,88 @@
+// Neutral to wire for the OpenAI Responses API: pure functions, tested without a server.
+import { assertNever, type AssistantMessage, type Message } from "../core/messages.ts";
+import type { ModelRequest } from "../core/provider.ts";
+import { portableSchema } from "./portable-schema.ts";
+
+/** One input item as `POST /responses` takes it. */
+type InputItem = Record<string, unknown>;
+
+/** The `api` our Responses replies carry; their output items go back only to this API. */
+export const RESPONSES_API = "responses";
+
+/**
+ * The request body for `POST /responses`. Stateless: `store: false`, so the server keeps
+ * nothing and no `previous_response_id` is sent; the reasoning comes back encrypted (`include`)
+ * and is sent again unchanged with the rest of the conversation on every turn.
+ */
+export function toResponsesRequest(request: ModelRequest, model: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    input: toInputItems(request.messages),
+    stream: true,
+    store: false,
+    include: ["reasoning.encrypted_content"],
+  };
+  if (request.system) body.instructions = request.system;
+  if (request.tools.length > 0) {
+    // `strict` defaults to true here, which wants every property required; our schemas are not
+    // written for that, so it is off, as it is for chat completions.
+    body.tools = request.tools.map((tool) => ({ type: "function", name: tool.name, description: tool.description, parameters: portableSchema(tool.parameters), strict: false }));
+  }
+  if (request.maxTokens) body.max_output_tokens = request.maxTokens;
+  return body;
+}
+
+/** The conversation as input items: messages, function calls and their outputs, in order. */
+export function toInputItems(messages: Message[]): InputItem[] {
+  const items: InputItem[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "user":
+        items.push({
+          role: "user",
+          content: message.content.map((part) =>
+            part.type === "text" ? { type: "input_text", text: part.text } : { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` },
+          ),
+        });
+        break;
+      case "assistant":
+        items.push(...toAssistantItems(message));
+        break;
+      case "tool":
+        items.push({ type: "function_call_output", call_id: message.toolCallId, output: message.content });
+        break;
+      default:
+        assertNever(message);
+    }
+  }
+  return items;
+}
+
+/**
+ * A reply of ours goes back as the output items it came as (providerData.output): reasoning
+ * items with their encrypted content, unchanged, each before the item it led to, as the API
+ * wants. A reasoning item without encrypted content (a server that sends none) is left out: it
+ * could only be found in the server's store, which `store: false` never filled, and OpenAI
+ * answers "Item ... not found" to it. A reply from another API is rebuilt from its parts; its
+ * reasoning is dropped, as the server could not read it.
+ */
+function toAssistantItems(message: AssistantMessage): InputItem[] {
+  const output = message.providerData?.output;
+  if (message.api === RESPONSES_API && Array.isArray(output)) return (structuredClone(output) as InputItem[]).filter((item) => item.type !== "reasoning" || item.encrypted_content);
+  const items: InputItem[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case "thinking":
+        break;
+      case "text":
+        if (part.text) items.push({ role: "assistant", content: part.text });
+        break;
+      case "tool_call":
+        items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: part.arguments });
+        break;
+      default:
+        assertNever(part);
+    }
+  }
+  return items;
+}

@@ -1,0 +1,79 @@
+// The OpenAI Responses API adapter (`POST /responses`), on the official `openai` client. Codex
+// speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
+import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider.ts";
+import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import type { ProviderSettings } from "./index.ts";
+import { lazyOpenAIClient } from "./openai-client.ts";
+import { toResponsesRequest } from "./openai-responses-request.ts";
+import { ResponsesStreamAccumulator, toStreamEvents, type ResponsesStreamEvent, type WireResponse } from "./openai-responses-stream.ts";
+import { requestAbort } from "./request-abort.ts";
+import { parseEvent, readSse } from "./sse.ts";
+
+export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
+  const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv, api: "OpenAI Responses" };
+  const getClient = lazyOpenAIClient(settings);
+
+  return {
+    name: settings.name,
+    model: settings.model,
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      const accumulator = new ResponsesStreamAccumulator();
+      const call = requestAbort(signal);
+      try {
+        const openai = await getClient();
+        const body = toResponsesRequest(request, settings.model);
+        // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
+        const response = await openai.responses.create(body as never, { signal: call.controller.signal }).asResponse();
+        for await (const event of readEvents(response, errorContext)) {
+          for (const modelEvent of accumulator.add(event)) yield modelEvent;
+        }
+      } catch (error) {
+        throw toProviderError(error, errorContext);
+      } finally {
+        call.release();
+      }
+      if (signal.aborted) throw new ProviderError("aborted", "interrupted");
+      if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
+      yield { type: "done", message: accumulator.finish() };
+    },
+  };
+}
+
+/** The events of a reply: SSE, or one plain JSON response turned into the events that would have streamed it. */
+async function* readEvents(response: Response, context: ErrorContext): AsyncIterable<ResponsesStreamEvent> {
+  const contentType = response.headers.get("content-type") ?? "";
+  if (contentType.includes("application/json")) {
+    const whole = (await response.json()) as WireResponse & { error?: unknown };
+    if (whole.status === "failed" || (whole.error && !whole.status)) throw failure(whole.error, context);
+    yield* toStreamEvents(whole);
+    return;
+  }
+  for await (const sse of readSse(response, context)) {
+    const event = parseEvent(sse.data, context) as ResponsesStreamEvent & { error?: unknown; code?: unknown; message?: unknown };
+    if (event?.type === "error") throw failure(event.error ?? event, context);
+    if (event?.type === "response.failed") throw failure(event.response?.error, context);
+    yield event;
+  }
+}
+
+/**
+ * An `error` event or a failed response, classified for retry like an HTTP error. A stream
+ * carries no status, so the error's `code` gives the type http-errors.ts reads: the documented
+ * codes are a rate limit, a server failure, or a bad request (`invalid_prompt`, the image
+ * codes); `insufficient_quota` and `context_length_exceeded` are known there by name.
+ */
+function failure(error: unknown, context: ErrorContext): ProviderError {
+  const wire = (error && typeof error === "object" ? error : {}) as Record<string, unknown>;
+  const type = wire.type ?? typeOfCode(wire.code);
+  return toProviderError({ error: { ...wire, ...(type ? { type } : {}), message: wire.message ?? "the response failed" } }, context);
+}
+
+/** The error type a Responses error code amounts to; unknown codes count as a server failure (retried). */
+function typeOfCode(code: unknown): string | undefined {
+  if (typeof code !== "string") return undefined;
+  if (code === "rate_limit_exceeded") return "rate_limit_error";
+  if (code === "insufficient_quota") return code;
+  if (/^(invalid_|image_|unsupported_|empty_image|failed_to_download_image)/.test(code)) return "invalid_request_error";
+  return undefined;
+}
