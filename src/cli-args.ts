@@ -8,6 +8,7 @@ import { z } from "zod";
 import { closestName } from "./core/edit-distance.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
+import { WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
@@ -68,6 +69,7 @@ export const FLAGS = {
   provider: { schema: text },
   model: { schema: text },
   "base-url": { schema: text },
+  api: { schema: oneOf(WIRE_API_NAMES).transform((name) => WIRE_APIS[name]) },
   "max-turns": { schema: positiveInteger("takes a positive whole number") },
   "max-tokens": { schema: positiveInteger("takes a positive whole number") },
   "context-window": { schema: positiveInteger("takes a number of tokens") },
@@ -110,6 +112,7 @@ export const RUN_FLAGS = [
   "provider",
   "model",
   "base-url",
+  "api",
   "max-turns",
   "max-tokens",
   "context-window",

@@ -23,6 +23,8 @@ Options:
   --provider <name>        openai, anthropic, openrouter, ollama
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
+  --api <wire>             chat (OpenAI chat completions), responses (OpenAI Responses), anthropic:
+                           overrides the provider's wire API
   --max-turns <n>          most model calls in one run (default 100)
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)

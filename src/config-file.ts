@@ -4,8 +4,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, PRESETS, stateDir } from "./config.ts";
+import { WIRE_API_NAMES, WIRE_APIS, type ApiKind } from "./providers/wire-apis.ts";
 
 const tokenCount = z.number().int().positive();
+/** A wire API by its user-facing name; `openai`, the older name of `chat`, still reads. */
+const WireApiSchema = z
+  .enum([...WIRE_API_NAMES, "openai"], { error: 'expected "chat", "responses" or "anthropic"' })
+  .transform((name): ApiKind => (name === "openai" ? "openai" : WIRE_APIS[name]));
 const perMillion = z.number().nonnegative();
 
 /** USD per million tokens; cache rates default to the input rate (no discount known). */
@@ -25,7 +30,7 @@ const ModelEntrySchema = z.strictObject({
  * fields it overrides. Entries are strict, so a typo such as `baseURL` is an error, not a silent no-op.
  */
 const ProviderEntrySchema = z.strictObject({
-  api: z.enum(["openai", "anthropic"], { error: 'expected "openai" or "anthropic"' }).optional(),
+  api: WireApiSchema.optional(),
   baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected the name of an environment variable, such as MYLLM_API_KEY").optional(),
   headers: z.record(z.string(), z.string()).optional(),
@@ -40,6 +45,8 @@ const ProviderEntrySchema = z.strictObject({
 const ConfigSchema = z.looseObject({
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
+  /** The wire API of the top-level provider (like `model`, it belongs to it). */
+  api: WireApiSchema.optional(),
   providers: z.record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" }).optional(),
 });
 

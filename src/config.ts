@@ -41,6 +41,8 @@ export interface ProviderChoice {
   baseUrl?: string;
   /** `--max-tokens`: wins over config.json. */
   maxTokens?: number;
+  /** `--api`: the wire API, over the provider's own. */
+  api?: ApiKind;
   /** `--thinking`: Anthropic extended-thinking budget. */
   thinkingBudget?: number;
 }
@@ -88,8 +90,11 @@ export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, c
     const known = [...Object.keys(PRESETS), ...Object.keys(config.providers ?? {})];
     throw new ConfigError(`unknown provider "${name}"; choose one of: ${known.join(", ")} (or add it to config.json "providers")`, { isUsage: true });
   }
-  // config-file.ts guarantees a custom provider (no preset) has api and baseUrl.
-  const api = (custom?.api ?? preset?.api) as ApiKind;
+  // config-file.ts guarantees a custom provider (no preset) has api and baseUrl. config.json's
+  // top-level `api`, like its `model`, belongs to its top-level provider.
+  const configApi = config.provider === undefined || config.provider === name ? config.api : undefined;
+  const api = (flags.api ?? configApi ?? custom?.api ?? preset?.api) as ApiKind;
+  if (api !== preset?.api && preset?.api === "local") throw new ConfigError("a wire API (--api, config \"api\") does not apply to the local provider: it runs the model in-process", { isUsage: true });
   const baseUrl = (urlOverride ?? custom?.baseUrl ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
   const keyEnv = custom?.apiKeyEnv ?? preset?.keyEnv;
   const apiKey = env.HARNESS_API_KEY || (keyEnv ? env[keyEnv] : undefined) || undefined;

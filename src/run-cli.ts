@@ -74,7 +74,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     cwd,
     env,
     resumed,
-    choice: { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], maxTokens: flags["max-tokens"], thinkingBudget: flags.thinking },
+    choice: { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], api: flags.api, maxTokens: flags["max-tokens"], thinkingBudget: flags.thinking },
     maxTurns: flags["max-turns"],
     systemPrompt: { replace: flags["system-prompt"], append: flags["append-system-prompt"] },
     contextWindow: flags["context-window"],

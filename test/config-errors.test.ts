@@ -22,7 +22,7 @@ test("an invalid field: exit 2, the file and the field named", async () => {
   const env = envWithConfig(JSON.stringify({ providers: { myllm: { api: "gemini", baseUrl: LOCAL } } }));
   const result = await runCli(["-p", "hi"], { env });
   assert.equal(result.code, 2);
-  assert.equal(result.stderr, `harness: ${configFile(env)}: providers.myllm.api: expected "openai" or "anthropic"\n`);
+  assert.equal(result.stderr, `harness: ${configFile(env)}: providers.myllm.api: expected "chat", "responses" or "anthropic"\n`);
 });
 
 test("a misspelt key in a provider is an error, not silently ignored", async () => {
