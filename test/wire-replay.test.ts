@@ -4,7 +4,7 @@
 // session). Checked against the recorded parse in expected.json: text, thinking, tool calls with
 // ids and arguments, stop reason, usage, the streamed deltas, and the reply as the follow-up
 // request echoes it. Error recordings: the message reaches the user, retried or not as
-// docs/events.md says. (openai-responses recordings wait for a Responses adapter.)
+// docs/events.md says.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
@@ -22,12 +22,12 @@ async function withServer(script: ScriptStep[], body: (server: FakeLLM) => Promi
   assert.deepEqual(server.errors, []);
 }
 const EXPECTED = readExpectedParses();
-const RECORDINGS = [...wireRecordings("openai-chat"), ...wireRecordings("anthropic")];
+const RECORDINGS = [...wireRecordings("openai-chat"), ...wireRecordings("anthropic"), ...wireRecordings("openai-responses")];
 /** What a follow-up turn answers after the recorded reply's tool calls ran, or after its pause. */
 const FOLLOW_UP: ScriptStep = { reply: { text: "ok" } };
 
-type Api = "openai-chat" | "anthropic";
-const apiOf = (name: string): Api => (name.startsWith("anthropic--") ? "anthropic" : "openai-chat");
+type Api = "openai-chat" | "anthropic" | "openai-responses";
+const apiOf = (name: string): Api => name.split("--")[0] as Api;
 
 /** The slice size cap for a recording: 1..16 bytes, from its name, so a failure replays the same way. */
 function sliceBytesFor(name: string): number {
@@ -50,8 +50,12 @@ function stepFor(name: string, sliceBytes?: number): ScriptStep {
 const CONTEXT_WINDOW = "10000000";
 
 function flagsFor(api: Api, server: FakeLLM): string[] {
-  const target = api === "anthropic" ? ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"] : ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];
-  return [...target, "--context-window", CONTEXT_WINDOW];
+  const target: Record<Api, string[]> = {
+    anthropic: ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"],
+    "openai-chat": ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"],
+    "openai-responses": ["--provider", "openai", "--api", "responses", "--base-url", server.baseUrl, "--model", "fake-model"],
+  };
+  return [...target[api], "--context-window", CONTEXT_WINDOW];
 }
 
 /** The recorded parse in neutral terms: what the assistant message and the usage event must hold. */
@@ -61,9 +65,12 @@ interface Expectation {
   calls: Array<{ id: string; name: string; arguments: string }>;
   stopReason: string;
   usage?: { input: number; output: number; cacheRead: number; cacheWrite: number };
-  /** Checks the reply as the next request sends it back. */
-  checkEcho(message: any): void;
+  /** Checks the reply as the next request (its body) sends it back. */
+  checkEcho(followUp: any): void;
 }
+
+/** The last assistant message of a chat-completions or Messages request. */
+const lastAssistant = (followUp: any) => followUp.messages.filter((m: any) => m.role === "assistant").at(-1);
 
 function openaiExpectation(expected: any): Expectation {
   // Streams are recorded per choice; a non-streamed body as its message, at the top level.
@@ -84,7 +91,8 @@ function openaiExpectation(expected: any): Expectation {
       cacheRead: usage.cached_tokens ?? 0,
       cacheWrite: 0,
     } : undefined,
-    checkEcho(message) {
+    checkEcho(followUp) {
+      const message = lastAssistant(followUp);
       assert.equal(message.content, text || null);
       assert.deepEqual(
         message.tool_calls,
@@ -107,8 +115,8 @@ function anthropicExpectation(expected: any): Expectation {
     calls,
     stopReason: ANTHROPIC_STOP[expected.stop_reason],
     usage: { input: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.cache_read_input_tokens, cacheWrite: usage.cache_creation_input_tokens },
-    checkEcho(message) {
-      const sent = message.content.map(({ cache_control, ...block }: any) => block);
+    checkEcho(followUp) {
+      const sent = lastAssistant(followUp).content.map(({ cache_control, ...block }: any) => block);
       const wanted = blocks.flatMap((b): any[] => {
         switch (b.type) {
           case "text":
@@ -127,6 +135,47 @@ function anthropicExpectation(expected: any): Expectation {
         }
       });
       assert.deepEqual(sent, wanted, "the reply goes back block by block");
+    },
+  };
+}
+
+/** Between reasoning summary parts, and between reasoning items, in the thinking shown. */
+const SUMMARY_SEPARATOR = "\n\n";
+
+/**
+ * The recorded Responses parse: output items in order. The echo is checked against the items of
+ * the recording's own `response.output_item.done` events (OpenAI encrypts the reasoning afresh
+ * for `response.completed`; either copy is valid): every item back whole, except reasoning
+ * without encrypted content, which a stateless request cannot use (openai-responses-request.ts).
+ */
+function responsesExpectation(expected: any, recording: string): Expectation {
+  const items: any[] = expected.output;
+  const calls = items.filter((item) => item.type === "function_call").map((item) => ({ id: item.call_id, name: item.name, arguments: item.arguments }));
+  const usage = expected.usage;
+  const doneItems = recording
+    .split("\n")
+    .filter((line) => line.startsWith("data:"))
+    .map((line) => JSON.parse(line.slice(5)))
+    .filter((event) => event.type === "response.output_item.done")
+    .sort((a, b) => a.output_index - b.output_index)
+    .map((event) => event.item);
+  return {
+    text: items.map((item) => (item.type === "message" ? item.text : "")).join(""),
+    thinking: items
+      .filter((item) => item.type === "reasoning")
+      .map((item) => item.summary.join(SUMMARY_SEPARATOR))
+      .filter(Boolean)
+      .join(SUMMARY_SEPARATOR),
+    calls,
+    stopReason: expected.status === "incomplete" ? "length" : calls.length > 0 ? "tool_use" : "stop",
+    usage: { input: usage.input_tokens - usage.cached_tokens, output: usage.output_tokens, cacheRead: usage.cached_tokens, cacheWrite: 0 },
+    checkEcho(followUp) {
+      const lastUser = followUp.input.findLastIndex((item: any) => item.role === "user");
+      const sent = followUp.input.slice(lastUser + 1).filter((item: any) => item.type !== "function_call_output");
+      assert.deepEqual(sent, doneItems.filter((item: any) => item.type !== "reasoning" || item.encrypted_content), "the output items go back whole");
+      for (const item of items) {
+        if (item.type === "reasoning" && item.has_encrypted_content) assert.ok(sent.some((s: any) => s.id === item.id && s.encrypted_content), `reasoning ${item.id} goes back with its encrypted content`);
+      }
     },
   };
 }
@@ -208,7 +257,7 @@ for (const name of RECORDINGS) {
   }
   test(`replays ${name} through the CLI, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
     assert.ok(expected, `${name} has an expected parse`);
-    const want = api === "anthropic" ? anthropicExpectation(expected) : openaiExpectation(expected);
+    const want = api === "anthropic" ? anthropicExpectation(expected) : api === "openai-responses" ? responsesExpectation(expected, readRecording(name)) : openaiExpectation(expected);
     // Tool calls are answered and a paused turn is continued: either way a follow-up request
     // sends the recorded reply back.
     const hasCalls = want.calls.length > 0 || want.stopReason === "pause";
@@ -222,9 +271,7 @@ for (const name of RECORDINGS) {
     for (const [run, events] of runs.entries()) {
       checkRun(`${name} (${run === 0 ? "whole" : "sliced"})`, events, want);
       if (!hasCalls) continue;
-      const followUp = server.requests[run * 2 + 1].body;
-      const assistants = followUp.messages.filter((m: any) => m.role === "assistant");
-      want.checkEcho(assistants.at(-1));
+      want.checkEcho(server.requests[run * 2 + 1].body);
     }
     });
   });
