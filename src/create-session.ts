@@ -32,6 +32,7 @@ import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
 import { codingTools } from "./tools/index.ts";
 import { previewChange } from "./tools/preview-change.ts";
+import { todoEvents } from "./tools/todo.ts";
 import { acceptsLocalModel } from "./ui/local-offer.ts";
 import type { RestoreResult } from "./snapshots/workspace-snapshots.ts";
 import { applyPlan, planRedo, planUndo, snapshotsFor, TurnSnapshots, UndoError, type UndoPlan } from "./undo.ts";
@@ -204,11 +205,14 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
   async function* recorded<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R> {
     const stream = outgoing(events);
+    const withTodo = todoEvents(); // the plan the todo tool sets, as its own event
     try {
       for (let step = await stream.next(); ; step = await stream.next()) {
         if (step.done) return step.value;
-        recorder.record(step.value);
-        yield step.value;
+        for (const event of withTodo(step.value)) {
+          recorder.record(event);
+          yield event;
+        }
       }
     } finally {
       await stream.return(undefined as R); // a consumer that stops early stops the run too

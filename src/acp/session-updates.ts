@@ -35,6 +35,9 @@ export class UpdateTranslator {
       case "retry":
         // An editor cannot take back chunks it has shown; it is told that they are void.
         return event.discardPartial ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n(the reply above was cut off and starts over)\n\n" } }] : [];
+      case "todo":
+        // The editor's plan view: the whole list each time, as ACP's plan update wants it.
+        return [{ sessionUpdate: "plan", entries: event.items.map((item) => ({ content: item.content, priority: "medium", status: item.status === "done" ? "completed" : item.status })) }];
       case "start":
       case "turn_start":
       case "message":

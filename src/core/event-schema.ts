@@ -34,6 +34,15 @@ export const messageSchema = z
   ])
   .describe("A message of the conversation");
 
+/** A step of the plan the model keeps with the `todo` tool (src/tools/todo.ts). */
+export const todoItemSchema = z.strictObject({
+  content: z.string().min(1).max(200).describe("the step, in a few words"),
+  status: z.enum(["pending", "in_progress", "done"]),
+});
+
+/** One step of the model's plan and its status. */
+export type TodoItem = z.infer<typeof todoItemSchema>;
+
 export const doneReasonSchema = z.enum(["stop", "max_turns", "aborted", "error"]);
 
 /** Every event the loop emits; each is one line of `--output stream-json`. */
@@ -87,6 +96,9 @@ export const agentEventSchema = z.discriminatedUnion("type", [
       reason: z.enum(["threshold", "overflow", "manual"]),
     })
     .describe("The older part of the conversation was replaced by a summary written by the model"),
+  z
+    .strictObject({ type: z.literal("todo"), items: z.array(todoItemSchema) })
+    .describe("The model's plan changed (the todo tool): the whole list, in order; it stays until the next todo event, also across a resume"),
   z
     .strictObject({
       type: z.literal("done"),

@@ -98,3 +98,9 @@ export function cutMiddle(text: string, keep: number): string {
 export function parsePositiveInteger(text: string): number | undefined {
   return /^[1-9]\d*$/.test(text) ? Number(text) : undefined;
 }
+
+/** `[x] run the tests`: a step of the model's plan on one line ([ ] pending, [>] in progress, [x] done). */
+export function formatTodoItem(item: { content: string; status: "pending" | "in_progress" | "done" }): string {
+  const mark = item.status === "done" ? "[x]" : item.status === "in_progress" ? "[>]" : "[ ]";
+  return `${mark} ${item.content}`;
+}

@@ -1,5 +1,6 @@
 // The shape of a session file: one JSON object per line, each with a `type`. The first line is
 // the header; every later line is one entry. Entries only ever get added (append-only).
+import type { TodoItem } from "../core/event-schema.ts";
 import type { Message, Usage } from "../core/messages.ts";
 
 /** Bumped when a line's meaning changes; readers refuse files newer than they know. */
@@ -48,6 +49,8 @@ export type SessionEntry =
   | { type: "redo"; at: string }
   /** The run ended with an error (the reason as the user saw it). */
   | { type: "error"; at: string; error: string }
+  /** The model's plan changed (the todo tool): the whole list; the last one is the session's plan. */
+  | { type: "todo"; at: string; items: TodoItem[] }
   /**
    * The conversation was compacted: from here on it is [summary, ...the last `keptMessages`
    * messages above]. The messages above stay in the file: the full history is never rewritten.

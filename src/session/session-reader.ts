@@ -1,6 +1,7 @@
 // Reads a session file back: the header, the entries, and the conversation to resume.
 import { readFileSync } from "node:fs";
 import { compactedMessages } from "../core/compaction.ts";
+import type { TodoItem } from "../core/event-schema.ts";
 import { addUsage, EMPTY_USAGE, type Message, type Usage } from "../core/messages.ts";
 import { repairTranscript } from "./repair-transcript.ts";
 import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
@@ -22,6 +23,8 @@ export interface SessionData {
   turns: TurnRecord[];
   /** The undo a redo would reverse; absent when there is none, or a turn was run since. */
   redo?: { turns: number; saved?: string };
+  /** The model's plan as the last todo call left it (empty when it never made one). */
+  todo: TodoItem[];
   /** Things the user should hear about (a torn last line, unreadable lines), each said once. */
   notices: string[];
 }
@@ -83,6 +86,7 @@ export function parseSession(text: string, path: string): SessionData {
   const undone: Array<{ messages: Message[]; turns: OpenTurn[]; saved?: string }> = [];
   let usage = EMPTY_USAGE;
   let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl };
+  let todo: TodoItem[] = [];
   for (const value of parsed) {
     const entry = value as SessionEntry;
     switch (entry.type) {
@@ -119,6 +123,9 @@ export function parseSession(text: string, path: string): SessionData {
         turns.push(...last.turns);
         break;
       }
+      case "todo":
+        todo = entry.items;
+        break;
       case "interrupted":
       case "error":
         break;
@@ -135,5 +142,5 @@ export function parseSession(text: string, path: string): SessionData {
   }
   const redoable = undone.at(-1);
   const redo = redoable ? { turns: redoable.turns.length, ...(redoable.saved ? { saved: redoable.saved } : {}) } : undefined;
-  return { path, header, entries, messages: repairTranscript(messages), ...current, usage, turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})), ...(redo ? { redo } : {}), notices };
+  return { path, header, entries, messages: repairTranscript(messages), ...current, usage, turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})), ...(redo ? { redo } : {}), todo, notices };
 }

@@ -34,6 +34,9 @@ export class SessionRecorder {
       case "turn_start":
         this.writer.flush(); // the previous turn's reply and tool results are complete
         break;
+      case "todo":
+        this.writer.append({ type: "todo", at, items: event.items });
+        break;
       case "compaction":
         this.writer.append({ type: "compaction", at, summary: event.summary, keptMessages: event.keptMessages, reason: event.reason, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
         this.writer.flush(); // a resume must not see the summary's usage without the summary

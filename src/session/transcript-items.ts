@@ -2,6 +2,7 @@
 // with their results, and notes (interrupted, model switched, error, undo), in the order they happened.
 import { assertNever, type AssistantMessage, type ToolCallPart, type ToolResultMessage, type Usage } from "../core/messages.ts";
 import type { SessionData } from "./session-reader.ts";
+import { formatTodoItem } from "../core/helpers.ts";
 
 /** One thing to show, in order. */
 export type TranscriptItem =
@@ -44,6 +45,9 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
         break;
       case "redo":
         items.push({ type: "note", text: "redid the undone turns", at: entry.at });
+        break;
+      case "todo":
+        items.push({ type: "note", text: `plan: ${entry.items.map(formatTodoItem).join("; ") || "cleared"}`, at: entry.at });
         break;
       case "usage":
       case "turn":

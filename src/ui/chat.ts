@@ -7,6 +7,8 @@ import { LineEditor } from "./line-editor.ts";
 import type { CommandOutcome } from "./slash-commands.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
+import { formatTodoBlock } from "./todo-panel.ts";
+import type { TodoItem } from "../core/event-schema.ts";
 
 /** In-session input history kept for the up/down arrows. */
 const HISTORY_SIZE = 1000;
@@ -31,6 +33,8 @@ export interface ChatOptions {
   history?: string[];
   /** Called with every entered line (input history is saved here). */
   onInput?(line: string): void;
+  /** The plan a resumed session left: shown at the start and pinned while turns work. */
+  todo?: readonly TodoItem[];
   /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
   runCommand?(line: string): Promise<CommandOutcome> | undefined;
 }
@@ -113,8 +117,9 @@ export function createLineReader(options: Pick<ChatOptions, "stdin" | "stdout" |
  */
 export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
   const { colors } = options;
-  const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
+  const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true, todo: options.todo });
   options.stderr.write(colors.dim(`harness · ${options.title()} · /exit or Ctrl-D quits · /help\n`));
+  if (options.todo?.length) options.stderr.write(`${formatTodoBlock(options.todo, colors, options.stderr.columns || 80).join("\n")}\n`);
   const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
     const line = await reader.ask(colors.bold("> "));

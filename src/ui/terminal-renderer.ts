@@ -4,6 +4,8 @@ import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff } from "./diff-render.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
 import { Spinner } from "./spinner.ts";
+import { TodoPanel } from "./todo-panel.ts";
+import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
@@ -21,6 +23,8 @@ export interface RendererOptions {
   replies: "stream" | "final";
   /** Progress, thinking and tool traces go to stderr only when it is a terminal. */
   showTrace: boolean;
+  /** The plan a resumed session left (pinned from the first output on). */
+  todo?: readonly TodoItem[];
 }
 
 /** Draws the agent's events for a person. One instance per run or chat. */
@@ -31,10 +35,14 @@ export class TerminalRenderer {
   private isThinking = false;
   /** Chat replies as Markdown (raw text when stdout is not a colour terminal). */
   private readonly markdown: MarkdownStream;
+  /** The model's plan, pinned below the output on stderr. */
+  private readonly todo: TodoPanel;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
+    this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
+    if (options.showTrace && options.todo) this.todo.update(options.todo, false);
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({ isStyled: isColorOn(options.stdout, options.env), columns: () => options.stdout.columns || DEFAULT_COLUMNS });
   }
@@ -80,6 +88,11 @@ export class TerminalRenderer {
         if (event.discardPartial) this.discardPartialReply();
         this.traceLine(this.colors.yellow(`retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt}): ${event.error}`));
         break;
+      case "todo":
+        if (!this.options.showTrace) break;
+        this.spinner.stop();
+        this.todo.update(event.items, this.atLineStart);
+        break;
       case "done":
         this.spinner.stop();
         this.endThinking();
@@ -89,6 +102,7 @@ export class TerminalRenderer {
         else this.newline(this.options.stdout);
         if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
         else if (event.reason === "aborted" && this.options.showTrace) this.traceLine(this.colors.yellow("interrupted"));
+        this.todo.leave();
         break;
       default: {
         const unhandled: never = event;
@@ -100,6 +114,7 @@ export class TerminalRenderer {
   /** Stops the waiting indicator (before something else writes to the terminal). */
   pause(): void {
     this.spinner.stop();
+    this.todo.erase();
   }
 
   /**
@@ -158,8 +173,10 @@ export class TerminalRenderer {
 
   private write(stream: NodeJS.WriteStream, text: string): void {
     if (!text) return;
+    this.todo.erase();
     stream.write(text);
     this.atLineStart = text.endsWith("\n");
+    if (this.atLineStart && this.options.showTrace) this.todo.draw();
   }
 
   private newline(stream: NodeJS.WriteStream): void {
