@@ -109,6 +109,7 @@ async function shellScript(steps: number, command: string, sandbox: "on" | "off"
     peakRssAt100Kb: server.requests.length > BLOCK ? peakAt(BLOCK) : run.peakRssKb,
     code: run.code,
     firstRequestBytes: JSON.stringify(server.requests[0].body).length,
+    firstRequest: server.requests[0].body,
     lastRequestBytes: JSON.stringify(server.requests.at(-1)?.body).length,
   };
   await server.close();
@@ -126,6 +127,13 @@ function spawnFloor(): Promise<number[]> {
     child.stdout.on("data", (chunk) => (out += chunk));
     child.on("close", () => resolve(JSON.parse(out)));
   });
+}
+
+/** What the first request spends its bytes on: the system prompt and each built-in tool's declaration (chat-completions JSON). */
+function firstRequestParts(body: { messages: { role: string; content: unknown }[]; tools: { function: { name: string } }[] }): string {
+  const system = body.messages.find((message) => message.role === "system");
+  const parts = [`system prompt ${JSON.stringify(system?.content ?? "").length}`, ...body.tools.map((tool) => `${tool.function.name} ${JSON.stringify(tool).length}`)];
+  return parts.join(", ");
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
@@ -148,5 +156,6 @@ const blocks = Array.from({ length: Math.ceil(long.ownTimes.length / BLOCK) }, (
 console.log(`own time per step over ${LONG_STEPS} steps (sandbox on), median per ${BLOCK}-step block: ${blocks.map((block) => fmt(median(block))).join(", ")}; without the command ${fmt(median(long.overheads))} (exit ${long.code})`);
 console.log(`peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`);
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
+console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
 reportSnapshots(await snapshotBench());
