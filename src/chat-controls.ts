@@ -15,6 +15,7 @@ import type { Palette } from "./ui/colors.ts";
 import { isSlashCommand, runSlashCommand, type ChatControls, type CommandOutcome } from "./ui/slash-commands.ts";
 import { formatReplay } from "./ui/transcript-replay.ts";
 import { displayPath } from "./tools/paths.ts";
+import { describePlan, type UndoPlan } from "./undo.ts";
 
 /** Sessions shown by /sessions and /resume without an id. */
 const CHAT_LISTED_SESSIONS = 10;
@@ -26,6 +27,8 @@ export interface SessionChatControlsOptions {
   cwd: string;
   stderr: NodeJS.WriteStream;
   colors: Palette;
+  /** Puts a question to the person at the terminal (undo and redo ask before they act). */
+  ask(question: string): Promise<string | undefined>;
 }
 
 /** The chat's slash commands over the session, and the input history. */
@@ -91,6 +94,26 @@ export class SessionChatControls implements ChatControls {
     if (listed.length === 0) lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
     if (untrusted.length > 0) lines.push(`${untrusted.length} project skill${untrusted.length === 1 ? "" : "s"} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`);
     return lines;
+  }
+
+  async undo(turns: number): Promise<string> {
+    return this.confirmAndApply(await this.options.session.planUndo(turns));
+  }
+
+  async redo(): Promise<string> {
+    return this.confirmAndApply(await this.options.session.planRedo());
+  }
+
+  /** Shows what will change, asks, and acts on a yes (an empty answer is a no, as for approvals). */
+  private async confirmAndApply(plan: UndoPlan): Promise<string> {
+    const { stderr, colors, session } = this.options;
+    stderr.write(`${describePlan(plan)}\n`);
+    const answer = await this.options.ask(colors.bold(`${plan.kind}? [y/N] `));
+    if (!/^\s*y(es)?\s*$/i.test(answer ?? "")) return `nothing was ${plan.kind === "undo" ? "undone" : "redone"}`;
+    const result = await session.applyUndo(plan);
+    const kept = result && result.kept.length > 0 ? `; left as they are (ignored or too large to snapshot then): ${result.kept.join(", ")}` : "";
+    const turns = plan.turns === 1 ? "1 turn" : `${plan.turns} turns`;
+    return plan.kind === "undo" ? `undid ${turns}: the files and the conversation are back to before ${plan.turns === 1 ? "it" : "them"}${kept} (/redo reverses this)` : `redid ${turns}${kept}`;
   }
 
   async compact(focus: string): Promise<string> {

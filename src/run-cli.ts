@@ -103,8 +103,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
       takeQueuedMessages: () => reader?.takeQueuedMessages?.() ?? [],
     });
     if (typeof session === "number") return session;
-    reader = createLineReader({ stdin, stdout, env, cwd, history: loadChatHistory(env), commands: commandNames(session.promptCommands) });
-    const controls = new SessionChatControls({ session, env, cwd, stderr, colors });
+    const lineReader = createLineReader({ stdin, stdout, env, cwd, history: loadChatHistory(env), commands: commandNames(session.promptCommands) });
+    reader = lineReader;
+    const controls = new SessionChatControls({ session, env, cwd, stderr, colors, ask: (question) => lineReader.ask(question) });
     if (resumed) stderr.write(formatReplay(resumed.messages, colors));
     try {
       const withImages = (text: string) => promptWithImages(text, cwd, { pastedPaths: true });

@@ -6,6 +6,7 @@
 // `harness undo` share everything here.
 import { realpathSync } from "node:fs";
 import { stateDir } from "./config.ts";
+import { isPlaceholder } from "./sandbox/protected-entries.ts";
 import type { SessionEntry } from "./session/session-entry.ts";
 import type { SessionData } from "./session/session-reader.ts";
 import { ShadowGitError } from "./snapshots/shadow-git.ts";
@@ -35,9 +36,13 @@ export interface UndoPlan {
   changes: FileChange[];
 }
 
-/** The snapshots of a session's workspace. */
+/**
+ * The snapshots of a session's workspace. The sandbox's placeholders (a `.mcp.json` made so that
+ * commands cannot create one) are not the user's files: they are never snapshotted, so an undo
+ * neither lists nor deletes them.
+ */
 export function snapshotsFor(env: NodeJS.ProcessEnv, cwd: string, sessionId: string): WorkspaceSnapshots {
-  return new WorkspaceSnapshots(stateDir(env), realpathSync(cwd), sessionId);
+  return new WorkspaceSnapshots(stateDir(env), realpathSync(cwd), sessionId, isPlaceholder);
 }
 
 /** Works out taking back the last `turns` turns of `session`. Throws UndoError. */

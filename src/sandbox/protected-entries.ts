@@ -112,6 +112,11 @@ function createPlaceholder(entry: string, placeholder: Placeholder): boolean {
   return true;
 }
 
+/** Whether `entry` (a full path) is a placeholder this process made: not the user's, so undo leaves it out. */
+export function isPlaceholder(entry: string): boolean {
+  return placeholders.has(entry);
+}
+
 /** Removes this process's placeholders that are still empty, deepest first. */
 export function removePlaceholders(): void {
   for (const [entry, placeholder] of [...placeholders].reverse()) {

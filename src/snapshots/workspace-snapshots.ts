@@ -43,8 +43,16 @@ export class WorkspaceSnapshots {
   private isReady: Promise<void> | undefined;
   private emptyBlob: string | undefined;
 
-  /** `workspace` must be a real path (no symlinks): it is the work tree git writes into. */
-  constructor(harnessHome: string, workspace: string, sessionId: string) {
+  /**
+   * `workspace` must be a real path (no symlinks): it is the work tree git writes into.
+   * `isLeftOut(full path)`: files that are not the user's (the sandbox's placeholders), never snapshotted.
+   */
+  constructor(
+    harnessHome: string,
+    workspace: string,
+    sessionId: string,
+    private readonly isLeftOut: (path: string) => boolean = () => false,
+  ) {
     this.root = join(harnessHome, "snapshots");
     const gitDir = join(this.root, createHash("sha256").update(workspace).digest("hex").slice(0, 24));
     this.shadow = { gitDir, workTree: workspace, indexFile: join(gitDir, "indexes", sessionId) };
@@ -64,8 +72,9 @@ export class WorkspaceSnapshots {
     const skipped: string[] = [];
     const isRealFolder = realFolderCheck(this.shadow.workTree);
     for (const path of paths) {
-      const size = isRealFolder(dirname(path)) ? sizeOf(join(this.shadow.workTree, path)) : undefined;
-      if (size === undefined) gone.push(path);
+      const full = join(this.shadow.workTree, path);
+      const size = isRealFolder(dirname(path)) && !this.isLeftOut(full) ? sizeOf(full) : undefined;
+      if (size === undefined) gone.push(path); // or left out: as good as not there
       else if (size > MAX_SNAPSHOT_FILE_BYTES) skipped.push(path);
       else present.push(path);
     }

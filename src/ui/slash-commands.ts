@@ -2,6 +2,7 @@
 // (the session, the provider) is reached through ChatControls, which the CLI wiring provides.
 import type { Usage } from "../core/messages.ts";
 import { closestName } from "../core/edit-distance.ts";
+import { parsePositiveInteger } from "../core/helpers.ts";
 import type { Palette } from "./colors.ts";
 
 /** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
@@ -28,6 +29,10 @@ export interface ChatControls {
   promptFor(line: string): string | undefined;
   /** The skills the model may use, one line each, and a note on any left out. */
   listSkills(): string[];
+  /** Takes back the last `turns` turns, files and conversation, once the person said yes to the list of files; says what happened. */
+  undo(turns: number): Promise<string>;
+  /** Reverses the latest undo the same way. */
+  redo(): Promise<string>;
   /** Summarises the older part of the conversation to free context (`focus`: what to keep in particular). */
   compact(focus: string): Promise<string>;
 }
@@ -96,6 +101,16 @@ const COMMANDS: Record<string, CommandSpec> = {
       say(`wrote ${controls.exportSession(format, file)}`);
     },
   },
+  undo: {
+    usage: "/undo [n]",
+    help: "take back the last turn (or n turns): files and conversation; lists the files and asks first",
+    run: async (args, controls, say) => {
+      const turns = args ? parsePositiveInteger(args) : 1;
+      if (turns === undefined) throw new Error("/undo takes a number of turns, such as /undo 2");
+      say(await controls.undo(turns));
+    },
+  },
+  redo: { usage: "/redo", help: "reverse the last /undo", run: async (_, controls, say) => say(await controls.redo()) },
   skills: {
     usage: "/skills",
     help: "the skills the model may read when a task matches (SKILL.md folders)",
