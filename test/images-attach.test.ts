@@ -103,3 +103,17 @@ test("chat: a pasted path to an image attaches it; one that is no image is refus
     dataUrl("image/png", png),
   ]);
 });
+
+test("a model that takes no images: the server's refusal becomes one line saying so, and it is not retried", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "shot.png"), pngOf(2, 2));
+  // What OpenAI answers when a text-only model gets an image_url part.
+  const refusal = { error: { message: "Invalid content type. image_url is only supported by certain models.", type: "invalid_request_error", param: "messages.[0].content.[1].type", code: null } };
+  const server = await serve([{ status: 400, body: refusal }]);
+  const result = await runCli([...fakeFlags(server), "--output", "json", "-p", "what is @shot.png?"], { cwd, env: env() });
+  assert.equal(result.code, 1);
+  assert.equal(server.requests.length, 1, "not retried");
+  assert.deepEqual(withoutSandboxWarning(result.stderr).trim().split("\n"), [
+    `harness: 400 fake-model at openai (${server.baseUrl}) cannot take images: Invalid content type. image_url is only supported by certain models. (use a model with vision, or leave the image out: /clear in chat)`,
+  ]);
+});

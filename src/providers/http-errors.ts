@@ -34,6 +34,16 @@ const CONTEXT_OVERFLOW =
   /context[_ ]length|maximum context|context window|context[_ ]size|too many tokens|prompt is too long|exceed(s|ed)? (the )?(available )?context|exceed_context|input length and `?max_tokens`? exceed|exceeds the maximum number of tokens/i;
 
 /**
+ * How servers say the model takes no images: OpenAI "image_url is only supported by certain
+ * models" / "Invalid content type. image_url"; vLLM "is not a multimodal model"; llama.cpp
+ * "image input is not supported"; LM Studio "Model does not support images"; OpenRouter "No
+ * endpoints found that support image input" (a 404); DeepSeek "unknown variant `image_url`".
+ * Sending again cannot help, so these are final (bad_request), whatever their status.
+ */
+const NO_VISION =
+  /image_url is only supported|invalid content type\. image_url|not a multimodal model|image input is not supported|does not support (image|vision)|support image input|unknown variant `image_url`|images? (are|is) not supported|vision is not (enabled|supported)/i;
+
+/**
  * Maps an SDK or network failure to a ProviderError with a one-line message a user can act on.
  * Mid-stream errors (a JSON `error` object in an SSE payload) arrive here too, with no HTTP
  * status but often a numeric one in the payload (`status_code: 400`, OpenRouter's `code: 502`).
@@ -54,6 +64,9 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
     return new ProviderError(kind, describe(kind, status, summarizeBody(body), context), { status, retryAfterMs, cause: error });
   }
   const detail = errorDetail(sdk);
+  if (NO_VISION.test(detail)) {
+    return new ProviderError("bad_request", `${status ? `${status} ` : ""}${context.model} at ${where(context)} cannot take images: ${detail} (use a model with vision, or leave the image out: /clear in chat)`, { status, cause: error });
+  }
   const kind = classify(status, sdk, detail);
   return new ProviderError(kind, describe(kind, status, detail, context), { status, retryAfterMs, cause: error });
 }
