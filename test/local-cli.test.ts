@@ -68,3 +68,15 @@ test("without node-llama-cpp installed, --provider local says exactly how to add
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
+
+test("a local model has no vision: an attached image ends the run with one line that says so, not retried", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "shot.gif"), Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64"));
+  const result = await runCli(["--provider", "local", "--model", HELLO, "-p", "what is @shot.gif?"], { cwd });
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout, "");
+  assert.equal(
+    withoutSandboxWarning(result.stderr),
+    "error: the local model hello.gguf has no vision: it reads text only and cannot see the attached image; send the prompt without it, or use a provider with a vision model\n",
+  );
+});

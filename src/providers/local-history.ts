@@ -1,12 +1,24 @@
 // Pure translators between the neutral messages and node-llama-cpp's chat history, function
 // definitions and stop reasons. Only types come from node-llama-cpp, so this file loads without it.
 import { randomUUID } from "node:crypto";
+import { basename } from "node:path";
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse, GbnfJsonSchema, LlamaChatResponse } from "node-llama-cpp";
 import { assertNever, type AssistantMessage, type Message, type StopReason } from "../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../core/provider.ts";
 
 /** Said in place of an image: these models read text only. */
 const IMAGE_PLACEHOLDER = "[an image was attached here; this local model reads text only]";
+
+/**
+ * Why a request cannot go to a local model: its newest user message brings a picture, which it
+ * cannot see (it reads text only). Images from earlier in the conversation (before a /model
+ * switch, say) become IMAGE_PLACEHOLDER instead, so one picture does not block every later prompt.
+ */
+export function imageRefusal(request: ModelRequest, model: string): string | undefined {
+  const newest = request.messages.filter((message) => message.role === "user").at(-1);
+  if (!newest?.content.some((part) => part.type === "image")) return undefined;
+  return `the local model ${basename(model)} has no vision: it reads text only and cannot see the attached image; send the prompt without it, or use a provider with a vision model`;
+}
 
 /**
  * The conversation as node-llama-cpp wants it. A tool call and its result travel together in
@@ -182,5 +194,6 @@ function parseArguments(raw: string): unknown {
 }
 
 function resultText(result: Extract<Message, { role: "tool" }>): string {
-  return result.isError ? `Error: ${result.content}` : result.content;
+  const text = result.isError ? `Error: ${result.content}` : result.content;
+  return result.images?.length ? `${text}\n[the image cannot be shown: this local model has no vision]` : text;
 }

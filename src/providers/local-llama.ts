@@ -13,7 +13,7 @@ import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from
 import type { Usage } from "../core/messages.ts";
 import type { ProviderSettings } from "./index.ts";
 import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
-import { toAssistantMessage, toChatHistory, toFunctions } from "./local-history.ts";
+import { imageRefusal, toAssistantMessage, toChatHistory, toFunctions } from "./local-history.ts";
 
 /** The node-llama-cpp release this adapter is written and tested against. */
 export const NODE_LLAMA_CPP_VERSION = "3.21.1";
@@ -73,6 +73,8 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
       await loaded?.model.dispose();
     },
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      const refusal = imageRefusal(request, settings.model);
+      if (refusal) throw new ProviderError("bad_request", refusal);
       const { chat } = await load(signal);
       const queue = new AsyncQueue<ModelEvent>();
       const controller = new AbortController(); // also stops generation if our consumer walks away
