@@ -30,6 +30,7 @@ import { probeSandbox } from "./sandbox/detect-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
+import { closeHosted } from "./tools/command-host.ts";
 import { codingTools } from "./tools/index.ts";
 import { previewChange } from "./tools/preview-change.ts";
 import { todoEvents } from "./tools/todo.ts";
@@ -278,6 +279,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     settingsFor,
     async close() {
       recorder.close();
+      closeHosted(permissions.wrapCommand);
       await extensions.close();
     },
   };

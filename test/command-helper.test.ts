@@ -8,6 +8,7 @@ import { after, test } from "node:test";
 import { parseArguments } from "../src/core/tool.ts";
 import { setupPermissions } from "../src/permissions/setup-permissions.ts";
 import { bash } from "../src/tools/bash.ts";
+import { closeHosted } from "../src/tools/command-host.ts";
 import { tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
@@ -98,6 +99,35 @@ test("when the helper dies, its command says so and ends, and the next command s
   await sleep(2500);
   assert.equal(existsSync(join(cwd, "survived")), false);
 });
+
+test("a closed session's helper finishes the command it runs, then exits; the next command starts another", async () => {
+  const cwd = tempDir();
+  const running = runBash("touch started; sleep 1; echo finished; echo $PPID", { cwd });
+  for (let waited = 0; !existsSync(join(cwd, "started")); waited += 20) {
+    assert.ok(waited < 20_000, "the command never started");
+    await sleep(20);
+  }
+  closeHosted(undefined);
+  const result = await running;
+  const [said, helper] = result.content.split("\n");
+  assert.equal(said, "finished");
+  for (let waited = 0; existsSync(`/proc/${helper}`) && !isZombie(Number(helper)); waited += 50) {
+    assert.ok(waited < 10_000, "the helper did not exit after its session closed");
+    await sleep(50);
+  }
+  const next = await runBash("echo $PPID", { cwd });
+  assert.notEqual(next.content.split("\n")[0], helper);
+  assert.match(next.content, /^\d+\n\[exit code: 0\]$/, "a helper closed on purpose is no news to the model");
+});
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
 
 test("sandboxed: the helper's death is reported and the next command gets a new sandbox", { skip: needs("bwrap") }, async () => {
   const cwd = tempDir();

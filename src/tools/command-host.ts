@@ -250,3 +250,14 @@ export function runHosted(
   const notice = lastStop === undefined ? undefined : `the command helper had stopped (${lastStop}); a new one was started for this command`;
   return { ...host.run(command, options, listener), notice };
 }
+
+/**
+ * A session is done with its sandbox: its helper ends once its running commands have (a
+ * long-lived `harness acp` would otherwise keep one idle process per closed session until
+ * HELPER_IDLE_MS). Without a sandbox the helper is shared, and the next command starts another.
+ */
+export function closeHosted(wrapCommand: WrapCommand | undefined): void {
+  const slot = wrapCommand ?? null;
+  hosts.get(slot)?.retire();
+  hosts.delete(slot);
+}
