@@ -66,7 +66,6 @@ export class KeyParser {
           i += PASTE_START.length;
           continue;
         }
-        // eslint-disable-next-line no-control-regex
         const sequence = /^\x1b(?:\[|O)([0-9;]*[~A-Za-z])/.exec(rest);
         if (sequence) {
           const name = SEQUENCES[sequence[1]];
