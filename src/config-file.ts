@@ -52,8 +52,6 @@ const ConfigSchema = z.looseObject({
 
 /** The parsed config.json: the keys this module owns, plus any others, untouched. */
 export type HarnessConfig = z.output<typeof ConfigSchema>;
-/** One entry of config.json `providers`. */
-export type ProviderEntry = z.output<typeof ProviderEntrySchema>;
 
 export function configPath(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "config.json");

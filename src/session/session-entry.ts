@@ -56,6 +56,3 @@ export type SessionEntry =
    * messages above]. The messages above stay in the file: the full history is never rewritten.
    */
   | { type: "compaction"; at: string; summary: string; keptMessages: number; reason: string; tokensBefore: number; tokensAfter: number };
-
-/** Any line of a session file. */
-export type SessionLine = SessionHeader | SessionEntry;

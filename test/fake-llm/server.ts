@@ -60,16 +60,11 @@ export interface WireFormat {
   validate(body: any): string[];
 }
 
-const FORMATS: Array<{ match: RegExp; format: WireFormat }> = [
+const FORMATS: ReadonlyArray<{ match: RegExp; format: WireFormat }> = [
   { match: /\/chat\/completions$/, format: openaiFormat },
   { match: /\/v1\/messages$/, format: anthropicFormat },
   { match: /\/responses$/, format: responsesFormat },
 ];
-
-/** Lets another wire format (e.g. Anthropic's) plug into the same server. */
-export function registerFormat(match: RegExp, format: WireFormat): void {
-  if (!FORMATS.some((entry) => entry.format.name === format.name)) FORMATS.push({ match, format });
-}
 
 export class FakeLLM {
   readonly requests: RecordedRequest[] = [];
