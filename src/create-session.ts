@@ -25,7 +25,8 @@ import { findPromptCommands, type PromptCommand } from "./prompts/custom-command
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
 import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
-import { createProvider, type ProviderSettings } from "./providers/index.ts";
+import { createProvider } from "./providers/create-provider.ts";
+import type { ProviderSettings } from "./providers/index.ts";
 import { probeSandbox } from "./sandbox/detect-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";

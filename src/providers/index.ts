@@ -1,5 +1,5 @@
-import type { Provider } from "../core/provider.ts";
-import { createOpenAIChatProvider } from "./openai-chat.ts";
+// What every provider is built from. Types only: the adapters import them, and createProvider
+// (create-provider.ts), which imports the adapters, lives apart so no import runs in a circle.
 import type { Prices } from "./pricing.ts";
 import type { ApiKind } from "./wire-apis.ts";
 
@@ -26,24 +26,4 @@ export interface ProviderSettings {
   prices?: Prices;
   /** Where `--provider local` keeps downloaded models (`$HARNESS_HOME/models`). */
   modelsDir?: string;
-}
-
-/** Builds the adapter for the settings' API. Adapters load their SDK lazily, on first use. */
-export async function createProvider(settings: ProviderSettings): Promise<Provider> {
-  switch (settings.api) {
-    case "openai":
-      return createOpenAIChatProvider(settings);
-    case "responses": {
-      const { createOpenAIResponsesProvider } = await import("./openai-responses.ts");
-      return createOpenAIResponsesProvider(settings);
-    }
-    case "anthropic": {
-      const { createAnthropicProvider } = await import("./anthropic-messages.ts");
-      return createAnthropicProvider(settings);
-    }
-    case "local": {
-      const { createLocalProvider } = await import("./local-llama.ts");
-      return createLocalProvider(settings);
-    }
-  }
 }
