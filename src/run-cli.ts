@@ -16,7 +16,8 @@ import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createTrustQuestion } from "./ui/trust-question.ts";
 import { commandNames } from "./ui/slash-commands.ts";
 import { promptForLine } from "./prompts/custom-commands.ts";
-import { createLineReader, runChat, type LineReader } from "./ui/chat.ts";
+import { runChat } from "./ui/chat.ts";
+import { createLineReader, type LineReader } from "./ui/line-reader.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
@@ -109,7 +110,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     if (resumed) stderr.write(formatReplay(resumed.messages, colors));
     try {
       const withImages = (text: string) => promptWithImages(text, cwd, { pastedPaths: true });
-      const chat = { todo: resumed?.todo, run: session.run, withImages, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdin, stdout, stderr, env, colors };
+      const chat = { todo: resumed?.todo, run: session.run, withImages, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdout, stderr, env, colors };
       return await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
     } finally {
       await session.close();

@@ -2,7 +2,6 @@
 // a trailing backslash), history with up/down and Ctrl-R, Tab completion, and keys typed while a
 // turn runs: Esc or Ctrl-C interrupts it, and a line entered then is queued for the agent.
 // Used when stdin and stdout are terminals and TERM is not dumb; chat.ts falls back to node:readline.
-import type { LineReader } from "./chat.ts";
 import type { Palette } from "./colors.ts";
 import { commonPrefix, completeInput } from "./completion.ts";
 import { KeyParser, type Key } from "./keys.ts";
@@ -10,7 +9,7 @@ import { isSlashCommand } from "./slash-commands.ts";
 import { visibleWidth } from "./text-width.ts";
 
 /** Entries kept for the arrows and Ctrl-R. */
-const HISTORY_SIZE = 1000;
+export const HISTORY_SIZE = 1000;
 /** An Enter that ends a burst of input waits this long: more input means it was a pasted newline. */
 const PASTE_SETTLE_MS = 40;
 /** Completion candidates printed under the prompt at most. */
@@ -44,8 +43,8 @@ interface HistorySearch {
   original: string;
 }
 
-/** A raw-mode line editor implementing the chat's LineReader. */
-export class LineEditor implements LineReader {
+/** A raw-mode line editor: the LineReader (line-reader.ts) on a real terminal. */
+export class LineEditor {
   onInterrupt: (() => void) | undefined;
   beforeQuestion: (() => void) | undefined;
   private readonly parser = new KeyParser();

@@ -1,0 +1,87 @@
+// Where the chat's lines (and approval answers) come from: our own editor on a real terminal,
+// node:readline elsewhere. Both are a LineReader, which is all the chat loop knows of them.
+import { createInterface, type Interface } from "node:readline";
+import { paletteFor } from "./colors.ts";
+import { HISTORY_SIZE, LineEditor } from "./line-editor.ts";
+
+/** What a reader is made from: the terminal, earlier input, and what Tab completes. */
+export interface LineReaderOptions {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  /** Lines of earlier input, oldest first, for the arrows. */
+  history?: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  commands?: readonly string[];
+}
+
+/** A line editor shared by the chat prompt and approval questions. */
+export interface LineReader {
+  ask(question: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Set while a turn runs: Ctrl-C then interrupts the turn instead of quitting. */
+  onInterrupt: (() => void) | undefined;
+  /** Set while a turn runs: called before a question (an approval) is drawn, to clear the spinner off its line. */
+  beforeQuestion: (() => void) | undefined;
+  close(): void;
+  /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
+  takeQueuedMessages?(): string[];
+}
+
+/** `commands`: the slash commands Tab completes (slash-commands.ts commandNames). */
+export function createLineReader(options: LineReaderOptions): LineReader {
+  const env = options.env ?? process.env;
+  // Our own editor on a real terminal; node:readline where escape sequences are unwelcome (TERM=dumb).
+  if (options.stdin.isTTY && options.stdout.isTTY && env.TERM !== "dumb") {
+    return new LineEditor({ ...options, colors: paletteFor(options.stdout, env), cwd: options.cwd ?? process.cwd(), commands: options.commands ?? [] });
+  }
+  const rl: Interface = createInterface({
+    input: options.stdin,
+    output: options.stdout,
+    terminal: Boolean(options.stdin.isTTY),
+    historySize: HISTORY_SIZE,
+    history: [...(options.history ?? [])].reverse(),
+  } as Parameters<typeof createInterface>[0]);
+  let isClosed = false;
+  const waiters = new Set<(line: string | undefined) => void>();
+  rl.on("close", () => {
+    isClosed = true;
+    for (const resolve of waiters) resolve(undefined);
+    waiters.clear();
+  });
+  const reader: LineReader = {
+    onInterrupt: undefined,
+    beforeQuestion: undefined,
+    ask(question, signal) {
+      if (isClosed) return Promise.resolve(undefined);
+      reader.beforeQuestion?.();
+      return new Promise((resolve) => {
+        const onAbort = () => settle(undefined);
+        const settle = (line: string | undefined) => {
+          waiters.delete(settle);
+          signal?.removeEventListener("abort", onAbort);
+          resolve(line);
+        };
+        waiters.add(settle);
+        if (signal) rl.question(question, { signal }, settle);
+        else rl.question(question, settle);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+    close: () => rl.close(),
+  };
+  let isQuitArmed = false;
+  rl.on("SIGINT", () => {
+    if (reader.onInterrupt) return reader.onInterrupt();
+    if (rl.line === "") {
+      if (isQuitArmed) return rl.close();
+      isQuitArmed = true;
+      options.stdout.write("\npress Ctrl-C again to quit (or Ctrl-D, or /exit)\n");
+      return rl.prompt();
+    }
+    // Ctrl-C with text typed clears the line, as shells do.
+    (rl as unknown as { line: string }).line = "";
+    rl.write("\n");
+  });
+  rl.on("line", () => (isQuitArmed = false));
+  return reader;
+}
