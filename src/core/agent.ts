@@ -1,5 +1,6 @@
 import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
-import { callModelWithinContext, compactConversation, type CompactionResult } from "./compaction.ts";
+import { callModelWithinContext } from "./call-model-within-context.ts";
+import { compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import { EVENT_SCHEMA_VERSION, type AgentEvent, type DoneReason, type RunResult } from "./events.ts";
 import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage, type UserContent, type UserMessage } from "./messages.ts";
