@@ -10,20 +10,13 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { MAX_SNAPSHOT_FILE_BYTES, SNAPSHOT_MAX_AGE_MS, WorkspaceSnapshots } from "../src/snapshots/workspace-snapshots.ts";
 import { tempDir } from "./helpers.ts";
+import { git, readIfThere as read } from "./undo-helpers.ts";
 
 function write(root: string, files: Record<string, string>): void {
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, ".."), { recursive: true });
     writeFileSync(join(root, path), text);
   }
-}
-
-function read(root: string, path: string): string | undefined {
-  return existsSync(join(root, path)) ? readFileSync(join(root, path), "utf8") : undefined;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
 }
 
 test("a restore puts changed, deleted and new files back as they were, in a folder that is not a git repository", async () => {

@@ -2,13 +2,14 @@
 // edit_file, changes another with sed and deletes a third with rm; /undo lists the three files,
 // asks, and puts them back, and the turn leaves the conversation; /redo reverses it.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
 import { fakeFlags, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
+import { CHANGING_TURN, readIfThere as read } from "./undo-helpers.ts";
 
 const PROMPT = /^>\s*$/m;
 
@@ -24,24 +25,10 @@ afterEach(async () => {
   assert.deepEqual(current.errors, []);
 });
 
-function read(cwd: string, path: string): string | undefined {
-  return existsSync(join(cwd, path)) ? readFileSync(join(cwd, path), "utf8") : undefined;
-}
-
 test("/undo lists the files, asks, and restores all three and the conversation; /redo reverses it", { skip: needs("tmux") }, async () => {
   server = await startFakeLLM([
     { reply: { text: "hi there" } },
-    { reply: { toolCalls: [{ id: "read_a", name: "read_file", arguments: { path: "a.txt" } }] } },
-    {
-      reply: {
-        toolCalls: [
-          { id: "edit_a", name: "edit_file", arguments: { path: "a.txt", old_string: "alpha", new_string: "ALPHA" } },
-          { id: "sed_b", name: "bash", arguments: { command: "sed -i s/beta/BETA/ b.txt" } },
-          { id: "rm_c", name: "bash", arguments: { command: "rm c.txt" } },
-        ],
-      },
-    },
-    { reply: { text: "changed all three" } },
+    ...CHANGING_TURN,
     { reply: { text: "fresh start" } },
   ]);
   const cwd = tempDir("harness-undo-chat-");

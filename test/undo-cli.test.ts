@@ -3,46 +3,23 @@
 // own .git is left exactly as it was; a folder that is not a repository works the same; and a run
 // killed with SIGKILL in the middle of a turn still leaves a snapshot to go back to.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readSession } from "../src/session/session-reader.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { CHANGING_TURN, git, readIfThere as read } from "./undo-helpers.ts";
 
 const serve = fakeServerPerTest();
 
 /** How often the crash test looks for the moment to kill. */
 const POLL_MS = 20;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
-}
-
-function read(cwd: string, path: string): string | undefined {
-  return existsSync(join(cwd, path)) ? readFileSync(join(cwd, path), "utf8") : undefined;
-}
-
 /** The messages the model was sent in request `index`, without the system prompt. */
 function sent(fake: { requests: Array<{ body: any }> }, index: number): Array<{ role: string; content: unknown }> {
   return fake.requests[index].body.messages.filter((m: any) => m.role !== "system").map((m: any) => ({ role: m.role, content: m.content }));
 }
-
-/** A turn that edits a.txt with edit_file, changes b.txt with sed and deletes c.txt with rm. */
-const CHANGING_TURN = [
-  { reply: { toolCalls: [{ id: "read_a", name: "read_file", arguments: { path: "a.txt" } }] } },
-  {
-    reply: {
-      toolCalls: [
-        { id: "edit_a", name: "edit_file", arguments: { path: "a.txt", old_string: "alpha", new_string: "ALPHA" } },
-        { id: "sed_b", name: "bash", arguments: { command: "sed -i s/beta/BETA/ b.txt" } },
-        { id: "rm_c", name: "bash", arguments: { command: "rm c.txt" } },
-      ],
-    },
-  },
-  { reply: { text: "changed all three" } },
-];
 
 test("a turn that edits, seds and deletes is undone by `harness undo`: all three files and the conversation; the user's .git untouched", async () => {
   const fake = await serve([{ reply: { text: "hi there" } }, ...CHANGING_TURN, { reply: { text: "next answer" } }]);
