@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
 import type { Usage } from "./core/messages.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
+import { redactText, secretValuesOf } from "./core/redact.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
 import { appendInputHistory } from "./session/input-history.ts";
@@ -38,7 +39,7 @@ export class SessionChatControls implements ChatControls {
   /** The hooks runChat takes. */
   hooks() {
     return {
-      onInput: (line: string) => appendInputHistory(historyPathFor(this.options.env), line),
+      onInput: (line: string) => appendInputHistory(historyPathFor(this.options.env), redactText(line, secretValuesOf(this.options.env))),
       runCommand: (line: string): Promise<CommandOutcome> | undefined =>
         isSlashCommand(line) ? runSlashCommand(line, this, this.options.stderr, this.options.colors) : undefined,
     };

@@ -11,7 +11,8 @@ import type { CompactionResult } from "./core/compaction.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { Usage, UserContent } from "./core/messages.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
-import { redactEvents } from "./core/redact.ts";
+import { redactText, secretValuesOf } from "./core/redact.ts";
+import { redactEvents } from "./core/stream-redactor.ts";
 import type { ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import type { Tool } from "./core/tool.ts";
@@ -124,8 +125,11 @@ export interface Session {
 }
 
 /** Builds a session; throws SessionSetupError for what the user must fix. */
-export async function createSession(options: SessionOptions): Promise<Session> {
-  const { cwd, env, resumed } = options;
+export async function createSession(sessionOptions: SessionOptions): Promise<Session> {
+  const { cwd, env, resumed } = sessionOptions;
+  // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
+  // key of theirs reaches the terminal or an editor's log.
+  const options = { ...sessionOptions, warn: (message: string) => sessionOptions.warn(redactText(message, secretValuesOf(env))) };
   // Whether a sandbox works here, found out without blocking while the settings load (the CLI
   // starts this trial at launch); setupPermissions then has the answer at hand.
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
@@ -189,6 +193,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       retry: retryPolicyFrom(env),
       context: window.context,
       env: permissions.env,
+      secrets: permissions.secrets,
       wrapCommand: permissions.wrapCommand,
       unwalked: permissions.unwalked,
       approve: approveAndSnapshot,

@@ -1,6 +1,8 @@
 // Wires configuration, provider, tools and a terminal mode together for one CLI invocation.
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
 import { existsSync } from "node:fs";
+import { secretValuesOf } from "./core/redact.ts";
+import { redactWrites } from "./core/stream-redactor.ts";
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
 import { SessionChatControls } from "./chat-controls.ts";
@@ -28,7 +30,9 @@ import { TerminalRenderer } from "./ui/terminal-renderer.ts";
 import { formatReplay } from "./ui/transcript-replay.ts";
 
 export async function runCli(flags: CliFlags): Promise<number> {
-  const { env, stdin, stdout, stderr } = process;
+  const { env, stdin, stdout } = process;
+  // Errors and warnings: no key reaches the terminal (events come redacted from the session).
+  const stderr = redactWrites(process.stderr, secretValuesOf(env));
   // --cwd is `cd dir && harness`: tools, instruction files, folder trust, the sessions' recorded
   // folder (and so -c), relative paths in settings and child processes all start there.
   if (flags.cwd !== undefined) {

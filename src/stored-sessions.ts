@@ -1,5 +1,6 @@
 // Where sessions and typed input are stored, which stored session a run continues (-c, -r),
 // and the recorder that writes a run's events to its session file.
+import { redactUrl } from "./core/redact.ts";
 import { join } from "node:path";
 import { stateDir, type ProviderChoice } from "./config.ts";
 import type { ProviderSettings } from "./providers/index.ts";
@@ -54,7 +55,7 @@ export function startRecorder(env: NodeJS.ProcessEnv, cwd: string, settings: Pro
     cwd,
     provider: settings.name,
     model: settings.model,
-    baseUrl: settings.baseUrl,
+    baseUrl: settings.baseUrl && redactUrl(settings.baseUrl), // credentials in a URL are never stored
     startedAt: new Date().toISOString(),
     harnessVersion: VERSION,
   };

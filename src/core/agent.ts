@@ -30,6 +30,8 @@ export interface AgentOptions extends ToolCallHooks {
   context?: ContextOptions;
   /** Where over-long tool output is saved in full (see ToolContext.spillDir). */
   spillDir?: string;
+  /** Credential values kept out of spill files (see ToolContext.secrets). */
+  secrets?: readonly string[];
   /** Runs commands inside a sandbox (see ToolContext.wrapCommand). */
   wrapCommand?(argv: string[], cwd: string): string[];
   /** Where recursive reads do not go (see ToolContext.unwalked). */
@@ -59,7 +61,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env, spillDir: options.spillDir, wrapCommand: options.wrapCommand, unwalked: options.unwalked };
+  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env, spillDir: options.spillDir, secrets: options.secrets, wrapCommand: options.wrapCommand, unwalked: options.unwalked };
   let usage: Usage = EMPTY_USAGE;
   let turns = 0;
   let invalidJsonTurns = 0;

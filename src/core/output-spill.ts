@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cutMiddle } from "./helpers.ts";
+import { redactText } from "./redact.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 
 /**
@@ -58,14 +59,14 @@ export function spillNote(path: string, bytes: number): string {
  * a spill file and replaced by its head, its tail and the file's path. If the file cannot be
  * written the result is still cut, and says so.
  */
-export function limitToolOutput(output: ToolOutput, callId: string, context: Pick<ToolContext, "spillDir">): ToolOutput {
+export function limitToolOutput(output: ToolOutput, callId: string, context: Pick<ToolContext, "spillDir" | "secrets">): ToolOutput {
   const bytes = Buffer.byteLength(output.content);
   if (bytes <= MAX_TOOL_RESULT_BYTES) return output;
   let note: string;
   try {
     const { fd, path } = openSpillFile(spillDirOf(context), callId);
     try {
-      writeFileSync(fd, output.content);
+      writeFileSync(fd, redactText(output.content, context.secrets)); // keys never reach the disk
     } finally {
       closeSync(fd);
     }

@@ -20,7 +20,8 @@ const TOKEN_SHAPES: RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
   /\bAIza[A-Za-z0-9_-]{30,}/g, // Google API keys
   /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  // A key cut off before its END line (a truncated output, a stream not yet finished) is redacted to the end.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
 ];
 
 /** `Authorization: Bearer xyz`, `x-api-key: xyz` and friends: the header name stays, the value goes. */
@@ -28,6 +29,29 @@ const HEADER_VALUE = /\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token
 
 /** `.env`-style lines (`export API_TOKEN=...`) whose name looks like a credential. */
 const ENV_LINE = /^(\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*)(["']?)([^\s"'\\]+)\3/gm;
+
+/** The userinfo of a URL (`https://user:key@host`): the scheme and host stay. */
+const URL_USERINFO = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#@"'\\<>]+@/g;
+
+/** A query parameter (`?api_key=...`, `&sig=...`); its value goes when its name looks like a credential. */
+const QUERY_PARAM = /([?&])([A-Za-z0-9_.-]+)=([^&#\s"'\\<>]+)/g;
+
+/**
+ * Every pattern redactText applies, for the stream redactor (stream-redactor.ts), which must
+ * hold back any match that touches the end of what has arrived so far.
+ */
+export const REDACTION_PATTERNS: readonly RegExp[] = [...TOKEN_SHAPES, HEADER_VALUE, ENV_LINE, URL_USERINFO, QUERY_PARAM];
+
+/**
+ * The start of a match whose secret has not arrived yet, at the end of a text: a header name
+ * (`Authorization: Bearer `), an assignment (`API_KEY = `), a private key's BEGIN line. The
+ * stream redactor holds these back too, since the value alone would not be recognised.
+ */
+export const PENDING_MATCHES: readonly RegExp[] = [
+  /\b(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token)["']?\s*[:=]?\s*["']?(?:[A-Za-z]+\s+)?[^\s"'\\,;]*$/i,
+  /^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:=[ \t]*["']?[^\s"'\\]*)?$/m,
+  /-----BEGIN[A-Z ]*-{0,5}$/,
+];
 
 /**
  * Whether an environment variable's name says it holds a credential. Long words match
@@ -41,6 +65,12 @@ export function isCredentialName(name: string): boolean {
   return upper.split(/_+/).some((part) => part === "KEY" || part === "AUTH" || part === "PASS" || part === "PAT" || part === "COOKIE");
 }
 
+/** Query parameter names that carry credentials: as for variables, plus signed-URL fields (`sig`, `X-Amz-Signature`). */
+function isCredentialParam(name: string): boolean {
+  const upper = name.toUpperCase().replace(/[-.]/g, "_");
+  return isCredentialName(upper) || /(^|_)(SIG|SIGNATURE|CODE|SESSION|SID|ACCESS_TOKEN)$|^X_AMZ_(SIGNATURE|CREDENTIAL|SECURITY_TOKEN)$/.test(upper);
+}
+
 /** The values of credential-looking variables in `env`: the actual keys to redact by value. */
 export function secretValuesOf(env: Record<string, string | undefined>): string[] {
   const values = new Set<string>();
@@ -51,7 +81,15 @@ export function secretValuesOf(env: Record<string, string | undefined>): string[
   return [...values].sort((a, b) => b.length - a.length);
 }
 
-/** Replaces keys, tokens, auth header values, credential `.env` lines and the given secret values in a text. */
+/** Secret values long enough to redact by value (shorter ones would hit ordinary text). */
+export function redactableSecrets(secrets: readonly string[]): string[] {
+  return secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS);
+}
+
+/**
+ * Replaces keys, tokens, auth header values, credential `.env` lines, URL userinfo, credential
+ * query parameters and the given secret values in a text.
+ */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let result = text;
   for (const secret of secrets) if (secret.length >= MIN_SECRET_CHARS && result.includes(secret)) result = result.split(secret).join(REDACTED);
@@ -60,7 +98,29 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
   result = result.replace(ENV_LINE, (match, head: string, name: string, quote: string, value: string) =>
     isCredentialName(name) && value !== REDACTED ? `${head}${quote}${REDACTED}${quote}` : match,
   );
+  result = result.replace(URL_USERINFO, (match, scheme: string) => (match === `${scheme}${REDACTED}@` ? match : `${scheme}${REDACTED}@`));
+  result = result.replace(QUERY_PARAM, (match, lead: string, name: string) => (isCredentialParam(name) ? `${lead}${name}=${REDACTED}` : match));
   return result;
+}
+
+/**
+ * A URL to store or show (a session header's `baseUrl`): without its userinfo and without
+ * credential-looking query parameters, so it stays a working URL for what it still says.
+ * Text that is not a URL is redacted as text.
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return redactText(url);
+  }
+  parsed.username = "";
+  parsed.password = "";
+  for (const name of [...parsed.searchParams.keys()]) if (isCredentialParam(name)) parsed.searchParams.delete(name);
+  // URL adds a trailing `/` to a bare origin; keep the text as the user wrote it otherwise.
+  const text = parsed.toString();
+  return url.endsWith("/") || !text.endsWith("/") || parsed.pathname !== "/" ? text : text.slice(0, -1);
 }
 
 /**
@@ -74,27 +134,17 @@ const OPAQUE_FIELDS = new Set(["signature", "redactedData", "encrypted_content"]
  * Call it on each session entry, log line and JSON event before it is written.
  */
 export function redact<T>(value: T, secrets: readonly string[] = []): T {
-  if (typeof value === "string") return redactText(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item) => redact(item, secrets)) as T;
+  return mapStrings(value, (text) => redactText(text, secrets));
+}
+
+/** A copy of a JSON-like value with `change` applied to every string but opaque provider data. */
+export function mapStrings<T>(value: T, change: (text: string) => string): T {
+  if (typeof value === "string") return change(value) as T;
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, change)) as T;
   if (value !== null && typeof value === "object") {
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = OPAQUE_FIELDS.has(key) ? item : redact(item, secrets);
+    for (const [key, item] of Object.entries(value)) copy[key] = OPAQUE_FIELDS.has(key) ? item : mapStrings(item, change);
     return copy as T;
   }
   return value;
-}
-
-/**
- * An event stream with every event, and the value it ends with, redacted: what the session
- * factory applies once, before the recorder, the terminal, JSON output or an editor see them.
- */
-export async function* redactEvents<T, R>(events: AsyncGenerator<T, R>, secrets: readonly string[] = []): AsyncGenerator<T, R> {
-  try {
-    for (let step = await events.next(); ; step = await events.next()) {
-      if (step.done) return redact(step.value, secrets);
-      yield redact(step.value, secrets);
-    }
-  } finally {
-    await events.return(undefined as R); // a consumer that stops early stops the run too
-  }
 }

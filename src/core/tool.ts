@@ -18,6 +18,8 @@ export interface ToolContext {
   env?: Record<string, string | undefined>;
   /** Where output too long for the model is saved in full (the session's `spill/`); a temp folder when absent. */
   spillDir?: string;
+  /** Credential values to redact from what tools write down (spill files), besides the key shapes redact.ts knows. */
+  secrets?: readonly string[];
   /** The id of the call being run (names its spill file). */
   callId?: string;
   /** Rewrites a command's argv to run it inside a sandbox (`bwrap ... -- bash -c cmd`); absent: run as is. */

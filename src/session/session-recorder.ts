@@ -3,6 +3,7 @@
 // flushed to disk at the end of every turn.
 import type { AgentEvent } from "../core/events.ts";
 import { addUsage, assertNever, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import { redactUrl } from "../core/redact.ts";
 import type { SessionEntry } from "./session-entry.ts";
 import type { SessionWriter } from "./session-store.ts";
 
@@ -62,7 +63,7 @@ export class SessionRecorder {
 
   /** A `/model` switch: replies from here on come from this model. */
   recordModelChange(provider: string, model: string, baseUrl?: string): void {
-    this.writer.append({ type: "model_change", at: new Date().toISOString(), provider, model, ...(baseUrl ? { baseUrl } : {}) });
+    this.writer.append({ type: "model_change", at: new Date().toISOString(), provider, model, ...(baseUrl ? { baseUrl: redactUrl(baseUrl) } : {}) });
     this.writer.flush();
   }
 

@@ -1,6 +1,9 @@
 import { closeSync, writeSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { openSpillFile, spillDirOf, spillNote } from "../core/output-spill.ts";
+import { redactText } from "../core/redact.ts";
+import { StreamRedactor } from "../core/stream-redactor.ts";
 import { defineTool } from "../core/tool.ts";
 import { runHosted } from "./command-host.ts";
 import { MAX_OUTPUT_BYTES, truncateMiddle } from "./output-limit.ts";
@@ -41,14 +44,14 @@ export const bash = defineTool({
     const { cwd, signal, env, wrapCommand } = context;
     const timeoutMs = Math.min((input.timeout ?? BASH_TIMEOUT_MS / 1000) * 1000, BASH_MAX_TIMEOUT_MS);
     const openSpill = () => openSpillFile(spillDirOf(context), context.callId);
-    const result = await runCommand(input.command, { cwd, env: env ?? process.env, timeoutMs, signal, openSpill, wrapCommand });
+    const result = await runCommand(input.command, { cwd, env: env ?? process.env, timeoutMs, signal, openSpill, wrapCommand, secrets: context.secrets });
     const full = cleanOutput(result.output);
     let output = truncateMiddle(full);
     if (output !== full) {
       // Cut for the model: the whole output is in the spill file (written while the command ran,
       // or now when it was long in lines rather than bytes and so is still whole in memory).
       const isWhole = result.totalBytes <= 2 * KEEP_BYTES; // nothing was dropped from memory
-      const path = result.spillPath ?? (isWhole ? saveWhole(openSpill, result.output) : undefined);
+      const path = result.spillPath ?? (isWhole ? saveWhole(openSpill, redactText(result.output, context.secrets)) : undefined);
       if (path) output = withNoteAtCut(output, spillNote(path, result.totalBytes));
     }
     const status = result.notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
@@ -86,11 +89,11 @@ interface CommandResult {
  */
 export function runCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; openSpill?: () => SpillFile; wrapCommand?(argv: string[], cwd: string): string[] },
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; openSpill?: () => SpillFile; wrapCommand?(argv: string[], cwd: string): string[]; secrets?: readonly string[] },
 ): Promise<CommandResult> {
   const { cwd, env, timeoutMs, signal, openSpill, wrapCommand } = options;
   return new Promise((resolve) => {
-    const captured = new BoundedCapture(KEEP_BYTES, openSpill);
+    const captured = new BoundedCapture(KEEP_BYTES, openSpill, options.secrets);
     let timedOut = false;
     let settled = false;
     let drain: NodeJS.Timeout | undefined;
@@ -158,7 +161,8 @@ function saveWhole(openSpill: () => SpillFile, text: string): string | undefined
 /**
  * Keeps the first and last `keep` bytes of a stream and counts what fell between. Once the
  * stream passes MAX_OUTPUT_BYTES (all of it still held, since `keep` is larger) it is also
- * teed to a spill file, so the whole output is on disk while memory stays bounded.
+ * teed to a spill file, so the whole output is on disk while memory stays bounded. What goes
+ * to the file is redacted as it streams (a key split across two chunks included).
  */
 class BoundedCapture {
   private head: Buffer[] = [];
@@ -168,12 +172,17 @@ class BoundedCapture {
   private droppedBytes = 0;
   private spill: SpillFile | undefined;
   private spillFailed = false;
+  private readonly decoder = new StringDecoder("utf8");
+  private readonly redactor: StreamRedactor;
   totalBytes = 0;
 
   constructor(
     private readonly keep: number,
     private readonly openSpill?: () => SpillFile,
-  ) {}
+    secrets?: readonly string[],
+  ) {
+    this.redactor = new StreamRedactor(secrets);
+  }
 
   add(chunk: Buffer): void {
     this.totalBytes += chunk.length;
@@ -197,6 +206,11 @@ class BoundedCapture {
   /** Closes the spill file, if one was opened, and returns its path. */
   closeSpill(): string | undefined {
     if (!this.spill) return undefined;
+    try {
+      writeSync(this.spill.fd, this.redactor.push(this.decoder.end()) + this.redactor.flush());
+    } catch {
+      // a full disk costs the file's last bytes, never the command's result
+    }
     closeSync(this.spill.fd);
     const { path } = this.spill;
     this.spill = undefined;
@@ -210,15 +224,20 @@ class BoundedCapture {
       if (!this.spill) {
         if (this.totalBytes <= MAX_OUTPUT_BYTES) return;
         this.spill = this.openSpill();
-        for (const held of [...this.head, ...this.tail]) writeSync(this.spill.fd, held);
+        for (const held of [...this.head, ...this.tail]) this.writeSpill(held);
       }
-      writeSync(this.spill.fd, chunk);
+      this.writeSpill(chunk);
     } catch {
       // A full disk or an unwritable folder costs the spill file, never the command's result.
       if (this.spill) closeSync(this.spill.fd);
       this.spill = undefined;
       this.spillFailed = true;
     }
+  }
+
+  private writeSpill(chunk: Buffer): void {
+    const text = this.redactor.push(this.decoder.write(chunk));
+    if (text) writeSync((this.spill as SpillFile).fd, text);
   }
 
   /** Invalid UTF-8 becomes U+FFFD rather than breaking the message. */
