@@ -11,6 +11,7 @@ import type { CompactionResult } from "./core/compaction.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { Usage, UserContent } from "./core/messages.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
+import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
 import type { ApproveFn } from "./core/run-tools.ts";
@@ -128,8 +129,8 @@ export interface Session {
 export async function createSession(sessionOptions: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = sessionOptions;
   // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
-  // key of theirs reaches the terminal or an editor's log.
-  const options = { ...sessionOptions, warn: (message: string) => sessionOptions.warn(redactText(message, secretValuesOf(env))) };
+  // key and no escape sequence of theirs reaches the terminal or an editor's log.
+  const options = { ...sessionOptions, warn: (message: string) => sessionOptions.warn(redactText(stripControlSequences(message), secretValuesOf(env))) };
   // Whether a sandbox works here, found out without blocking while the settings load (the CLI
   // starts this trial at launch); setupPermissions then has the answer at hand.
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();

@@ -1,5 +1,6 @@
 import { readlink, stat } from "node:fs/promises";
 import { z } from "zod";
+import { showControlChars } from "../core/control-chars.ts";
 import { defineTool } from "../core/tool.ts";
 import { describeMissing, displayPath, resolvePath } from "./paths.ts";
 import { walk, type WalkEntry } from "./walk.ts";
@@ -63,8 +64,9 @@ export const listFiles = defineTool({
 });
 
 async function entryLabel(entry: WalkEntry): Promise<string> {
-  if (entry.type === "directory") return `${entry.name}/`;
-  if (entry.type !== "symlink") return entry.name;
+  const name = showControlChars(entry.name); // a newline in a name must not forge a second entry
+  if (entry.type === "directory") return `${name}/`;
+  if (entry.type !== "symlink") return name;
   const target = await readlink(entry.absolute).catch(() => "?");
-  return `${entry.name} -> ${target}`;
+  return `${name} -> ${showControlChars(target)}`;
 }

@@ -1,5 +1,6 @@
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { showControlChars } from "../core/control-chars.ts";
 import { similarity } from "./similarity.ts";
 
 /** How many similar names a "not found" error suggests. */
@@ -19,8 +20,8 @@ export function resolvePath(cwd: string, file: string): string {
 export function displayPath(cwd: string, absolute: string): string {
   const relative = path.relative(cwd, absolute);
   if (relative === "") return ".";
-  if (relative.startsWith("..") || path.isAbsolute(relative)) return absolute;
-  return relative.split(path.sep).join("/");
+  if (relative.startsWith("..") || path.isAbsolute(relative)) return showControlChars(absolute);
+  return showControlChars(relative.split(path.sep).join("/"));
 }
 
 /**

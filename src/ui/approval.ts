@@ -1,6 +1,7 @@
 import type { ApprovalAnswer, ApprovalQuestion, AskApprovalFn } from "../permissions/approver.ts";
 import type { Palette } from "./colors.ts";
 import { renderDiff } from "./diff-render.ts";
+import { visibleForTerminal } from "./terminal-safe.ts";
 
 /** Asks the person one question and returns their line (undefined when input has closed). */
 export type AskFn = (question: string, signal: AbortSignal) => Promise<string | undefined>;
@@ -20,7 +21,8 @@ export interface TerminalAskOptions {
  */
 export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
   const { colors } = options;
-  return async (question: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalAnswer | undefined> => {
+  return async (untrusted: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalAnswer | undefined> => {
+    const question = visibleForTerminal(untrusted);
     const lines = [`${colors.yellow("allow?")} ${question.summary}`];
     if (question.why) lines.push(colors.dim(`  (${question.why})`));
     if (question.diff) lines.push(renderDiff(question.diff, colors, options.columns));

@@ -7,6 +7,7 @@ import { Spinner } from "./spinner.ts";
 import { TodoPanel } from "./todo-panel.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
+import { eventForTerminal } from "./terminal-safe.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;
@@ -47,7 +48,8 @@ export class TerminalRenderer {
     this.markdown = new MarkdownStream({ isStyled: isColorOn(options.stdout, options.env), columns: () => options.stdout.columns || DEFAULT_COLUMNS });
   }
 
-  handle(event: AgentEvent): void {
+  handle(untrusted: AgentEvent): void {
+    const event = eventForTerminal(untrusted);
     switch (event.type) {
       case "start":
       case "usage":

@@ -1,6 +1,7 @@
 // A resumed chat opens with the end of its conversation, dimmed, so the user knows where they were.
 import { textOf, toolCallsOf, type Message } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
+import { safeForTerminal } from "./terminal-safe.ts";
 
 /** Prompts (with what followed each) shown when a chat resumes. */
 const REPLAY_TURNS = 3;
@@ -9,7 +10,8 @@ const REPLAY_REPLY_LINES = 6;
 const REPLAY_LINE_CHARS = 160;
 
 /** The last few turns of a conversation as dimmed text for the terminal (empty for no messages). */
-export function formatReplay(messages: Message[], colors: Palette): string {
+export function formatReplay(untrusted: Message[], colors: Palette): string {
+  const messages = safeForTerminal(untrusted);
   const prompts = messages.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const from = prompts.length > REPLAY_TURNS ? prompts[prompts.length - REPLAY_TURNS] : 0;
   const lines: string[] = [];
