@@ -61,6 +61,8 @@ const directory = z.string().superRefine((value, context) => {
   }
   if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
 });
+/** Seconds, as typed (config.ts turns them into milliseconds, with the variables' checks). */
+const seconds = z.string().regex(/^\d+(\.\d+)?$/, "takes a number of seconds above 0").refine((value) => Number(value) > 0, "takes a number of seconds above 0");
 /** One of a fixed list of words. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
 
@@ -74,6 +76,8 @@ export const FLAGS = {
   "max-tokens": { schema: positiveInteger("takes a positive whole number") },
   "context-window": { schema: positiveInteger("takes a number of tokens") },
   thinking: { schema: positiveInteger("takes a token budget (a positive whole number)") },
+  "request-timeout": { schema: seconds },
+  "idle-timeout": { schema: seconds },
   yes: { schema: toggle, short: "y" },
   approve: { schema: oneOf(APPROVAL_MODES) },
   sandbox: { schema: oneOf(["on", "off"]) },
@@ -117,6 +121,8 @@ export const RUN_FLAGS = [
   "max-tokens",
   "context-window",
   "thinking",
+  "request-timeout",
+  "idle-timeout",
   "yes",
   "approve",
   "sandbox",

@@ -29,6 +29,8 @@ Options:
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)
   --thinking <tokens>      Anthropic extended thinking with this budget (at least 1024, below --max-tokens)
+  --request-timeout <s>    most seconds one model call may take (default 600)
+  --idle-timeout <s>       most seconds the model's server may stay silent during a call (default 120)
   -y, --yes                approve every tool call without asking (same as --approve all)
   --approve <mode>         ask (default: reads run, edits and commands ask), edits (edits in the
                            workspace run too), all; rules in .harness/settings.json (see the README)
@@ -53,7 +55,8 @@ Options:
 Environment:
   OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
-  HARNESS_CONTEXT_WINDOW (as --context-window)
+  HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
+  (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000)
   Defaults and custom providers: $HARNESS_HOME/config.json (see the README); flags and variables win.
 
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.

@@ -47,6 +47,11 @@ const ConfigSchema = z.looseObject({
   model: z.string().min(1).optional(),
   /** The wire API of the top-level provider (like `model`, it belongs to it). */
   api: WireApiSchema.optional(),
+  /** Seconds one model call may take, and the server may stay silent (providers/call-limits.ts). */
+  requestTimeout: z.number().positive().optional(),
+  idleTimeout: z.number().positive().optional(),
+  /** Most bytes of one model reply. */
+  maxReplyBytes: z.number().int().positive().optional(),
   providers: z.record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" }).optional(),
 });
 

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { HarnessConfig } from "./config-file.ts";
 import { defaultMaxTokens } from "./providers/anthropic-request.ts";
+import type { CallLimits } from "./providers/call-limits.ts";
 import type { ApiKind, ProviderSettings } from "./providers/index.ts";
 
 /** A built-in provider: where it lives, where its key comes from, and a sensible model. */
@@ -45,6 +46,9 @@ export interface ProviderChoice {
   api?: ApiKind;
   /** `--thinking`: Anthropic extended-thinking budget. */
   thinkingBudget?: number;
+  /** `--request-timeout`, `--idle-timeout`: seconds, as typed (checked here, like the variables). */
+  requestTimeout?: string;
+  idleTimeout?: string;
 }
 
 /**
@@ -119,6 +123,7 @@ export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, c
     keyEnv,
     ...(custom?.headers ? { headers: custom.headers } : {}),
     ...(api === "local" ? { modelsDir: join(stateDir(env), "models") } : {}),
+    ...callLimitsFrom(flags, env, config),
     ...definedOnly({
       thinkingBudget: flags.thinkingBudget,
       maxTokens,
@@ -126,6 +131,31 @@ export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, c
       prices: perModel?.prices ?? custom?.prices,
     }),
   };
+}
+
+/**
+ * The bounds of one model call (providers/call-limits.ts): flags, then the environment, then
+ * config.json (`requestTimeout`, `idleTimeout` in seconds, `maxReplyBytes`), else the defaults.
+ */
+function callLimitsFrom(flags: ProviderChoice, env: NodeJS.ProcessEnv, config: HarnessConfig): CallLimits {
+  const requestTimeout = flags.requestTimeout ?? env.HARNESS_REQUEST_TIMEOUT;
+  const idleTimeout = flags.idleTimeout ?? env.HARNESS_IDLE_TIMEOUT;
+  const maxReplyBytes = env.HARNESS_MAX_REPLY_BYTES;
+  return definedOnly({
+    requestTimeoutMs: requestTimeout !== undefined ? positiveNumber(requestTimeout, flags.requestTimeout ? "--request-timeout" : "HARNESS_REQUEST_TIMEOUT", "seconds") * 1000 : toMs(config.requestTimeout),
+    idleTimeoutMs: idleTimeout !== undefined ? positiveNumber(idleTimeout, flags.idleTimeout ? "--idle-timeout" : "HARNESS_IDLE_TIMEOUT", "seconds") * 1000 : toMs(config.idleTimeout),
+    maxReplyBytes: maxReplyBytes !== undefined ? Math.floor(positiveNumber(maxReplyBytes, "HARNESS_MAX_REPLY_BYTES", "bytes")) : config.maxReplyBytes,
+  });
+}
+
+function positiveNumber(text: string, name: string, unit: string): number {
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(value > 0)) throw new ConfigError(`${name} takes a number of ${unit} above 0 (got "${text}")`, { isUsage: true });
+  return value;
+}
+
+function toMs(seconds: number | undefined): number | undefined {
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** Anthropic rejects a budget under its minimum or not below max_tokens; say so before the call. */

@@ -148,7 +148,9 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) => options.warn(`warning: ${message}`));
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
   permissions = withReadableFolders(permissions, skills.map((skill) => dirname(skill.path)));
-  const provider = await createProvider(settings);
+  // A server that stays silent is reported while the call waits (providers/call-limits.ts).
+  const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
+  const provider = await providerFor(settings);
   const windowOverride = options.contextWindow ?? windowFromEnv(env);
   // Started now, never waited for by a new conversation: a local server may be probed for its
   // window (context-window.ts), and a local model knows its own (loading it, which its first
@@ -261,7 +263,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     compact: (focus) => recorded(agent.compact(focus)),
     async switchModel(model) {
       const next = { ...current, model };
-      agent.configure({ provider: await createProvider(next) });
+      agent.configure({ provider: await providerFor(next) });
       current = next;
       recorder.recordModelChange(next.name, next.model, next.baseUrl);
     },
@@ -271,7 +273,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     },
     async resume(stored, settings) {
       const isSameProvider = settings.name === current.name && settings.model === current.model && settings.baseUrl === current.baseUrl;
-      if (!isSameProvider) agent.configure({ provider: await createProvider(settings) });
+      if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
       moveTo(startRecorder(env, cwd, settings, stored));
       current = settings;
       agent.replaceMessages(stored.messages);

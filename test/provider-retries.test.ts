@@ -37,6 +37,8 @@ test("the retry table in docs/events.md is what the classifier and RETRIES_BY_KI
     if (/refused/.test(failure)) assert.equal(words(RETRIES_BY_KIND.unreachable), verdict(retried), row);
     if (/stream cut/.test(failure)) assert.equal(words(RETRIES_BY_KIND.network), verdict(retried), row);
     if (/not the API/.test(failure)) assert.equal(words(RETRIES_BY_KIND.not_api), verdict(retried), row);
+    if (/idle timeout/.test(failure)) assert.equal(words(RETRIES_BY_KIND.timeout), verdict(retried), row);
+    if (/reply cap/.test(failure)) assert.equal(words(RETRIES_BY_KIND.too_large), verdict(retried), row);
     for (const status of statuses.match(/\b[1-5]\d\d\b/g) ?? []) {
       if (/not the API/.test(failure)) continue;
       assert.equal(words(RETRIES_BY_KIND[classifyStatus(Number(status))]), verdict(retried), `${status}: ${row}`);

@@ -52,6 +52,10 @@ export type ProviderErrorKind =
   | "not_api"
   | "context_overflow"
   | "bad_request"
+  /** A bound of the call passed: the idle or the request timeout. Not retried: the user chose how long to wait. */
+  | "timeout"
+  /** The reply passed the most bytes one reply may have. Not retried: it would only come again. */
+  | "too_large"
   | "aborted";
 
 /**
@@ -73,6 +77,8 @@ export const RETRIES_BY_KIND: Record<ProviderErrorKind, "max" | number> = {
   not_api: 0,
   context_overflow: 0,
   bad_request: 0,
+  timeout: 0,
+  too_large: 0,
   aborted: 0,
 };
 

@@ -1,14 +1,12 @@
 // The Anthropic Messages adapter, on the official `@anthropic-ai/sdk` client.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
+import { CallWatch, sdkTimeoutMs } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
-import { requestAbort } from "./request-abort.ts";
 import { parseEvent, readSse } from "./sse.ts";
 import { toAnthropicRequest } from "./anthropic-request.ts";
 import { AnthropicStreamAccumulator, toStreamEvents, type AnthropicStreamEvent, type WireMessageReply } from "./anthropic-stream.ts";
-
-const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 export function createAnthropicProvider(settings: ProviderSettings): Provider {
   const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY", api: "Anthropic Messages" };
@@ -26,7 +24,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
           // documents and Anthropic-compatible servers read. Headers from settings win over both.
           defaultHeaders: { authorization: null, "x-api-key": apiKey, ...settings.headers },
           maxRetries: 0, // the loop retries, so it can report each retry as an event
-          timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          timeout: sdkTimeoutMs(settings),
         }),
     ));
 
@@ -35,21 +33,23 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
     model: settings.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new AnthropicStreamAccumulator();
-      const call = requestAbort(signal);
+      const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
       try {
         const anthropic = await getClient();
         const body = toAnthropicRequest(request, settings.model, settings.thinkingBudget);
         // `post` rather than `messages.create`: the latter console.warns on every call for models
         // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
-        const response = await anthropic.post("/v1/messages", { body, stream: true, signal: call.controller.signal }).asResponse();
-        for await (const event of readEvents(response, errorContext)) {
+        const response = await anthropic.post("/v1/messages", { body, stream: true, signal: watch.signal }).asResponse();
+        for await (const event of readEvents(watch.body(response), errorContext)) {
           for (const modelEvent of accumulator.add(event)) yield modelEvent;
         }
       } catch (error) {
-        throw toProviderError(error, errorContext);
+        throw watch.failure ?? toProviderError(error, errorContext);
       } finally {
-        call.release();
+        watch.close();
       }
+      // A bound's abort may end the stream quietly rather than with an error.
+      if (watch.failure) throw watch.failure;
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
       yield { type: "done", message: accumulator.finish() };

@@ -202,6 +202,8 @@ function describe(kind: ProviderErrorKind, status: number | undefined, detail: s
     case "transient":
     case "not_api":
     case "bad_request":
+    case "timeout":
+    case "too_large":
     case "aborted":
       return `${code}${where(context)}: ${detail || kind}`.trim();
     default:

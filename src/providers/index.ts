@@ -1,12 +1,13 @@
 // What every provider is built from. Types only: the adapters import them, and createProvider
 // (create-provider.ts), which imports the adapters, lives apart so no import runs in a circle.
+import type { CallLimits } from "./call-limits.ts";
 import type { Prices } from "./pricing.ts";
 import type { ApiKind } from "./wire-apis.ts";
 
 export type { ApiKind } from "./wire-apis.ts";
 
 /** Everything needed to build a provider; config resolution fills it in. */
-export interface ProviderSettings {
+export interface ProviderSettings extends CallLimits {
   /** The name the user picked (`openai`, `openrouter`, a custom provider...). */
   name: string;
   api: ApiKind;
@@ -15,7 +16,6 @@ export interface ProviderSettings {
   apiKey?: string;
   keyEnv?: string;
   headers?: Record<string, string>;
-  timeoutMs?: number;
   /** Extended thinking budget in tokens (Anthropic `thinking.budget_tokens`); absent = no thinking. */
   thinkingBudget?: number;
   /** Configured context window (config.json); wins over the server's word and the table. */

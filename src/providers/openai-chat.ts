@@ -1,13 +1,13 @@
 // The OpenAI-compatible chat-completions adapter, on the official `openai` client.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
+import { CallWatch } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
 import { lazyOpenAIClient } from "./openai-client.ts";
 import { compatFor } from "./openai-compat.ts";
 import type { ProviderSettings } from "./index.ts";
-import { requestAbort } from "./request-abort.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
 
@@ -22,22 +22,24 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
     model: config.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new ChatStreamAccumulator();
-      const call = requestAbort(signal);
+      const watch = new CallWatch(signal, config, `${config.name} (${config.baseUrl})`);
       const ending = { sawDone: false };
       try {
         const openai = await getClient();
         const body = toChatRequest(request, config.model, compat);
         // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
-        const response = await openai.chat.completions.create(body as never, { signal: call.controller.signal }).asResponse();
-        for await (const chunk of readChunks(response, errorContext, ending)) {
+        const response = await openai.chat.completions.create(body as never, { signal: watch.signal }).asResponse();
+        for await (const chunk of readChunks(watch.body(response), errorContext, ending)) {
           for (const event of accumulator.add(chunk)) yield event;
         }
         for (const event of accumulator.end()) yield event;
       } catch (error) {
-        throw toProviderError(error, errorContext);
+        throw watch.failure ?? toProviderError(error, errorContext);
       } finally {
-        call.release();
+        watch.close();
       }
+      // A bound's abort may end the stream quietly rather than with an error.
+      if (watch.failure) throw watch.failure;
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       // `[DONE]` ends a stream cleanly even without a finish_reason (some servers send text,
       // usage, then `[DONE]`); only a stream that stops with neither was cut.

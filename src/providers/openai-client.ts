@@ -1,11 +1,10 @@
 // The official `openai` client as both OpenAI adapters (chat completions, Responses) build it:
 // loaded on first use, no retries of its own, a placeholder key for servers that need none.
+import { sdkTimeoutMs } from "./call-limits.ts";
 import type { ProviderSettings } from "./index.ts";
 
-const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-
 /** A getter for one lazily created client; the SDK is imported on the first call. */
-export function lazyOpenAIClient(settings: Pick<ProviderSettings, "apiKey" | "baseUrl" | "headers" | "timeoutMs">): () => Promise<import("openai").OpenAI> {
+export function lazyOpenAIClient(settings: Pick<ProviderSettings, "apiKey" | "baseUrl" | "headers" | "requestTimeoutMs">): () => Promise<import("openai").OpenAI> {
   let client: Promise<import("openai").OpenAI> | undefined;
   return () =>
     (client ??= import("openai").then(
@@ -15,7 +14,7 @@ export function lazyOpenAIClient(settings: Pick<ProviderSettings, "apiKey" | "ba
           baseURL: settings.baseUrl,
           defaultHeaders: settings.headers,
           maxRetries: 0, // the loop retries, so it can report each retry as an event
-          timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          timeout: sdkTimeoutMs(settings),
         }),
     ));
 }

@@ -2,12 +2,12 @@
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
+import { CallWatch } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { lazyOpenAIClient } from "./openai-client.ts";
 import { toResponsesRequest } from "./openai-responses-request.ts";
 import { ResponsesStreamAccumulator, toStreamEvents, type ResponsesStreamEvent, type WireResponse } from "./openai-responses-stream.ts";
-import { requestAbort } from "./request-abort.ts";
 import { parseEvent, readSse } from "./sse.ts";
 
 export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
@@ -19,20 +19,22 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
     model: settings.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new ResponsesStreamAccumulator();
-      const call = requestAbort(signal);
+      const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
       try {
         const openai = await getClient();
         const body = toResponsesRequest(request, settings.model);
         // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
-        const response = await openai.responses.create(body as never, { signal: call.controller.signal }).asResponse();
-        for await (const event of readEvents(response, errorContext)) {
+        const response = await openai.responses.create(body as never, { signal: watch.signal }).asResponse();
+        for await (const event of readEvents(watch.body(response), errorContext)) {
           for (const modelEvent of accumulator.add(event)) yield modelEvent;
         }
       } catch (error) {
-        throw toProviderError(error, errorContext);
+        throw watch.failure ?? toProviderError(error, errorContext);
       } finally {
-        call.release();
+        watch.close();
       }
+      // A bound's abort may end the stream quietly rather than with an error.
+      if (watch.failure) throw watch.failure;
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
       yield { type: "done", message: accumulator.finish() };

@@ -34,6 +34,15 @@ export type ScriptStep =
   | { cut: ReplySpec; afterEvents: number }
   /** Never answers (until the client goes away). */
   | { hang: true }
+  /** Streams the first `afterEvents` events of a reply, then goes silent (until the client goes away). */
+  | { stall: ReplySpec; afterEvents: number }
+  /**
+   * A huge or endless reply: text events of `piece` repeated until `bytes` are written (then the
+   * reply ends properly) or the client goes away. Written as fast as the client reads.
+   */
+  | { flood: { piece: string; bytes: number } }
+  /** A reply sent `bytesPerWrite` bytes at a time every `intervalMs`: never silent, never quick. */
+  | { trickle: ReplySpec; bytesPerWrite: number; intervalMs: number }
   | ((request: RecordedRequest) => ScriptStep | Promise<ScriptStep>);
 
 export interface RecordedRequest {
@@ -168,9 +177,11 @@ export class FakeLLM {
       return void res.end();
     }
     if ("json" in step) return send(res, 200, format.jsonBody(step.json));
-    const reply = "reply" in step ? step.reply : step.cut;
+    if ("flood" in step) return flood(res, format, step.flood.piece, step.flood.bytes);
+    if ("trickle" in step) return trickle(res, format.streamEvents(step.trickle).join(""), step.bytesPerWrite, step.intervalMs);
+    const reply = "reply" in step ? step.reply : "cut" in step ? step.cut : step.stall;
     const events = format.streamEvents(reply);
-    const limit = "cut" in step ? step.afterEvents : events.length;
+    const limit = "cut" in step || "stall" in step ? step.afterEvents : events.length;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     let isGone = false;
     // The response's close, not the request's: the request closes as soon as its body is read.
@@ -181,8 +192,32 @@ export class FakeLLM {
       if (reply.delayMs) await sleep(reply.delayMs);
     }
     if ("cut" in step) return void res.socket?.destroy();
+    if ("stall" in step) return; // silent until the client's timeout ends it
     res.end();
   }
+}
+
+/** Repeats the reply's text event until `bytes` are written or the client leaves, waiting for the socket to drain. */
+async function flood(res: ServerResponse, format: WireFormat, piece: string, bytes: number): Promise<void> {
+  const events = format.streamEvents({ text: piece, chunkSize: piece.length });
+  const at = events.findIndex((event) => event.includes(piece));
+  const [head, text, tail] = [events.slice(0, at).join(""), events[at], events.slice(at + 1).join("")];
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.write(head);
+  for (let written = 0; written < bytes && !res.destroyed; written += text.length) {
+    if (!res.write(text)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+  }
+  if (!res.destroyed) res.end(tail);
+}
+
+async function trickle(res: ServerResponse, body: string, bytesPerWrite: number, intervalMs: number): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const bytes = Buffer.from(body);
+  for (let start = 0; start < bytes.length && !res.destroyed; start += bytesPerWrite) {
+    res.write(bytes.subarray(start, start + bytesPerWrite));
+    await sleep(intervalMs);
+  }
+  if (!res.destroyed) res.end();
 }
 
 /** Starts a server with a script; remember `await server.close()`. */
