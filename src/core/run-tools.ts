@@ -4,6 +4,12 @@ import type { AgentEvent } from "./events.ts";
 import type { ToolCallPart, ToolResultMessage } from "./messages.ts";
 import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
 
+/**
+ * Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash
+ * calls once exhausted the process's file descriptors); the rest wait for a free slot, in order.
+ */
+export const MAX_CONCURRENT_TOOL_CALLS = 8;
+
 /** The loop asks this before a tool runs; absent means every call is allowed. */
 export type ApproveFn = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
 
@@ -122,6 +128,7 @@ function refusal(reason: string | undefined): ToolOutput {
 
 async function runConcurrently(prepared: Prepared[], context: ToolContext, queue: AsyncQueue<AgentEvent>, hooks: ToolCallHooks): Promise<ToolOutput[]> {
   const chains = new Map<string, Promise<unknown>>();
+  const inSlot = slots(MAX_CONCURRENT_TOOL_CALLS);
   const commands: Promise<unknown>[] = [];
   const runs = prepared.map((item) => {
     if ("failed" in item) {
@@ -129,7 +136,7 @@ async function runConcurrently(prepared: Prepared[], context: ToolContext, queue
       return item.failed;
     }
     if (item.tool.kind !== "execute") return item;
-    const run = runOne(item, context, queue, hooks);
+    const run = inSlot(() => runOne(item, context, queue, hooks));
     commands.push(run);
     return run;
   });
@@ -139,11 +146,28 @@ async function runConcurrently(prepared: Prepared[], context: ToolContext, queue
       if (item instanceof Promise || !("tool" in item)) return item;
       const after = item.tool.kind === "edit" ? commandsDone : Promise.resolve();
       const previous = item.lockKey ? chains.get(item.lockKey) : undefined;
-      const run = Promise.all([previous, after]).then(() => runOne(item, context, queue, hooks));
+      // A call waiting for commands or its predecessor on the same lock key holds no slot meanwhile.
+      const run = Promise.all([previous, after]).then(() => inSlot(() => runOne(item, context, queue, hooks)));
       if (item.lockKey) chains.set(item.lockKey, run);
       return run;
     }),
   );
+}
+
+/** Runs tasks given to it at most `size` at a time, the others in the order they came. */
+function slots(size: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (task) => {
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
 }
 
 type Runnable = Extract<Prepared, { tool: Tool }>;

@@ -20,11 +20,18 @@ export interface HookRun {
  */
 export function runHookCommand(command: string, input: unknown, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal }): Promise<HookRun> {
   return new Promise((resolve) => {
+    const settle = (code: number | null) => resolve({ code, stdout: "", stderr: "", timedOut: false, failure });
     const child = spawn(command, { cwd: options.cwd, env: options.env, shell: true, detached: true, stdio: ["pipe", "pipe", "pipe"] });
-    const stdout = collect(child.stdout);
-    const stderr = collect(child.stderr);
     let timedOut = false;
     let failure: string | undefined;
+    // First, before anything can throw: a spawn that fails (EMFILE) has no pipes and never closes.
+    child.on("error", (error) => {
+      failure = error.message;
+      if (!child.stdout) settle(null);
+    });
+    if (!child.stdout || !child.stderr || !child.stdin) return;
+    const stdout = collect(child.stdout);
+    const stderr = collect(child.stderr);
     const kill = () => killGroup(child.pid);
     const timer = setTimeout(() => {
       timedOut = true;
@@ -35,7 +42,6 @@ export function runHookCommand(command: string, input: unknown, options: { cwd: 
       kill();
     };
     options.signal.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (error) => (failure = error.message));
     // A hook that does not read its stdin must not make us crash with EPIPE.
     child.stdin.on("error", () => {});
     child.stdin.end(`${JSON.stringify(input)}\n`);
