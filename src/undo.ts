@@ -5,12 +5,16 @@
 // session reader leaves those turns out of the conversation. The chat (/undo, /redo) and
 // `harness undo` share everything here.
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { stateDir } from "./config.ts";
 import { isPlaceholder } from "./sandbox/protected-entries.ts";
 import type { SessionEntry } from "./session/session-entry.ts";
 import type { SessionData } from "./session/session-reader.ts";
 import { ShadowGitError } from "./snapshots/shadow-git.ts";
 import { WorkspaceSnapshots, type FileChange, type RestoreResult } from "./snapshots/workspace-snapshots.ts";
+
+/** What an undo says when none of its turns has a snapshot. */
+export const CONVERSATION_ONLY = "the conversation only (no snapshot of the files was taken: no file-changing tool ran, or the snapshot failed)";
 
 /** Files listed before an undo asks; the rest are counted. */
 const MAX_LISTED_CHANGES = 40;
@@ -73,7 +77,7 @@ export async function applyPlan(plan: UndoPlan, snapshots: WorkspaceSnapshots, r
 export function describePlan(plan: UndoPlan): string {
   const turns = plan.turns === 1 ? "the last turn" : `the last ${plan.turns} turns`;
   const head = plan.kind === "undo" ? `undo ${turns}` : `redo ${plan.turns === 1 ? "the undone turn" : `the ${plan.turns} undone turns`}`;
-  if (!plan.target) return `${head}: the conversation only (no file was changed by ${plan.turns === 1 ? "it" : "them"})`;
+  if (!plan.target) return `${head}: ${CONVERSATION_ONLY}`;
   if (plan.changes.length === 0) return `${head}: no file differs from then; the conversation goes back`;
   return `${head}; files that will change:\n${listChanges(plan.changes)}`;
 }
@@ -127,6 +131,9 @@ export class TurnSnapshots {
 
   private async take(sessionId: string, record: (commit: string) => void): Promise<void> {
     try {
+      // A home folder or the root is no project: walking it would hold the first command for minutes.
+      const workspace = realpathSync(this.options.cwd);
+      if (workspace === "/" || workspace === realpathSync(this.options.env.HOME || homedir())) throw new Error("the workspace is your home folder (or /), too large to snapshot; start harness in a project folder");
       const snapshots = snapshotsFor(this.options.env, this.options.cwd, sessionId);
       record(await snapshots.take());
       if (!this.hasPruned) {

@@ -133,3 +133,21 @@ test("killed with SIGKILL in the middle of a turn: `harness undo` restores the f
   assert.equal(read(cwd, "b.txt"), "here\n");
   assert.equal(read(cwd, "started"), undefined, "made during the turn: gone");
 });
+
+test("in the home folder no snapshot is taken (said once); the turn still runs and undo takes back the conversation only", async () => {
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "w", name: "bash", arguments: { command: "echo made > made.txt" } }] } },
+    { reply: { text: "made it" } },
+  ]);
+  const home = tempDir("harness-undo-home-");
+  const env = cleanEnv({ HOME: home });
+  const run = await runCli([...fakeFlags(fake), "-y", "-p", "make a file"], { env, cwd: home });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(read(home, "made.txt"), "made\n");
+  assert.match(run.stderr, /^harness: warning: no snapshot of the workspace before this turn, so its file changes cannot be undone: the workspace is your home folder \(or \/\)/m);
+
+  const undo = await runCli(["undo"], { env, cwd: home });
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.match(undo.stdout, /: the conversation only \(no snapshot of the files was taken/);
+  assert.equal(read(home, "made.txt"), "made\n", "without a snapshot the files stay as they are");
+});

@@ -8,7 +8,7 @@ import { readSession } from "../session/session-reader.ts";
 import { SessionWriter } from "../session/session-store.ts";
 import { SessionRecorder } from "../session/session-recorder.ts";
 import { isSessionError, sessionsDirFor } from "../stored-sessions.ts";
-import { applyPlan, listChanges, planUndo, snapshotsFor, UndoError } from "../undo.ts";
+import { applyPlan, CONVERSATION_ONLY, listChanges, planUndo, snapshotsFor, UndoError } from "../undo.ts";
 
 const USAGE = `usage: harness undo [--session id] [--turns n]
   --session <id>   the session (an id or a unique prefix; default: the latest one in this directory)
@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     const result = await applyPlan(plan, snapshots, (entry) => recorder.recordUndo(entry));
     const turns = plan.turns === 1 ? "the last turn" : `the last ${plan.turns} turns`;
     const what = !result
-      ? "the conversation only (no file was changed by it)"
+      ? CONVERSATION_ONLY
       : result.changes.length === 0
         ? "the conversation; no file differed from then"
         : `files in ${session.header.cwd}:\n${listChanges(result.changes)}`;
