@@ -14,7 +14,7 @@ const count = z.number().int().nonnegative();
 export const usageSchema = z.strictObject({ input: count, output: count, cacheRead: count, cacheWrite: count }).describe("Token counts (input excludes cached tokens)");
 
 const textPart = z.strictObject({ type: z.literal("text"), text: z.string() });
-const imagePart = z.strictObject({ type: z.literal("image"), mediaType: z.string(), data: z.string() });
+const imagePart = z.strictObject({ type: z.literal("image"), mediaType: z.string(), data: z.string(), file: z.string().optional() });
 const thinkingPart = z.strictObject({ type: z.literal("thinking"), text: z.string(), signature: z.string().optional(), redactedData: z.string().optional() });
 const toolCallPart = z.strictObject({ type: z.literal("tool_call"), id: z.string(), name: z.string(), arguments: z.string().describe("raw JSON text as the model wrote it") });
 

@@ -12,6 +12,8 @@ export interface ImagePart {
   type: "image";
   mediaType: string;
   data: string;
+  /** Where a session file keeps a large image instead of inline (beside the session file); set on reading one back. */
+  file?: string;
 }
 
 /**

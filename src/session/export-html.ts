@@ -4,7 +4,8 @@
 import { escapeHtml } from "../core/helpers.ts";
 import { renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";
-import { formatUsage, prettyArguments, toolCallLabel, transcriptItems, type TranscriptItem } from "./transcript-items.ts";
+import type { ImagePart } from "../core/messages.ts";
+import { formatUsage, imageDataUrl, prettyArguments, toolCallLabel, transcriptItems, type TranscriptItem } from "./transcript-items.ts";
 
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
@@ -32,6 +33,7 @@ details.tool.error > summary { color: var(--err); }
 table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: .2rem .5rem; }
 blockquote { border-left: 3px solid var(--line); margin: 0; padding-left: .8rem; color: var(--muted); }
 button { font: inherit; font-size: .8rem; }
+img.attached { display: block; max-width: 100%; margin: .5rem 0; border: 1px solid var(--line); border-radius: 4px; }
 `;
 
 /** Opens or closes every tool call at once. */
@@ -71,10 +73,15 @@ ${body}
 `;
 }
 
+/** Pictures inline as data URLs (the page's policy allows `img-src data:` and nothing else). */
+function renderImages(images: ImagePart[]): string {
+  return images.map((image) => `<img class="attached" src="${escapeHtml(imageDataUrl(image))}" alt="${escapeHtml(image.file ?? image.mediaType)}">`).join("");
+}
+
 function renderItem(item: TranscriptItem): string {
   switch (item.type) {
     case "user":
-      return `<section class="turn user"><div class="role">user</div><div class="body">${escapeHtml(item.text.trim())}</div></section>`;
+      return `<section class="turn user"><div class="role">user</div><div class="body">${escapeHtml(item.text.trim())}${renderImages(item.images)}</div></section>`;
     case "note":
       return `<p class="note">${escapeHtml(item.text)}</p>`;
     case "assistant": {
@@ -87,7 +94,7 @@ function renderItem(item: TranscriptItem): string {
             return part.text.trim() ? `<details class="thinking"><summary>thinking</summary><pre>${escapeHtml(part.text)}</pre></details>` : "";
           case "tool_call": {
             const result = item.results.get(part.id);
-            const output = result ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>` : "";
+            const output = result ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>${renderImages(result.images ?? [])}` : "";
             return `<details class="tool${result?.isError ? " error" : ""}" data-call-id="${escapeHtml(part.id)}"><summary>${escapeHtml(toolCallLabel(part))}</summary><div class="label">arguments</div><pre class="arguments">${escapeHtml(prettyArguments(part))}</pre>${output}</details>`;
           }
         }

@@ -1,6 +1,7 @@
 // The Markdown export of a session: readable as plain text, renders anywhere Markdown does.
 import type { SessionData } from "./session-reader.ts";
-import { formatUsage, prettyArguments, toolCallLabel, transcriptItems } from "./transcript-items.ts";
+import type { ImagePart } from "../core/messages.ts";
+import { formatUsage, imageDataUrl, prettyArguments, toolCallLabel, transcriptItems } from "./transcript-items.ts";
 
 export function exportMarkdown(session: SessionData): string {
   const { header } = session;
@@ -17,7 +18,7 @@ export function exportMarkdown(session: SessionData): string {
   for (const item of transcriptItems(session)) {
     switch (item.type) {
       case "user":
-        out.push("## User", "", item.text.trim(), "");
+        out.push("## User", "", item.text.trim(), "", ...imageLinks(item.images));
         break;
       case "note":
         out.push(`> *${item.text}*`, "");
@@ -36,7 +37,7 @@ export function exportMarkdown(session: SessionData): string {
             case "tool_call": {
               const result = item.results.get(part.id);
               out.push(`**Tool call** \`${toolCallLabel(part).replace(/`/g, "'")}\``, "", fenced(prettyArguments(part), "json"));
-              if (result) out.push(result.isError ? "Result (error):" : "Result:", "", fenced(result.content, ""));
+              if (result) out.push(result.isError ? "Result (error):" : "Result:", "", fenced(result.content, ""), ...imageLinks(result.images ?? []));
               break;
             }
           }
@@ -47,6 +48,14 @@ export function exportMarkdown(session: SessionData): string {
     }
   }
   return `${out.join("\n").trimEnd()}\n`;
+}
+
+/**
+ * Each image as a Markdown image: one kept in a file beside the session links to that file; a
+ * small one kept inline in the session is a `data:` URL (there is no file to link to).
+ */
+function imageLinks(images: ImagePart[]): string[] {
+  return images.flatMap((image) => [`![${image.mediaType}](${image.file ? `<${image.file}>` : imageDataUrl(image)})`, ""]);
 }
 
 /** A code fence longer than any run of backticks inside, so no content can close it early. */

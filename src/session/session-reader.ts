@@ -1,9 +1,11 @@
 // Reads a session file back: the header, the entries, and the conversation to resume.
 import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { compactedMessages } from "../core/compaction.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { addUsage, EMPTY_USAGE, type Message, type Usage } from "../core/messages.ts";
 import { repairTranscript } from "./repair-transcript.ts";
+import { loadImages } from "./session-images.ts";
 import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
 
 /** A session as read from disk. */
@@ -88,9 +90,10 @@ export function parseSession(text: string, path: string): SessionData {
   let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl };
   let todo: TodoItem[] = [];
   for (const value of parsed) {
-    const entry = value as SessionEntry;
+    let entry = value as SessionEntry;
     switch (entry.type) {
       case "message":
+        entry = { ...entry, message: loadImages(entry.message, dirname(path)) };
         messages.push(entry.message);
         break;
       case "usage":

@@ -5,6 +5,8 @@ import type { AgentEvent } from "../core/events.ts";
 import { addUsage, assertNever, EMPTY_USAGE, type Usage } from "../core/messages.ts";
 import { redactUrl } from "../core/redact.ts";
 import type { SessionEntry } from "./session-entry.ts";
+import { dirname } from "node:path";
+import { storeImages } from "./session-images.ts";
 import type { SessionWriter } from "./session-store.ts";
 
 /** Records one session's events; `usage` is the running total (a resumed session's included). */
@@ -26,7 +28,7 @@ export class SessionRecorder {
     const at = new Date().toISOString();
     switch (event.type) {
       case "message":
-        this.writer.append({ type: "message", at, message: event.message });
+        this.writer.append({ type: "message", at, message: storeImages(event.message, dirname(this.writer.path), this.writer.id) });
         break;
       case "usage":
         this.usage = addUsage(this.usage, event.usage);

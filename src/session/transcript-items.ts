@@ -1,12 +1,12 @@
 // A session laid out for reading (the exports): prompts, replies with their tool calls paired
 // with their results, and notes (interrupted, model switched, error, undo), in the order they happened.
-import { assertNever, type AssistantMessage, type ToolCallPart, type ToolResultMessage, type Usage } from "../core/messages.ts";
+import { assertNever, type AssistantMessage, type ImagePart, type ToolCallPart, type ToolResultMessage, type Usage } from "../core/messages.ts";
 import type { SessionData } from "./session-reader.ts";
 import { formatTodoItem } from "../core/helpers.ts";
 
 /** One thing to show, in order. */
 export type TranscriptItem =
-  | { type: "user"; text: string; at: string }
+  | { type: "user"; text: string; images: ImagePart[]; at: string }
   | { type: "assistant"; message: AssistantMessage; results: Map<string, ToolResultMessage>; at: string }
   | { type: "note"; text: string; at: string };
 
@@ -24,7 +24,10 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
     switch (entry.type) {
       case "message": {
         const { message } = entry;
-        if (message.role === "user") items.push({ type: "user", text: message.content.map((part) => (part.type === "text" ? part.text : `[image ${part.mediaType}]`)).join(""), at: entry.at });
+        if (message.role === "user") {
+          const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+          items.push({ type: "user", text, images: message.content.filter((part) => part.type === "image"), at: entry.at });
+        }
         else if (message.role === "assistant") items.push({ type: "assistant", message, results, at: entry.at });
         break; // tool results are shown with their calls
       }
@@ -87,4 +90,9 @@ export function prettyArguments(call: ToolCallPart): string {
 
 export function formatUsage(usage: Usage): string {
   return `${usage.input} in · ${usage.output} out · ${usage.cacheRead} cache read · ${usage.cacheWrite} cache write`;
+}
+
+/** An image as a `data:` URL: how the HTML page shows it (self-contained), and Markdown an image kept inline. */
+export function imageDataUrl(image: ImagePart): string {
+  return `data:${image.mediaType};base64,${image.data}`;
 }
