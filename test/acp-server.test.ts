@@ -186,3 +186,30 @@ test("an editor session in an untrusted clone runs none of its hooks; trustedFol
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.equal(readFileSync(join(home, "hook-runs"), "utf8"), "ran\n");
 });
+
+test("the todo tool's plan reaches the editor as an ACP plan update, done steps as completed", async () => {
+  const items = [
+    { content: "read the code", status: "done" },
+    { content: "write the fix", status: "in_progress" },
+    { content: "run the tests", status: "pending" },
+  ];
+  const fake = await serve([{ reply: { toolCalls: [{ id: "plan", name: "todo", arguments: { items } }] } }, { reply: { text: "planned" } }]);
+  const cwd = workspace();
+  const log = await withEditor({ env: fakeEnv(fake), cwd, answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "plan it" }] });
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.deepEqual(log.permissions, [], "keeping a plan asks nobody");
+  assert.deepEqual(updatesOf(log, "plan"), [
+    {
+      sessionUpdate: "plan",
+      entries: [
+        { content: "read the code", priority: "medium", status: "completed" },
+        { content: "write the fix", priority: "medium", status: "in_progress" },
+        { content: "run the tests", priority: "medium", status: "pending" },
+      ],
+    },
+  ]);
+});
