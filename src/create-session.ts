@@ -8,6 +8,7 @@ import { loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, resolveProvider, stateDir, type ProviderChoice } from "./config.ts";
 import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
+import type { TodoItem } from "./core/event-schema.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { Usage, UserContent } from "./core/messages.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
@@ -102,6 +103,8 @@ export interface Session {
   readonly isFolderTrusted: boolean;
   /** The skills the system prompt lists, and the project's left out because the folder is not trusted. */
   readonly skills: { listed: readonly Skill[]; untrusted: readonly Skill[] };
+  /** The model's plan now (the last todo call's list): a resumed session's, empty after `startNew`. */
+  readonly todo: readonly TodoItem[];
   /** Slash commands that expand into a prompt: `.harness/commands/*.md`, `$HARNESS_HOME/commands/*.md`, /init. */
   readonly promptCommands: readonly PromptCommand[];
   /** Runs one prompt; every event is redacted, then recorded, then yielded. */
@@ -207,6 +210,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
 
   let current = settings;
+  let todo: readonly TodoItem[] = resumed?.todo ?? [];
   /**
    * The one point where the event stream is transformed before anyone sees it: the recorder,
    * the terminal, JSON output and the editor all get these events. Keys never reach them;
@@ -220,6 +224,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
       for (let step = await stream.next(); ; step = await stream.next()) {
         if (step.done) return step.value;
         for (const event of withTodo(step.value)) {
+          if (event.type === "todo") todo = event.items;
           recorder.record(event);
           yield event;
         }
@@ -253,6 +258,9 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     get path() {
       return recorder.writer.path;
     },
+    get todo() {
+      return todo;
+    },
     isFolderTrusted: trust.isTrusted,
     skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
     promptCommands,
@@ -270,6 +278,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     startNew() {
       moveTo(startRecorder(env, cwd, current, undefined));
       agent.replaceMessages([]);
+      todo = [];
     },
     async resume(stored, settings) {
       const isSameProvider = settings.name === current.name && settings.model === current.model && settings.baseUrl === current.baseUrl;
@@ -277,6 +286,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
       moveTo(startRecorder(env, cwd, settings, stored));
       current = settings;
       agent.replaceMessages(stored.messages);
+      todo = stored.todo;
     },
     planUndo: async (turns) => planUndo(storedSelf(), turns, snapshotsFor(env, cwd, recorder.id)),
     planRedo: async () => planRedo(storedSelf(), snapshotsFor(env, cwd, recorder.id)),

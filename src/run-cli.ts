@@ -123,7 +123,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     if (resumed) stderr.write(formatReplay(resumed.messages, colors));
     try {
       const withImages = (text: string) => promptWithImages(text, cwd, { pastedPaths: true });
-      const chat = { todo: resumed?.todo, run: session.run, withImages, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdout, stderr, env, colors };
+      const chat = { todo: () => session.todo, run: session.run, withImages, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdout, stderr, env, colors };
       return await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
     } finally {
       await session.close();
@@ -133,10 +133,11 @@ export async function runCli(flags: CliFlags): Promise<number> {
   }
 
   const format = flags.output ?? "text";
-  const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY), todo: resumed?.todo }) : undefined;
+  const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) }) : undefined;
   // The spinner leaves the line before a question takes it.
   const session = await open({ approval: stdin.isTTY ? terminalAsk((question, signal) => (renderer?.pause(), askOnce(question, signal))) : { nobody: true } });
   if (typeof session === "number") return session;
+  renderer?.setPlan(session.todo); // a resumed session's plan stays pinned while this run works
   const { settings } = session;
 
   const controller = new AbortController();

@@ -54,12 +54,13 @@ test("stream-json carries each plan as a todo event after its call; the session 
   assert.deepEqual(JSON.parse(lastTodo.tool_calls[0].function.arguments), { items: secondPlan }, "the resumed model sees the latest plan");
 });
 
-test("the terminal pins the plan below the output, redraws it when it changes, and a resumed chat shows it", { skip: needs("tmux") }, async () => {
+test("the terminal pins the plan below the output, redraws it when it changes, a resumed chat shows it, /clear drops it", { skip: needs("tmux") }, async () => {
   const fake = await serve([
     todoCall("t1", firstPlan),
     { reply: { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo output-of-the-command" } }] } },
     todoCall("t2", secondPlan),
     { reply: { text: "Halfway there." } },
+    { reply: { text: "A fresh start." } },
   ]);
   const env = cleanEnv() as Record<string, string>;
   delete env.NO_COLOR; // the pinned block moves the cursor: only where escape sequences are welcome
@@ -75,8 +76,15 @@ test("the terminal pins the plan below the output, redraws it when it changes, a
   assert.deepEqual(lines.slice(planAt + 1, planAt + 3), ["  [x] read the parser", "  [>] fix the off-by-one"]);
 
   const chat = TmuxTerminal.start({ args: [...fakeFlags(fake), "-c"], cwd, env: terminalEnv });
-  const resumed = await chat.waitFor(/plan: 1\/2 done\n {2}\[x\] read the parser\n {2}\[>\] fix the off-by-one/, "the kept plan");
-  assert.match(resumed, /> $/m);
+  // The kept plan, then the prompt (waiting for both: the plan is drawn before the prompt is).
+  await chat.waitFor(/plan: 1\/2 done\n {2}\[x\] read the parser\n {2}\[>\] fix the off-by-one\n> $/m, "the kept plan, then the prompt");
+  chat.type("/clear");
+  chat.send(["Enter"]);
+  await chat.waitFor(/new session/, "the new session");
+  chat.type("go on");
+  chat.send(["Enter"]);
+  const after = await chat.waitFor(/A fresh start\.[\s\S]*^> $/m, "the reply after /clear");
+  assert.equal(after.split("\n").filter((line) => line.startsWith("plan: ")).length, 1, `the old plan is not pinned in the new session; the screen was:\n${after}`);
   chat.type("/exit");
   chat.send(["Enter"]);
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");

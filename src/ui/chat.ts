@@ -28,8 +28,8 @@ export interface ChatOptions {
   status?: StatusLineSources;
   /** Called with every entered line (input history is saved here). */
   onInput?(line: string): void;
-  /** The plan a resumed session left: shown at the start and pinned while turns work. */
-  todo?: readonly TodoItem[];
+  /** The session's plan now (a resumed session's at first; /clear and /resume change it): shown at the start and pinned while turns work. */
+  todo?: () => readonly TodoItem[];
   /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
   runCommand?(line: string): Promise<CommandOutcome> | undefined;
 }
@@ -41,9 +41,10 @@ export interface ChatOptions {
  */
 export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
   const { colors } = options;
-  const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true, todo: options.todo });
+  const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
   options.stderr.write(colors.dim(`harness · ${options.title()} · /exit or Ctrl-D quits · /help\n`));
-  if (options.todo?.length) options.stderr.write(`${formatTodoBlock(options.todo, colors, options.stderr.columns || 80).join("\n")}\n`);
+  const plan = options.todo?.() ?? [];
+  if (plan.length > 0) options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
   const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
     const line = await reader.ask(colors.bold("> "));
@@ -65,6 +66,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       options.stderr.write(`${colors.red(`harness: ${attached.error}; nothing was sent`)}\n`);
       continue;
     }
+    renderer.setPlan(options.todo?.() ?? []);
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
     reader.beforeQuestion = () => renderer.pause();

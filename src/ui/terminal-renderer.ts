@@ -24,8 +24,6 @@ export interface RendererOptions {
   replies: "stream" | "final";
   /** Progress, thinking and tool traces go to stderr only when it is a terminal. */
   showTrace: boolean;
-  /** The plan a resumed session left (pinned from the first output on). */
-  todo?: readonly TodoItem[];
 }
 
 /** Draws the agent's events for a person. One instance per run or chat. */
@@ -43,7 +41,6 @@ export class TerminalRenderer {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
-    if (options.showTrace && options.todo) this.todo.update(options.todo, false);
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({ isStyled: isColorOn(options.stdout, options.env), columns: () => options.stdout.columns || DEFAULT_COLUMNS });
   }
@@ -111,6 +108,11 @@ export class TerminalRenderer {
         return unhandled;
       }
     }
+  }
+
+  /** The session's plan before a run (a resumed session's, or none after /clear): pinned from the run's first output on. */
+  setPlan(items: readonly TodoItem[]): void {
+    if (this.options.showTrace) this.todo.update(items, false);
   }
 
   /** Stops the waiting indicator (before something else writes to the terminal). */
