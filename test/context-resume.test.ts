@@ -54,7 +54,18 @@ test("a compacted session resumes from its summary; the file keeps everything, s
   const [file] = readdirSync(sessions).filter((name) => name.endsWith(".jsonl"));
   const lines = readFileSync(join(sessions, file), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
   const kinds = lines.map((line) => (line.type === "message" ? line.message.role : line.type));
-  assert.deepEqual(kinds.filter((kind) => kind !== "usage"), ["session", "user", "assistant", "tool", "assistant", "tool", "compaction", "assistant"]);
+  assert.deepEqual(kinds.filter((kind) => kind !== "usage"), [
+    "session",
+    "turn",
+    "user",
+    "assistant",
+    "snapshot",
+    "tool",
+    "assistant",
+    "tool",
+    "compaction",
+    "assistant",
+  ]);
   assert.deepEqual(lines.find((line) => line.type === "compaction"), { ...lines.find((line) => line.type === "compaction"), summary: compaction.summary, keptMessages: 2, reason: "threshold" });
 
   // The 1.3 MB output: cut in the file, whole in the session's spill folder.
