@@ -3,37 +3,17 @@
 // while it waits), a trickling one at the request timeout. Through the built CLI against the
 // fake server; memory is the child's peak RSS, read from /proc.
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, runCli, fakeServerPerTest } from "./helpers.ts";
+import { needsProc, peakRssMb } from "./peak-rss.ts";
 
 const serve = fakeServerPerTest();
 
 /** About 8 KB of prose per streamed event. */
 const PIECE = "lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(140);
 const MB = 1_000_000;
-
-/** Samples the child's peak resident memory (VmHWM) until it exits; resolves to kB. */
-function peakRss(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    let peak = 0;
-    const sample = () => {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
-        if (match) peak = Math.max(peak, Number(match[1]));
-      } catch {
-        // gone
-      }
-    };
-    const timer = setInterval(sample, 25);
-    child.on("exit", () => {
-      clearInterval(timer);
-      resolve(peak);
-    });
-  });
-}
 
 function sessionBytes(env: NodeJS.ProcessEnv): number {
   const dir = join(env.HARNESS_HOME as string, "sessions");
@@ -43,12 +23,12 @@ function sessionBytes(env: NodeJS.ProcessEnv): number {
     .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
 }
 
-test("a 100 MB reply is cut at the 16 MB reply cap with a clear error, not retried, in bounded memory", { skip: !existsSync("/proc/self/status") && "needs /proc" }, async () => {
+test("a 100 MB reply is cut at the 16 MB reply cap with a clear error, not retried, in bounded memory", { skip: needsProc }, async () => {
   const fake = await serve([{ flood: { piece: PIECE, bytes: 100 * MB } }]);
   const env = cleanEnv();
   let peak: Promise<number> = Promise.resolve(0);
-  const result = await runCli([...fakeFlags(fake), "--output", "json", "-p", "write a lot"], { env, onSpawn: (child) => (peak = peakRss(child)) });
-  const peakMb = (await peak) / 1024;
+  const result = await runCli([...fakeFlags(fake), "--output", "json", "-p", "write a lot"], { env, onSpawn: (child) => (peak = peakRssMb(child)) });
+  const peakMb = await peak;
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /^harness: the reply from openai \(http:\/\/127\.0\.0\.1:\d+\/v1\) passed 16\.0 MB, the most one reply may have; it was cut off and not retried/m);
   const done = JSON.parse(result.stdout);

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { readRegularFile, type FileHead } from "./read-regular-file.ts";
 
 /** Project instructions are paid on every request: cap them. */
 export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
@@ -83,22 +84,32 @@ export function loadProjectInstructions(cwd: string): string {
   const sections: string[] = [];
   let bytes = 0;
   for (const folder of foldersFromRoot(cwd)) {
-    const file = INSTRUCTION_FILES.map((name) => join(folder, name)).find((path) => existsSync(path));
-    if (!file) continue;
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8").trim();
-    } catch {
-      continue;
-    }
-    const header = `# Instructions from ${relative(cwd, file) || file}\n`;
+    const found = instructionFileIn(folder);
+    if (!found) continue;
+    let text = found.head.bytes.toString("utf8").trim();
+    const header = `# Instructions from ${relative(cwd, found.file) || found.file}\n`;
     const budget = MAX_INSTRUCTIONS_BYTES - bytes - Buffer.byteLength(header);
     if (budget <= 0) break;
-    if (Buffer.byteLength(text) > budget) text = `${Buffer.from(text).subarray(0, budget).toString("utf8")}\n[cut: instruction files are capped at ${MAX_INSTRUCTIONS_BYTES} bytes]`;
+    if (found.head.size > found.head.bytes.length || Buffer.byteLength(text) > budget) {
+      text = `${Buffer.from(text).subarray(0, budget).toString("utf8")}\n[cut: instruction files are capped at ${MAX_INSTRUCTIONS_BYTES} bytes]`;
+    }
     sections.push(header + text);
     bytes += Buffer.byteLength(header) + Buffer.byteLength(text);
   }
   return sections.join("\n\n");
+}
+
+/**
+ * A folder's instruction file and its first MAX_INSTRUCTIONS_BYTES. Only a regular file counts:
+ * a FIFO or a link to /dev/zero named AGENTS.md is passed over as if absent, and reading stops
+ * at the cap, so neither can hang the start or fill memory.
+ */
+function instructionFileIn(folder: string): { file: string; head: FileHead } | undefined {
+  for (const file of INSTRUCTION_FILES.map((name) => join(folder, name))) {
+    const head = readRegularFile(file, MAX_INSTRUCTIONS_BYTES);
+    if (head) return { file, head };
+  }
+  return undefined;
 }
 
 /** `cwd` and its parents up to the enclosing git repository's root, outermost first (just `cwd` outside one). */
