@@ -217,19 +217,31 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
    * the model's own copy of the conversation is untouched.
    */
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
-  async function* recorded<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R> {
-    const stream = outgoing(events);
+  /**
+   * A session file that cannot be written (a full disk) stops the run: the agent is aborted and
+   * its `done` comes out as an error saying so (session/session-store.ts), so a headless run
+   * exits 1 with that line and the file stays resumable.
+   */
+  async function* recorded<R>(start: (signal: AbortSignal) => AsyncGenerator<AgentEvent, R>, signal?: AbortSignal): AsyncGenerator<AgentEvent, R> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    if (signal?.aborted) stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const asFailed = <T>(value: T): T => (recorder.failure && (value as { type?: unknown })?.type === "done" ? { ...value, reason: "error", error: recorder.failure } : value);
+    const stream = outgoing(start(stop.signal));
     const withTodo = todoEvents(); // the plan the todo tool sets, as its own event
     try {
       for (let step = await stream.next(); ; step = await stream.next()) {
-        if (step.done) return step.value;
-        for (const event of withTodo(step.value)) {
+        if (step.done) return asFailed(step.value);
+        for (const event of withTodo(asFailed(step.value))) {
           if (event.type === "todo") todo = event.items;
           recorder.record(event);
+          if (recorder.failure) stop.abort();
           yield event;
         }
       }
     } finally {
+      signal?.removeEventListener("abort", onAbort);
       await stream.return(undefined as R); // a consumer that stops early stops the run too
     }
   }
@@ -266,9 +278,9 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     promptCommands,
     run: (prompt, signal) => {
       turnSnapshots.newTurn();
-      return recorded(agent.prompt(prompt, signal));
+      return recorded((stop) => agent.prompt(prompt, stop), signal);
     },
-    compact: (focus) => recorded(agent.compact(focus)),
+    compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
     async switchModel(model) {
       const next = { ...current, model };
       agent.configure({ provider: await providerFor(next) });

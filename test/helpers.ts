@@ -52,9 +52,14 @@ export interface CliResult {
  * RUN_CLI_LIMIT_MS is killed and ends with SIGKILL and a note on stderr; a run still going when the
  * test ends (a failed assertion while `onSpawn` held it) is killed then.
  */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; onSpawn?(child: ReturnType<typeof spawn>): void } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; onSpawn?(child: ReturnType<typeof spawn>): void; wrap?: string[] } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = killAtTestEnd(spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? tempDir(), env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] }));
+    // `wrap`: a command the CLI runs under (bwrap with a tiny filesystem), given the CLI's argv last.
+    const argv = [...(options.wrap ?? []), process.execPath, CLI, ...args];
+    const child = killAtTestEnd(spawn(argv[0], argv.slice(1), { cwd: options.cwd ?? tempDir(), env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] }));
     let stdout = "";
     let stderr = "";
     const limit = setTimeout(() => {

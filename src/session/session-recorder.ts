@@ -24,6 +24,11 @@ export class SessionRecorder {
     return this.writer.id;
   }
 
+  /** Why the session file could not be written, once that happened (nothing is written after). */
+  get failure(): string | undefined {
+    return this.writer.failure;
+  }
+
   record(event: AgentEvent): void {
     const at = new Date().toISOString();
     switch (event.type) {

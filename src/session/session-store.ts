@@ -2,7 +2,7 @@
 // line, so a crash (even `kill -9`) leaves complete lines and at most one torn last line,
 // which the reader skips. The file is created with the first entry: a chat opened and closed
 // without a prompt leaves nothing behind.
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "./session-entry.ts";
 
@@ -18,9 +18,17 @@ export function sessionPath(sessionsDir: string, id: string): string {
  * power cut or a kernel crash, runs in the background: the next model request never waits for
  * the disk. A power cut can therefore cost the lines written since the last fsync finished:
  * about the last turn.
+ *
+ * A write that fails (a full disk, a quota, a folder made read-only) is taken back to the last
+ * whole line and leaves the writer `failed`: nothing more is written, the file stays readable
+ * and resumable, and `failure` says what happened in one line.
  */
 export class SessionWriter {
   private fd: number | undefined;
+  /** Bytes of whole lines in the file: where a failed write is cut back to. */
+  private size = 0;
+  /** Set once a write failed: one line for the user. */
+  failure: string | undefined;
   /** An fsync is running in the background; `isSyncWanted`: lines were written since it started. */
   private isSyncing = false;
   private isSyncWanted = false;
@@ -51,7 +59,12 @@ export class SessionWriter {
   }
 
   append(entry: SessionEntry): void {
-    writeWhole(this.open(), `${JSON.stringify(entry)}\n`);
+    if (this.failure) return;
+    try {
+      this.writeLine(this.open(), `${JSON.stringify(entry)}\n`);
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   /** Starts forcing written lines to the disk, without waiting (called at the end of every turn). */
@@ -74,7 +87,11 @@ export class SessionWriter {
   /** Syncs what is left, waiting for it, and closes the file. */
   close(): void {
     if (this.fd === undefined) return;
-    fsyncSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      this.failure ??= describeFailure(this.path, error);
+    }
     closeSync(this.fd);
     this.fd = undefined;
   }
@@ -85,16 +102,49 @@ export class SessionWriter {
       mkdirSync(dirname(this.path), { recursive: true });
       // "wx": a new id never overwrites an existing session.
       this.fd = openSync(this.path, "wx", 0o600);
-      writeWhole(this.fd, `${JSON.stringify(this.header)}\n`);
+      this.writeLine(this.fd, `${JSON.stringify(this.header)}\n`);
     } else {
       this.fd = openSync(this.path, "r+");
-      dropTornTail(this.fd);
+      this.size = dropTornTail(this.fd);
       closeSync(this.fd);
       this.fd = openSync(this.path, "a");
     }
     return this.fd;
   }
+
+  private writeLine(fd: number, line: string): void {
+    writeWhole(fd, line);
+    this.size += Buffer.byteLength(line);
+  }
+
+  /** Takes a half-written line back, so the file ends whole; a new file without its header goes. */
+  private fail(error: unknown): void {
+    this.failure = describeFailure(this.path, error);
+    if (this.fd === undefined) return;
+    try {
+      if (this.isNew && this.size === 0) unlinkSync(this.path);
+      else ftruncateSync(this.fd, this.size);
+    } catch {
+      // the reader skips a torn last line, and a resume cuts it off
+    }
+  }
 }
+
+/** What the user reads when the session cannot be written, and what to do about it. */
+function describeFailure(path: string, error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const what = code ? (FAILURE_WORDS[code] ?? message.replace(/^[A-Z]+: /, "").replace(/, \w+( '.*')?$/, "")) : String(error);
+  const remedy = code === "ENOSPC" || code === "EDQUOT" ? "free some space" : "fix that";
+  return `cannot write the session file ${path}: ${what}${code ? ` (${code})` : ""}; the run stopped. The session is kept up to its last whole entry: ${remedy}, then continue it with harness -c`;
+}
+
+const FAILURE_WORDS: Record<string, string> = {
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EIO: "input/output error",
+};
 
 /** One write call per line where the OS allows (it does for regular files); loops only on a short write. */
 function writeWhole(fd: number, line: string): void {
@@ -109,7 +159,7 @@ const TAIL_CHUNK = 64 * 1024;
  * A torn last line (the harness was killed while writing it) is cut off before appending, so
  * the next line does not glue onto it and the reader's notice about it is shown once, not forever.
  */
-function dropTornTail(fd: number): void {
+function dropTornTail(fd: number): number {
   const size = fstatSync(fd).size;
   let end = size;
   const chunk = Buffer.alloc(TAIL_CHUNK);
@@ -120,9 +170,10 @@ function dropTornTail(fd: number): void {
     if (newline >= 0) {
       const keep = start + newline + 1;
       if (keep < size) ftruncateSync(fd, keep);
-      return;
+      return keep;
     }
     end = start;
   }
   // No newline at all: not even the header is whole. Leave the file as it is; the reader reports it.
+  return size;
 }
