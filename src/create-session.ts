@@ -21,7 +21,7 @@ import type { Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
-import { createApprover, type AskApprovalFn } from "./permissions/approver.ts";
+import { createApprover, type ApproverOptions, type AskApprovalFn } from "./permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
 import { PermissionSetupError, setupPermissions, withProjectRules, withReadableFolders, type PermissionFlags } from "./permissions/setup-permissions.ts";
 import { findPromptCommands, type PromptCommand } from "./prompts/custom-commands.ts";
@@ -60,7 +60,7 @@ export interface SessionOptions {
    * Who answers what the rules leave open: a person at the terminal (`ask`), a front end with its
    * own dialogue (`delegate`, the editor), or nobody (refused).
    */
-  approval: { ask: AskApprovalFn } | { delegate: ApproveFn } | { nobody: true };
+  approval: { ask: AskApprovalFn } | { delegate: ApproveFn } | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
   /** An editor's MCP servers, added to the configured ones. */
   mcpServers?: McpServerConfig[];
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
@@ -175,6 +175,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     cwd,
     ...("ask" in options.approval ? { ask: options.approval.ask, preview: (request) => previewChange(request, cwd) } : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
+    ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
   });
   let recorder = startRecorder(env, cwd, settings, resumed);
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });

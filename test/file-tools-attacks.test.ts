@@ -53,6 +53,10 @@ test("--yes does not let the file tools plant project settings, MCP servers or g
     assert.match(refused, new RegExp(`is under ${name.replace(".", "\\.")}, which can make harness or git run commands outside the sandbox`));
   }
   assert.match(notes, /^Created notes\.txt/);
+  // The person sees each refusal too, and that --yes cannot allow it.
+  const refusals = result.stderr.split("\n").filter((line) => line.startsWith("harness: refused"));
+  assert.equal(refusals.length, 4, result.stderr);
+  assert.match(refusals[0], /^harness: refused write \.harness\/settings\.json: no one to approve it in a headless run; only a person can allow it \(.* is under \.harness, .*\): run it in a chat$/);
   assert.equal(existsSync(join(cwd, ".harness")), false);
   assert.equal(existsSync(join(cwd, ".mcp.json")), false);
   assert.equal(existsSync(join(cwd, "vendor")), false);

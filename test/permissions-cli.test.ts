@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { join } from "node:path";
 import { test } from "node:test";
 import { type FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -43,6 +43,12 @@ test("headless without --yes: reads run, commands and edits are refused and the 
   const [read, command, write] = toolResults(fake);
   assert.match(read, /the notes/);
   for (const refused of [command, write]) assert.equal(refused, "The user did not allow this tool call. The user said: no one was there to approve it (headless run without --yes or an allow rule)");
+  // And the person is told, one line per refused call: the call and what would have allowed it.
+  const refusals = withoutSandboxWarning(result.stderr).split("\n").filter((line) => line.startsWith("harness: refused"));
+  assert.equal(refusals.length, 2, result.stderr);
+  // (Without bwrap every command asks, with no rule to offer: the line then says why instead.)
+  assert.match(refusals[0], /^harness: refused bash> touch made-by-bash: no one to approve it in a headless run; --yes would allow it(, as would the allow rule bash\(touch\) in settings\.json| \(it asks because no sandbox: every command asks\))$/);
+  assert.equal(refusals[1], "harness: refused write made-by-write.txt: no one to approve it in a headless run; --approve edits or --yes would allow it, as would the allow rule write_file in settings.json");
   assert.equal(existsSync(join(cwd, "made-by-bash")), false);
   assert.equal(existsSync(join(cwd, "made-by-write.txt")), false);
 });

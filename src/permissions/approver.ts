@@ -2,7 +2,7 @@
 // model with the reason, and the rest are put to the person (or refused when nobody can answer).
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
 import { pathsOfCall, realTarget } from "./path-policy.ts";
-import { decide, type PermissionPolicy } from "./policy.ts";
+import { decide, type Decision, type PermissionPolicy } from "./policy.ts";
 import type { Rule } from "./rules.ts";
 
 /** A call put to the person. */
@@ -35,6 +35,8 @@ export interface ApproverOptions {
   /** Instead of `ask`: a front end with its own approval dialogue (an editor over ACP) decides what the rules leave open. */
   delegate?: ApproveFn;
   preview?: PreviewFn;
+  /** With no `ask` or `delegate`: told of each call refused for want of someone to approve it, and what would have allowed it. */
+  onRefused?: (summary: string, wouldAllow: string) => void;
 }
 
 /** The policy as an ApproveFn; "always" answers add session rules, kept as long as the approver. */
@@ -60,6 +62,7 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       return answer.allow ? allowed(await approvedTargets(request, options.cwd)) : answer;
     }
     if (!options.ask) {
+      options.onRefused?.(request.summary, wouldAllow(request, decision));
       if (decision.explicit) return { allow: false, reason: `no one was there to approve it (headless run; --yes and allow rules do not cover this): ${decision.why}. Do not work around it; tell the user what you wanted to change.` };
       return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
     }
@@ -80,6 +83,14 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       }
     }
   };
+}
+
+/** What would have let a refused headless call run: the flag, and the allow rule that covers it. */
+function wouldAllow(request: ApprovalRequest, decision: Extract<Decision, { type: "ask" }>): string {
+  if (decision.explicit) return `only a person can allow it (${decision.why}): run it in a chat`;
+  const flag = request.tool.kind === "edit" && !decision.why ? "--approve edits or --yes" : "--yes";
+  const rules = decision.remember.map((rule) => rule.text);
+  return `${flag} would allow it${rules.length > 0 ? `, as would the allow rule ${rules.join(", ")} in settings.json` : ""}${decision.why ? ` (it asks because ${decision.why})` : ""}`;
 }
 
 /** Where the files a call names really are, as judged when the person approved it. */
