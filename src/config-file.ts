@@ -1,9 +1,10 @@
 // `$HARNESS_HOME/config.json`: its schema and loading. This module owns the provider, model and
-// price keys; other keys (`mcpServers`, ...) belong to other modules and pass through untouched.
+// price keys; `mcpServers` belongs to mcp/config.ts, and any other key is an error.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, PRESETS, stateDir } from "./config.ts";
+import { describeIssue } from "./core/describe-issue.ts";
 import { WIRE_API_NAMES, WIRE_APIS, type ApiKind } from "./providers/wire-apis.ts";
 
 const tokenCount = z.number().int().positive();
@@ -42,7 +43,12 @@ const ProviderEntrySchema = z.strictObject({
   models: z.record(z.string(), ModelEntrySchema).optional(),
 });
 
-const ConfigSchema = z.looseObject({
+/**
+ * The whole file. Unknown top-level keys are errors too, so a typo (`"provders"`) is caught rather
+ * than silently dropping what it held; a key another module reads is named here and checked there.
+ */
+const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   /** The wire API of the top-level provider (like `model`, it belongs to it). */
@@ -53,6 +59,8 @@ const ConfigSchema = z.looseObject({
   /** Most bytes of one model reply. */
   maxReplyBytes: z.number().int().positive().optional(),
   providers: z.record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" }).optional(),
+  /** Checked by mcp/config.ts, whose broken entries are reported and skipped. */
+  mcpServers: z.unknown().optional(),
 });
 
 /** The parsed config.json: the keys this module owns, plus any others, untouched. */
@@ -84,7 +92,7 @@ export function loadConfigFile(env: NodeJS.ProcessEnv): HarnessConfig {
   const parsed = ConfigSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`${path}: ${describeIssue(issue)}`, { isUsage: true });
+    throw new ConfigError(`${path}: ${describeIssue(issue, Object.keys(ConfigSchema.shape))}`, { isUsage: true });
   }
   for (const [name, entry] of Object.entries(parsed.data.providers ?? {})) {
     if (PRESETS[name]) continue;
@@ -93,21 +101,4 @@ export function loadConfigFile(env: NodeJS.ProcessEnv): HarnessConfig {
     }
   }
   return parsed.data;
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = formatPath(issue.path);
-  const message = issue.code === "unrecognized_keys" ? `unknown ${issue.keys.length > 1 ? "keys" : "key"} ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message.replace(/^Invalid input: /, "");
-  return where ? `${where}: ${message}` : message;
-}
-
-/** `providers.myllm.models["gpt-4.1"].prices`: dots for plain names, brackets otherwise. */
-function formatPath(path: PropertyKey[]): string {
-  let text = "";
-  for (const key of path) {
-    if (typeof key === "number") text += `[${key}]`;
-    else if (typeof key === "string" && /^[A-Za-z_$][\w$-]*$/.test(key)) text += text ? `.${key}` : key;
-    else text += `[${JSON.stringify(String(key))}]`;
-  }
-  return text;
 }

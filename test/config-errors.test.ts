@@ -47,10 +47,24 @@ test("a custom provider without a base URL, bad prices, broken JSON: exit 2 each
   }
 });
 
-test("keys config.json does not know (other modules' sections) pass through", async () => {
-  const env = envWithConfig(JSON.stringify({ mcpServers: { files: { command: "x" } }, futureKey: 1, provider: "myllm", providers: { myllm: { api: "openai", baseUrl: LOCAL, apiKeyEnv: "MYLLM_KEY", model: "m" } } }));
-  const result = await runCli(["-p", "hi"], { env });
-  // It got past the file: the next thing missing is the key.
+test("a top-level typo in config.json or settings.json is an error (exit 2) naming the key meant; other modules' sections are accepted", async () => {
+  const typo = envWithConfig(JSON.stringify({ provders: { myllm: { api: "openai", baseUrl: LOCAL } } }));
+  const config = await runCli(["-p", "hi"], { env: typo });
+  assert.equal(config.code, 2);
+  assert.equal(config.stderr, `harness: ${configFile(typo)}: unknown key "provders" (did you mean "providers"?)\n`);
+
+  // A misspelt "permissions" would silently drop its deny rules.
+  const env = cleanEnv();
+  const settingsFile = join(env.HARNESS_HOME as string, "settings.json");
+  writeFileSync(settingsFile, JSON.stringify({ permisions: { deny: ["bash(rm:*)"] } }));
+  const settings = await runCli(["--base-url", LOCAL, "-p", "hi"], { env });
+  assert.equal(settings.code, 2);
+  assert.equal(settings.stderr, `harness: ${settingsFile}: unknown key "permisions" (did you mean "permissions"?)\n`);
+
+  const known = envWithConfig(JSON.stringify({ $schema: "x", mcpServers: { files: { command: "x" } }, provider: "myllm", providers: { myllm: { api: "openai", baseUrl: LOCAL, apiKeyEnv: "MYLLM_KEY", model: "m" } } }));
+  writeFileSync(join(known.HARNESS_HOME as string, "settings.json"), JSON.stringify({ hooks: {}, permissions: { deny: [] } }));
+  const result = await runCli(["-p", "hi"], { env: known });
+  // It got past both files: the next thing missing is the key.
   assert.equal(result.code, 1);
   assert.equal(result.stderr, "harness: no API key for myllm: set MYLLM_KEY (or HARNESS_API_KEY), or choose another --provider\n");
 });

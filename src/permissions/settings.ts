@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parseRule, type Rule } from "./rules.ts";
+import { describeIssue } from "../core/describe-issue.ts";
 import { foldersFromRoot } from "../core/system-prompt.ts";
 
 /** A settings file that cannot be used; the message names the file and the field. */
@@ -14,10 +15,11 @@ export class SettingsError extends Error {
 const ruleList = z.array(z.string()).optional();
 
 /**
- * The keys of a settings file this module owns. Within them unknown keys are errors, so a typo
- * is not silently ignored; other top-level keys (`hooks`, ...) belong to other modules.
+ * A settings file. Unknown keys are errors at every level, so a typo (`"permisions"`) is not
+ * silently ignored along with the rules it held; `hooks` belongs to hooks/settings.ts.
  */
-const SettingsFile = z.looseObject({
+const SettingsFile = z.strictObject({
+  $schema: z.string().optional(),
   permissions: z
     .strictObject({
       allow: ruleList.describe("rules that run without asking"),
@@ -37,6 +39,7 @@ const SettingsFile = z.looseObject({
     })
     .optional(),
   trustedFolders: z.array(z.string()).optional().describe("folders whose project settings apply without asking (`~/src/app`, `~/work/**`); the user's file only"),
+  hooks: z.unknown().optional().describe("checked by hooks/settings.ts"),
 });
 type SettingsFile = z.infer<typeof SettingsFile>;
 
@@ -118,11 +121,6 @@ function readSettingsFile(file: string): SettingsFile | undefined {
   }
   const parsed = SettingsFile.safeParse(json);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${fieldName(issue.path) || "(top level)"}: ${issue.message}`);
+  const problems = parsed.error.issues.map((issue) => describeIssue(issue, Object.keys(SettingsFile.shape)));
   throw new SettingsError(`${file}: ${problems.join("; ")}`);
-}
-
-/** `permissions.allow[2]`, as a person would look for it in the file. */
-function fieldName(keys: PropertyKey[]): string {
-  return keys.map((key, index) => (typeof key === "number" ? `[${key}]` : `${index > 0 ? "." : ""}${String(key)}`)).join("");
 }
