@@ -53,6 +53,7 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
   const toolDeny = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
   if (toolDeny) return deny(toolDeny, `${tool.name} calls`);
   if (tool.name === "bash") return decideCommand(String((input as { command?: unknown }).command ?? ""), policy, allow);
+  if (tool.name === "web_fetch") return decideFetch(String((input as { url?: unknown }).url ?? ""), policy, allow);
 
   let mustAsk: string | undefined;
   let protectedWhy: string | undefined;
@@ -115,6 +116,24 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   const hasWrite = unmatched.some((part) => part.writesFile);
   if (hasWrite) return { type: "ask", why: "it redirects output into a file", remember: [] };
   return { type: "ask", why: undefined, remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor("bash", prefix))) };
+}
+
+/**
+ * Network approval for web_fetch, by host: `web_fetch(example.com)` covers that host,
+ * `web_fetch(*.example.com)` its subdomains too. "Always" remembers the host. `--yes` allows.
+ */
+function decideFetch(url: string, policy: PermissionPolicy, allow: Rule[]): Decision {
+  const host = URL.canParse(url) ? new URL(url).hostname.toLowerCase() : "";
+  const covers = (rule: Rule) => rule.tool === "web_fetch" && (rule.pattern === undefined || domainMatches(rule.pattern, host));
+  const rule = policy.deny.find(covers);
+  if (rule) return deny(rule, `fetching from ${host}`);
+  if (policy.mode === "all" || allow.some(covers)) return { type: "allow" };
+  return { type: "ask", why: `it reaches the network (${host || url})`, remember: host ? [ruleFor("web_fetch", host)] : [] };
+}
+
+function domainMatches(pattern: string, host: string): boolean {
+  const wanted = pattern.toLowerCase();
+  return wanted.startsWith("*.") ? host === wanted.slice(2) || host.endsWith(wanted.slice(1)) : host === wanted;
 }
 
 /** Why an edit of `target` must be asked every time, if it touches a protected path (protected-paths.ts). */

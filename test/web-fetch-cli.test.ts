@@ -1,0 +1,100 @@
+// web_fetch through the built CLI against the fake LLM server, fetching from a page server on
+// 127.0.0.1 that the test starts and stops. Loopback is private, so only runs that allow it
+// explicitly (HARNESS_WEB_FETCH_ALLOW=127.0.0.1) reach it: the refusals are asserted by the page
+// server never seeing the request.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
+
+const serve = fakeServerPerTest();
+let pages: Server | undefined;
+afterEach(async () => {
+  pages?.closeAllConnections();
+  await new Promise((resolve) => (pages ? pages.close(resolve) : resolve(undefined)));
+  pages = undefined;
+});
+
+/** A page server on 127.0.0.1: `/page` is HTML, `/hop/N` redirects to `/hop/N+1` forever. Records each request's path and headers. */
+async function startPages(): Promise<{ port: number; seen: { url: string; headers: Record<string, unknown> }[] }> {
+  const seen: { url: string; headers: Record<string, unknown> }[] = [];
+  pages = createServer((request, response) => {
+    seen.push({ url: request.url ?? "", headers: request.headers });
+    const hop = /^\/hop\/(\d+)$/.exec(request.url ?? "");
+    if (hop) return response.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` }).end();
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<html><head><title>t</title><script>var leak = 1;</script></head><body><h1>Release notes</h1><p>Version <strong>2.0</strong> is out.</p><ul><li>faster</li></ul></body></html>");
+  });
+  await new Promise<void>((resolve) => pages!.listen(0, "127.0.0.1", resolve));
+  return { port: (pages.address() as AddressInfo).port, seen };
+}
+
+function fetchScript(url: string) {
+  return [{ reply: { toolCalls: [{ id: "f1", name: "web_fetch", arguments: { url } }] } }, { reply: { text: "done" } }];
+}
+
+/** What the model got back from the web_fetch call. */
+function toolResult(fake: FakeLLM, request = 1): string {
+  const messages = fake.requests[request].body.messages as { role: string; content: string }[];
+  return messages.find((message) => message.role === "tool")!.content;
+}
+
+test("an HTML page on an allowed 127.0.0.1 comes back as Markdown, with no cookies or credentials sent", async () => {
+  const { port, seen } = await startPages();
+  const fake = await serve(fetchScript(`http://127.0.0.1:${port}/page`));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read the notes"], { env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }) });
+  assert.equal(result.code, 0, result.stderr);
+  const content = toolResult(fake);
+  assert.match(content, /^# Release notes$/m);
+  assert.match(content, /Version \*\*2\.0\*\* is out\./);
+  assert.match(content, /^-\s+faster$/m);
+  assert.doesNotMatch(content, /leak|<h1>/, "scripts dropped, tags converted");
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].headers.cookie, undefined);
+  assert.equal(seen[0].headers.authorization, undefined);
+});
+
+test("a name that resolves to loopback is refused when loopback is not allowed: no request reaches the server", async () => {
+  const { port, seen } = await startPages();
+  const fake = await serve(fetchScript(`http://localhost:${port}/page`));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], { env: cleanEnv() });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResult(fake), /Not fetched: .*(127\.0\.0\.1|::1) is a private or loopback address/);
+  assert.equal(seen.length, 0);
+});
+
+test("a private address literal (the cloud metadata address) is refused before any connection", async () => {
+  const fake = await serve(fetchScript("http://169.254.169.254/latest/meta-data/"));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], { env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }) });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResult(fake), /Not fetched: 169\.254\.169\.254 is a private or loopback address/);
+});
+
+test("a redirect loop stops after the limit with the reason to the model", async () => {
+  const { port, seen } = await startPages();
+  const fake = await serve(fetchScript(`http://127.0.0.1:${port}/hop/0`));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], { env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }) });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResult(fake), /Not fetched: more than 5 redirects/);
+  assert.equal(seen.length, 6, "the first request and five redirects followed, no more");
+});
+
+test("headless without --yes or a web_fetch rule, the fetch is refused with the reason; web_fetch(127.0.0.1) allows it", async () => {
+  const { port, seen } = await startPages();
+  const url = `http://127.0.0.1:${port}/page`;
+  const env = cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" });
+  const fake = await serve([...fetchScript(url), ...fetchScript(url)]);
+  const result = await runCli([...fakeFlags(fake), "-p", "read it"], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResult(fake), /no one was there to approve it/);
+  assert.equal(seen.length, 0);
+
+  writeFileSync(join(env.HARNESS_HOME!, "settings.json"), JSON.stringify({ permissions: { allow: ["web_fetch(127.0.0.1)"] } }));
+  const second = await runCli([...fakeFlags(fake), "-p", "read it"], { env });
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(toolResult(fake, 3), /^# Release notes$/m);
+  assert.equal(seen.length, 1);
+});
