@@ -135,7 +135,14 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const format = flags.output ?? "text";
   const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) }) : undefined;
   // The spinner leaves the line before a question takes it.
-  const session = await open({ approval: stdin.isTTY ? terminalAsk((question, signal) => (renderer?.pause(), askOnce(question, signal))) : { nobody: true, onRefused: (summary, wouldAllow) => stderr.write(`harness: refused ${firstLine(summary)}: no one to approve it in a headless run; ${wouldAllow}\n`) } });
+  const session = await open({
+    approval: stdin.isTTY
+      ? terminalAsk((question, signal) => {
+          renderer?.pause();
+          return askOnce(question, signal);
+        })
+      : { nobody: true, onRefused: (summary, wouldAllow) => stderr.write(`harness: refused ${firstLine(summary)}: no one to approve it in a headless run; ${wouldAllow}\n`) },
+  });
   if (typeof session === "number") return session;
   renderer?.setPlan(session.todo); // a resumed session's plan stays pinned while this run works
   const { settings } = session;

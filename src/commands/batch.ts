@@ -3,7 +3,7 @@
 // `harness worker`). `harness batch report results.jsonl`: what a batch added up to.
 import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { MAX_CONCURRENCY, parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { readTasks, TaskFileError } from "../batch/batch-task.ts";
 import { BatchProgress } from "../batch/batch-progress.ts";
 import { formatSummary, latestResults, summarize } from "../batch/batch-report.ts";

@@ -50,10 +50,12 @@ export interface ToolOutput {
 }
 
 /** A tool: its schema and handler side by side, declared once. */
+// biome-ignore lint/suspicious/noExplicitAny: a Tool[] holds tools of every input type; `unknown` would make run() uncallable
 export interface Tool<Input = any> {
   name: string;
   description: string;
   kind: ToolKind;
+  // biome-ignore lint/suspicious/noExplicitAny: the schema's input side (before parsing) is whatever the model sent
   input: z.ZodType<Input, any>;
   /**
    * The JSON Schema the model sees, when it does not come from `input`: tools declared

@@ -74,8 +74,8 @@ export function decodeAnsiC(text: string, start: number): { value: string; end: 
       value += String.fromCharCode(Number.parseInt(octal[0], 8));
       index += 1 + octal[0].length;
     } else {
-      const escape = text[index + 1];
-      value += ANSI_C_ESCAPES[escape] ?? `\\${escape ?? ""}`;
+      const escaped = text[index + 1];
+      value += ANSI_C_ESCAPES[escaped] ?? `\\${escaped ?? ""}`;
       index += 2;
     }
   }

@@ -24,12 +24,12 @@ function parseFields(lines: string[]): Record<string, string> {
     // Indented lines after a key belong to its value (a block scalar or a wrapped plain one).
     const continued: string[] = [];
     while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]) || (lines[i + 1].trim() === "" && /^\s+\S/.test(lines[i + 2] ?? "")))) continued.push(lines[++i].trim());
-    fields[key] = valueOf(rest.trim(), continued);
+    fields[key] = scalarOf(rest.trim(), continued);
   }
   return fields;
 }
 
-function valueOf(first: string, continued: string[]): string {
+function scalarOf(first: string, continued: string[]): string {
   if (/^[|>][+-]?$/.test(first)) return first.startsWith("|") ? continued.join("\n") : continued.join(" ").replace(/ {2,}/g, " ");
   const plain = [first, ...continued].filter(Boolean).join(" ");
   const quoted = /^(["'])([\s\S]*)\1$/.exec(plain);

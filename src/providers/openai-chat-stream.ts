@@ -74,7 +74,7 @@ export class ChatStreamAccumulator {
       this.refusal += delta.refusal;
       events.push({ type: "text_delta", text: delta.refusal });
     }
-    (delta.tool_calls ?? []).forEach((call, position) => this.addToolCall(isWhole ? { ...call, index: call.index ?? position } : call, events));
+    for (const [position, call] of (delta.tool_calls ?? []).entries()) this.addToolCall(isWhole ? { ...call, index: call.index ?? position } : call, events);
     return events;
   }
 

@@ -12,7 +12,7 @@ export function recoverTextToolCalls(message: AssistantMessage, toolNames: strin
   if (toolNames.length === 0 || message.content.some((part) => part.type === "tool_call")) return message;
   const textIndex = message.content.findIndex((part) => part.type === "text");
   const textPart = message.content[textIndex];
-  if (!textPart || textPart.type !== "text") return message;
+  if (textPart?.type !== "text") return message;
 
   const found = findCalls(textPart.text, toolNames);
   if (!found) return message;

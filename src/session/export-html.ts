@@ -2,6 +2,7 @@
 // images or anything else fetched) that opens in any browser offline. A Content-Security-Policy
 // forbids every request, so even an answer quoting a URL cannot make the page load it.
 import { escapeHtml } from "../core/helpers.ts";
+import { assertNever } from "../core/messages.ts";
 import { renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";
 import type { ImagePart } from "../core/messages.ts";
@@ -97,6 +98,8 @@ function renderItem(item: TranscriptItem): string {
             const output = result ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>${renderImages(result.images ?? [])}` : "";
             return `<details class="tool${result?.isError ? " error" : ""}" data-call-id="${escapeHtml(part.id)}"><summary>${escapeHtml(toolCallLabel(part))}</summary><div class="label">arguments</div><pre class="arguments">${escapeHtml(prettyArguments(part))}</pre>${output}</details>`;
           }
+          default:
+            return assertNever(part);
         }
       });
       const interrupted = message.stopReason === "aborted" ? `<div class="interrupted">reply interrupted</div>` : "";

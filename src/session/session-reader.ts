@@ -76,7 +76,7 @@ export function parseSession(text: string, path: string): SessionData {
   if (badLines > 0) notices.push(`session ${path}: skipped ${badLines} unreadable line${badLines === 1 ? "" : "s"}`);
 
   const header = parsed.shift() as SessionHeader | undefined;
-  if (!header || header.type !== "session" || typeof header.id !== "string") throw new SessionReadError(`${path} is not a harness session (no header line)`);
+  if (header?.type !== "session" || typeof header.id !== "string") throw new SessionReadError(`${path} is not a harness session (no header line)`);
   if (header.version > SESSION_FORMAT_VERSION) {
     throw new SessionReadError(`session ${header.id} was written by a newer harness (format ${header.version}); upgrade harness to open it`);
   }

@@ -153,17 +153,20 @@ export class LineEditor {
       this.insert("\n");
     }
     const keys = this.parser.parse(chunk);
-    keys.forEach((key, index) => {
+    for (const [index, key] of keys.entries()) {
       if (key.name === "enter" && key.isInBurst) {
-        if (index < keys.length - 1) return this.handleKey({ name: "newline" });
+        if (index < keys.length - 1) {
+          this.handleKey({ name: "newline" });
+          continue;
+        }
         this.pendingEnter = setTimeout(() => {
           this.pendingEnter = undefined;
           this.handleKey({ name: "enter", isInBurst: false });
         }, PASTE_SETTLE_MS);
-        return;
+        continue;
       }
       this.handleKey(key);
-    });
+    }
   }
 
   private handleKey(key: Key): void {

@@ -26,7 +26,7 @@ export async function* readStreamInput(stdin: NodeJS.ReadableStream): AsyncGener
 }
 
 function userText(line: string): string | undefined {
-  let value: any;
+  let value: { type?: unknown; text?: unknown; message?: { content?: unknown } } | null;
   try {
     value = JSON.parse(line);
   } catch {
@@ -37,7 +37,8 @@ function userText(line: string): string | undefined {
   const content = value.message?.content;
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    const texts = content.filter((part: any) => part?.type === "text" && typeof part.text === "string").map((part: any) => part.text as string);
+    const isText = (part: { type?: unknown; text?: unknown } | null): part is { type: "text"; text: string } => part?.type === "text" && typeof part.text === "string";
+    const texts = content.filter(isText).map((part) => part.text);
     return texts.length > 0 ? texts.join("\n") : undefined;
   }
   return undefined;
