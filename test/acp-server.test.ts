@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { test } from "node:test";
 import { client as acpClient, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
-import { type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { killAtTestEnd, onTestEnd } from "./teardown.ts";
 
@@ -29,7 +29,10 @@ async function withEditor(options: { env: NodeJS.ProcessEnv; cwd: string; answer
   const child = killAtTestEnd(spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] }));
   const log: EditorLog = { updates: [], permissions: [], stderr: "", code: null };
   child.stderr.on("data", (chunk) => (log.stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.on("close", (code) => ((log.code = code), resolve())));
+  const exited = new Promise<void>((resolve) => child.on("close", (code) => {
+      log.code = code;
+      resolve();
+    }));
   const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const app = acpClient({ name: "test-editor" })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
-import { type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
+import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 /** How often the test looks at the results file for the moment to interrupt. */

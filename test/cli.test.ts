@@ -39,7 +39,7 @@ test("every command reads its flags through one schema: the same value is refuse
   for (const [args, firstLine] of cases) {
     const result = await runCli(args);
     assert.equal(result.code, 2, args.join(" "));
-    assert.equal(result.stderr.split("\n")[0] + "\n", firstLine, args.join(" "));
+    assert.equal(`${result.stderr.split("\n")[0]}\n`, firstLine, args.join(" "));
   }
   const unknown = await runCli(["--frobnicate", "-p", "x"]);
   assert.equal(unknown.code, 2);

@@ -197,7 +197,7 @@ test("sandboxed: a command that forges a 'started' frame for a host process, the
 test("sandboxed: a forged frame claiming gigabytes ends the helper at once, the harness does not wait for it", { skip: needs("bwrap") }, async () => {
   const cwd = tempDir();
   const sandbox = sandboxed(cwd);
-  const head = frameHex("D", 1, Buffer.alloc(0)).slice(0, 10) + "ffffffff";
+  const head = `${frameHex("D", 1, Buffer.alloc(0)).slice(0, 10)}ffffffff`;
   const attack = await runBash(`${forgeFrame(head)}; head -c 50000000 /dev/zero; sleep 30`, { cwd, ...sandbox });
   assert.match(attack.content, /^\[the command helper stopped \(it sent a frame of 4294967295 bytes\) while this command ran; its processes were killed\]/);
   const next = await runBash("echo fine", { cwd, ...sandbox });

@@ -70,7 +70,10 @@ test("in every approval mode, an edit of a protected path is put to the person, 
   const questions: ApprovalQuestion[] = [];
   for (const mode of ["ask", "edits", "all"] as const) {
     const policy: PermissionPolicy = { mode, allow: [], deny: [], sandbox: "on", workspace, freeRoots: [], secretPaths: [], readableGlobs: [], home };
-    const approve = createApprover({ policy, cwd: workspace, ask: async (question) => (questions.push(question), { type: "yes" }) });
+    const approve = createApprover({ policy, cwd: workspace, ask: async (question) => {
+      questions.push(question);
+      return { type: "yes" };
+    } });
     const input = { path: ".git/config", old_string: "[core]", new_string: "[core]\n\tfsmonitor = x" };
     const decision = await approve({ tool: editFile, call: { type: "tool_call", id: mode, name: "edit_file", arguments: JSON.stringify(input) }, input, summary: "edit .git/config" }, new AbortController().signal);
     assert.equal(decision.allow, true, "the person said yes");

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { type FakeLLM } from "./fake-llm/server.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 const serve = fakeServerPerTest();

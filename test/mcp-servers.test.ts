@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { type RecordedRequest } from "./fake-llm/server.ts";
+import type { RecordedRequest } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { outsidePortableSubset } from "./portable-subset.ts";
 

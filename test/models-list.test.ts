@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { type FakeLLM } from "./fake-llm/server.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, runCli, fakeServerPerTest } from "./helpers.ts";
 
 const serve = fakeServerPerTest();

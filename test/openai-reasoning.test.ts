@@ -7,7 +7,7 @@ import { fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
-const sse = (chunks: unknown[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n";
+const sse = (chunks: unknown[]) => `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`;
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
 const events = (stdout: string) =>
   stdout

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { type FakeLLM } from "./fake-llm/server.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 

@@ -118,7 +118,10 @@ test("the approval question shows the diff a write would make", async () => {
   const approve = createApprover({
     policy: policyWith({ workspace: cwd }),
     cwd,
-    ask: async (question) => ((asked = question), { type: "no" }),
+    ask: async (question) => {
+      asked = question;
+      return { type: "no" };
+    },
     preview: (request) => previewChange(request, cwd),
   });
   await approve({ tool: writeFile as Tool, call: { type: "tool_call", id: "1", name: "write_file", arguments: "" }, input: { path: "new.txt", content: "one\ntwo\n" }, summary: "write new.txt" }, new AbortController().signal);

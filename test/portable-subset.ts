@@ -25,6 +25,6 @@ export function outsidePortableSubset(schema: unknown, path = "parameters"): str
     for (const [name, property] of Object.entries(node.properties)) problems.push(...outsidePortableSubset(property, `${path}.properties.${name}`));
   }
   if (node.items !== undefined) problems.push(...outsidePortableSubset(node.items, `${path}.items`));
-  if (Array.isArray(node.anyOf)) node.anyOf.forEach((branch, index) => problems.push(...outsidePortableSubset(branch, `${path}.anyOf[${index}]`)));
+  if (Array.isArray(node.anyOf)) for (const [index, branch] of node.anyOf.entries()) problems.push(...outsidePortableSubset(branch, `${path}.anyOf[${index}]`));
   return problems;
 }

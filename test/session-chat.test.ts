@@ -90,8 +90,8 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
   const cleared = await chat.send("/clear", /new session \S+/);
   await chat.send("third", /third reply/);
   assert.deepEqual(fake.requests[2].body.messages.slice(1), [{ role: "user", content: "third" }], "/clear starts from an empty conversation");
-  const listed = await chat.send("/sessions", /2 turns  hello/);
-  assert.match(listed, /1 turn  third/);
+  const listed = await chat.send("/sessions", /2 turns {2}hello/);
+  assert.match(listed, /1 turn {2}third/);
   await chat.send("/help", /\/resume \[id\] +continue another session/);
   await chat.exit();
 

@@ -26,7 +26,7 @@ function applyDiff(before: string, diff: string): string {
 }
 
 test("unifiedDiff shows a change with 3 lines of context in separate hunks", () => {
-  const before = Array.from({ length: 20 }, (_, i) => `${i + 1}`).join("\n") + "\n";
+  const before = `${Array.from({ length: 20 }, (_, i) => `${i + 1}`).join("\n")}\n`;
   const after = before.replace("2\n", "two\n").replace("18\n", "").replace("10\n", "10\nten\n");
   assert.equal(
     unifiedDiff(before, after, "n.txt"),

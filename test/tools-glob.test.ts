@@ -10,7 +10,7 @@ import { argumentError, callTool, makeFolder } from "./tools-helpers.ts";
 function project() {
   const files = ["src/a.ts", "src/deep/b.ts", "src/c.js", "my dir/d.ts", "e.ts", "build/out.ts", "node_modules/m/i.ts", ".git/x.ts", "src/e.json"];
   const cwd = makeFolder({ ".gitignore": "build/\n", ...Object.fromEntries(files.map((file) => [file, ""])) });
-  files.forEach((file, index) => utimesSync(path.join(cwd, file), 1_000_000 + index, 1_000_000 + index));
+  for (const [index, file] of files.entries()) utimesSync(path.join(cwd, file), 1_000_000 + index, 1_000_000 + index);
   return cwd;
 }
 

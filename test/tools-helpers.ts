@@ -9,7 +9,9 @@ const madeFolders: string[] = [];
 /** A fresh real folder under the OS temp dir, with these files (path -> content) written in it; removed when the test process exits. */
 export function makeFolder(files: Record<string, string | Buffer> = {}): string {
   const folder = mkdtempSync(path.join(os.tmpdir(), "harness-tools-"));
-  if (madeFolders.length === 0) process.once("exit", () => madeFolders.forEach((made) => rmSync(made, { recursive: true, force: true })));
+  if (madeFolders.length === 0) process.once("exit", () => {
+      for (const made of madeFolders) rmSync(made, { recursive: true, force: true });
+    });
   madeFolders.push(folder);
   for (const [file, content] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });

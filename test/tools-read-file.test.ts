@@ -14,7 +14,7 @@ test("read_file numbers lines and records the read", async () => {
 });
 
 test("read_file with offset and limit says how to read further", async () => {
-  const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const lines = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
   const cwd = makeFolder({ "ten.txt": lines });
   assert.deepEqual(await callTool(readFile, { path: "ten.txt", offset: 3, limit: 2 }, cwd), {
     content: "     3\tline 3\n     4\tline 4\n[showing lines 3-4; call again with offset=5 to read more]",
@@ -46,7 +46,7 @@ test("read_file reads a window of a 50 MB file without loading it all", async ()
   const cwd = makeFolder();
   const file = path.join(cwd, "big.log");
   const fd = openSync(file, "w");
-  const block = Array.from({ length: 10_000 }, (_, i) => `row ${String(i).padStart(5, "0")} ${"-".repeat(88)}`).join("\n") + "\n";
+  const block = `${Array.from({ length: 10_000 }, (_, i) => `row ${String(i).padStart(5, "0")} ${"-".repeat(88)}`).join("\n")}\n`;
   for (let i = 0; i < 50; i++) writeSync(fd, block);
   closeSync(fd);
   const output = await callTool(readFile, { path: "big.log", offset: 10_001, limit: 3 }, cwd);

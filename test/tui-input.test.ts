@@ -48,7 +48,12 @@ test("completion: slash commands and @paths (folders end in /, hidden files only
 
 test("the Tab list names exactly the commands /help lists, prompt commands included", async () => {
   let help = "";
-  const output = { write: (text: string) => ((help += text), true) } as unknown as NodeJS.WritableStream;
+  const output = {
+    write: (text: string) => {
+      help += text;
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
   const promptCommands = [{ name: "review", description: "review the diff", argumentHint: "[focus]" }];
   await runSlashCommand("/help", { promptCommands: () => promptCommands } as unknown as ChatControls, output, paletteFor(output as NodeJS.WriteStream, {}));
   const listed = [...help.matchAll(/^(\/[a-z]+)/gm)].map((match) => match[1]);

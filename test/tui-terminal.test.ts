@@ -152,7 +152,7 @@ for (const keys of [["C-c", "C-c"], ["C-d"]]) {
 }
 
 test("an 80-column terminal: the input survives a resize, and a wide table falls back to unaligned rows", { skip: needs("tmux") }, async () => {
-  const wide = "| Column one | Column two |\n|---|---|\n| " + "a".repeat(40) + " | " + "b".repeat(40) + " |";
+  const wide = `| Column one | Column two |\n|---|---|\n| ${"a".repeat(40)} | ${"b".repeat(40)} |`;
   const { fake, term } = await openChat([{ reply: { text: wide } }], {}, [], 80);
   term.type("hello");
   await term.waitFor(/^> hello\s*$/m);

@@ -45,6 +45,9 @@ export type ScriptStep =
   | { trickle: ReplySpec; bytesPerWrite: number; intervalMs: number }
   | ((request: RecordedRequest) => ScriptStep | Promise<ScriptStep>);
 
+/** A step as it is answered: a function step has been called for its answer. */
+type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -154,11 +157,11 @@ export class FakeLLM {
       return send(res, 500, format.errorBody(500, "fake LLM: the script ran out"));
     }
     if (typeof step === "function") step = await step(request);
-    await this.answer(step as Exclude<ScriptStep, Function>, format, req, res);
+    await this.answer(step as FixedStep, format, res);
     request.answeredAt = now();
   }
 
-  private async answer(step: Exclude<ScriptStep, Function>, format: WireFormat, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async answer(step: FixedStep, format: WireFormat, res: ServerResponse): Promise<void> {
     if ("hang" in step) return; // the client's abort or timeout ends it
     if ("status" in step && !("raw" in step)) {
       return send(res, step.status, step.body ?? format.errorBody(step.status, `fake error ${step.status}`), step.headers);

@@ -112,7 +112,7 @@ export function tinyModelGguf(script: TinyModelScript): Buffer {
   const follow = (from: number | undefined, next: number) => (output[next * N_EMBD + (from === undefined ? otherAxis : axes.indexOf(from))] = NEXT_TOKEN_LOGIT);
   for (const chain of chains) {
     follow(chain.start, chain.ids[0] ?? END_OF_TURN);
-    chain.ids.forEach((id, k) => follow(id, k + 1 < chain.ids.length ? chain.ids[k + 1] : chain.repeat ? chain.ids[0] : END_OF_TURN));
+    for (const [k, id] of chain.ids.entries()) follow(id, k + 1 < chain.ids.length ? chain.ids[k + 1] : chain.repeat ? chain.ids[0] : END_OF_TURN);
   }
 
   const matrix = (rows: number, cols: number) => Float32Array.from({ length: rows * cols }, () => (random() * 2 - 1) * 0.2);
