@@ -208,7 +208,11 @@ async function flood(res: ServerResponse, format: WireFormat, piece: string, byt
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   res.write(head);
   for (let written = 0; written < bytes && !res.destroyed; written += text.length) {
-    if (!res.write(text)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+    if (!res.write(text))
+      await new Promise((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
   }
   if (!res.destroyed) res.end(tail);
 }
