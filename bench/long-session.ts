@@ -33,7 +33,8 @@ function rssOf(pid: number | undefined): number {
   }
 }
 
-const isSummaryRequest = (request: RecordedRequest) => request.body.messages?.[0]?.content === SUMMARY_SYSTEM_PROMPT && !request.body.tools;
+const isSummaryRequest = (request: RecordedRequest) =>
+  request.body.messages?.[0]?.content === SUMMARY_SYSTEM_PROMPT && !request.body.tools;
 
 export async function longSession() {
   const samples: Sample[] = [];
@@ -41,17 +42,53 @@ export async function longSession() {
   let pid: number | undefined;
   const step: ScriptStep = (request) => {
     const bytes = JSON.stringify(request.body).length;
-    const usage = { prompt_tokens: Math.ceil(bytes / 4), completion_tokens: 30, total_tokens: Math.ceil(bytes / 4) + 30 };
+    const usage = {
+      prompt_tokens: Math.ceil(bytes / 4),
+      completion_tokens: 30,
+      total_tokens: Math.ceil(bytes / 4) + 30,
+    };
     const isSummary = isSummaryRequest(request);
     samples.push({ turn, isSummary, bytes, rssKb: rssOf(pid), request });
-    if (isSummary) return { reply: { text: `## Goal\nPrint ${OUTPUT_BYTES} bytes ${TURNS} times.\n## Next steps\nKeep going from turn ${turn}.`, usage } };
+    if (isSummary)
+      return {
+        reply: {
+          text: `## Goal\nPrint ${OUTPUT_BYTES} bytes ${TURNS} times.\n## Next steps\nKeep going from turn ${turn}.`,
+          usage,
+        },
+      };
     if (turn >= TURNS) return { reply: { text: "done", usage } };
     turn++;
-    return { reply: { toolCalls: [{ id: `call_${turn}`, name: "bash", arguments: { command: `head -c ${OUTPUT_BYTES} /dev/zero | tr '\\0' a` } }], usage } };
+    return {
+      reply: {
+        toolCalls: [
+          {
+            id: `call_${turn}`,
+            name: "bash",
+            arguments: { command: `head -c ${OUTPUT_BYTES} /dev/zero | tr '\\0' a` },
+          },
+        ],
+        usage,
+      },
+    };
   };
   const server = await startFakeLLM(Array.from({ length: MAX_REQUESTS }, () => step));
-  const args = [...fakeFlags(server), "-y", "--max-turns", String(TURNS + 10), "--context-window", String(CONTEXT_WINDOW), "--output", "stream-json", "-p", "go"];
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const args = [
+    ...fakeFlags(server),
+    "-y",
+    "--max-turns",
+    String(TURNS + 10),
+    "--context-window",
+    String(CONTEXT_WINDOW),
+    "--output",
+    "stream-json",
+    "-p",
+    "go",
+  ];
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: tempDir(),
+    env: cleanEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   pid = child.pid;
   const toolTimes: number[] = [];
   let compactions = 0;
@@ -81,11 +118,16 @@ export async function longSession() {
   return { samples, overheads, compactions, code, errors };
 }
 
-export function reportLongSession(result: Awaited<ReturnType<typeof longSession>>, stats: { median(values: number[]): number }): void {
+export function reportLongSession(
+  result: Awaited<ReturnType<typeof longSession>>,
+  stats: { median(values: number[]): number },
+): void {
   const { samples, overheads, compactions, code, errors } = result;
   const turnRequests = samples.filter((s) => !s.isSummary);
   const summaries = samples.filter((s) => s.isSummary);
-  console.log(`long session: ${TURNS} turns of ${OUTPUT_BYTES / 1000} KB bash output, ${CONTEXT_WINDOW} token window: ${compactions} compactions, ${summaries.length} summary requests, exit ${code}${errors.length ? `, server errors: ${errors.join("; ")}` : ""}`);
+  console.log(
+    `long session: ${TURNS} turns of ${OUTPUT_BYTES / 1000} KB bash output, ${CONTEXT_WINDOW} token window: ${compactions} compactions, ${summaries.length} summary requests, exit ${code}${errors.length ? `, server errors: ${errors.join("; ")}` : ""}`,
+  );
   for (let from = 0; from < TURNS; from += BLOCK) {
     const block = turnRequests.filter((s) => s.turn >= from && s.turn < from + BLOCK);
     if (block.length === 0) continue;
@@ -98,5 +140,8 @@ export function reportLongSession(result: Awaited<ReturnType<typeof longSession>
     );
   }
   const summaryBytes = summaries.map((s) => s.bytes);
-  if (summaryBytes.length) console.log(`  summary requests: bytes min ${Math.min(...summaryBytes)}, median ${stats.median(summaryBytes)}, max ${Math.max(...summaryBytes)}`);
+  if (summaryBytes.length)
+    console.log(
+      `  summary requests: bytes min ${Math.min(...summaryBytes)}, median ${stats.median(summaryBytes)}, max ${Math.max(...summaryBytes)}`,
+    );
 }

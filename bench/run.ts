@@ -46,7 +46,11 @@ interface Run {
 function runCli(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const startedAt = now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd: tempDir(),
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let peakRssKb = 0;
     const peaks: [number, number][] = [];
@@ -95,12 +99,28 @@ async function versionTimes(): Promise<number[]> {
 async function shellScript(steps: number, command: string, sandbox: "on" | "off") {
   const step: ScriptStep = { reply: { toolCalls: [{ name: "bash", arguments: { command } }] } };
   const server = await startFakeLLM([...Array.from({ length: steps }, () => step), { reply: { text: "done" } }]);
-  const run = await runCli([...fakeFlags(server), "-y", "--sandbox", sandbox, "--max-turns", String(steps + 10), "--output", "stream-json", "-p", "go"]);
-  const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const run = await runCli([
+    ...fakeFlags(server),
+    "-y",
+    "--sandbox",
+    sandbox,
+    "--max-turns",
+    String(steps + 10),
+    "--output",
+    "stream-json",
+    "-p",
+    "go",
+  ]);
+  const events = run.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const toolTimes = events.filter((e) => e.type === "tool_end").map((e) => e.durationMs as number);
   const ownTimes: number[] = [];
-  for (let i = 0; i + 1 < server.requests.length; i++) ownTimes.push(server.requests[i + 1].receivedAt - (server.requests[i].answeredAt as number));
-  const peakAt = (request: number) => [...run.peaks].reverse().find(([when]) => when <= server.requests[request].receivedAt)?.[1] ?? 0;
+  for (let i = 0; i + 1 < server.requests.length; i++)
+    ownTimes.push(server.requests[i + 1].receivedAt - (server.requests[i].answeredAt as number));
+  const peakAt = (request: number) =>
+    [...run.peaks].reverse().find(([when]) => when <= server.requests[request].receivedAt)?.[1] ?? 0;
   const result = {
     ownTimes,
     overheads: ownTimes.map((own, i) => own - toolTimes[i]),
@@ -122,7 +142,10 @@ function spawnFloor(): Promise<number[]> {
     const next = () => { const t = performance.now(); spawn("bash", ["-c", "echo"], { stdio: ["ignore", "pipe", "pipe"] }).on("close", () => { times.push(performance.now() - t); if (times.length < ${FLOOR_SPAWNS}) next(); else console.log(JSON.stringify(times)); }); };
     next();`;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["-e", program], { env: { PATH: process.env.PATH }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["-e", program], {
+      env: { PATH: process.env.PATH },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (chunk) => (out += chunk));
     child.on("close", () => resolve(JSON.parse(out)));
@@ -130,9 +153,15 @@ function spawnFloor(): Promise<number[]> {
 }
 
 /** What the first request spends its bytes on: the system prompt and each built-in tool's declaration (chat-completions JSON). */
-function firstRequestParts(body: { messages: { role: string; content: unknown }[]; tools: { function: { name: string } }[] }): string {
+function firstRequestParts(body: {
+  messages: { role: string; content: unknown }[];
+  tools: { function: { name: string } }[];
+}): string {
   const system = body.messages.find((message) => message.role === "system");
-  const parts = [`system prompt ${JSON.stringify(system?.content ?? "").length}`, ...body.tools.map((tool) => `${tool.function.name} ${JSON.stringify(tool).length}`)];
+  const parts = [
+    `system prompt ${JSON.stringify(system?.content ?? "").length}`,
+    ...body.tools.map((tool) => `${tool.function.name} ${JSON.stringify(tool).length}`),
+  ];
   return parts.join(", ");
 }
 
@@ -140,21 +169,31 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
 const start = await startup();
 const version = await versionTimes();
-console.log(`start-up to first request: median ${fmt(median(start))}, min ${fmt(Math.min(...start))} (${STARTUP_RUNS} runs)`);
+console.log(
+  `start-up to first request: median ${fmt(median(start))}, min ${fmt(Math.min(...start))} (${STARTUP_RUNS} runs)`,
+);
 console.log(`--version: median ${fmt(median(version))}`);
 for (const sandbox of ["on", "off"] as const) {
   const runs = [];
   for (let i = 0; i < SCRIPT_RUNS; i++) runs.push(await shellScript(SCRIPT_STEPS, "echo step", sandbox));
   const own = runs.flatMap((run) => run.ownTimes);
   const echo = runs.flatMap((run) => run.toolTimes);
-  console.log(`own time per step, sandbox ${sandbox} (${SCRIPT_STEPS}-step script x ${SCRIPT_RUNS}, echo included): median ${fmt(median(own))}, p95 ${fmt(percentile(own, 95))}; the echo call itself ${fmt(median(echo))}; peak RSS ${mb(median(runs.map((run) => run.peakRssKb)))}`);
+  console.log(
+    `own time per step, sandbox ${sandbox} (${SCRIPT_STEPS}-step script x ${SCRIPT_RUNS}, echo included): median ${fmt(median(own))}, p95 ${fmt(percentile(own, 95))}; the echo call itself ${fmt(median(echo))}; peak RSS ${mb(median(runs.map((run) => run.peakRssKb)))}`,
+  );
 }
 const floor = await spawnFloor();
 console.log(`spawn floor (bash -c echo from a tiny process, ${FLOOR_SPAWNS} spawns): median ${fmt(median(floor))}`);
 const long = await shellScript(LONG_STEPS, "echo step", "on");
-const blocks = Array.from({ length: Math.ceil(long.ownTimes.length / BLOCK) }, (_, i) => long.ownTimes.slice(i * BLOCK, (i + 1) * BLOCK));
-console.log(`own time per step over ${LONG_STEPS} steps (sandbox on), median per ${BLOCK}-step block: ${blocks.map((block) => fmt(median(block))).join(", ")}; without the command ${fmt(median(long.overheads))} (exit ${long.code})`);
-console.log(`peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`);
+const blocks = Array.from({ length: Math.ceil(long.ownTimes.length / BLOCK) }, (_, i) =>
+  long.ownTimes.slice(i * BLOCK, (i + 1) * BLOCK),
+);
+console.log(
+  `own time per step over ${LONG_STEPS} steps (sandbox on), median per ${BLOCK}-step block: ${blocks.map((block) => fmt(median(block))).join(", ")}; without the command ${fmt(median(long.overheads))} (exit ${long.code})`,
+);
+console.log(
+  `peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`,
+);
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
 console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });

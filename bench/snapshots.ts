@@ -22,7 +22,11 @@ export async function snapshotBench(): Promise<Record<string, number>> {
   const home = tempDir("harness-bench-home-");
   for (let folder = 0; folder < FOLDERS; folder++) {
     mkdirSync(join(workspace, `pkg${folder}`));
-    for (let file = 0; file < FILES_PER_FOLDER; file++) writeFileSync(join(workspace, `pkg${folder}`, `mod${file}.ts`), `export const value${file} = ${folder};\n`.repeat(40));
+    for (let file = 0; file < FILES_PER_FOLDER; file++)
+      writeFileSync(
+        join(workspace, `pkg${folder}`, `mod${file}.ts`),
+        `export const value${file} = ${folder};\n`.repeat(40),
+      );
   }
   const change = (round: number) => {
     for (let i = 0; i < CHANGED_FILES; i++) writeFileSync(join(workspace, `pkg${i}`, "mod0.ts"), `changed ${round}\n`);
@@ -36,7 +40,13 @@ export async function snapshotBench(): Promise<Record<string, number>> {
   change(2);
   const newSession = await timed(() => next.take());
   const restore = await timed(() => next.restore(first.value));
-  return { first: first.ms, unchanged: unchanged.ms, changed: changed.ms, newSession: newSession.ms, restore: restore.ms };
+  return {
+    first: first.ms,
+    unchanged: unchanged.ms,
+    changed: changed.ms,
+    newSession: newSession.ms,
+    restore: restore.ms,
+  };
 }
 
 export function reportSnapshots(times: Record<string, number>): void {

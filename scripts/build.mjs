@@ -13,7 +13,9 @@ const zodEnglishOnly = {
   name: "zod-english-only",
   setup(build) {
     build.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${"node_modules"}/zod/`) ? { path: args.resolveDir, namespace: "zod-locales" } : undefined,
+      args.importer.includes(`${"node_modules"}/zod/`)
+        ? { path: args.resolveDir, namespace: "zod-locales" }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(`${args.path}/../locales/en.js`)};`,
@@ -42,12 +44,16 @@ await build({
   legalComments: "none",
   define: { __HARNESS_VERSION__: JSON.stringify(pkg.version) },
   // Some bundled CommonJS code calls require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __harnessCreateRequire } from 'node:module'; const require = __harnessCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __harnessCreateRequire } from 'node:module'; const require = __harnessCreateRequire(import.meta.url);",
+  },
   logLevel: "warning",
   plugins: [zodEnglishOnly],
 });
 if (!process.argv.includes("--no-types")) {
-  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+    stdio: "inherit",
+  });
   // tsc keeps our `./x.ts` specifiers in declarations (rewriteRelativeImportExtensions covers
   // only emitted JavaScript); a consumer's TypeScript resolves `./x.js` to `./x.d.ts`.
   for (const file of readdirSync("dist/types", { recursive: true, encoding: "utf8" })) {

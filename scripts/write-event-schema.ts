@@ -6,5 +6,8 @@ import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { agentEventSchema, EVENT_SCHEMA_VERSION } from "../src/core/event-schema.ts";
 
-const schema = { title: `harness agent event (schemaVersion ${EVENT_SCHEMA_VERSION})`, ...z.toJSONSchema(agentEventSchema, { target: "draft-2020-12" }) };
+const schema = {
+  title: `harness agent event (schemaVersion ${EVENT_SCHEMA_VERSION})`,
+  ...z.toJSONSchema(agentEventSchema, { target: "draft-2020-12" }),
+};
 writeFileSync(new URL("../docs/events.schema.json", import.meta.url), `${JSON.stringify(schema, null, 2)}\n`);

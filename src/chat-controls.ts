@@ -39,7 +39,8 @@ export class SessionChatControls implements ChatControls {
   /** The hooks runChat takes. */
   hooks() {
     return {
-      onInput: (line: string) => appendInputHistory(historyPathFor(this.options.env), redactText(line, secretValuesOf(this.options.env))),
+      onInput: (line: string) =>
+        appendInputHistory(historyPathFor(this.options.env), redactText(line, secretValuesOf(this.options.env))),
       runCommand: (line: string): Promise<CommandOutcome> | undefined =>
         isSlashCommand(line) ? runSlashCommand(line, this, this.options.stderr, this.options.colors) : undefined,
     };
@@ -91,9 +92,15 @@ export class SessionChatControls implements ChatControls {
 
   listSkills(): string[] {
     const { listed, untrusted } = this.options.session.skills;
-    const lines = listed.map((skill) => `${skill.name}  ${skill.description}  ${displayPath(this.options.cwd, skill.path)}`);
-    if (listed.length === 0) lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
-    if (untrusted.length > 0) lines.push(`${untrusted.length} project skill${untrusted.length === 1 ? "" : "s"} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`);
+    const lines = listed.map(
+      (skill) => `${skill.name}  ${skill.description}  ${displayPath(this.options.cwd, skill.path)}`,
+    );
+    if (listed.length === 0)
+      lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
+    if (untrusted.length > 0)
+      lines.push(
+        `${untrusted.length} project skill${untrusted.length === 1 ? "" : "s"} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`,
+      );
     return lines;
   }
 
@@ -112,9 +119,14 @@ export class SessionChatControls implements ChatControls {
     const answer = await this.options.ask(colors.bold(`${plan.kind}? [y/N] `));
     if (!/^\s*y(es)?\s*$/i.test(answer ?? "")) return `nothing was ${plan.kind === "undo" ? "undone" : "redone"}`;
     const result = await session.applyUndo(plan);
-    const kept = result && result.kept.length > 0 ? `; left as they are (ignored or too large to snapshot then): ${result.kept.join(", ")}` : "";
+    const kept =
+      result && result.kept.length > 0
+        ? `; left as they are (ignored or too large to snapshot then): ${result.kept.join(", ")}`
+        : "";
     const turns = plan.turns === 1 ? "1 turn" : `${plan.turns} turns`;
-    return plan.kind === "undo" ? `undid ${turns}: the files and the conversation are back to before ${plan.turns === 1 ? "it" : "them"}${kept} (/redo reverses this)` : `redid ${turns}${kept}`;
+    return plan.kind === "undo"
+      ? `undid ${turns}: the files and the conversation are back to before ${plan.turns === 1 ? "it" : "them"}${kept} (/redo reverses this)`
+      : `redid ${turns}${kept}`;
   }
 
   async compact(focus: string): Promise<string> {

@@ -30,7 +30,11 @@ interface FlagSpec {
 const text = z.string();
 const toggle = z.boolean();
 /** A whole number of at least 1, given as digits: `takes` completes the error (`--max-turns takes ...`). */
-const positiveInteger = (takes: string) => z.string().refine((value) => parsePositiveInteger(value) !== undefined, takes).transform(Number);
+const positiveInteger = (takes: string) =>
+  z
+    .string()
+    .refine((value) => parsePositiveInteger(value) !== undefined, takes)
+    .transform(Number);
 /** A prompt file read by `@file` larger than this is refused: it would be paid on every request. */
 const MAX_PROMPT_FILE_BYTES = 256 * 1024;
 /**
@@ -46,7 +50,12 @@ const textOrFile = z.string().transform((value, context) => {
     return readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (code ?? (error as Error).message);
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EISDIR"
+          ? "a folder, not a file"
+          : (code ?? (error as Error).message);
     context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
     return z.NEVER;
   }
@@ -62,7 +71,10 @@ const directory = z.string().superRefine((value, context) => {
   if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
 });
 /** Seconds, as typed (config.ts turns them into milliseconds, with the variables' checks). */
-const seconds = z.string().regex(/^\d+(\.\d+)?$/, "takes a number of seconds above 0").refine((value) => Number(value) > 0, "takes a number of seconds above 0");
+const seconds = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, "takes a number of seconds above 0")
+  .refine((value) => Number(value) > 0, "takes a number of seconds above 0");
 /** One of a fixed list of words. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
 
@@ -99,7 +111,11 @@ export const FLAGS = {
   turns: { schema: positiveInteger("takes a positive whole number of turns") },
   // harness batch
   out: { schema: text },
-  concurrency: { schema: positiveInteger(`takes a whole number from 1 to ${MAX_CONCURRENCY}`).pipe(z.number().max(MAX_CONCURRENCY, `takes a whole number from 1 to ${MAX_CONCURRENCY}`)) },
+  concurrency: {
+    schema: positiveInteger(`takes a whole number from 1 to ${MAX_CONCURRENCY}`).pipe(
+      z.number().max(MAX_CONCURRENCY, `takes a whole number from 1 to ${MAX_CONCURRENCY}`),
+    ),
+  },
   workdir: { schema: text },
   queue: { schema: text },
   html: { schema: text },
@@ -150,15 +166,29 @@ export type CliFlags = Flags<(typeof RUN_FLAGS)[number]> & { positionals: string
  * Reads `argv` against the named flags; throws UsageError for an unknown flag, a missing value,
  * a value its schema refuses, or prompt words where none are taken.
  */
-export function parseFlags<N extends FlagName>(argv: string[], names: readonly N[], options: { positionals?: boolean } = {}): { flags: Flags<N>; positionals: string[] } {
+export function parseFlags<N extends FlagName>(
+  argv: string[],
+  names: readonly N[],
+  options: { positionals?: boolean } = {},
+): { flags: Flags<N>; positionals: string[] } {
   const specs: Record<string, FlagSpec> = FLAGS;
-  const tokens = Object.fromEntries(names.map((name) => [name, { type: specs[name].schema instanceof z.ZodBoolean ? ("boolean" as const) : ("string" as const), ...(specs[name].short ? { short: specs[name].short } : {}), ...(specs[name].multiple ? { multiple: true } : {}) }]));
+  const tokens = Object.fromEntries(
+    names.map((name) => [
+      name,
+      {
+        type: specs[name].schema instanceof z.ZodBoolean ? ("boolean" as const) : ("string" as const),
+        ...(specs[name].short ? { short: specs[name].short } : {}),
+        ...(specs[name].multiple ? { multiple: true } : {}),
+      },
+    ]),
+  );
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: tokens, allowPositionals: options.positionals ?? false, strict: true });
   } catch (error) {
     // node:util's own complaints (unknown flag, missing value, stray word) are the user's to fix.
-    if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) throw new UsageError(describeArgvError(error as ArgvError, names));
+    if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS"))
+      throw new UsageError(describeArgvError(error as ArgvError, names));
     throw error;
   }
   const flags: Record<string, unknown> = {};
@@ -173,11 +203,14 @@ export function parseFlags<N extends FlagName>(argv: string[], names: readonly N
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
   const { flags, positionals } = parseFlags(argv, RUN_FLAGS, { positionals: true });
-  if (flags.yes && flags.approve !== undefined && flags.approve !== "all") throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
+  if (flags.yes && flags.approve !== undefined && flags.approve !== "all")
+    throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
   if (flags.input !== undefined) {
     if (flags.output !== "stream-json") throw new UsageError("--input stream-json needs --output stream-json");
-    if (flags.print !== undefined || positionals.length > 0) throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
-    if (flags.image !== undefined) throw new UsageError("--image goes with one prompt (-p or prompt words), not with --input stream-json");
+    if (flags.print !== undefined || positionals.length > 0)
+      throw new UsageError("--input stream-json reads the prompts from stdin: give no -p or prompt words");
+    if (flags.image !== undefined)
+      throw new UsageError("--image goes with one prompt (-p or prompt words), not with --input stream-json");
   }
   return { ...flags, positionals };
 }
@@ -212,7 +245,8 @@ function describeArgvError(error: ArgvError, names: readonly FlagName[]): string
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
       const flag = /--[\w-]+/.exec(error.message)?.[0] ?? quoted;
       if (/does not take an argument/.test(error.message)) return `${flag} takes no value`;
-      if (/ambiguous/.test(error.message)) return `${quoted} needs a value (one that starts with "-" is written ${flagForShort(quoted, names)}=-value)`;
+      if (/ambiguous/.test(error.message))
+        return `${quoted} needs a value (one that starts with "-" is written ${flagForShort(quoted, names)}=-value)`;
       return `${flag} needs a value`;
     }
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":

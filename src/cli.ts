@@ -121,6 +121,8 @@ function exit(code: number): void {
 }
 
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
-  process.stderr.write(`harness: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `harness: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   exit(1);
 });

@@ -16,8 +16,17 @@ const perMillion = z.number().nonnegative();
 
 /** USD per million tokens; cache rates default to the input rate (no discount known). */
 const PricesSchema = z
-  .strictObject({ input: perMillion, output: perMillion, cacheRead: perMillion.optional(), cacheWrite: perMillion.optional() })
-  .transform((prices) => ({ ...prices, cacheRead: prices.cacheRead ?? prices.input, cacheWrite: prices.cacheWrite ?? prices.input }));
+  .strictObject({
+    input: perMillion,
+    output: perMillion,
+    cacheRead: perMillion.optional(),
+    cacheWrite: perMillion.optional(),
+  })
+  .transform((prices) => ({
+    ...prices,
+    cacheRead: prices.cacheRead ?? prices.input,
+    cacheWrite: prices.cacheWrite ?? prices.input,
+  }));
 
 /** What may differ per model of one provider. */
 const ModelEntrySchema = z.strictObject({
@@ -33,7 +42,10 @@ const ModelEntrySchema = z.strictObject({
 const ProviderEntrySchema = z.strictObject({
   api: WireApiSchema.optional(),
   baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected the name of an environment variable, such as MYLLM_API_KEY").optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected the name of an environment variable, such as MYLLM_API_KEY")
+    .optional(),
   headers: z.record(z.string(), z.string()).optional(),
   /** The model used when none is named elsewhere. */
   model: z.string().min(1).optional(),
@@ -58,7 +70,9 @@ const ConfigSchema = z.strictObject({
   idleTimeout: z.number().positive().optional(),
   /** Most bytes of one model reply. */
   maxReplyBytes: z.number().int().positive().optional(),
-  providers: z.record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" }).optional(),
+  providers: z
+    .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
+    .optional(),
   /** Checked by mcp/config.ts, whose broken entries are reported and skipped. */
   mcpServers: z.unknown().optional(),
 });
@@ -97,7 +111,8 @@ export function loadConfigFile(env: NodeJS.ProcessEnv): HarnessConfig {
   for (const [name, entry] of Object.entries(parsed.data.providers ?? {})) {
     if (PRESETS[name]) continue;
     for (const field of ["api", "baseUrl"] as const) {
-      if (!entry[field]) throw new ConfigError(`${path}: providers.${name}.${field}: required for a custom provider`, { isUsage: true });
+      if (!entry[field])
+        throw new ConfigError(`${path}: providers.${name}.${field}: required for a custom provider`, { isUsage: true });
     }
   }
   return parsed.data;

@@ -23,8 +23,18 @@ export const DEFAULT_LOCAL_MODEL = "hf:unsloth/Qwen3-4B-Instruct-2507-GGUF/Qwen3
 
 export const PRESETS: Record<string, ProviderPreset> = {
   openai: { api: "openai", baseUrl: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5-mini" },
-  anthropic: { api: "anthropic", baseUrl: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-5" },
-  openrouter: { api: "openai", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", defaultModel: "anthropic/claude-sonnet-4.5" },
+  anthropic: {
+    api: "anthropic",
+    baseUrl: "https://api.anthropic.com",
+    keyEnv: "ANTHROPIC_API_KEY",
+    defaultModel: "claude-sonnet-4-5",
+  },
+  openrouter: {
+    api: "openai",
+    baseUrl: "https://openrouter.ai/api/v1",
+    keyEnv: "OPENROUTER_API_KEY",
+    defaultModel: "anthropic/claude-sonnet-4.5",
+  },
   ollama: { api: "openai", baseUrl: "http://localhost:11434/v1", defaultModel: "qwen3" },
   local: { api: "local", baseUrl: "", defaultModel: DEFAULT_LOCAL_MODEL },
 };
@@ -80,25 +90,39 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
  * exact variable to set. config.json's top-level `model` belongs to its top-level `provider`: it
  * is not used when another provider is chosen.
  */
-export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, config: HarnessConfig = {}): ProviderSettings {
+export function resolveProvider(
+  flags: ProviderChoice,
+  env: NodeJS.ProcessEnv,
+  config: HarnessConfig = {},
+): ProviderSettings {
   const urlOverride = flags.baseUrl ?? env.HARNESS_BASE_URL;
   // A malformed URL would otherwise be retried as if the network had failed.
   if (urlOverride !== undefined && !isHttpUrl(urlOverride)) {
     const source = flags.baseUrl !== undefined ? "--base-url" : "HARNESS_BASE_URL";
-    throw new ConfigError(`${source} takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "${urlOverride}")`, { isUsage: true });
+    throw new ConfigError(
+      `${source} takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "${urlOverride}")`,
+      { isUsage: true },
+    );
   }
   const name = flags.provider ?? env.HARNESS_PROVIDER ?? config.provider ?? guessProvider(env, urlOverride);
   const preset = PRESETS[name] as ProviderPreset | undefined;
   const custom = config.providers?.[name];
   if (!preset && !custom) {
     const known = [...Object.keys(PRESETS), ...Object.keys(config.providers ?? {})];
-    throw new ConfigError(`unknown provider "${name}"; choose one of: ${known.join(", ")} (or add it to config.json "providers")`, { isUsage: true });
+    throw new ConfigError(
+      `unknown provider "${name}"; choose one of: ${known.join(", ")} (or add it to config.json "providers")`,
+      { isUsage: true },
+    );
   }
   // config-file.ts guarantees a custom provider (no preset) has api and baseUrl. config.json's
   // top-level `api`, like its `model`, belongs to its top-level provider.
   const configApi = config.provider === undefined || config.provider === name ? config.api : undefined;
   const api = (flags.api ?? configApi ?? custom?.api ?? preset?.api) as ApiKind;
-  if (api !== preset?.api && preset?.api === "local") throw new ConfigError("a wire API (--api, config \"api\") does not apply to the local provider: it runs the model in-process", { isUsage: true });
+  if (api !== preset?.api && preset?.api === "local")
+    throw new ConfigError(
+      'a wire API (--api, config "api") does not apply to the local provider: it runs the model in-process',
+      { isUsage: true },
+    );
   const baseUrl = (urlOverride ?? custom?.baseUrl ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
   const keyEnv = custom?.apiKeyEnv ?? preset?.keyEnv;
   const apiKey = env.HARNESS_API_KEY || (keyEnv ? env[keyEnv] : undefined) || undefined;
@@ -109,11 +133,22 @@ export function resolveProvider(flags: ProviderChoice, env: NodeJS.ProcessEnv, c
     throw new ConfigError(`no API key for ${name}: set ${keyEnv} (or HARNESS_API_KEY), or choose another --provider`);
   }
   const configModel = config.provider === undefined || config.provider === name ? config.model : undefined;
-  const model = flags.model ?? env.HARNESS_MODEL ?? configModel ?? custom?.model ?? Object.keys(custom?.models ?? {})[0] ?? preset?.defaultModel;
-  if (!model) throw new ConfigError(`no model for provider "${name}": give --model, or set providers.${name}.model in config.json`, { isUsage: true });
+  const model =
+    flags.model ??
+    env.HARNESS_MODEL ??
+    configModel ??
+    custom?.model ??
+    Object.keys(custom?.models ?? {})[0] ??
+    preset?.defaultModel;
+  if (!model)
+    throw new ConfigError(
+      `no model for provider "${name}": give --model, or set providers.${name}.model in config.json`,
+      { isUsage: true },
+    );
   const perModel = custom?.models?.[model];
   const maxTokens = flags.maxTokens ?? perModel?.maxTokens ?? custom?.maxTokens;
-  if (flags.thinkingBudget !== undefined) checkThinkingBudget(flags.thinkingBudget, api, maxTokens ?? defaultMaxTokens(model));
+  if (flags.thinkingBudget !== undefined)
+    checkThinkingBudget(flags.thinkingBudget, api, maxTokens ?? defaultMaxTokens(model));
   return {
     name,
     api,
@@ -142,15 +177,29 @@ function callLimitsFrom(flags: ProviderChoice, env: NodeJS.ProcessEnv, config: H
   const idleTimeout = flags.idleTimeout ?? env.HARNESS_IDLE_TIMEOUT;
   const maxReplyBytes = env.HARNESS_MAX_REPLY_BYTES;
   return definedOnly({
-    requestTimeoutMs: requestTimeout !== undefined ? positiveNumber(requestTimeout, flags.requestTimeout ? "--request-timeout" : "HARNESS_REQUEST_TIMEOUT", "seconds") * 1000 : toMs(config.requestTimeout),
-    idleTimeoutMs: idleTimeout !== undefined ? positiveNumber(idleTimeout, flags.idleTimeout ? "--idle-timeout" : "HARNESS_IDLE_TIMEOUT", "seconds") * 1000 : toMs(config.idleTimeout),
-    maxReplyBytes: maxReplyBytes !== undefined ? Math.floor(positiveNumber(maxReplyBytes, "HARNESS_MAX_REPLY_BYTES", "bytes")) : config.maxReplyBytes,
+    requestTimeoutMs:
+      requestTimeout !== undefined
+        ? positiveNumber(
+            requestTimeout,
+            flags.requestTimeout ? "--request-timeout" : "HARNESS_REQUEST_TIMEOUT",
+            "seconds",
+          ) * 1000
+        : toMs(config.requestTimeout),
+    idleTimeoutMs:
+      idleTimeout !== undefined
+        ? positiveNumber(idleTimeout, flags.idleTimeout ? "--idle-timeout" : "HARNESS_IDLE_TIMEOUT", "seconds") * 1000
+        : toMs(config.idleTimeout),
+    maxReplyBytes:
+      maxReplyBytes !== undefined
+        ? Math.floor(positiveNumber(maxReplyBytes, "HARNESS_MAX_REPLY_BYTES", "bytes"))
+        : config.maxReplyBytes,
   });
 }
 
 function positiveNumber(text: string, name: string, unit: string): number {
   const value = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(value > 0)) throw new ConfigError(`${name} takes a number of ${unit} above 0 (got "${text}")`, { isUsage: true });
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(value > 0))
+    throw new ConfigError(`${name} takes a number of ${unit} above 0 (got "${text}")`, { isUsage: true });
   return value;
 }
 
@@ -160,9 +209,18 @@ function toMs(seconds: number | undefined): number | undefined {
 
 /** Anthropic rejects a budget under its minimum or not below max_tokens; say so before the call. */
 function checkThinkingBudget(budget: number, api: ApiKind, maxTokens: number): void {
-  if (api !== "anthropic") throw new ConfigError("--thinking needs an Anthropic provider (OpenAI-compatible servers choose their own reasoning effort)", { isUsage: true });
-  if (budget < MIN_THINKING_BUDGET) throw new ConfigError(`--thinking takes at least ${MIN_THINKING_BUDGET} tokens`, { isUsage: true });
-  if (budget >= maxTokens) throw new ConfigError(`--thinking ${budget} must be below the output limit (${maxTokens} tokens); raise --max-tokens or lower --thinking`, { isUsage: true });
+  if (api !== "anthropic")
+    throw new ConfigError(
+      "--thinking needs an Anthropic provider (OpenAI-compatible servers choose their own reasoning effort)",
+      { isUsage: true },
+    );
+  if (budget < MIN_THINKING_BUDGET)
+    throw new ConfigError(`--thinking takes at least ${MIN_THINKING_BUDGET} tokens`, { isUsage: true });
+  if (budget >= maxTokens)
+    throw new ConfigError(
+      `--thinking ${budget} must be below the output limit (${maxTokens} tokens); raise --max-tokens or lower --thinking`,
+      { isUsage: true },
+    );
 }
 
 function isHttpUrl(text: string): boolean {
@@ -179,6 +237,6 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined): str
   if (withKey) return withKey;
   if (env.HARNESS_API_KEY) return "openai";
   throw new NoProviderError(
-    "no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set \"provider\" in config.json",
+    'no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json',
   );
 }

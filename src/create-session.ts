@@ -23,7 +23,13 @@ import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
 import { createApprover, type ApproverOptions, type AskApprovalFn } from "./permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
-import { PermissionSetupError, setupPermissions, withProjectRules, withReadableFolders, type PermissionFlags } from "./permissions/setup-permissions.ts";
+import {
+  PermissionSetupError,
+  setupPermissions,
+  withProjectRules,
+  withReadableFolders,
+  type PermissionFlags,
+} from "./permissions/setup-permissions.ts";
 import { findPromptCommands, type PromptCommand } from "./prompts/custom-commands.ts";
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
 import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
@@ -60,7 +66,10 @@ export interface SessionOptions {
    * Who answers what the rules leave open: a person at the terminal (`ask`), a front end with its
    * own dialogue (`delegate`, the editor), or nobody (refused).
    */
-  approval: { ask: AskApprovalFn } | { delegate: ApproveFn } | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
+  approval:
+    | { ask: AskApprovalFn }
+    | { delegate: ApproveFn }
+    | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
   /** An editor's MCP servers, added to the configured ones. */
   mcpServers?: McpServerConfig[];
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
@@ -133,7 +142,10 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   const { cwd, env, resumed } = sessionOptions;
   // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
   // key and no escape sequence of theirs reaches the terminal or an editor's log.
-  const options = { ...sessionOptions, warn: (message: string) => sessionOptions.warn(redactText(stripControlSequences(message), secretValuesOf(env))) };
+  const options = {
+    ...sessionOptions,
+    warn: (message: string) => sessionOptions.warn(redactText(stripControlSequences(message), secretValuesOf(env))),
+  };
   // Whether a sandbox works here, found out without blocking while the settings load (the CLI
   // starts this trial at launch); setupPermissions then has the answer at hand.
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
@@ -143,14 +155,28 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   let permissions = setupPermissionsOrThrow(options);
   for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
   // The folder's hooks, MCP servers and allow rules only once it is trusted (permissions/folder-trust.ts).
-  const found = findSkills({ cwd, harnessHome: stateDir(env), home: permissions.policy.home }, (message) => options.warn(`warning: ${message}`));
-  const trust = await settleFolderTrust({ cwd, harnessHome: stateDir(env), home: permissions.policy.home, trustedFolders: permissions.trustedFolders, skills: found.project, ...options.trust });
+  const found = findSkills({ cwd, harnessHome: stateDir(env), home: permissions.policy.home }, (message) =>
+    options.warn(`warning: ${message}`),
+  );
+  const trust = await settleFolderTrust({
+    cwd,
+    harnessHome: stateDir(env),
+    home: permissions.policy.home,
+    trustedFolders: permissions.trustedFolders,
+    skills: found.project,
+    ...options.trust,
+  });
   if (trust.report) options.warn(trust.report);
   if (trust.isTrusted) permissions = withProjectRules(permissions);
   const skills = activeSkills(found, trust.isTrusted);
-  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) => options.warn(`warning: ${message}`));
+  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) =>
+    options.warn(`warning: ${message}`),
+  );
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
-  permissions = withReadableFolders(permissions, skills.map((skill) => dirname(skill.path)));
+  permissions = withReadableFolders(
+    permissions,
+    skills.map((skill) => dirname(skill.path)),
+  );
   // A server that stays silent is reported while the call waits (providers/call-limits.ts).
   const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
   const provider = await providerFor(settings);
@@ -168,12 +194,21 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   );
   if (resumed) await window.known;
   // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
-  const extensions = await loadExtensions({ cwd, env, commandEnv: permissions.env, isProjectTrusted: trust.isTrusted, warn: options.warn, extraServers: options.mcpServers });
+  const extensions = await loadExtensions({
+    cwd,
+    env,
+    commandEnv: permissions.env,
+    isProjectTrusted: trust.isTrusted,
+    warn: options.warn,
+    extraServers: options.mcpServers,
+  });
   const tools = [...codingTools, ...extensions.tools];
   const approve = createApprover({
     policy: permissions.policy,
     cwd,
-    ...("ask" in options.approval ? { ask: options.approval.ask, preview: (request) => previewChange(request, cwd) } : {}),
+    ...("ask" in options.approval
+      ? { ask: options.approval.ask, preview: (request) => previewChange(request, cwd) }
+      : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
     ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
   });
@@ -183,7 +218,8 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   // the first allowed call that may change files waits here for the turn's snapshot.
   const approveAndSnapshot: ApproveFn = async (request, signal) => {
     const decision = await approve(request, signal);
-    if (decision.allow && request.tool.kind !== "read") await turnSnapshots.beforeChange(recorder.id, (commit) => recorder.recordSnapshot(commit));
+    if (decision.allow && request.tool.kind !== "read")
+      await turnSnapshots.beforeChange(recorder.id, (commit) => recorder.recordSnapshot(commit));
     return decision;
   };
   const agent = new HookedAgent(
@@ -223,12 +259,18 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
    * its `done` comes out as an error saying so (session/session-store.ts), so a headless run
    * exits 1 with that line and the file stays resumable.
    */
-  async function* recorded<R>(start: (signal: AbortSignal) => AsyncGenerator<AgentEvent, R>, signal?: AbortSignal): AsyncGenerator<AgentEvent, R> {
+  async function* recorded<R>(
+    start: (signal: AbortSignal) => AsyncGenerator<AgentEvent, R>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<AgentEvent, R> {
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     if (signal?.aborted) stop.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const asFailed = <T>(value: T): T => (recorder.failure && (value as { type?: unknown })?.type === "done" ? { ...value, reason: "error", error: recorder.failure } : value);
+    const asFailed = <T>(value: T): T =>
+      recorder.failure && (value as { type?: unknown })?.type === "done"
+        ? { ...value, reason: "error", error: recorder.failure }
+        : value;
     const stream = outgoing(start(stop.signal));
     const withTodo = todoEvents(); // the plan the todo tool sets, as its own event
     try {
@@ -294,7 +336,8 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
       todo = [];
     },
     async resume(stored, settings) {
-      const isSameProvider = settings.name === current.name && settings.model === current.model && settings.baseUrl === current.baseUrl;
+      const isSameProvider =
+        settings.name === current.name && settings.model === current.model && settings.baseUrl === current.baseUrl;
       if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
       moveTo(startRecorder(env, cwd, settings, stored));
       current = settings;
@@ -322,13 +365,21 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
  * defaults below flags and environment); at a terminal with nothing configured, the local
  * model if the person wants it. Throws SessionSetupError.
  */
-async function settingsResolver(options: SessionOptions): Promise<(session: SessionData | undefined) => ProviderSettings> {
+async function settingsResolver(
+  options: SessionOptions,
+): Promise<(session: SessionData | undefined) => ProviderSettings> {
   const { env, localOffer, resumed } = options;
   const config = wrapConfigError(() => loadConfigFile(env));
   let choice = options.choice;
-  const settingsFor = (session: SessionData | undefined) => wrapConfigError(() => resolveProvider(providerChoiceFor(choice, env, session), env, config));
+  const settingsFor = (session: SessionData | undefined) =>
+    wrapConfigError(() => resolveProvider(providerChoiceFor(choice, env, session), env, config));
   if (localOffer) {
-    const offer = { resolve: () => settingsFor(resumed), isNoProvider: (e: unknown) => e instanceof SessionSetupError && e.cause instanceof NoProviderError, isTerminal: true, ...localOffer };
+    const offer = {
+      resolve: () => settingsFor(resumed),
+      isNoProvider: (e: unknown) => e instanceof SessionSetupError && e.cause instanceof NoProviderError,
+      isTerminal: true,
+      ...localOffer,
+    };
     if (await acceptsLocalModel(offer)) choice = { ...choice, provider: "local" };
   }
   return settingsFor;
@@ -338,24 +389,40 @@ function wrapConfigError<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof ConfigError) throw new SessionSetupError(error.message, error.isUsage ? 2 : 1, { cause: error });
+    if (error instanceof ConfigError)
+      throw new SessionSetupError(error.message, error.isUsage ? 2 : 1, { cause: error });
     throw error;
   }
 }
 
 function setupPermissionsOrThrow(options: SessionOptions) {
   try {
-    return setupPermissions(options.permissions, { cwd: options.cwd, env: options.env, harnessHome: stateDir(options.env) });
+    return setupPermissions(options.permissions, {
+      cwd: options.cwd,
+      env: options.env,
+      harnessHome: stateDir(options.env),
+    });
   } catch (error) {
-    if (error instanceof PermissionSetupError) throw new SessionSetupError(error.message, error.exitCode, { cause: error });
+    if (error instanceof PermissionSetupError)
+      throw new SessionSetupError(error.message, error.exitCode, { cause: error });
     throw error;
   }
 }
 
 /** The system prompt with this machine's facts: the one place they are gathered. */
 function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides | undefined, skills: Skill[]): string {
-  const machine = { cwd, platform: `${process.platform} ${process.arch}`, shell: "bash", date: new Date().toISOString().slice(0, 10) };
-  return buildSystemPrompt(machine, tools.map((tool) => tool.name), overrides, skills);
+  const machine = {
+    cwd,
+    platform: `${process.platform} ${process.arch}`,
+    shell: "bash",
+    date: new Date().toISOString().slice(0, 10),
+  };
+  return buildSystemPrompt(
+    machine,
+    tools.map((tool) => tool.name),
+    overrides,
+    skills,
+  );
 }
 
 function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
@@ -369,5 +436,7 @@ function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 /** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
 function retryPolicyFrom(env: NodeJS.ProcessEnv) {
   const base = Number(env.HARNESS_RETRY_BASE_MS);
-  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS ? { maxRetries: 4, baseDelayMs: base } : undefined;
+  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS
+    ? { maxRetries: 4, baseDelayMs: base }
+    : undefined;
 }

@@ -42,7 +42,10 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const warn = (message: string) => options.warn(redactText(message, secrets));
   const hookFiles = [join(home, "settings.json"), ...(isProjectTrusted ? projectSettingsPaths(cwd, home) : [])];
   const hooks = createCommandHooks(loadHooks(hookFiles, warn), { cwd, env: commandEnv, warn });
-  const configured = loadMcpServers([userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])], warn);
+  const configured = loadMcpServers(
+    [userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])],
+    warn,
+  );
   const extra = options.extraServers ?? [];
   const servers = [...configured.filter((server) => !extra.some((e) => e.name === server.name)), ...extra];
   if (servers.length === 0) return { hooks, tools: [], close: async () => {} };

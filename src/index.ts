@@ -3,7 +3,14 @@ export { Agent, runAgent, MAX_TURNS, type AgentOptions, type RunOptions } from "
 export type { AgentEvent, DoneReason, RunResult } from "./core/events.ts";
 export { agentEventSchema, EVENT_SCHEMA_VERSION } from "./core/event-schema.ts";
 export * from "./core/messages.ts";
-export { ProviderError, type ModelEvent, type ModelRequest, type Provider, type ProviderErrorKind, type ToolSpec } from "./core/provider.ts";
+export {
+  ProviderError,
+  type ModelEvent,
+  type ModelRequest,
+  type Provider,
+  type ProviderErrorKind,
+  type ToolSpec,
+} from "./core/provider.ts";
 export type { ApprovalDecision, ApprovalRequest, ApproveFn, ToolCallHooks } from "./core/run-tools.ts";
 export type { ContextOptions } from "./core/context-budget.ts";
 export type { CompactionResult } from "./core/compaction.ts";

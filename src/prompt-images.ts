@@ -7,9 +7,15 @@ import { describeImage, loadImageFile } from "./tools/image-file.ts";
 import { imagesNamedIn, type NamedImage } from "./ui/attachments.ts";
 
 /** The prompt as text alone when it names no image, else as parts; an error line when an image cannot be sent. */
-export async function promptWithImages(text: string, cwd: string, options: { files?: string[]; pastedPaths: boolean }): Promise<{ prompt: string | UserContent } | { error: string }> {
+export async function promptWithImages(
+  text: string,
+  cwd: string,
+  options: { files?: string[]; pastedPaths: boolean },
+): Promise<{ prompt: string | UserContent } | { error: string }> {
   const given: NamedImage[] = (options.files ?? []).map((file) => ({ path: resolve(cwd, file), name: file }));
-  const named = imagesNamedIn(text, cwd, { pastedPaths: options.pastedPaths }).filter((image) => !given.some((other) => other.path === image.path));
+  const named = imagesNamedIn(text, cwd, { pastedPaths: options.pastedPaths }).filter(
+    (image) => !given.some((other) => other.path === image.path),
+  );
   if (given.length + named.length === 0) return { prompt: text };
   const content: UserContent = [{ type: "text", text }];
   for (const { path, name } of [...given, ...named]) {

@@ -39,7 +39,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
     try {
       process.chdir(flags.cwd);
     } catch (error) {
-      stderr.write(`harness: --cwd ${flags.cwd}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      stderr.write(
+        `harness: --cwd ${flags.cwd}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+      );
       return 2;
     }
   }
@@ -47,18 +49,29 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const colors = paletteFor(stderr, env);
 
   const isStreamInput = flags.input === "stream-json";
-  const prompt = isStreamInput ? undefined : await oneShotPrompt({ print: flags.print, positionals: flags.positionals, stdin, cwd, notice: (text) => stderr.write(`harness: ${text}\n`) });
+  const prompt = isStreamInput
+    ? undefined
+    : await oneShotPrompt({
+        print: flags.print,
+        positionals: flags.positionals,
+        stdin,
+        cwd,
+        notice: (text) => stderr.write(`harness: ${text}\n`),
+      });
   const isChat = prompt === undefined && !isStreamInput;
   if (!isChat && !isStreamInput && !prompt?.trim()) {
     stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
     return 2;
   }
   if (isChat && flags.image) {
-    stderr.write("harness: --image goes with a prompt (-p or prompt words); in chat, name the image with @path or paste its path\n");
+    stderr.write(
+      "harness: --image goes with a prompt (-p or prompt words); in chat, name the image with @path or paste its path\n",
+    );
     return 2;
   }
   // `@shot.png` in the prompt and --image files go as pictures; one that cannot is an error before anything runs.
-  const attached = prompt === undefined ? undefined : await promptWithImages(prompt, cwd, { files: flags.image, pastedPaths: false });
+  const attached =
+    prompt === undefined ? undefined : await promptWithImages(prompt, cwd, { files: flags.image, pastedPaths: false });
   if (attached && "error" in attached) {
     stderr.write(`harness: ${attached.error}\n`);
     return 2;
@@ -92,10 +105,23 @@ export async function runCli(flags: CliFlags): Promise<number> {
     maxTurns: flags["max-turns"],
     systemPrompt: { replace: flags["system-prompt"], append: flags["append-system-prompt"] },
     contextWindow: flags["context-window"],
-    permissions: { approve: flags.yes ? "all" : flags.approve, sandbox: flags.sandbox, allowNetwork: flags["allow-network"] },
-    localOffer: stdin.isTTY && stderr.isTTY ? { ask: (question: string) => askOnce(question, new AbortController().signal), write: (text: string) => stderr.write(text) } : undefined,
+    permissions: {
+      approve: flags.yes ? "all" : flags.approve,
+      sandbox: flags.sandbox,
+      allowNetwork: flags["allow-network"],
+    },
+    localOffer:
+      stdin.isTTY && stderr.isTTY
+        ? {
+            ask: (question: string) => askOnce(question, new AbortController().signal),
+            write: (text: string) => stderr.write(text),
+          }
+        : undefined,
     // At a terminal the folder-trust question is asked once, before the session starts; headless, --trust.
-    trust: { flag: Boolean(flags.trust), ask: stdin.isTTY ? createTrustQuestion({ ask: askOnce, colors, columns: stderr.columns || 80 }) : undefined },
+    trust: {
+      flag: Boolean(flags.trust),
+      ask: stdin.isTTY ? createTrustQuestion({ ask: askOnce, colors, columns: stderr.columns || 80 }) : undefined,
+    },
     warn,
   };
   const terminalAsk = (ask: AskFn) => ({ ask: createTerminalAsk({ ask, colors, columns: stderr.columns || 80 }) });
@@ -117,13 +143,37 @@ export async function runCli(flags: CliFlags): Promise<number> {
       takeQueuedMessages: () => reader?.takeQueuedMessages?.() ?? [],
     });
     if (typeof session === "number") return session;
-    const lineReader = createLineReader({ stdin, stdout, env, cwd, history: loadChatHistory(env), commands: commandNames(session.promptCommands) });
+    const lineReader = createLineReader({
+      stdin,
+      stdout,
+      env,
+      cwd,
+      history: loadChatHistory(env),
+      commands: commandNames(session.promptCommands),
+    });
     reader = lineReader;
-    const controls = new SessionChatControls({ session, env, cwd, stderr, colors, ask: (question) => lineReader.ask(question) });
+    const controls = new SessionChatControls({
+      session,
+      env,
+      cwd,
+      stderr,
+      colors,
+      ask: (question) => lineReader.ask(question),
+    });
     if (resumed) stderr.write(formatReplay(resumed.messages, colors));
     try {
       const withImages = (text: string) => promptWithImages(text, cwd, { pastedPaths: true });
-      const chat = { todo: () => session.todo, run: session.run, withImages, title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`, cwd, stdout, stderr, env, colors };
+      const chat = {
+        todo: () => session.todo,
+        run: session.run,
+        withImages,
+        title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`,
+        cwd,
+        stdout,
+        stderr,
+        env,
+        colors,
+      };
       return await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
     } finally {
       await session.close();
@@ -133,7 +183,10 @@ export async function runCli(flags: CliFlags): Promise<number> {
   }
 
   const format = flags.output ?? "text";
-  const renderer = format === "text" ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) }) : undefined;
+  const renderer =
+    format === "text"
+      ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) })
+      : undefined;
   // The spinner leaves the line before a question takes it.
   const session = await open({
     approval: stdin.isTTY
@@ -141,7 +194,13 @@ export async function runCli(flags: CliFlags): Promise<number> {
           renderer?.pause();
           return askOnce(question, signal);
         })
-      : { nobody: true, onRefused: (summary, wouldAllow) => stderr.write(`harness: refused ${firstLine(summary)}: no one to approve it in a headless run; ${wouldAllow}\n`) },
+      : {
+          nobody: true,
+          onRefused: (summary, wouldAllow) =>
+            stderr.write(
+              `harness: refused ${firstLine(summary)}: no one to approve it in a headless run; ${wouldAllow}\n`,
+            ),
+        },
   });
   if (typeof session === "number") return session;
   renderer?.setPlan(session.todo); // a resumed session's plan stays pinned while this run works
@@ -163,7 +222,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
   // The core knows no prices: the CLI adds `cost` to the final event (absent when the model's price is unknown).
   const priced = pricesFor(settings.model, settings.prices);
   // One prompt, or with --input stream-json one run per stdin line, until EOF or a run that did not finish.
-  const inputs: AsyncIterable<StreamInput> | Iterable<{ text: string | UserContent }> = isStreamInput ? readStreamInput(stdin) : [{ text: attached!.prompt }];
+  const inputs: AsyncIterable<StreamInput> | Iterable<{ text: string | UserContent }> = isStreamInput
+    ? readStreamInput(stdin)
+    : [{ text: attached!.prompt }];
   for await (const input of inputs) {
     if ("error" in input) {
       stderr.write(`harness: ${input.error}\n`);
@@ -173,16 +234,25 @@ export async function runCli(flags: CliFlags): Promise<number> {
     // `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
     // With pictures attached the command is the first part's text; the images stay after it.
     const expand = (text: string) => promptForLine(text, session.promptCommands) ?? text;
-    const prompt = typeof input.text === "string" ? expand(input.text) : input.text.map((part, index) => (index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part));
+    const prompt =
+      typeof input.text === "string"
+        ? expand(input.text)
+        : input.text.map((part, index) =>
+            index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part,
+          );
     for await (const redacted of session.run(prompt, controller.signal)) {
-      const event = redacted.type === "done" && priced.isKnown ? { ...redacted, cost: costOf(redacted.usage, priced.prices) } : redacted;
+      const event =
+        redacted.type === "done" && priced.isKnown
+          ? { ...redacted, cost: costOf(redacted.usage, priced.prices) }
+          : redacted;
       if (renderer) renderer.handle(event);
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
       if (event.type === "done") {
         code = exitCodeFor(event);
         if (!renderer && event.error) stderr.write(`harness: ${event.error}\n`);
         // The one summary (and the one unknown-price warning) of the run, for the person watching.
-        if (stderr.isTTY && event.turns > 0) stderr.write(`${colors.dim(formatUsageAndCost(event.usage, settings.model, settings.prices))}\n`);
+        if (stderr.isTTY && event.turns > 0)
+          stderr.write(`${colors.dim(formatUsageAndCost(event.usage, settings.model, settings.prices))}\n`);
       }
     }
     if (code !== 0) break;
@@ -196,7 +266,11 @@ export async function runCli(flags: CliFlags): Promise<number> {
 function statusSources(session: Session): StatusLineSources {
   const isConfigured = (model: string) => model === session.settings.model;
   return {
-    contextWindow: (model) => session.agent.options.context?.window ?? (isConfigured(model) ? session.settings.contextWindow : undefined) ?? lookupContextWindow(model) ?? DEFAULT_CONTEXT_WINDOW,
+    contextWindow: (model) =>
+      session.agent.options.context?.window ??
+      (isConfigured(model) ? session.settings.contextWindow : undefined) ??
+      lookupContextWindow(model) ??
+      DEFAULT_CONTEXT_WINDOW,
     formatCost: (usage, model) => {
       const priced = pricesFor(model, isConfigured(model) ? session.settings.prices : undefined);
       return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;

@@ -24,15 +24,24 @@ export function isSessionError(error: unknown): error is Error {
 }
 
 /** The session named by `--continue` or `--resume`, read and repaired; undefined for a new session. */
-export function loadResumeTarget(flags: { continue?: boolean; resume?: string }, env: NodeJS.ProcessEnv, cwd: string): SessionData | undefined {
-  if (flags.continue && flags.resume !== undefined) throw new SessionLookupError("use either --continue or --resume, not both");
+export function loadResumeTarget(
+  flags: { continue?: boolean; resume?: string },
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): SessionData | undefined {
+  if (flags.continue && flags.resume !== undefined)
+    throw new SessionLookupError("use either --continue or --resume, not both");
   if (flags.continue) return readSession(findLatestSession(sessionsDirFor(env), cwd).path);
   if (flags.resume !== undefined) return readSession(findSessionByPrefix(sessionsDirFor(env), flags.resume).path);
   return undefined;
 }
 
 /** Flags and environment, with a resumed session's provider and model as the defaults below them. */
-export function providerChoiceFor(choice: ProviderChoice, env: NodeJS.ProcessEnv, resumed: SessionData | undefined): ProviderChoice {
+export function providerChoiceFor(
+  choice: ProviderChoice,
+  env: NodeJS.ProcessEnv,
+  resumed: SessionData | undefined,
+): ProviderChoice {
   return resumed ? resumeProviderChoice(choice, env, resumed) : choice;
 }
 
@@ -46,7 +55,12 @@ export function historyPathFor(env: NodeJS.ProcessEnv): string {
 }
 
 /** The recorder for this run: appending to the resumed session, or a new one (created on its first entry). */
-export function startRecorder(env: NodeJS.ProcessEnv, cwd: string, settings: ProviderSettings, resumed: SessionData | undefined): SessionRecorder {
+export function startRecorder(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  settings: ProviderSettings,
+  resumed: SessionData | undefined,
+): SessionRecorder {
   if (resumed) return new SessionRecorder(SessionWriter.resume(resumed.path, resumed.header), resumed.usage);
   const header = {
     type: "session" as const,

@@ -14,7 +14,8 @@ import { ShadowGitError } from "./snapshots/shadow-git.ts";
 import { WorkspaceSnapshots, type FileChange, type RestoreResult } from "./snapshots/workspace-snapshots.ts";
 
 /** What an undo says when none of its turns has a snapshot. */
-export const CONVERSATION_ONLY = "the conversation only (no snapshot of the files was taken: no file-changing tool ran, or the snapshot failed)";
+export const CONVERSATION_ONLY =
+  "the conversation only (no snapshot of the files was taken: no file-changing tool ran, or the snapshot failed)";
 
 /** Files listed before an undo asks; the rest are counted. */
 const MAX_LISTED_CHANGES = 40;
@@ -53,7 +54,8 @@ export function snapshotsFor(env: NodeJS.ProcessEnv, cwd: string, sessionId: str
 export async function planUndo(session: SessionData, turns: number, snapshots: WorkspaceSnapshots): Promise<UndoPlan> {
   const available = session.turns.length;
   if (available === 0) throw new UndoError("nothing to undo: this session has no turns left to take back");
-  if (turns > available) throw new UndoError(`this session has only ${available} turn${available === 1 ? "" : "s"} to undo`, true);
+  if (turns > available)
+    throw new UndoError(`this session has only ${available} turn${available === 1 ? "" : "s"} to undo`, true);
   // The files before the earliest of these turns: the first snapshot among them (turns before it changed none).
   const target = session.turns.slice(-turns).find((turn) => turn.snapshot)?.snapshot;
   return { kind: "undo", turns, target, changes: await changesTo(target, snapshots) };
@@ -62,21 +64,42 @@ export async function planUndo(session: SessionData, turns: number, snapshots: W
 /** Works out reversing the latest undo. Throws UndoError. */
 export async function planRedo(session: SessionData, snapshots: WorkspaceSnapshots): Promise<UndoPlan> {
   if (!session.redo) throw new UndoError("nothing to redo: no undo since the last turn");
-  return { kind: "redo", turns: session.redo.turns, target: session.redo.saved, changes: await changesTo(session.redo.saved, snapshots) };
+  return {
+    kind: "redo",
+    turns: session.redo.turns,
+    target: session.redo.saved,
+    changes: await changesTo(session.redo.saved, snapshots),
+  };
 }
 
 /** Does a planned undo or redo: the files first, then the line that records it (the conversation follows from that line). */
-export async function applyPlan(plan: UndoPlan, snapshots: WorkspaceSnapshots, record: (entry: Extract<SessionEntry, { type: "undo" | "redo" }>) => void): Promise<RestoreResult | undefined> {
+export async function applyPlan(
+  plan: UndoPlan,
+  snapshots: WorkspaceSnapshots,
+  record: (entry: Extract<SessionEntry, { type: "undo" | "redo" }>) => void,
+): Promise<RestoreResult | undefined> {
   const result = plan.target ? await wrapGit(() => snapshots.restore(plan.target as string)) : undefined;
   const at = new Date().toISOString();
-  record(plan.kind === "undo" ? { type: "undo", at, turns: plan.turns, ...(plan.target && result ? { restored: plan.target, saved: result.saved } : {}) } : { type: "redo", at });
+  record(
+    plan.kind === "undo"
+      ? {
+          type: "undo",
+          at,
+          turns: plan.turns,
+          ...(plan.target && result ? { restored: plan.target, saved: result.saved } : {}),
+        }
+      : { type: "redo", at },
+  );
   return result;
 }
 
 /** What an undo or redo does, for people: the turns, then one line per file. */
 export function describePlan(plan: UndoPlan): string {
   const turns = plan.turns === 1 ? "the last turn" : `the last ${plan.turns} turns`;
-  const head = plan.kind === "undo" ? `undo ${turns}` : `redo ${plan.turns === 1 ? "the undone turn" : `the ${plan.turns} undone turns`}`;
+  const head =
+    plan.kind === "undo"
+      ? `undo ${turns}`
+      : `redo ${plan.turns === 1 ? "the undone turn" : `the ${plan.turns} undone turns`}`;
   if (!plan.target) return `${head}: ${CONVERSATION_ONLY}`;
   if (plan.changes.length === 0) return `${head}: no file differs from then; the conversation goes back`;
   return `${head}; files that will change:\n${listChanges(plan.changes)}`;
@@ -133,7 +156,10 @@ export class TurnSnapshots {
     try {
       // A home folder or the root is no project: walking it would hold the first command for minutes.
       const workspace = realpathSync(this.options.cwd);
-      if (workspace === "/" || workspace === realpathSync(this.options.env.HOME || homedir())) throw new Error("the workspace is your home folder (or /), too large to snapshot; start harness in a project folder");
+      if (workspace === "/" || workspace === realpathSync(this.options.env.HOME || homedir()))
+        throw new Error(
+          "the workspace is your home folder (or /), too large to snapshot; start harness in a project folder",
+        );
       const snapshots = snapshotsFor(this.options.env, this.options.cwd, sessionId);
       record(await snapshots.take());
       if (!this.hasPruned) {
@@ -143,7 +169,9 @@ export class TurnSnapshots {
     } catch (error) {
       if (this.hasWarned) return;
       this.hasWarned = true;
-      this.options.warn(`warning: no snapshot of the workspace before this turn, so its file changes cannot be undone: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.warn(
+        `warning: no snapshot of the workspace before this turn, so its file changes cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -7,7 +7,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { test } from "node:test";
-import { client as acpClient, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
+import {
+  client as acpClient,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type ClientContext,
+  type RequestPermissionRequest,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { killAtTestEnd, onTestEnd } from "./teardown.ts";
@@ -25,15 +33,25 @@ interface EditorLog {
 }
 
 /** Runs `harness acp` and the SDK's client against it for the length of `work`. */
-async function withEditor(options: { env: NodeJS.ProcessEnv; cwd: string; answer(request: RequestPermissionRequest): string }, work: (ctx: ClientContext, log: EditorLog) => Promise<void>): Promise<EditorLog> {
-  const child = killAtTestEnd(spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] }));
+async function withEditor(
+  options: { env: NodeJS.ProcessEnv; cwd: string; answer(request: RequestPermissionRequest): string },
+  work: (ctx: ClientContext, log: EditorLog) => Promise<void>,
+): Promise<EditorLog> {
+  const child = killAtTestEnd(
+    spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] }),
+  );
   const log: EditorLog = { updates: [], permissions: [], stderr: "", code: null };
   child.stderr.on("data", (chunk) => (log.stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.on("close", (code) => {
+  const exited = new Promise<void>((resolve) =>
+    child.on("close", (code) => {
       log.code = code;
       resolve();
-    }));
-  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    }),
+  );
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
   const app = acpClient({ name: "test-editor" })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       log.permissions.push(params);
@@ -59,11 +77,21 @@ function workspace(): string {
 }
 
 function fakeEnv(fake: FakeLLM, home = tempDir("harness-home-")): NodeJS.ProcessEnv {
-  return cleanEnv({ HARNESS_HOME: home, HARNESS_PROVIDER: "openai", HARNESS_BASE_URL: fake.baseUrl, HARNESS_MODEL: "fake-model", HARNESS_API_KEY: "test-key" });
+  return cleanEnv({
+    HARNESS_HOME: home,
+    HARNESS_PROVIDER: "openai",
+    HARNESS_BASE_URL: fake.baseUrl,
+    HARNESS_MODEL: "fake-model",
+    HARNESS_API_KEY: "test-key",
+  });
 }
 
-const updatesOf = (log: EditorLog, kind: string) => log.updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind) as any[];
-const messageText = (log: EditorLog) => updatesOf(log, "agent_message_chunk").map((u) => u.content.text).join("");
+const updatesOf = (log: EditorLog, kind: string) =>
+  log.updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind) as any[];
+const messageText = (log: EditorLog) =>
+  updatesOf(log, "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
 
 const TOOL_TURN: ScriptStep[] = [
   {
@@ -80,17 +108,26 @@ const TOOL_TURN: ScriptStep[] = [
 ];
 
 test("a prompt round trip: streamed text, tool calls with status, permissions answered by the editor", async () => {
-  const fake = (await serve(TOOL_TURN));
+  const fake = await serve(TOOL_TURN);
   const cwd = workspace();
   let stopReason = "";
-  const log = await withEditor({ env: fakeEnv(fake), cwd, answer: (request) => (request.toolCall.kind === "edit" ? "allow_once" : "reject_once") }, async (ctx) => {
-    const init = await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    assert.equal(init.protocolVersion, PROTOCOL_VERSION);
-    assert.equal(init.agentInfo?.name, "harness");
-    assert.equal(init.agentCapabilities?.loadSession, true);
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    ({ stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write a file" }] }));
-  });
+  const log = await withEditor(
+    { env: fakeEnv(fake), cwd, answer: (request) => (request.toolCall.kind === "edit" ? "allow_once" : "reject_once") },
+    async (ctx) => {
+      const init = await ctx.request(methods.agent.initialize, {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: {},
+      });
+      assert.equal(init.protocolVersion, PROTOCOL_VERSION);
+      assert.equal(init.agentInfo?.name, "harness");
+      assert.equal(init.agentCapabilities?.loadSession, true);
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+      ({ stopReason } = await ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "write a file" }],
+      }));
+    },
+  );
   assert.equal(log.code, 0, log.stderr);
   assert.equal(stopReason, "end_turn");
   assert.equal(messageText(log), "Writing.Wrote it.");
@@ -98,16 +135,24 @@ test("a prompt round trip: streamed text, tool calls with status, permissions an
   assert.equal(existsSync(join(cwd, "forbidden.txt")), false);
 
   // Edits and commands asked the editor, in call order; reading did not.
-  assert.deepEqual(log.permissions.map((p) => [p.toolCall.toolCallId, p.toolCall.kind, p.options.map((o) => o.kind)]), [
-    ["call_write", "edit", ["allow_once", "allow_always", "reject_once"]],
-    ["call_bash", "execute", ["allow_once", "allow_always", "reject_once"]],
-  ]);
+  assert.deepEqual(
+    log.permissions.map((p) => [p.toolCall.toolCallId, p.toolCall.kind, p.options.map((o) => o.kind)]),
+    [
+      ["call_write", "edit", ["allow_once", "allow_always", "reject_once"]],
+      ["call_bash", "execute", ["allow_once", "allow_always", "reject_once"]],
+    ],
+  );
   assert.deepEqual(log.permissions[0].toolCall.rawInput, { path: "out.txt", content: "from the editor session" });
 
   const calls = updatesOf(log, "tool_call");
   const callUpdates = updatesOf(log, "tool_call_update");
-  const finalStatus = (id: string) => [...calls, ...callUpdates].filter((u) => u.toolCallId === id && u.status).at(-1)?.status;
-  assert.deepEqual(calls.map((u) => [u.toolCallId, u.status]).sort(), [["call_bash", "pending"], ["call_read", "in_progress"], ["call_write", "pending"]]);
+  const finalStatus = (id: string) =>
+    [...calls, ...callUpdates].filter((u) => u.toolCallId === id && u.status).at(-1)?.status;
+  assert.deepEqual(calls.map((u) => [u.toolCallId, u.status]).sort(), [
+    ["call_bash", "pending"],
+    ["call_read", "in_progress"],
+    ["call_write", "pending"],
+  ]);
   assert.equal(finalStatus("call_write"), "completed");
   assert.equal(finalStatus("call_bash"), "failed");
   assert.equal(finalStatus("call_read"), "completed");
@@ -118,13 +163,16 @@ test("a prompt round trip: streamed text, tool calls with status, permissions an
 });
 
 test("session/cancel aborts the running turn: the prompt ends with cancelled, and the session goes on", async () => {
-  const fake = (await serve([{ hang: true }, { reply: { text: "after the cancel" } }]));
+  const fake = await serve([{ hang: true }, { reply: { text: "after the cancel" } }]);
   const cwd = workspace();
   const reasons: string[] = [];
   const log = await withEditor({ env: fakeEnv(fake), cwd, answer: () => "reject_once" }, async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    const prompt = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take forever" }] });
+    const prompt = ctx.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "take forever" }],
+    });
     const deadline = Date.now() + FIRST_REQUEST_LIMIT_MS;
     while (fake.requests.length === 0) {
       assert.ok(Date.now() < deadline, `no model request within ${FIRST_REQUEST_LIMIT_MS} ms`);
@@ -132,7 +180,10 @@ test("session/cancel aborts the running turn: the prompt ends with cancelled, an
     }
     await ctx.notify(methods.agent.session.cancel, { sessionId });
     reasons.push((await prompt).stopReason);
-    reasons.push((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason);
+    reasons.push(
+      (await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] }))
+        .stopReason,
+    );
   });
   assert.equal(log.code, 0, log.stderr);
   assert.deepEqual(reasons, ["cancelled", "end_turn"]);
@@ -141,7 +192,7 @@ test("session/cancel aborts the running turn: the prompt ends with cancelled, an
 });
 
 test("a recorded session is loaded by id in a new process: history replayed, conversation continued", async () => {
-  const fake = (await serve([...TOOL_TURN, { reply: { text: "Still remembered." } }]));
+  const fake = await serve([...TOOL_TURN, { reply: { text: "Still remembered." } }]);
   const cwd = workspace();
   const home = tempDir("harness-home-");
   let sessionId = "";
@@ -153,15 +204,33 @@ test("a recorded session is loaded by id in a new process: history replayed, con
   let stopReason = "";
   const log = await withEditor({ env: fakeEnv(fake, home), cwd, answer: () => "reject_once" }, async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "zzzzzzzz-zzzz", cwd, mcpServers: [] }), /no session with id/);
+    await assert.rejects(
+      ctx.request(methods.agent.session.load, { sessionId: "zzzzzzzz-zzzz", cwd, mcpServers: [] }),
+      /no session with id/,
+    );
     await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-    ({ stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "do you remember?" }] }));
+    ({ stopReason } = await ctx.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "do you remember?" }],
+    }));
   });
   assert.equal(log.code, 0, log.stderr);
   assert.equal(stopReason, "end_turn");
-  assert.deepEqual(updatesOf(log, "user_message_chunk").map((u) => u.content.text), ["write a file"]);
+  assert.deepEqual(
+    updatesOf(log, "user_message_chunk").map((u) => u.content.text),
+    ["write a file"],
+  );
   assert.equal(messageText(log), "Writing.Wrote it.Still remembered.");
-  assert.deepEqual(updatesOf(log, "tool_call").map((u) => [u.toolCallId, u.status]).sort(), [["call_bash", "completed"], ["call_read", "completed"], ["call_write", "completed"]]);
+  assert.deepEqual(
+    updatesOf(log, "tool_call")
+      .map((u) => [u.toolCallId, u.status])
+      .sort(),
+    [
+      ["call_bash", "completed"],
+      ["call_read", "completed"],
+      ["call_write", "completed"],
+    ],
+  );
   const history = fake.requests[2].body.messages.map((m: { role: string }) => m.role);
   assert.deepEqual(history, ["system", "user", "assistant", "tool", "tool", "tool", "assistant", "user"]);
 });
@@ -173,17 +242,28 @@ test("an editor session in an untrusted clone runs none of its hooks; trustedFol
   onTestEnd(() => rmSync(home, { recursive: true, force: true }));
   const cwd = join(home, "clone");
   mkdirSync(join(cwd, ".harness"), { recursive: true });
-  writeFileSync(join(cwd, ".harness", "settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ran >> ${join(home, "hook-runs")}` }] }] } }));
+  writeFileSync(
+    join(cwd, ".harness", "settings.json"),
+    JSON.stringify({
+      hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ran >> ${join(home, "hook-runs")}` }] }] },
+    }),
+  );
   const harnessHome = join(home, ".harness");
   mkdirSync(harnessHome);
   const openSession = async (ctx: ClientContext) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
   };
-  const untrusted = await withEditor({ env: fakeEnv(fake, harnessHome), cwd, answer: () => "reject_once" }, openSession);
+  const untrusted = await withEditor(
+    { env: fakeEnv(fake, harnessHome), cwd, answer: () => "reject_once" },
+    openSession,
+  );
   assert.equal(untrusted.code, 0, untrusted.stderr);
   assert.equal(existsSync(join(home, "hook-runs")), false);
-  assert.match(untrusted.stderr, /^harness: this folder's project settings are not trusted: ignoring 1 hook from \.harness\/settings\.json; run harness here to review them, or pass --trust$/m);
+  assert.match(
+    untrusted.stderr,
+    /^harness: this folder's project settings are not trusted: ignoring 1 hook from \.harness\/settings\.json; run harness here to review them, or pass --trust$/m,
+  );
   writeFileSync(join(harnessHome, "settings.json"), JSON.stringify({ trustedFolders: [cwd] }));
   const trusted = await withEditor({ env: fakeEnv(fake, harnessHome), cwd, answer: () => "reject_once" }, openSession);
   assert.equal(trusted.code, 0, trusted.stderr);
@@ -196,7 +276,10 @@ test("the todo tool's plan reaches the editor as an ACP plan update, done steps 
     { content: "write the fix", status: "in_progress" },
     { content: "run the tests", status: "pending" },
   ];
-  const fake = await serve([{ reply: { toolCalls: [{ id: "plan", name: "todo", arguments: { items } }] } }, { reply: { text: "planned" } }]);
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "plan", name: "todo", arguments: { items } }] } },
+    { reply: { text: "planned" } },
+  ]);
   const cwd = workspace();
   const log = await withEditor({ env: fakeEnv(fake), cwd, answer: () => "reject_once" }, async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });

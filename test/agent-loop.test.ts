@@ -21,11 +21,23 @@ const FAST_RETRY = { maxRetries: 3, baseDelayMs: 5 };
 async function run(script: ScriptStep[], options: Partial<RunOptions> = {}) {
   server = await serve(script);
   const messages: Message[] = options.messages ?? [];
-  const { events, result } = await drain(runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...options }));
+  const { events, result } = await drain(
+    runAgent({
+      provider: fakeOpenAIProvider(server),
+      tools: [bash],
+      system: "test system",
+      cwd: tempDir(),
+      messages,
+      prompt: "do it",
+      retry: FAST_RETRY,
+      ...options,
+    }),
+  );
   return { result, events, messages };
 }
 
-const toolResults = (events: AgentEvent[]) => events.filter((e): e is Extract<AgentEvent, { type: "tool_end" }> => e.type === "tool_end");
+const toolResults = (events: AgentEvent[]) =>
+  events.filter((e): e is Extract<AgentEvent, { type: "tool_end" }> => e.type === "tool_end");
 
 test("a plain answer ends the run after one call", async () => {
   const { result, messages } = await run([{ reply: { text: "Hello there." } }]);
@@ -46,14 +58,22 @@ test("a plain answer ends the run after one call", async () => {
 });
 
 test("a server that ignores stream:true and answers plain JSON still works", async () => {
-  const { result } = await run([{ json: { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] } }, { json: { text: "done" } }]);
+  const { result } = await run([
+    { json: { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] } },
+    { json: { text: "done" } },
+  ]);
   assert.equal(result.answer, "done");
   assert.equal(server.requests[1].body.messages.at(-1).content, "hi\n[exit code: 0]");
 });
 
 test("one tool call: the command runs and its output goes back with the call's id", async () => {
   const { result } = await run([
-    { reply: { text: "Let me look.", toolCalls: [{ id: "call_abc", name: "bash", arguments: { command: "echo hello; echo oops >&2; exit 3" } }] } },
+    {
+      reply: {
+        text: "Let me look.",
+        toolCalls: [{ id: "call_abc", name: "bash", arguments: { command: "echo hello; echo oops >&2; exit 3" } }],
+      },
+    },
     { reply: { text: "It printed hello." } },
   ]);
   assert.equal(result.answer, "It printed hello.");
@@ -61,7 +81,13 @@ test("one tool call: the command runs and its output goes back with the call's i
   assert.deepEqual(sent[2], {
     role: "assistant",
     content: "Let me look.",
-    tool_calls: [{ id: "call_abc", type: "function", function: { name: "bash", arguments: '{"command":"echo hello; echo oops >&2; exit 3"}' } }],
+    tool_calls: [
+      {
+        id: "call_abc",
+        type: "function",
+        function: { name: "bash", arguments: '{"command":"echo hello; echo oops >&2; exit 3"}' },
+      },
+    ],
   });
   assert.equal(sent[3].role, "tool");
   assert.equal(sent[3].tool_call_id, "call_abc");
@@ -78,7 +104,14 @@ test("two tool calls in one reply run concurrently and their results go back in 
     `echo start-${me} >> ${log}; for i in $(seq 60); do grep -q start-${other} ${log} && break; sleep 0.05; done; echo end-${me} >> ${log}; echo ${me}`;
   const { result } = await run(
     [
-      { reply: { toolCalls: [{ id: "a", name: "bash", arguments: { command: command("A", "B") } }, { id: "b", name: "bash", arguments: { command: command("B", "A") } }] } },
+      {
+        reply: {
+          toolCalls: [
+            { id: "a", name: "bash", arguments: { command: command("A", "B") } },
+            { id: "b", name: "bash", arguments: { command: command("B", "A") } },
+          ],
+        },
+      },
       { reply: { text: "both done" } },
     ],
     { cwd: dir },
@@ -88,11 +121,20 @@ test("two tool calls in one reply run concurrently and their results go back in 
   // Overlap: both started before either ended.
   assert.deepEqual(lines.slice(0, 2).sort(), ["start-A", "start-B"]);
   const sent = server.requests[1].body.messages.slice(3);
-  assert.deepEqual(sent.map((m: any) => [m.tool_call_id, m.content.split("\n")[0]]), [["a", "A"], ["b", "B"]]);
+  assert.deepEqual(
+    sent.map((m: any) => [m.tool_call_id, m.content.split("\n")[0]]),
+    [
+      ["a", "A"],
+      ["b", "B"],
+    ],
+  );
 });
 
 test("arguments split into one-character chunks are assembled", async () => {
-  const { events } = await run([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "echo 'split into many pieces'" } }], chunkSize: 1 } }, { reply: { text: "ok" } }]);
+  const { events } = await run([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo 'split into many pieces'" } }], chunkSize: 1 } },
+    { reply: { text: "ok" } },
+  ]);
   assert.equal(toolResults(events)[0].content, "split into many pieces\n[exit code: 0]");
 });
 
@@ -114,7 +156,10 @@ test("cut-off arguments are never run: the model is told the output limit was hi
 });
 
 test("malformed (not cut-off) arguments are worded as malformed, not as too long", async () => {
-  const { events } = await run([{ reply: { toolCalls: [{ name: "bash", arguments: '{"command": "ls",}' }], finishReason: "tool_calls" } }, { reply: { text: "fixed" } }]);
+  const { events } = await run([
+    { reply: { toolCalls: [{ name: "bash", arguments: '{"command": "ls",}' }], finishReason: "tool_calls" } },
+    { reply: { text: "fixed" } },
+  ]);
   const [toolEnd] = toolResults(events);
   assert.equal(toolEnd.isError, true);
   assert.match(toolEnd.content, /not valid JSON .*well-formed JSON object/);
@@ -131,12 +176,18 @@ test("invalid JSON arguments three times in a row stop the run with a clear erro
 });
 
 test("an unknown tool gets an error result naming the available tools", async () => {
-  const { events } = await run([{ reply: { toolCalls: [{ name: "teleport", arguments: {} }] } }, { reply: { text: "sorry" } }]);
+  const { events } = await run([
+    { reply: { toolCalls: [{ name: "teleport", arguments: {} }] } },
+    { reply: { text: "sorry" } },
+  ]);
   assert.equal(toolResults(events)[0].content, 'Error: there is no tool named "teleport". Available tools: bash.');
 });
 
 test("arguments that fail the schema are reported with the field name", async () => {
-  const { events } = await run([{ reply: { toolCalls: [{ name: "bash", arguments: { command: 42 } }] } }, { reply: { text: "sorry" } }]);
+  const { events } = await run([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: 42 } }] } },
+    { reply: { text: "sorry" } },
+  ]);
   const [end] = toolResults(events);
   assert.equal(end.isError, true);
   assert.match(end.content, /invalid arguments for bash/);
@@ -144,37 +195,66 @@ test("arguments that fail the schema are reported with the field name", async ()
 });
 
 test("a tool that throws becomes an error result and the run goes on", async () => {
-  const broken = defineTool({ name: "broken", description: "always fails", kind: "read", input: z.object({}), run: async () => { throw new Error("disk on fire"); } });
-  const { result, events } = await run([{ reply: { toolCalls: [{ name: "broken", arguments: {} }] } }, { reply: { text: "recovered" } }], { tools: [broken] });
+  const broken = defineTool({
+    name: "broken",
+    description: "always fails",
+    kind: "read",
+    input: z.object({}),
+    run: async () => {
+      throw new Error("disk on fire");
+    },
+  });
+  const { result, events } = await run(
+    [{ reply: { toolCalls: [{ name: "broken", arguments: {} }] } }, { reply: { text: "recovered" } }],
+    { tools: [broken] },
+  );
   assert.equal(result.answer, "recovered");
   assert.equal(toolResults(events)[0].content, "Error: broken failed: disk on fire");
 });
 
 test("a refused call goes back to the model with the user's reason", async () => {
-  const { events } = await run([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "rm -rf /" } }] } }, { reply: { text: "ok, I won't" } }], {
-    approve: async () => ({ allow: false, reason: "too dangerous" }),
-  });
+  const { events } = await run(
+    [
+      { reply: { toolCalls: [{ name: "bash", arguments: { command: "rm -rf /" } }] } },
+      { reply: { text: "ok, I won't" } },
+    ],
+    {
+      approve: async () => ({ allow: false, reason: "too dangerous" }),
+    },
+  );
   assert.equal(toolResults(events)[0].content, "The user did not allow this tool call. The user said: too dangerous");
 });
 
 test("401 fails at once with the variable to check", async () => {
-  const { result } = await run([{ status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } } }]);
+  const { result } = await run([
+    { status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } } },
+  ]);
   assert.equal(result.reason, "error");
   assert.match(result.error ?? "", /^401 authentication failed .*check OPENAI_API_KEY/);
   assert.equal(server.requests.length, 1);
 });
 
 test("404 names the model", async () => {
-  const { result } = await run([{ status: 404, body: { error: { message: "The model `fake-model` does not exist", code: "model_not_found" } } }]);
+  const { result } = await run([
+    { status: 404, body: { error: { message: "The model `fake-model` does not exist", code: "model_not_found" } } },
+  ]);
   assert.match(result.error ?? "", /model "fake-model" not found/);
 });
 
 test("429 is retried after the server's retry-after, then succeeds", async () => {
-  const { result, events } = await run([{ status: 429, headers: { "retry-after": "0.05" } }, { reply: { text: "fine now" } }]);
+  const { result, events } = await run([
+    { status: 429, headers: { "retry-after": "0.05" } },
+    { reply: { text: "fine now" } },
+  ]);
   assert.equal(result.answer, "fine now");
   const retries = events.filter((e) => e.type === "retry");
   assert.equal(retries.length, 1);
-  assert.deepEqual(retries[0], { type: "retry", attempt: 1, delayMs: 50, error: `429 fake (${server.url}/v1): fake error 429` });
+  assert.deepEqual(retries[0], {
+    type: "retry",
+    attempt: 1,
+    delayMs: 50,
+    error: `429 fake (${server.url}/v1): fake error 429`,
+  });
   // A lower bound, which a loaded machine can only lengthen: the wait really happened.
   assert.ok(server.requests[1].receivedAt - server.requests[0].receivedAt >= 45);
 });
@@ -194,7 +274,10 @@ test("retries are bounded: persistent 500s fail with a one-line reason", async (
 });
 
 test("a stream cut mid-reply is retried and the partial reply discarded", async () => {
-  const { result, messages } = await run([{ cut: { text: "partial answer that never ends" }, afterEvents: 3 }, { reply: { text: "complete answer" } }]);
+  const { result, messages } = await run([
+    { cut: { text: "partial answer that never ends" }, afterEvents: 3 },
+    { reply: { text: "complete answer" } },
+  ]);
   assert.equal(result.answer, "complete answer");
   assert.equal(messages.filter((m) => m.role === "assistant").length, 1);
 });
@@ -209,13 +292,16 @@ test("the turn limit stops a model that never stops calling tools", async () => 
 
 test("an abort during a tool kills it, records an interrupted result, and leaves a valid conversation", async () => {
   const controller = new AbortController();
-  const { result, messages } = await run([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] } }], {
-    signal: controller.signal,
-    approve: async () => {
-      setTimeout(() => controller.abort(), 200);
-      return { allow: true };
+  const { result, messages } = await run(
+    [{ reply: { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] } }],
+    {
+      signal: controller.signal,
+      approve: async () => {
+        setTimeout(() => controller.abort(), 200);
+        return { allow: true };
+      },
     },
-  });
+  );
   assert.equal(result.reason, "aborted");
   const last = messages.at(-1);
   assert.equal(last?.role, "tool");
@@ -224,7 +310,11 @@ test("an abort during a tool kills it, records an interrupted result, and leaves
 
 test("a tool call written as text by a local model is recognised and run", async () => {
   const { events, result } = await run([
-    { reply: { text: 'I will list files.\n<tool_call>\n{"name": "bash", "arguments": {"command": "echo from-text"}}\n</tool_call>' } },
+    {
+      reply: {
+        text: 'I will list files.\n<tool_call>\n{"name": "bash", "arguments": {"command": "echo from-text"}}\n</tool_call>',
+      },
+    },
     { reply: { text: "done" } },
   ]);
   assert.equal(result.answer, "done");

@@ -10,7 +10,12 @@ import { readExpectedParses, readRecording, WIRE_DIR, wireRecordings } from "./w
 
 const EXPECTED = readExpectedParses();
 const FILES = wireRecordings("anthropic");
-const STOP_REASONS: Record<string, string> = { end_turn: "stop", tool_use: "tool_use", max_tokens: "length", pause_turn: "pause" };
+const STOP_REASONS: Record<string, string> = {
+  end_turn: "stop",
+  tool_use: "tool_use",
+  max_tokens: "length",
+  pause_turn: "pause",
+};
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -18,12 +23,25 @@ afterEach(async () => {
   await server.close();
 });
 
-async function replay(step: ScriptStep): Promise<{ events: ModelEvent[]; message?: AssistantMessage; error?: unknown }> {
+async function replay(
+  step: ScriptStep,
+): Promise<{ events: ModelEvent[]; message?: AssistantMessage; error?: unknown }> {
   server = await startFakeLLM([step]);
-  const provider = createAnthropicProvider({ name: "anthropic", api: "anthropic", model: "claude-sonnet-4-5", baseUrl: server.url, apiKey: "test-key", keyEnv: "ANTHROPIC_API_KEY" });
+  const provider = createAnthropicProvider({
+    name: "anthropic",
+    api: "anthropic",
+    model: "claude-sonnet-4-5",
+    baseUrl: server.url,
+    apiKey: "test-key",
+    keyEnv: "ANTHROPIC_API_KEY",
+  });
   const events: ModelEvent[] = [];
   try {
-    for await (const event of provider.stream({ system: "s", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools: [] }, new AbortController().signal)) events.push(event);
+    for await (const event of provider.stream(
+      { system: "s", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools: [] },
+      new AbortController().signal,
+    ))
+      events.push(event);
   } catch (error) {
     return { events, error };
   }
@@ -45,7 +63,14 @@ function neutralContent(blocks: any[]): AssistantMessage["content"] {
         return [{ type: "thinking", text: "", redactedData: block.data }];
       case "tool_use":
         // Arguments stay the raw JSON text (cut-off input included); "" means the start block's input.
-        return [{ type: "tool_call", id: block.id, name: block.name, arguments: block.input_json_raw || JSON.stringify(block.input) }];
+        return [
+          {
+            type: "tool_call",
+            id: block.id,
+            name: block.name,
+            arguments: block.input_json_raw || JSON.stringify(block.input),
+          },
+        ];
       default:
         // Deliberate difference: server_tool_use, *_tool_result and compaction blocks are kept out
         // of the neutral message's parts; the reply carries them whole in providerData, to go back.
@@ -88,7 +113,9 @@ for (const name of FILES.filter((file) => file.endsWith(".sse"))) {
       });
       // Parsed tool input: valid JSON equals the oracle's object; a cut-off input does not parse.
       for (const block of expected.content.filter((b: any) => b.type === "tool_use")) {
-        const call = message.content.find((part): part is ToolCallPart => part.type === "tool_call" && part.id === block.id);
+        const call = message.content.find(
+          (part): part is ToolCallPart => part.type === "tool_call" && part.id === block.id,
+        );
         assert.ok(call, `tool call ${block.id}`);
         const text: string = call.arguments;
         if (block.input === null) assert.throws(() => JSON.parse(text));

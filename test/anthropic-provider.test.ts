@@ -37,23 +37,50 @@ function sliced(reply: ReplySpec): ScriptStep {
 }
 
 function provider(extra: Partial<ProviderSettings> = {}) {
-  return createAnthropicProvider({ name: "anthropic", api: "anthropic", model: "claude-sonnet-4-5", baseUrl: server.url, apiKey: "test-key", keyEnv: "ANTHROPIC_API_KEY", ...extra });
+  return createAnthropicProvider({
+    name: "anthropic",
+    api: "anthropic",
+    model: "claude-sonnet-4-5",
+    baseUrl: server.url,
+    apiKey: "test-key",
+    keyEnv: "ANTHROPIC_API_KEY",
+    ...extra,
+  });
 }
 
 async function run(script: ScriptStep[], options: Partial<RunOptions> & { settings?: Partial<ProviderSettings> } = {}) {
   server = await startFakeLLM(script);
   const messages: Message[] = options.messages ?? [];
   const { settings, ...rest } = options;
-  const { events, result } = await drain(runAgent({ provider: provider(settings), tools: [echo], system: "test system", cwd: tempDir(), messages, prompt: "do it", retry: FAST_RETRY, ...rest }));
+  const { events, result } = await drain(
+    runAgent({
+      provider: provider(settings),
+      tools: [echo],
+      system: "test system",
+      cwd: tempDir(),
+      messages,
+      prompt: "do it",
+      retry: FAST_RETRY,
+      ...rest,
+    }),
+  );
   return { result, events, messages };
 }
 
-const retries = (events: AgentEvent[]) => events.filter((e): e is Extract<AgentEvent, { type: "retry" }> => e.type === "retry");
-const deltas = (events: AgentEvent[], type: "text_delta" | "thinking_delta") => events.map((e) => (e.type === type ? e.text : "")).join("");
+const retries = (events: AgentEvent[]) =>
+  events.filter((e): e is Extract<AgentEvent, { type: "retry" }> => e.type === "retry");
+const deltas = (events: AgentEvent[], type: "text_delta" | "thinking_delta") =>
+  events.map((e) => (e.type === type ? e.text : "")).join("");
 
 test("a text reply cut into byte slices arrives whole, with its usage", async () => {
   const text = "Grüße — all done ✅ (ünïcode).";
-  const { result, events } = await run([sliced({ text, chunkSize: 3, usage: { input_tokens: 3, output_tokens: 7, cache_read_input_tokens: 120, cache_creation_input_tokens: 15 } })]);
+  const { result, events } = await run([
+    sliced({
+      text,
+      chunkSize: 3,
+      usage: { input_tokens: 3, output_tokens: 7, cache_read_input_tokens: 120, cache_creation_input_tokens: 15 },
+    }),
+  ]);
   assert.equal(result.reason, "stop");
   assert.equal(result.answer, text);
   assert.equal(deltas(events, "text_delta"), text);
@@ -62,7 +89,10 @@ test("a text reply cut into byte slices arrives whole, with its usage", async ()
 
 test("a tool round trip: the request carries max_tokens, input_schema, and the tool_result first in the next user message", async () => {
   const { result } = await run(
-    [sliced({ text: "Let me echo.", toolCalls: [{ id: "toolu_a", name: "echo", arguments: { text: "hi" } }] }), sliced({ text: "Done." })],
+    [
+      sliced({ text: "Let me echo.", toolCalls: [{ id: "toolu_a", name: "echo", arguments: { text: "hi" } }] }),
+      sliced({ text: "Done." }),
+    ],
     { settings: { headers: { "x-team": "blue" } } },
   );
   assert.equal(result.answer, "Done.");
@@ -87,7 +117,10 @@ test("a tool round trip: the request carries max_tokens, input_schema, and the t
           { type: "tool_use", id: "toolu_a", name: "echo", input: { text: "hi" } },
         ],
       },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "echo: hi", cache_control: CACHE }] },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "echo: hi", cache_control: CACHE }],
+      },
     ],
   });
   assert.deepEqual(tools, [
@@ -104,10 +137,11 @@ test("several tool_use blocks in one reply: all results go back together, in cal
   const calls = ["one", "two", "three"].map((text, i) => ({ id: `toolu_${i}`, name: "echo", arguments: { text } }));
   const { result, events } = await run([sliced({ toolCalls: calls, chunkSize: 2 }), sliced({ text: "All echoed." })]);
   assert.equal(result.answer, "All echoed.");
-  assert.deepEqual(
-    events.flatMap((e) => (e.type === "tool_end" ? [e.content] : [])).sort(),
-    ["echo: one", "echo: three", "echo: two"],
-  );
+  assert.deepEqual(events.flatMap((e) => (e.type === "tool_end" ? [e.content] : [])).sort(), [
+    "echo: one",
+    "echo: three",
+    "echo: two",
+  ]);
   const messages = server.requests[1].body.messages;
   assert.equal(messages.length, 3);
   assert.deepEqual(
@@ -122,9 +156,15 @@ test("several tool_use blocks in one reply: all results go back together, in cal
 
 test("thinking streams as thinking_delta and goes back unchanged with its signature", async () => {
   const reasoning = "The user wants an echo ✨; call the tool.";
-  const { result, events } = await run([sliced({ reasoning, toolCalls: [{ id: "toolu_t", name: "echo", arguments: { text: "x" } }] }), sliced({ text: "ok" })], {
-    settings: { thinkingBudget: 2048 },
-  });
+  const { result, events } = await run(
+    [
+      sliced({ reasoning, toolCalls: [{ id: "toolu_t", name: "echo", arguments: { text: "x" } }] }),
+      sliced({ text: "ok" }),
+    ],
+    {
+      settings: { thinkingBudget: 2048 },
+    },
+  );
   assert.equal(result.answer, "ok");
   assert.equal(deltas(events, "thinking_delta"), reasoning);
   assert.deepEqual(server.requests[0].body.thinking, { type: "enabled", budget_tokens: 2048 });
@@ -140,14 +180,25 @@ test("redacted thinking goes back as redacted_thinking with its data on the next
     `event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":9,"output_tokens":1}}}\n\n`,
     `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"${data}"}}\n\n`,
     `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n`,
-    ...anthropicFormat.streamEvents({ text: "Hello." }).filter((event) => event.includes("index") && !event.includes("thinking")).map((event) => event.replace(/"index":0/g, '"index":1')),
+    ...anthropicFormat
+      .streamEvents({ text: "Hello." })
+      .filter((event) => event.includes("index") && !event.includes("thinking"))
+      .map((event) => event.replace(/"index":0/g, '"index":1')),
     `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4}}\n\n`,
     `event: message_stop\ndata: {"type":"message_stop"}\n\n`,
   ].join("");
   const first = await run([{ raw, sliceBytes: 5 }]);
   assert.equal(first.result.answer, "Hello.");
   server.push(sliced({ text: "Again." }));
-  const generator = runAgent({ provider: provider(), tools: [echo], system: "s", cwd: tempDir(), messages: first.messages, prompt: "more", retry: FAST_RETRY });
+  const generator = runAgent({
+    provider: provider(),
+    tools: [echo],
+    system: "s",
+    cwd: tempDir(),
+    messages: first.messages,
+    prompt: "more",
+    retry: FAST_RETRY,
+  });
   while (!(await generator.next()).done);
   assert.deepEqual(server.requests[1].body.messages[1], {
     role: "assistant",
@@ -177,17 +228,28 @@ test("a 529 is retried as overloaded", async () => {
 
 test("a stream that breaks off, or ends cleanly before its stop reason, is retried as a dropped connection", async () => {
   const partial = anthropicFormat.streamEvents({ text: "This will be cut off somewhere." }).slice(0, 5).join("");
-  const { result, events } = await run([{ cut: { text: "Cut too." }, afterEvents: 4 }, { raw: partial, sliceBytes: 9 }, sliced({ text: "Complete." })]);
+  const { result, events } = await run([
+    { cut: { text: "Cut too." }, afterEvents: 4 },
+    { raw: partial, sliceBytes: 9 },
+    sliced({ text: "Complete." }),
+  ]);
   assert.equal(result.answer, "Complete.");
   assert.deepEqual(
     retries(events).map((retry) => retry.error.replace(/\(http:[^)]*\)/, "(url)")),
-    ["cannot reach anthropic (url): other side closed (UND_ERR_SOCKET)", "the connection to anthropic dropped before the reply was complete"],
+    [
+      "cannot reach anthropic (url): other side closed (UND_ERR_SOCKET)",
+      "the connection to anthropic dropped before the reply was complete",
+    ],
   );
 });
 
 test("max_tokens in the middle of a tool input goes back to the model as a tool error", async () => {
   const { result } = await run([
-    sliced({ text: "Writing it.", toolCalls: [{ id: "toolu_cut", name: "echo", arguments: '{"text": "a very long te' }], finishReason: "max_tokens" }),
+    sliced({
+      text: "Writing it.",
+      toolCalls: [{ id: "toolu_cut", name: "echo", arguments: '{"text": "a very long te' }],
+      finishReason: "max_tokens",
+    }),
     sliced({ text: "I'll write less." }),
   ]);
   assert.equal(result.answer, "I'll write less.");
@@ -199,30 +261,55 @@ test("max_tokens in the middle of a tool input goes back to the model as a tool 
 });
 
 test("cache breakpoints: tools and system, then the newest message and where the previous request ended", async () => {
-  const turns = Array.from({ length: 9 }, (_, i) => sliced({ toolCalls: [{ id: `toolu_${i}`, name: "echo", arguments: { text: `turn ${i}` } }] }));
+  const turns = Array.from({ length: 9 }, (_, i) =>
+    sliced({ toolCalls: [{ id: `toolu_${i}`, name: "echo", arguments: { text: `turn ${i}` } }] }),
+  );
   const { result } = await run([...turns, sliced({ text: "Finished." })]);
   assert.equal(result.answer, "Finished.");
   assert.equal(result.turns, 10);
   const breakpoints = (body: any) => [
     ...(body.tools ?? []).flatMap((tool: any, i: number) => (tool.cache_control ? [`tools[${i}]`] : [])),
     ...(body.system ?? []).flatMap((block: any, i: number) => (block.cache_control ? [`system[${i}]`] : [])),
-    ...body.messages.flatMap((message: any, m: number) => message.content.flatMap((block: any, b: number) => (block.cache_control ? [`messages[${m}].content[${b}]`] : []))),
+    ...body.messages.flatMap((message: any, m: number) =>
+      message.content.flatMap((block: any, b: number) => (block.cache_control ? [`messages[${m}].content[${b}]`] : [])),
+    ),
   ];
   assert.deepEqual(breakpoints(server.requests[0].body), ["tools[0]", "system[0]", "messages[0].content[0]"]);
-  assert.deepEqual(breakpoints(server.requests[1].body), ["tools[0]", "system[0]", "messages[0].content[0]", "messages[2].content[0]"]);
+  assert.deepEqual(breakpoints(server.requests[1].body), [
+    "tools[0]",
+    "system[0]",
+    "messages[0].content[0]",
+    "messages[2].content[0]",
+  ]);
   assert.equal(server.requests[9].body.messages.length, 19);
-  assert.deepEqual(breakpoints(server.requests[9].body), ["tools[0]", "system[0]", "messages[16].content[0]", "messages[18].content[0]"]);
-  assert.ok(server.requests.every((request) => request.body.system[0].cache_control && request.body.tools[0].cache_control));
+  assert.deepEqual(breakpoints(server.requests[9].body), [
+    "tools[0]",
+    "system[0]",
+    "messages[16].content[0]",
+    "messages[18].content[0]",
+  ]);
+  assert.ok(
+    server.requests.every((request) => request.body.system[0].cache_control && request.body.tools[0].cache_control),
+  );
 });
 
 test("pause_turn: the loop calls again, sending the paused reply back as the last message", async () => {
-  const { result } = await run([sliced({ text: "Still searching", finishReason: "pause_turn" }), sliced({ text: "Found it." })]);
+  const { result } = await run([
+    sliced({ text: "Still searching", finishReason: "pause_turn" }),
+    sliced({ text: "Found it." }),
+  ]);
   assert.equal(result.answer, "Found it.");
-  assert.deepEqual(server.requests[1].body.messages.at(-1), { role: "assistant", content: [{ type: "text", text: "Still searching", cache_control: CACHE }] });
+  assert.deepEqual(server.requests[1].body.messages.at(-1), {
+    role: "assistant",
+    content: [{ type: "text", text: "Still searching", cache_control: CACHE }],
+  });
 });
 
 test("a server that ignores stream:true and answers one JSON message still works", async () => {
-  const { result } = await run([{ json: { toolCalls: [{ id: "toolu_j", name: "echo", arguments: { text: "json" } }] } }, { json: { text: "done" } }]);
+  const { result } = await run([
+    { json: { toolCalls: [{ id: "toolu_j", name: "echo", arguments: { text: "json" } }] } },
+    { json: { text: "done" } },
+  ]);
   assert.equal(result.answer, "done");
   assert.equal(server.requests[1].body.messages[2].content[0].content, "echo: json");
 });
@@ -238,8 +325,14 @@ test("an interrupted request ends as aborted", async () => {
   server = await startFakeLLM([{ hang: true }]);
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 30);
-  const stream = provider().stream({ system: "", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools: [] }, controller.signal);
-  await assert.rejects(async () => {
-    for await (const _ of stream);
-  }, (error: unknown) => error instanceof ProviderError && error.kind === "aborted");
+  const stream = provider().stream(
+    { system: "", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools: [] },
+    controller.signal,
+  );
+  await assert.rejects(
+    async () => {
+      for await (const _ of stream);
+    },
+    (error: unknown) => error instanceof ProviderError && error.kind === "aborted",
+  );
 });

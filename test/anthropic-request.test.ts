@@ -10,7 +10,14 @@ const CACHE = { type: "ephemeral" };
 
 test("tool results go together, first, in one user message; same-role messages merge; thinking keeps its signature", () => {
   const messages: Message[] = [
-    { role: "user", content: [{ type: "text", text: "fix it" }, { type: "text", text: "" }, { type: "image", mediaType: "image/png", data: "iVBOR" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "fix it" },
+        { type: "text", text: "" },
+        { type: "image", mediaType: "image/png", data: "iVBOR" },
+      ],
+    },
     {
       role: "assistant",
       api: "anthropic",
@@ -62,21 +69,44 @@ test("tool results go together, first, in one user message; same-role messages m
 test("reasoning from another API is dropped, and a message left empty disappears", () => {
   const messages: Message[] = [
     { role: "user", content: [{ type: "text", text: "one" }] },
-    { role: "assistant", api: "openai", stopReason: "stop", content: [{ type: "thinking", text: "hmm", signature: "not-ours" }] },
+    {
+      role: "assistant",
+      api: "openai",
+      stopReason: "stop",
+      content: [{ type: "thinking", text: "hmm", signature: "not-ours" }],
+    },
     { role: "user", content: [{ type: "text", text: "two" }] },
-    { role: "assistant", api: "openai", stopReason: "stop", content: [{ type: "thinking", text: "hmm" }, { type: "text", text: "Hi." }] },
+    {
+      role: "assistant",
+      api: "openai",
+      stopReason: "stop",
+      content: [
+        { type: "thinking", text: "hmm" },
+        { type: "text", text: "Hi." },
+      ],
+    },
   ];
   assert.deepEqual(toWireMessages(messages), [
-    { role: "user", content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "one" },
+        { type: "text", text: "two" },
+      ],
+    },
     { role: "assistant", content: [{ type: "text", text: "Hi." }] },
   ]);
 });
 
 test("the request: max_tokens per model, system and tools as cacheable blocks, thinking when budgeted", () => {
-  const request = { system: "be brief", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] as Message[], tools: [
-    { name: "a", description: "A", parameters: { type: "object", properties: {} } },
-    { name: "b", description: "B", parameters: { type: "object", properties: { x: { type: "string" } } } },
-  ] };
+  const request = {
+    system: "be brief",
+    messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] as Message[],
+    tools: [
+      { name: "a", description: "A", parameters: { type: "object", properties: {} } },
+      { name: "b", description: "B", parameters: { type: "object", properties: { x: { type: "string" } } } },
+    ],
+  };
   assert.deepEqual(toAnthropicRequest(request, "claude-opus-4-1", 4096), {
     model: "claude-opus-4-1",
     max_tokens: 32_000,
@@ -84,16 +114,30 @@ test("the request: max_tokens per model, system and tools as cacheable blocks, t
     system: [{ type: "text", text: "be brief", cache_control: CACHE }],
     tools: [
       { name: "a", description: "A", input_schema: { type: "object", properties: {} } },
-      { name: "b", description: "B", input_schema: { type: "object", properties: { x: { type: "string" } } }, cache_control: CACHE },
+      {
+        name: "b",
+        description: "B",
+        input_schema: { type: "object", properties: { x: { type: "string" } } },
+        cache_control: CACHE,
+      },
     ],
     messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: CACHE }] }],
     thinking: { type: "enabled", budget_tokens: 4096 },
   });
-  const bare = toAnthropicRequest({ system: "", messages: request.messages, tools: [], maxTokens: 1000 }, "claude-3-5-haiku-latest");
+  const bare = toAnthropicRequest(
+    { system: "", messages: request.messages, tools: [], maxTokens: 1000 },
+    "claude-3-5-haiku-latest",
+  );
   assert.deepEqual(Object.keys(bare).sort(), ["max_tokens", "messages", "model", "stream"]);
   assert.equal(bare.max_tokens, 1000);
   assert.deepEqual(
-    ["claude-sonnet-4-5", "claude-3-7-sonnet-20250219", "claude-3-5-haiku-20241022", "claude-3-haiku-20240307", "glm-4.6"].map(defaultMaxTokens),
+    [
+      "claude-sonnet-4-5",
+      "claude-3-7-sonnet-20250219",
+      "claude-3-5-haiku-20241022",
+      "claude-3-haiku-20240307",
+      "glm-4.6",
+    ].map(defaultMaxTokens),
     [32_000, 32_000, 8192, 4096, 8192],
   );
 });
@@ -101,15 +145,36 @@ test("the request: max_tokens per model, system and tools as cacheable blocks, t
 test("a trailing assistant message (a paused turn) gets the last breakpoint, never on a thinking block", () => {
   const messages: Message[] = [
     { role: "user", content: [{ type: "text", text: "search" }] },
-    { role: "assistant", api: "anthropic", stopReason: "pause", content: [{ type: "text", text: "Searching" }, { type: "thinking", text: "t", signature: "s" }] },
+    {
+      role: "assistant",
+      api: "anthropic",
+      stopReason: "pause",
+      content: [
+        { type: "text", text: "Searching" },
+        { type: "thinking", text: "t", signature: "s" },
+      ],
+    },
   ];
-  const body = toAnthropicRequest({ system: "", messages, tools: [] }, "claude-sonnet-4-5") as { messages: Array<{ content: Array<Record<string, unknown>> }> };
+  const body = toAnthropicRequest({ system: "", messages, tools: [] }, "claude-sonnet-4-5") as {
+    messages: Array<{ content: Array<Record<string, unknown>> }>;
+  };
   assert.deepEqual(body.messages[0].content[0].cache_control, CACHE);
-  assert.deepEqual(body.messages[1].content.map((block) => block.cache_control), [CACHE, undefined]);
+  assert.deepEqual(
+    body.messages[1].content.map((block) => block.cache_control),
+    [CACHE, undefined],
+  );
 });
 
 test("every wire stop reason has a neutral one; unknown ones fall back on whether tools were called", () => {
-  const reasons = ["end_turn", "stop_sequence", "tool_use", "max_tokens", "model_context_window_exceeded", "pause_turn", "refusal"] as const;
+  const reasons = [
+    "end_turn",
+    "stop_sequence",
+    "tool_use",
+    "max_tokens",
+    "model_context_window_exceeded",
+    "pause_turn",
+    "refusal",
+  ] as const;
   assert.deepEqual(
     reasons.map((reason) => toStopReason(reason, false)),
     ["stop", "stop", "tool_use", "length", "length", "pause", "refusal"],
@@ -172,8 +237,22 @@ test("the fake server rejects what the real API would", () => {
     tools: [{ name: "t", input_schema: { type: "object" }, cache_control: CACHE }],
     messages: [
       { role: "user", content: [{ type: "text", text: "" }] },
-      { role: "assistant", content: [{ type: "thinking", thinking: "x" }, { type: "tool_use", id: "a", name: "t", input: {} }, { type: "tool_use", id: "b", name: "t", input: {} }] },
-      { role: "user", content: [{ type: "text", text: "hi", cache_control: CACHE }, { type: "tool_result", tool_use_id: "a", cache_control: CACHE }, { type: "tool_result", tool_use_id: "zz" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "x" },
+          { type: "tool_use", id: "a", name: "t", input: {} },
+          { type: "tool_use", id: "b", name: "t", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi", cache_control: CACHE },
+          { type: "tool_result", tool_use_id: "a", cache_control: CACHE },
+          { type: "tool_result", tool_use_id: "zz" },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "b", cache_control: CACHE }] },
     ],
   };

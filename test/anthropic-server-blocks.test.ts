@@ -8,16 +8,44 @@ import type { FakeLLM } from "./fake-llm/server.ts";
 
 const serve = fakeServerPerTest();
 
-const sse = (events: Array<Record<string, unknown>>) => events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join("");
-const flags = (server: FakeLLM) => ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5", "--output", "stream-json"];
+const sse = (events: Array<Record<string, unknown>>) =>
+  events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+const flags = (server: FakeLLM) => [
+  "--provider",
+  "anthropic",
+  "--base-url",
+  server.url,
+  "--model",
+  "claude-sonnet-4-5",
+  "--output",
+  "stream-json",
+];
 const lines = (stdout: string) =>
   stdout
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line));
 
-const searchResult = { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", title: "Weather", url: "https://example.com/w", encrypted_content: "EqgfCioIARgB", page_age: null }] };
-const citation = { type: "web_search_result_location", cited_text: "Sunny, 21 C", url: "https://example.com/w", title: "Weather", encrypted_index: "Eo8BCioIAhgB" };
+const searchResult = {
+  type: "web_search_tool_result",
+  tool_use_id: "srvtoolu_1",
+  content: [
+    {
+      type: "web_search_result",
+      title: "Weather",
+      url: "https://example.com/w",
+      encrypted_content: "EqgfCioIARgB",
+      page_age: null,
+    },
+  ],
+};
+const citation = {
+  type: "web_search_result_location",
+  cited_text: "Sunny, 21 C",
+  url: "https://example.com/w",
+  title: "Weather",
+  encrypted_index: "Eo8BCioIAhgB",
+};
 
 test("pause_turn: the continuation sends the paused content back unchanged, server tool blocks included", async () => {
   const paused = sse([
@@ -25,7 +53,11 @@ test("pause_turn: the continuation sends the paused content back unchanged, serv
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Searching." } },
     { type: "content_block_stop", index: 0 },
-    { type: "content_block_start", index: 1, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } },
+    {
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} },
+    },
     { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"query": "weath' } },
     { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: 'er"}' } },
     { type: "content_block_stop", index: 1 },
@@ -63,8 +95,20 @@ test("pause_turn: the continuation sends the paused content back unchanged, serv
 
 test("usage.iterations are summed: compaction and message steps are both billed", async () => {
   const iterations = [
-    { type: "compaction", input_tokens: 60385, output_tokens: 522, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-    { type: "message", input_tokens: 612, output_tokens: 2819, cache_read_input_tokens: 40, cache_creation_input_tokens: 7 },
+    {
+      type: "compaction",
+      input_tokens: 60385,
+      output_tokens: 522,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    },
+    {
+      type: "message",
+      input_tokens: 612,
+      output_tokens: 2819,
+      cache_read_input_tokens: 40,
+      cache_creation_input_tokens: 7,
+    },
   ];
   const reply = sse([
     { type: "message_start", message: { model: "claude-opus-4-6", usage: { input_tokens: 60385, output_tokens: 5 } } },
@@ -72,14 +116,33 @@ test("usage.iterations are summed: compaction and message steps are both billed"
     { type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "## Summary" } },
     { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
     { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Answer." } },
-    { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { input_tokens: 612, output_tokens: 2819, cache_read_input_tokens: 40, cache_creation_input_tokens: 7, iterations } },
+    {
+      type: "message_delta",
+      delta: { stop_reason: "end_turn" },
+      usage: {
+        input_tokens: 612,
+        output_tokens: 2819,
+        cache_read_input_tokens: 40,
+        cache_creation_input_tokens: 7,
+        iterations,
+      },
+    },
     { type: "message_stop" },
   ]);
   const fake = await serve([{ raw: reply }]);
   const result = await runCli([...flags(fake), "-p", "go"], { env: cleanEnv({ HARNESS_API_KEY: "k" }) });
   assert.equal(result.code, 0, result.stderr);
   const events = lines(result.stdout);
-  assert.deepEqual(events.find((e) => e.type === "usage").usage, { input: 60997, output: 3341, cacheRead: 40, cacheWrite: 7 });
+  assert.deepEqual(events.find((e) => e.type === "usage").usage, {
+    input: 60997,
+    output: 3341,
+    cacheRead: 40,
+    cacheWrite: 7,
+  });
   const message = events.find((e) => e.type === "message" && e.message.role === "assistant").message;
-  assert.deepEqual(message.providerData.content[0], { type: "compaction", content: "## Summary" }, "the compaction block is kept to go back");
+  assert.deepEqual(
+    message.providerData.content[0],
+    { type: "compaction", content: "## Summary" },
+    "the compaction block is kept to go back",
+  );
 });

@@ -11,7 +11,11 @@ import { tempDir } from "./helpers.ts";
 async function runBash(args: Record<string, unknown>, options: { cwd?: string; signal?: AbortSignal } = {}) {
   const parsed = parseArguments(bash, JSON.stringify(args));
   assert.ok(parsed.ok);
-  const output = await bash.run(parsed.input as { command: string }, { cwd: options.cwd ?? tempDir(), signal: options.signal ?? new AbortController().signal, state: new Map() });
+  const output = await bash.run(parsed.input as { command: string }, {
+    cwd: options.cwd ?? tempDir(),
+    signal: options.signal ?? new AbortController().signal,
+    state: new Map(),
+  });
   return typeof output === "string" ? { content: output, isError: false } : output;
 }
 
@@ -23,7 +27,7 @@ test("runs in the working directory with stdout and stderr interleaved and the e
 });
 
 test("stdin is closed, and pagers are off", async () => {
-  const result = await runBash({ command: "cat; echo \"pager=$PAGER git=$GIT_PAGER\"" });
+  const result = await runBash({ command: 'cat; echo "pager=$PAGER git=$GIT_PAGER"' });
   assert.equal(result.content, "pager=cat git=cat\n[exit code: 0]");
 });
 
@@ -79,7 +83,10 @@ test("an abort kills the running command", async () => {
   const cwd = tempDir();
   // Aborted once the command is under way (the sandbox's first command also starts its helper).
   const abortOnceStarted = setInterval(() => existsSync(join(cwd, ".started")) && controller.abort(), 20);
-  const result = await runBash({ command: "echo before; touch .started; sleep 30" }, { cwd, signal: controller.signal }).finally(() => clearInterval(abortOnceStarted));
+  const result = await runBash(
+    { command: "echo before; touch .started; sleep 30" },
+    { cwd, signal: controller.signal },
+  ).finally(() => clearInterval(abortOnceStarted));
   assert.equal(result.content, "before\n[interrupted by the user; the process tree was killed]");
 });
 

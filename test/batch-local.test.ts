@@ -25,13 +25,18 @@ async function serveByPrompt(route: (prompt: string, request: RecordedRequest) =
 
 function promptOf(request: RecordedRequest): string {
   const user = request.body.messages.find((message: { role: string }) => message.role === "user");
-  return typeof user.content === "string" ? user.content : user.content.map((part: { text?: string }) => part.text ?? "").join("");
+  return typeof user.content === "string"
+    ? user.content
+    : user.content.map((part: { text?: string }) => part.text ?? "").join("");
 }
 
 function readLines(path: string): TaskResult[] {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, "utf8");
-  return text.split("\n").filter((line) => line.endsWith("}")).map((line) => JSON.parse(line));
+  return text
+    .split("\n")
+    .filter((line) => line.endsWith("}"))
+    .map((line) => JSON.parse(line));
 }
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
@@ -43,7 +48,8 @@ function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
 /** A git repository whose tag v1 holds f.txt = "one" and whose branch head holds "two". */
 function makeRepo(dir: string): void {
   mkdirSync(dir);
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, stdio: "pipe" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, stdio: "pipe" });
   git("init", "-q", "-b", "main");
   writeFileSync(join(dir, "f.txt"), "one\n");
   git("add", ".");
@@ -59,7 +65,8 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   const fake = await serveByPrompt((prompt) => {
     requests.push({ phase, prompt });
     const n = Number(/^task (\d+)$/.exec(prompt)?.[1]);
-    if (n === 5) return { status: 400, body: { error: { message: "task 5 is a bad request", type: "invalid_request_error" } } };
+    if (n === 5)
+      return { status: 400, body: { error: { message: "task 5 is a bad request", type: "invalid_request_error" } } };
     if (n === 6) return { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } };
     // The first run stalls on the second half, so it can be interrupted with work in flight.
     if (phase === 1 && n > 10) return { hang: true };
@@ -79,11 +86,15 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   writeFileSync(join(dir, "tasks.jsonl"), `${tasks.join("\n")}\n`);
   const env = cleanEnv();
   // Known prices, so every result carries a cost: 10 tokens in at $1/M and 5 out at $2/M per call.
-  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }));
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
+  );
   const out = join(dir, "results.jsonl");
   const args = ["batch", "tasks.jsonl", "--concurrency", "4", "--out", out, ...fakeFlags(fake)];
 
-  const hanging = () => requests.filter((request) => request.phase === 1 && Number(request.prompt.split(" ")[1]) > 10).length;
+  const hanging = () =>
+    requests.filter((request) => request.phase === 1 && Number(request.prompt.split(" ")[1]) > 10).length;
   const first = await runCli(args, {
     env,
     cwd: dir,
@@ -98,29 +109,51 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   });
   assert.equal(first.code, 130, first.stderr);
   const firstResults = readLines(out);
-  assert.deepEqual(firstResults.map((result) => result.id).sort(), ["t1", "t10", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"], "the interrupted tasks left no result");
+  assert.deepEqual(
+    firstResults.map((result) => result.id).sort(),
+    ["t1", "t10", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"],
+    "the interrupted tasks left no result",
+  );
   const byId = new Map(firstResults.map((result) => [result.id, result]));
   const t1 = byId.get("t1") as TaskResult;
-  assert.deepEqual({ ...t1, durationMs: 0, sessionId: "" }, {
-    id: "t1",
-    status: "ok",
-    answer: "answer 1",
-    turns: 1,
-    tokens: { input: 10, output: 5, cached: 0 },
-    cost: 0.00002,
-    durationMs: 0,
-    testExitCode: 0,
-    sessionId: "",
-  });
-  assert.ok(existsSync(join(env.HARNESS_HOME as string, "sessions", `${t1.sessionId}.jsonl`)), "each task has its own session file");
-  assert.equal(existsSync(join(dir, "results.work", "t1", "setup.txt")), true, "setup ran in the task's own working copy");
+  assert.deepEqual(
+    { ...t1, durationMs: 0, sessionId: "" },
+    {
+      id: "t1",
+      status: "ok",
+      answer: "answer 1",
+      turns: 1,
+      tokens: { input: 10, output: 5, cached: 0 },
+      cost: 0.00002,
+      durationMs: 0,
+      testExitCode: 0,
+      sessionId: "",
+    },
+  );
+  assert.ok(
+    existsSync(join(env.HARNESS_HOME as string, "sessions", `${t1.sessionId}.jsonl`)),
+    "each task has its own session file",
+  );
+  assert.equal(
+    existsSync(join(dir, "results.work", "t1", "setup.txt")),
+    true,
+    "setup ran in the task's own working copy",
+  );
   assert.deepEqual([byId.get("t2")?.status, byId.get("t2")?.testExitCode], ["failed", 3]);
-  assert.deepEqual([byId.get("t3")?.status, byId.get("t3")?.testExitCode], ["ok", 0], "the repository was checked out at its ref");
+  assert.deepEqual(
+    [byId.get("t3")?.status, byId.get("t3")?.testExitCode],
+    ["ok", 0],
+    "the repository was checked out at its ref",
+  );
   assert.equal(byId.get("t5")?.status, "failed");
   assert.match(byId.get("t5")?.error ?? "", /400 .*task 5 is a bad request/);
   assert.deepEqual([byId.get("t6")?.status, byId.get("t6")?.turns, byId.get("t6")?.cost], ["max_turns", 2, 0.00004]);
   assert.equal(new Set(firstResults.map((result) => result.sessionId)).size, 10);
-  assert.equal(first.stderr.split("\n").filter((line) => /^(ok|failed|max_turns|error|interrupted) t\d+ /.test(line)).length, 10, "a plain line per finished task (stderr is not a terminal)");
+  assert.equal(
+    first.stderr.split("\n").filter((line) => /^(ok|failed|max_turns|error|interrupted) t\d+ /.test(line)).length,
+    10,
+    "a plain line per finished task (stderr is not a terminal)",
+  );
 
   // A crash in the middle of writing a line leaves it torn; the resumed batch drops it.
   appendFileSync(out, '{"id":"t11","status":"o');
@@ -129,21 +162,45 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stderr, /10 of 20 tasks already have results/);
   const results = readLines(out);
-  assert.ok(readFileSync(out, "utf8").split("\n").slice(0, -1).every((line) => JSON.parse(line)), "every line is whole JSON");
-  assert.deepEqual(results.map((result) => result.id).sort(), Array.from({ length: 20 }, (_, index) => `t${index + 1}`).sort(), "each task exactly once");
-  for (const result of results.slice(10)) assert.deepEqual([result.status, result.answer], ["ok", `answer ${result.id.slice(1)}`]);
+  assert.ok(
+    readFileSync(out, "utf8")
+      .split("\n")
+      .slice(0, -1)
+      .every((line) => JSON.parse(line)),
+    "every line is whole JSON",
+  );
+  assert.deepEqual(
+    results.map((result) => result.id).sort(),
+    Array.from({ length: 20 }, (_, index) => `t${index + 1}`).sort(),
+    "each task exactly once",
+  );
+  for (const result of results.slice(10))
+    assert.deepEqual([result.status, result.answer], ["ok", `answer ${result.id.slice(1)}`]);
 
-  const firstRun = countBy(requests.filter((request) => request.phase === 1), (request) => request.prompt);
-  const secondRun = countBy(requests.filter((request) => request.phase === 2), (request) => request.prompt);
+  const firstRun = countBy(
+    requests.filter((request) => request.phase === 1),
+    (request) => request.prompt,
+  );
+  const secondRun = countBy(
+    requests.filter((request) => request.phase === 2),
+    (request) => request.prompt,
+  );
   for (let n = 1; n <= 10; n++) {
     assert.equal(firstRun.get(`task ${n}`), n === 6 ? 2 : 1, `task ${n}: one run (max turns 2 for task 6)`);
-    assert.equal(secondRun.get(`task ${n}`), undefined, `task ${n} finished before the interrupt and was not run again`);
+    assert.equal(
+      secondRun.get(`task ${n}`),
+      undefined,
+      `task ${n} finished before the interrupt and was not run again`,
+    );
   }
   for (let n = 11; n <= 20; n++) assert.equal(secondRun.get(`task ${n}`), 1, `task ${n} ran once after resuming`);
 
   const report = await runCli(["batch", "report", out, "--html", join(dir, "report.html")], { env, cwd: dir });
   assert.equal(report.code, 0, report.stderr);
-  assert.match(report.stdout, /^20 tasks · 17 ok \(85\.0%\) · 2 failed · 1 max_turns · 0 error · 0 interrupted\ntests: 2 of 3 passed\n/);
+  assert.match(
+    report.stdout,
+    /^20 tasks · 17 ok \(85\.0%\) · 2 failed · 1 max_turns · 0 error · 0 interrupted\ntests: 2 of 3 passed\n/,
+  );
   assert.match(report.stdout, /\nturns +1 +1 +2 +21\n/);
   assert.match(report.stdout, /\ncost +\$0\.00002 +\$0\.00002 +\$0\.00004 +\$0\.0004\n/);
   assert.match(report.stdout, /\nduration +\d/);
@@ -163,8 +220,14 @@ test("a rate limit the child could not outlast slows the pool and the task runs 
     return { reply: { text: `done: ${prompt}` } };
   });
   const dir = tempDir();
-  writeFileSync(join(dir, "tasks.jsonl"), [1, 2, 3].map((n) => JSON.stringify({ id: `t${n}`, prompt: `task ${n}` })).join("\n"));
-  const result = await runCli(["batch", "tasks.jsonl", "--concurrency", "2", "--out", "results.jsonl", ...fakeFlags(fake)], { env: cleanEnv(), cwd: dir });
+  writeFileSync(
+    join(dir, "tasks.jsonl"),
+    [1, 2, 3].map((n) => JSON.stringify({ id: `t${n}`, prompt: `task ${n}` })).join("\n"),
+  );
+  const result = await runCli(
+    ["batch", "tasks.jsonl", "--concurrency", "2", "--out", "results.jsonl", ...fakeFlags(fake)],
+    { env: cleanEnv(), cwd: dir },
+  );
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /rate limited on t2: running at most 1 at once for now/);
   const results = readLines(join(dir, "results.jsonl"));

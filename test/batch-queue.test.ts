@@ -45,10 +45,17 @@ function freePort(): Promise<number> {
 /** A throwaway redis-server on 127.0.0.1, killed when the test ends; the queue test skips without one. */
 async function startRedis(): Promise<number> {
   const port = await freePort();
-  const child = killAtTestEnd(spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] }));
+  const child = killAtTestEnd(
+    spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start within ${REDIS_START_MS} ms:\n${output}`)), REDIS_START_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server did not start within ${REDIS_START_MS} ms:\n${output}`)),
+      REDIS_START_MS,
+    );
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
@@ -83,7 +90,9 @@ function waitFor(isTime: () => boolean, what: string): Promise<void> {
   });
 }
 
-test("queue mode: two workers, one killed mid-task; every task is finished exactly once", { skip: needs("redis-server") }, async () => {
+test("queue mode: two workers, one killed mid-task; every task is finished exactly once", {
+  skip: needs("redis-server"),
+}, async () => {
   const port = await startRedis();
   const queueUrl = `redis://127.0.0.1:${port}/batch-test`;
 
@@ -103,15 +112,26 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   const fake = server;
 
   const dir = tempDir();
-  writeFileSync(join(dir, "tasks.jsonl"), [1, 2, 3, 4].map((n) => JSON.stringify({ id: `q${n}`, prompt: `task ${n}` })).join("\n"));
+  writeFileSync(
+    join(dir, "tasks.jsonl"),
+    [1, 2, 3, 4].map((n) => JSON.stringify({ id: `q${n}`, prompt: `task ${n}` })).join("\n"),
+  );
   const out = join(dir, "results.jsonl");
-  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, ...fakeFlags(fake)], { env: cleanEnv(), cwd: dir });
+  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, ...fakeFlags(fake)], {
+    env: cleanEnv(),
+    cwd: dir,
+  });
 
   let workerA: ChildProcess | undefined;
-  const firstWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "1"], { env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }), onSpawn: (child) => (workerA = child) });
+  const firstWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "1"], {
+    env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }),
+    onSpawn: (child) => (workerA = child),
+  });
   const firstExit = firstWorker.then((result) => `worker A exited: ${result.code} ${result.stderr}`);
   let early = "";
-  void Promise.race([batch.then((result) => `the batch exited: ${result.code} ${result.stderr}`), firstExit]).then((message) => (early = message));
+  void Promise.race([batch.then((result) => `the batch exited: ${result.code} ${result.stderr}`), firstExit]).then(
+    (message) => (early = message),
+  );
   await waitFor(() => heldPrompt !== undefined || early !== "", "the first request");
   assert.equal(early, "", early);
   workerA?.kill("SIGKILL");
@@ -120,7 +140,10 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   release(); // the dead worker's orphaned harness gets its answer, and its result goes nowhere
 
   let workerB: ChildProcess | undefined;
-  const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2"], { env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }), onSpawn: (child) => (workerB = child) });
+  const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2"], {
+    env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }),
+    onSpawn: (child) => (workerB = child),
+  });
   let collected: CliResult;
   try {
     collected = await batch;
@@ -132,7 +155,10 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   assert.equal(stopped.code, 0, stopped.stderr);
 
   assert.ok(existsSync(out));
-  const results: TaskResult[] = readFileSync(out, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  const results: TaskResult[] = readFileSync(out, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   assert.deepEqual(results.map((result) => [result.id, result.status, result.answer]).sort(), [
     ["q1", "ok", "answer to task 1"],
     ["q2", "ok", "answer to task 2"],
@@ -143,5 +169,6 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   assert.match(killed.stderr, new RegExp(`started ${heldId}\\n`), "worker A had the task when it was killed");
   assert.match(stopped.stderr, new RegExp(`started ${heldId}\\n`), "worker B took it back after A's lock expired");
   const perPrompt = fake.requests.map(promptOf);
-  for (const n of [1, 2, 3, 4]) assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 2 : 1);
+  for (const n of [1, 2, 3, 4])
+    assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 2 : 1);
 });

@@ -12,9 +12,15 @@ afterEach(() => {
 });
 
 /** Runs the CLI, reads stdout until its first line, then closes the pipe as `head -1` does. */
-function runAndCloseAfterFirstLine(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; firstLine: string; stderr: string }> {
+function runAndCloseAfterFirstLine(
+  args: string[],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; firstLine: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    child = spawn(process.execPath, [CLI, ...args], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, [CLI, ...args], {
+      cwd: tempDir(),
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let firstLine = "";
     let stderr = "";
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -32,7 +38,9 @@ function runAndCloseAfterFirstLine(args: string[]): Promise<{ code: number | nul
 }
 
 test("stream-json | head -1: the run stops and exits quietly, without a stack trace", async () => {
-  const steps = Array.from({ length: 5 }, (_, i) => ({ reply: { toolCalls: [{ name: "bash", arguments: { command: `echo ${i}` } }], delayMs: 50 } }));
+  const steps = Array.from({ length: 5 }, (_, i) => ({
+    reply: { toolCalls: [{ name: "bash", arguments: { command: `echo ${i}` } }], delayMs: 50 },
+  }));
   const fake = await serve([...steps, { reply: { text: "done" } }]);
   const result = await runAndCloseAfterFirstLine([...fakeFlags(fake), "-y", "--output", "stream-json", "-p", "go"]);
   assert.equal(JSON.parse(result.firstLine).type, "start");

@@ -17,7 +17,10 @@ for (const [typed, meant] of [
     const env = cleanEnv();
     const result = await runCli([typed], { env: { ...env, HARNESS_BASE_URL: fake.baseUrl } });
     assert.equal(result.code, 2);
-    assert.equal(result.stderr, `harness: "${typed}" is not a command; did you mean ${meant}? (to send it as a prompt: harness -p ${typed})\n`);
+    assert.equal(
+      result.stderr,
+      `harness: "${typed}" is not a command; did you mean ${meant}? (to send it as a prompt: harness -p ${typed})\n`,
+    );
     assert.equal(existsSync(join(env.HARNESS_HOME as string, "sessions")), false, "no session was created");
     assert.equal(fake.requests.length, 0);
   });
@@ -43,7 +46,11 @@ for (const [args, message] of [
     const result = await runCli(args);
     assert.equal(result.code, 2);
     assert.equal(result.stderr.split("\n")[0], `harness: ${message}`);
-    assert.doesNotMatch(result.stderr, /Unknown option|argument missing|positional/, "none of node's parseArgs wording");
+    assert.doesNotMatch(
+      result.stderr,
+      /Unknown option|argument missing|positional/,
+      "none of node's parseArgs wording",
+    );
   });
 }
 
@@ -51,10 +58,16 @@ test("--base-url that is not an http(s) URL is a usage error at once, from the f
   const env = cleanEnv();
   const fromFlag = await runCli(["--base-url", "not-a-url", "-p", "x"], { env });
   assert.equal(fromFlag.code, 2);
-  assert.equal(fromFlag.stderr, 'harness: --base-url takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "not-a-url")\n');
+  assert.equal(
+    fromFlag.stderr,
+    'harness: --base-url takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "not-a-url")\n',
+  );
   const fromEnv = await runCli(["-p", "x"], { env: { ...env, HARNESS_BASE_URL: "localhost:8080/v1" } });
   assert.equal(fromEnv.code, 2);
-  assert.equal(fromEnv.stderr, 'harness: HARNESS_BASE_URL takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "localhost:8080/v1")\n');
+  assert.equal(
+    fromEnv.stderr,
+    'harness: HARNESS_BASE_URL takes an http:// or https:// URL, such as http://127.0.0.1:8080/v1 (got "localhost:8080/v1")\n',
+  );
   const models = await runCli(["models", "--base-url", "ftp://example.com"], { env });
   assert.equal(models.code, 2);
   assert.match(models.stderr, /--base-url takes an http:\/\/ or https:\/\/ URL/);

@@ -31,8 +31,14 @@ test("every command reads its flags through one schema: the same value is refuse
     [["acp", "--max-turns", "0"], "harness acp: --max-turns takes a positive whole number\n"],
     [["batch", "tasks.jsonl", "--max-turns", "0"], "harness: --max-turns takes a positive whole number\n"],
     [["batch", "tasks.jsonl", "--concurrency", "257"], "harness: --concurrency takes a whole number from 1 to 256\n"],
-    [["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "257"], "harness: --concurrency takes a whole number from 1 to 256\n"],
-    [["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "1e1"], "harness: --concurrency takes a whole number from 1 to 256\n"],
+    [
+      ["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "257"],
+      "harness: --concurrency takes a whole number from 1 to 256\n",
+    ],
+    [
+      ["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "1e1"],
+      "harness: --concurrency takes a whole number from 1 to 256\n",
+    ],
     [["--approve", "sometimes", "-p", "x"], "harness: --approve takes ask, edits or all\n"],
     [["--output", "xml", "-p", "x"], "harness: --output takes text, json or stream-json\n"],
   ];
@@ -54,7 +60,12 @@ test("no key anywhere: the error says which variable to set", async () => {
 
 test("one-shot: stdout holds only the final answer; the tool ran; exit 0", async () => {
   const fake = await serve([
-    { reply: { text: "Checking the file first.", toolCalls: [{ name: "bash", arguments: { command: "cat note.txt" } }] } },
+    {
+      reply: {
+        text: "Checking the file first.",
+        toolCalls: [{ name: "bash", arguments: { command: "cat note.txt" } }],
+      },
+    },
     { reply: { text: "The note says: remember the milk." } },
   ]);
   const cwd = tempDir();
@@ -77,7 +88,10 @@ test("prompt words and piped stdin are prompts too", async () => {
 });
 
 test("headless without --yes: a command is refused and the model is told", async () => {
-  const fake = await serve([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "touch should-not-exist" } }] } }, { reply: { text: "I was not allowed." } }]);
+  const fake = await serve([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "touch should-not-exist" } }] } },
+    { reply: { text: "I was not allowed." } },
+  ]);
   const cwd = tempDir();
   const result = await runCli([...fakeFlags(fake), "-p", "make a file"], { cwd });
   assert.equal(result.code, 0);
@@ -105,14 +119,28 @@ test("an API failure exits 1 with a one-line reason on stderr", async () => {
 });
 
 test("--output json prints one object; stream-json one event per line", async () => {
-  const fake = await serve([{ reply: { text: "json answer" } }, { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] } }, { reply: { text: "streamed" } }]);
+  const fake = await serve([
+    { reply: { text: "json answer" } },
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] } },
+    { reply: { text: "streamed" } },
+  ]);
   const json = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"]);
   assert.equal(json.code, 0);
   const final = JSON.parse(json.stdout);
   assert.match(final.sessionId, /^[\w-]+$/);
-  assert.deepEqual(final, { type: "done", reason: "stop", answer: "json answer", turns: 1, usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 }, sessionId: final.sessionId });
+  assert.deepEqual(final, {
+    type: "done",
+    reason: "stop",
+    answer: "json answer",
+    turns: 1,
+    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 },
+    sessionId: final.sessionId,
+  });
   const stream = await runCli([...fakeFlags(fake), "-y", "--output", "stream-json", "-p", "hi"]);
-  const events = stream.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const events = stream.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const types = events.map((e) => e.type);
   assert.equal(types[0], "start");
   assert.ok(types.includes("text_delta"));
@@ -129,7 +157,9 @@ test("--output json: the final object's sessionId resumes the conversation", asy
   const first = await runCli([...fakeFlags(fake), "--output", "json", "-p", "remember a colour"], { env });
   assert.equal(first.code, 0, first.stderr);
   const { sessionId } = JSON.parse(first.stdout);
-  const second = await runCli([...fakeFlags(fake), "--output", "json", "-r", sessionId, "-p", "which colour?"], { env });
+  const second = await runCli([...fakeFlags(fake), "--output", "json", "-r", sessionId, "-p", "which colour?"], {
+    env,
+  });
   assert.equal(second.code, 0, second.stderr);
   assert.equal(JSON.parse(second.stdout).sessionId, sessionId, "the resumed run is the same session");
   const sent = JSON.stringify(fake.requests[1].body.messages);
@@ -138,7 +168,15 @@ test("--output json: the final object's sessionId resumes the conversation", asy
 });
 
 test("SIGINT during a tool kills the command and exits 130", async () => {
-  const fake = await serve([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "echo started > marker; sleep 30; echo finished >> marker" } }] } }]);
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { name: "bash", arguments: { command: "echo started > marker; sleep 30; echo finished >> marker" } },
+        ],
+      },
+    },
+  ]);
   const cwd = tempDir();
   const started = Date.now();
   const result = await runCli([...fakeFlags(fake), "-y", "-p", "wait"], {

@@ -14,8 +14,14 @@ import { needs } from "./system-programs.ts";
 
 type Wrap = (argv: string[], cwd: string) => string[];
 
-async function runBash(command: string, options: { cwd: string; signal?: AbortSignal; timeout?: number; wrapCommand?: Wrap; env?: Record<string, string> }) {
-  const parsed = parseArguments(bash, JSON.stringify({ command, ...(options.timeout ? { timeout: options.timeout } : {}) }));
+async function runBash(
+  command: string,
+  options: { cwd: string; signal?: AbortSignal; timeout?: number; wrapCommand?: Wrap; env?: Record<string, string> },
+) {
+  const parsed = parseArguments(
+    bash,
+    JSON.stringify({ command, ...(options.timeout ? { timeout: options.timeout } : {}) }),
+  );
   assert.ok(parsed.ok);
   const output = await bash.run(parsed.input as { command: string }, {
     cwd: options.cwd,
@@ -38,7 +44,10 @@ function sandboxed(cwd: string): { wrapCommand: Wrap; env: Record<string, string
   const home = mkdtempSync("/var/tmp/harness-helper-home-");
   homes.push(home);
   mkdirSync(join(home, ".harness"));
-  const setup = setupPermissions({ sandbox: "on" }, { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") });
+  const setup = setupPermissions(
+    { sandbox: "on" },
+    { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") },
+  );
   assert.ok(setup.wrapCommand);
   return { wrapCommand: setup.wrapCommand, env: setup.env };
 }
@@ -55,7 +64,8 @@ test("commands run in one helper process, not as children of the harness", async
 test("calls in flight together run at the same time", async () => {
   const cwd = tempDir();
   // Each waits (at most 10 s) for the other's marker: both see it only if they overlap.
-  const waitFor = (mine: string, theirs: string) => `touch ${mine}; for i in $(seq 200); do [ -e ${theirs} ] && break; sleep 0.05; done; [ -e ${theirs} ] && echo saw-${theirs}`;
+  const waitFor = (mine: string, theirs: string) =>
+    `touch ${mine}; for i in $(seq 200); do [ -e ${theirs} ] && break; sleep 0.05; done; [ -e ${theirs} ] && echo saw-${theirs}`;
   const [a, b] = await Promise.all([runBash(waitFor("a", "b"), { cwd }), runBash(waitFor("b", "a"), { cwd })]);
   assert.equal(a.content, "saw-b\n[exit code: 0]");
   assert.equal(b.content, "saw-a\n[exit code: 0]");
@@ -63,7 +73,10 @@ test("calls in flight together run at the same time", async () => {
 
 test("a timeout kills the command's whole tree through the helper, a process that left the group included", async () => {
   const cwd = tempDir();
-  const result = await runBash("(sleep 2; touch survived) & setsid bash -c 'sleep 2; touch escaped' & sleep 30", { cwd, timeout: 1 });
+  const result = await runBash("(sleep 2; touch survived) & setsid bash -c 'sleep 2; touch escaped' & sleep 30", {
+    cwd,
+    timeout: 1,
+  });
   assert.equal(result.content, "[timed out after 1s; the process tree was killed]");
   await sleep(2500);
   assert.equal(existsSync(join(cwd, "survived")), false);
@@ -73,13 +86,16 @@ test("a timeout kills the command's whole tree through the helper, a process tha
 test("an interrupt kills every running command's tree, and the helper goes on to run the next", async () => {
   const cwd = tempDir();
   const controller = new AbortController();
-  const calls = ["one", "two"].map((name) => runBash(`touch started-${name}; (sleep 2; touch survived-${name}) & sleep 30`, { cwd, signal: controller.signal }));
+  const calls = ["one", "two"].map((name) =>
+    runBash(`touch started-${name}; (sleep 2; touch survived-${name}) & sleep 30`, { cwd, signal: controller.signal }),
+  );
   for (let waited = 0; !(existsSync(join(cwd, "started-one")) && existsSync(join(cwd, "started-two"))); waited += 20) {
     assert.ok(waited < 20_000, "the commands never started");
     await sleep(20);
   }
   controller.abort();
-  for (const result of await Promise.all(calls)) assert.equal(result.content, "[interrupted by the user; the process tree was killed]");
+  for (const result of await Promise.all(calls))
+    assert.equal(result.content, "[interrupted by the user; the process tree was killed]");
   const next = await runBash("echo still here", { cwd });
   assert.equal(next.content, "still here\n[exit code: 0]");
   await sleep(2500);
@@ -91,9 +107,15 @@ test("when the helper dies, its command says so and ends, and the next command s
   const cwd = tempDir();
   const killed = await runBash("kill -9 $PPID; sleep 2; touch survived", { cwd });
   assert.equal(killed.isError, true);
-  assert.match(killed.content, /^\[the command helper stopped \(killed by SIGKILL\) while this command ran; its processes were killed\]\n/);
+  assert.match(
+    killed.content,
+    /^\[the command helper stopped \(killed by SIGKILL\) while this command ran; its processes were killed\]\n/,
+  );
   const next = await runBash("echo fine", { cwd });
-  assert.equal(next.content, "fine\n[the command helper had stopped (killed by SIGKILL); a new one was started for this command]\n[exit code: 0]");
+  assert.equal(
+    next.content,
+    "fine\n[the command helper had stopped (killed by SIGKILL); a new one was started for this command]\n[exit code: 0]",
+  );
   const after = await runBash("echo quiet", { cwd });
   assert.equal(after.content, "quiet\n[exit code: 0]");
   await sleep(2500);
@@ -129,36 +151,60 @@ function isZombie(pid: number): boolean {
   }
 }
 
-test("sandboxed: the helper's death is reported and the next command gets a new sandbox", { skip: needs("bwrap") }, async () => {
+test("sandboxed: the helper's death is reported and the next command gets a new sandbox", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   const sandbox = sandboxed(cwd);
   const killed = await runBash("kill -9 $PPID; sleep 30", { cwd, ...sandbox });
   // bwrap reports its child's death by SIGKILL as exit code 137.
-  assert.match(killed.content, /^\[the command helper stopped \((killed by SIGKILL|exited with code 137)\) while this command ran; its processes were killed\]/);
-  const next = await runBash("echo fine > out.txt; cat out.txt; touch /outside 2>/dev/null || echo still sandboxed", { cwd, ...sandbox });
-  assert.match(next.content, /^fine\nstill sandboxed\n\[the command helper had stopped \((killed by SIGKILL|exited with code 137)\); a new one was started for this command\]\n\[exit code: 0\]$/);
+  assert.match(
+    killed.content,
+    /^\[the command helper stopped \((killed by SIGKILL|exited with code 137)\) while this command ran; its processes were killed\]/,
+  );
+  const next = await runBash("echo fine > out.txt; cat out.txt; touch /outside 2>/dev/null || echo still sandboxed", {
+    cwd,
+    ...sandbox,
+  });
+  assert.match(
+    next.content,
+    /^fine\nstill sandboxed\n\[the command helper had stopped \((killed by SIGKILL|exited with code 137)\); a new one was started for this command\]\n\[exit code: 0\]$/,
+  );
 });
 
-test("sandboxed: one sandbox serves the session, and what a command leaves behind ends with it", { skip: needs("bwrap") }, async () => {
+test("sandboxed: one sandbox serves the session, and what a command leaves behind ends with it", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   const sandbox = sandboxed(cwd);
   // A daemon that left the group and the session, as with a sandbox per command, does not outlive its command.
-  const first = await runBash("setsid bash -c 'sleep 2; touch escaped' & echo $PPID; readlink /proc/1/ns/pid", { cwd, ...sandbox });
+  const first = await runBash("setsid bash -c 'sleep 2; touch escaped' & echo $PPID; readlink /proc/1/ns/pid", {
+    cwd,
+    ...sandbox,
+  });
   const second = await runBash("echo $PPID; readlink /proc/1/ns/pid", { cwd, ...sandbox });
   assert.equal(first.content, second.content, "both commands ran in the same sandbox, from the same helper");
   await sleep(2500);
   assert.equal(existsSync(join(cwd, "escaped")), false);
 });
 
-test("sandboxed: a protected path that appears mid-session is read-only for the next command", { skip: needs("bwrap") }, async () => {
+test("sandboxed: a protected path that appears mid-session is read-only for the next command", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   const sandbox = sandboxed(cwd);
   // A command may make a protected name in a new subfolder (mounts cannot name what does not exist yet)...
-  const first = await runBash("mkdir -p made/.harness && echo '{}' > made/.mcp.json && echo planted", { cwd, ...sandbox });
+  const first = await runBash("mkdir -p made/.harness && echo '{}' > made/.mcp.json && echo planted", {
+    cwd,
+    ...sandbox,
+  });
   assert.equal(first.content, "planted\n[exit code: 0]");
   mkdirSync(join(cwd, "user", ".harness"), { recursive: true }); // made outside the sandbox, e.g. by the user
   // ...but the next command gets a sandbox that has it read-only, as a sandbox of its own would.
-  const second = await runBash("touch made/.harness/settings.json; echo x > made/.mcp.json; touch user/.harness/settings.json", { cwd, ...sandbox });
+  const second = await runBash(
+    "touch made/.harness/settings.json; echo x > made/.mcp.json; touch user/.harness/settings.json",
+    { cwd, ...sandbox },
+  );
   assert.equal(second.content.match(/Read-only file system/g)?.length, 3, second.content);
   assert.equal(existsSync(join(cwd, "made", ".harness", "settings.json")), false);
   assert.equal(readFileSync(join(cwd, "made", ".mcp.json"), "utf8"), "{}\n");
@@ -176,14 +222,19 @@ const frameHex = (type: string, id: number, payload: Buffer) => {
   return Buffer.concat([head, payload]).toString("hex");
 };
 
-test("sandboxed: a command that forges a 'started' frame for a host process, then kills its helper, does not get that process killed", { skip: needs("bwrap") }, async (t) => {
+test("sandboxed: a command that forges a 'started' frame for a host process, then kills its helper, does not get that process killed", {
+  skip: needs("bwrap"),
+}, async (t) => {
   const cwd = tempDir();
   const sandbox = sandboxed(cwd);
   const victim = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
   t.after(() => victim.kill("SIGKILL"));
   assert.ok(victim.pid);
   // The session's first command has id 1: claim the victim's process group as its own.
-  const attack = await runBash(`${forgeFrame(frameHex("S", 1, Buffer.from(String(victim.pid))))}; kill -9 $PPID; sleep 30`, { cwd, ...sandbox });
+  const attack = await runBash(
+    `${forgeFrame(frameHex("S", 1, Buffer.from(String(victim.pid))))}; kill -9 $PPID; sleep 30`,
+    { cwd, ...sandbox },
+  );
   assert.match(attack.content, /the command helper stopped/);
   // A SIGKILL sent while the helper's death was handled would show within moments.
   const died = await new Promise((resolve) => {
@@ -194,12 +245,20 @@ test("sandboxed: a command that forges a 'started' frame for a host process, the
   assert.equal(died, false, "the harness killed a host process the sandboxed command named");
 });
 
-test("sandboxed: a forged frame claiming gigabytes ends the helper at once, the harness does not wait for it", { skip: needs("bwrap") }, async () => {
+test("sandboxed: a forged frame claiming gigabytes ends the helper at once, the harness does not wait for it", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   const sandbox = sandboxed(cwd);
   const head = `${frameHex("D", 1, Buffer.alloc(0)).slice(0, 10)}ffffffff`;
   const attack = await runBash(`${forgeFrame(head)}; head -c 50000000 /dev/zero; sleep 30`, { cwd, ...sandbox });
-  assert.match(attack.content, /^\[the command helper stopped \(it sent a frame of 4294967295 bytes\) while this command ran; its processes were killed\]/);
+  assert.match(
+    attack.content,
+    /^\[the command helper stopped \(it sent a frame of 4294967295 bytes\) while this command ran; its processes were killed\]/,
+  );
   const next = await runBash("echo fine", { cwd, ...sandbox });
-  assert.match(next.content, /^fine\n\[the command helper had stopped \(it sent a frame of 4294967295 bytes\); a new one was started for this command\]/);
+  assert.match(
+    next.content,
+    /^fine\n\[the command helper had stopped \(it sent a frame of 4294967295 bytes\); a new one was started for this command\]/,
+  );
 });

@@ -22,7 +22,10 @@ test("an invalid field: exit 2, the file and the field named", async () => {
   const env = envWithConfig(JSON.stringify({ providers: { myllm: { api: "gemini", baseUrl: LOCAL } } }));
   const result = await runCli(["-p", "hi"], { env });
   assert.equal(result.code, 2);
-  assert.equal(result.stderr, `harness: ${configFile(env)}: providers.myllm.api: expected "chat", "responses" or "anthropic"\n`);
+  assert.equal(
+    result.stderr,
+    `harness: ${configFile(env)}: providers.myllm.api: expected "chat", "responses" or "anthropic"\n`,
+  );
 });
 
 test("a misspelt key in a provider is an error, not silently ignored", async () => {
@@ -34,9 +37,20 @@ test("a misspelt key in a provider is an error, not silently ignored", async () 
 
 test("a custom provider without a base URL, bad prices, broken JSON: exit 2 each", async () => {
   const cases: Array<[string, RegExp]> = [
-    [JSON.stringify({ providers: { myllm: { api: "openai" } } }), /providers\.myllm\.baseUrl: required for a custom provider/],
-    [JSON.stringify({ providers: { myllm: { api: "openai", baseUrl: LOCAL, models: { "gpt-4.1": { prices: { input: "3" } } } } } }), /providers\.myllm\.models\["gpt-4\.1"\]\.prices\.input: expected number, received string/],
-    [JSON.stringify({ providers: { myllm: { api: "openai", baseUrl: LOCAL, contextWindow: 0 } } }), /providers\.myllm\.contextWindow: Too small/],
+    [
+      JSON.stringify({ providers: { myllm: { api: "openai" } } }),
+      /providers\.myllm\.baseUrl: required for a custom provider/,
+    ],
+    [
+      JSON.stringify({
+        providers: { myllm: { api: "openai", baseUrl: LOCAL, models: { "gpt-4.1": { prices: { input: "3" } } } } },
+      }),
+      /providers\.myllm\.models\["gpt-4\.1"\]\.prices\.input: expected number, received string/,
+    ],
+    [
+      JSON.stringify({ providers: { myllm: { api: "openai", baseUrl: LOCAL, contextWindow: 0 } } }),
+      /providers\.myllm\.contextWindow: Too small/,
+    ],
     ['{ "provider": "openai", }', /config\.json: not valid JSON/],
     ["[]", /config\.json: expected object, received array/],
   ];
@@ -61,12 +75,25 @@ test("a top-level typo in config.json or settings.json is an error (exit 2) nami
   assert.equal(settings.code, 2);
   assert.equal(settings.stderr, `harness: ${settingsFile}: unknown key "permisions" (did you mean "permissions"?)\n`);
 
-  const known = envWithConfig(JSON.stringify({ $schema: "x", mcpServers: { files: { command: "x" } }, provider: "myllm", providers: { myllm: { api: "openai", baseUrl: LOCAL, apiKeyEnv: "MYLLM_KEY", model: "m" } } }));
-  writeFileSync(join(known.HARNESS_HOME as string, "settings.json"), JSON.stringify({ hooks: {}, permissions: { deny: [] } }));
+  const known = envWithConfig(
+    JSON.stringify({
+      $schema: "x",
+      mcpServers: { files: { command: "x" } },
+      provider: "myllm",
+      providers: { myllm: { api: "openai", baseUrl: LOCAL, apiKeyEnv: "MYLLM_KEY", model: "m" } },
+    }),
+  );
+  writeFileSync(
+    join(known.HARNESS_HOME as string, "settings.json"),
+    JSON.stringify({ hooks: {}, permissions: { deny: [] } }),
+  );
   const result = await runCli(["-p", "hi"], { env: known });
   // It got past both files: the next thing missing is the key.
   assert.equal(result.code, 1);
-  assert.equal(result.stderr, "harness: no API key for myllm: set MYLLM_KEY (or HARNESS_API_KEY), or choose another --provider\n");
+  assert.equal(
+    result.stderr,
+    "harness: no API key for myllm: set MYLLM_KEY (or HARNESS_API_KEY), or choose another --provider\n",
+  );
 });
 
 test("no key anywhere: the message names the variable for the provider chosen", async () => {
@@ -86,13 +113,28 @@ test("an unknown provider lists the built-in and the configured ones (exit 2)", 
 });
 
 test("--max-tokens and --thinking are checked before any call", async () => {
-  const anthropic = ["--provider", "anthropic", "--base-url", "http://127.0.0.1:9", "--model", "claude-sonnet-4-5", "-p", "hi"];
+  const anthropic = [
+    "--provider",
+    "anthropic",
+    "--base-url",
+    "http://127.0.0.1:9",
+    "--model",
+    "claude-sonnet-4-5",
+    "-p",
+    "hi",
+  ];
   const cases: Array<[string[], RegExp]> = [
     [["--max-tokens", "lots", ...anthropic], /--max-tokens takes a positive whole number/],
-    [["--thinking", "40000", ...anthropic], /--thinking 40000 must be below the output limit \(32000 tokens\); raise --max-tokens or lower --thinking/],
+    [
+      ["--thinking", "40000", ...anthropic],
+      /--thinking 40000 must be below the output limit \(32000 tokens\); raise --max-tokens or lower --thinking/,
+    ],
     [["--thinking", "2000", "--max-tokens", "2000", ...anthropic], /must be below the output limit \(2000 tokens\)/],
     [["--thinking", "500", ...anthropic], /--thinking takes at least 1024 tokens/],
-    [["--thinking", "2000", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "-p", "hi"], /--thinking needs an Anthropic provider/],
+    [
+      ["--thinking", "2000", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "-p", "hi"],
+      /--thinking needs an Anthropic provider/,
+    ],
   ];
   for (const [args, message] of cases) {
     const result = await runCli(args);

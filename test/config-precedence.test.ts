@@ -31,7 +31,13 @@ function myllmConfig(baseUrl: string) {
     provider: "myllm",
     model: "m-config",
     providers: {
-      myllm: { api: "openai", baseUrl, apiKeyEnv: "MYLLM_KEY", headers: { "x-team": "blue" }, models: { "m-config": { maxTokens: 1234 } } },
+      myllm: {
+        api: "openai",
+        baseUrl,
+        apiKeyEnv: "MYLLM_KEY",
+        headers: { "x-team": "blue" },
+        models: { "m-config": { maxTokens: 1234 } },
+      },
       other: { api: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m-other" },
     },
     mcpServers: { files: { command: "true" } },
@@ -67,7 +73,9 @@ test("environment beats config.json, flags beat the environment, setting by sett
   assert.equal(fromEnv.requests[0].headers["x-team"], "blue");
   assert.equal(fromEnv.requests[0].headers.authorization, "Bearer sk-myllm");
 
-  const byFlag = await runCli(["--base-url", fromFlag.baseUrl, "--model", "m-flag", "--max-tokens", "99", "-p", "hi"], { env });
+  const byFlag = await runCli(["--base-url", fromFlag.baseUrl, "--model", "m-flag", "--max-tokens", "99", "-p", "hi"], {
+    env,
+  });
   assert.equal(byFlag.stdout, "flag\n", byFlag.stderr);
   assert.equal(fromFlag.requests[0].body.model, "m-flag");
   assert.equal(fromFlag.requests[0].body.max_tokens, 99);
@@ -97,7 +105,18 @@ test("HARNESS_PROVIDER picks another configured provider; --provider beats it; c
 test("a custom Anthropic provider: its key as x-api-key, its headers, --max-tokens and --thinking", async () => {
   const fake = await serve([{ reply: { reasoning: "hmm", text: "from claude" } }]);
   const env = cleanEnv({ CORP_KEY: "corp-secret" });
-  writeConfig(env, { provider: "corp", providers: { corp: { api: "anthropic", baseUrl: fake.url, apiKeyEnv: "CORP_KEY", model: "claude-sonnet-4-5", headers: { "x-gateway": "g1" } } } });
+  writeConfig(env, {
+    provider: "corp",
+    providers: {
+      corp: {
+        api: "anthropic",
+        baseUrl: fake.url,
+        apiKeyEnv: "CORP_KEY",
+        model: "claude-sonnet-4-5",
+        headers: { "x-gateway": "g1" },
+      },
+    },
+  });
   const result = await runCli(["--max-tokens", "4000", "--thinking", "2000", "-p", "hi"], { env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "from claude\n");
@@ -113,7 +132,10 @@ test("a custom Anthropic provider: its key as x-api-key, its headers, --max-toke
 test("a built-in provider's entry in config.json overrides its fields and keeps the rest", async () => {
   const fake = await serve([{ reply: { text: "proxied" } }]);
   const env = cleanEnv({ OPENAI_API_KEY: "sk-openai" });
-  writeConfig(env, { provider: "openai", providers: { openai: { baseUrl: fake.baseUrl, headers: { "x-proxy": "1" } } } });
+  writeConfig(env, {
+    provider: "openai",
+    providers: { openai: { baseUrl: fake.baseUrl, headers: { "x-proxy": "1" } } },
+  });
   const result = await runCli(["-p", "hi"], { env });
   assert.equal(result.stdout, "proxied\n", result.stderr);
   assert.equal(fake.requests[0].body.model, "gpt-5-mini");

@@ -23,14 +23,24 @@ const CACHE = { type: "ephemeral" };
 
 /** A reply calling bash once, reporting that the request it answered had `promptTokens` tokens. */
 function bashStep(command: string, promptTokens: number, id = `call_${command.replace(/\W/g, "")}`): ScriptStep {
-  return { reply: { toolCalls: [{ id, name: "bash", arguments: { command } }], usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 } } };
+  return {
+    reply: {
+      toolCalls: [{ id, name: "bash", arguments: { command } }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 },
+    },
+  };
 }
 
 /** Recognises the summary request: no tools, the summariser's system prompt; answers with `summary`. */
 function summaryStep(summary: string, seen: RecordedRequest[], anthropic = false): ScriptStep {
   return (request) => {
     seen.push(request);
-    return { reply: { text: summary, usage: anthropic ? { output_tokens: 40 } : { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 } } };
+    return {
+      reply: {
+        text: summary,
+        usage: anthropic ? { output_tokens: 40 } : { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 },
+      },
+    };
   };
 }
 
@@ -44,17 +54,33 @@ async function run(script: ScriptStep[], options: Partial<RunOptions> = {}) {
   server = await startFakeLLM(script);
   const messages: Message[] = [];
   const { events, result } = await drain(
-    runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "test system", cwd: tempDir(), messages, prompt: "count to three with echo", retry: FAST_RETRY, ...options }),
+    runAgent({
+      provider: fakeOpenAIProvider(server),
+      tools: [bash],
+      system: "test system",
+      cwd: tempDir(),
+      messages,
+      prompt: "count to three with echo",
+      retry: FAST_RETRY,
+      ...options,
+    }),
   );
   return { events, result, messages };
 }
 
-const compactions = (events: AgentEvent[]) => events.filter((e): e is Extract<AgentEvent, { type: "compaction" }> => e.type === "compaction");
+const compactions = (events: AgentEvent[]) =>
+  events.filter((e): e is Extract<AgentEvent, { type: "compaction" }> => e.type === "compaction");
 
 test("usage near the window: the next request is compacted into a summary plus the newest turn, and stays valid", async () => {
   const summaries: RecordedRequest[] = [];
   const { events, result, messages } = await run(
-    [bashStep("echo one", 3000), bashStep("echo two", 6000), bashStep("echo three", 8500), summaryStep("SUMMARY: counted one and two with echo.", summaries), { reply: { text: "done" } }],
+    [
+      bashStep("echo one", 3000),
+      bashStep("echo two", 6000),
+      bashStep("echo three", 8500),
+      summaryStep("SUMMARY: counted one and two with echo.", summaries),
+      { reply: { text: "done" } },
+    ],
     { context: { window: 10_000, keepRecent: 20 } },
   );
   assert.equal(result.reason, "stop");
@@ -79,36 +105,51 @@ test("usage near the window: the next request is compacted into a summary plus t
     after.map((m: { role: string }) => m.role),
     ["system", "user", "assistant", "tool"],
   );
-  assert.match(after[1].content, /^\[Summary of the earlier part of this conversation[^\n]*\]\n\nSUMMARY: counted one and two with echo\.$/);
+  assert.match(
+    after[1].content,
+    /^\[Summary of the earlier part of this conversation[^\n]*\]\n\nSUMMARY: counted one and two with echo\.$/,
+  );
   assert.equal(after[2].tool_calls[0].id, "call_echothree");
   assert.equal(after[3].tool_call_id, "call_echothree");
   assert.ok(JSON.stringify(server.requests[4].body).length < JSON.stringify(server.requests[2].body).length);
 
   const [compaction] = compactions(events);
-  assert.deepEqual({ ...compaction, tokensAfter: undefined }, {
-    type: "compaction",
-    summary: "SUMMARY: counted one and two with echo.",
-    removedMessages: 5,
-    keptMessages: 2,
-    tokensBefore: 8500 + 20 + estimateMessageTokens(messages[2]), // reported for call three, plus its result
-    tokensAfter: undefined,
-    reason: "threshold",
-  });
+  assert.deepEqual(
+    { ...compaction, tokensAfter: undefined },
+    {
+      type: "compaction",
+      summary: "SUMMARY: counted one and two with echo.",
+      removedMessages: 5,
+      keptMessages: 2,
+      tokensBefore: 8500 + 20 + estimateMessageTokens(messages[2]), // reported for call three, plus its result
+      tokensAfter: undefined,
+      reason: "threshold",
+    },
+  );
   assert.ok(compaction.tokensAfter < 1000);
   // The conversation in memory is the compacted one (the session file keeps the full history).
-  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+  assert.deepEqual(
+    messages.map((m) => m.role),
+    ["user", "assistant", "tool", "assistant"],
+  );
   // The summary call's tokens count in the run's total.
   assert.equal(result.usage.input, 3000 + 6000 + 8500 + 900 + 10);
   // The summary's text is not streamed as if it were the agent's reply.
   assert.equal(events.map((e) => (e.type === "text_delta" ? e.text : "")).join(""), "done");
   // The summary call's usage event comes right before the compaction, within the same turn.
   const at = events.indexOf(compaction);
-  assert.deepEqual(events[at - 1], { type: "usage", usage: { input: 900, output: 40, cacheRead: 0, cacheWrite: 0 }, total: { input: 3000 + 6000 + 8500 + 900, output: 100, cacheRead: 0, cacheWrite: 0 } });
+  assert.deepEqual(events[at - 1], {
+    type: "usage",
+    usage: { input: 900, output: 40, cacheRead: 0, cacheWrite: 0 },
+    total: { input: 3000 + 6000 + 8500 + 900, output: 100, cacheRead: 0, cacheWrite: 0 },
+  });
   assert.deepEqual(events[at - 2], { type: "turn_start", turn: 4 });
 });
 
 test("below the threshold nothing is compacted, and without `context` never", async () => {
-  const { events } = await run([bashStep("echo one", 7000), { reply: { text: "done" } }], { context: { window: 10_000 } });
+  const { events } = await run([bashStep("echo one", 7000), { reply: { text: "done" } }], {
+    context: { window: 10_000 },
+  });
   assert.equal(compactions(events).length, 0);
   assert.deepEqual(server.errors, []);
   await server.close();
@@ -119,7 +160,12 @@ test("below the threshold nothing is compacted, and without `context` never", as
 
 test("a failed summary request leaves the conversation whole and the run goes on", async () => {
   const { events, result } = await run(
-    [bashStep("echo one", 3000), bashStep("echo two", 8500), { status: 400, body: { error: { message: "no summaries today", type: "invalid_request_error" } } }, { reply: { text: "done" } }],
+    [
+      bashStep("echo one", 3000),
+      bashStep("echo two", 8500),
+      { status: 400, body: { error: { message: "no summaries today", type: "invalid_request_error" } } },
+      { reply: { text: "done" } },
+    ],
     { context: { window: 10_000 } },
   );
   assert.equal(result.reason, "stop");
@@ -128,9 +174,28 @@ test("a failed summary request leaves the conversation whole and the run goes on
 });
 
 test("the cut never separates a call from its result, and keeps about keepRecent tokens", () => {
-  const call = (id: string): Message => ({ role: "assistant", content: [{ type: "tool_call", id, name: "bash", arguments: "{}" }], stopReason: "tool_use" });
-  const result = (id: string, size: number): Message => ({ role: "tool", toolCallId: id, toolName: "bash", content: "x".repeat(size), isError: false });
-  const messages: Message[] = [userMessage("go"), call("a"), result("a", 4000), call("b"), result("b", 4000), userMessage("next"), call("c"), result("c", 400)];
+  const call = (id: string): Message => ({
+    role: "assistant",
+    content: [{ type: "tool_call", id, name: "bash", arguments: "{}" }],
+    stopReason: "tool_use",
+  });
+  const result = (id: string, size: number): Message => ({
+    role: "tool",
+    toolCallId: id,
+    toolName: "bash",
+    content: "x".repeat(size),
+    isError: false,
+  });
+  const messages: Message[] = [
+    userMessage("go"),
+    call("a"),
+    result("a", 4000),
+    call("b"),
+    result("b", 4000),
+    userMessage("next"),
+    call("c"),
+    result("c", 400),
+  ];
   // ~100 tokens: only the newest call and its result (always kept, even when over).
   assert.equal(findCut(messages, 100), 6);
   assert.equal(findCut(messages, 1), 6);
@@ -140,21 +205,48 @@ test("the cut never separates a call from its result, and keeps about keepRecent
   assert.equal(findCut(messages, 1200), 3);
   // Everything fits: only the first message is summarised.
   assert.equal(findCut(messages, 1_000_000), 1);
-  for (const keep of [1, 50, 150, 1000, 1100, 2000, 3000]) assert.notEqual(messages[findCut(messages, keep)].role, "tool");
+  for (const keep of [1, 50, 150, 1000, 1100, 2000, 3000])
+    assert.notEqual(messages[findCut(messages, keep)].role, "tool");
   assert.equal(findCut([userMessage("only")], 10), 0);
 });
 
 test("Anthropic: after a compaction the request still carries cache breakpoints on tools, system and the newest message", async () => {
   const summaries: RecordedRequest[] = [];
   server = await startFakeLLM([
-    { reply: { toolCalls: [{ id: "toolu_1", name: "bash", arguments: { command: "echo one" } }], usage: { input_tokens: 3000, output_tokens: 20 } } },
-    { reply: { toolCalls: [{ id: "toolu_2", name: "bash", arguments: { command: "echo two" } }], usage: { input_tokens: 9000, output_tokens: 20 } } },
+    {
+      reply: {
+        toolCalls: [{ id: "toolu_1", name: "bash", arguments: { command: "echo one" } }],
+        usage: { input_tokens: 3000, output_tokens: 20 },
+      },
+    },
+    {
+      reply: {
+        toolCalls: [{ id: "toolu_2", name: "bash", arguments: { command: "echo two" } }],
+        usage: { input_tokens: 9000, output_tokens: 20 },
+      },
+    },
     summaryStep("SUMMARY: echoed one.", summaries, true),
     { reply: { text: "done" } },
   ]);
-  const provider = createAnthropicProvider({ name: "anthropic", api: "anthropic", model: "claude-sonnet-4-5", baseUrl: server.url, apiKey: "test-key", keyEnv: "ANTHROPIC_API_KEY" });
+  const provider = createAnthropicProvider({
+    name: "anthropic",
+    api: "anthropic",
+    model: "claude-sonnet-4-5",
+    baseUrl: server.url,
+    apiKey: "test-key",
+    keyEnv: "ANTHROPIC_API_KEY",
+  });
   const { result, events } = await drain(
-    runAgent({ provider, tools: [bash], system: "test system", cwd: tempDir(), messages: [], prompt: "go", retry: FAST_RETRY, context: { window: 10_000, keepRecent: 20 } }),
+    runAgent({
+      provider,
+      tools: [bash],
+      system: "test system",
+      cwd: tempDir(),
+      messages: [],
+      prompt: "go",
+      retry: FAST_RETRY,
+      context: { window: 10_000, keepRecent: 20 },
+    }),
   );
   assert.equal(result.answer, "done");
   assert.equal(compactions(events).length, 1);
@@ -171,30 +263,74 @@ test("Anthropic: after a compaction the request still carries cache breakpoints 
     ["user", "assistant", "user"],
   );
   assert.match(body.messages[0].content[0].text, /SUMMARY: echoed one\./);
-  assert.deepEqual(body.messages[2].content, [{ type: "tool_result", tool_use_id: "toolu_2", content: "two\n[exit code: 0]", cache_control: CACHE }]);
-  assert.deepEqual(body.messages[0].content.at(-1).cache_control, CACHE, "the user message before the newest one is a breakpoint too");
+  assert.deepEqual(body.messages[2].content, [
+    { type: "tool_result", tool_use_id: "toolu_2", content: "two\n[exit code: 0]", cache_control: CACHE },
+  ]);
+  assert.deepEqual(
+    body.messages[0].content.at(-1).cache_control,
+    CACHE,
+    "the user message before the newest one is a breakpoint too",
+  );
 });
 
 test("Agent.compact: on demand, with a focus, and a failure when there is nothing old to summarise", async () => {
   const summaries: RecordedRequest[] = [];
-  server = await startFakeLLM([bashStep("echo one", 100), { reply: { text: "first answer" } }, summaryStep("SUMMARY: echoed one.", summaries), { reply: { text: "second answer" } }]);
-  const agent = new Agent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "test system", cwd: tempDir(), retry: FAST_RETRY });
+  server = await startFakeLLM([
+    bashStep("echo one", 100),
+    { reply: { text: "first answer" } },
+    summaryStep("SUMMARY: echoed one.", summaries),
+    { reply: { text: "second answer" } },
+  ]);
+  const agent = new Agent({
+    provider: fakeOpenAIProvider(server),
+    tools: [bash],
+    system: "test system",
+    cwd: tempDir(),
+    retry: FAST_RETRY,
+  });
   await drain(agent.prompt("go"));
   assert.equal(agent.messages.length, 4);
 
   const compacted = await drain(agent.compact("the echo commands"));
   assert.ok(compacted.result.ok);
   assert.equal(compacted.result.event.reason, "manual");
-  assert.deepEqual(compacted.events.map((e) => e.type), ["usage", "compaction"]);
+  assert.deepEqual(
+    compacted.events.map((e) => e.type),
+    ["usage", "compaction"],
+  );
   assert.match(summaries[0].body.messages[1].content, /Pay particular attention to: the echo commands$/);
   // Without a window, a quarter of the current size is kept: here the newest turn, the answer.
-  assert.deepEqual(agent.messages.map((m) => m.role), ["user", "assistant"]);
-  assert.equal(agent.messages[1].role === "assistant" && agent.messages[1].usage, undefined, "kept replies lose their stale usage");
+  assert.deepEqual(
+    agent.messages.map((m) => m.role),
+    ["user", "assistant"],
+  );
+  assert.equal(
+    agent.messages[1].role === "assistant" && agent.messages[1].usage,
+    undefined,
+    "kept replies lose their stale usage",
+  );
 
   const next = await drain(agent.prompt("and now?"));
   assert.equal(next.result.answer, "second answer");
-  assert.deepEqual(server.requests[3].body.messages.map((m: { role: string }) => m.role), ["system", "user", "assistant", "user"]);
+  assert.deepEqual(
+    server.requests[3].body.messages.map((m: { role: string }) => m.role),
+    ["system", "user", "assistant", "user"],
+  );
 
-  const nothing = await drain(new Agent({ provider: fakeOpenAIProvider(server), tools: [], system: "s", cwd: tempDir(), messages: [userMessage("hi")] }).compact());
-  assert.deepEqual(nothing, { events: [], result: { ok: false, error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)" } });
+  const nothing = await drain(
+    new Agent({
+      provider: fakeOpenAIProvider(server),
+      tools: [],
+      system: "s",
+      cwd: tempDir(),
+      messages: [userMessage("hi")],
+    }).compact(),
+  );
+  assert.deepEqual(nothing, {
+    events: [],
+    result: {
+      ok: false,
+      error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)",
+    },
+  });
 });

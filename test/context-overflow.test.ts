@@ -30,7 +30,8 @@ const OVERFLOWS: Array<{ name: string; api: "openai" | "anthropic"; step: Script
       status: 400,
       body: {
         error: {
-          message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+          message:
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
           type: "invalid_request_error",
           param: "messages",
           code: "context_length_exceeded",
@@ -41,14 +42,28 @@ const OVERFLOWS: Array<{ name: string; api: "openai" | "anthropic"; step: Script
   {
     name: "Anthropic 400 prompt is too long",
     api: "anthropic",
-    step: { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" } } },
+    step: {
+      status: 400,
+      body: {
+        type: "error",
+        error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" },
+      },
+    },
   },
   {
     name: "llama.cpp 400 exceeds the available context size",
     api: "openai",
     step: {
       status: 400,
-      body: { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error", n_prompt_tokens: 5000, n_ctx: 4096 } },
+      body: {
+        error: {
+          code: 400,
+          message: "the request exceeds the available context size, try increasing it",
+          type: "exceed_context_size_error",
+          n_prompt_tokens: 5000,
+          n_ctx: 4096,
+        },
+      },
     },
   },
   {
@@ -57,18 +72,37 @@ const OVERFLOWS: Array<{ name: string; api: "openai" | "anthropic"; step: Script
     step: {
       status: 400,
       // Current vLLM wraps it in `error`; the older top-level shape never reaches us (the SDK reads only `error`).
-      body: { error: { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).", type: "BadRequestError", param: null, code: 400 } },
+      body: {
+        error: {
+          message:
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+          type: "BadRequestError",
+          param: null,
+          code: 400,
+        },
+      },
     },
   },
 ];
 
 function providerFor(api: "openai" | "anthropic"): Provider {
   if (api === "openai") return fakeOpenAIProvider(server);
-  return createAnthropicProvider({ name: "anthropic", api: "anthropic", model: "claude-sonnet-4-5", baseUrl: server.url, apiKey: "test-key", keyEnv: "ANTHROPIC_API_KEY" });
+  return createAnthropicProvider({
+    name: "anthropic",
+    api: "anthropic",
+    model: "claude-sonnet-4-5",
+    baseUrl: server.url,
+    apiKey: "test-key",
+    keyEnv: "ANTHROPIC_API_KEY",
+  });
 }
 
 function callStep(api: "openai" | "anthropic", id: string, command: string): ScriptStep {
-  return { reply: { toolCalls: [{ id: api === "anthropic" ? `toolu_${id}` : `call_${id}`, name: "bash", arguments: { command } }] } };
+  return {
+    reply: {
+      toolCalls: [{ id: api === "anthropic" ? `toolu_${id}` : `call_${id}`, name: "bash", arguments: { command } }],
+    },
+  };
 }
 
 function summaryStep(seen: RecordedRequest[]): ScriptStep {
@@ -85,7 +119,18 @@ function systemOf(request: RecordedRequest): string {
 async function run(api: "openai" | "anthropic", script: ScriptStep[]) {
   server = await startFakeLLM(script);
   // A window large enough that the threshold never triggers: only the server's refusal does.
-  return drain(runAgent({ provider: providerFor(api), tools: [bash], system: "test system", cwd: tempDir(), messages: [], prompt: "go", retry: FAST_RETRY, context: { window: 1_000_000 } }));
+  return drain(
+    runAgent({
+      provider: providerFor(api),
+      tools: [bash],
+      system: "test system",
+      cwd: tempDir(),
+      messages: [],
+      prompt: "go",
+      retry: FAST_RETRY,
+      context: { window: 1_000_000 },
+    }),
+  );
 }
 
 for (const overflow of OVERFLOWS) {
@@ -118,9 +163,18 @@ for (const overflow of OVERFLOWS) {
 
 test("still too long after compaction: the run fails once, clearly", async () => {
   const [openai] = OVERFLOWS;
-  const { result } = await run("openai", [callStep("openai", "1", "echo one"), callStep("openai", "2", "echo two"), openai.step, summaryStep([]), openai.step]);
+  const { result } = await run("openai", [
+    callStep("openai", "1", "echo one"),
+    callStep("openai", "2", "echo two"),
+    openai.step,
+    summaryStep([]),
+    openai.step,
+  ]);
   assert.equal(result.reason, "error");
-  assert.match(result.error ?? "", /^the conversation is still too long after compaction; start a new session, or use a model with a larger context window/);
+  assert.match(
+    result.error ?? "",
+    /^the conversation is still too long after compaction; start a new session, or use a model with a larger context window/,
+  );
   assert.match(result.error ?? "", /maximum context length is 128000 tokens/);
   assert.equal(server.requests.length, 5, "one retry, no more");
 });
@@ -129,13 +183,26 @@ test("too long with nothing old to summarise: the run fails with the server's re
   const [openai] = OVERFLOWS;
   const { result } = await run("openai", [openai.step]);
   assert.equal(result.reason, "error");
-  assert.match(result.error ?? "", /the conversation is too long for fake-model: .*\(compacting the conversation did not help: there is nothing old enough to summarise/);
+  assert.match(
+    result.error ?? "",
+    /the conversation is too long for fake-model: .*\(compacting the conversation did not help: there is nothing old enough to summarise/,
+  );
   assert.equal(server.requests.length, 1);
 });
 
 test("without `context` an overflow is reported as it is, with no summary call", async () => {
   server = await startFakeLLM([OVERFLOWS[0].step]);
-  const { result } = await drain(runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "s", cwd: tempDir(), messages: [], prompt: "go", retry: FAST_RETRY }));
+  const { result } = await drain(
+    runAgent({
+      provider: fakeOpenAIProvider(server),
+      tools: [bash],
+      system: "s",
+      cwd: tempDir(),
+      messages: [],
+      prompt: "go",
+      retry: FAST_RETRY,
+    }),
+  );
   assert.equal(result.reason, "error");
   assert.match(result.error ?? "", /^400 the conversation is too long for fake-model/);
   assert.equal(server.requests.length, 1);
@@ -143,7 +210,8 @@ test("without `context` an overflow is reported as it is, with no summary call",
 
 test("other servers' ways of saying 'too long' are recognised, and look-alikes are not", () => {
   const where = { provider: "p", model: "m", baseUrl: "http://x", api: "test" };
-  const kindOf = (status: number, error: Record<string, unknown>) => toProviderError({ status, error: { error } }, where).kind;
+  const kindOf = (status: number, error: Record<string, unknown>) =>
+    toProviderError({ status, error: { error } }, where).kind;
   server = undefined as unknown as FakeLLM; // no server in this test
   for (const message of [
     "input length and `max_tokens` exceed context limit: 190000 + 32000 > 200000, decrease input length or `max_tokens` and try again",
@@ -156,7 +224,10 @@ test("other servers' ways of saying 'too long' are recognised, and look-alikes a
     assert.equal(kindOf(400, { message }), "context_overflow", message);
   }
   assert.equal(kindOf(400, { message: "bad", code: "context_length_exceeded" }), "context_overflow");
-  assert.equal(kindOf(413, { type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." }), "context_overflow");
+  assert.equal(
+    kindOf(413, { type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." }),
+    "context_overflow",
+  );
   assert.equal(kindOf(400, { message: "messages: text content blocks must be non-empty" }), "bad_request");
   assert.equal(kindOf(429, { message: "Rate limit reached for requests" }), "rate_limit");
 });

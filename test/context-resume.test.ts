@@ -16,7 +16,12 @@ afterEach(async () => {
 });
 
 function bashStep(id: string, command: string, promptTokens: number): ScriptStep {
-  return { reply: { toolCalls: [{ id, name: "bash", arguments: { command } }], usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 } } };
+  return {
+    reply: {
+      toolCalls: [{ id, name: "bash", arguments: { command } }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 },
+    },
+  };
 }
 
 const roles = (request: RecordedRequest) => request.body.messages.map((m: { role: string }) => m.role);
@@ -37,36 +42,45 @@ test("a compacted session resumes from its summary; the file keeps everything, s
   const flags = [...fakeFlags(server), "--context-window", "10000", "-y"];
   const first = await runCli([...flags, "--output", "stream-json", "-p", "list numbers"], { env, cwd });
   assert.equal(first.code, 0, first.stderr);
-  const events = first.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const events = first.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const compaction = events.find((e) => e.type === "compaction");
-  assert.deepEqual({ ...compaction, tokensBefore: 0, tokensAfter: 0 }, {
-    type: "compaction",
-    summary: "SUMMARY: listed 200000 numbers, then echoed two.",
-    removedMessages: 3,
-    keptMessages: 2,
-    tokensBefore: 0,
-    tokensAfter: 0,
-    reason: "threshold",
-  });
+  assert.deepEqual(
+    { ...compaction, tokensBefore: 0, tokensAfter: 0 },
+    {
+      type: "compaction",
+      summary: "SUMMARY: listed 200000 numbers, then echoed two.",
+      removedMessages: 3,
+      keptMessages: 2,
+      tokensBefore: 0,
+      tokensAfter: 0,
+      reason: "threshold",
+    },
+  );
 
   // The file: every message (the summarised ones too), then the compaction entry.
   const sessions = join(env.HARNESS_HOME as string, "sessions");
   const [file] = readdirSync(sessions).filter((name) => name.endsWith(".jsonl"));
-  const lines = readFileSync(join(sessions, file), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  const lines = readFileSync(join(sessions, file), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const kinds = lines.map((line) => (line.type === "message" ? line.message.role : line.type));
-  assert.deepEqual(kinds.filter((kind) => kind !== "usage"), [
-    "session",
-    "turn",
-    "user",
-    "assistant",
-    "snapshot",
-    "tool",
-    "assistant",
-    "tool",
-    "compaction",
-    "assistant",
-  ]);
-  assert.deepEqual(lines.find((line) => line.type === "compaction"), { ...lines.find((line) => line.type === "compaction"), summary: compaction.summary, keptMessages: 2, reason: "threshold" });
+  assert.deepEqual(
+    kinds.filter((kind) => kind !== "usage"),
+    ["session", "turn", "user", "assistant", "snapshot", "tool", "assistant", "tool", "compaction", "assistant"],
+  );
+  assert.deepEqual(
+    lines.find((line) => line.type === "compaction"),
+    {
+      ...lines.find((line) => line.type === "compaction"),
+      summary: compaction.summary,
+      keptMessages: 2,
+      reason: "threshold",
+    },
+  );
 
   // The 1.3 MB output: cut in the file, whole in the session's spill folder.
   const spilled = join(sessions, file.replace(/\.jsonl$/, ""), "spill", "call_big.txt");

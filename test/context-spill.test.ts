@@ -30,11 +30,15 @@ const lastToolContent = (request: RecordedRequest): string => request.body.messa
 test("a 5 MB bash output is spilled to the session folder and read back in pages", async () => {
   const spillDir = join(tempDir(), "sessions", "abc", "spill");
   const seen: Record<string, string> = {};
-  const readPage = (offset: number, limit: number, key: string): ScriptStep => (request) => {
-    seen[key] = lastToolContent(request);
-    const path = SPILL_PATH.exec(seen.bash)?.[1] ?? "missing";
-    return { reply: { toolCalls: [{ id: `call_read_${offset}`, name: "read_file", arguments: { path, offset, limit } }] } };
-  };
+  const readPage =
+    (offset: number, limit: number, key: string): ScriptStep =>
+    (request) => {
+      seen[key] = lastToolContent(request);
+      const path = SPILL_PATH.exec(seen.bash)?.[1] ?? "missing";
+      return {
+        reply: { toolCalls: [{ id: `call_read_${offset}`, name: "read_file", arguments: { path, offset, limit } }] },
+      };
+    };
   server = await startFakeLLM([
     { reply: { toolCalls: [{ id: "call_seq", name: "bash", arguments: { command: `seq 1 ${LINES}` } }] } },
     readPage(400_000, 3, "bash"),
@@ -45,7 +49,15 @@ test("a 5 MB bash output is spilled to the session folder and read back in pages
     },
   ]);
   const { result, events } = await drain(
-    runAgent({ provider: fakeOpenAIProvider(server), tools: [bash, readFile], system: "s", cwd: tempDir(), messages: [], prompt: "go", spillDir }),
+    runAgent({
+      provider: fakeOpenAIProvider(server),
+      tools: [bash, readFile],
+      system: "s",
+      cwd: tempDir(),
+      messages: [],
+      prompt: "go",
+      spillDir,
+    }),
   );
   assert.equal(result.answer, "done");
 
@@ -54,13 +66,20 @@ test("a 5 MB bash output is spilled to the session folder and read back in pages
   const full = Array.from({ length: LINES }, (_, i) => `${i + 1}\n`).join("");
   assert.match(seen.bash, /^1\n2\n3\n/);
   assert.match(seen.bash, new RegExp(`${LINES - 1}\\n${LINES}\\n\\[exit code: 0\\]$`));
-  assert.ok(seen.bash.includes(`[the full output (${full.length} bytes) is saved in ${path}; read it in pages with read_file (offset, limit)`));
+  assert.ok(
+    seen.bash.includes(
+      `[the full output (${full.length} bytes) is saved in ${path}; read it in pages with read_file (offset, limit)`,
+    ),
+  );
   assert.ok(Buffer.byteLength(seen.bash) < MAX_OUTPUT_BYTES + 1000);
   assert.equal(statSync(path).size, full.length);
   assert.equal(readFileSync(path, "utf8"), full);
 
   // Pages: the middle, then the end.
-  assert.equal(seen.middle, "400000\t400000\n400001\t400001\n400002\t400002\n[showing lines 400000-400002; call again with offset=400003 to read more]");
+  assert.equal(
+    seen.middle,
+    "400000\t400000\n400001\t400001\n400002\t400002\n[showing lines 400000-400002; call again with offset=400003 to read more]",
+  );
   assert.equal(seen.end, `799999\t799999\n800000\t800000\n[showing lines 799999-800000 of 800000]`);
   // What the session would record (tool_end and message events) is the cut content, not 5 MB.
   const biggest = Math.max(...events.map((e: AgentEvent) => JSON.stringify(e).length));
@@ -69,11 +88,30 @@ test("a 5 MB bash output is spilled to the session folder and read back in pages
 
 test("an output long in lines but small in bytes is spilled whole too", async () => {
   const spillDir = join(tempDir(), "spill");
-  server = await startFakeLLM([{ reply: { toolCalls: [{ id: "call_lines", name: "bash", arguments: { command: "seq 1 5000" } }] } }, { reply: { text: "done" } }]);
-  await drain(runAgent({ provider: fakeOpenAIProvider(server), tools: [bash], system: "s", cwd: tempDir(), messages: [], prompt: "go", spillDir }));
+  server = await startFakeLLM([
+    { reply: { toolCalls: [{ id: "call_lines", name: "bash", arguments: { command: "seq 1 5000" } }] } },
+    { reply: { text: "done" } },
+  ]);
+  await drain(
+    runAgent({
+      provider: fakeOpenAIProvider(server),
+      tools: [bash],
+      system: "s",
+      cwd: tempDir(),
+      messages: [],
+      prompt: "go",
+      spillDir,
+    }),
+  );
   const content = lastToolContent(server.requests[1]);
-  assert.match(content, /lines \(\d+ bytes\) cut from the middle of this output \.\.\.\]\n\[the full output \(\d+ bytes\) is saved in /);
-  assert.equal(readFileSync(join(spillDir, "call_lines.txt"), "utf8"), Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""));
+  assert.match(
+    content,
+    /lines \(\d+ bytes\) cut from the middle of this output \.\.\.\]\n\[the full output \(\d+ bytes\) is saved in /,
+  );
+  assert.equal(
+    readFileSync(join(spillDir, "call_lines.txt"), "utf8"),
+    Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""),
+  );
 });
 
 test("any tool's over-long result is cut and spilled by the loop; repeated call ids get their own files", async () => {
@@ -85,9 +123,21 @@ test("any tool's over-long result is cut and spilled by the loop; repeated call 
     input: z.object({ tag: z.string() }),
     run: async ({ tag }) => `${tag}:start\n${"y".repeat(200_000)}\n${tag}:end`,
   });
-  const call = (tag: string): ScriptStep => ({ reply: { toolCalls: [{ id: "call_1", name: "big", arguments: { tag } }] } });
+  const call = (tag: string): ScriptStep => ({
+    reply: { toolCalls: [{ id: "call_1", name: "big", arguments: { tag } }] },
+  });
   server = await startFakeLLM([call("first"), call("second"), { reply: { text: "done" } }]);
-  await drain(runAgent({ provider: fakeOpenAIProvider(server), tools: [big], system: "s", cwd: tempDir(), messages: [], prompt: "go", spillDir }));
+  await drain(
+    runAgent({
+      provider: fakeOpenAIProvider(server),
+      tools: [big],
+      system: "s",
+      cwd: tempDir(),
+      messages: [],
+      prompt: "go",
+      spillDir,
+    }),
+  );
 
   const first = lastToolContent(server.requests[1]);
   const second = lastToolContent(server.requests[2]);
@@ -96,5 +146,8 @@ test("any tool's over-long result is cut and spilled by the loop; repeated call 
   assert.match(first, /\nfirst:end\n\[the full output \(200022 bytes\) is saved in .*call_1\.txt; /);
   assert.match(second, /\nsecond:end\n\[the full output \(200024 bytes\) is saved in .*call_1-2\.txt; /);
   assert.equal(readFileSync(join(spillDir, "call_1.txt"), "utf8"), `first:start\n${"y".repeat(200_000)}\nfirst:end`);
-  assert.equal(readFileSync(join(spillDir, "call_1-2.txt"), "utf8"), `second:start\n${"y".repeat(200_000)}\nsecond:end`);
+  assert.equal(
+    readFileSync(join(spillDir, "call_1-2.txt"), "utf8"),
+    `second:start\n${"y".repeat(200_000)}\nsecond:end`,
+  );
 });

@@ -22,7 +22,10 @@ function commandWorld() {
   const env = cleanEnv();
   const userCommands = join(env.HARNESS_HOME as string, "commands");
   mkdirSync(userCommands, { recursive: true });
-  writeFileSync(join(userCommands, "review.md"), "---\ndescription: Review one file for bugs\nargument-hint: <file> [focus]\n---\nReview $1 for bugs. Everything you were told: $ARGUMENTS\n");
+  writeFileSync(
+    join(userCommands, "review.md"),
+    "---\ndescription: Review one file for bugs\nargument-hint: <file> [focus]\n---\nReview $1 for bugs. Everything you were told: $ARGUMENTS\n",
+  );
   writeFileSync(join(userCommands, "help.md"), "takes a built-in name\n");
   const repo = tempDir();
   mkdirSync(join(repo, ".git"));
@@ -34,9 +37,15 @@ function commandWorld() {
 test("a command file expands into the prompt: $1 and $ARGUMENTS filled in, arguments of a command without placeholders added after it", async () => {
   const { env, repo } = commandWorld();
   const fake = await serve([{ reply: { text: "one" } }, { reply: { text: "two" } }, { reply: { text: "three" } }]);
-  const review = await runCli([...fakeFlags(fake), "-p", '/review "src/my file.ts" look at the loop'], { cwd: repo, env });
+  const review = await runCli([...fakeFlags(fake), "-p", '/review "src/my file.ts" look at the loop'], {
+    cwd: repo,
+    env,
+  });
   assert.equal(review.code, 0, review.stderr);
-  assert.equal(promptOf(fake.requests[0]), 'Review src/my file.ts for bugs. Everything you were told: "src/my file.ts" look at the loop');
+  assert.equal(
+    promptOf(fake.requests[0]),
+    'Review src/my file.ts for bugs. Everything you were told: "src/my file.ts" look at the loop',
+  );
   assert.match(review.stderr, /warning: command .*commands\/help\.md left out: \/help is a built-in command/);
 
   const fix = await runCli([...fakeFlags(fake), "-p", "/fix-tests only the parser"], { cwd: repo, env });
@@ -57,10 +66,17 @@ test("/init asks the model to write or update AGENTS.md", async () => {
   assert.doesNotMatch(prompt, /\$ARGUMENTS/);
 });
 
-test("in chat, /help lists the command files, Tab completes them, and the expanded prompt is what the model gets", { skip: needs("tmux") }, async () => {
+test("in chat, /help lists the command files, Tab completes them, and the expanded prompt is what the model gets", {
+  skip: needs("tmux"),
+}, async () => {
   const { env, repo } = commandWorld();
   const fake = await serve([{ reply: { text: "Reviewed." } }]);
-  const terminal = TmuxTerminal.start({ args: fakeFlags(fake), cwd: repo, env: { ...(env as Record<string, string>), TERM: "xterm-256color" }, columns: 120 });
+  const terminal = TmuxTerminal.start({
+    args: fakeFlags(fake),
+    cwd: repo,
+    env: { ...(env as Record<string, string>), TERM: "xterm-256color" },
+    columns: 120,
+  });
   await terminal.waitFor(/> $/m, "the chat prompt");
   terminal.type("/help");
   terminal.send(["Enter"]);

@@ -24,7 +24,9 @@ before(() => {
 after(() => rmSync(home, { recursive: true, force: true }));
 
 function toolResults(fake: FakeLLM, request = 1): string[] {
-  return fake.requests[request].body.messages.filter((message: { role: string }) => message.role === "tool").map((message: { content: string }) => message.content);
+  return fake.requests[request].body.messages
+    .filter((message: { role: string }) => message.role === "tool")
+    .map((message: { content: string }) => message.content);
 }
 
 test("--yes does not let the file tools plant project settings, MCP servers or git config; the model is told why", async () => {
@@ -34,9 +36,21 @@ test("--yes does not let the file tools plant project settings, MCP servers or g
       reply: {
         toolCalls: [
           { id: "s", name: "write_file", arguments: { path: ".harness/settings.json", content: hook } },
-          { id: "m", name: "write_file", arguments: { path: ".mcp.json", content: '{"mcpServers":{"x":{"command":"sh"}}}' } },
-          { id: "g", name: "write_file", arguments: { path: "vendor/lib/.git/config", content: `[core]\n\tfsmonitor = touch ${home}/PWNED\n` } },
-          { id: "h", name: "write_file", arguments: { path: ".git/hooks/pre-commit", content: `#!/bin/sh\ntouch ${home}/PWNED\n` } },
+          {
+            id: "m",
+            name: "write_file",
+            arguments: { path: ".mcp.json", content: '{"mcpServers":{"x":{"command":"sh"}}}' },
+          },
+          {
+            id: "g",
+            name: "write_file",
+            arguments: { path: "vendor/lib/.git/config", content: `[core]\n\tfsmonitor = touch ${home}/PWNED\n` },
+          },
+          {
+            id: "h",
+            name: "write_file",
+            arguments: { path: ".git/hooks/pre-commit", content: `#!/bin/sh\ntouch ${home}/PWNED\n` },
+          },
           { id: "n", name: "write_file", arguments: { path: "notes.txt", content: "ordinary\n" } },
         ],
       },
@@ -48,15 +62,31 @@ test("--yes does not let the file tools plant project settings, MCP servers or g
   const result = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd, env: cleanEnv({ HOME: home }) });
   assert.equal(result.code, 0, result.stderr);
   const [settings, mcp, gitConfig, gitHook, notes] = toolResults(fake);
-  for (const [refused, name] of [[settings, ".harness"], [mcp, ".mcp.json"], [gitConfig, ".git"], [gitHook, ".git"]]) {
-    assert.match(refused, /^The user did not allow this tool call\. The user said: no one was there to approve it \(headless run; --yes and allow rules do not cover this\)/);
-    assert.match(refused, new RegExp(`is under ${name.replace(".", "\\.")}, which can make harness or git run commands outside the sandbox`));
+  for (const [refused, name] of [
+    [settings, ".harness"],
+    [mcp, ".mcp.json"],
+    [gitConfig, ".git"],
+    [gitHook, ".git"],
+  ]) {
+    assert.match(
+      refused,
+      /^The user did not allow this tool call\. The user said: no one was there to approve it \(headless run; --yes and allow rules do not cover this\)/,
+    );
+    assert.match(
+      refused,
+      new RegExp(
+        `is under ${name.replace(".", "\\.")}, which can make harness or git run commands outside the sandbox`,
+      ),
+    );
   }
   assert.match(notes, /^Created notes\.txt/);
   // The person sees each refusal too, and that --yes cannot allow it.
   const refusals = result.stderr.split("\n").filter((line) => line.startsWith("harness: refused"));
   assert.equal(refusals.length, 4, result.stderr);
-  assert.match(refusals[0], /^harness: refused write \.harness\/settings\.json: no one to approve it in a headless run; only a person can allow it \(.* is under \.harness, .*\): run it in a chat$/);
+  assert.match(
+    refusals[0],
+    /^harness: refused write \.harness\/settings\.json: no one to approve it in a headless run; only a person can allow it \(.* is under \.harness, .*\): run it in a chat$/,
+  );
   assert.equal(existsSync(join(cwd, ".harness")), false);
   assert.equal(existsSync(join(cwd, ".mcp.json")), false);
   assert.equal(existsSync(join(cwd, "vendor")), false);
@@ -69,26 +99,64 @@ test("in every approval mode, an edit of a protected path is put to the person, 
   writeFileSync(join(workspace, ".git", "config"), "[core]\n");
   const questions: ApprovalQuestion[] = [];
   for (const mode of ["ask", "edits", "all"] as const) {
-    const policy: PermissionPolicy = { mode, allow: [], deny: [], sandbox: "on", workspace, freeRoots: [], secretPaths: [], readableGlobs: [], home };
-    const approve = createApprover({ policy, cwd: workspace, ask: async (question) => {
-      questions.push(question);
-      return { type: "yes" };
-    } });
+    const policy: PermissionPolicy = {
+      mode,
+      allow: [],
+      deny: [],
+      sandbox: "on",
+      workspace,
+      freeRoots: [],
+      secretPaths: [],
+      readableGlobs: [],
+      home,
+    };
+    const approve = createApprover({
+      policy,
+      cwd: workspace,
+      ask: async (question) => {
+        questions.push(question);
+        return { type: "yes" };
+      },
+    });
     const input = { path: ".git/config", old_string: "[core]", new_string: "[core]\n\tfsmonitor = x" };
-    const decision = await approve({ tool: editFile, call: { type: "tool_call", id: mode, name: "edit_file", arguments: JSON.stringify(input) }, input, summary: "edit .git/config" }, new AbortController().signal);
+    const decision = await approve(
+      {
+        tool: editFile,
+        call: { type: "tool_call", id: mode, name: "edit_file", arguments: JSON.stringify(input) },
+        input,
+        summary: "edit .git/config",
+      },
+      new AbortController().signal,
+    );
     assert.equal(decision.allow, true, "the person said yes");
   }
   assert.equal(questions.length, 3);
   for (const question of questions) {
-    assert.match(question.why ?? "", /\.git\/config is under \.git, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode/);
+    assert.match(
+      question.why ?? "",
+      /\.git\/config is under \.git, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode/,
+    );
     assert.deepEqual(question.remember, []);
   }
 });
 
-test("one reply swaps a folder for a symlink to ~/.ssh and writes 100 files through it: nothing lands in ~/.ssh", { skip: needs("bwrap") }, async () => {
-  const writes = Array.from({ length: 100 }, (_, n) => ({ id: `w${n}`, name: "write_file", arguments: { path: `d/f${n}.txt`, content: `ssh-ed25519 AAAA attacker-key-${n}\n` } }));
+test("one reply swaps a folder for a symlink to ~/.ssh and writes 100 files through it: nothing lands in ~/.ssh", {
+  skip: needs("bwrap"),
+}, async () => {
+  const writes = Array.from({ length: 100 }, (_, n) => ({
+    id: `w${n}`,
+    name: "write_file",
+    arguments: { path: `d/f${n}.txt`, content: `ssh-ed25519 AAAA attacker-key-${n}\n` },
+  }));
   const fake = await serve([
-    { reply: { toolCalls: [{ id: "swap", name: "bash", arguments: { command: `mv d d.real && ln -s ${home}/.ssh d` } }, ...writes] } },
+    {
+      reply: {
+        toolCalls: [
+          { id: "swap", name: "bash", arguments: { command: `mv d d.real && ln -s ${home}/.ssh d` } },
+          ...writes,
+        ],
+      },
+    },
     { reply: { text: "done" } },
   ]);
   const cwd = tempDir();

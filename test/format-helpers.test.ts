@@ -4,7 +4,14 @@ import { test } from "node:test";
 import { formatBytes, formatCost, formatDuration, formatTokens, parsePositiveInteger } from "../src/core/helpers.ts";
 
 test("tokens: 950, 1.2k, 12k, 1.5M", () => {
-  assert.deepEqual([950, 1000, 1200, 12_345, 999_499, 1_500_000].map(formatTokens), ["950", "1k", "1.2k", "12k", "999k", "1.5M"]);
+  assert.deepEqual([950, 1000, 1200, 12_345, 999_499, 1_500_000].map(formatTokens), [
+    "950",
+    "1k",
+    "1.2k",
+    "12k",
+    "999k",
+    "1.5M",
+  ]);
 });
 
 test("bytes in decimal units, as disks and downloads state them", () => {
@@ -12,7 +19,15 @@ test("bytes in decimal units, as disks and downloads state them", () => {
 });
 
 test("dollars: under a dollar at least four decimals and two significant digits, so nothing priced reads as free", () => {
-  assert.deepEqual([0, 0.00002, 0.000025, 0.0004, 0.0067, 0.015, 1.9].map(formatCost), ["$0", "$0.00002", "$0.000025", "$0.0004", "$0.0067", "$0.0150", "$1.90"]);
+  assert.deepEqual([0, 0.00002, 0.000025, 0.0004, 0.0067, 0.015, 1.9].map(formatCost), [
+    "$0",
+    "$0.00002",
+    "$0.000025",
+    "$0.0004",
+    "$0.0067",
+    "$0.0150",
+    "$1.90",
+  ]);
 });
 
 test("durations from milliseconds: 12.3s, 2m05s, 1h05m", () => {
@@ -21,5 +36,8 @@ test("durations from milliseconds: 12.3s, 2m05s, 1h05m", () => {
 
 test("a count is plain digits from 1: what every flag and variable taking a count accepts", () => {
   assert.deepEqual(["1", "12", "256"].map(parsePositiveInteger), [1, 12, 256]);
-  assert.deepEqual(["0", "012", "-1", "1e3", "1.0", " 12", "0x10", ""].map(parsePositiveInteger), Array(8).fill(undefined));
+  assert.deepEqual(
+    ["0", "012", "-1", "1e3", "1.0", " 12", "0x10", ""].map(parsePositiveInteger),
+    Array(8).fill(undefined),
+  );
 });

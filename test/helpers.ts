@@ -54,12 +54,24 @@ export interface CliResult {
  */
 export function runCli(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; onSpawn?(child: ReturnType<typeof spawn>): void; wrap?: string[] } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    input?: string;
+    onSpawn?(child: ReturnType<typeof spawn>): void;
+    wrap?: string[];
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     // `wrap`: a command the CLI runs under (bwrap with a tiny filesystem), given the CLI's argv last.
     const argv = [...(options.wrap ?? []), process.execPath, CLI, ...args];
-    const child = killAtTestEnd(spawn(argv[0], argv.slice(1), { cwd: options.cwd ?? tempDir(), env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] }));
+    const child = killAtTestEnd(
+      spawn(argv[0], argv.slice(1), {
+        cwd: options.cwd ?? tempDir(),
+        env: options.env ?? cleanEnv(),
+        stdio: ["pipe", "pipe", "pipe"],
+      }),
+    );
     let stdout = "";
     let stderr = "";
     const limit = setTimeout(() => {
@@ -85,11 +97,19 @@ export function fakeFlags(server: FakeLLM): string[] {
 
 /** The real OpenAI-compatible provider, aimed at the fake server. */
 export function fakeOpenAIProvider(server: FakeLLM) {
-  return createOpenAIChatProvider({ name: "fake", model: "fake-model", baseUrl: server.baseUrl, apiKey: "test-key", keyEnv: "OPENAI_API_KEY" });
+  return createOpenAIChatProvider({
+    name: "fake",
+    model: "fake-model",
+    baseUrl: server.baseUrl,
+    apiKey: "test-key",
+    keyEnv: "OPENAI_API_KEY",
+  });
 }
 
 /** Runs an event generator to its end: every event it yielded, and what it returned. */
-export async function drain<Event, Result>(generator: AsyncGenerator<Event, Result>): Promise<{ events: Event[]; result: Result }> {
+export async function drain<Event, Result>(
+  generator: AsyncGenerator<Event, Result>,
+): Promise<{ events: Event[]; result: Result }> {
   const events: Event[] = [];
   while (true) {
     const next = await generator.next();

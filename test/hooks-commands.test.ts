@@ -24,20 +24,40 @@ function settings(dir: string, hooks: unknown): void {
 }
 
 const toolResult = (fake: FakeLLM, request: number, id: string) =>
-  fake.requests[request].body.messages.find((m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id)?.content as string;
+  fake.requests[request].body.messages.find(
+    (m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id,
+  )?.content as string;
 
 test("a PreToolUse hook that exits 2 blocks the call; its stderr reaches the model; it got the event on stdin", async () => {
-  const fake = await serve([{ reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "touch should-not-exist" } }] } }, { reply: { text: "blocked, fine" } }]);
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "touch should-not-exist" } }] } },
+    { reply: { text: "blocked, fine" } },
+  ]);
   const cwd = tempDir();
   script(cwd, "block.sh", 'cat > pre-input.json\necho "touching files is not allowed here" >&2\nexit 2');
-  settings(join(cwd, ".harness"), { PreToolUse: [{ matcher: "bash|write_file", hooks: [{ type: "command", command: "./block.sh" }] }] });
+  settings(join(cwd, ".harness"), {
+    PreToolUse: [{ matcher: "bash|write_file", hooks: [{ type: "command", command: "./block.sh" }] }],
+  });
   const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "make a file"], { cwd });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "blocked, fine\n");
   assert.equal(existsSync(join(cwd, "should-not-exist")), false);
-  assert.equal(toolResult(fake, 1, "call_1"), "The bash call was blocked by a hook: touching files is not allowed here");
+  assert.equal(
+    toolResult(fake, 1, "call_1"),
+    "The bash call was blocked by a hook: touching files is not allowed here",
+  );
   const event = JSON.parse(readFileSync(join(cwd, "pre-input.json"), "utf8"));
-  assert.deepEqual({ ...event, session_id: undefined }, { session_id: undefined, cwd, hook_event_name: "PreToolUse", tool_name: "bash", tool_input: { command: "touch should-not-exist" }, tool_use_id: "call_1" });
+  assert.deepEqual(
+    { ...event, session_id: undefined },
+    {
+      session_id: undefined,
+      cwd,
+      hook_event_name: "PreToolUse",
+      tool_name: "bash",
+      tool_input: { command: "touch should-not-exist" },
+      tool_use_id: "call_1",
+    },
+  );
 });
 
 test("PreToolUse hooks rewrite arguments (Claude Code's and the short shape); rewritten arguments are validated again", async () => {
@@ -55,33 +75,63 @@ test("PreToolUse hooks rewrite arguments (Claude Code's and the short shape); re
   ]);
   const cwd = tempDir();
   const home = tempDir("harness-home-");
-  script(home, "rewrite-write.sh", 'cat >/dev/null\necho \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"path":"rewritten.txt","content":"from the hook"}}}\'');
-  script(home, "rewrite-bash.sh", 'input=$(cat)\ncase "$input" in\n  *bad*) echo \'{"updatedInput":{"command":42}}\' ;;\n  *) echo \'{"updatedInput":{"command":"echo rewritten"}}\' ;;\nesac');
+  script(
+    home,
+    "rewrite-write.sh",
+    'cat >/dev/null\necho \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"path":"rewritten.txt","content":"from the hook"}}}\'',
+  );
+  script(
+    home,
+    "rewrite-bash.sh",
+    'input=$(cat)\ncase "$input" in\n  *bad*) echo \'{"updatedInput":{"command":42}}\' ;;\n  *) echo \'{"updatedInput":{"command":"echo rewritten"}}\' ;;\nesac',
+  );
   settings(home, {
     PreToolUse: [
       { matcher: "write_file", hooks: [{ type: "command", command: join(home, "rewrite-write.sh") }] },
       { matcher: "bash", hooks: [{ type: "command", command: join(home, "rewrite-bash.sh") }] },
     ],
   });
-  const result = await runCli(["-y", ...fakeFlags(fake), "--output", "stream-json", "-p", "write"], { cwd, env: cleanEnv({ HARNESS_HOME: home }) });
+  const result = await runCli(["-y", ...fakeFlags(fake), "--output", "stream-json", "-p", "write"], {
+    cwd,
+    env: cleanEnv({ HARNESS_HOME: home }),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(cwd, "rewritten.txt"), "utf8"), "from the hook");
   assert.equal(existsSync(join(cwd, "original.txt")), false);
   assert.match(toolResult(fake, 1, "call_b"), /^rewritten\n/);
-  assert.match(toolResult(fake, 1, "call_bad"), /^Error: a hook rewrote the bash arguments into ones its schema rejects:[\s\S]*command[\s\S]*Nothing was run\.$/);
-  const starts = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line)).filter((e) => e.type === "tool_start");
-  assert.deepEqual(new Map(starts.map((e) => [e.id, JSON.parse(e.arguments)])), new Map([["call_w", { path: "rewritten.txt", content: "from the hook" }], ["call_b", { command: "echo rewritten" }]]));
+  assert.match(
+    toolResult(fake, 1, "call_bad"),
+    /^Error: a hook rewrote the bash arguments into ones its schema rejects:[\s\S]*command[\s\S]*Nothing was run\.$/,
+  );
+  const starts = result.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .filter((e) => e.type === "tool_start");
+  assert.deepEqual(
+    new Map(starts.map((e) => [e.id, JSON.parse(e.arguments)])),
+    new Map([
+      ["call_w", { path: "rewritten.txt", content: "from the hook" }],
+      ["call_b", { command: "echo rewritten" }],
+    ]),
+  );
 });
 
 test("a hook that hangs is killed at its timeout and the call goes ahead with a note; PostToolUse, SessionStart and Stop get their events", async () => {
-  const fake = await serve([{ reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo ran" } }] } }, { reply: { text: "finished" } }]);
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo ran" } }] } },
+    { reply: { text: "finished" } },
+  ]);
   const cwd = tempDir();
   script(cwd, "record.sh", 'cat > "$1.json"');
   script(cwd, "post.sh", 'cat > post.json\necho "remember to run the tests" >&2\nexit 2');
   settings(join(cwd, ".harness"), {
     PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "sleep 30", timeout: 1 }] }],
     PostToolUse: [{ hooks: [{ type: "command", command: "./post.sh" }] }],
-    SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "./record.sh start" }] }, { matcher: "resume", hooks: [{ type: "command", command: "./record.sh never" }] }],
+    SessionStart: [
+      { matcher: "startup", hooks: [{ type: "command", command: "./record.sh start" }] },
+      { matcher: "resume", hooks: [{ type: "command", command: "./record.sh never" }] },
+    ],
     Stop: [{ hooks: [{ type: "command", command: "./record.sh stop" }] }],
     Notification: [{ hooks: [{ type: "command", command: "true" }] }],
   });
@@ -89,7 +139,10 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "finished\n");
   assert.match(result.stderr, /ignoring hooks\.Notification/);
-  assert.match(result.stderr, /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went ahead/);
+  assert.match(
+    result.stderr,
+    /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went ahead/,
+  );
   const content = toolResult(fake, 1, "call_1");
   assert.match(content, /^ran\n/);
   assert.match(content, /\[PreToolUse hook "sleep 30" .* timed out after 1 s and was killed; the call went ahead\]/);
@@ -100,22 +153,37 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
   assert.match(post.tool_response.content, /^ran\n/);
   assert.equal(post.tool_response.isError, false);
   const start = JSON.parse(readFileSync(join(cwd, "start.json"), "utf8"));
-  assert.deepEqual({ ...start, session_id: undefined }, { session_id: undefined, cwd, hook_event_name: "SessionStart", source: "startup" });
+  assert.deepEqual(
+    { ...start, session_id: undefined },
+    { session_id: undefined, cwd, hook_event_name: "SessionStart", source: "startup" },
+  );
   const stop = JSON.parse(readFileSync(join(cwd, "stop.json"), "utf8"));
-  assert.deepEqual({ ...stop, session_id: undefined }, { session_id: undefined, cwd, hook_event_name: "Stop", stop_hook_active: false, reason: "stop" });
+  assert.deepEqual(
+    { ...stop, session_id: undefined },
+    { session_id: undefined, cwd, hook_event_name: "Stop", stop_hook_active: false, reason: "stop" },
+  );
   assert.equal(typeof start.session_id, "string");
   assert.equal(start.session_id, stop.session_id);
   assert.equal(existsSync(join(cwd, "never.json")), false);
 });
 
 test("broken hook entries are reported and skipped; the valid ones still run", async () => {
-  const fake = await serve([{ reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo hi" } }] } }, { reply: { text: "still here" } }]);
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo hi" } }] } },
+    { reply: { text: "still here" } },
+  ]);
   const cwd = tempDir();
   script(cwd, "block.sh", "echo blocked by the valid hook >&2\nexit 2");
   settings(join(cwd, ".harness"), {
     PreToolUse: [
       { matcher: "(unclosed", hooks: [{ type: "command", command: "true" }] },
-      { matcher: "bash", hooks: [{ type: "prompt", prompt: "is this ok?" }, { type: "command", command: "./block.sh" }] },
+      {
+        matcher: "bash",
+        hooks: [
+          { type: "prompt", prompt: "is this ok?" },
+          { type: "command", command: "./block.sh" },
+        ],
+      },
       "not a group",
     ],
   });

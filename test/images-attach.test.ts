@@ -24,7 +24,10 @@ test("--image, given twice, attaches both pictures after the prompt, each named"
   writeFileSync(join(cwd, "a.png"), png);
   writeFileSync(join(cwd, "b.jpeg"), jpeg);
   const server = await serve([{ reply: { text: "two pictures" } }]);
-  const result = await runCli([...fakeFlags(server), "--image", "a.png", "--image", "b.jpeg", "-p", "compare them"], { cwd, env: env() });
+  const result = await runCli([...fakeFlags(server), "--image", "a.png", "--image", "b.jpeg", "-p", "compare them"], {
+    cwd,
+    env: env(),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(server.requests[0].body.messages.at(-1), {
     role: "user",
@@ -65,7 +68,10 @@ test("an --image that is no picture, is missing, or is too large ends the run wi
   const cases: Array<[string, RegExp]> = [
     ["notes.png", /^harness: \/.*\/notes\.png is not a PNG, JPEG, GIF or WebP image\n$/],
     ["gone.png", /^harness: \/.*\/gone\.png: no such file\n$/],
-    ["big.png", /^harness: \/.*\/big\.png is an image of 21\.0 MB; images up to 20\.0 MB are taken \(crop or scale it first\)\n$/],
+    [
+      "big.png",
+      /^harness: \/.*\/big\.png is an image of 21\.0 MB; images up to 20\.0 MB are taken \(crop or scale it first\)\n$/,
+    ],
   ];
   for (const [file, message] of cases) {
     const result = await runCli([...fakeFlags(server), "--image", file, "-p", "look"], { cwd, env: env() });
@@ -76,19 +82,27 @@ test("an --image that is no picture, is missing, or is too large ends the run wi
 });
 
 test("--image without a prompt for one run is a usage error", async () => {
-  const result = await runCli(["--image", "a.png", "--input", "stream-json", "--output", "stream-json"], { env: env() });
+  const result = await runCli(["--image", "a.png", "--input", "stream-json", "--output", "stream-json"], {
+    env: env(),
+  });
   assert.equal(result.code, 2);
   assert.match(result.stderr, /--image goes with one prompt \(-p or prompt words\), not with --input stream-json/);
 });
 
-test("chat: a pasted path to an image attaches it; one that is no image is refused on screen and nothing is sent", { skip: needs("tmux") }, async () => {
+test("chat: a pasted path to an image attaches it; one that is no image is refused on screen and nothing is sent", {
+  skip: needs("tmux"),
+}, async () => {
   const folder = join(tempDir(), "my shots");
   mkdirSync(folder);
   const png = pngOf(2, 2);
   writeFileSync(join(folder, "shot.png"), png);
   writeFileSync(join(folder, "fake.png"), "not a picture\n");
   const server = await serve([{ reply: { text: "a tiny square" } }]);
-  const term = TmuxTerminal.start({ args: fakeFlags(server), cwd: tempDir(), env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), OPENAI_API_KEY: "k" } });
+  const term = TmuxTerminal.start({
+    args: fakeFlags(server),
+    cwd: tempDir(),
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), OPENAI_API_KEY: "k" },
+  });
   await term.waitFor(/^>\s*$/m, "the first prompt");
   term.paste(`'${join(folder, "fake.png")}'`);
   term.send(["Enter"]);
@@ -108,9 +122,19 @@ test("a model that takes no images: the server's refusal becomes one line saying
   const cwd = tempDir();
   writeFileSync(join(cwd, "shot.png"), pngOf(2, 2));
   // What OpenAI answers when a text-only model gets an image_url part.
-  const refusal = { error: { message: "Invalid content type. image_url is only supported by certain models.", type: "invalid_request_error", param: "messages.[0].content.[1].type", code: null } };
+  const refusal = {
+    error: {
+      message: "Invalid content type. image_url is only supported by certain models.",
+      type: "invalid_request_error",
+      param: "messages.[0].content.[1].type",
+      code: null,
+    },
+  };
   const server = await serve([{ status: 400, body: refusal }]);
-  const result = await runCli([...fakeFlags(server), "--output", "json", "-p", "what is @shot.png?"], { cwd, env: env() });
+  const result = await runCli([...fakeFlags(server), "--output", "json", "-p", "what is @shot.png?"], {
+    cwd,
+    env: env(),
+  });
   assert.equal(result.code, 1);
   assert.equal(server.requests.length, 1, "not retried");
   assert.deepEqual(withoutSandboxWarning(result.stderr).trim().split("\n"), [

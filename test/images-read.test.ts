@@ -23,7 +23,10 @@ test("read_file on a PNG: chat completions get the text in the tool message and 
   const png = pngOf(3, 2);
   writeFileSync(join(cwd, "shot.png"), png);
   const server = await serve([readCall("shot.png"), { reply: { text: "a gradient" } }]);
-  const result = await runCli([...fakeFlags(server), "-y", "-p", "what is in shot.png?"], { cwd, env: cleanEnv({ OPENAI_API_KEY: "k" }) });
+  const result = await runCli([...fakeFlags(server), "-y", "-p", "what is in shot.png?"], {
+    cwd,
+    env: cleanEnv({ OPENAI_API_KEY: "k" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout.trim(), "a gradient");
   const messages = server.requests[1].body.messages;
@@ -45,10 +48,20 @@ test("two images read in one reply follow both tool messages, in one user messag
   const jpeg = jpegOf(4, 4);
   writeFileSync(join(cwd, "b.jpg"), jpeg);
   const server = await serve([
-    { reply: { toolCalls: [{ id: "call_a", name: "read_file", arguments: { path: "a.gif" } }, { id: "call_b", name: "read_file", arguments: { path: "b.jpg" } }] } },
+    {
+      reply: {
+        toolCalls: [
+          { id: "call_a", name: "read_file", arguments: { path: "a.gif" } },
+          { id: "call_b", name: "read_file", arguments: { path: "b.jpg" } },
+        ],
+      },
+    },
     { reply: { text: "done" } },
   ]);
-  const result = await runCli([...fakeFlags(server), "-y", "-p", "look"], { cwd, env: cleanEnv({ OPENAI_API_KEY: "k" }) });
+  const result = await runCli([...fakeFlags(server), "-y", "-p", "look"], {
+    cwd,
+    env: cleanEnv({ OPENAI_API_KEY: "k" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   const messages = server.requests[1].body.messages;
   assert.deepEqual(
@@ -69,7 +82,10 @@ test("read_file on an image with Anthropic: an image block inside the tool_resul
   const png = pngOf(5, 5);
   writeFileSync(join(cwd, "shot.png"), png);
   const server = await serve([readCall("shot.png"), { reply: { text: "seen" } }]);
-  const result = await runCli([...anthropicFlags(server), "-y", "-p", "look"], { cwd, env: cleanEnv({ ANTHROPIC_API_KEY: "k" }) });
+  const result = await runCli([...anthropicFlags(server), "-y", "-p", "look"], {
+    cwd,
+    env: cleanEnv({ ANTHROPIC_API_KEY: "k" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   const last = server.requests[1].body.messages.at(-1);
   assert.deepEqual(last, {
@@ -92,7 +108,10 @@ test("an image wider than 2000 pixels is downscaled before it is sent, and the r
   const cwd = tempDir();
   writeFileSync(join(cwd, "wide.png"), pngOf(2400, 12));
   const server = await serve([readCall("wide.png"), { reply: { text: "ok" } }]);
-  const result = await runCli([...anthropicFlags(server), "-y", "-p", "look"], { cwd, env: cleanEnv({ ANTHROPIC_API_KEY: "k" }) });
+  const result = await runCli([...anthropicFlags(server), "-y", "-p", "look"], {
+    cwd,
+    env: cleanEnv({ ANTHROPIC_API_KEY: "k" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   const [text, image] = server.requests[1].body.messages.at(-1).content[0].content;
   assert.equal(text.text, "[image wide.png: 2000x10 PNG (downscaled from 2400x12)]");
@@ -103,12 +122,16 @@ test("an image too large to decode is refused with one line to the model, and th
   const cwd = tempDir();
   writeFileSync(join(cwd, "huge.png"), pngHeaderClaiming(10_000, 10_000));
   const server = await serve([readCall("huge.png"), { reply: { text: "too big" } }]);
-  const result = await runCli([...fakeFlags(server), "-y", "-p", "look"], { cwd, env: cleanEnv({ OPENAI_API_KEY: "k" }) });
+  const result = await runCli([...fakeFlags(server), "-y", "-p", "look"], {
+    cwd,
+    env: cleanEnv({ OPENAI_API_KEY: "k" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   const messages = server.requests[1].body.messages;
   assert.deepEqual(messages.at(-1), {
     role: "tool",
     tool_call_id: "call_1",
-    content: "Error: huge.png is 10000x10000 pixels; images up to 40 million pixels are taken (crop or scale it first).",
+    content:
+      "Error: huge.png is 10000x10000 pixels; images up to 40 million pixels are taken (crop or scale it first).",
   });
 });

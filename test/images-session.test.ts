@@ -23,7 +23,10 @@ test("a session keeps a small image inline and a large one in a file; resume sen
   const sessions = join(env.HARNESS_HOME as string, "sessions");
   const [file] = readdirSync(sessions).filter((name) => name.endsWith(".jsonl"));
   const id = file.replace(/\.jsonl$/, "");
-  const lines = readFileSync(join(sessions, file), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  const lines = readFileSync(join(sessions, file), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const content = lines.find((line) => line.type === "message" && line.message.role === "user").message.content;
   const stored = content.filter((part: { type: string }) => part.type === "image");
   assert.equal(stored.length, 2);
@@ -35,13 +38,24 @@ test("a session keeps a small image inline and a large one in a file; resume sen
   const resumed = await runCli([...fakeFlags(server), "-r", id, "-p", "and now?"], { cwd, env });
   assert.equal(resumed.code, 0, resumed.stderr);
   const sent = server.requests[1].body.messages.find((message: { role: string }) => message.role === "user").content;
-  const urls = sent.filter((part: { type: string }) => part.type === "image_url").map((part: { image_url: { url: string } }) => part.image_url.url);
-  assert.deepEqual(urls, [`data:image/png;base64,${big.toString("base64")}`, `data:image/gif;base64,${TINY_GIF.toString("base64")}`]);
+  const urls = sent
+    .filter((part: { type: string }) => part.type === "image_url")
+    .map((part: { image_url: { url: string } }) => part.image_url.url);
+  assert.deepEqual(urls, [
+    `data:image/png;base64,${big.toString("base64")}`,
+    `data:image/gif;base64,${TINY_GIF.toString("base64")}`,
+  ]);
 
   const html = await runCli(["export", id, "--html", "-o", "-"], { cwd, env });
   assert.equal(html.code, 0, html.stderr);
-  assert.ok(html.stdout.includes(`<img class="attached" src="data:image/png;base64,${big.toString("base64")}"`), "the large image is embedded in the page");
-  assert.ok(html.stdout.includes(`<img class="attached" src="data:image/gif;base64,${TINY_GIF.toString("base64")}"`), "the small one too");
+  assert.ok(
+    html.stdout.includes(`<img class="attached" src="data:image/png;base64,${big.toString("base64")}"`),
+    "the large image is embedded in the page",
+  );
+  assert.ok(
+    html.stdout.includes(`<img class="attached" src="data:image/gif;base64,${TINY_GIF.toString("base64")}"`),
+    "the small one too",
+  );
 
   const markdown = await runCli(["export", id, "--md"], { cwd, env });
   assert.equal(markdown.code, 0, markdown.stderr);

@@ -48,7 +48,11 @@ function sourceFiles(dir: string): string[] {
 
 /** Every module a source text imports or re-exports, statically or lazily. */
 function importsOf(text: string): string[] {
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"|import\(\s*"([^"]+)"\s*\)|(?:^|\n)\s*import\s+"([^"]+)"/g)];
+  const specifiers = [
+    ...text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"|import\(\s*"([^"]+)"\s*\)|(?:^|\n)\s*import\s+"([^"]+)"/g,
+    ),
+  ];
   return specifiers.map((match) => match[1] ?? match[2] ?? match[3]);
 }
 
@@ -97,10 +101,24 @@ test("every folder of src/ has its layer rule, so a new folder is a decision, no
 
 test("the check catches each kind of crossing: a tool drawing on the terminal, the core loading an SDK or the wiring", () => {
   const files = [
-    { path: join(SRC, "tools", "fancy.ts"), text: 'import { paletteFor } from "../ui/colors.ts";\nimport { bash } from "./bash.ts";\n' },
-    { path: join(SRC, "core", "loop.ts"), text: 'import type { ProviderSettings } from "../providers/index.ts";\nconst sdk = await import("openai");\nimport { z } from "zod";\n' },
-    { path: join(SRC, "ui", "status.ts"), text: 'export { runCli } from "../run-cli.ts";\nimport { VERSION } from "../version.ts";\n' },
+    {
+      path: join(SRC, "tools", "fancy.ts"),
+      text: 'import { paletteFor } from "../ui/colors.ts";\nimport { bash } from "./bash.ts";\n',
+    },
+    {
+      path: join(SRC, "core", "loop.ts"),
+      text: 'import type { ProviderSettings } from "../providers/index.ts";\nconst sdk = await import("openai");\nimport { z } from "zod";\n',
+    },
+    {
+      path: join(SRC, "ui", "status.ts"),
+      text: 'export { runCli } from "../run-cli.ts";\nimport { VERSION } from "../version.ts";\n',
+    },
     { path: join(SRC, "commands", "anything.ts"), text: 'import { runCli } from "../run-cli.ts";\n' },
   ];
-  assert.deepEqual(layeringViolations(files), ["core/loop.ts -> ../providers/index.ts", "core/loop.ts -> openai", "tools/fancy.ts -> ../ui/colors.ts", "ui/status.ts -> ../run-cli.ts"]);
+  assert.deepEqual(layeringViolations(files), [
+    "core/loop.ts -> ../providers/index.ts",
+    "core/loop.ts -> openai",
+    "tools/fancy.ts -> ../ui/colors.ts",
+    "ui/status.ts -> ../run-cli.ts",
+  ]);
 });

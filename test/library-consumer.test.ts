@@ -24,7 +24,10 @@ function readmeExample(): string {
 }
 
 function consumerProject(): string {
-  assert.ok(existsSync(join(ROOT, "dist", "types", "index.d.ts")), "dist/types is missing: run `npm run build` (not --no-types) first");
+  assert.ok(
+    existsSync(join(ROOT, "dist", "types", "index.d.ts")),
+    "dist/types is missing: run `npm run build` (not --no-types) first",
+  );
   const dir = tempDir("harness-consumer-");
   mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
   symlinkSync(ROOT, join(dir, "node_modules", "harness"), "dir");
@@ -33,19 +36,34 @@ function consumerProject(): string {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   writeFileSync(
     join(dir, "tsconfig.json"),
-    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] } }),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ["node"],
+      },
+    }),
   );
   return dir;
 }
 
 test("the README example runs from a consumer project against the fake server", async () => {
-  const fake = (await serve([
+  const fake = await serve([
     { reply: { toolCalls: [{ id: "call_1", name: "shout", arguments: { text: "hello" } }] } },
     { reply: { text: "HELLO, as shouted." } },
-  ]));
+  ]);
   const dir = consumerProject();
   writeFileSync(join(dir, "example.mjs"), readmeExample());
-  const env = cleanEnv({ HARNESS_PROVIDER: "openai", HARNESS_BASE_URL: fake.baseUrl, HARNESS_MODEL: "fake-model", HARNESS_API_KEY: "test-key" });
+  const env = cleanEnv({
+    HARNESS_PROVIDER: "openai",
+    HARNESS_BASE_URL: fake.baseUrl,
+    HARNESS_MODEL: "fake-model",
+    HARNESS_API_KEY: "test-key",
+  });
   const { stdout } = await run(process.execPath, ["example.mjs"], { cwd: dir, env });
   assert.equal(stdout, "HELLO, as shouted.");
   assert.equal(fake.requests[1].body.messages.at(-1).content, "HELLO");
@@ -70,7 +88,10 @@ defineTool({ name: "x", description: "", kind: "read", input: z.object({ a: z.st
 `,
   );
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-  const result = await run(process.execPath, [tsc, "-p", "."], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+  const result = await run(process.execPath, [tsc, "-p", "."], { cwd: dir }).catch((error: { stdout: string }) => ({
+    stdout: error.stdout,
+    failed: true,
+  }));
   assert.equal(result.stdout, "", "tsc reports no errors");
   assert.ok(!("failed" in result));
 });

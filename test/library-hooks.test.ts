@@ -22,7 +22,16 @@ async function run(script: ScriptStep[], options: Partial<RunOptions>) {
   server = await startFakeLLM(script);
   const events: AgentEvent[] = [];
   const cwd = tempDir();
-  const generator = runAgent({ provider: fakeOpenAIProvider(server), tools: [bash, writeFile], system: "", cwd, messages: [], prompt: "go", retry: { maxRetries: 0, baseDelayMs: 1 }, ...options });
+  const generator = runAgent({
+    provider: fakeOpenAIProvider(server),
+    tools: [bash, writeFile],
+    system: "",
+    cwd,
+    messages: [],
+    prompt: "go",
+    retry: { maxRetries: 0, baseDelayMs: 1 },
+    ...options,
+  });
   let result: RunResult;
   for (let step = await generator.next(); ; step = await generator.next()) {
     if (step.done) {
@@ -34,7 +43,8 @@ async function run(script: ScriptStep[], options: Partial<RunOptions>) {
   return { events, result, cwd };
 }
 
-const resultOf = (id: string) => server.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === id)?.content as string;
+const resultOf = (id: string) =>
+  server.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === id)?.content as string;
 
 test("beforeToolCall blocks, rewrites (validated again) or fails closed; afterToolCall replaces the content", async () => {
   const seen: Array<[string, unknown]> = [];
@@ -67,13 +77,16 @@ test("beforeToolCall blocks, rewrites (validated again) or fails closed; afterTo
     },
   );
   assert.equal(result.reason, "stop");
-  assert.deepEqual(new Map(seen), new Map<string, unknown>([
-    ["blocked", { command: "touch blocked.txt" }],
-    ["rewritten", { path: "a.txt", content: "model" }],
-    ["invalid", { path: "b.txt", content: "model" }],
-    ["throws", { command: "touch thrown.txt" }],
-    ["after", { command: "echo secret-value" }],
-  ]));
+  assert.deepEqual(
+    new Map(seen),
+    new Map<string, unknown>([
+      ["blocked", { command: "touch blocked.txt" }],
+      ["rewritten", { path: "a.txt", content: "model" }],
+      ["invalid", { path: "b.txt", content: "model" }],
+      ["throws", { command: "touch thrown.txt" }],
+      ["after", { command: "echo secret-value" }],
+    ]),
+  );
   assert.equal(resultOf("blocked"), "The bash call was blocked by a hook: not today");
   assert.equal(existsSync(join(cwd, "blocked.txt")), false);
   assert.equal(readFileSync(join(cwd, "c.txt"), "utf8"), "hook");
@@ -92,5 +105,11 @@ test("beforeToolCall blocks, rewrites (validated again) or fails closed; afterTo
 
 test("the start event carries the schema version, model and the session id it was given", async () => {
   const { events } = await run([{ reply: { text: "hi" } }], { sessionId: "m4x7k2qa-3f9z" });
-  assert.deepEqual(events[0], { type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: "fake", model: "fake-model", sessionId: "m4x7k2qa-3f9z" });
+  assert.deepEqual(events[0], {
+    type: "start",
+    schemaVersion: EVENT_SCHEMA_VERSION,
+    provider: "fake",
+    model: "fake-model",
+    sessionId: "m4x7k2qa-3f9z",
+  });
 });

@@ -13,7 +13,9 @@ import { needsProc, peakRssMb } from "./peak-rss.ts";
 
 const serve = fakeServerPerTest();
 
-test("AGENTS.md as a link to /dev/zero, a FIFO or a 1 GB file: the start neither hangs nor fills memory", { skip: needsProc }, async () => {
+test("AGENTS.md as a link to /dev/zero, a FIFO or a 1 GB file: the start neither hangs nor fills memory", {
+  skip: needsProc,
+}, async () => {
   // repo/ (AGENTS.md -> /dev/zero, CLAUDE.md) / fifo/ (AGENTS.md is a FIFO) / huge/ (a 1 GB AGENTS.md)
   const repo = tempDir();
   mkdirSync(join(repo, ".git"));
@@ -34,11 +36,18 @@ test("AGENTS.md as a link to /dev/zero, a FIFO or a 1 GB file: the start neither
   assert.equal(result.stdout, "started\n");
 
   const system: string = fake.requests[0].body.messages[0].content;
-  assert.match(system, /# Instructions from \.\.\/\.\.\/CLAUDE\.md\nroot rules: be kind\n/, "a folder whose AGENTS.md is not a file falls back to CLAUDE.md");
+  assert.match(
+    system,
+    /# Instructions from \.\.\/\.\.\/CLAUDE\.md\nroot rules: be kind\n/,
+    "a folder whose AGENTS.md is not a file falls back to CLAUDE.md",
+  );
   assert.doesNotMatch(system, /\0|fifo\/AGENTS\.md/, "neither /dev/zero nor the FIFO is read");
   assert.match(system, /# Instructions from AGENTS\.md\nnearest rule: run the tests\n/);
   assert.match(system, /\n\[cut: instruction files are capped at 32768 bytes\]$/);
-  assert.ok(Buffer.byteLength(system) < MAX_INSTRUCTIONS_BYTES + 4096, `the system prompt has ${Buffer.byteLength(system)} bytes`);
+  assert.ok(
+    Buffer.byteLength(system) < MAX_INSTRUCTIONS_BYTES + 4096,
+    `the system prompt has ${Buffer.byteLength(system)} bytes`,
+  );
   console.log(`peak RSS with a 1 GB AGENTS.md: ${peakMb.toFixed(0)} MB`);
   assert.ok(peakMb > 0 && peakMb < 300, `peak RSS ${peakMb.toFixed(0)} MB`);
 });

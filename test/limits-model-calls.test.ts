@@ -23,14 +23,22 @@ function sessionBytes(env: NodeJS.ProcessEnv): number {
     .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
 }
 
-test("a 100 MB reply is cut at the 16 MB reply cap with a clear error, not retried, in bounded memory", { skip: needsProc }, async () => {
+test("a 100 MB reply is cut at the 16 MB reply cap with a clear error, not retried, in bounded memory", {
+  skip: needsProc,
+}, async () => {
   const fake = await serve([{ flood: { piece: PIECE, bytes: 100 * MB } }]);
   const env = cleanEnv();
   let peak: Promise<number> = Promise.resolve(0);
-  const result = await runCli([...fakeFlags(fake), "--output", "json", "-p", "write a lot"], { env, onSpawn: (child) => (peak = peakRssMb(child)) });
+  const result = await runCli([...fakeFlags(fake), "--output", "json", "-p", "write a lot"], {
+    env,
+    onSpawn: (child) => (peak = peakRssMb(child)),
+  });
   const peakMb = await peak;
   assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, /^harness: the reply from openai \(http:\/\/127\.0\.0\.1:\d+\/v1\) passed 16\.0 MB, the most one reply may have; it was cut off and not retried/m);
+  assert.match(
+    result.stderr,
+    /^harness: the reply from openai \(http:\/\/127\.0\.0\.1:\d+\/v1\) passed 16\.0 MB, the most one reply may have; it was cut off and not retried/m,
+  );
   const done = JSON.parse(result.stdout);
   assert.equal(done.type, "done");
   assert.equal(done.reason, "error");
@@ -43,7 +51,9 @@ test("a 100 MB reply is cut at the 16 MB reply cap with a clear error, not retri
 
 test("an endless stream stops at a configured reply cap (HARNESS_MAX_REPLY_BYTES)", async () => {
   const fake = await serve([{ flood: { piece: PIECE, bytes: Number.MAX_SAFE_INTEGER } }]);
-  const result = await runCli([...fakeFlags(fake), "-p", "go on forever"], { env: cleanEnv({ HARNESS_MAX_REPLY_BYTES: String(2 * MB) }) });
+  const result = await runCli([...fakeFlags(fake), "-p", "go on forever"], {
+    env: cleanEnv({ HARNESS_MAX_REPLY_BYTES: String(2 * MB) }),
+  });
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /passed 2\.0 MB, the most one reply may have/);
   assert.equal(fake.requests.length, 1, "not retried");
@@ -54,8 +64,14 @@ test("a server that stalls mid-reply is cut at --idle-timeout, with a notice on 
   const started = Date.now();
   const result = await runCli([...fakeFlags(fake), "--idle-timeout", "2", "-p", "hi"]);
   assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, /^harness: waiting for openai \(.*\): nothing for [\d.]+s; giving up at 2\.0s of silence$/m);
-  assert.match(result.stderr, /^(harness|error): openai \(.*\) sent nothing for 2\.0s \(the idle timeout; raise it with --idle-timeout or HARNESS_IDLE_TIMEOUT\)$/m);
+  assert.match(
+    result.stderr,
+    /^harness: waiting for openai \(.*\): nothing for [\d.]+s; giving up at 2\.0s of silence$/m,
+  );
+  assert.match(
+    result.stderr,
+    /^(harness|error): openai \(.*\) sent nothing for 2\.0s \(the idle timeout; raise it with --idle-timeout or HARNESS_IDLE_TIMEOUT\)$/m,
+  );
   assert.equal(fake.requests.length, 1, "not retried");
   assert.ok(Date.now() - started < 30_000, "the run ended long before undici's own 300 s");
 });
@@ -74,7 +90,10 @@ test("a reply that trickles a byte at a time is cut at config.json requestTimeou
   writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify({ requestTimeout: 2 }));
   const result = await runCli([...fakeFlags(fake), "-p", "hi"], { env });
   assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, /did not finish its reply within 2\.0s \(the request timeout; raise it with --request-timeout or HARNESS_REQUEST_TIMEOUT\)/);
+  assert.match(
+    result.stderr,
+    /did not finish its reply within 2\.0s \(the request timeout; raise it with --request-timeout or HARNESS_REQUEST_TIMEOUT\)/,
+  );
   assert.doesNotMatch(result.stderr, /waiting for/, "a trickle is not silence");
   assert.equal(fake.requests.length, 1, "not retried");
 

@@ -14,8 +14,13 @@ const CALLS = 200;
 test(`${CALLS} bash calls in one reply run at most ${MAX_CONCURRENT_TOOL_CALLS} at a time and all get their results`, async () => {
   const cwd = tempDir();
   // Each call counts the calls running beside it (a marker file each), then leaves.
-  const command = (i: number) => `mkdir -p running; touch running/${i}; ls running | wc -l >> counts; sleep 0.05; rm running/${i}; echo done-${i}`;
-  const toolCalls = Array.from({ length: CALLS }, (_, i) => ({ id: `call_${i}`, name: "bash", arguments: { command: command(i) } }));
+  const command = (i: number) =>
+    `mkdir -p running; touch running/${i}; ls running | wc -l >> counts; sleep 0.05; rm running/${i}; echo done-${i}`;
+  const toolCalls = Array.from({ length: CALLS }, (_, i) => ({
+    id: `call_${i}`,
+    name: "bash",
+    arguments: { command: command(i) },
+  }));
   // One call's command is longer than the kernel takes for one argument: its spawn fails (E2BIG).
   toolCalls.push({ id: "call_huge", name: "bash", arguments: { command: `echo ${"x".repeat(200_000)}` } });
   const fake = await serve([{ reply: { toolCalls } }, { reply: { text: "all ran" } }]);

@@ -37,11 +37,18 @@ test("--output json reports the local provider, the model and counted usage", as
 test("a headless first run with no key and no provider says how to choose one, --provider local included", async () => {
   const result = await runCli(["-p", "hi"]);
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /^harness: no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key/);
+  assert.match(
+    result.stderr,
+    /^harness: no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key/,
+  );
 });
 
 test("a first run at a terminal offers the local model, and a yes runs it", { skip: needs("tmux") }, async () => {
-  terminal = TmuxTerminal.start({ args: ["-p", "Say hello."], cwd: tempDir(), env: { ...stringEnv(cleanEnv()), TERM: "xterm-256color", HARNESS_MODEL: HELLO } });
+  terminal = TmuxTerminal.start({
+    args: ["-p", "Say hello."],
+    cwd: tempDir(),
+    env: { ...stringEnv(cleanEnv()), TERM: "xterm-256color", HARNESS_MODEL: HELLO },
+  });
   await terminal.waitFor(/Run a model on this computer instead\?.*\n.*\[y\/N\]/, "the offer");
   terminal.type("y");
   terminal.send(["Enter"]);
@@ -53,15 +60,23 @@ test("a first run at a terminal offers the local model, and a yes runs it", { sk
 test("without node-llama-cpp installed, --provider local says exactly how to add it", async () => {
   // A copy of the built harness whose node_modules has everything but node-llama-cpp.
   const install = tempDir("harness-no-llama-");
-  for (const entry of ["bin", "dist", "package.json"]) cpSync(join(ROOT, entry), join(install, entry), { recursive: true });
+  for (const entry of ["bin", "dist", "package.json"])
+    cpSync(join(ROOT, entry), join(install, entry), { recursive: true });
   mkdirSync(join(install, "node_modules"));
   for (const name of readdirSync(join(ROOT, "node_modules"))) {
     if (name === "node-llama-cpp" || name === "@node-llama-cpp") continue;
     symlinkSync(join(ROOT, "node_modules", name), join(install, "node_modules", name));
   }
-  const child = spawnSync(process.execPath, [join(install, "bin", "harness.js"), "--provider", "local", "--model", HELLO, "-p", "hi"], { cwd: tempDir(), env: cleanEnv(), encoding: "utf8", input: "" });
+  const child = spawnSync(
+    process.execPath,
+    [join(install, "bin", "harness.js"), "--provider", "local", "--model", HELLO, "-p", "hi"],
+    { cwd: tempDir(), env: cleanEnv(), encoding: "utf8", input: "" },
+  );
   const result = { code: child.status, stderr: child.stderr };
-  assert.equal(withoutSandboxWarning(result.stderr), `error: --provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@3.21.1\` in ${install}\n`);
+  assert.equal(
+    withoutSandboxWarning(result.stderr),
+    `error: --provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@3.21.1\` in ${install}\n`,
+  );
   assert.equal(result.code, 1);
 });
 
@@ -71,7 +86,10 @@ function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 
 test("a local model has no vision: an attached image ends the run with one line that says so, not retried", async () => {
   const cwd = tempDir();
-  writeFileSync(join(cwd, "shot.gif"), Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64"));
+  writeFileSync(
+    join(cwd, "shot.gif"),
+    Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64"),
+  );
   const result = await runCli(["--provider", "local", "--model", HELLO, "-p", "what is @shot.gif?"], { cwd });
   assert.equal(result.code, 1);
   assert.equal(result.stdout, "");

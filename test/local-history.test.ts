@@ -9,7 +9,13 @@ import { readFile } from "../src/tools/read-file.ts";
 
 test("tool calls travel with their results, and the reply after them continues the same model item", () => {
   const messages: Message[] = [
-    { role: "user", content: [{ type: "text", text: "What is in a.txt?" }, { type: "image", mediaType: "image/png", data: "iVBOR" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is in a.txt?" },
+        { type: "image", mediaType: "image/png", data: "iVBOR" },
+      ],
+    },
     {
       role: "assistant",
       stopReason: "tool_use",
@@ -46,11 +52,20 @@ test("tool calls travel with their results, and the reply after them continues t
 test("a conversation that ends in tool results is continued in the model's own item", () => {
   const messages: Message[] = [
     { role: "user", content: [{ type: "text", text: "Go." }] },
-    { role: "assistant", stopReason: "tool_use", content: [{ type: "tool_call", id: "c1", name: "bash", arguments: '{"command":"ls"}' }] },
+    {
+      role: "assistant",
+      stopReason: "tool_use",
+      content: [{ type: "tool_call", id: "c1", name: "bash", arguments: '{"command":"ls"}' }],
+    },
     { role: "tool", toolCallId: "c1", toolName: "bash", content: "a.txt", isError: false },
   ];
   const history = toChatHistory({ system: "", messages, tools: [] });
-  assert.deepEqual(history.at(-1), { type: "model", response: [{ type: "functionCall", name: "bash", params: { command: "ls" }, result: "a.txt", startsNewChunk: true }] });
+  assert.deepEqual(history.at(-1), {
+    type: "model",
+    response: [
+      { type: "functionCall", name: "bash", params: { command: "ls" }, result: "a.txt", startsNewChunk: true },
+    ],
+  });
   assert.equal(history.length, 2, "no system item for an empty system prompt, no empty model item after");
 });
 
@@ -59,14 +74,28 @@ test("tool schemas keep what the grammar knows; optional properties become 'this
     type: "object",
     properties: {
       path: { type: "string" },
-      offset: { oneOf: [{ type: "integer", description: "First line, 1-based" }, { type: "null" }], description: "optional: null leaves it out" },
-      limit: { oneOf: [{ type: "integer", description: "Number of lines" }, { type: "null" }], description: "optional: null leaves it out" },
+      offset: {
+        oneOf: [{ type: "integer", description: "First line, 1-based" }, { type: "null" }],
+        description: "optional: null leaves it out",
+      },
+      limit: {
+        oneOf: [{ type: "integer", description: "Number of lines" }, { type: "null" }],
+        description: "optional: null leaves it out",
+      },
     },
     required: ["path"],
   });
-  assert.deepEqual(toGbnfSchema({ anyOf: [{ type: "string", format: "uri" }, { type: "array", items: { enum: ["a", "b"] }, minItems: 1 }] }), {
-    oneOf: [{ type: "string" }, { type: "array", items: { enum: ["a", "b"] }, minItems: 1 }],
-  });
+  assert.deepEqual(
+    toGbnfSchema({
+      anyOf: [
+        { type: "string", format: "uri" },
+        { type: "array", items: { enum: ["a", "b"] }, minItems: 1 },
+      ],
+    }),
+    {
+      oneOf: [{ type: "string" }, { type: "array", items: { enum: ["a", "b"] }, minItems: 1 }],
+    },
+  );
   assert.deepEqual(toGbnfSchema({ type: ["string", "null"], default: "x" }), { type: ["string", "null"] });
   assert.deepEqual(toGbnfSchema({}), { type: ["string", "number", "boolean", "null"] });
 });

@@ -39,14 +39,27 @@ function modelFile(name: string, script: TinyModelScript): string {
 }
 
 function provider(model: string): LocalProvider {
-  const created = createLocalProvider({ name: "local", api: "local", model, baseUrl: "", modelsDir: join(models, "downloads") });
+  const created = createLocalProvider({
+    name: "local",
+    api: "local",
+    model,
+    baseUrl: "",
+    modelsDir: join(models, "downloads"),
+  });
   providers.push(created);
   return created;
 }
 
-const ask = (text: string, extra: Partial<ModelRequest> = {}): ModelRequest => ({ system: "You are a test.", messages: [userMessage(text)], tools: [], ...extra });
+const ask = (text: string, extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  system: "You are a test.",
+  messages: [userMessage(text)],
+  tools: [],
+  ...extra,
+});
 
-async function collect(stream: AsyncIterable<ModelEvent>): Promise<{ events: ModelEvent[]; message: AssistantMessage }> {
+async function collect(
+  stream: AsyncIterable<ModelEvent>,
+): Promise<{ events: ModelEvent[]; message: AssistantMessage }> {
   const events: ModelEvent[] = [];
   for await (const event of stream) events.push(event);
   const done = events.at(-1);
@@ -76,8 +89,13 @@ test("the context window comes from the model's metadata", async () => {
 test("a second call with a longer conversation reuses the evaluated prompt and counts it as cached", async () => {
   const first = await collect(hello.stream(ask("Say hello."), new AbortController().signal));
   const messages: Message[] = [userMessage("Say hello."), first.message, userMessage("Again.")];
-  const second = await collect(hello.stream({ system: "You are a test.", messages, tools: [] }, new AbortController().signal));
-  assert.equal(second.message.content[0]?.type === "text" && second.message.content[0].text, "Hello from a tiny model.");
+  const second = await collect(
+    hello.stream({ system: "You are a test.", messages, tools: [] }, new AbortController().signal),
+  );
+  assert.equal(
+    second.message.content[0]?.type === "text" && second.message.content[0].text,
+    "Hello from a tiny model.",
+  );
   const usage = second.message.usage!;
   assert.ok(usage.cacheRead > usage.input, `most of the prompt came from the cache: ${JSON.stringify(usage)}`);
 });
@@ -91,14 +109,22 @@ test("the output cap stops a reply with stop reason length", async () => {
 const readsNotes = provider(modelFile("reads-notes", READ_NOTES));
 
 test("a tool call written through the chat template becomes a tool_call part with an id and JSON arguments", async () => {
-  const { events, message } = await collect(readsNotes.stream(ask("Read notes.txt.", { tools: [toToolSpec(readFile)] }), new AbortController().signal));
-  assert.deepEqual(events.filter((e) => e.type === "tool_call_delta"), [{ type: "tool_call_delta", index: 0, name: "read_file" }]);
+  const { events, message } = await collect(
+    readsNotes.stream(ask("Read notes.txt.", { tools: [toToolSpec(readFile)] }), new AbortController().signal),
+  );
+  assert.deepEqual(
+    events.filter((e) => e.type === "tool_call_delta"),
+    [{ type: "tool_call_delta", index: 0, name: "read_file" }],
+  );
   assert.equal(message.stopReason, "tool_use");
   const [text, call] = message.content;
   assert.deepEqual(text, { type: "text", text: "Let me look." });
   assert.ok(call?.type === "tool_call");
   assert.match(call.id, /^call_[0-9a-f]{24}$/);
-  assert.deepEqual({ name: call.name, arguments: JSON.parse(call.arguments) }, { name: "read_file", arguments: { path: "notes.txt" } });
+  assert.deepEqual(
+    { name: call.name, arguments: JSON.parse(call.arguments) },
+    { name: "read_file", arguments: { path: "notes.txt" } },
+  );
 });
 
 test("the loop runs the local model's tool calls itself and sends the results back", async () => {
@@ -106,7 +132,15 @@ test("the loop runs the local model's tool calls itself and sends the results ba
   writeFileSync(join(cwd, "notes.txt"), "buy milk\n");
   const messages: Message[] = [];
   const events: AgentEvent[] = [];
-  const run = runAgent({ provider: readsNotes, tools: [readFile], system: "You are a test.", cwd, messages, prompt: "Read notes.txt.", maxTurns: 2 });
+  const run = runAgent({
+    provider: readsNotes,
+    tools: [readFile],
+    system: "You are a test.",
+    cwd,
+    messages,
+    prompt: "Read notes.txt.",
+    maxTurns: 2,
+  });
   let result: RunResult;
   for (let next = await run.next(); ; next = await run.next()) {
     if (next.done) {
@@ -121,7 +155,10 @@ test("the loop runs the local model's tool calls itself and sends the results ba
   assert.equal(ends.length, 2);
   assert.match(ends[0].content, /buy milk/);
   assert.equal(ends[0].isError, false);
-  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant", "tool"]);
+  assert.deepEqual(
+    messages.map((m) => m.role),
+    ["user", "assistant", "tool", "assistant", "tool"],
+  );
   // The second reply continues after the tool result: only its own text, not the first reply's again.
   const second = messages[3] as AssistantMessage;
   assert.deepEqual(second.content[0], { type: "text", text: "Let me look." });
@@ -147,7 +184,16 @@ test("an abort stops a generation that would never end, as an aborted ProviderEr
   // The loop turns it into an aborted run that keeps the text so far.
   const loopController = new AbortController();
   let streamed = 0;
-  const run = runAgent({ provider: ticking, tools: [], system: "", cwd: tempDir(), messages: [], prompt: "Count.", signal: loopController.signal, maxTokens: 100_000 });
+  const run = runAgent({
+    provider: ticking,
+    tools: [],
+    system: "",
+    cwd: tempDir(),
+    messages: [],
+    prompt: "Count.",
+    signal: loopController.signal,
+    maxTokens: 100_000,
+  });
   let result: RunResult | undefined;
   for (let next = await run.next(); !result; next = await run.next()) {
     if (next.done) result = next.value;
@@ -174,14 +220,20 @@ async function loadError(model: string): Promise<ProviderError> {
 test("a missing model file is reported with what --model takes", async () => {
   const error = await loadError(join(models, "absent.gguf"));
   assert.equal(error.kind, "not_found");
-  assert.equal(error.message, `no model file at ${join(models, "absent.gguf")}: give --model a path to a .gguf file, or a reference such as hf:<user>/<repo>/<file>.gguf to download one`);
+  assert.equal(
+    error.message,
+    `no model file at ${join(models, "absent.gguf")}: give --model a path to a .gguf file, or a reference such as hf:<user>/<repo>/<file>.gguf to download one`,
+  );
 });
 
 test("a file that is not a GGUF model is named as such", async () => {
   const path = join(models, "notes.gguf");
   writeFileSync(path, "these are not weights\n");
   const error = await loadError(path);
-  assert.equal(error.message, `${path} is not a GGUF model file (it does not start with "GGUF"): give --model a .gguf file`);
+  assert.equal(
+    error.message,
+    `${path} is not a GGUF model file (it does not start with "GGUF"): give --model a .gguf file`,
+  );
 });
 
 test("a truncated model file fails to load with a message that says so", async () => {

@@ -29,12 +29,16 @@ function setup() {
       },
     }),
   );
-  writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { broken: { command: "/nonexistent/mcp-server", args: ["--x"] } } }));
+  writeFileSync(
+    join(cwd, ".mcp.json"),
+    JSON.stringify({ mcpServers: { broken: { command: "/nonexistent/mcp-server", args: ["--x"] } } }),
+  );
   writeFileSync(join(cwd, "notes.txt"), "the notes say hello\n");
   return { cwd, env: cleanEnv({ HARNESS_HOME: home }) };
 }
 
-const toolResult = (request: RecordedRequest, id: string) => request.body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === id)?.content as string;
+const toolResult = (request: RecordedRequest, id: string) =>
+  request.body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === id)?.content as string;
 
 test("MCP tools are offered as server__tool with their schemas and their results reach the model", async () => {
   const { cwd, env } = setup();
@@ -59,9 +63,18 @@ test("MCP tools are offered as server__tool with their schemas and their results
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "all done\n");
 
-  const tools = fake.requests[0].body.tools.map((tool: { function: { name: string; parameters: any } }) => tool.function);
+  const tools = fake.requests[0].body.tools.map(
+    (tool: { function: { name: string; parameters: any } }) => tool.function,
+  );
   const names = tools.map((tool: { name: string }) => tool.name);
-  for (const name of ["bash", "everything__echo", "everything__get-sum", "files__read_text_file", "files__list_allowed_directories"]) assert.ok(names.includes(name), `${name} is offered`);
+  for (const name of [
+    "bash",
+    "everything__echo",
+    "everything__get-sum",
+    "files__read_text_file",
+    "files__list_allowed_directories",
+  ])
+    assert.ok(names.includes(name), `${name} is offered`);
   assert.ok(!names.some((name: string) => name.startsWith("broken__") || name.startsWith("off__")));
   const sum = tools.find((tool: { name: string }) => tool.name === "everything__get-sum");
   assert.equal(sum.parameters.type, "object");
@@ -88,29 +101,60 @@ test("every tool on the wire, built-in and MCP, is inside the portable subset, o
   const fake = await serve([{ reply: { text: "ok" } }, { reply: { text: "ok" } }]);
   const chat = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd, env });
   assert.equal(chat.code, 0, chat.stderr);
-  const messages = await runCli(["--provider", "anthropic", "--base-url", fake.url, "--model", "claude-sonnet-4-5", "-p", "hi"], { cwd, env: { ...env, HARNESS_API_KEY: "k" } });
+  const messages = await runCli(
+    ["--provider", "anthropic", "--base-url", fake.url, "--model", "claude-sonnet-4-5", "-p", "hi"],
+    { cwd, env: { ...env, HARNESS_API_KEY: "k" } },
+  );
   assert.equal(messages.code, 0, messages.stderr);
 
   const offered: [string, unknown][] = [
-    ...fake.requests[0].body.tools.map((tool: { function: { name: string; parameters: unknown } }) => [`chat ${tool.function.name}`, tool.function.parameters]),
-    ...fake.requests[1].body.tools.map((tool: { name: string; input_schema: unknown }) => [`anthropic ${tool.name}`, tool.input_schema]),
+    ...fake.requests[0].body.tools.map((tool: { function: { name: string; parameters: unknown } }) => [
+      `chat ${tool.function.name}`,
+      tool.function.parameters,
+    ]),
+    ...fake.requests[1].body.tools.map((tool: { name: string; input_schema: unknown }) => [
+      `anthropic ${tool.name}`,
+      tool.input_schema,
+    ]),
   ];
   const names = offered.map(([name]) => name);
   for (const api of ["chat", "anthropic"]) {
-    for (const tool of ["bash", "read_file", "everything__echo", "everything__get-sum", "files__read_text_file", "files__edit_file"]) assert.ok(names.includes(`${api} ${tool}`), `${api} ${tool} is offered`);
+    for (const tool of [
+      "bash",
+      "read_file",
+      "everything__echo",
+      "everything__get-sum",
+      "files__read_text_file",
+      "files__edit_file",
+    ])
+      assert.ok(names.includes(`${api} ${tool}`), `${api} ${tool} is offered`);
   }
   for (const [name, schema] of offered) assert.deepEqual(outsidePortableSubset(schema, name), []);
   const wire = JSON.stringify([fake.requests[0].body.tools, fake.requests[1].body.tools]);
-  assert.doesNotMatch(wire, /"(exclusiveMinimum|exclusiveMaximum|\$schema|additionalProperties|\$ref|oneOf|allOf|const)":/);
+  assert.doesNotMatch(
+    wire,
+    /"(exclusiveMinimum|exclusiveMaximum|\$schema|additionalProperties|\$ref|oneOf|allOf|const)":/,
+  );
   assert.doesNotMatch(wire, /9007199254740991/);
 });
 
 test("a tool error from the server is an error result the model sees, and stream-json shows isError", async () => {
   const { cwd, env } = setup();
-  const fake = await serve([{ reply: { toolCalls: [{ id: "bad", name: "files__read_text_file", arguments: { path: "/etc/not-allowed-here" } }] } }, { reply: { text: "could not read it" } }]);
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [{ id: "bad", name: "files__read_text_file", arguments: { path: "/etc/not-allowed-here" } }],
+      },
+    },
+    { reply: { text: "could not read it" } },
+  ]);
   const result = await runCli(["-y", ...fakeFlags(fake), "--output", "stream-json", "-p", "read it"], { cwd, env });
   assert.equal(result.code, 0, result.stderr);
-  const end = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line)).find((e) => e.type === "tool_end");
+  const end = result.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .find((e) => e.type === "tool_end");
   assert.equal(end.isError, true);
   assert.match(end.content, /denied|outside|not allowed|allowed directories/i);
   assert.equal(toolResult(fake.requests[1], "bad"), end.content);
@@ -129,7 +173,10 @@ test("harness mcp list shows each server's tools and failures, exit 1 when one f
   const untrusted = await runCli(["mcp", "list"], { cwd, env });
   assert.equal(untrusted.code, 0, "the project's broken server is not started in an untrusted folder");
   assert.doesNotMatch(untrusted.stdout, /^broken/m);
-  assert.match(untrusted.stderr, /^harness mcp: this folder's project settings are not trusted: ignoring 1 MCP server from \.mcp\.json; run harness here to review them, or pass --trust$/m);
+  assert.match(
+    untrusted.stderr,
+    /^harness mcp: this folder's project settings are not trusted: ignoring 1 MCP server from \.mcp\.json; run harness here to review them, or pass --trust$/m,
+  );
   const none = await runCli(["mcp", "list"], { cwd: tempDir() });
   assert.equal(none.code, 0);
   assert.match(none.stdout, /no MCP servers configured/);

@@ -43,7 +43,9 @@ function settings(baseUrl: string, model: string, extra: Partial<ProviderSetting
 }
 
 test("llama.cpp: n_ctx from GET /props wins over the table, and is asked once", async () => {
-  const llama = await serveRoutes({ "GET /props": { default_generation_settings: { n_ctx: 8192, params: {} }, total_slots: 1 } });
+  const llama = await serveRoutes({
+    "GET /props": { default_generation_settings: { n_ctx: 8192, params: {} }, total_slots: 1 },
+  });
   const local = settings(`${llama.url}/v1`, "llama3.1:8b");
   assert.equal(await resolveContextWindow(local), 8192);
   assert.equal(await resolveContextWindow(local), 8192);
@@ -52,11 +54,18 @@ test("llama.cpp: n_ctx from GET /props wins over the table, and is asked once", 
 
 test("Ollama: num_ctx from the model's parameters, else its trained context length", async () => {
   const modelInfo = { "general.architecture": "qwen3", "qwen3.context_length": 40960 };
-  const ollama = await serveRoutes({ "POST /api/show": { model_info: modelInfo, parameters: "num_ctx                        16384\nstop                           \"<|im_end|>\"" } });
+  const ollama = await serveRoutes({
+    "POST /api/show": {
+      model_info: modelInfo,
+      parameters: 'num_ctx                        16384\nstop                           "<|im_end|>"',
+    },
+  });
   assert.equal(await resolveContextWindow(settings(`${ollama.url}/v1`, "qwen3:8b")), 16384);
   assert.deepEqual(JSON.parse(ollama.seen.find((r) => r.path === "/api/show")?.body ?? ""), { model: "qwen3:8b" });
 
-  const trainedOnly = await serveRoutes({ "POST /api/show": { model_info: modelInfo, parameters: "stop \"<|im_end|>\"" } });
+  const trainedOnly = await serveRoutes({
+    "POST /api/show": { model_info: modelInfo, parameters: 'stop "<|im_end|>"' },
+  });
   assert.equal(await resolveContextWindow(settings(`${trainedOnly.url}/v1`, "qwen3:8b")), 40960);
 });
 
@@ -75,7 +84,15 @@ test("a server that cannot tell: the table, else the default; never an error", a
   assert.equal(await resolveContextWindow(settings(`${gone.url}/v1`, "claude-sonnet-4-5")), 200_000);
   // Hosted APIs and Anthropic endpoints are not probed (this test runs without a network).
   assert.equal(await resolveContextWindow(settings("https://api.openai.com/v1", "gpt-4.1")), 1_047_576);
-  assert.equal(await resolveContextWindow({ name: "anthropic", api: "anthropic", baseUrl: "https://api.anthropic.com", model: "claude-opus-4-5" }), 200_000);
+  assert.equal(
+    await resolveContextWindow({
+      name: "anthropic",
+      api: "anthropic",
+      baseUrl: "https://api.anthropic.com",
+      model: "claude-opus-4-5",
+    }),
+    200_000,
+  );
 });
 
 test("the table matches ids with vendor prefixes and Ollama tags", () => {
@@ -93,7 +110,10 @@ test("the table matches ids with vendor prefixes and Ollama tags", () => {
     ["llama3:8b", 8_192],
     ["unknown-model", undefined],
   ];
-  assert.deepEqual(cases.map(([model]) => [model, lookupContextWindow(model)]), cases);
+  assert.deepEqual(
+    cases.map(([model]) => [model, lookupContextWindow(model)]),
+    cases,
+  );
 });
 
 test("the CLI's first request does not wait for the window probes of a custom base URL", async () => {
@@ -104,5 +124,8 @@ test("the CLI's first request does not wait for the window probes of a custom ba
   assert.equal(result.stdout, "hi\n");
   assert.deepEqual(server.windowProbes.sort(), ["GET /props", "POST /api/show"]);
   assert.equal(server.windowProbesAnsweredAt.length, 2, "the probes were still asked, alongside");
-  assert.ok(server.requests[0].receivedAt < Math.min(...server.windowProbesAnsweredAt), "the first request came before the probes were answered");
+  assert.ok(
+    server.requests[0].receivedAt < Math.min(...server.windowProbesAnsweredAt),
+    "the first request came before the probes were answered",
+  );
 });

@@ -16,7 +16,9 @@ async function serveModels(models: string[] | undefined): Promise<FakeLLM> {
 
 test("OpenAI-compatible: GET {base}/models with the key; ids sorted, one per line", async () => {
   const fake = await serveModels(["qwen3:8b", "llama3.1:8b"]);
-  const result = await runCli(["models", "--provider", "openai", "--base-url", fake.baseUrl], { env: cleanEnv({ HARNESS_API_KEY: "sk-list" }) });
+  const result = await runCli(["models", "--provider", "openai", "--base-url", fake.baseUrl], {
+    env: cleanEnv({ HARNESS_API_KEY: "sk-list" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "llama3.1:8b\nqwen3:8b\n");
   assert.equal(fake.requests.length, 1);
@@ -28,7 +30,15 @@ test("OpenAI-compatible: GET {base}/models with the key; ids sorted, one per lin
 test("Anthropic, from config.json: GET /v1/models with x-api-key, anthropic-version and the provider's headers", async () => {
   const fake = await serveModels(["claude-sonnet-4-5", "claude-haiku-4-5"]);
   const env = cleanEnv({ CORP_KEY: "corp-secret" });
-  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify({ provider: "corp", providers: { corp: { api: "anthropic", baseUrl: fake.url, apiKeyEnv: "CORP_KEY", headers: { "x-gateway": "g1" } } } }));
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({
+      provider: "corp",
+      providers: {
+        corp: { api: "anthropic", baseUrl: fake.url, apiKeyEnv: "CORP_KEY", headers: { "x-gateway": "g1" } },
+      },
+    }),
+  );
   const result = await runCli(["models"], { env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "claude-haiku-4-5\nclaude-sonnet-4-5\n");
@@ -44,7 +54,10 @@ test("an endpoint without a model list: a clear error, exit 1", async () => {
   const result = await runCli(["models", "--provider", "openai", "--base-url", fake.baseUrl]);
   assert.equal(result.code, 1);
   assert.equal(result.stdout, "");
-  assert.equal(result.stderr, `harness models: openai at ${fake.baseUrl} does not list its models (GET ${fake.baseUrl}/models answered 404)\n`);
+  assert.equal(
+    result.stderr,
+    `harness models: openai at ${fake.baseUrl} does not list its models (GET ${fake.baseUrl}/models answered 404)\n`,
+  );
   assert.deepEqual(fake.errors.splice(0), ["request 1 to unknown path /v1/models"]);
 });
 

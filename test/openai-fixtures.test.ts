@@ -31,7 +31,10 @@ async function replay(name: string): Promise<{ message?: AssistantMessage; error
   const deltas: string[] = [];
   try {
     const tools = [{ name: "weather", description: "", parameters: { type: "object" } }];
-    for await (const event of provider.stream({ system: "", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools }, new AbortController().signal)) {
+    for await (const event of provider.stream(
+      { system: "", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools },
+      new AbortController().signal,
+    )) {
       if (event.type === "text_delta") deltas.push(event.text);
       if (event.type === "done") return { message: event.message, deltas };
     }
@@ -53,8 +56,12 @@ for (const name of files) {
       // even where text arrived first (the recorded parse keeps that text; a reply cut by an
       // error is not one we can use, and the loop retries or reports it).
       assert.ok(result.error, `expected a ProviderError, got ${JSON.stringify(result.message)}`);
-      const detail = typeof expected.error.message === "string" ? expected.error.message : JSON.stringify(expected.error.message);
-      assert.ok(result.error.message.includes(detail.slice(0, 60).replace(/\s+/g, " ").trim()), `${result.error.message} should include ${detail}`);
+      const detail =
+        typeof expected.error.message === "string" ? expected.error.message : JSON.stringify(expected.error.message);
+      assert.ok(
+        result.error.message.includes(detail.slice(0, 60).replace(/\s+/g, " ").trim()),
+        `${result.error.message} should include ${detail}`,
+      );
       return;
     }
     assert.ok(result.message, `unexpected error: ${result.error?.message}`);
@@ -64,7 +71,13 @@ for (const name of files) {
     const reasoning = message.content.find((p) => p.type === "thinking");
     const calls = message.content.filter((p) => p.type === "tool_call");
 
-    assert.equal(message.content.filter((p) => p.type === "text").map((p) => (p.type === "text" ? p.text : "")).join(""), text);
+    assert.equal(
+      message.content
+        .filter((p) => p.type === "text")
+        .map((p) => (p.type === "text" ? p.text : ""))
+        .join(""),
+      text,
+    );
     assert.equal(result.deltas.join(""), text, "streamed deltas add up to the text");
     assert.equal(reasoning?.type === "thinking" ? reasoning.text : null, choice.reasoning ?? null);
     assert.equal(calls.length, (choice.tool_calls ?? []).length);
@@ -78,16 +91,25 @@ for (const name of files) {
       if (call.id) assert.equal(ours.id, call.id);
       else assert.match(ours.id, /^call_0_/);
     });
-    assert.equal(message.stopReason, neutralStop(choice.finish_reason, calls.length > 0, Boolean(choice.refusal) && !choice.text));
+    assert.equal(
+      message.stopReason,
+      neutralStop(choice.finish_reason, calls.length > 0, Boolean(choice.refusal) && !choice.text),
+    );
 
     const usage = expected.usage;
     if (!usage) assert.equal(message.usage, undefined);
     else {
       const cached = usage.cached_tokens ?? 0;
       // xAI and Gemini leave reasoning out of completion_tokens; it is billed as output (issue 18).
-      assert.deepEqual(message.usage, { input: usage.prompt_tokens - cached, output: billedOutput(usage), cacheRead: cached, cacheWrite: 0 });
+      assert.deepEqual(message.usage, {
+        input: usage.prompt_tokens - cached,
+        output: billedOutput(usage),
+        cacheRead: cached,
+        cacheWrite: 0,
+      });
     }
-    if (choice.reasoning_details_merged) assert.deepEqual(message.providerData?.reasoning_details, choice.reasoning_details_merged);
+    if (choice.reasoning_details_merged)
+      assert.deepEqual(message.providerData?.reasoning_details, choice.reasoning_details_merged);
   });
 }
 

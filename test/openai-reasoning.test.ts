@@ -7,8 +7,11 @@ import { fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
-const sse = (chunks: unknown[]) => `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`;
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
+const sse = (chunks: unknown[]) =>
+  `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`;
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 const events = (stdout: string) =>
   stdout
     .trimEnd()
@@ -23,10 +26,20 @@ const joined = (all: any[], type: string) =>
 test("reasoning_details alone are shown as thinking; a text and an encrypted entry sharing an index both go back unchanged", async () => {
   const call = { index: 0, id: "call_1", type: "function", function: { name: "nope", arguments: "{}" } };
   const recorded = sse([
-    chunk({ role: "assistant", content: "", reasoning_details: [{ type: "reasoning.text", text: "Let me ", index: 0, format: "google-gemini-v1" }] }),
+    chunk({
+      role: "assistant",
+      content: "",
+      reasoning_details: [{ type: "reasoning.text", text: "Let me ", index: 0, format: "google-gemini-v1" }],
+    }),
     chunk({ reasoning_details: [{ type: "reasoning.text", text: "check.", index: 0, format: "google-gemini-v1" }] }),
-    chunk({ reasoning_details: [{ type: "reasoning.encrypted", data: "c2lnbmF0dXJl", index: 0, format: "google-gemini-v1", id: "tool_call_1" }] }),
-    chunk({ reasoning_details: [{ type: "reasoning.summary", summary: "Checked.", index: 1, format: "google-gemini-v1" }] }),
+    chunk({
+      reasoning_details: [
+        { type: "reasoning.encrypted", data: "c2lnbmF0dXJl", index: 0, format: "google-gemini-v1", id: "tool_call_1" },
+      ],
+    }),
+    chunk({
+      reasoning_details: [{ type: "reasoning.summary", summary: "Checked.", index: 1, format: "google-gemini-v1" }],
+    }),
     chunk({ tool_calls: [call] }, "tool_calls"),
   ]);
   const fake = await serve([{ raw: recorded, sliceBytes: 7 }, { reply: { text: "done" } }]);
@@ -39,12 +52,16 @@ test("reasoning_details alone are shown as thinking; a text and an encrypted ent
     { type: "reasoning.encrypted", data: "c2lnbmF0dXJl", index: 0, format: "google-gemini-v1", id: "tool_call_1" },
     { type: "reasoning.summary", summary: "Checked.", index: 1, format: "google-gemini-v1" },
   ]);
-  assert.deepEqual(echoed.tool_calls, [{ id: "call_1", type: "function", function: { name: "nope", arguments: "{}" } }]);
+  assert.deepEqual(echoed.tool_calls, [
+    { id: "call_1", type: "function", function: { name: "nope", arguments: "{}" } },
+  ]);
 });
 
 test("a <think> block opening the content is thinking, whatever the slices; the answer after it is text", async () => {
   const pieces = ["<th", "ink>\nThe user", " wants 4.</thi", "nk>\n\n", "2+2 = 4. A <think> tag later stays text."];
-  const fake = await serve([{ raw: sse([...pieces.map((content) => chunk({ content })), chunk({}, "stop")]), sliceBytes: 5 }]);
+  const fake = await serve([
+    { raw: sse([...pieces.map((content) => chunk({ content })), chunk({}, "stop")]), sliceBytes: 5 },
+  ]);
   const result = await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "2+2?"]);
   assert.equal(result.code, 0, result.stderr);
   const all = events(result.stdout);
@@ -58,7 +75,9 @@ test("a <think> block opening the content is thinking, whatever the slices; the 
 });
 
 test("text that only looks like the start of a tag is text", async () => {
-  const fake = await serve([{ raw: sse([chunk({ content: "<th" }), chunk({ content: "ese are words" }), chunk({}, "stop")]) }]);
+  const fake = await serve([
+    { raw: sse([chunk({ content: "<th" }), chunk({ content: "ese are words" }), chunk({}, "stop")]) },
+  ]);
   const result = await runCli([...fakeFlags(fake), "-p", "go"]);
   assert.equal(result.stdout, "<these are words\n");
 });

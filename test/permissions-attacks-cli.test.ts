@@ -25,11 +25,14 @@ function canaryHome(settings: unknown) {
 }
 
 function toolResult(fake: FakeLLM, id: string): string {
-  return fake.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === id)?.content;
+  return fake.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === id)
+    ?.content;
 }
 
 // Without bwrap allow rules stop auto-approving commands (permissions-cli.test.ts), so the allowed ones would not run.
-test("with only echo, cat and ls allowed, the ANSI-C and heredoc tricks are refused headless, not run", { skip: needs("bwrap") }, async () => {
+test("with only echo, cat and ls allowed, the ANSI-C and heredoc tricks are refused headless, not run", {
+  skip: needs("bwrap"),
+}, async () => {
   const { project, env } = canaryHome({ permissions: { allow: ["bash(echo)", "bash(cat)", "bash(ls)"] } });
   const attacks = {
     // bash reads `$'\''` as one quote, so `touch` is a command of its own; a naive splitter sees one quoted string.
@@ -40,7 +43,10 @@ test("with only echo, cat and ls allowed, the ANSI-C and heredoc tricks are refu
   const fake = await serve([
     {
       reply: {
-        toolCalls: [...Object.entries(attacks).map(([id, command]) => ({ id, name: "bash", arguments: { command } })), { id: "plain", name: "bash", arguments: { command: "echo fine && ls" } }],
+        toolCalls: [
+          ...Object.entries(attacks).map(([id, command]) => ({ id, name: "bash", arguments: { command } })),
+          { id: "plain", name: "bash", arguments: { command: "echo fine && ls" } },
+        ],
       },
     },
     { reply: { text: "done" } },
@@ -49,7 +55,12 @@ test("with only echo, cat and ls allowed, the ANSI-C and heredoc tricks are refu
   assert.equal(result.code, 0, result.stderr);
   assert.equal(existsSync(join(project, "pwned-ansi")), false);
   assert.equal(existsSync(join(project, "pwned-heredoc")), false);
-  for (const id of Object.keys(attacks)) assert.match(toolResult(fake, id), /^The user did not allow this tool call\. The user said: no one was there to approve it/, id);
+  for (const id of Object.keys(attacks))
+    assert.match(
+      toolResult(fake, id),
+      /^The user did not allow this tool call\. The user said: no one was there to approve it/,
+      id,
+    );
   assert.match(toolResult(fake, "plain"), /^fine\n/, "allowed commands still run");
 });
 
@@ -67,14 +78,25 @@ test("a bash(rm) deny rule catches every disguise of rm, even with --yes", async
     "nice -n 5 timeout 5 command rm victim.txt",
   ];
   const fake = await serve([
-    { reply: { toolCalls: [...disguises.map((command, index) => ({ id: `rm${index}`, name: "bash", arguments: { command } })), { id: "cat", name: "bash", arguments: { command: "cat victim.txt" } }] } },
+    {
+      reply: {
+        toolCalls: [
+          ...disguises.map((command, index) => ({ id: `rm${index}`, name: "bash", arguments: { command } })),
+          { id: "cat", name: "bash", arguments: { command: "cat victim.txt" } },
+        ],
+      },
+    },
     { reply: { text: "done" } },
   ]);
   const result = await runCli(["--yes", ...fakeFlags(fake), "-p", "go"], { cwd: project, env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(project, "victim.txt"), "utf8"), "still here\n");
   for (const [index, command] of disguises.entries()) {
-    assert.match(toolResult(fake, `rm${index}`), /the rule bash\(rm\) in .*settings\.json forbids `(\S*\/)?rm\b/, command);
+    assert.match(
+      toolResult(fake, `rm${index}`),
+      /the rule bash\(rm\) in .*settings\.json forbids `(\S*\/)?rm\b/,
+      command,
+    );
   }
   assert.match(toolResult(fake, "cat"), /^still here\n/, "commands the rule does not name still run");
 });

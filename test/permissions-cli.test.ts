@@ -1,7 +1,17 @@
 // Permissions end to end: the built CLI against the fake model, real settings files, the real
 // sandbox, real child processes. Run `node scripts/build.mjs --no-types` first.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM } from "./fake-llm/server.ts";
@@ -12,7 +22,9 @@ const serve = fakeServerPerTest();
 
 /** The tool results the model got in the request after its tool calls. */
 function toolResults(fake: FakeLLM, request = 1): string[] {
-  return fake.requests[request].body.messages.filter((message: { role: string }) => message.role === "tool").map((message: { content: string }) => message.content);
+  return fake.requests[request].body.messages
+    .filter((message: { role: string }) => message.role === "tool")
+    .map((message: { content: string }) => message.content);
 }
 
 function filesUnder(folder: string): string[] {
@@ -42,13 +54,25 @@ test("headless without --yes: reads run, commands and edits are refused and the 
   assert.equal(result.code, 0, result.stderr);
   const [read, command, write] = toolResults(fake);
   assert.match(read, /the notes/);
-  for (const refused of [command, write]) assert.equal(refused, "The user did not allow this tool call. The user said: no one was there to approve it (headless run without --yes or an allow rule)");
+  for (const refused of [command, write])
+    assert.equal(
+      refused,
+      "The user did not allow this tool call. The user said: no one was there to approve it (headless run without --yes or an allow rule)",
+    );
   // And the person is told, one line per refused call: the call and what would have allowed it.
-  const refusals = withoutSandboxWarning(result.stderr).split("\n").filter((line) => line.startsWith("harness: refused"));
+  const refusals = withoutSandboxWarning(result.stderr)
+    .split("\n")
+    .filter((line) => line.startsWith("harness: refused"));
   assert.equal(refusals.length, 2, result.stderr);
   // (Without bwrap every command asks, with no rule to offer: the line then says why instead.)
-  assert.match(refusals[0], /^harness: refused bash> touch made-by-bash: no one to approve it in a headless run; --yes would allow it(, as would the allow rule bash\(touch\) in settings\.json| \(it asks because no sandbox: every command asks\))$/);
-  assert.equal(refusals[1], "harness: refused write made-by-write.txt: no one to approve it in a headless run; --approve edits or --yes would allow it, as would the allow rule write_file in settings.json");
+  assert.match(
+    refusals[0],
+    /^harness: refused bash> touch made-by-bash: no one to approve it in a headless run; --yes would allow it(, as would the allow rule bash\(touch\) in settings\.json| \(it asks because no sandbox: every command asks\))$/,
+  );
+  assert.equal(
+    refusals[1],
+    "harness: refused write made-by-write.txt: no one to approve it in a headless run; --approve edits or --yes would allow it, as would the allow rule write_file in settings.json",
+  );
   assert.equal(existsSync(join(cwd, "made-by-bash")), false);
   assert.equal(existsSync(join(cwd, "made-by-write.txt")), false);
 });
@@ -83,7 +107,9 @@ test("--approve edits: edits in the workspace run, a symlink out of it is denied
 });
 
 // An allow rule auto-approves a command only inside the sandbox (see the test without bwrap below).
-test("project rules: a trusted project's allowed command runs headless; its deny rule wins over --yes without trust, with its reason", { skip: needs("bwrap") }, async () => {
+test("project rules: a trusted project's allowed command runs headless; its deny rule wins over --yes without trust, with its reason", {
+  skip: needs("bwrap"),
+}, async () => {
   const fake = await serve([
     { reply: { toolCalls: [{ id: "a", name: "bash", arguments: { command: "echo allowed && echo twice" } }] } },
     { reply: { text: "ok" } },
@@ -93,13 +119,19 @@ test("project rules: a trusted project's allowed command runs headless; its deny
   const cwd = tempDir();
   mkdirSync(join(cwd, ".harness"));
   mkdirSync(join(cwd, "important"));
-  writeFileSync(join(cwd, ".harness", "settings.json"), JSON.stringify({ permissions: { allow: ["bash(echo)"], deny: ["bash(rm -rf)"] } }));
+  writeFileSync(
+    join(cwd, ".harness", "settings.json"),
+    JSON.stringify({ permissions: { allow: ["bash(echo)"], deny: ["bash(rm -rf)"] } }),
+  );
   const allowed = await runCli([...fakeFlags(fake), "--trust", "-p", "go"], { cwd });
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.match(toolResults(fake, 1)[0], /^allowed\ntwice\n\[exit code: 0\]$/);
   const denied = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd });
   assert.equal(denied.code, 0, denied.stderr);
-  assert.equal(toolResults(fake, 3)[0], `The user did not allow this tool call. The user said: the rule bash(rm -rf) in ${join(cwd, ".harness", "settings.json")} forbids \`rm -rf important\`.`);
+  assert.equal(
+    toolResults(fake, 3)[0],
+    `The user did not allow this tool call. The user said: the rule bash(rm -rf) in ${join(cwd, ".harness", "settings.json")} forbids \`rm -rf important\`.`,
+  );
   assert.ok(existsSync(join(cwd, "important")));
 });
 
@@ -126,7 +158,9 @@ test("the API key never reaches the command's environment, the JSON output or an
     { reply: { text: `Your key ends in ${key.slice(-6)}; I did not see it.` } },
   ]);
   const env = cleanEnv({ OPENAI_API_KEY: key, GITHUB_TOKEN: github, MY_SETTING: "visible-value" });
-  const result = await runCli([...fakeFlags(fake), "-y", "--output", "stream-json", "-p", `use this key: ${key}`], { env });
+  const result = await runCli([...fakeFlags(fake), "-y", "--output", "stream-json", "-p", `use this key: ${key}`], {
+    env,
+  });
   assert.equal(result.code, 0, result.stderr);
   const [environment] = toolResults(fake);
   assert.match(environment, /^MY_SETTING=visible-value$/m);
@@ -140,10 +174,14 @@ test("the API key never reaches the command's environment, the JSON output or an
   for (const file of filesUnder(home)) assert.ok(!readFileSync(file, "utf8").includes(key), `${file} holds the key`);
 });
 
-test("the sandbox is on by default; only --sandbox off lets a command write outside the workspace", { skip: needs("bwrap") }, async () => {
+test("the sandbox is on by default; only --sandbox off lets a command write outside the workspace", {
+  skip: needs("bwrap"),
+}, async () => {
   const outside = mkdtempSync("/var/tmp/harness-outside-");
   try {
-    const touch = { reply: { toolCalls: [{ id: "t", name: "bash", arguments: { command: `touch ${outside}/made` } }] } };
+    const touch = {
+      reply: { toolCalls: [{ id: "t", name: "bash", arguments: { command: `touch ${outside}/made` } }] },
+    };
     const fake = await serve([touch, { reply: { text: "ok" } }, touch, { reply: { text: "ok" } }]);
     const sandboxed = await runCli([...fakeFlags(fake), "-y", "-p", "go"]);
     assert.equal(sandboxed.code, 0, sandboxed.stderr);
@@ -161,15 +199,23 @@ test("a bwrap that cannot start here is named with its own reason, and --sandbox
   // The trial runs in the background while the harness loads; its stderr still reaches the warning.
   const bin = tempDir("harness-bin-");
   symlinkSync("/bin/bash", join(bin, "bash"));
-  writeFileSync(join(bin, "bwrap"), "#!/bin/bash\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", { mode: 0o755 });
+  writeFileSync(join(bin, "bwrap"), "#!/bin/bash\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", {
+    mode: 0o755,
+  });
   const fake = await serve([{ reply: { text: "ok" } }]);
   const env = cleanEnv({ PATH: bin });
   const warned = await runCli([...fakeFlags(fake), "-p", "go"], { cwd: tempDir(), env });
   assert.equal(warned.code, 0, warned.stderr);
-  assert.match(warned.stderr, /^harness: warning: bwrap cannot start here \(bwrap: No permissions to create new namespace\), so commands run without a sandbox/m);
+  assert.match(
+    warned.stderr,
+    /^harness: warning: bwrap cannot start here \(bwrap: No permissions to create new namespace\), so commands run without a sandbox/m,
+  );
   const required = await runCli([...fakeFlags(fake), "--sandbox", "on", "-p", "go"], { cwd: tempDir(), env });
   assert.equal(required.code, 1);
-  assert.match(required.stderr, /--sandbox on, but bwrap cannot start here \(bwrap: No permissions to create new namespace\); allow unprivileged user namespaces/);
+  assert.match(
+    required.stderr,
+    /--sandbox on, but bwrap cannot start here \(bwrap: No permissions to create new namespace\); allow unprivileged user namespaces/,
+  );
 });
 
 test("without bwrap: one warning with the fix, allow rules stop auto-approving commands, --yes still runs them", async () => {
@@ -185,7 +231,10 @@ test("without bwrap: one warning with the fix, allow rules stop auto-approving c
   const asked = await runCli([...fakeFlags(fake), "-p", "go"], { cwd, env });
   assert.equal(asked.code, 0, asked.stderr);
   assert.equal(asked.stderr.match(/warning/g)?.length, 1);
-  assert.match(asked.stderr, /bubblewrap \(bwrap\) is not installed.*Fix: install bubblewrap \(apt-get install bubblewrap/);
+  assert.match(
+    asked.stderr,
+    /bubblewrap \(bwrap\) is not installed.*Fix: install bubblewrap \(apt-get install bubblewrap/,
+  );
   assert.match(toolResults(fake, 1)[0], /no one was there to approve it/);
   const forced = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd, env });
   assert.equal(forced.code, 0, forced.stderr);

@@ -34,7 +34,18 @@ before(() => {
 after(() => rmSync(outside, { recursive: true, force: true }));
 
 function policy(overrides: Partial<PermissionPolicy> = {}): PermissionPolicy {
-  return { mode: "edits", allow: [], deny: [], sandbox: "on", workspace, freeRoots: [], secretPaths: [join(home, ".ssh")], readableGlobs: [], home, ...overrides };
+  return {
+    mode: "edits",
+    allow: [],
+    deny: [],
+    sandbox: "on",
+    workspace,
+    freeRoots: [],
+    secretPaths: [join(home, ".ssh")],
+    readableGlobs: [],
+    home,
+    ...overrides,
+  };
 }
 
 function check(tool: Tool, input: Record<string, unknown>, options: Partial<PermissionPolicy> = {}) {
@@ -49,7 +60,9 @@ function rule(text: string, trusted: boolean): Rule {
 
 test("edits inside the workspace run (edits mode)", async () => {
   assert.deepEqual(await check(writeFile, { path: "new/file.txt", content: "x" }), { type: "allow" });
-  assert.deepEqual(await check(editFile, { path: "inside.txt", old_string: "inside", new_string: "in" }), { type: "allow" });
+  assert.deepEqual(await check(editFile, { path: "inside.txt", old_string: "inside", new_string: "in" }), {
+    type: "allow",
+  });
 });
 
 test("writes through `..` or a symlink that leaves the workspace are denied", async () => {
@@ -69,7 +82,11 @@ test("writes through `..` or a symlink that leaves the workspace are denied", as
 
 test("reads outside the workspace ask (with --yes they run); --sandbox off lets edits ask instead of failing", async () => {
   const target = join(outside, "secret.txt");
-  assert.deepEqual(await check(readFile, { path: "file-link" }), { type: "ask", why: `${target} is outside the workspace`, remember: [rule(`read_file(${target})`, true)].map((r) => ({ ...r, source: "this session" })) });
+  assert.deepEqual(await check(readFile, { path: "file-link" }), {
+    type: "ask",
+    why: `${target} is outside the workspace`,
+    remember: [rule(`read_file(${target})`, true)].map((r) => ({ ...r, source: "this session" })),
+  });
   assert.equal((await check(readFile, { path: "link-to-outside/secret.txt" })).type, "ask");
   assert.deepEqual(await check(readFile, { path: "file-link" }, { mode: "all" }), { type: "allow" });
   assert.equal((await check(glob, { pattern: "../../../../../../*" })).type, "ask", "a glob pattern that climbs out");
@@ -87,9 +104,14 @@ test("credentials folders are off limits to file tools, through symlinks too, un
 
 test("a path rule from the user's settings opens a path; the same rule from a project file does not", async () => {
   const userRule = rule(`write_file(${outside}/**)`, true);
-  assert.deepEqual(await check(writeFile, { path: "link-to-outside/new.txt", content: "x" }, { allow: [userRule] }), { type: "allow" });
+  assert.deepEqual(await check(writeFile, { path: "link-to-outside/new.txt", content: "x" }, { allow: [userRule] }), {
+    type: "allow",
+  });
   const projectRule = rule(`write_file(${outside}/**)`, false);
-  assert.equal((await check(writeFile, { path: "link-to-outside/new.txt", content: "x" }, { allow: [projectRule] })).type, "deny");
+  assert.equal(
+    (await check(writeFile, { path: "link-to-outside/new.txt", content: "x" }, { allow: [projectRule] })).type,
+    "deny",
+  );
   const denyRule = rule("read_file(**/.env)", false);
   writeFileSync(join(workspace, ".env"), "X=1\n");
   assert.equal((await check(readFile, { path: ".env" }, { deny: [denyRule] })).type, "deny");
@@ -97,8 +119,18 @@ test("a path rule from the user's settings opens a path; the same rule from a pr
 
 test("spilled tool output in the state folder stays readable while the rest of it is hidden", async () => {
   const state = join(home, ".harness");
-  const options = { secretPaths: [state], readableGlobs: [join(state, "sessions", "*", "spill")], mode: "all" as const };
-  assert.deepEqual(await check(readFile, { path: join(state, "sessions", "abc", "spill", "call_1.txt") }, options), { type: "allow" });
+  const options = {
+    secretPaths: [state],
+    readableGlobs: [join(state, "sessions", "*", "spill")],
+    mode: "all" as const,
+  };
+  assert.deepEqual(await check(readFile, { path: join(state, "sessions", "abc", "spill", "call_1.txt") }, options), {
+    type: "allow",
+  });
   assert.equal((await check(readFile, { path: join(state, "settings.json") }, options)).type, "deny");
-  assert.equal((await check(writeFile, { path: join(state, "sessions", "abc", "spill", "call_1.txt"), content: "x" }, options)).type, "deny");
+  assert.equal(
+    (await check(writeFile, { path: join(state, "sessions", "abc", "spill", "call_1.txt"), content: "x" }, options))
+      .type,
+    "deny",
+  );
 });

@@ -17,7 +17,15 @@ function scripted(answers: Array<string | undefined>) {
 
 test("the question shows the call, why it asks, the diff and the rule `always` would add", async () => {
   const { questions, ask } = scripted(["a"]);
-  const answer = await ask({ summary: "edit src/a.ts", why: "/etc/a is outside the workspace", diff: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n", remember: ["edit_file"] }, new AbortController().signal);
+  const answer = await ask(
+    {
+      summary: "edit src/a.ts",
+      why: "/etc/a is outside the workspace",
+      diff: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n",
+      remember: ["edit_file"],
+    },
+    new AbortController().signal,
+  );
   assert.deepEqual(answer, { type: "always" });
   assert.equal(
     questions[0],

@@ -33,13 +33,34 @@ test("key and token shapes, auth headers and .env lines are redacted; ordinary t
 test("the actual values of credentials in the environment are redacted wherever they appear", () => {
   const secrets = secretValuesOf({ MY_SERVICE_API_KEY: "plainlookingvalue42", HOME: "/home/me", SHORT_TOKEN: "abc" });
   assert.deepEqual(secrets, ["plainlookingvalue42"]);
-  assert.equal(redactText("url?key=plainlookingvalue42&x=1 in /home/me", secrets), "url?key=[redacted]&x=1 in /home/me");
+  assert.equal(
+    redactText("url?key=plainlookingvalue42&x=1 in /home/me", secrets),
+    "url?key=[redacted]&x=1 in /home/me",
+  );
 });
 
 test("redact copies a JSON value with every string redacted, leaving provider signatures alone", () => {
-  const event = { type: "message", message: { role: "user", content: [{ type: "text", text: "key sk-ant-api03-abcdefghijklmnopqrstu" }, { type: "thinking", text: "", signature: "sk-ant-looks-like-a-key-but-opaque" }] } };
+  const event = {
+    type: "message",
+    message: {
+      role: "user",
+      content: [
+        { type: "text", text: "key sk-ant-api03-abcdefghijklmnopqrstu" },
+        { type: "thinking", text: "", signature: "sk-ant-looks-like-a-key-but-opaque" },
+      ],
+    },
+  };
   const copy = redact(event);
-  assert.deepEqual(copy, { type: "message", message: { role: "user", content: [{ type: "text", text: "key [redacted]" }, { type: "thinking", text: "", signature: "sk-ant-looks-like-a-key-but-opaque" }] } });
+  assert.deepEqual(copy, {
+    type: "message",
+    message: {
+      role: "user",
+      content: [
+        { type: "text", text: "key [redacted]" },
+        { type: "thinking", text: "", signature: "sk-ant-looks-like-a-key-but-opaque" },
+      ],
+    },
+  });
   assert.equal(event.message.content[0].text, "key sk-ant-api03-abcdefghijklmnopqrstu", "the original is untouched");
   assert.doesNotThrow(() => JSON.parse(JSON.stringify(copy)));
 });
@@ -60,6 +81,15 @@ test("credential-looking variables leave the command environment unless passed t
     EXTRA: "e",
     GIT_AUTHOR_NAME: "Ada",
   };
-  assert.deepEqual(filterCommandEnv(env, { passthrough: ["NPM_TOKEN"], strip: ["EXTRA"] }), { PATH: "/usr/bin", NPM_TOKEN: "n", GIT_AUTHOR_NAME: "Ada" });
-  assert.deepEqual(Object.keys(filterCommandEnv(env, { passthrough: ["AWS_*"], strip: [] })).sort(), ["AWS_REGION", "EXTRA", "GIT_AUTHOR_NAME", "PATH"]);
+  assert.deepEqual(filterCommandEnv(env, { passthrough: ["NPM_TOKEN"], strip: ["EXTRA"] }), {
+    PATH: "/usr/bin",
+    NPM_TOKEN: "n",
+    GIT_AUTHOR_NAME: "Ada",
+  });
+  assert.deepEqual(Object.keys(filterCommandEnv(env, { passthrough: ["AWS_*"], strip: [] })).sort(), [
+    "AWS_REGION",
+    "EXTRA",
+    "GIT_AUTHOR_NAME",
+    "PATH",
+  ]);
 });

@@ -14,32 +14,66 @@ function rules(texts: string[]): Rule[] {
 }
 
 function policyWith(allow: string[], deny: string[] = [], mode: PermissionPolicy["mode"] = "ask"): PermissionPolicy {
-  return { mode, allow: rules(allow), deny: rules(deny), sandbox: "on", workspace: tempDir(), freeRoots: [], secretPaths: [], readableGlobs: [], home: "/home/u" };
+  return {
+    mode,
+    allow: rules(allow),
+    deny: rules(deny),
+    sandbox: "on",
+    workspace: tempDir(),
+    freeRoots: [],
+    secretPaths: [],
+    readableGlobs: [],
+    home: "/home/u",
+  };
 }
 
-const decideCommand = (command: string, policy: PermissionPolicy) => decide(bash, { command }, policy.workspace, policy, []);
+const decideCommand = (command: string, policy: PermissionPolicy) =>
+  decide(bash, { command }, policy.workspace, policy, []);
 const words = (line: string) => splitCommand(line).commands.map((command) => command.words.join(" "));
 
 test("the splitter reads ANSI-C strings and heredocs as bash does, and says it is unsure of them", () => {
   // `$'\''` is one quote: what follows is a command, not the rest of a string.
   const ansi = splitCommand("echo $'\\'' ; touch x ; #'");
-  assert.deepEqual(ansi.commands.map((command) => command.words), [["echo", "'"], ["touch", "x"]]);
+  assert.deepEqual(
+    ansi.commands.map((command) => command.words),
+    [
+      ["echo", "'"],
+      ["touch", "x"],
+    ],
+  );
   assert.equal(ansi.unsure, "ANSI-C quoting ($'…')");
   assert.deepEqual(words("echo $'a\\x20b\\tc'"), ["echo a b\tc"]);
 
   // The body of a heredoc is data, up to its delimiter line; after it, commands again.
   const heredoc = splitCommand("cat <<EOF\nls '\nEOF\ntouch x\necho done");
-  assert.deepEqual(heredoc.commands.map((command) => command.words.join(" ")), ["cat", "touch x", "echo done"]);
+  assert.deepEqual(
+    heredoc.commands.map((command) => command.words.join(" ")),
+    ["cat", "touch x", "echo done"],
+  );
   assert.equal(heredoc.unsure, "a heredoc");
   assert.deepEqual(words("cat <<-'END'\n\t$(not run)\n\tEND\nls"), ["cat", "ls"]);
-  assert.deepEqual(words("cat <<END\n$(rm x) and `id`\nEND"), ["cat", "rm x", "id"], "an unquoted heredoc runs its substitutions");
+  assert.deepEqual(
+    words("cat <<END\n$(rm x) and `id`\nEND"),
+    ["cat", "rm x", "id"],
+    "an unquoted heredoc runs its substitutions",
+  );
   assert.equal(splitCommand("cat <<EOF\nno end").parsed, false);
   assert.equal(splitCommand("cat <(ls)").unsure, "process substitution");
   assert.equal(splitCommand("cat <<< 'here string' && ls").unsure, undefined);
 
-  assert.deepEqual(splitCommand("{rm,-rf,x}").commands, [{ words: ["{rm,-rf,x}"], writesFile: false, expandedWords: ["rm", "-rf", "x"] }]);
-  assert.deepEqual(splitCommand("'{rm,x}'").commands, [{ words: ["{rm,x}"], writesFile: false }], "quoted braces stay as they are");
-  assert.deepEqual(splitCommand("$(echo rm) -rf x").commands[0], { words: ["$(…)", "-rf", "x"], writesFile: false, expandedWords: ["rm", "-rf", "x"] });
+  assert.deepEqual(splitCommand("{rm,-rf,x}").commands, [
+    { words: ["{rm,-rf,x}"], writesFile: false, expandedWords: ["rm", "-rf", "x"] },
+  ]);
+  assert.deepEqual(
+    splitCommand("'{rm,x}'").commands,
+    [{ words: ["{rm,x}"], writesFile: false }],
+    "quoted braces stay as they are",
+  );
+  assert.deepEqual(splitCommand("$(echo rm) -rf x").commands[0], {
+    words: ["$(…)", "-rf", "x"],
+    writesFile: false,
+    expandedWords: ["rm", "-rf", "x"],
+  });
 });
 
 test("with only echo, cat and ls allowed, every trick to run something else asks instead", async () => {
@@ -60,20 +94,37 @@ test("with only echo, cat and ls allowed, every trick to run something else asks
     "$CMD x": "its command name is computed when it runs, which rules cannot check",
     "{ls,x}": "its command name is computed when it runs, which rules cannot check",
   };
-  for (const [command, why] of Object.entries(asks)) assert.deepEqual(await decideCommand(command, policy), { type: "ask", why, remember: [] }, command);
+  for (const [command, why] of Object.entries(asks))
+    assert.deepEqual(await decideCommand(command, policy), { type: "ask", why, remember: [] }, command);
   for (const command of ["ls -la | cat -n", "echo hi && ls", 'echo "$(ls)"', "echo 'a; touch x'", "cat <<< 'text'"]) {
     assert.deepEqual(await decideCommand(command, policy), { type: "allow" }, command);
   }
 });
 
 test("a rule naming a wrapper does not cover what the wrapper runs", async () => {
-  const policy = policyWith(["bash(xargs)", "bash(find)", "bash(timeout)", "bash(timeout 5 npm test)", "bash(sudo apt-get update)"]);
-  for (const command of ["ls | xargs rm", "find . -name '*.o' -exec rm {} ;", "timeout 5 rm -rf x", "sudo apt-get install evil"]) {
+  const policy = policyWith([
+    "bash(xargs)",
+    "bash(find)",
+    "bash(timeout)",
+    "bash(timeout 5 npm test)",
+    "bash(sudo apt-get update)",
+  ]);
+  for (const command of [
+    "ls | xargs rm",
+    "find . -name '*.o' -exec rm {} ;",
+    "timeout 5 rm -rf x",
+    "sudo apt-get install evil",
+  ]) {
     assert.equal((await decideCommand(command, policy)).type, "ask", command);
   }
-  for (const command of ["timeout 5 npm test", "sudo apt-get update", "find . -name '*.o'"]) assert.deepEqual(await decideCommand(command, policy), { type: "allow" }, command);
+  for (const command of ["timeout 5 npm test", "sudo apt-get update", "find . -name '*.o'"])
+    assert.deepEqual(await decideCommand(command, policy), { type: "allow" }, command);
   const remembered = await decideCommand("timeout 10 cargo build", policy);
-  assert.deepEqual(remembered.type === "ask" && remembered.remember.map((rule) => rule.text), ["bash(timeout 10 cargo build)"], "always remembers the wrapper with what it runs");
+  assert.deepEqual(
+    remembered.type === "ask" && remembered.remember.map((rule) => rule.text),
+    ["bash(timeout 10 cargo build)"],
+    "always remembers the wrapper with what it runs",
+  );
 });
 
 test("a bash(rm) deny rule catches rm however it is dressed up, --yes and a bash allow rule notwithstanding", async () => {
@@ -90,7 +141,7 @@ test("a bash(rm) deny rule catches rm however it is dressed up, --yes and a bash
     "ls | xargs -I {} -n 1 rm {}",
     "bash -c -- 'rm x'",
     "bash -o pipefail -c 'rm x'",
-    "sh -ec \"rm x\"",
+    'sh -ec "rm x"',
     "sudo rm x",
     "sudo -u root -- rm x",
     "nice -n 5 rm x",
@@ -110,7 +161,12 @@ test("a bash(rm) deny rule catches rm however it is dressed up, --yes and a bash
   for (const command of disguises) {
     const decision = await decideCommand(command, policy);
     assert.equal(decision.type, "deny", command);
-    assert.match(decision.type === "deny" ? decision.reason : "", /^the rule bash\(rm\) in \/home\/u\/\.harness\/settings\.json forbids `(\S*\/)?rm\b/, command);
+    assert.match(
+      decision.type === "deny" ? decision.reason : "",
+      /^the rule bash\(rm\) in \/home\/u\/\.harness\/settings\.json forbids `(\S*\/)?rm\b/,
+      command,
+    );
   }
-  for (const command of ["echo rm", "git rm --cached x", "grep -r 'rm -rf' .", "ls {a,b}"]) assert.deepEqual(await decideCommand(command, policy), { type: "allow" }, command);
+  for (const command of ["echo rm", "git rm --cached x", "grep -r 'rm -rf' .", "ls {a,b}"])
+    assert.deepEqual(await decideCommand(command, policy), { type: "allow" }, command);
 });

@@ -18,7 +18,12 @@ test("the table matches ids as vendors, OpenRouter and dated snapshots spell the
   assert.deepEqual(lookupPrices("claude-sonnet-4-5-20250929"), sonnet);
   assert.deepEqual(lookupPrices("anthropic/claude-sonnet-4.5"), sonnet);
   assert.deepEqual(lookupPrices("claude-opus-4-5"), { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 });
-  assert.deepEqual(lookupPrices("claude-opus-4-1-20250805"), { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 });
+  assert.deepEqual(lookupPrices("claude-opus-4-1-20250805"), {
+    input: 15,
+    output: 75,
+    cacheRead: 1.5,
+    cacheWrite: 18.75,
+  });
   assert.equal(lookupPrices("claude-haiku-4-5")?.input, 1);
   assert.equal(lookupPrices("gpt-5")?.input, 1.25);
   assert.equal(lookupPrices("openai/gpt-5-mini")?.input, 0.25);
@@ -34,22 +39,62 @@ test("the table matches ids as vendors, OpenRouter and dated snapshots spell the
 test("cost adds each kind of token at its own rate, to the micro-dollar", () => {
   const usage = { input: 1050, output: 120, cacheRead: 3000, cacheWrite: 2200 };
   assert.equal(costOf(usage, { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }), 0.0141);
-  assert.equal(costOf({ input: 1, output: 0, cacheRead: 0, cacheWrite: 0 }, { input: 0.1, output: 0, cacheRead: 0, cacheWrite: 0 }), 0);
+  assert.equal(
+    costOf(
+      { input: 1, output: 0, cacheRead: 0, cacheWrite: 0 },
+      { input: 0.1, output: 0, cacheRead: 0, cacheWrite: 0 },
+    ),
+    0,
+  );
 });
 
 test("the summary line: every input token counted, cache use in brackets, the cost", () => {
   const usage = { input: 400, output: 350, cacheRead: 800, cacheWrite: 0 };
   assert.equal(formatUsageAndCost(usage, "claude-sonnet-4-5"), "tokens: 1.2k in (800 cached) · 350 out · $0.0067");
-  assert.equal(formatUsageAndCost({ input: 10, output: 5, cacheRead: 0, cacheWrite: 300 }, "x", { input: 1000, output: 1000, cacheRead: 0, cacheWrite: 0 }), "tokens: 310 in (300 to cache) · 5 out · $0.0150");
-  assert.equal(formatUsageAndCost({ input: 10, output: 5, cacheRead: 0, cacheWrite: 0 }, "fake-model"), 'tokens: 10 in · 5 out · $0 (no price known for model "fake-model": counted as free; set its prices in config.json)');
+  assert.equal(
+    formatUsageAndCost({ input: 10, output: 5, cacheRead: 0, cacheWrite: 300 }, "x", {
+      input: 1000,
+      output: 1000,
+      cacheRead: 0,
+      cacheWrite: 0,
+    }),
+    "tokens: 310 in (300 to cache) · 5 out · $0.0150",
+  );
+  assert.equal(
+    formatUsageAndCost({ input: 10, output: 5, cacheRead: 0, cacheWrite: 0 }, "fake-model"),
+    'tokens: 10 in · 5 out · $0 (no price known for model "fake-model": counted as free; set its prices in config.json)',
+  );
   assert.deepEqual([950, 1200, 12_345, 1_500_000].map(formatTokens), ["950", "1.2k", "12k", "1.5M"]);
 });
 
 test("--output json: the final event carries the cost of every turn, cached tokens included", async () => {
-  const turn1 = { input_tokens: 1000, output_tokens: 100, cache_read_input_tokens: 0, cache_creation_input_tokens: 2000 };
-  const turn2 = { input_tokens: 50, output_tokens: 20, cache_read_input_tokens: 3000, cache_creation_input_tokens: 200 };
-  const fake = await serve([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }], usage: turn1 } }, { reply: { text: "done", usage: turn2 } }]);
-  const flags = ["--provider", "anthropic", "--base-url", fake.url, "--model", "claude-sonnet-4-5", "-y", "--output", "json"];
+  const turn1 = {
+    input_tokens: 1000,
+    output_tokens: 100,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 2000,
+  };
+  const turn2 = {
+    input_tokens: 50,
+    output_tokens: 20,
+    cache_read_input_tokens: 3000,
+    cache_creation_input_tokens: 200,
+  };
+  const fake = await serve([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }], usage: turn1 } },
+    { reply: { text: "done", usage: turn2 } },
+  ]);
+  const flags = [
+    "--provider",
+    "anthropic",
+    "--base-url",
+    fake.url,
+    "--model",
+    "claude-sonnet-4-5",
+    "-y",
+    "--output",
+    "json",
+  ];
   const result = await runCli([...flags, "-p", "go"], { env: cleanEnv({ HARNESS_API_KEY: "k" }) });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(withoutSandboxWarning(result.stderr), "");
@@ -59,18 +104,31 @@ test("--output json: the final event carries the cost of every turn, cached toke
 });
 
 test("prices in config.json override the table (OpenAI cached tokens at the cache-read rate)", async () => {
-  const usage = { prompt_tokens: 1_000_000, completion_tokens: 500_000, prompt_tokens_details: { cached_tokens: 200_000 } };
+  const usage = {
+    prompt_tokens: 1_000_000,
+    completion_tokens: 500_000,
+    prompt_tokens_details: { cached_tokens: 200_000 },
+  };
   const fake = await serve([{ reply: { text: "ok", usage } }]);
   const env = cleanEnv();
-  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2, cacheRead: 0.5 } } } }));
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2, cacheRead: 0.5 } } } }),
+  );
   const result = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"], { env });
   const done = JSON.parse(result.stdout);
   assert.deepEqual(done.usage, { input: 800_000, output: 500_000, cacheRead: 200_000, cacheWrite: 0 });
   assert.equal(done.cost, 1.9);
 });
 
-test("an unknown model is free: no cost in JSON, no warning off a terminal, one warning on one", { skip: needs("script") }, async () => {
-  const fake = await serve([{ reply: { text: "json" } }, { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } }, { reply: { text: "tty answer" } }]);
+test("an unknown model is free: no cost in JSON, no warning off a terminal, one warning on one", {
+  skip: needs("script"),
+}, async () => {
+  const fake = await serve([
+    { reply: { text: "json" } },
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } },
+    { reply: { text: "tty answer" } },
+  ]);
   const json = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"]);
   assert.equal(json.code, 0);
   assert.equal(withoutSandboxWarning(json.stderr), "");
@@ -88,7 +146,13 @@ test("an unknown model is free: no cost in JSON, no warning off a terminal, one 
 function runInTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" ");
   return new Promise((resolve, reject) => {
-    const child = killAtTestEnd(spawn("script", ["-qefc", command, "/dev/null"], { cwd: tempDir(), env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }));
+    const child = killAtTestEnd(
+      spawn("script", ["-qefc", command, "/dev/null"], {
+        cwd: tempDir(),
+        env: cleanEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));

@@ -20,7 +20,8 @@ const streamJson = (stdout: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line));
 
-const sse = (chunks: unknown[], done = true) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + (done ? "data: [DONE]\n\n" : "");
+const sse = (chunks: unknown[], done = true) =>
+  chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + (done ? "data: [DONE]\n\n" : "");
 const delta = (content: string) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
 
 test("the retry table in docs/events.md is what the classifier and RETRIES_BY_KIND do", () => {
@@ -28,12 +29,16 @@ test("the retry table in docs/events.md is what the classifier and RETRIES_BY_KI
   const section = doc.slice(doc.indexOf("## Retries"), doc.indexOf("## Example"));
   const rows = section.split("\n").filter((line) => /^\| [a-z]/.test(line) && !line.startsWith("| failure"));
   assert.ok(rows.length >= 10, "the table is there");
-  const words = (limit: "max" | number) => (limit === "max" ? `up to ${DEFAULT_RETRY.maxRetries}` : limit === 1 ? "once" : "no");
+  const words = (limit: "max" | number) =>
+    limit === "max" ? `up to ${DEFAULT_RETRY.maxRetries}` : limit === 1 ? "once" : "no";
   /** The cell's verdict without its note: "no (the conversation is compacted...)" reads "no". */
   const verdict = (cell: string) => cell.replace(/ \(.*\)$/, "");
   let checked = 0;
   for (const row of rows) {
-    const [failure, statuses, retried] = row.split("|").slice(1, 4).map((cell) => cell.trim());
+    const [failure, statuses, retried] = row
+      .split("|")
+      .slice(1, 4)
+      .map((cell) => cell.trim());
     if (/refused/.test(failure)) assert.equal(words(RETRIES_BY_KIND.unreachable), verdict(retried), row);
     if (/stream cut/.test(failure)) assert.equal(words(RETRIES_BY_KIND.network), verdict(retried), row);
     if (/not the API/.test(failure)) assert.equal(words(RETRIES_BY_KIND.not_api), verdict(retried), row);
@@ -55,7 +60,13 @@ test("[DONE] without any finish_reason is a complete reply: no retry, text shown
   assert.equal(result.code, 0, result.stderr);
   const events = streamJson(result.stdout);
   assert.equal(events.filter((e) => e.type === "retry").length, 0);
-  assert.equal(events.filter((e) => e.type === "text_delta").map((e) => e.text).join(""), "4");
+  assert.equal(
+    events
+      .filter((e) => e.type === "text_delta")
+      .map((e) => e.text)
+      .join(""),
+    "4",
+  );
   assert.equal(events.at(-1).answer, "4");
   assert.equal(fake.requests.length, 1);
 });
@@ -69,8 +80,14 @@ test("a stream cut after some text is retried, and the retry says the shown delt
   assert.equal(events[retryAt].discardPartial, true);
   assert.match(events[retryAt].error, /dropped before the reply was complete/);
   const after = events.slice(retryAt + 1).filter((e) => e.type === "text_delta");
-  assert.equal(after.map((e) => e.text).join(""), "Whole answer.", "the new attempt streams the reply from its start, once");
-  assert.deepEqual(events.find((e) => e.type === "message" && e.message.role === "assistant").message.content, [{ type: "text", text: "Whole answer." }]);
+  assert.equal(
+    after.map((e) => e.text).join(""),
+    "Whole answer.",
+    "the new attempt streams the reply from its start, once",
+  );
+  assert.deepEqual(events.find((e) => e.type === "message" && e.message.role === "assistant").message.content, [
+    { type: "text", text: "Whole answer." },
+  ]);
 });
 
 test("a retry before anything streamed does not void anything", async () => {
@@ -91,7 +108,10 @@ test("an error event in a stream with a numeric 400 is not retried", async () =>
 
 for (const status of [408, 409]) {
   test(`an error event in a stream with a numeric ${status} is retried`, async () => {
-    const fake = await serve([{ raw: `data: {"error":{"message":"try again","code":${status}}}\n\n` }, { reply: { text: "fine" } }]);
+    const fake = await serve([
+      { raw: `data: {"error":{"message":"try again","code":${status}}}\n\n` },
+      { reply: { text: "fine" } },
+    ]);
     const result = await runCli([...fakeFlags(fake), "-p", "go"]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "fine\n");
@@ -101,7 +121,21 @@ for (const status of [408, 409]) {
 
 test("a refused connection names its cause and is retried once, not four times", async () => {
   const port = await closedPort();
-  const result = await runCli(["--provider", "openai", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m", "--output", "stream-json", "-p", "go"], { env: cleanEnv({ OPENAI_API_KEY: "k" }) });
+  const result = await runCli(
+    [
+      "--provider",
+      "openai",
+      "--base-url",
+      `http://127.0.0.1:${port}/v1`,
+      "--model",
+      "m",
+      "--output",
+      "stream-json",
+      "-p",
+      "go",
+    ],
+    { env: cleanEnv({ OPENAI_API_KEY: "k" }) },
+  );
   assert.equal(result.code, 1);
   const events = streamJson(result.stdout);
   assert.equal(events.filter((e) => e.type === "retry").length, 1);
@@ -116,7 +150,10 @@ test("a server that is not an LLM API: its HTML error page in one line, said to 
   assert.equal(result.code, 1);
   assert.equal(fake.requests.length, 1);
   assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
-  assert.match(result.stderr, /answered 404: an HTML page \("404 Not Found"\); it does not speak the OpenAI chat completions API \(check --base-url\)/);
+  assert.match(
+    result.stderr,
+    /answered 404: an HTML page \("404 Not Found"\); it does not speak the OpenAI chat completions API \(check --base-url\)/,
+  );
 });
 
 test("a 200 text/plain reply that is not an event stream is reported as such, not as a dropped connection", async () => {
@@ -124,7 +161,10 @@ test("a 200 text/plain reply that is not an event stream is reported as such, no
   const result = await runCli([...fakeFlags(fake), "-p", "go"]);
   assert.equal(result.code, 1);
   assert.equal(fake.requests.length, 1, "not retried");
-  assert.match(result.stderr, /answered 200 \(text\/plain\) but no event stream: "Hello! This server says hi to everyone."; it does not speak the OpenAI chat completions API/);
+  assert.match(
+    result.stderr,
+    /answered 200 \(text\/plain\) but no event stream: "Hello! This server says hi to everyone."; it does not speak the OpenAI chat completions API/,
+  );
   assert.doesNotMatch(result.stderr, /dropped/);
 });
 

@@ -39,18 +39,25 @@ before(() => {
 after(() => rmSync(home, { recursive: true, force: true }));
 
 function toolResults(fake: FakeLLM): string[] {
-  return fake.requests[1].body.messages.filter((message: { role: string }) => message.role === "tool").map((message: { content: string }) => message.content);
+  return fake.requests[1].body.messages
+    .filter((message: { role: string }) => message.role === "tool")
+    .map((message: { content: string }) => message.content);
 }
 
 async function runCalls(calls: { name: string; arguments: Record<string, unknown> }[]): Promise<string[]> {
-  const fake = await serve([{ reply: { toolCalls: calls.map((call, index) => ({ id: `c${index}`, ...call })) } }, { reply: { text: "done" } }]);
+  const fake = await serve([
+    { reply: { toolCalls: calls.map((call, index) => ({ id: `c${index}`, ...call })) } },
+    { reply: { text: "done" } },
+  ]);
   const env = cleanEnv({ HOME: home, HARNESS_HOME: harnessHome, SOME_SERVICE_API_KEY: PROCESS_KEY });
   const result = await runCli([...fakeFlags(fake), "-y", "-p", "look around"], { cwd: project, env });
   assert.equal(result.code, 0, result.stderr);
   return toolResults(fake);
 }
 
-test("grep, list_files and glob from a parent folder skip ~/.ssh, ~/.aws, ~/.netrc and harness's own sessions", { skip: needs("rg") }, async () => {
+test("grep, list_files and glob from a parent folder skip ~/.ssh, ~/.aws, ~/.netrc and harness's own sessions", {
+  skip: needs("rg"),
+}, async () => {
   const [grep, list, glob] = await runCalls([
     { name: "grep", arguments: { pattern: "CANARY", path: ".." } },
     { name: "list_files", arguments: { path: "..", depth: 4 } },
@@ -66,7 +73,9 @@ test("grep, list_files and glob from a parent folder skip ~/.ssh, ~/.aws, ~/.net
   assert.match(glob, /notes\.txt/);
 });
 
-test("grep and read_file on /proc/self/environ, or through a symlink into /proc, return no keys", { skip: needs("rg") }, async () => {
+test("grep and read_file on /proc/self/environ, or through a symlink into /proc, return no keys", {
+  skip: needs("rg"),
+}, async () => {
   const results = await runCalls([
     { name: "grep", arguments: { pattern: "sk-", path: "/proc/self/environ" } },
     { name: "grep", arguments: { pattern: "sk-", path: "self/environ" } },

@@ -12,7 +12,16 @@ import { cleanEnv, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
-const responsesFlags = (fake: FakeLLM) => ["--provider", "openai", "--api", "responses", "--base-url", fake.baseUrl, "--model", "fake-model"];
+const responsesFlags = (fake: FakeLLM) => [
+  "--provider",
+  "openai",
+  "--api",
+  "responses",
+  "--base-url",
+  fake.baseUrl,
+  "--model",
+  "fake-model",
+];
 const events = (stdout: string): any[] =>
   stdout
     .trimEnd()
@@ -34,10 +43,18 @@ function workspace(): string {
 
 test("the tool loop: reasoning summary shown as thinking, its item sent back unchanged with the call and its output", async () => {
   const fake = await serve([
-    { reply: { reasoning: "I should read the note.", text: "Reading.", toolCalls: [{ id: "call_a", name: "read_file", arguments: { path: "note.txt" } }] } },
+    {
+      reply: {
+        reasoning: "I should read the note.",
+        text: "Reading.",
+        toolCalls: [{ id: "call_a", name: "read_file", arguments: { path: "note.txt" } }],
+      },
+    },
     { reply: { text: "It says 42." } },
   ]);
-  const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "what does the note say?"], { cwd: workspace() });
+  const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "what does the note say?"], {
+    cwd: workspace(),
+  });
   assert.equal(result.code, 0, result.stderr);
   const all = events(result.stdout);
   assert.equal(joined(all, "thinking_delta"), "I should read the note.");
@@ -57,9 +74,27 @@ test("the tool loop: reasoning summary shown as thinking, its item sent back unc
 
   const second = fake.requests[1].body.input;
   assert.deepEqual(second.slice(1), [
-    { id: "rs_fake", type: "reasoning", summary: [{ type: "summary_text", text: "I should read the note." }], encrypted_content: fakeEncryptedReasoning("I should read the note.") },
-    { id: "msg_fake", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Reading.", annotations: [] }] },
-    { id: "fc_fake_1", type: "function_call", status: "completed", call_id: "call_a", name: "read_file", arguments: '{"path":"note.txt"}' },
+    {
+      id: "rs_fake",
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "I should read the note." }],
+      encrypted_content: fakeEncryptedReasoning("I should read the note."),
+    },
+    {
+      id: "msg_fake",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Reading.", annotations: [] }],
+    },
+    {
+      id: "fc_fake_1",
+      type: "function_call",
+      status: "completed",
+      call_id: "call_a",
+      name: "read_file",
+      arguments: '{"path":"note.txt"}',
+    },
     { type: "function_call_output", call_id: "call_a", output: second[4].output },
   ]);
   assert.match(second[4].output, /the note says 42/);
@@ -78,7 +113,9 @@ test("parallel function calls stream their arguments side by side and both outpu
     },
     { reply: { text: "42 and 7." } },
   ]);
-  const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "read both"], { cwd: workspace() });
+  const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "read both"], {
+    cwd: workspace(),
+  });
   assert.equal(result.code, 0, result.stderr);
   const starts = events(result.stdout).filter((e) => e.type === "tool_start");
   assert.deepEqual(
@@ -98,16 +135,29 @@ test("parallel function calls stream their arguments side by side and both outpu
 });
 
 test("usage counts cached input apart and reasoning as output", async () => {
-  const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 40 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 130 };
+  const usage = {
+    input_tokens: 100,
+    input_tokens_details: { cached_tokens: 40 },
+    output_tokens: 30,
+    output_tokens_details: { reasoning_tokens: 20 },
+    total_tokens: 130,
+  };
   const fake = await serve([{ reply: { reasoning: "Easy.", text: "4", usage } }]);
   const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "2+2?"]);
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(events(result.stdout).find((e) => e.type === "usage").usage, { input: 60, output: 30, cacheRead: 40, cacheWrite: 0 });
+  assert.deepEqual(events(result.stdout).find((e) => e.type === "usage").usage, {
+    input: 60,
+    output: 30,
+    cacheRead: 40,
+    cacheWrite: 0,
+  });
 });
 
 test("response.incomplete at max_output_tokens is the chat cut-off: the cut call is not run and the model is told why", async () => {
   const fake = await serve([
-    { reply: { toolCalls: [{ name: "bash", arguments: '{"command": "touch ran' }], finishReason: "max_output_tokens" } },
+    {
+      reply: { toolCalls: [{ name: "bash", arguments: '{"command": "touch ran' }], finishReason: "max_output_tokens" },
+    },
     { reply: { text: "I will make a shorter call." } },
   ]);
   const cwd = tempDir();
@@ -127,7 +177,10 @@ const failedEvent = (code: string, message: string) =>
   `event: response.failed\ndata: ${JSON.stringify({ type: "response.failed", response: { id: "resp_1", status: "failed", error: { code, message }, output: [] } })}\n\n`;
 
 test("response.failed with a server error is retried; the retry names the server's message", async () => {
-  const fake = await serve([{ raw: failedEvent("server_error", "The server had an error while processing your request.") }, { reply: { text: "ok" } }]);
+  const fake = await serve([
+    { raw: failedEvent("server_error", "The server had an error while processing your request.") },
+    { reply: { text: "ok" } },
+  ]);
   const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "go"]);
   assert.equal(result.code, 0, result.stderr);
   const retry = events(result.stdout).find((e) => e.type === "retry");
@@ -156,12 +209,19 @@ test("a server that ignores stream: true and answers one JSON response still wor
 });
 
 test("choosing the API: --provider openai alone stays on chat completions; config.json api and --api pick the wire", async () => {
-  const fake = await serve([{ reply: { text: "chat" } }, { reply: { text: "responses" } }, { reply: { text: "back to chat" } }]);
+  const fake = await serve([
+    { reply: { text: "chat" } },
+    { reply: { text: "responses" } },
+    { reply: { text: "back to chat" } },
+  ]);
   const env = cleanEnv({ HARNESS_API_KEY: "test-key" });
   const base = ["--provider", "openai", "--base-url", fake.baseUrl, "--model", "fake-model"];
   assert.equal((await runCli([...base, "-p", "a"], { env })).stdout.trim(), "chat");
   mkdirSync(env.HARNESS_HOME as string, { recursive: true });
-  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify({ providers: { openai: { api: "responses" } } }));
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({ providers: { openai: { api: "responses" } } }),
+  );
   assert.equal((await runCli([...base, "-p", "b"], { env })).stdout.trim(), "responses");
   assert.equal((await runCli([...base, "--api", "chat", "-p", "c"], { env })).stdout.trim(), "back to chat");
   assert.deepEqual(
@@ -180,8 +240,26 @@ test("--api refuses an unknown wire, and the local provider, with one line and e
 });
 
 test("an image part goes to the Responses API as input_image with a data URL, beside the text", () => {
-  const request = { system: "", tools: [], messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "what is this?" }, { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" }] }] };
+  const request = {
+    system: "",
+    tools: [],
+    messages: [
+      {
+        role: "user" as const,
+        content: [
+          { type: "text" as const, text: "what is this?" },
+          { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" },
+        ],
+      },
+    ],
+  };
   assert.deepEqual(toResponsesRequest(request, "gpt-5").input, [
-    { role: "user", content: [{ type: "input_text", text: "what is this?" }, { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" }] },
+    {
+      role: "user",
+      content: [
+        { type: "input_text", text: "what is this?" },
+        { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" },
+      ],
+    },
   ]);
 });

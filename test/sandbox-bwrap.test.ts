@@ -25,7 +25,11 @@ const bwrapMissing = needs("bwrap");
 before(() => {
   if (bwrapMissing) return;
   const support = detectSandbox();
-  assert.equal(support.kind, "bwrap", `these tests need a working bwrap: ${"problem" in support ? `${support.problem}; ${support.fix}` : ""}`);
+  assert.equal(
+    support.kind,
+    "bwrap",
+    `these tests need a working bwrap: ${"problem" in support ? `${support.problem}; ${support.fix}` : ""}`,
+  );
   home = mkdtempSync(join(HOME_PARENT, "harness-sandbox-home-"));
   mkdirSync(join(home, ".ssh"));
   writeFileSync(join(home, ".ssh", "id_test"), "PRIVATE KEY MATERIAL\n");
@@ -38,14 +42,24 @@ after(() => {
 });
 
 function sandboxFor(cwd: string, options: { network?: boolean } = {}): PermissionSetup {
-  const setup = setupPermissions({ allowNetwork: options.network }, { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") });
+  const setup = setupPermissions(
+    { allowNetwork: options.network },
+    { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") },
+  );
   assert.equal(setup.policy.sandbox, "on");
   return setup;
 }
 
-async function runSandboxed(command: string, cwd: string, options: { network?: boolean; timeout?: number; signal?: AbortSignal } = {}) {
+async function runSandboxed(
+  command: string,
+  cwd: string,
+  options: { network?: boolean; timeout?: number; signal?: AbortSignal } = {},
+) {
   const setup = sandboxFor(cwd, options);
-  const parsed = parseArguments(bash, JSON.stringify({ command, ...(options.timeout ? { timeout: options.timeout } : {}) }));
+  const parsed = parseArguments(
+    bash,
+    JSON.stringify({ command, ...(options.timeout ? { timeout: options.timeout } : {}) }),
+  );
   assert.ok(parsed.ok);
   const output = await bash.run(parsed.input as { command: string }, {
     cwd,
@@ -60,7 +74,10 @@ async function runSandboxed(command: string, cwd: string, options: { network?: b
 test("inside the workspace commands read and write as usual", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
   writeFileSync(join(cwd, "input.txt"), "hello\n");
-  const result = await runSandboxed("cat input.txt && echo made > output.txt && mkdir -p sub && touch sub/file && pwd", cwd);
+  const result = await runSandboxed(
+    "cat input.txt && echo made > output.txt && mkdir -p sub && touch sub/file && pwd",
+    cwd,
+  );
   assert.equal(result.content, `hello\n${cwd}\n[exit code: 0]`);
   assert.equal(readFileSync(join(cwd, "output.txt"), "utf8"), "made\n");
   assert.ok(existsSync(join(cwd, "sub", "file")));
@@ -72,7 +89,10 @@ test("writing outside the workspace fails, and /tmp is private", { skip: bwrapMi
   const outside = join(home, `sandbox-probe-${process.pid}.txt`);
   const sibling = tempDir();
   // One stream (exec 2>&1), so errors and results come in order.
-  const result = await runSandboxed(`exec 2>&1; echo x > ${outside}; echo $?; echo y > ${sibling}/escaped.txt; echo $?; echo z > /tmp/private.txt && cat /tmp/private.txt`, cwd);
+  const result = await runSandboxed(
+    `exec 2>&1; echo x > ${outside}; echo $?; echo y > ${sibling}/escaped.txt; echo $?; echo z > /tmp/private.txt && cat /tmp/private.txt`,
+    cwd,
+  );
   assert.match(result.content, /Read-only file system/);
   assert.match(result.content, /^1$/m, "the write outside the workspace failed");
   assert.match(result.content, /z\n\[exit code: 0\]$/, "a private /tmp is writable");
@@ -81,9 +101,14 @@ test("writing outside the workspace fails, and /tmp is private", { skip: bwrapMi
   assert.equal(existsSync("/tmp/private.txt"), false, "the sandbox's /tmp is not the real one");
 });
 
-test("~/.ssh and the harness's own folder are hidden; the rest of home is readable", { skip: bwrapMissing }, async () => {
+test("~/.ssh and the harness's own folder are hidden; the rest of home is readable", {
+  skip: bwrapMissing,
+}, async () => {
   const cwd = tempDir();
-  const result = await runSandboxed(`cat ${home}/visible.txt; cat ${home}/.ssh/id_test; ls -A ${home}/.ssh | wc -l; cat ${home}/.harness/settings.json`, cwd);
+  const result = await runSandboxed(
+    `cat ${home}/visible.txt; cat ${home}/.ssh/id_test; ls -A ${home}/.ssh | wc -l; cat ${home}/.harness/settings.json`,
+    cwd,
+  );
   assert.match(result.content, /plain file in home/);
   assert.doesNotMatch(result.content, /PRIVATE KEY MATERIAL/);
   assert.match(result.content, /id_test: No such file or directory/);
@@ -91,7 +116,9 @@ test("~/.ssh and the harness's own folder are hidden; the rest of home is readab
   assert.match(result.content, /settings\.json: No such file or directory/);
 });
 
-test("a server on 127.0.0.1 is out of reach without the network, and reachable with --allow-network", { skip: bwrapMissing }, async () => {
+test("a server on 127.0.0.1 is out of reach without the network, and reachable with --allow-network", {
+  skip: bwrapMissing,
+}, async () => {
   const server = createServer((_request, response) => response.end("secret data from the host\n"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -109,10 +136,16 @@ test("a server on 127.0.0.1 is out of reach without the network, and reachable w
   }
 });
 
-test("a timeout kills the whole sandboxed tree, including a process that left the group", { skip: bwrapMissing }, async () => {
+test("a timeout kills the whole sandboxed tree, including a process that left the group", {
+  skip: bwrapMissing,
+}, async () => {
   const cwd = tempDir();
   // Both would write a marker after 3 s if they survived; setsid puts one in a new session and process group.
-  const result = await runSandboxed("(sleep 3; touch survived) & setsid bash -c 'sleep 3; touch escaped' & sleep 30", cwd, { timeout: 1 });
+  const result = await runSandboxed(
+    "(sleep 3; touch survived) & setsid bash -c 'sleep 3; touch escaped' & sleep 30",
+    cwd,
+    { timeout: 1 },
+  );
   assert.match(result.content, /\[timed out after 1s; the process tree was killed\]/);
   await new Promise((resolve) => setTimeout(resolve, 3500));
   assert.equal(existsSync(join(cwd, "survived")), false);
@@ -124,14 +157,26 @@ test("an abort kills the sandboxed command", { skip: bwrapMissing }, async () =>
   const cwd = tempDir();
   // Aborted once the command is under way (the sandbox's first command also starts its helper).
   const abortOnceStarted = setInterval(() => existsSync(join(cwd, ".started")) && controller.abort(), 20);
-  const result = await runSandboxed("echo before; touch .started; sleep 30", cwd, { signal: controller.signal }).finally(() => clearInterval(abortOnceStarted));
+  const result = await runSandboxed("echo before; touch .started; sleep 30", cwd, {
+    signal: controller.signal,
+  }).finally(() => clearInterval(abortOnceStarted));
   assert.equal(result.content, "before\n[interrupted by the user; the process tree was killed]");
 });
 
 test("credentials are not in the sandboxed command's environment", { skip: bwrapMissing }, async () => {
   const cwd = tempDir();
-  const setup = setupPermissions({}, { cwd, env: { HOME: home, PATH: process.env.PATH, OPENAI_API_KEY: "sk-proj-abcdefghijklmnopqrstuvwxyz", PLAIN: "kept" }, harnessHome: join(home, ".harness") });
-  const output = await bash.run({ command: "env" }, { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand: setup.wrapCommand });
+  const setup = setupPermissions(
+    {},
+    {
+      cwd,
+      env: { HOME: home, PATH: process.env.PATH, OPENAI_API_KEY: "sk-proj-abcdefghijklmnopqrstuvwxyz", PLAIN: "kept" },
+      harnessHome: join(home, ".harness"),
+    },
+  );
+  const output = await bash.run(
+    { command: "env" },
+    { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand: setup.wrapCommand },
+  );
   const content = typeof output === "string" ? output : output.content;
   assert.match(content, /^PLAIN=kept$/m);
   assert.doesNotMatch(content, /OPENAI_API_KEY|sk-proj/);
@@ -141,7 +186,10 @@ test("files that would run commands outside the sandbox next time stay read-only
   const cwd = tempDir();
   mkdirSync(join(cwd, ".harness"));
   mkdirSync(join(cwd, ".git", "hooks"), { recursive: true });
-  const result = await runSandboxed("echo '{}' > .harness/settings.json; touch .git/hooks/pre-commit; echo fine > ok.txt", cwd);
+  const result = await runSandboxed(
+    "echo '{}' > .harness/settings.json; touch .git/hooks/pre-commit; echo fine > ok.txt",
+    cwd,
+  );
   assert.match(result.content, /\.harness\/settings\.json: Read-only file system/);
   assert.match(result.content, /\.git\/hooks\/pre-commit.*Read-only file system/);
   assert.equal(existsSync(join(cwd, ".harness", "settings.json")), false);

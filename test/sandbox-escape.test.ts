@@ -41,9 +41,15 @@ function sandboxed(cwd: string, identity: Identity, options: { network?: boolean
   const setup = setupPermissions({ allowNetwork: options.network }, { cwd, env, harnessHome: join(home, ".harness") });
   assert.equal(setup.policy.sandbox, "on");
   const inner = setup.wrapCommand as WrapCommand;
-  const wrapCommand: WrapCommand = identity === "root" ? inner : (argv, dir) => ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", ...inner(argv, dir)];
+  const wrapCommand: WrapCommand =
+    identity === "root"
+      ? inner
+      : (argv, dir) => ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", ...inner(argv, dir)];
   return async (command: string) => {
-    const output = await bash.run({ command }, { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand });
+    const output = await bash.run(
+      { command },
+      { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand },
+    );
     return typeof output === "string" ? output : output.content;
   };
 }
@@ -55,7 +61,9 @@ function workspace(): string {
 }
 
 for (const identity of ["root", "nobody"] as const) {
-  test(`as ${identity}, a sandboxed command has no capabilities and cannot remount or unmount its way out`, { skip: needs("bwrap", "setpriv") || asRootOnly }, async () => {
+  test(`as ${identity}, a sandboxed command has no capabilities and cannot remount or unmount its way out`, {
+    skip: needs("bwrap", "setpriv") || asRootOnly,
+  }, async () => {
     const run = sandboxed(workspace(), identity);
     const attack = [
       "exec 2>&1",
@@ -71,11 +79,16 @@ for (const identity of ["root", "nobody"] as const) {
       "touch /etc/harness-escape && echo WROTE_ETC",
     ].join("\n");
     const output = await run(attack);
-    assert.match(output, new RegExp(`^${identity === "root" ? 0 : 65534}$`, "m"), "the command runs as the caller's own user");
+    assert.match(
+      output,
+      new RegExp(`^${identity === "root" ? 0 : 65534}$`, "m"),
+      "the command runs as the caller's own user",
+    );
     assert.match(output, /^CapEff:\s+0000000000000000$/m);
     assert.match(output, /^CapPrm:\s+0000000000000000$/m);
     assert.match(output, /^CapBnd:\s+0000000000000000$/m);
-    for (const escaped of ["REMOUNTED", "UNMOUNTED", "NESTED", "WROTE_ETC", PRIVATE_KEY]) assert.doesNotMatch(output, new RegExp(escaped));
+    for (const escaped of ["REMOUNTED", "UNMOUNTED", "NESTED", "WROTE_ETC", PRIVATE_KEY])
+      assert.doesNotMatch(output, new RegExp(escaped));
   });
 }
 
@@ -100,7 +113,9 @@ function connectCommand(file: string): string {
 }
 
 for (const identity of ["root", "nobody"] as const) {
-  test(`as ${identity}, host unix sockets in /run, $XDG_RUNTIME_DIR and elsewhere cannot be connected to, even with the network allowed`, { skip: needs("bwrap", "setpriv") || asRootOnly }, async () => {
+  test(`as ${identity}, host unix sockets in /run, $XDG_RUNTIME_DIR and elsewhere cannot be connected to, even with the network allowed`, {
+    skip: needs("bwrap", "setpriv") || asRootOnly,
+  }, async () => {
     const inRun = mkdtempSync("/run/harness-escape-");
     const runtimeDir = mkdtempSync("/var/tmp/harness-escape-xdg-"); // $XDG_RUNTIME_DIR somewhere unusual
     const elsewhere = mkdtempSync(join(home, "app-")); // a socket in an ordinary folder of home
@@ -108,7 +123,10 @@ for (const identity of ["root", "nobody"] as const) {
     for (const folder of [inRun, runtimeDir, elsewhere]) chmodSync(folder, 0o755);
     const targets = [join(inRun, "docker.sock"), join(runtimeDir, "bus"), join(elsewhere, "agent.sock")];
     const hosts = await Promise.all(targets.map(listenOnHostSocket));
-    const run = sandboxed(workspace(), identity, { network: true, env: { XDG_RUNTIME_DIR: runtimeDir, SSH_AUTH_SOCK: targets[2] } });
+    const run = sandboxed(workspace(), identity, {
+      network: true,
+      env: { XDG_RUNTIME_DIR: runtimeDir, SSH_AUTH_SOCK: targets[2] },
+    });
     const output = await run(targets.map(connectCommand).join("; "));
     assert.doesNotMatch(output, /CONNECTED/);
     assert.equal(output.match(/refused: E[A-Z]+/g)?.length, 3, output);
@@ -117,12 +135,17 @@ for (const identity of ["root", "nobody"] as const) {
       [0, 0, 0],
     );
     // The test itself (outside the sandbox) still reaches them: the servers were really there.
-    const outside = await bash.run({ command: connectCommand(targets[0]) }, { cwd: home, signal: new AbortController().signal, state: new Map() });
+    const outside = await bash.run(
+      { command: connectCommand(targets[0]) },
+      { cwd: home, signal: new AbortController().signal, state: new Map() },
+    );
     assert.match(typeof outside === "string" ? outside : outside.content, /CONNECTED/);
   });
 }
 
-test("variables that point at host agents and buses are not in the command's environment", { skip: needs("bwrap") }, async () => {
+test("variables that point at host agents and buses are not in the command's environment", {
+  skip: needs("bwrap"),
+}, async () => {
   const agents = {
     SSH_AUTH_SOCK: "/run/user/1000/ssh-agent.sock",
     DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus",

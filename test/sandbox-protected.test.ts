@@ -24,17 +24,29 @@ before(() => {
 after(() => rmSync(home, { recursive: true, force: true }));
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: home } });
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, HOME: home },
+  });
 }
 
 async function runSandboxed(command: string, cwd: string): Promise<string> {
-  const setup = setupPermissions({}, { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") });
+  const setup = setupPermissions(
+    {},
+    { cwd, env: { HOME: home, PATH: process.env.PATH }, harnessHome: join(home, ".harness") },
+  );
   assert.equal(setup.policy.sandbox, "on");
-  const output = await bash.run({ command: `exec 2>&1\n${command}` }, { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand: setup.wrapCommand });
+  const output = await bash.run(
+    { command: `exec 2>&1\n${command}` },
+    { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand: setup.wrapCommand },
+  );
   return typeof output === "string" ? output : output.content;
 }
 
-test("project settings and MCP servers cannot be created, at the root or in a subfolder, nor changed where they exist", { skip: needs("bwrap") }, async () => {
+test("project settings and MCP servers cannot be created, at the root or in a subfolder, nor changed where they exist", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   mkdirSync(join(cwd, "sub", ".harness"), { recursive: true });
   writeFileSync(join(cwd, "sub", ".harness", "settings.json"), '{"permissions":{"deny":["bash(curl)"]}}\n');
@@ -53,8 +65,15 @@ test("project settings and MCP servers cannot be created, at the root or in a su
   );
   assert.match(output, /ordinary work\n\[exit code: 0\]$/);
   assert.equal(existsSync(join(cwd, ".harness", "settings.json")), false);
-  assert.equal(readFileSync(join(cwd, "sub", ".harness", "settings.json"), "utf8"), '{"permissions":{"deny":["bash(curl)"]}}\n');
-  assert.doesNotMatch(readFileSync(join(cwd, ".mcp.json"), "utf8"), /mcpServers/, "only the harmless placeholder is there");
+  assert.equal(
+    readFileSync(join(cwd, "sub", ".harness", "settings.json"), "utf8"),
+    '{"permissions":{"deny":["bash(curl)"]}}\n',
+  );
+  assert.doesNotMatch(
+    readFileSync(join(cwd, ".mcp.json"), "utf8"),
+    /mcpServers/,
+    "only the harmless placeholder is there",
+  );
   assert.equal(existsSync(join(cwd, "sub", ".harness.new", ".harness")), false);
   // The placeholders go when harness exits, leaving the workspace as it was.
   removePlaceholders();
@@ -63,7 +82,9 @@ test("project settings and MCP servers cannot be created, at the root or in a su
   assert.equal(existsSync(pwned), false);
 });
 
-test("git cannot be made to run code: config, hooks, commondir and replacing .git all fail, commits still work", { skip: needs("bwrap") }, async () => {
+test("git cannot be made to run code: config, hooks, commondir and replacing .git all fail, commits still work", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   git(cwd, "init", "-q");
   git(cwd, "commit", "-q", "--allow-empty", "-m", "start");
@@ -97,7 +118,9 @@ test("git cannot be made to run code: config, hooks, commondir and replacing .gi
   assert.equal(existsSync(join(cwd, ".git", "commondir")), false);
 });
 
-test("in a folder that is not a repository, a command cannot create .git at its root", { skip: needs("bwrap") }, async () => {
+test("in a folder that is not a repository, a command cannot create .git at its root", {
+  skip: needs("bwrap"),
+}, async () => {
   const cwd = tempDir();
   const attack = `git init -q; echo "init: $?"; git config core.fsmonitor 'touch ${pwned}'; echo fine > kept.txt`;
   const output = await runSandboxed(attack, cwd);

@@ -38,7 +38,8 @@ function everyFile(dir: string): Array<{ path: string; text: string }> {
 }
 
 function assertNoKeys(where: string, text: string): void {
-  for (const key of [SHAPED_KEY, ENV_KEY, SHAPED_KEY.slice(-12), ENV_KEY.slice(-10)]) assert.ok(!text.includes(key), `${where} holds (part of) a key:\n${text.slice(0, 2000)}`);
+  for (const key of [SHAPED_KEY, ENV_KEY, SHAPED_KEY.slice(-12), ENV_KEY.slice(-10)])
+    assert.ok(!text.includes(key), `${where} holds (part of) a key:\n${text.slice(0, 2000)}`);
 }
 
 test("a stream redactor catches a key however the stream is cut, and gives back the same text as redacting it whole", () => {
@@ -66,7 +67,10 @@ test("a stream redactor holds back a bounded tail, even of a stream with no brea
 });
 
 test("URLs lose their userinfo and credential-looking query parameters", () => {
-  assert.equal(redactUrl("http://user:pw-secret@127.0.0.1:8080/v1?api_key=abc&x=2&sig=s1"), "http://127.0.0.1:8080/v1?x=2");
+  assert.equal(
+    redactUrl("http://user:pw-secret@127.0.0.1:8080/v1?api_key=abc&x=2&sig=s1"),
+    "http://127.0.0.1:8080/v1?x=2",
+  );
   assert.equal(redactUrl("https://api.openai.com/v1"), "https://api.openai.com/v1");
   assert.equal(redactUrl("http://a:b@h.example"), "http://h.example");
 });
@@ -78,10 +82,16 @@ test("stream-json: a key split across text deltas is caught, and the reply and t
   const env = canaryEnv();
   const result = await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "show me"], { env });
   assert.equal(result.code, 0, result.stderr);
-  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+  const events = result.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const deltas = events.filter((e) => e.type === "text_delta");
   assert.ok(deltas.length > 5, "the reply arrived in many deltas");
-  assert.equal(deltas.map((e) => e.text).join(""), `${prose}Here it is: [redacted] and the other one [redacted]. ${prose}`);
+  assert.equal(
+    deltas.map((e) => e.text).join(""),
+    `${prose}Here it is: [redacted] and the other one [redacted]. ${prose}`,
+  );
   assertNoKeys("stdout", result.stdout);
   assertNoKeys("stderr", result.stderr);
   for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
@@ -92,8 +102,12 @@ test("a command's long output is spilled to a file with the key redacted, even w
   const cwd = tempDir();
   writeFileSync(join(cwd, "part1"), SHAPED_KEY.slice(0, 15));
   writeFileSync(join(cwd, "part2"), `${SHAPED_KEY.slice(15)} and `);
-  const command = "head -c 40000 /dev/zero | tr '\\0' 'a'; echo; cat part1; sleep 0.2; cat part2; echo \"$LEAKED_COPY\"; head -c 40000 /dev/zero | tr '\\0' 'b'";
-  const fake = await serve([{ reply: { toolCalls: [{ id: "call_spill", name: "bash", arguments: { command } }] } }, { reply: { text: "ok" } }]);
+  const command =
+    "head -c 40000 /dev/zero | tr '\\0' 'a'; echo; cat part1; sleep 0.2; cat part2; echo \"$LEAKED_COPY\"; head -c 40000 /dev/zero | tr '\\0' 'b'";
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "call_spill", name: "bash", arguments: { command } }] } },
+    { reply: { text: "ok" } },
+  ]);
   // The command gets no credential variables (command-env.ts): a copy under a harmless name plays the leaked key.
   const env = canaryEnv({ LEAKED_COPY: ENV_KEY });
   const result = await runCli(["-y", "--sandbox", "off", ...fakeFlags(fake), "-p", "run it"], { env, cwd });
@@ -108,7 +122,9 @@ test("a base URL with credentials is stored and shown without them", async () =>
   const fake = await serve([]);
   const env = canaryEnv();
   const url = `http://user:${ENV_KEY}@${fake.url.replace("http://", "")}/v1`;
-  const result = await runCli(["--provider", "openai", "--base-url", url, "--model", "fake-model", "-p", "hi"], { env });
+  const result = await runCli(["--provider", "openai", "--base-url", url, "--model", "fake-model", "-p", "hi"], {
+    env,
+  });
   const [session] = readdirSync(join(env.HARNESS_HOME as string, "sessions")).filter((name) => name.endsWith(".jsonl"));
   const header = JSON.parse(readFileSync(join(env.HARNESS_HOME as string, "sessions", session), "utf8").split("\n")[0]);
   assert.equal(header.baseUrl, `${fake.url}/v1`);
@@ -123,8 +139,14 @@ test("hook and MCP messages on stderr are redacted", async () => {
   const home = env.HARNESS_HOME as string;
   const hook = join(home, "leaky-hook.sh");
   writeFileSync(hook, `#!/bin/sh\necho "failed with token ${SHAPED_KEY}" >&2\nexit 1\n`, { mode: 0o755 });
-  writeFileSync(join(home, "settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: hook }] }] } }));
-  writeFileSync(join(home, "config.json"), JSON.stringify({ mcpServers: { leaky: { url: `http://user:${ENV_KEY}@127.0.0.1:1/mcp?api_key=${ENV_KEY}` } } }));
+  writeFileSync(
+    join(home, "settings.json"),
+    JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: hook }] }] } }),
+  );
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({ mcpServers: { leaky: { url: `http://user:${ENV_KEY}@127.0.0.1:1/mcp?api_key=${ENV_KEY}` } } }),
+  );
   const result = await runCli([...fakeFlags(fake), "-p", "hi"], { env });
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /\[redacted\]/);
@@ -137,7 +159,11 @@ test("a key typed into the chat does not reach the input history", { skip: needs
   const fake = await serve([{ reply: { text: "noted" } }]);
   const env: NodeJS.ProcessEnv = { ...canaryEnv(), TERM: "dumb" };
   const command = [process.execPath, CLI, ...fakeFlags(fake)].map((arg) => `'${arg}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { env, cwd: tempDir(), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    env,
+    cwd: tempDir(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   t.after(() => child.kill("SIGKILL"));
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));

@@ -26,7 +26,9 @@ const serve = fakeServerPerTest();
  */
 function startChat(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   const command = [process.execPath, CLI, ...args].map((arg) => `'${arg}'`).join(" ");
-  const child = killAtTestEnd(spawn("script", ["-qfec", command, "/dev/null"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] }));
+  const child = killAtTestEnd(
+    spawn("script", ["-qfec", command, "/dev/null"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] }),
+  );
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
@@ -50,7 +52,13 @@ function startChat(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
       child.stdin.write("/exit\r");
       let timer: NodeJS.Timeout | undefined;
       const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the chat did not exit within ${WAIT_LIMIT_MS} ms of /exit; it showed:\n${screenSince(0)}`)), WAIT_LIMIT_MS);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(`the chat did not exit within ${WAIT_LIMIT_MS} ms of /exit; it showed:\n${screenSince(0)}`),
+            ),
+          WAIT_LIMIT_MS,
+        );
       });
       await Promise.race([closed, limit]).finally(() => clearTimeout(timer));
       return screenSince(0);
@@ -67,12 +75,12 @@ function sessionFiles(env: NodeJS.ProcessEnv): string[] {
 }
 
 test("chat: slash commands, history across runs, and a resumed chat", { skip: needs("script") }, async () => {
-  const fake = (await serve([
+  const fake = await serve([
     { reply: { text: "hi there" } },
     { reply: { text: "second reply" } },
     { reply: { text: "third reply" } },
     { reply: { text: "fourth reply" } },
-  ]));
+  ]);
   const env = cleanEnv({ TERM: "dumb" });
   const cwd = tempDir();
 
@@ -89,7 +97,11 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
   assert.match(readFileSync(join(cwd, "notes.md"), "utf8"), /## User\n\nhello\n\n## Assistant\n\nhi there\n/);
   const cleared = await chat.send("/clear", /new session \S+/);
   await chat.send("third", /third reply/);
-  assert.deepEqual(fake.requests[2].body.messages.slice(1), [{ role: "user", content: "third" }], "/clear starts from an empty conversation");
+  assert.deepEqual(
+    fake.requests[2].body.messages.slice(1),
+    [{ role: "user", content: "third" }],
+    "/clear starts from an empty conversation",
+  );
   const listed = await chat.send("/sessions", /2 turns {2}hello/);
   assert.match(listed, /1 turn {2}third/);
   await chat.send("/help", /\/resume \[id\] +continue another session/);
@@ -97,17 +109,39 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
 
   const [first, second] = sessionFiles(env);
   const firstSession = readSession(first);
-  assert.deepEqual(firstSession.entries.filter((e) => e.type === "model_change").map((e) => e.type === "model_change" && e.model), ["other-model"]);
+  assert.deepEqual(
+    firstSession.entries.filter((e) => e.type === "model_change").map((e) => e.type === "model_change" && e.model),
+    ["other-model"],
+  );
   assert.equal(firstSession.model, "other-model");
   assert.match(cleared, new RegExp(`new session ${readSession(second).header.id}`));
   const history = readFileSync(join(env.HARNESS_HOME as string, "history"), "utf8");
-  assert.equal(history, ["hello", "/cost", "/modle x", "/model other-model", "second", "/export md notes.md", "/clear", "third", "/sessions", "/help", "/exit", ""].join("\n"));
+  assert.equal(
+    history,
+    [
+      "hello",
+      "/cost",
+      "/modle x",
+      "/model other-model",
+      "second",
+      "/export md notes.md",
+      "/clear",
+      "third",
+      "/sessions",
+      "/help",
+      "/exit",
+      "",
+    ].join("\n"),
+  );
 
   // --continue: the latest session (the cleared one) replays its end before the prompt.
   const resumed = startChat(["-c"], env, cwd);
   const opening = await resumed.ready();
   assert.match(opening, /^> third\nthird reply\nharness · openai · other-model · /);
-  const switched = await resumed.send(`/resume ${firstSession.header.id.slice(0, 10)}`, /resumed session \S+ \(openai · other-model\)/);
+  const switched = await resumed.send(
+    `/resume ${firstSession.header.id.slice(0, 10)}`,
+    /resumed session \S+ \(openai · other-model\)/,
+  );
   assert.match(switched, /> second\nsecond reply/);
   await resumed.send("fourth", /fourth reply/);
   await resumed.exit();

@@ -8,11 +8,16 @@ import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandbox
 const serve = fakeServerPerTest();
 
 function sessionFiles(env: NodeJS.ProcessEnv): string[] {
-  return readdirSync(join(env.HARNESS_HOME as string, "sessions")).filter((name) => name.endsWith(".jsonl")).sort();
+  return readdirSync(join(env.HARNESS_HOME as string, "sessions"))
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort();
 }
 
 function readLines(env: NodeJS.ProcessEnv, file: string): any[] {
-  return readFileSync(join(env.HARNESS_HOME as string, "sessions", file), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  return readFileSync(join(env.HARNESS_HOME as string, "sessions", file), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
 }
 
 /** The user and assistant texts a request sent, in order (system prompt left out). */
@@ -36,15 +41,31 @@ test("a one-shot run is recorded; --continue carries on in the same file with th
   assert.equal(second.stdout, "second answer\n");
   assert.deepEqual(sessionFiles(env), [file]);
   assert.equal(fake.requests[1].body.model, "fake-model");
-  assert.deepEqual(conversationOf(fake.requests[1]), ["user: first question", "assistant: first answer", "user: second question"]);
+  assert.deepEqual(conversationOf(fake.requests[1]), [
+    "user: first question",
+    "assistant: first answer",
+    "user: second question",
+  ]);
 
   const lines = readLines(env, file);
-  assert.deepEqual(lines[0], { ...lines[0], type: "session", id: start.sessionId, cwd, provider: "openai", model: "fake-model", baseUrl: fake.baseUrl });
+  assert.deepEqual(lines[0], {
+    ...lines[0],
+    type: "session",
+    id: start.sessionId,
+    cwd,
+    provider: "openai",
+    model: "fake-model",
+    baseUrl: fake.baseUrl,
+  });
   assert.deepEqual(
     lines.filter((l) => l.type === "message").map((l) => `${l.message.role}: ${l.message.content[0].text}`),
     ["user: first question", "assistant: first answer", "user: second question", "assistant: second answer"],
   );
-  assert.doesNotMatch(readFileSync(join(env.HARNESS_HOME as string, "sessions", file), "utf8"), /sk-secret-key-123/, "API keys never reach the session file");
+  assert.doesNotMatch(
+    readFileSync(join(env.HARNESS_HOME as string, "sessions", file), "utf8"),
+    /sk-secret-key-123/,
+    "API keys never reach the session file",
+  );
 });
 
 test("--continue picks the latest session of this directory, not of another", async () => {
@@ -90,13 +111,22 @@ test("a torn last line is reported once and the session goes on", async () => {
   const cwd = tempDir();
   await runCli([...fakeFlags(fake), "-p", "first"], { env, cwd });
   const [file] = sessionFiles(env);
-  appendFileSync(join(env.HARNESS_HOME as string, "sessions", file), '{"type":"message","at":"x","message":{"role":"user","cont');
+  appendFileSync(
+    join(env.HARNESS_HOME as string, "sessions", file),
+    '{"type":"message","at":"x","message":{"role":"user","cont',
+  );
   const second = await runCli(["-c", "-p", "second"], { env, cwd });
   assert.equal(second.code, 0);
   assert.equal(second.stderr.match(/skipped a torn last line/g)?.length, 1);
   const third = await runCli(["-c", "-p", "third"], { env, cwd });
   assert.equal(withoutSandboxWarning(third.stderr), "");
-  assert.deepEqual(conversationOf(fake.requests[2]), ["user: first", "assistant: one", "user: second", "assistant: two", "user: third"]);
+  assert.deepEqual(conversationOf(fake.requests[2]), [
+    "user: first",
+    "assistant: one",
+    "user: second",
+    "assistant: two",
+    "user: third",
+  ]);
 });
 
 test("harness sessions lists id, time, directory, turns and first prompt, newest first", async () => {
@@ -111,8 +141,14 @@ test("harness sessions lists id, time, directory, turns and first prompt, newest
   const rows = list.stdout.trimEnd().split("\n");
   assert.equal(rows.length, 2);
   const ids = sessionFiles(env).map((f) => f.replace(".jsonl", ""));
-  assert.match(rows[0], new RegExp(`^${ids[1]}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  ${dirB}  1 turn  a long prompt x+…$`));
-  assert.match(rows[1], new RegExp(`^${ids[0]}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  ${dirA}  2 turns  the first prompt$`));
+  assert.match(
+    rows[0],
+    new RegExp(`^${ids[1]}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  ${dirB}  1 turn  a long prompt x+…$`),
+  );
+  assert.match(
+    rows[1],
+    new RegExp(`^${ids[0]}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  ${dirA}  2 turns  the first prompt$`),
+  );
   const empty = await runCli(["sessions"], { env: cleanEnv() });
   assert.equal(empty.code, 0);
   assert.equal(empty.stdout, "");

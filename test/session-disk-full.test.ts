@@ -12,7 +12,9 @@ const serve = fakeServerPerTest();
 
 const TMPFS_BYTES = 64 * 1024;
 
-test("a full disk ends the run with one line, a JSON done event and exit 1; -c then continues the session", { skip: needs("bwrap") }, async () => {
+test("a full disk ends the run with one line, a JSON done event and exit 1; -c then continues the session", {
+  skip: needs("bwrap"),
+}, async () => {
   const longReply = "a long answer that does not fit on the disk. ".repeat(6000); // about 270 KB
   const fake = await serve([{ reply: { text: longReply, chunkSize: 16_384 } }, { reply: { text: "a short answer" } }]);
   const cwd = tempDir();
@@ -22,8 +24,26 @@ test("a full disk ends the run with one line, a JSON done event and exit 1; -c t
   mkdirSync(sessions);
   mkdirSync(join(home, "saved"));
   // The sessions folder is a tiny tmpfs only inside bwrap: its files are copied out before it goes.
-  const wrap = ["bwrap", "--dev-bind", "/", "/", "--size", String(TMPFS_BYTES), "--tmpfs", sessions, "--", "sh", "-c", '"$@"; code=$?; cp -a "$HARNESS_HOME/sessions/." "$HARNESS_HOME/saved/"; exit $code', "sh"];
-  const full = await runCli([...fakeFlags(fake), "--sandbox", "off", "--output", "json", "-p", "write a long answer"], { env, cwd, wrap });
+  const wrap = [
+    "bwrap",
+    "--dev-bind",
+    "/",
+    "/",
+    "--size",
+    String(TMPFS_BYTES),
+    "--tmpfs",
+    sessions,
+    "--",
+    "sh",
+    "-c",
+    '"$@"; code=$?; cp -a "$HARNESS_HOME/sessions/." "$HARNESS_HOME/saved/"; exit $code',
+    "sh",
+  ];
+  const full = await runCli([...fakeFlags(fake), "--sandbox", "off", "--output", "json", "-p", "write a long answer"], {
+    env,
+    cwd,
+    wrap,
+  });
 
   assert.equal(full.code, 1, full.stderr);
   const [file] = readdirSync(join(home, "saved"));
@@ -51,6 +71,8 @@ test("a full disk ends the run with one line, a JSON done event and exit 1; -c t
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.equal(resumed.stdout, "a short answer\n");
   assert.equal(withoutSandboxWarning(resumed.stderr), "", "no torn line to report");
-  const sent = fake.requests[1].body.messages.map((message: { role: string; content: string }) => `${message.role}: ${message.content}`);
+  const sent = fake.requests[1].body.messages.map(
+    (message: { role: string; content: string }) => `${message.role}: ${message.content}`,
+  );
   assert.deepEqual(sent.slice(1), ["user: write a long answer", "user: now a short one"]);
 });

@@ -15,7 +15,14 @@ const serve = fakeServerPerTest();
 /** A recorded session: a prompt, a reply with a tool call, its output, a Markdown answer. */
 async function recordSession() {
   const server = await serve([
-    { reply: { text: "Let me look.", toolCalls: [{ id: "call_ls", name: "bash", arguments: { command: "echo '<b>not bold</b>' && echo second-line" } }] } },
+    {
+      reply: {
+        text: "Let me look.",
+        toolCalls: [
+          { id: "call_ls", name: "bash", arguments: { command: "echo '<b>not bold</b>' && echo second-line" } },
+        ],
+      },
+    },
     {
       reply: {
         // The raw <img> must stay text: rendered, it would be a request leaving the page.
@@ -27,7 +34,9 @@ async function recordSession() {
   const cwd = tempDir();
   const run = await runCli([...fakeFlags(server), "-y", "-p", "what does it print?"], { env, cwd });
   assert.equal(run.code, 0, run.stderr);
-  const id = readdirSync(join(env.HARNESS_HOME as string, "sessions")).find((name) => name.endsWith(".jsonl"))?.replace(".jsonl", "") as string;
+  const id = readdirSync(join(env.HARNESS_HOME as string, "sessions"))
+    .find((name) => name.endsWith(".jsonl"))
+    ?.replace(".jsonl", "") as string;
   return { env, cwd, id };
 }
 
@@ -45,7 +54,9 @@ test("harness export --md prints the transcript as Markdown", async () => {
   assert.match(md, /- tokens: 20 in · 10 out · 0 cache read · 0 cache write/);
 });
 
-test("the HTML export renders offline in Chromium, tool calls expand on click, and nothing is fetched", { skip: needs("chromium") }, async () => {
+test("the HTML export renders offline in Chromium, tool calls expand on click, and nothing is fetched", {
+  skip: needs("chromium"),
+}, async () => {
   const executablePath = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
   const { env, cwd, id } = await recordSession();
   const result = await runCli(["export", id], { env, cwd });
@@ -55,7 +66,17 @@ test("the HTML export renders offline in Chromium, tool calls expand on click, a
   assert.match(readFileSync(file, "utf8"), /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
 
   const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  const browser = await chromium.launch({
+    executablePath,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
   try {
     const page = await browser.newPage();
     const requests: string[] = [];
@@ -69,7 +90,10 @@ test("the HTML export renders offline in Chromium, tool calls expand on click, a
     assert.equal(await page.textContent(".user .body"), "what does it print?");
     assert.equal(await page.textContent(".answer h2"), "Result");
     assert.equal(await page.textContent(".answer strong"), "two lines");
-    assert.deepEqual(await page.$$eval(".answer li", (items) => items.map((li) => li.textContent)), ["<b>not bold</b>", "second-line"]);
+    assert.deepEqual(await page.$$eval(".answer li", (items) => items.map((li) => li.textContent)), [
+      "<b>not bold</b>",
+      "second-line",
+    ]);
     assert.equal(await page.$$eval("img", (images) => images.length), 0, "raw HTML in an answer stays text");
 
     const tool = page.locator("details.tool");
@@ -81,7 +105,11 @@ test("the HTML export renders offline in Chromium, tool calls expand on click, a
     assert.equal(await page.locator("details.tool pre.output").isVisible(), true);
     assert.equal(await page.textContent("details.tool pre.output"), "<b>not bold</b>\nsecond-line\n[exit code: 0]");
     await page.click("#toggle-tools");
-    assert.equal(await tool.evaluate((d: HTMLDetailsElement) => d.open), false, "the inline script runs under the page's CSP");
+    assert.equal(
+      await tool.evaluate((d: HTMLDetailsElement) => d.open),
+      false,
+      "the inline script runs under the page's CSP",
+    );
 
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(requests, [url], "the page itself is the only request");

@@ -78,12 +78,21 @@ test("killed while the reply streams: the prompt is kept and the next run contin
 
 test("killed while a tool runs: the call gets an 'interrupted' result and the conversation stays valid", async () => {
   const fake = await serve([
-    { reply: { text: "Running it.", toolCalls: [{ id: "call_sleep", name: "bash", arguments: { command: "echo $$ > started; sleep 30" } }] } },
+    {
+      reply: {
+        text: "Running it.",
+        toolCalls: [{ id: "call_sleep", name: "bash", arguments: { command: "echo $$ > started; sleep 30" } }],
+      },
+    },
     { reply: { text: "understood" } },
   ]);
   const env = cleanEnv();
   const cwd = tempDir();
-  const killed = await runCli([...fakeFlags(fake), "-y", "-p", "run the slow thing"], { env, cwd, onSpawn: killWhen(() => existsSync(join(cwd, "started"))) });
+  const killed = await runCli([...fakeFlags(fake), "-y", "-p", "run the slow thing"], {
+    env,
+    cwd,
+    onSpawn: killWhen(() => existsSync(join(cwd, "started"))),
+  });
   assert.equal(killed.signal, "SIGKILL", `code ${killed.code}: ${killed.stderr}`);
   // The orphaned `sleep` has its own process group (the bash tool's); end it.
   const pid = Number(readFileSync(join(cwd, "started"), "utf8"));
@@ -98,7 +107,10 @@ test("killed while a tool runs: the call gets an 'interrupted' result and the co
   const resumed = await runCli([...fakeFlags(fake), "-c", "-p", "what happened?"], { env, cwd });
   assert.equal(resumed.code, 0, resumed.stderr);
   const sent = fake.requests[1].body.messages.filter((m: any) => m.role !== "system");
-  assert.deepEqual(sent.map((m: any) => m.role), ["user", "assistant", "tool", "user"]);
+  assert.deepEqual(
+    sent.map((m: any) => m.role),
+    ["user", "assistant", "tool", "user"],
+  );
   assert.equal(sent[1].tool_calls[0].id, "call_sleep");
   assert.deepEqual(sent[2], { role: "tool", tool_call_id: "call_sleep", content: UNFINISHED_TOOL_RESULT });
   assert.equal(sent[3].content, "what happened?");
@@ -112,14 +124,21 @@ test("killed between turns: the tool's real result is kept and sent on", async (
   ]);
   const env = cleanEnv();
   const cwd = tempDir();
-  const killed = await runCli([...fakeFlags(fake), "-y", "-p", "echo something"], { env, cwd, onSpawn: killWhen(() => fake.requests.length === 2) });
+  const killed = await runCli([...fakeFlags(fake), "-y", "-p", "echo something"], {
+    env,
+    cwd,
+    onSpawn: killWhen(() => fake.requests.length === 2),
+  });
   assert.equal(killed.signal, "SIGKILL", `code ${killed.code}: ${killed.stderr}`);
   assertParses(env);
 
   const resumed = await runCli([...fakeFlags(fake), "-c", "-p", "go on"], { env, cwd });
   assert.equal(resumed.code, 0, resumed.stderr);
   const sent = fake.requests[2].body.messages.filter((m: any) => m.role !== "system");
-  assert.deepEqual(sent.map((m: any) => m.role), ["user", "assistant", "tool", "user"]);
+  assert.deepEqual(
+    sent.map((m: any) => m.role),
+    ["user", "assistant", "tool", "user"],
+  );
   assert.match(sent[2].content, /tool-output-kept/);
   assert.equal(sent[2].tool_call_id, "call_echo");
 });
@@ -144,12 +163,18 @@ test("interrupted with Ctrl-C: the partial reply is kept, marked, and the turn r
   });
   assert.equal(interrupted.code, 130, interrupted.stderr);
   const session = readSession(sessionPath(env));
-  assert.deepEqual(session.entries.map((e) => e.type), ["turn", "message", "message", "interrupted"]);
+  assert.deepEqual(
+    session.entries.map((e) => e.type),
+    ["turn", "message", "message", "interrupted"],
+  );
   const partial = session.messages[1];
   assert.equal(partial.role, "assistant");
   assert.ok(partial.role === "assistant" && partial.stopReason === "aborted");
   const partialText = partial.role === "assistant" && partial.content[0].type === "text" ? partial.content[0].text : "";
-  assert.ok(partialText.length > 0 && partialText.length < fullText.length && fullText.startsWith(partialText), partialText);
+  assert.ok(
+    partialText.length > 0 && partialText.length < fullText.length && fullText.startsWith(partialText),
+    partialText,
+  );
 
   const resumed = await runCli([...fakeFlags(fake), "-c", "-p", "again"], { env, cwd });
   assert.equal(resumed.code, 0, resumed.stderr);

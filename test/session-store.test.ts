@@ -16,20 +16,37 @@ import { SessionWriter } from "../src/session/session-store.ts";
 import { tempDir } from "./helpers.ts";
 
 function header(id: string, cwd = "/work/project"): SessionHeader {
-  return { type: "session", version: SESSION_FORMAT_VERSION, id, cwd, provider: "openai", model: "m1", baseUrl: "http://x/v1", startedAt: "2025-01-01T00:00:00.000Z", harnessVersion: "test" };
+  return {
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    id,
+    cwd,
+    provider: "openai",
+    model: "m1",
+    baseUrl: "http://x/v1",
+    startedAt: "2025-01-01T00:00:00.000Z",
+    harnessVersion: "test",
+  };
 }
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
 const callingReply: AssistantMessage = {
   role: "assistant",
-  content: [{ type: "text", text: "Looking." }, { type: "tool_call", id: "c1", name: "bash", arguments: '{"command":"ls"}' }, { type: "tool_call", id: "c2", name: "read_file", arguments: '{"path":"a"}' }],
+  content: [
+    { type: "text", text: "Looking." },
+    { type: "tool_call", id: "c1", name: "bash", arguments: '{"command":"ls"}' },
+    { type: "tool_call", id: "c2", name: "read_file", arguments: '{"path":"a"}' },
+  ],
   stopReason: "tool_use",
 };
 
 test("session ids are short, unique and sort by creation time", () => {
   const ids = Array.from({ length: 200 }, (_, i) => newSessionId(1_700_000_000_000 + Math.floor(i / 4)));
   assert.equal(new Set(ids).size, ids.length);
-  assert.deepEqual([...ids].sort((a, b) => (a < b ? -1 : 1)).map((id) => id.slice(0, 8)), ids.map((id) => id.slice(0, 8)));
+  assert.deepEqual(
+    [...ids].sort((a, b) => (a < b ? -1 : 1)).map((id) => id.slice(0, 8)),
+    ids.map((id) => id.slice(0, 8)),
+  );
   for (const id of ids) assert.match(id, SESSION_ID_PATTERN);
   assert.ok(newSessionId().length <= 13);
 });
@@ -50,8 +67,14 @@ test("round trip: the recorder writes events as lines and the reader rebuilds th
   recorder.close();
 
   const path = join(dir, "mabcdefg-0001.jsonl");
-  const lines = readFileSync(path, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
-  assert.deepEqual(lines.map((line) => line.type), ["session", "turn", "message", "message", "usage", "model_change", "interrupted"]);
+  const lines = readFileSync(path, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    lines.map((line) => line.type),
+    ["session", "turn", "message", "message", "usage", "model_change", "interrupted"],
+  );
   assert.deepEqual(lines[0], header("mabcdefg-0001"));
 
   const session = readSession(path);
@@ -65,8 +88,16 @@ test("undo and redo lines: undone turns leave the conversation, redo brings them
   const dir = tempDir();
   const recorder = new SessionRecorder(SessionWriter.create(dir, header("mabcdefg-0003")));
   const start = { type: "start", schemaVersion: 1, provider: "openai", model: "m1" } as const;
-  const reply = (text: string): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop" });
-  for (const [prompt, answer] of [["one", "1"], ["two", "2"], ["three", "3"]]) {
+  const reply = (text: string): AssistantMessage => ({
+    role: "assistant",
+    content: [{ type: "text", text }],
+    stopReason: "stop",
+  });
+  for (const [prompt, answer] of [
+    ["one", "1"],
+    ["two", "2"],
+    ["three", "3"],
+  ]) {
     recorder.record(start);
     if (prompt === "two") recorder.recordSnapshot("snap-two");
     recorder.record({ type: "message", message: user(prompt) });
@@ -125,13 +156,23 @@ test("a torn last line is skipped with one notice, and cut off before the sessio
 });
 
 test("repair: a tool call without a result gets one saying the harness stopped; the input is left alone", () => {
-  const partial: Message[] = [user("go"), callingReply, { role: "tool", toolCallId: "c1", toolName: "bash", content: "a b", isError: false }];
+  const partial: Message[] = [
+    user("go"),
+    callingReply,
+    { role: "tool", toolCallId: "c1", toolName: "bash", content: "a b", isError: false },
+  ];
   const repaired = repairTranscript(partial);
-  assert.deepEqual(repaired, [...partial, { role: "tool", toolCallId: "c2", toolName: "read_file", content: UNFINISHED_TOOL_RESULT, isError: true }]);
+  assert.deepEqual(repaired, [
+    ...partial,
+    { role: "tool", toolCallId: "c2", toolName: "read_file", content: UNFINISHED_TOOL_RESULT, isError: true },
+  ]);
   assert.equal(partial.length, 3);
   // Missing results in the middle go right after their call, before the next prompt.
   const middle = repairTranscript([user("go"), callingReply, user("again")]);
-  assert.deepEqual(middle.map((m) => m.role), ["user", "assistant", "tool", "tool", "user"]);
+  assert.deepEqual(
+    middle.map((m) => m.role),
+    ["user", "assistant", "tool", "tool", "user"],
+  );
   // A complete transcript is unchanged.
   const complete = repairTranscript(repaired);
   assert.deepEqual(complete, repaired);
@@ -153,9 +194,19 @@ test("lookups: by id prefix, ambiguous prefix, latest session of this directory"
 
   assert.equal(findSessionByPrefix(dir, "mb").id, "mbbbbbbb-0001");
   assert.equal(findSessionByPrefix(dir, "MAAAAAAB").id, "maaaaaab-0001");
-  assert.throws(() => findSessionByPrefix(dir, "maaaaaa"), (error: Error) => error instanceof SessionLookupError && error.message === 'session id "maaaaaa" is ambiguous: it matches maaaaaab-0001, maaaaaaa-0001; give more characters');
+  assert.throws(
+    () => findSessionByPrefix(dir, "maaaaaa"),
+    (error: Error) =>
+      error instanceof SessionLookupError &&
+      error.message ===
+        'session id "maaaaaa" is ambiguous: it matches maaaaaab-0001, maaaaaaa-0001; give more characters',
+  );
   assert.throws(() => findSessionByPrefix(dir, "zz"), /no session with id "zz"/);
-  assert.equal(findLatestSession(dir, "/here").id, "mbbbbbbb-0001", "the newest of this directory, not the newest overall");
+  assert.equal(
+    findLatestSession(dir, "/here").id,
+    "mbbbbbbb-0001",
+    "the newest of this directory, not the newest overall",
+  );
   assert.throws(() => findLatestSession(dir, "/nowhere"), /no session to continue in \/nowhere/);
 });
 
@@ -170,7 +221,10 @@ test("input history: kept across runs, repeats skipped, bounded", () => {
   const lines = loadInputHistory(path);
   assert.equal(lines.length, HISTORY_LINES);
   assert.equal(lines.at(-1), `line ${2 * HISTORY_LINES + 4}`);
-  assert.ok(readFileSync(path, "utf8").split("\n").length <= 2 * HISTORY_LINES + 1, "the file is trimmed, not just the list");
+  assert.ok(
+    readFileSync(path, "utf8").split("\n").length <= 2 * HISTORY_LINES + 1,
+    "the file is trimmed, not just the list",
+  );
 });
 
 test("markdown renderer: the common constructs, and nothing raw gets through", () => {

@@ -5,10 +5,24 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { MAX_SNAPSHOT_FILE_BYTES, SNAPSHOT_MAX_AGE_MS, WorkspaceSnapshots } from "../src/snapshots/workspace-snapshots.ts";
+import {
+  MAX_SNAPSHOT_FILE_BYTES,
+  SNAPSHOT_MAX_AGE_MS,
+  WorkspaceSnapshots,
+} from "../src/snapshots/workspace-snapshots.ts";
 import { tempDir } from "./helpers.ts";
 import { git, readIfThere as read } from "./undo-helpers.ts";
 
@@ -63,7 +77,11 @@ test("ignored files and files over the size limit are not snapshotted, and a res
   write(workspace, { ".gitignore": "build/\n", "big.bin": "small now", "build/out.js": "2", "made.txt": "m" });
   const result = await snapshots.restore(before);
   assert.equal(read(workspace, ".gitignore"), ".env\nbuild/\n");
-  assert.equal(read(workspace, ".env"), "TOKEN=1\n", "ignored before the turn: not deleted although the turn un-ignored it");
+  assert.equal(
+    read(workspace, ".env"),
+    "TOKEN=1\n",
+    "ignored before the turn: not deleted although the turn un-ignored it",
+  );
   assert.equal(read(workspace, "big.bin"), "small now", "too large to snapshot then: left as it is, not deleted");
   assert.equal(read(workspace, "build/out.js"), "2", "ignored: never touched");
   assert.equal(read(workspace, "made.txt"), undefined);
@@ -84,7 +102,9 @@ test("the user's .git is untouched: refs, index, stash, branches and config stay
   const gitState = () => ({
     refs: git(workspace, "for-each-ref"),
     stash: git(workspace, "stash", "list"),
-    index: createHash("sha256").update(readFileSync(join(workspace, ".git/index"))).digest("hex"),
+    index: createHash("sha256")
+      .update(readFileSync(join(workspace, ".git/index")))
+      .digest("hex"),
     config: read(workspace, ".git/config"),
     head: read(workspace, ".git/HEAD"),
     status: git(workspace, "status", "--porcelain"),
@@ -113,7 +133,10 @@ test("a hostile workspace cannot make the snapshot run anything or change a file
     join(workspace, ".git/config"),
     `[core]\n\tfsmonitor = ${touch("fsmonitor")}\n\thooksPath = hooks\n[filter "evil"]\n\tclean = ${touch("clean")}\n\tsmudge = ${touch("smudge")}\n\trequired = true\n`,
   );
-  write(workspace, { ".gitattributes": "* filter=evil text eol=crlf\n", "hooks/post-index-change": `#!/bin/sh\n${touch("hook")}\n` });
+  write(workspace, {
+    ".gitattributes": "* filter=evil text eol=crlf\n",
+    "hooks/post-index-change": `#!/bin/sh\n${touch("hook")}\n`,
+  });
   execFileSync("chmod", ["+x", join(workspace, "hooks/post-index-change")]);
   // ...and so does a git config planted where a global one would be read.
   const home = tempDir("harness-home-");
@@ -166,7 +189,10 @@ test("pruning drops snapshots beyond the newest N and older than the age limit",
     write(workspace, { "a.txt": text });
     taken.push(await snapshots.take());
   }
-  const kept = () => readdirSync(join(home, "snapshots")).flatMap((shadow) => readdirSync(join(home, "snapshots", shadow, "refs/harness")));
+  const kept = () =>
+    readdirSync(join(home, "snapshots")).flatMap((shadow) =>
+      readdirSync(join(home, "snapshots", shadow, "refs/harness")),
+    );
   assert.deepEqual(kept().sort(), [...taken].sort());
   await snapshots.prune({ maxCount: 2 });
   assert.equal(kept().length, 2);

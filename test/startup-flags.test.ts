@@ -18,7 +18,18 @@ test("--system-prompt replaces harness's own words; the working directory and AG
   const fake = await serve([{ reply: { text: "ok" } }]);
   const cwd = tempDir();
   writeFileSync(join(cwd, "AGENTS.md"), "Use tabs in this project.\n");
-  const result = await runCli([...fakeFlags(fake), "--system-prompt", "You are a terse reviewer.", "--append-system-prompt", "Answer in French.", "-p", "hi"], { cwd });
+  const result = await runCli(
+    [
+      ...fakeFlags(fake),
+      "--system-prompt",
+      "You are a terse reviewer.",
+      "--append-system-prompt",
+      "Answer in French.",
+      "-p",
+      "hi",
+    ],
+    { cwd },
+  );
   assert.equal(result.code, 0, result.stderr);
   const system = systemOf(fake.requests[0]);
   assert.ok(system.startsWith("You are a terse reviewer.\n"), system);
@@ -34,7 +45,10 @@ test("@file reads the prompt from a file relative to where the command was typed
   const project = tempDir();
   mkdirSync(join(typedIn, "prompts"));
   writeFileSync(join(typedIn, "prompts", "extra.md"), "Always cite the file name.\n");
-  const result = await runCli([...fakeFlags(fake), "--cwd", project, "--append-system-prompt", "@prompts/extra.md", "-p", "hi"], { cwd: typedIn });
+  const result = await runCli(
+    [...fakeFlags(fake), "--cwd", project, "--append-system-prompt", "@prompts/extra.md", "-p", "hi"],
+    { cwd: typedIn },
+  );
   assert.equal(result.code, 0, result.stderr);
   const system = systemOf(fake.requests[0]);
   assert.match(system, /^You are harness/);
@@ -46,13 +60,22 @@ test("a missing @file or --cwd directory is a usage error in one line (exit 2), 
   const cwd = tempDir();
   const missingFile = await runCli([...fakeFlags(fake), "--system-prompt", "@nowhere.md", "-p", "hi"], { cwd });
   assert.equal(missingFile.code, 2);
-  assert.equal(missingFile.stderr.split("\n")[0], "harness: --system-prompt takes text or @file; cannot read nowhere.md: no such file");
+  assert.equal(
+    missingFile.stderr.split("\n")[0],
+    "harness: --system-prompt takes text or @file; cannot read nowhere.md: no such file",
+  );
   const folderAsFile = await runCli([...fakeFlags(fake), "--append-system-prompt", `@${cwd}`, "-p", "hi"], { cwd });
   assert.equal(folderAsFile.code, 2);
-  assert.match(folderAsFile.stderr, /^harness: --append-system-prompt takes text or @file; cannot read .*: a folder, not a file\n/);
+  assert.match(
+    folderAsFile.stderr,
+    /^harness: --append-system-prompt takes text or @file; cannot read .*: a folder, not a file\n/,
+  );
   const missingDir = await runCli([...fakeFlags(fake), "--cwd", join(cwd, "gone"), "-p", "hi"], { cwd });
   assert.equal(missingDir.code, 2);
-  assert.equal(missingDir.stderr.split("\n")[0], `harness: --cwd takes an existing directory; ${join(cwd, "gone")} is not one`);
+  assert.equal(
+    missingDir.stderr.split("\n")[0],
+    `harness: --cwd takes an existing directory; ${join(cwd, "gone")} is not one`,
+  );
   assert.equal(fake.requests.length, 0);
 });
 
@@ -67,7 +90,10 @@ test("--cwd works in that directory: tools, AGENTS.md, and the session it record
   const project = tempDir();
   writeFileSync(join(project, "here.txt"), "the project file\n");
   writeFileSync(join(project, "AGENTS.md"), "Project rule: be brief.\n");
-  const first = await runCli(["-y", "--sandbox", "off", ...fakeFlags(fake), "--cwd", project, "-p", "where are you?"], { env, cwd: elsewhere });
+  const first = await runCli(["-y", "--sandbox", "off", ...fakeFlags(fake), "--cwd", project, "-p", "where are you?"], {
+    env,
+    cwd: elsewhere,
+  });
   assert.equal(first.code, 0, first.stderr);
   assert.match(systemOf(fake.requests[0]), /Project rule: be brief\./);
   assert.match(systemOf(fake.requests[0]), new RegExp(`Working directory: ${project}\\.`));

@@ -52,7 +52,10 @@ export async function killChild(child: ChildProcess, group: boolean): Promise<vo
 async function withinLimit(work: Promise<void>, what: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`teardown: waited ${CLEANUP_LIMIT_MS} ms for ${what}`)), CLEANUP_LIMIT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`teardown: waited ${CLEANUP_LIMIT_MS} ms for ${what}`)),
+      CLEANUP_LIMIT_MS,
+    );
   });
   try {
     await Promise.race([work, limit]);

@@ -20,7 +20,9 @@ test("control sequences are stripped from text and shown as escapes in names", (
   assert.equal(showControlChars("a\tb\nc", "\n"), "a\\tb\nc");
 });
 
-test("a reply and a command's output cannot drive the terminal; a newline in a file name stays visible", { skip: needs("script") }, async (t) => {
+test("a reply and a command's output cannot drive the terminal; a newline in a file name stays visible", {
+  skip: needs("script"),
+}, async (t) => {
   const cwd = tempDir();
   writeFileSync(join(cwd, "evil\nforged.txt"), "");
   writeFileSync(join(cwd, "attack.txt"), `output ${ATTACK} end\n`);
@@ -37,8 +39,14 @@ test("a reply and a command's output cannot drive the terminal; a newline in a f
     { reply: { text: `all done ${ATTACK} here` } },
   ]);
   // On a real pseudo-terminal, so the traces (tool output) are drawn too; NO_COLOR keeps our own styling out.
-  const command = [process.execPath, CLI, "-y", "--sandbox", "off", ...fakeFlags(fake), "-p", "look"].map((arg) => `'${arg}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { env: { ...cleanEnv(), TERM: "dumb" }, cwd, stdio: ["pipe", "pipe", "pipe"] });
+  const command = [process.execPath, CLI, "-y", "--sandbox", "off", ...fakeFlags(fake), "-p", "look"]
+    .map((arg) => `'${arg}'`)
+    .join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    env: { ...cleanEnv(), TERM: "dumb" },
+    cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   t.after(() => child.kill("SIGKILL"));
   let screen = "";
   child.stdout.on("data", (chunk) => (screen += chunk));
@@ -52,10 +60,18 @@ test("a reply and a command's output cannot drive the terminal; a newline in a f
   assert.equal(code, 0, screen);
   assert.match(screen, /all done {2}here/);
   assert.match(screen, /output .*end/, "the command's output was drawn, without its sequences");
-  assert.doesNotMatch(screen, /[\x1b\x07\x9b]|pwned/, `the terminal got a control sequence:\n${JSON.stringify(screen)}`);
+  assert.doesNotMatch(
+    screen,
+    /[\x1b\x07\x9b]|pwned/,
+    `the terminal got a control sequence:\n${JSON.stringify(screen)}`,
+  );
   assert.match(screen, /evil\\nforged\.txt/, "the name is one entry, its newline shown");
-  const listing = fake.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === "call_ls").content as string;
-  assert.ok(listing.split("\n").some((line) => line.trim() === "evil\\nforged.txt"), listing);
+  const listing = fake.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === "call_ls")
+    .content as string;
+  assert.ok(
+    listing.split("\n").some((line) => line.trim() === "evil\\nforged.txt"),
+    listing,
+  );
   assert.ok(!listing.split("\n").some((line) => line.trim() === "forged.txt"), "no forged entry reaches the model");
 });
 

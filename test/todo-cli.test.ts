@@ -19,12 +19,16 @@ const secondPlan = [
   { content: "read the parser", status: "done" },
   { content: "fix the off-by-one", status: "in_progress" },
 ];
-const todoCall = (id: string, items: unknown[]): ScriptStep => ({ reply: { toolCalls: [{ id, name: "todo", arguments: { items } }] } });
+const todoCall = (id: string, items: unknown[]): ScriptStep => ({
+  reply: { toolCalls: [{ id, name: "todo", arguments: { items } }] },
+});
 
 test("stream-json carries each plan as a todo event after its call; the session keeps it, and -c continues with it", async () => {
   const fake = await serve([
     todoCall("t1", firstPlan),
-    { reply: { toolCalls: [{ id: "bad", name: "todo", arguments: { items: [{ content: "x", status: "someday" }] } }] } },
+    {
+      reply: { toolCalls: [{ id: "bad", name: "todo", arguments: { items: [{ content: "x", status: "someday" }] } }] },
+    },
     todoCall("t2", secondPlan),
     { reply: { text: "Halfway." } },
     { reply: { text: "Still on the off-by-one." } },
@@ -33,28 +37,52 @@ test("stream-json carries each plan as a todo event after its call; the session 
   const cwd = tempDir();
   const result = await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "fix the parser"], { cwd, env });
   assert.equal(result.code, 0, result.stderr);
-  const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   const todos = events.filter((event) => event.type === "todo");
-  assert.deepEqual(todos, [
-    { type: "todo", items: firstPlan },
-    { type: "todo", items: secondPlan },
-  ], "one event per successful call; the invalid call made none");
+  assert.deepEqual(
+    todos,
+    [
+      { type: "todo", items: firstPlan },
+      { type: "todo", items: secondPlan },
+    ],
+    "one event per successful call; the invalid call made none",
+  );
   const t2End = events.findIndex((event) => event.type === "tool_end" && event.id === "t2");
   assert.deepEqual(events[t2End + 1], { type: "todo", items: secondPlan });
   assert.equal(events.find((event) => event.type === "tool_end" && event.id === "bad").isError, true);
 
   const sessionFile = `${env.HARNESS_HOME}/sessions/${events[0].sessionId}.jsonl`;
-  const lines = readFileSync(sessionFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-  assert.deepEqual(lines.filter((line) => line.type === "todo").map((line) => line.items), [firstPlan, secondPlan]);
+  const lines = readFileSync(sessionFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    lines.filter((line) => line.type === "todo").map((line) => line.items),
+    [firstPlan, secondPlan],
+  );
 
   const resumed = await runCli([...fakeFlags(fake), "-c", "-p", "where are we?"], { cwd, env });
   assert.equal(resumed.code, 0, resumed.stderr);
   const history = fake.requests[4].body.messages;
-  const lastTodo = history.filter((message: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }) => message.role === "assistant" && message.tool_calls?.[0]?.function.name === "todo").at(-1);
-  assert.deepEqual(JSON.parse(lastTodo.tool_calls[0].function.arguments), { items: secondPlan }, "the resumed model sees the latest plan");
+  const lastTodo = history
+    .filter(
+      (message: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }) =>
+        message.role === "assistant" && message.tool_calls?.[0]?.function.name === "todo",
+    )
+    .at(-1);
+  assert.deepEqual(
+    JSON.parse(lastTodo.tool_calls[0].function.arguments),
+    { items: secondPlan },
+    "the resumed model sees the latest plan",
+  );
 });
 
-test("the terminal pins the plan below the output, redraws it when it changes, a resumed chat shows it, /clear drops it", { skip: needs("tmux") }, async () => {
+test("the terminal pins the plan below the output, redraws it when it changes, a resumed chat shows it, /clear drops it", {
+  skip: needs("tmux"),
+}, async () => {
   const fake = await serve([
     todoCall("t1", firstPlan),
     { reply: { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo output-of-the-command" } }] } },
@@ -66,25 +94,43 @@ test("the terminal pins the plan below the output, redraws it when it changes, a
   delete env.NO_COLOR; // the pinned block moves the cursor: only where escape sequences are welcome
   const cwd = tempDir();
   const terminalEnv = { ...env, TERM: "xterm-256color" };
-  const run = TmuxTerminal.start({ args: ["-y", "--sandbox", "off", ...fakeFlags(fake), "-p", "fix the parser"], cwd, env: terminalEnv });
+  const run = TmuxTerminal.start({
+    args: ["-y", "--sandbox", "off", ...fakeFlags(fake), "-p", "fix the parser"],
+    cwd,
+    env: terminalEnv,
+  });
   const screen = await run.waitFor(/\[exit 0\]/, "the end of the run");
   const plans = screen.split("\n").filter((line) => line.startsWith("plan: "));
-  assert.deepEqual(plans, ["plan: 1/2 done"], `the first plan was erased when the second came; the screen was:\n${screen}`);
+  assert.deepEqual(
+    plans,
+    ["plan: 1/2 done"],
+    `the first plan was erased when the second came; the screen was:\n${screen}`,
+  );
   const lines = screen.split("\n");
   const planAt = lines.indexOf("plan: 1/2 done");
-  assert.ok(planAt > lines.findIndex((line) => line.includes("output-of-the-command")), "the plan stays below the output");
+  assert.ok(
+    planAt > lines.findIndex((line) => line.includes("output-of-the-command")),
+    "the plan stays below the output",
+  );
   assert.deepEqual(lines.slice(planAt + 1, planAt + 3), ["  [x] read the parser", "  [>] fix the off-by-one"]);
 
   const chat = TmuxTerminal.start({ args: [...fakeFlags(fake), "-c"], cwd, env: terminalEnv });
   // The kept plan, then the prompt (waiting for both: the plan is drawn before the prompt is).
-  await chat.waitFor(/plan: 1\/2 done\n {2}\[x\] read the parser\n {2}\[>\] fix the off-by-one\n> $/m, "the kept plan, then the prompt");
+  await chat.waitFor(
+    /plan: 1\/2 done\n {2}\[x\] read the parser\n {2}\[>\] fix the off-by-one\n> $/m,
+    "the kept plan, then the prompt",
+  );
   chat.type("/clear");
   chat.send(["Enter"]);
   await chat.waitFor(/new session/, "the new session");
   chat.type("go on");
   chat.send(["Enter"]);
   const after = await chat.waitFor(/A fresh start\.[\s\S]*^> $/m, "the reply after /clear");
-  assert.equal(after.split("\n").filter((line) => line.startsWith("plan: ")).length, 1, `the old plan is not pinned in the new session; the screen was:\n${after}`);
+  assert.equal(
+    after.split("\n").filter((line) => line.startsWith("plan: ")).length,
+    1,
+    `the old plan is not pinned in the new session; the screen was:\n${after}`,
+  );
   chat.type("/exit");
   chat.send(["Enter"]);
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");
@@ -95,7 +141,10 @@ test("the first request declares every built-in tool, todo and web_fetch include
   const result = await runCli([...fakeFlags(fake), "-p", "hi"]);
   assert.equal(result.code, 0, result.stderr);
   const body = fake.requests[0].body;
-  assert.deepEqual(body.tools.map((tool: { function: { name: string } }) => tool.function.name), ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "glob", "todo", "web_fetch"]);
+  assert.deepEqual(
+    body.tools.map((tool: { function: { name: string } }) => tool.function.name),
+    ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "glob", "todo", "web_fetch"],
+  );
   const bytes = Buffer.byteLength(JSON.stringify(body));
   assert.ok(bytes < 6 * 1024, `the first request is ${bytes} bytes`);
 });

@@ -69,7 +69,9 @@ test("unifiedDiff output applies back to the new text for scrambled edits", () =
   };
   for (let round = 0; round < 200; round++) {
     const before = Array.from({ length: random(30) }, () => `l${random(8)}`);
-    const after = before.filter(() => random(4) !== 0).flatMap((line) => (random(5) === 0 ? [line, `n${random(8)}`] : [line]));
+    const after = before
+      .filter(() => random(4) !== 0)
+      .flatMap((line) => (random(5) === 0 ? [line, `n${random(8)}`] : [line]));
     const beforeText = before.length ? `${before.join("\n")}\n` : "";
     const afterText = after.length ? `${after.join("\n")}\n` : "";
     assert.equal(applyDiff(beforeText, unifiedDiff(beforeText, afterText, "f")), afterText, `round ${round}`);

@@ -8,7 +8,17 @@ import { argumentError, callTool, makeFolder } from "./tools-helpers.ts";
 
 /** A project whose files have distinct modification times, oldest first in this list. */
 function project() {
-  const files = ["src/a.ts", "src/deep/b.ts", "src/c.js", "my dir/d.ts", "e.ts", "build/out.ts", "node_modules/m/i.ts", ".git/x.ts", "src/e.json"];
+  const files = [
+    "src/a.ts",
+    "src/deep/b.ts",
+    "src/c.js",
+    "my dir/d.ts",
+    "e.ts",
+    "build/out.ts",
+    "node_modules/m/i.ts",
+    ".git/x.ts",
+    "src/e.json",
+  ];
   const cwd = makeFolder({ ".gitignore": "build/\n", ...Object.fromEntries(files.map((file) => [file, ""])) });
   for (const [index, file] of files.entries()) utimesSync(path.join(cwd, file), 1_000_000 + index, 1_000_000 + index);
   return cwd;
@@ -16,11 +26,23 @@ function project() {
 
 test("glob finds files newest first, skipping .git, node_modules and gitignored folders", async () => {
   const cwd = project();
-  assert.deepEqual(await callTool(glob, { pattern: "**/*.ts" }, cwd), { content: "e.ts\nmy dir/d.ts\nsrc/deep/b.ts\nsrc/a.ts", summary: "4 files" });
+  assert.deepEqual(await callTool(glob, { pattern: "**/*.ts" }, cwd), {
+    content: "e.ts\nmy dir/d.ts\nsrc/deep/b.ts\nsrc/a.ts",
+    summary: "4 files",
+  });
   assert.deepEqual(await callTool(glob, { pattern: "*.ts" }, cwd), { content: "e.ts", summary: "1 file" });
-  assert.deepEqual(await callTool(glob, { pattern: "src/*.{js,json}" }, cwd), { content: "src/e.json\nsrc/c.js", summary: "2 files" });
-  assert.deepEqual(await callTool(glob, { pattern: "*.ts", path: "my dir" }, cwd), { content: "my dir/d.ts", summary: "1 file" });
-  assert.deepEqual(await callTool(glob, { pattern: `${cwd}/src/**/b.ts` }, cwd), { content: "src/deep/b.ts", summary: "1 file" });
+  assert.deepEqual(await callTool(glob, { pattern: "src/*.{js,json}" }, cwd), {
+    content: "src/e.json\nsrc/c.js",
+    summary: "2 files",
+  });
+  assert.deepEqual(await callTool(glob, { pattern: "*.ts", path: "my dir" }, cwd), {
+    content: "my dir/d.ts",
+    summary: "1 file",
+  });
+  assert.deepEqual(await callTool(glob, { pattern: `${cwd}/src/**/b.ts` }, cwd), {
+    content: "src/deep/b.ts",
+    summary: "1 file",
+  });
 });
 
 test("glob caps results and counts the rest", async () => {
@@ -35,8 +57,14 @@ test("glob caps results and counts the rest", async () => {
 
 test("glob with no match, a missing folder or bad arguments", async () => {
   const cwd = project();
-  assert.deepEqual(await callTool(glob, { pattern: "**/*.py" }, cwd), { content: "No files match **/*.py in .", summary: "0 files" });
-  assert.deepEqual(await callTool(glob, { pattern: "*.ts", path: "scr" }, cwd), { isError: true, content: "Error: scr does not exist. Did you mean: src?" });
+  assert.deepEqual(await callTool(glob, { pattern: "**/*.py" }, cwd), {
+    content: "No files match **/*.py in .",
+    summary: "0 files",
+  });
+  assert.deepEqual(await callTool(glob, { pattern: "*.ts", path: "scr" }, cwd), {
+    isError: true,
+    content: "Error: scr does not exist. Did you mean: src?",
+  });
   assert.match(argumentError(glob, {}), /pattern/);
 });
 
@@ -57,5 +85,6 @@ test("glob patterns become anchored regular expressions", () => {
     ["a\\*b", "a*b", true],
     ["a\\*b", "axb", false],
   ];
-  for (const [pattern, file, expected] of cases) assert.equal(globToRegExp(pattern).test(file), expected, `${pattern} vs ${file}`);
+  for (const [pattern, file, expected] of cases)
+    assert.equal(globToRegExp(pattern).test(file), expected, `${pattern} vs ${file}`);
 });

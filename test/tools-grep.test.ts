@@ -20,7 +20,8 @@ async function grepBoth(args: Record<string, unknown>, cwd: string): Promise<Too
   } finally {
     process.env.PATH = realPath;
   }
-  if (hasRipgrep) assert.deepEqual(await callTool(grep, args, cwd), builtIn, "ripgrep and the built-in search disagree");
+  if (hasRipgrep)
+    assert.deepEqual(await callTool(grep, args, cwd), builtIn, "ripgrep and the built-in search disagree");
   return builtIn;
 }
 
@@ -56,7 +57,16 @@ test("grep finds matches sorted by path, skipping ignored, dependency, .git and 
 test("grep with context, ignore_case, a path with spaces and a glob filter", async () => {
   const cwd = project();
   assert.deepEqual(await grepBoth({ pattern: "todo", path: "src", context: 1, ignore_case: true }, cwd), {
-    content: ["src/main.ts-2-line 2", "src/main.ts:3:TODO: first", "src/main.ts-4-line 4", "--", "src/main.ts-7-line 7", "src/main.ts:8:TODO: second", "src/main.ts:9:TODO: third", "src/main.ts-10-line 10"].join("\n"),
+    content: [
+      "src/main.ts-2-line 2",
+      "src/main.ts:3:TODO: first",
+      "src/main.ts-4-line 4",
+      "--",
+      "src/main.ts-7-line 7",
+      "src/main.ts:8:TODO: second",
+      "src/main.ts:9:TODO: third",
+      "src/main.ts-10-line 10",
+    ].join("\n"),
     summary: "3 matches",
   });
   assert.deepEqual(await grepBoth({ pattern: "spaces$", path: "my dir" }, cwd), {
@@ -68,7 +78,20 @@ test("grep with context, ignore_case, a path with spaces and a glob filter", asy
     summary: "1 match",
   });
   assert.deepEqual(await grepBoth({ pattern: "todo", glob: "*.ts", ignore_case: true, context: 1 }, cwd), {
-    content: ["a/x.ts:1:const x = 1; // todo lower", "--", "a.ts:1:// TODO top", "--", "src/main.ts-2-line 2", "src/main.ts:3:TODO: first", "src/main.ts-4-line 4", "--", "src/main.ts-7-line 7", "src/main.ts:8:TODO: second", "src/main.ts:9:TODO: third", "src/main.ts-10-line 10"].join("\n"),
+    content: [
+      "a/x.ts:1:const x = 1; // todo lower",
+      "--",
+      "a.ts:1:// TODO top",
+      "--",
+      "src/main.ts-2-line 2",
+      "src/main.ts:3:TODO: first",
+      "src/main.ts-4-line 4",
+      "--",
+      "src/main.ts-7-line 7",
+      "src/main.ts:8:TODO: second",
+      "src/main.ts:9:TODO: third",
+      "src/main.ts-10-line 10",
+    ].join("\n"),
     summary: "5 matches",
   });
 });
@@ -100,7 +123,10 @@ test("grep reports a bad regex, a missing path and bad arguments", async () => {
     assert.equal(output.isError, true);
     assert.match(output.content, /^Error: ripgrep failed: regex parse error/);
   }
-  assert.deepEqual(await grepBoth({ pattern: "x", path: "srcc" }, cwd), { isError: true, content: "Error: srcc does not exist. Did you mean: src?" });
+  assert.deepEqual(await grepBoth({ pattern: "x", path: "srcc" }, cwd), {
+    isError: true,
+    content: "Error: srcc does not exist. Did you mean: src?",
+  });
   assert.match(argumentError(grep, { path: "src" }), /pattern/);
   assert.match(argumentError(grep, { pattern: "x", context: "2" }), /context/);
 });
@@ -108,7 +134,10 @@ test("grep reports a bad regex, a missing path and bad arguments", async () => {
 test("ripgrep is used when it is on PATH, and agrees with the built-in search", { skip: ripgrepMissing }, async () => {
   assert.ok(findExecutable("rg", realPath));
   const cwd = project();
-  assert.deepEqual(await callTool(grep, { pattern: "TODO", ignore_case: true }, cwd), await grepBoth({ pattern: "TODO", ignore_case: true }, cwd));
+  assert.deepEqual(
+    await callTool(grep, { pattern: "TODO", ignore_case: true }, cwd),
+    await grepBoth({ pattern: "TODO", ignore_case: true }, cwd),
+  );
   const output = await callTool(grep, { pattern: "(" }, cwd);
   assert.match(output.content, /^Error: ripgrep failed/, "a message only ripgrep gives: it ran");
 });

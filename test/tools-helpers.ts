@@ -9,7 +9,8 @@ const madeFolders: string[] = [];
 /** A fresh real folder under the OS temp dir, with these files (path -> content) written in it; removed when the test process exits. */
 export function makeFolder(files: Record<string, string | Buffer> = {}): string {
   const folder = mkdtempSync(path.join(os.tmpdir(), "harness-tools-"));
-  if (madeFolders.length === 0) process.once("exit", () => {
+  if (madeFolders.length === 0)
+    process.once("exit", () => {
       for (const made of madeFolders) rmSync(made, { recursive: true, force: true });
     });
   madeFolders.push(folder);
@@ -21,7 +22,12 @@ export function makeFolder(files: Record<string, string | Buffer> = {}): string 
 }
 
 /** Calls a tool as the loop does: raw JSON arguments through its schema, then run. Always returns a ToolOutput. */
-export async function callTool(tool: Tool, args: unknown, cwd: string, state = new Map<string, unknown>()): Promise<ToolOutput> {
+export async function callTool(
+  tool: Tool,
+  args: unknown,
+  cwd: string,
+  state = new Map<string, unknown>(),
+): Promise<ToolOutput> {
   const parsed = parseArguments(tool, JSON.stringify(args));
   assert.ok(parsed.ok, `arguments rejected: ${parsed.ok ? "" : parsed.problem.message}`);
   const result = await tool.run(parsed.input, { cwd, signal: new AbortController().signal, state });

@@ -46,13 +46,29 @@ test("list_files shows a tree, folders first, skipping .git, node_modules and gi
     summary: "15 entries",
   });
   const deeper = await callTool(listFiles, { path: "src", depth: 5 }, cwd);
-  assert.equal(deeper.content, ["src/", "  build/", "    kept.ts", "  deep/", "    er/", "      est/", "        file.ts", "  a.ts", "  keep.log"].join("\n"));
+  assert.equal(
+    deeper.content,
+    [
+      "src/",
+      "  build/",
+      "    kept.ts",
+      "  deep/",
+      "    er/",
+      "      est/",
+      "        file.ts",
+      "  a.ts",
+      "  keep.log",
+    ].join("\n"),
+  );
 });
 
 test("list_files does not follow a symlink loop", async () => {
   const cwd = makeFolder({ "a/file.txt": "" });
   symlinkSync("..", path.join(cwd, "a", "loop"));
-  assert.deepEqual(await callTool(listFiles, { path: "a", depth: 20 }, cwd), { content: "a/\n  file.txt\n  loop -> ..", summary: "2 entries" });
+  assert.deepEqual(await callTool(listFiles, { path: "a", depth: 20 }, cwd), {
+    content: "a/\n  file.txt\n  loop -> ..",
+    summary: "2 entries",
+  });
 });
 
 test("list_files caps entries and counts the rest", async () => {
@@ -69,11 +85,17 @@ test("list_files caps entries and counts the rest", async () => {
 test("list_files errors: missing folder, a file, empty folder, bad depth", async () => {
   const cwd = makeFolder({ "src/a.ts": "" });
   mkdirSync(path.join(cwd, "empty"));
-  assert.deepEqual(await callTool(listFiles, { path: "scr" }, cwd), { isError: true, content: "Error: scr does not exist. Did you mean: src?" });
+  assert.deepEqual(await callTool(listFiles, { path: "scr" }, cwd), {
+    isError: true,
+    content: "Error: scr does not exist. Did you mean: src?",
+  });
   assert.deepEqual(await callTool(listFiles, { path: "src/a.ts" }, cwd), {
     isError: true,
     content: "Error: src/a.ts is a file, not a folder; use read_file to read it.",
   });
-  assert.deepEqual(await callTool(listFiles, { path: "empty" }, cwd), { content: "empty/ is empty.", summary: "0 entries" });
+  assert.deepEqual(await callTool(listFiles, { path: "empty" }, cwd), {
+    content: "empty/ is empty.",
+    summary: "0 entries",
+  });
   assert.match(argumentError(listFiles, { depth: "deep" }), /depth/);
 });

@@ -80,12 +80,18 @@ test("read_file on a missing file suggests similar names", async () => {
     isError: true,
     content: "Error: sorc/config.ts does not exist. Did you mean: src?",
   });
-  assert.deepEqual(await callTool(readFile, { path: "zzz.md" }, cwd), { isError: true, content: "Error: zzz.md does not exist." });
+  assert.deepEqual(await callTool(readFile, { path: "zzz.md" }, cwd), {
+    isError: true,
+    content: "Error: zzz.md does not exist.",
+  });
 });
 
 test("read_file on an empty file says so", async () => {
   const cwd = makeFolder({ "empty.txt": "" });
-  assert.deepEqual(await callTool(readFile, { path: "empty.txt" }, cwd), { content: "[empty.txt is empty]", summary: "empty file" });
+  assert.deepEqual(await callTool(readFile, { path: "empty.txt" }, cwd), {
+    content: "[empty.txt is empty]",
+    summary: "empty file",
+  });
 });
 
 test("read_file arguments are validated by field", () => {

@@ -33,7 +33,10 @@ test("write_file overwrites with a diff against the old content", async () => {
 test("write_file refuses a folder and validates its arguments", async () => {
   const cwd = makeFolder();
   mkdirSync(path.join(cwd, "src"));
-  assert.deepEqual(await callTool(writeFile, { path: "src", content: "x" }, cwd), { isError: true, content: "Error: src is a folder; give a file path." });
+  assert.deepEqual(await callTool(writeFile, { path: "src", content: "x" }, cwd), {
+    isError: true,
+    content: "Error: src is a folder; give a file path.",
+  });
   assert.match(argumentError(writeFile, { path: "a.txt" }), /content/);
   assert.match(argumentError(writeFile, { content: "x" }), /path/);
 });

@@ -24,7 +24,11 @@ afterEach(async () => {
 
 async function start(script: ScriptStep[], args: string[]) {
   server = await startFakeLLM(script);
-  terminal = TmuxTerminal.start({ args: [...args, ...fakeFlags(server)], cwd: tempDir(), env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") } });
+  terminal = TmuxTerminal.start({
+    args: [...args, ...fakeFlags(server)],
+    cwd: tempDir(),
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+  });
   return { fake: server, term: terminal };
 }
 
@@ -39,9 +43,14 @@ async function assertQuestionStays(term: TmuxTerminal): Promise<void> {
   assert.equal(later, first, "nothing redrew the screen while the question waited");
 }
 
-const TOOL_CALL_WITHOUT_TEXT: ScriptStep[] = [{ reply: { toolCalls: [{ name: "bash", arguments: { command: "echo approved-call" } }] } }, { reply: { text: "it printed approved-call" } }];
+const TOOL_CALL_WITHOUT_TEXT: ScriptStep[] = [
+  { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo approved-call" } }] } },
+  { reply: { text: "it printed approved-call" } },
+];
 
-test("chat: a tool call with no text before it shows its approval question, with no spinner over it", { skip: needs("tmux") }, async () => {
+test("chat: a tool call with no text before it shows its approval question, with no spinner over it", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term } = await start(TOOL_CALL_WITHOUT_TEXT, []);
   await term.waitFor(/^>\s*$/m, "the first prompt");
   term.type("run it");
@@ -53,7 +62,9 @@ test("chat: a tool call with no text before it shows its approval question, with
   assert.match(fake.requests[1].body.messages.at(-1).content, /approved-call/);
 });
 
-test("one-shot at a terminal: the approval question shows, with no spinner over it", { skip: needs("tmux") }, async () => {
+test("one-shot at a terminal: the approval question shows, with no spinner over it", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term } = await start(TOOL_CALL_WITHOUT_TEXT, ["-p", "run it"]);
   await assertQuestionStays(term);
   term.type("y");
@@ -65,7 +76,9 @@ test("one-shot at a terminal: the approval question shows, with no spinner over 
 
 test("chat: twelve approvals in one turn print no MaxListenersExceededWarning", { skip: needs("tmux") }, async () => {
   const CALLS = 12;
-  const steps: ScriptStep[] = Array.from({ length: CALLS }, (_, i) => ({ reply: { toolCalls: [{ name: "bash", arguments: { command: `echo call-${i}` } }] } }));
+  const steps: ScriptStep[] = Array.from({ length: CALLS }, (_, i) => ({
+    reply: { toolCalls: [{ name: "bash", arguments: { command: `echo call-${i}` } }] },
+  }));
   const { fake, term } = await start([...steps, { reply: { text: "twelve done" } }], []);
   await term.waitFor(/^>\s*$/m, "the first prompt");
   term.type("go");

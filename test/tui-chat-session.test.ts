@@ -30,16 +30,30 @@ async function openChat(script: ScriptStep[], args: string[] = []) {
   server = await startFakeLLM(script);
   const cwd = tempDir();
   const home = tempDir("harness-home-");
-  terminal = TmuxTerminal.start({ args: [...args, ...fakeFlags(server)], cwd, env: { TERM: "xterm-256color", HARNESS_HOME: home } });
+  terminal = TmuxTerminal.start({
+    args: [...args, ...fakeFlags(server)],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: home },
+  });
   await terminal.waitFor(PROMPT, "the first prompt");
-  return { fake: server, term: terminal, cwd, sessionIds: () => readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl")).map((name) => name.slice(0, -".jsonl".length)) };
+  return {
+    fake: server,
+    term: terminal,
+    cwd,
+    sessionIds: () =>
+      readdirSync(join(home, "sessions"))
+        .filter((name) => name.endsWith(".jsonl"))
+        .map((name) => name.slice(0, -".jsonl".length)),
+  };
 }
 
 function userTexts(body: any): string[] {
   return body.messages.filter((message: any) => message.role === "user").map((message: any) => message.content);
 }
 
-test("an empty Enter does nothing; Ctrl-C at the empty prompt says how to quit, a second quits with the resume hint", { skip: needs("tmux") }, async () => {
+test("an empty Enter does nothing; Ctrl-C at the empty prompt says how to quit, a second quits with the resume hint", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term, sessionIds } = await openChat([{ reply: { text: "hello there" } }]);
   term.type("hi");
   term.send(["Enter"]);
@@ -55,8 +69,16 @@ test("an empty Enter does nothing; Ctrl-C at the empty prompt says how to quit, 
   assert.equal(fake.requests.length, 1, "the empty Enter sent nothing");
 });
 
-test("a slash command typed while the agent works waits for the turn's end and never reaches the model", { skip: needs("tmux") }, async () => {
-  const { fake, term, cwd } = await openChat([{ reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } }, { reply: { text: "finished the work" } }], ["-y"]);
+test("a slash command typed while the agent works waits for the turn's end and never reaches the model", {
+  skip: needs("tmux"),
+}, async () => {
+  const { fake, term, cwd } = await openChat(
+    [
+      { reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } },
+      { reply: { text: "finished the work" } },
+    ],
+    ["-y"],
+  );
   term.type("start");
   term.send(["Enter"]);
   await term.waitFor(/bash> while/);
@@ -64,14 +86,22 @@ test("a slash command typed while the agent works waits for the turn's end and n
   term.send(["Enter"]);
   await term.waitFor(/^queued: \/model \(runs when the agent is done\)$/m);
   writeFileSync(join(cwd, "go"), "");
-  const screen = await term.waitFor(/finished the work[\s\S]*using openai · fake-model/, "the command run after the turn");
+  const screen = await term.waitFor(
+    /finished the work[\s\S]*using openai · fake-model/,
+    "the command run after the turn",
+  );
   assert.doesNotMatch(screen, /unknown command/);
   assert.equal(fake.requests.length, 2);
   assert.deepEqual(userTexts(fake.requests[1].body), ["start"]);
 });
 
-test("Enter for text typed before an approval question appeared queues that text; it does not answer the question", { skip: needs("tmux") }, async () => {
-  const { fake, term } = await openChat([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "echo checked" } }], delayMs: 400 } }, { reply: { text: "checked both" } }]);
+test("Enter for text typed before an approval question appeared queues that text; it does not answer the question", {
+  skip: needs("tmux"),
+}, async () => {
+  const { fake, term } = await openChat([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo checked" } }], delayMs: 400 } },
+    { reply: { text: "checked both" } },
+  ]);
   term.type("check it");
   term.send(["Enter"]);
   await term.waitFor(/thinking \d+s/, "the spinner");
@@ -89,7 +119,9 @@ test("Enter for text typed before an approval question appeared queues that text
   assert.deepEqual(tail[1], { role: "user", content: "check the docs too" });
 });
 
-test("a realistic session: tool calls without text, a denial with a reason, a queued message, /exit with the resume hint", { skip: needs("tmux") }, async () => {
+test("a realistic session: tool calls without text, a denial with a reason, a queued message, /exit with the resume hint", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term, cwd, sessionIds } = await openChat([
     { reply: { toolCalls: [{ name: "bash", arguments: { command: "ls" } }] } },
     { reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } },

@@ -36,7 +36,10 @@ test("a long diff is folded with a count of the hidden lines", () => {
 
 test("long output keeps its first lines and its last, and says how much is hidden", () => {
   const output = Array.from({ length: 50 }, (_, i) => `row ${i}`).join("\n");
-  assert.equal(foldOutput(output, 80), ["  row 0", "  row 1", "  row 2", "  … 46 lines hidden (314 B)", "  row 49"].join("\n"));
+  assert.equal(
+    foldOutput(output, 80),
+    ["  row 0", "  row 1", "  row 2", "  … 46 lines hidden (314 B)", "  row 49"].join("\n"),
+  );
   assert.equal(foldOutput("a\nb\n", 80), "  a\n  b");
 });
 

@@ -16,7 +16,11 @@ test("keys: a bracketed paste split anywhere across reads is one paste with its 
   for (let cut = 2; cut < input.length; cut++) {
     const parser = new KeyParser();
     const keys = [...parser.parse(input.slice(0, cut)), ...parser.parse(input.slice(cut))];
-    assert.deepEqual(keys.map((key) => key.name), ["paste", "enter"], `cut at ${cut}`);
+    assert.deepEqual(
+      keys.map((key) => key.name),
+      ["paste", "enter"],
+      `cut at ${cut}`,
+    );
     assert.deepEqual(keys[0], { name: "paste", text: "line one\rline two" });
   }
 });
@@ -28,7 +32,11 @@ test("keys: arrows, Alt-Enter, a lone Esc and control keys", () => {
   assert.deepEqual(parser.parse("\x1b"), [{ name: "escape" }]);
   assert.deepEqual(parser.parse("\x12"), [{ name: "ctrl-r" }]);
   assert.deepEqual(parser.parse("\r"), [{ name: "enter", isInBurst: false }]);
-  assert.deepEqual(parser.parse("ab\rcd"), [{ name: "text", text: "ab" }, { name: "enter", isInBurst: true }, { name: "text", text: "cd" }]);
+  assert.deepEqual(parser.parse("ab\rcd"), [
+    { name: "text", text: "ab" },
+    { name: "enter", isInBurst: true },
+    { name: "text", text: "cd" },
+  ]);
 });
 
 const SLASH_COMMANDS = commandNames([]);
@@ -55,7 +63,12 @@ test("the Tab list names exactly the commands /help lists, prompt commands inclu
     },
   } as unknown as NodeJS.WritableStream;
   const promptCommands = [{ name: "review", description: "review the diff", argumentHint: "[focus]" }];
-  await runSlashCommand("/help", { promptCommands: () => promptCommands } as unknown as ChatControls, output, paletteFor(output as NodeJS.WriteStream, {}));
+  await runSlashCommand(
+    "/help",
+    { promptCommands: () => promptCommands } as unknown as ChatControls,
+    output,
+    paletteFor(output as NodeJS.WriteStream, {}),
+  );
   const listed = [...help.matchAll(/^(\/[a-z]+)/gm)].map((match) => match[1]);
   assert.deepEqual([...listed].sort(), commandNames(promptCommands).sort());
   assert.ok(listed.includes("/review") && listed.includes("/skills"));
@@ -67,9 +80,16 @@ test("attachments: @file appends its text in a fence, bounded; other mentions ar
   writeFileSync(join(cwd, "a.md"), "has ``` inside\n");
   writeFileSync(join(cwd, "big.txt"), "x".repeat(MAX_ATTACHMENT_BYTES + 10));
   writeFileSync(join(cwd, "bin.dat"), Buffer.from([1, 0, 2]));
-  assert.equal(expandFileMentions("see @a.md, @someone and @bin.dat", cwd), "see @a.md, @someone and @bin.dat\n\na.md:\n````\nhas ``` inside\n````");
+  assert.equal(
+    expandFileMentions("see @a.md, @someone and @bin.dat", cwd),
+    "see @a.md, @someone and @bin.dat\n\na.md:\n````\nhas ``` inside\n````",
+  );
   const big = expandFileMentions("@big.txt", cwd);
-  assert.ok(big.includes(`[attachment cut: the first ${MAX_ATTACHMENT_BYTES} of ${MAX_ATTACHMENT_BYTES + 10} bytes; read_file shows the rest]`));
+  assert.ok(
+    big.includes(
+      `[attachment cut: the first ${MAX_ATTACHMENT_BYTES} of ${MAX_ATTACHMENT_BYTES + 10} bytes; read_file shows the rest]`,
+    ),
+  );
   assert.ok(big.length < MAX_ATTACHMENT_BYTES + 200);
   assert.equal(expandFileMentions("no mentions", cwd), "no mentions");
 });

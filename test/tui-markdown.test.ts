@@ -84,11 +84,17 @@ test("constructs render with their terminal styles and the table's columns align
   assert.match(out, /\x1b\[1mbold\x1b\[22m/);
   assert.match(out, /\x1b\[3mitalic\x1b\[23m/);
   assert.match(out, /\x1b\[9mgone\x1b\[29m/);
-  assert.ok(plain.includes("Some bold, italic, under and gone text with snake_case_names and a link (https://example.com)."));
+  assert.ok(
+    plain.includes("Some bold, italic, under and gone text with snake_case_names and a link (https://example.com)."),
+  );
   assert.ok(plain.includes("• first item") && plain.includes("  • nested item") && plain.includes("☑ done task"));
   assert.ok(plain.includes("│ a quote"));
   assert.match(out, /\x1b\[35mdef\x1b\[39m greet/, "python keywords are coloured");
-  assert.match(out, /\x1b\[32m"""Say hello\.\x1b\[39m\n\x1b\[32m {4}Twice\."""\x1b\[39m/, "a triple-quoted string spans lines");
+  assert.match(
+    out,
+    /\x1b\[32m"""Say hello\.\x1b\[39m\n\x1b\[32m {4}Twice\."""\x1b\[39m/,
+    "a triple-quoted string spans lines",
+  );
   assert.match(out, /\x1b\[2m# comment\x1b\[22m/);
   const table = plain.filter((line) => line.startsWith("│") && line.endsWith("│"));
   assert.deepEqual(table, ["│ Name  │ Score │ Note │", "│ Alice │     7 │  ok  │", "│ Bob   │ 12345 │ a|b  │"]);

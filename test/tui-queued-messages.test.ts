@@ -10,7 +10,14 @@ import { drain, fakeOpenAIProvider, tempDir } from "./helpers.ts";
 
 test("a queued message is sent after the tool results, and the queue is asked only at step boundaries", async () => {
   const server = await startFakeLLM([
-    { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo one" } }, { name: "bash", arguments: { command: "echo two" } }] } },
+    {
+      reply: {
+        toolCalls: [
+          { name: "bash", arguments: { command: "echo one" } },
+          { name: "bash", arguments: { command: "echo two" } },
+        ],
+      },
+    },
     { reply: { text: "done, and noted" } },
   ]);
   const queue = [["also run the linter"], []];
@@ -33,10 +40,19 @@ test("a queued message is sent after the tool results, and the queue is asked on
     );
     assert.equal(result.reason, "stop");
     assert.equal(asked, 1, "asked once: after the one tool batch, not before the first call nor after the answer");
-    const sent = server.requests[1].body.messages.slice(-3).map((message: any) => [message.role, message.content.split("\n")[0]]);
-    assert.deepEqual(sent, [["tool", "one"], ["tool", "two"], ["user", "also run the linter"]]);
+    const sent = server.requests[1].body.messages
+      .slice(-3)
+      .map((message: any) => [message.role, message.content.split("\n")[0]]);
+    assert.deepEqual(sent, [
+      ["tool", "one"],
+      ["tool", "two"],
+      ["user", "also run the linter"],
+    ]);
     assert.deepEqual(messages[4], { role: "user", content: [{ type: "text", text: "also run the linter" }] });
-    assert.ok(events.some((event) => event.type === "message" && event.message === messages[4]), "the queued message is an event too (the session writer saves it)");
+    assert.ok(
+      events.some((event) => event.type === "message" && event.message === messages[4]),
+      "the queued message is an event too (the session writer saves it)",
+    );
     assert.deepEqual(server.errors, []);
   } finally {
     await server.close();

@@ -39,10 +39,20 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function openChat(script: ScriptStep[], env: Record<string, string> = {}, extraArgs: string[] = [], columns = 100) {
+async function openChat(
+  script: ScriptStep[],
+  env: Record<string, string> = {},
+  extraArgs: string[] = [],
+  columns = 100,
+) {
   server = await startFakeLLM(script);
   const cwd = tempDir();
-  terminal = TmuxTerminal.start({ args: [...extraArgs, ...fakeFlags(server)], cwd, columns, env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), ...env } });
+  terminal = TmuxTerminal.start({
+    args: [...extraArgs, ...fakeFlags(server)],
+    cwd,
+    columns,
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), ...env },
+  });
   await terminal.waitFor(PROMPT, "the first prompt");
   return { fake: server, term: terminal, cwd };
 }
@@ -51,7 +61,9 @@ function userTexts(body: any): string[] {
   return body.messages.filter((message: any) => message.role === "user").map((message: any) => message.content);
 }
 
-test("a streamed answer renders as Markdown: coloured code, an aligned table, and the status line", { skip: needs("tmux") }, async () => {
+test("a streamed answer renders as Markdown: coloured code, an aligned table, and the status line", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term } = await openChat([{ reply: { text: ANSWER, usage: USAGE, chunkSize: 5 } }]);
   term.type("show me");
   term.send(["Enter"]);
@@ -64,7 +76,10 @@ test("a streamed answer renders as Markdown: coloured code, an aligned table, an
   assert.ok(lines.includes("Here is the code:"), "emphasis markers are gone");
   assert.ok(lines.includes("Result") && !lines.includes("# Result"), "the heading is styled, not raw");
   // The status line: model, context used of the window (the table's default for an unknown model), session tokens.
-  assert.ok(lines.some((line) => /^fake-model · context 4% of 33k · session 1\.2k in, 56 out$/.test(line)), screen);
+  assert.ok(
+    lines.some((line) => /^fake-model · context 4% of 33k · session 1\.2k in, 56 out$/.test(line)),
+    screen,
+  );
   const styled = term.screen(true);
   assert.match(styled, /\x1b\[[0-9;]*35m(\x1b\[[0-9;]*m)*const/, "the keyword is coloured");
   assert.deepEqual(userTexts(fake.requests[0].body), ["show me"]);
@@ -86,8 +101,17 @@ test("a multi-line paste is one message, and a trailing backslash adds a line", 
   assert.deepEqual(userTexts(fake.requests[1].body), ["first line\nsecond line", "one\ntwo"]);
 });
 
-test("Esc interrupts a long tool; the prompt returns and the model hears the call was interrupted", { skip: needs("tmux") }, async () => {
-  const { fake, term } = await openChat([{ reply: { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] } }, { reply: { text: "stopped as asked" } }], {}, ["-y"]);
+test("Esc interrupts a long tool; the prompt returns and the model hears the call was interrupted", {
+  skip: needs("tmux"),
+}, async () => {
+  const { fake, term } = await openChat(
+    [
+      { reply: { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] } },
+      { reply: { text: "stopped as asked" } },
+    ],
+    {},
+    ["-y"],
+  );
   term.type("wait a while");
   term.send(["Enter"]);
   await term.waitFor(/bash> sleep 30/);
@@ -103,9 +127,18 @@ test("Esc interrupts a long tool; the prompt returns and the model hears the cal
   assert.deepEqual(messages.at(-1), { role: "user", content: "and now?" });
 });
 
-test("a line typed while a tool runs is queued and reaches the model right after that tool's result", { skip: needs("tmux") }, async () => {
+test("a line typed while a tool runs is queued and reaches the model right after that tool's result", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term, cwd } = await openChat(
-    [{ reply: { toolCalls: [{ name: "bash", arguments: { command: "while [ ! -f go ]; do sleep 0.05; done; echo went" } }] } }, { reply: { text: "saw both" } }],
+    [
+      {
+        reply: {
+          toolCalls: [{ name: "bash", arguments: { command: "while [ ! -f go ]; do sleep 0.05; done; echo went" } }],
+        },
+      },
+      { reply: { text: "saw both" } },
+    ],
     {},
     ["-y"],
   );
@@ -124,7 +157,9 @@ test("a line typed while a tool runs is queued and reaches the model right after
   assert.deepEqual(tail[1], { role: "user", content: "also check the tests" });
 });
 
-test("Tab completes slash commands and @file names; the mentioned file goes with the prompt", { skip: needs("tmux") }, async () => {
+test("Tab completes slash commands and @file names; the mentioned file goes with the prompt", {
+  skip: needs("tmux"),
+}, async () => {
   const { fake, term, cwd } = await openChat([{ reply: { text: "read it" } }]);
   writeFileSync(join(cwd, "notes-for-agent.txt"), "remember the milk\n");
   term.type("/sess");
@@ -136,11 +171,15 @@ test("Tab completes slash commands and @file names; the mentioned file goes with
   await term.waitFor(/^> summarise @notes-for-agent\.txt\s*$/m, "the completed file name");
   term.send(["Enter"]);
   await term.waitFor(/read it/);
-  assert.deepEqual(userTexts(fake.requests[0].body), ["summarise @notes-for-agent.txt \n\nnotes-for-agent.txt:\n```\nremember the milk\n```"]);
+  assert.deepEqual(userTexts(fake.requests[0].body), [
+    "summarise @notes-for-agent.txt \n\nnotes-for-agent.txt:\n```\nremember the milk\n```",
+  ]);
 });
 
 for (const keys of [["C-c", "C-c"], ["C-d"]]) {
-  test(`Ctrl-C clears typed text; ${keys.join(" ")} at the empty prompt ends the chat`, { skip: needs("tmux") }, async () => {
+  test(`Ctrl-C clears typed text; ${keys.join(" ")} at the empty prompt ends the chat`, {
+    skip: needs("tmux"),
+  }, async () => {
     const { term } = await openChat([]);
     term.type("half a thought");
     await term.waitFor(/^> half a thought\s*$/m);
@@ -151,7 +190,9 @@ for (const keys of [["C-c", "C-c"], ["C-d"]]) {
   });
 }
 
-test("an 80-column terminal: the input survives a resize, and a wide table falls back to unaligned rows", { skip: needs("tmux") }, async () => {
+test("an 80-column terminal: the input survives a resize, and a wide table falls back to unaligned rows", {
+  skip: needs("tmux"),
+}, async () => {
   const wide = `| Column one | Column two |\n|---|---|\n| ${"a".repeat(40)} | ${"b".repeat(40)} |`;
   const { fake, term } = await openChat([{ reply: { text: wide } }], {}, [], 80);
   term.type("hello");
@@ -162,7 +203,11 @@ test("an 80-column terminal: the input survives a resize, and a wide table falls
   term.send(["Enter"]);
   const screen = await term.waitFor(/session \d+ in/, "the status line");
   assert.equal(screen.match(/^> hello/gm)?.length, 1, `the input is on screen once:\n${screen}`);
-  assert.match(screen, new RegExp(`^${"a".repeat(40)} │ ${"b".repeat(40)}$`, "m"), "wider than 60 columns: cells joined, not padded");
+  assert.match(
+    screen,
+    new RegExp(`^${"a".repeat(40)} │ ${"b".repeat(40)}$`, "m"),
+    "wider than 60 columns: cells joined, not padded",
+  );
   assert.deepEqual(userTexts(fake.requests[0].body), ["hello world"]);
 });
 

@@ -36,8 +36,28 @@ export class TmuxTerminal {
     const command = `env ${unset}${assignments.join(" ")} ${shellQuote(process.execPath)} ${shellQuote(CLI)} ${options.args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
     const serverEnv = { ...process.env };
     delete serverEnv.NO_COLOR;
-    execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 40), "-c", options.cwd, command], { env: serverEnv });
-    const socketPath = execFileSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], { encoding: "utf8" }).trim();
+    execFileSync(
+      "tmux",
+      [
+        "-L",
+        socket,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-x",
+        String(options.columns ?? 100),
+        "-y",
+        String(options.rows ?? 40),
+        "-c",
+        options.cwd,
+        command,
+      ],
+      { env: serverEnv },
+    );
+    const socketPath = execFileSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], {
+      encoding: "utf8",
+    }).trim();
     const terminal = new TmuxTerminal(socket, socketPath);
     onTestEnd(() => terminal.kill());
     return terminal;

@@ -25,18 +25,20 @@ afterEach(async () => {
   assert.deepEqual(current.errors, []);
 });
 
-test("/undo lists the files, asks, and restores all three and the conversation; /redo reverses it", { skip: needs("tmux") }, async () => {
-  server = await startFakeLLM([
-    { reply: { text: "hi there" } },
-    ...CHANGING_TURN,
-    { reply: { text: "fresh start" } },
-  ]);
+test("/undo lists the files, asks, and restores all three and the conversation; /redo reverses it", {
+  skip: needs("tmux"),
+}, async () => {
+  server = await startFakeLLM([{ reply: { text: "hi there" } }, ...CHANGING_TURN, { reply: { text: "fresh start" } }]);
   const cwd = tempDir("harness-undo-chat-");
   writeFileSync(join(cwd, "a.txt"), "alpha\n");
   writeFileSync(join(cwd, "b.txt"), "beta\n");
   writeFileSync(join(cwd, "c.txt"), "gamma\n");
   const files = () => [read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")];
-  const term = (terminal = TmuxTerminal.start({ args: ["-y", ...fakeFlags(server)], cwd, env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") } }));
+  const term = (terminal = TmuxTerminal.start({
+    args: ["-y", ...fakeFlags(server)],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+  }));
   await term.waitFor(PROMPT, "the first prompt");
   const say = async (line: string, until: RegExp) => {
     term.type(line);
@@ -51,7 +53,10 @@ test("/undo lists the files, asks, and restores all three and the conversation; 
 
   // A "no" changes nothing.
   let screen = await say("/undo", /^undo\? \[y\/N\] *$/m);
-  assert.match(screen, /undo the last turn; files that will change:\n {2}changed {3}a\.txt\n {2}changed {3}b\.txt\n {2}restored {2}c\.txt\n/);
+  assert.match(
+    screen,
+    /undo the last turn; files that will change:\n {2}changed {3}a\.txt\n {2}changed {3}b\.txt\n {2}restored {2}c\.txt\n/,
+  );
   await say("n", /^nothing was undone$/m);
   assert.deepEqual(files(), ["ALPHA\n", "BETA\n", undefined]);
 
@@ -63,7 +68,10 @@ test("/undo lists the files, asks, and restores all three and the conversation; 
   assert.deepEqual(files(), ["alpha\n", "beta\n", "gamma\n"]);
 
   screen = await say("/redo", /^redo\? \[y\/N\] *$/m);
-  assert.match(screen, /redo the undone turn; files that will change:\n {2}changed {3}a\.txt\n {2}changed {3}b\.txt\n {2}deleted {3}c\.txt\n/);
+  assert.match(
+    screen,
+    /redo the undone turn; files that will change:\n {2}changed {3}a\.txt\n {2}changed {3}b\.txt\n {2}deleted {3}c\.txt\n/,
+  );
   await say("y", /^redid 1 turn$/m);
   assert.deepEqual(files(), ["ALPHA\n", "BETA\n", undefined]);
 
@@ -73,7 +81,9 @@ test("/undo lists the files, asks, and restores all three and the conversation; 
 
   // The undone turn has left the conversation the model sees.
   await say("what now?", /fresh start/);
-  const sent = server.requests[4].body.messages.filter((m: any) => m.role !== "system").map((m: any) => ({ role: m.role, content: m.content }));
+  const sent = server.requests[4].body.messages
+    .filter((m: any) => m.role !== "system")
+    .map((m: any) => ({ role: m.role, content: m.content }));
   assert.deepEqual(sent, [
     { role: "user", content: "hello" },
     { role: "assistant", content: "hi there" },

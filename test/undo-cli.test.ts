@@ -18,7 +18,9 @@ const POLL_MS = 20;
 
 /** The messages the model was sent in request `index`, without the system prompt. */
 function sent(fake: { requests: Array<{ body: any }> }, index: number): Array<{ role: string; content: unknown }> {
-  return fake.requests[index].body.messages.filter((m: any) => m.role !== "system").map((m: any) => ({ role: m.role, content: m.content }));
+  return fake.requests[index].body.messages
+    .filter((m: any) => m.role !== "system")
+    .map((m: any) => ({ role: m.role, content: m.content }));
 }
 
 test("a turn that edits, seds and deletes is undone by `harness undo`: all three files and the conversation; the user's .git untouched", async () => {
@@ -39,7 +41,9 @@ test("a turn that edits, seds and deletes is undone by `harness undo`: all three
   const gitState = () => ({
     refs: git(cwd, "for-each-ref"),
     stash: git(cwd, "stash", "list"),
-    index: createHash("sha256").update(readFileSync(join(cwd, ".git/index"))).digest("hex"),
+    index: createHash("sha256")
+      .update(readFileSync(join(cwd, ".git/index")))
+      .digest("hex"),
     head: read(cwd, ".git/HEAD"),
   });
   const before = gitState();
@@ -48,13 +52,18 @@ test("a turn that edits, seds and deletes is undone by `harness undo`: all three
   assert.equal(first.code, 0, first.stderr);
   const second = await runCli([...fakeFlags(fake), "-c", "-y", "-p", "change the three files"], { env, cwd });
   assert.equal(second.code, 0, second.stderr);
-  assert.deepEqual([read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")], ["ALPHA\n", "BETA\n", undefined], "the turn changed all three");
+  assert.deepEqual(
+    [read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")],
+    ["ALPHA\n", "BETA\n", undefined],
+    "the turn changed all three",
+  );
 
   const undo = await runCli(["undo"], { env, cwd });
   assert.equal(undo.code, 0, undo.stderr);
   assert.deepEqual([read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")], ["alpha\n", "beta\n", "gamma\n"]);
   assert.match(undo.stdout, /^undid the last turn of session \S+: files in .*:\n/);
-  for (const line of ["changed   a.txt", "changed   b.txt", "restored  c.txt"]) assert.ok(undo.stdout.includes(line), `${line} in:\n${undo.stdout}`);
+  for (const line of ["changed   a.txt", "changed   b.txt", "restored  c.txt"])
+    assert.ok(undo.stdout.includes(line), `${line} in:\n${undo.stdout}`);
   assert.deepEqual(gitState(), before);
 
   // The undone turn has left the conversation: the next run continues from the first turn.
@@ -71,14 +80,21 @@ test("undo in a folder that is not a git repository, two turns at once; more tur
   const fake = await serve([
     { reply: { toolCalls: [{ id: "one", name: "bash", arguments: { command: "echo first > notes.txt" } }] } },
     { reply: { text: "wrote notes" } },
-    { reply: { toolCalls: [{ id: "two", name: "bash", arguments: { command: "echo second >> notes.txt && rm keep.txt" } }] } },
+    {
+      reply: {
+        toolCalls: [{ id: "two", name: "bash", arguments: { command: "echo second >> notes.txt && rm keep.txt" } }],
+      },
+    },
     { reply: { text: "appended" } },
   ]);
   const env = cleanEnv();
   const cwd = tempDir("harness-undo-plain-");
   writeFileSync(join(cwd, "keep.txt"), "kept\n");
   for (const prompt of ["write notes", "append"]) {
-    const result = await runCli([...fakeFlags(fake), ...(prompt === "append" ? ["-c"] : []), "-y", "-p", prompt], { env, cwd });
+    const result = await runCli([...fakeFlags(fake), ...(prompt === "append" ? ["-c"] : []), "-y", "-p", prompt], {
+      env,
+      cwd,
+    });
     assert.equal(result.code, 0, result.stderr);
   }
   assert.equal(read(cwd, "notes.txt"), "first\nsecond\n");
@@ -92,7 +108,9 @@ test("undo in a folder that is not a git repository, two turns at once; more tur
   assert.equal(read(cwd, "notes.txt"), undefined);
   assert.equal(read(cwd, "keep.txt"), "kept\n");
   assert.equal(existsSync(join(cwd, ".git")), false, "no repository was made in the workspace");
-  const session = readSession(join(env.HARNESS_HOME as string, "sessions", `${/session (\S+):/.exec(undo.stdout)?.[1]}.jsonl`));
+  const session = readSession(
+    join(env.HARNESS_HOME as string, "sessions", `${/session (\S+):/.exec(undo.stdout)?.[1]}.jsonl`),
+  );
   assert.deepEqual(session.messages, []);
   assert.deepEqual(session.turns, []);
 
@@ -102,7 +120,19 @@ test("undo in a folder that is not a git repository, two turns at once; more tur
 });
 
 test("killed with SIGKILL in the middle of a turn: `harness undo` restores the files from the snapshot taken before it", async () => {
-  const fake = await serve([{ reply: { toolCalls: [{ id: "slow", name: "bash", arguments: { command: "echo ruined > a.txt; rm b.txt; echo $$ > started; sleep 30" } }] } }]);
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          {
+            id: "slow",
+            name: "bash",
+            arguments: { command: "echo ruined > a.txt; rm b.txt; echo $$ > started; sleep 30" },
+          },
+        ],
+      },
+    },
+  ]);
   const env = cleanEnv();
   const cwd = tempDir("harness-undo-crash-");
   writeFileSync(join(cwd, "a.txt"), "intact\n");
@@ -144,7 +174,10 @@ test("in the home folder no snapshot is taken (said once); the turn still runs a
   const run = await runCli([...fakeFlags(fake), "-y", "-p", "make a file"], { env, cwd: home });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(read(home, "made.txt"), "made\n");
-  assert.match(run.stderr, /^harness: warning: no snapshot of the workspace before this turn, so its file changes cannot be undone: the workspace is your home folder \(or \/\)/m);
+  assert.match(
+    run.stderr,
+    /^harness: warning: no snapshot of the workspace before this turn, so its file changes cannot be undone: the workspace is your home folder \(or \/\)/m,
+  );
 
   const undo = await runCli(["undo"], { env, cwd: home });
   assert.equal(undo.code, 0, undo.stderr);

@@ -26,7 +26,11 @@ async function startPages(): Promise<{ port: number; seen: { url: string; header
     seen.push({ url: request.url ?? "", headers: request.headers });
     const hop = /^\/hop\/(\d+)$/.exec(request.url ?? "");
     if (hop) return response.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` }).end();
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<html><head><title>t</title><script>var leak = 1;</script></head><body><h1>Release notes</h1><p>Version <strong>2.0</strong> is out.</p><ul><li>faster</li></ul></body></html>");
+    response
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(
+        "<html><head><title>t</title><script>var leak = 1;</script></head><body><h1>Release notes</h1><p>Version <strong>2.0</strong> is out.</p><ul><li>faster</li></ul></body></html>",
+      );
   });
   await new Promise<void>((resolve) => pages!.listen(0, "127.0.0.1", resolve));
   return { port: (pages.address() as AddressInfo).port, seen };
@@ -45,7 +49,9 @@ function toolResult(fake: FakeLLM, request = 1): string {
 test("an HTML page on an allowed 127.0.0.1 comes back as Markdown, with no cookies or credentials sent", async () => {
   const { port, seen } = await startPages();
   const fake = await serve(fetchScript(`http://127.0.0.1:${port}/page`));
-  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read the notes"], { env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }) });
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read the notes"], {
+    env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   const content = toolResult(fake);
   assert.match(content, /^# Release notes$/m);
@@ -68,7 +74,9 @@ test("a name that resolves to loopback is refused when loopback is not allowed: 
 
 test("a private address literal (the cloud metadata address) is refused before any connection", async () => {
   const fake = await serve(fetchScript("http://169.254.169.254/latest/meta-data/"));
-  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], { env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }) });
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], {
+    env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.match(toolResult(fake), /Not fetched: 169\.254\.169\.254 is a private or loopback address/);
 });
@@ -76,7 +84,9 @@ test("a private address literal (the cloud metadata address) is refused before a
 test("a redirect loop stops after the limit with the reason to the model", async () => {
   const { port, seen } = await startPages();
   const fake = await serve(fetchScript(`http://127.0.0.1:${port}/hop/0`));
-  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], { env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }) });
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], {
+    env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }),
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.match(toolResult(fake), /Not fetched: more than 5 redirects/);
   assert.equal(seen.length, 6, "the first request and five redirects followed, no more");
@@ -92,7 +102,10 @@ test("headless without --yes or a web_fetch rule, the fetch is refused with the 
   assert.match(toolResult(fake), /no one was there to approve it/);
   assert.equal(seen.length, 0);
 
-  writeFileSync(join(env.HARNESS_HOME!, "settings.json"), JSON.stringify({ permissions: { allow: ["web_fetch(127.0.0.1)"] } }));
+  writeFileSync(
+    join(env.HARNESS_HOME!, "settings.json"),
+    JSON.stringify({ permissions: { allow: ["web_fetch(127.0.0.1)"] } }),
+  );
   const second = await runCli([...fakeFlags(fake), "-p", "read it"], { env });
   assert.equal(second.code, 0, second.stderr);
   assert.match(toolResult(fake, 3), /^# Release notes$/m);

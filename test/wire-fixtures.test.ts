@@ -10,7 +10,9 @@ const RECORDING = /^(openai-chat|openai-responses|anthropic)--[a-z0-9.-]+--[a-z0
 
 test("every recording is named by the rule, listed in MANIFEST.md and has an expected parse", () => {
   const files = readdirSync(WIRE_DIR).filter((name) => name !== "MANIFEST.md" && name !== "expected.json");
-  const rows = [...readFileSync(join(WIRE_DIR, "MANIFEST.md"), "utf8").matchAll(/^\| `([^`]+\.(?:sse|json))` \|/gm)].map((match) => match[1]);
+  const rows = [
+    ...readFileSync(join(WIRE_DIR, "MANIFEST.md"), "utf8").matchAll(/^\| `([^`]+\.(?:sse|json))` \|/gm),
+  ].map((match) => match[1]);
   const expected = Object.keys(readExpectedParses()).filter((key) => key !== "_conventions");
   assert.ok(files.length >= 40, `found ${files.length} recordings in ${WIRE_DIR}`);
   for (const name of files) assert.match(name, RECORDING);

@@ -32,7 +32,8 @@ export function readExpectedParses(): Record<string, { expected: any }> {
  * plus reasoning the server left out of it, which total_tokens or an oversized reasoning count shows.
  */
 export function billedOutput(usage: any): number {
-  if (usage.total_tokens > usage.prompt_tokens + usage.completion_tokens) return usage.total_tokens - usage.prompt_tokens;
+  if (usage.total_tokens > usage.prompt_tokens + usage.completion_tokens)
+    return usage.total_tokens - usage.prompt_tokens;
   if ((usage.reasoning_tokens ?? 0) > usage.completion_tokens) return usage.completion_tokens + usage.reasoning_tokens;
   return usage.completion_tokens;
 }

@@ -22,7 +22,11 @@ async function withServer(script: ScriptStep[], body: (server: FakeLLM) => Promi
   assert.deepEqual(server.errors, []);
 }
 const EXPECTED = readExpectedParses();
-const RECORDINGS = [...wireRecordings("openai-chat"), ...wireRecordings("anthropic"), ...wireRecordings("openai-responses")];
+const RECORDINGS = [
+  ...wireRecordings("openai-chat"),
+  ...wireRecordings("anthropic"),
+  ...wireRecordings("openai-responses"),
+];
 /** What a follow-up turn answers after the recorded reply's tool calls ran, or after its pause. */
 const FOLLOW_UP: ScriptStep = { reply: { text: "ok" } };
 
@@ -53,7 +57,16 @@ function flagsFor(api: Api, server: FakeLLM): string[] {
   const target: Record<Api, string[]> = {
     anthropic: ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"],
     "openai-chat": ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"],
-    "openai-responses": ["--provider", "openai", "--api", "responses", "--base-url", server.baseUrl, "--model", "fake-model"],
+    "openai-responses": [
+      "--provider",
+      "openai",
+      "--api",
+      "responses",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "fake-model",
+    ],
   };
   return [...target[api], "--context-window", CONTEXT_WINDOW];
 }
@@ -76,45 +89,81 @@ function openaiExpectation(expected: any): Expectation {
   // Streams are recorded per choice; a non-streamed body as its message, at the top level.
   const choice = expected.choices ? expected.choices[0] : expected;
   const details: any[] | undefined = choice.reasoning_details_merged;
-  const readable = (details ?? []).map((d) => (d.type === "reasoning.text" ? (d.text ?? "") : d.type === "reasoning.summary" ? (d.summary ?? "") : "")).join("");
-  const calls = (choice.tool_calls ?? []).map((call: any) => ({ id: call.id, name: call.name, arguments: call.arguments }));
+  const readable = (details ?? [])
+    .map((d) =>
+      d.type === "reasoning.text" ? (d.text ?? "") : d.type === "reasoning.summary" ? (d.summary ?? "") : "",
+    )
+    .join("");
+  const calls = (choice.tool_calls ?? []).map((call: any) => ({
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  }));
   const text = (choice.text ?? "") + (choice.refusal ?? "");
   const usage = expected.usage;
   return {
     text,
     thinking: choice.reasoning ?? readable,
     calls,
-    stopReason: choice.refusal && !choice.text ? "refusal" : choice.finish_reason === "length" ? "length" : calls.length > 0 ? "tool_use" : "stop",
-    usage: usage ? {
-      input: usage.prompt_tokens - (usage.cached_tokens ?? 0),
-      output: billedOutput(usage),
-      cacheRead: usage.cached_tokens ?? 0,
-      cacheWrite: 0,
-    } : undefined,
+    stopReason:
+      choice.refusal && !choice.text
+        ? "refusal"
+        : choice.finish_reason === "length"
+          ? "length"
+          : calls.length > 0
+            ? "tool_use"
+            : "stop",
+    usage: usage
+      ? {
+          input: usage.prompt_tokens - (usage.cached_tokens ?? 0),
+          output: billedOutput(usage),
+          cacheRead: usage.cached_tokens ?? 0,
+          cacheWrite: 0,
+        }
+      : undefined,
     checkEcho(followUp) {
       const message = lastAssistant(followUp);
       assert.equal(message.content, text || null);
       assert.deepEqual(
         message.tool_calls,
-        calls.map((call: any, position: number) => ({ id: call.id || message.tool_calls[position].id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+        calls.map((call: any, position: number) => ({
+          id: call.id || message.tool_calls[position].id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        })),
       );
-      if (details) assert.deepEqual(message.reasoning_details, details, "reasoning_details go back entry by entry, unchanged");
+      if (details)
+        assert.deepEqual(message.reasoning_details, details, "reasoning_details go back entry by entry, unchanged");
     },
   };
 }
 
-const ANTHROPIC_STOP: Record<string, string> = { end_turn: "stop", stop_sequence: "stop", tool_use: "tool_use", max_tokens: "length", pause_turn: "pause", refusal: "refusal" };
+const ANTHROPIC_STOP: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool_use",
+  max_tokens: "length",
+  pause_turn: "pause",
+  refusal: "refusal",
+};
 
 function anthropicExpectation(expected: any): Expectation {
   const blocks: any[] = expected.content;
-  const calls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, arguments: b.input_json_raw || JSON.stringify(b.input ?? {}) }));
+  const calls = blocks
+    .filter((b) => b.type === "tool_use")
+    .map((b) => ({ id: b.id, name: b.name, arguments: b.input_json_raw || JSON.stringify(b.input ?? {}) }));
   const usage = expected.usage_iterations_summed ?? expected.usage;
   return {
     text: blocks.map((b) => (b.type === "text" ? b.text : "")).join(""),
     thinking: blocks.map((b) => (b.type === "thinking" ? b.thinking : "")).join(""),
     calls,
     stopReason: ANTHROPIC_STOP[expected.stop_reason],
-    usage: { input: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.cache_read_input_tokens, cacheWrite: usage.cache_creation_input_tokens },
+    usage: {
+      input: usage.input_tokens,
+      output: usage.output_tokens,
+      cacheRead: usage.cache_read_input_tokens,
+      cacheWrite: usage.cache_creation_input_tokens,
+    },
     checkEcho(followUp) {
       const sent = lastAssistant(followUp).content.map(({ cache_control, ...block }: any) => block);
       const wanted = blocks.flatMap((b): any[] => {
@@ -150,7 +199,9 @@ const SUMMARY_SEPARATOR = "\n\n";
  */
 function responsesExpectation(expected: any, recording: string): Expectation {
   const items: any[] = expected.output;
-  const calls = items.filter((item) => item.type === "function_call").map((item) => ({ id: item.call_id, name: item.name, arguments: item.arguments }));
+  const calls = items
+    .filter((item) => item.type === "function_call")
+    .map((item) => ({ id: item.call_id, name: item.name, arguments: item.arguments }));
   const usage = expected.usage;
   const doneItems = recording
     .split("\n")
@@ -168,13 +219,26 @@ function responsesExpectation(expected: any, recording: string): Expectation {
       .join(SUMMARY_SEPARATOR),
     calls,
     stopReason: expected.status === "incomplete" ? "length" : calls.length > 0 ? "tool_use" : "stop",
-    usage: { input: usage.input_tokens - usage.cached_tokens, output: usage.output_tokens, cacheRead: usage.cached_tokens, cacheWrite: 0 },
+    usage: {
+      input: usage.input_tokens - usage.cached_tokens,
+      output: usage.output_tokens,
+      cacheRead: usage.cached_tokens,
+      cacheWrite: 0,
+    },
     checkEcho(followUp) {
       const lastUser = followUp.input.findLastIndex((item: any) => item.role === "user");
       const sent = followUp.input.slice(lastUser + 1).filter((item: any) => item.type !== "function_call_output");
-      assert.deepEqual(sent, doneItems.filter((item: any) => item.type !== "reasoning" || item.encrypted_content), "the output items go back whole");
+      assert.deepEqual(
+        sent,
+        doneItems.filter((item: any) => item.type !== "reasoning" || item.encrypted_content),
+        "the output items go back whole",
+      );
       for (const item of items) {
-        if (item.type === "reasoning" && item.has_encrypted_content) assert.ok(sent.some((s: any) => s.id === item.id && s.encrypted_content), `reasoning ${item.id} goes back with its encrypted content`);
+        if (item.type === "reasoning" && item.has_encrypted_content)
+          assert.ok(
+            sent.some((s: any) => s.id === item.id && s.encrypted_content),
+            `reasoning ${item.id} goes back with its encrypted content`,
+          );
       }
     },
   };
@@ -193,7 +257,9 @@ function runsOf(stdout: string): any[][] {
 
 function checkRun(name: string, run: any[], want: Expectation): void {
   // The recorded reply is the run's first model call; a follow-up turn answers its tool calls.
-  const second = run.findIndex((e, index) => e.type === "turn_start" && index > run.findIndex((first) => first.type === "turn_start"));
+  const second = run.findIndex(
+    (e, index) => e.type === "turn_start" && index > run.findIndex((first) => first.type === "turn_start"),
+  );
   const events = second < 0 ? run : run.slice(0, second);
   const joined = (type: string) =>
     events
@@ -204,8 +270,20 @@ function checkRun(name: string, run: any[], want: Expectation): void {
   assert.ok(reply, `${name}: an assistant message`);
   assert.equal(events.filter((e) => e.type === "retry").length, 0, `${name}: parsed without a retry`);
   const parts = (type: string) => reply.content.filter((p: any) => p.type === type);
-  assert.equal(parts("text").map((p: any) => p.text).join(""), want.text, "text");
-  assert.equal(parts("thinking").map((p: any) => p.text).join(""), want.thinking, "thinking");
+  assert.equal(
+    parts("text")
+      .map((p: any) => p.text)
+      .join(""),
+    want.text,
+    "text",
+  );
+  assert.equal(
+    parts("thinking")
+      .map((p: any) => p.text)
+      .join(""),
+    want.thinking,
+    "thinking",
+  );
   assert.equal(joined("text_delta"), want.text, "streamed text adds up to the text, shown once");
   assert.equal(joined("thinking_delta"), want.thinking, "streamed thinking adds up to the thinking");
   const calls = parts("tool_call");
@@ -226,56 +304,68 @@ function checkRun(name: string, run: any[], want: Expectation): void {
 
 // One at a time: the shared teardown (test/teardown.ts) ends a test's children after each test.
 describe("wire corpus replayed through the CLI", () => {
-for (const name of RECORDINGS) {
-  const expected = EXPECTED[name]?.expected;
-  const api = apiOf(name);
-  if (expected?.error) {
-    test(`replays ${name} through the CLI: the error reaches the user, retried as documented`, async () => {
-      const message: string = typeof expected.error.message === "string" ? expected.error.message : JSON.stringify(expected.error.message);
-      const status = Number(/error-(\d{3})/.exec(name)?.[1] ?? expected.error.status_code ?? expected.error.code) || undefined;
-      const isRetried = status === 429 || expected.error.type === "overloaded_error";
-      const script = [stepFor(name, sliceBytesFor(name)), ...(isRetried ? [FOLLOW_UP] : [])];
-      await withServer(script, async (server) => {
-      const result = await runCli([...flagsFor(api, server), "--output", "stream-json", "-p", "hi"], { env: cleanEnv({ HARNESS_API_KEY: "test-key" }) });
-      const [events] = runsOf(result.stdout);
-      const done = events.at(-1);
-      const retries = events.filter((e: any) => e.type === "retry");
-      const shown = isRetried ? retries[0]?.error : done.error;
-      assert.ok(shown?.includes(message.slice(0, 60)), `${shown} should include ${message}`);
-      if (isRetried) {
+  for (const name of RECORDINGS) {
+    const expected = EXPECTED[name]?.expected;
+    const api = apiOf(name);
+    if (expected?.error) {
+      test(`replays ${name} through the CLI: the error reaches the user, retried as documented`, async () => {
+        const message: string =
+          typeof expected.error.message === "string" ? expected.error.message : JSON.stringify(expected.error.message);
+        const status =
+          Number(/error-(\d{3})/.exec(name)?.[1] ?? expected.error.status_code ?? expected.error.code) || undefined;
+        const isRetried = status === 429 || expected.error.type === "overloaded_error";
+        const script = [stepFor(name, sliceBytesFor(name)), ...(isRetried ? [FOLLOW_UP] : [])];
+        await withServer(script, async (server) => {
+          const result = await runCli([...flagsFor(api, server), "--output", "stream-json", "-p", "hi"], {
+            env: cleanEnv({ HARNESS_API_KEY: "test-key" }),
+          });
+          const [events] = runsOf(result.stdout);
+          const done = events.at(-1);
+          const retries = events.filter((e: any) => e.type === "retry");
+          const shown = isRetried ? retries[0]?.error : done.error;
+          assert.ok(shown?.includes(message.slice(0, 60)), `${shown} should include ${message}`);
+          if (isRetried) {
+            assert.equal(result.code, 0, result.stderr);
+            assert.equal(retries.length, 1);
+            assert.equal(done.answer, "ok");
+          } else {
+            assert.equal(result.code, 1, result.stderr);
+            // A context overflow would be answered by compacting, but one prompt leaves nothing to compact.
+            assert.equal(server.requests.length, 1, "not retried");
+          }
+        });
+      });
+      continue;
+    }
+    test(`replays ${name} through the CLI, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
+      assert.ok(expected, `${name} has an expected parse`);
+      const want =
+        api === "anthropic"
+          ? anthropicExpectation(expected)
+          : api === "openai-responses"
+            ? responsesExpectation(expected, readRecording(name))
+            : openaiExpectation(expected);
+      // Tool calls are answered and a paused turn is continued: either way a follow-up request
+      // sends the recorded reply back.
+      const hasCalls = want.calls.length > 0 || want.stopReason === "pause";
+      const runScript = (sliceBytes?: number) => [stepFor(name, sliceBytes), ...(hasCalls ? [FOLLOW_UP] : [])];
+      await withServer([...runScript(), ...runScript(sliceBytesFor(name))], async (server) => {
+        const input = `${JSON.stringify({ type: "user", text: "hi" })}\n${JSON.stringify({ type: "user", text: "again" })}\n`;
+        const result = await runCli([...flagsFor(api, server), "--input", "stream-json", "--output", "stream-json"], {
+          env: cleanEnv({ HARNESS_API_KEY: "test-key" }),
+          input,
+        });
         assert.equal(result.code, 0, result.stderr);
-        assert.equal(retries.length, 1);
-        assert.equal(done.answer, "ok");
-      } else {
-        assert.equal(result.code, 1, result.stderr);
-        // A context overflow would be answered by compacting, but one prompt leaves nothing to compact.
-        assert.equal(server.requests.length, 1, "not retried");
-      }
+        const runs = runsOf(result.stdout);
+        assert.equal(runs.length, 2);
+        for (const [run, events] of runs.entries()) {
+          checkRun(`${name} (${run === 0 ? "whole" : "sliced"})`, events, want);
+          if (!hasCalls) continue;
+          want.checkEcho(server.requests[run * 2 + 1].body);
+        }
       });
     });
-    continue;
   }
-  test(`replays ${name} through the CLI, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
-    assert.ok(expected, `${name} has an expected parse`);
-    const want = api === "anthropic" ? anthropicExpectation(expected) : api === "openai-responses" ? responsesExpectation(expected, readRecording(name)) : openaiExpectation(expected);
-    // Tool calls are answered and a paused turn is continued: either way a follow-up request
-    // sends the recorded reply back.
-    const hasCalls = want.calls.length > 0 || want.stopReason === "pause";
-    const runScript = (sliceBytes?: number) => [stepFor(name, sliceBytes), ...(hasCalls ? [FOLLOW_UP] : [])];
-    await withServer([...runScript(), ...runScript(sliceBytesFor(name))], async (server) => {
-    const input = `${JSON.stringify({ type: "user", text: "hi" })}\n${JSON.stringify({ type: "user", text: "again" })}\n`;
-    const result = await runCli([...flagsFor(api, server), "--input", "stream-json", "--output", "stream-json"], { env: cleanEnv({ HARNESS_API_KEY: "test-key" }), input });
-    assert.equal(result.code, 0, result.stderr);
-    const runs = runsOf(result.stdout);
-    assert.equal(runs.length, 2);
-    for (const [run, events] of runs.entries()) {
-      checkRun(`${name} (${run === 0 ? "whole" : "sliced"})`, events, want);
-      if (!hasCalls) continue;
-      want.checkEcho(server.requests[run * 2 + 1].body);
-    }
-    });
-  });
-}
 });
 
 test("the corpus covers every provider issue 18 names, with at least 40 replayed recordings", () => {

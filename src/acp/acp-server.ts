@@ -2,7 +2,16 @@
 // Each ACP session is one Agent; a prompt runs the loop and streams its events as session
 // updates; tool calls that need approval become `session/request_permission` requests to the
 // editor; `session/cancel` aborts the running turn, which then ends with stopReason "cancelled".
-import { agent as acpAgent, methods, PROTOCOL_VERSION, RequestError, type AgentContext, type McpServer, type RequestPermissionResponse, type Stream } from "@agentclientprotocol/sdk";
+import {
+  agent as acpAgent,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+  type McpServer,
+  type RequestPermissionResponse,
+  type Stream,
+} from "@agentclientprotocol/sdk";
 import type { Agent } from "../core/agent.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Message } from "../core/messages.ts";
@@ -25,7 +34,12 @@ export interface AcpHost {
   /** A new conversation in `cwd`, with the editor's MCP servers added to the configured ones. */
   newSession(request: { cwd: string; mcpServers: McpServer[]; approve: ApproveFn }): Promise<HostedSession>;
   /** A stored conversation, continued; absent when sessions cannot be loaded. */
-  loadSession?(request: { sessionId: string; cwd: string; mcpServers: McpServer[]; approve: ApproveFn }): Promise<HostedSession & { history: Message[] }>;
+  loadSession?(request: {
+    sessionId: string;
+    cwd: string;
+    mcpServers: McpServer[];
+    approve: ApproveFn;
+  }): Promise<HostedSession & { history: Message[] }>;
 }
 
 interface LiveSession {
@@ -57,7 +71,13 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
     .onRequest(methods.agent.session.new, async ({ params, client: context }) => {
       client = context;
       const live = { alwaysAllowed: new Set<string>() } as LiveSession;
-      live.hosted = await host.newSession({ cwd: params.cwd, mcpServers: params.mcpServers, approve: approverFor(live, () => live.hosted.id) }).catch(asRequestError);
+      live.hosted = await host
+        .newSession({
+          cwd: params.cwd,
+          mcpServers: params.mcpServers,
+          approve: approverFor(live, () => live.hosted.id),
+        })
+        .catch(asRequestError);
       sessions.set(live.hosted.id, live);
       return { sessionId: live.hosted.id };
     })
@@ -65,19 +85,31 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       client = context;
       if (!host.loadSession) throw RequestError.invalidRequest(undefined, "this harness cannot load sessions");
       const live = { alwaysAllowed: new Set<string>() } as LiveSession;
-      const loaded = await host.loadSession({ sessionId: params.sessionId, cwd: params.cwd, mcpServers: params.mcpServers, approve: approverFor(live, () => live.hosted.id) }).catch(asRequestError);
+      const loaded = await host
+        .loadSession({
+          sessionId: params.sessionId,
+          cwd: params.cwd,
+          mcpServers: params.mcpServers,
+          approve: approverFor(live, () => live.hosted.id),
+        })
+        .catch(asRequestError);
       live.hosted = loaded;
       sessions.set(loaded.id, live);
       // The protocol wants the whole conversation streamed back before the load answers.
       const kindOf = kindLookup(loaded.agent);
-      for (const update of replayUpdates(loaded.history, kindOf)) await context.notify(methods.client.session.update, { sessionId: loaded.id, update });
+      for (const update of replayUpdates(loaded.history, kindOf))
+        await context.notify(methods.client.session.update, { sessionId: loaded.id, update });
       return {};
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client: context }) => {
       client = context;
       const live = sessions.get(params.sessionId);
       if (!live) throw RequestError.sessionNotFound(params.sessionId);
-      if (live.turn) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session; cancel it or wait for its answer");
+      if (live.turn)
+        throw RequestError.invalidRequest(
+          undefined,
+          "a prompt is already running in this session; cancel it or wait for its answer",
+        );
       const turn = new AbortController();
       live.turn = turn;
       live.translator = new UpdateTranslator(kindLookup(live.hosted.agent));
@@ -85,10 +117,12 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
         const run = live.hosted.run(promptText(params.prompt), turn.signal);
         for (let step = await run.next(); ; step = await run.next()) {
           if (step.done) {
-            if (step.value.reason === "error") throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
+            if (step.value.reason === "error")
+              throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
             return { stopReason: stopReasonFor(step.value.reason) };
           }
-          for (const update of live.translator.toUpdates(step.value)) await context.notify(methods.client.session.update, { sessionId: params.sessionId, update });
+          for (const update of live.translator.toUpdates(step.value))
+            await context.notify(methods.client.session.update, { sessionId: params.sessionId, update });
         }
       } finally {
         live.turn = undefined;
@@ -103,9 +137,18 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
     return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
       if (request.tool.kind === "read" || live.alwaysAllowed.has(request.tool.name)) return { allow: true };
       if (!client) return { allow: false, reason: "no editor is connected" };
-      const toolCall = { toolCallId: request.call.id, title: request.summary, kind: acpKind(request.tool.kind), status: "pending" as const, rawInput: request.input };
+      const toolCall = {
+        toolCallId: request.call.id,
+        title: request.summary,
+        kind: acpKind(request.tool.kind),
+        status: "pending" as const,
+        rawInput: request.input,
+      };
       live.translator?.known.add(request.call.id);
-      await client.notify(methods.client.session.update, { sessionId: sessionId(), update: { sessionUpdate: "tool_call", ...toolCall } });
+      await client.notify(methods.client.session.update, {
+        sessionId: sessionId(),
+        update: { sessionUpdate: "tool_call", ...toolCall },
+      });
       let response: RequestPermissionResponse;
       try {
         response = await client.request(
@@ -122,7 +165,10 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
           { cancellationSignal: signal, stopWaitingOnCancel: true },
         );
       } catch (error) {
-        return { allow: false, reason: signal.aborted ? "the user cancelled" : `the editor could not ask: ${(error as Error).message}` };
+        return {
+          allow: false,
+          reason: signal.aborted ? "the user cancelled" : `the editor could not ask: ${(error as Error).message}`,
+        };
       }
       if (response.outcome.outcome === "cancelled") return { allow: false, reason: "the user cancelled" };
       const option = response.outcome.optionId;

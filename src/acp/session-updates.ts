@@ -1,6 +1,12 @@
 // Translations between harness's neutral data and ACP's session updates: the live event stream
 // of a prompt, and a stored conversation replayed when an editor loads a session.
-import type { ContentBlock, SessionUpdate, StopReason, ToolCallContent, ToolKind as AcpToolKind } from "@agentclientprotocol/sdk";
+import type {
+  ContentBlock,
+  SessionUpdate,
+  StopReason,
+  ToolCallContent,
+  ToolKind as AcpToolKind,
+} from "@agentclientprotocol/sdk";
 import type { AgentEvent, DoneReason } from "../core/events.ts";
 import { assertNever, type Message } from "../core/messages.ts";
 import type { ToolKind } from "../core/tool.ts";
@@ -20,24 +26,68 @@ export class UpdateTranslator {
         return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
       case "tool_start": {
         const rawInput = parseJson(event.arguments);
-        if (this.known.has(event.id)) return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status: "in_progress", title: event.summary, rawInput }];
+        if (this.known.has(event.id))
+          return [
+            {
+              sessionUpdate: "tool_call_update",
+              toolCallId: event.id,
+              status: "in_progress",
+              title: event.summary,
+              rawInput,
+            },
+          ];
         this.known.add(event.id);
-        return [{ sessionUpdate: "tool_call", toolCallId: event.id, title: event.summary, kind: acpKind(this.kindOf(event.name)), status: "in_progress", rawInput }];
+        return [
+          {
+            sessionUpdate: "tool_call",
+            toolCallId: event.id,
+            title: event.summary,
+            kind: acpKind(this.kindOf(event.name)),
+            status: "in_progress",
+            rawInput,
+          },
+        ];
       }
       case "tool_end": {
         const status = event.isError ? "failed" : "completed";
         const content = textContent(event.diff ? `${event.content}\n\n${event.diff}` : event.content);
-        if (this.known.has(event.id)) return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status, content }];
+        if (this.known.has(event.id))
+          return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status, content }];
         // Refused, unknown or invalid calls end without starting: announce them already finished.
         this.known.add(event.id);
-        return [{ sessionUpdate: "tool_call", toolCallId: event.id, title: event.summary ?? event.name, kind: acpKind(this.kindOf(event.name)), status, content }];
+        return [
+          {
+            sessionUpdate: "tool_call",
+            toolCallId: event.id,
+            title: event.summary ?? event.name,
+            kind: acpKind(this.kindOf(event.name)),
+            status,
+            content,
+          },
+        ];
       }
       case "retry":
         // An editor cannot take back chunks it has shown; it is told that they are void.
-        return event.discardPartial ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n(the reply above was cut off and starts over)\n\n" } }] : [];
+        return event.discardPartial
+          ? [
+              {
+                sessionUpdate: "agent_message_chunk",
+                content: { type: "text", text: "\n\n(the reply above was cut off and starts over)\n\n" },
+              },
+            ]
+          : [];
       case "todo":
         // The editor's plan view: the whole list each time, as ACP's plan update wants it.
-        return [{ sessionUpdate: "plan", entries: event.items.map((item) => ({ content: item.content, priority: "medium", status: item.status === "done" ? "completed" : item.status })) }];
+        return [
+          {
+            sessionUpdate: "plan",
+            entries: event.items.map((item) => ({
+              content: item.content,
+              priority: "medium",
+              status: item.status === "done" ? "completed" : item.status,
+            })),
+          },
+        ];
       case "start":
       case "turn_start":
       case "message":
@@ -77,19 +127,26 @@ export function acpKind(kind: ToolKind | undefined): AcpToolKind {
 }
 
 /** A stored conversation as the updates an editor needs to show it again (ACP `session/load`). */
-export function replayUpdates(messages: Message[], kindOf: (toolName: string) => ToolKind | undefined): SessionUpdate[] {
+export function replayUpdates(
+  messages: Message[],
+  kindOf: (toolName: string) => ToolKind | undefined,
+): SessionUpdate[] {
   const results = new Map<string, { content: string; isError: boolean }>();
   for (const message of messages) if (message.role === "tool") results.set(message.toolCallId, message);
   const updates: SessionUpdate[] = [];
   for (const message of messages) {
     switch (message.role) {
       case "user":
-        for (const part of message.content) if (part.type === "text") updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: part.text } });
+        for (const part of message.content)
+          if (part.type === "text")
+            updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: part.text } });
         break;
       case "assistant":
         for (const part of message.content) {
-          if (part.type === "text") updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: part.text } });
-          else if (part.type === "thinking" && part.text) updates.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: part.text } });
+          if (part.type === "text")
+            updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: part.text } });
+          else if (part.type === "thinking" && part.text)
+            updates.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: part.text } });
           else if (part.type === "tool_call") {
             const result = results.get(part.id);
             updates.push({
@@ -126,7 +183,11 @@ export function promptText(blocks: ContentBlock[]): string {
         break;
       case "resource": {
         const resource = block.resource as { uri: string; text?: string };
-        parts.push(resource.text !== undefined ? `<context uri="${resource.uri}">\n${resource.text}\n</context>` : `[attached: ${resource.uri}]`);
+        parts.push(
+          resource.text !== undefined
+            ? `<context uri="${resource.uri}">\n${resource.text}\n</context>`
+            : `[attached: ${resource.uri}]`,
+        );
         break;
       }
       case "image":

@@ -97,7 +97,8 @@ export class BatchProgress {
       formatCost(this.cost),
     ];
     const remaining = this.total - done;
-    if (this.finished > 0 && remaining > 0) parts.push(`ETA ${formatDuration(((Date.now() - this.startedAt) / this.finished) * remaining)}`);
+    if (this.finished > 0 && remaining > 0)
+      parts.push(`ETA ${formatDuration(((Date.now() - this.startedAt) / this.finished) * remaining)}`);
     return parts.join(" · ").slice(0, Math.max(20, (this.stderr.columns || 80) - 1));
   }
 }
@@ -105,7 +106,11 @@ export class BatchProgress {
 /** `ok t7 · 2 turns · 1.2k tokens · $0.0010 · 3.4s`, with the error for a task that did not succeed. */
 export function describeResult(result: TaskResult): string {
   const tokens = result.tokens.input + result.tokens.output + result.tokens.cached;
-  const parts = [`${result.status} ${result.id}`, `${result.turns} turn${result.turns === 1 ? "" : "s"}`, `${formatTokens(tokens)} tokens`];
+  const parts = [
+    `${result.status} ${result.id}`,
+    `${result.turns} turn${result.turns === 1 ? "" : "s"}`,
+    `${formatTokens(tokens)} tokens`,
+  ];
   if (result.cost !== undefined) parts.push(formatCost(result.cost));
   parts.push(formatDuration(result.durationMs));
   if (result.testExitCode !== null) parts.push(`test exit ${result.testExitCode}`);

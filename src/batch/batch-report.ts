@@ -59,14 +59,23 @@ function spreadOf(values: number[]): Spread {
   if (values.length === 0) return { p50: 0, p90: 0, max: 0, total: 0 };
   const sorted = [...values].sort((a, b) => a - b);
   const rank = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { p50: rank(50), p90: rank(90), max: sorted[sorted.length - 1], total: Number(values.reduce((sum, n) => sum + n, 0).toFixed(6)) };
+  return {
+    p50: rank(50),
+    p90: rank(90),
+    max: sorted[sorted.length - 1],
+    total: Number(values.reduce((sum, n) => sum + n, 0).toFixed(6)),
+  };
 }
 
 /** The summary as aligned text for stdout. */
 export function formatSummary(summary: BatchSummary): string {
   const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
-  const counts = TASK_STATUSES.filter((status) => status !== "ok").map((status) => `${summary.byStatus[status]} ${status}`);
-  const lines = [`${summary.tasks} tasks · ${summary.byStatus.ok} ok (${percent(summary.successRate)}) · ${counts.join(" · ")}`];
+  const counts = TASK_STATUSES.filter((status) => status !== "ok").map(
+    (status) => `${summary.byStatus[status]} ${status}`,
+  );
+  const lines = [
+    `${summary.tasks} tasks · ${summary.byStatus.ok} ok (${percent(summary.successRate)}) · ${counts.join(" · ")}`,
+  ];
   if (summary.testsRun > 0) lines.push(`tests: ${summary.testsPassed} of ${summary.testsRun} passed`);
   const rows: Array<[string, Spread, (n: number) => string]> = [
     ["turns", summary.turns, String],
@@ -74,10 +83,29 @@ export function formatSummary(summary: BatchSummary): string {
     ["duration", summary.durationMs, formatDuration],
   ];
   if (summary.costKnown > 0) rows.splice(2, 0, ["cost", summary.cost, formatCost]);
-  const table = [["", "p50", "p90", "max", "total"], ...rows.map(([name, spread, format]) => [name, format(spread.p50), format(spread.p90), format(spread.max), format(spread.total)])];
+  const table = [
+    ["", "p50", "p90", "max", "total"],
+    ...rows.map(([name, spread, format]) => [
+      name,
+      format(spread.p50),
+      format(spread.p90),
+      format(spread.max),
+      format(spread.total),
+    ]),
+  ];
   const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
-  lines.push("", ...table.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ").trimEnd()));
-  if (summary.costKnown > 0 && summary.costKnown < summary.tasks) lines.push(`cost known for ${summary.costKnown} of ${summary.tasks} tasks (the others' model has no known price)`);
-  if (summary.costKnown === 0 && summary.tasks > 0) lines.push("cost: unknown (no task's model has a known price; set prices in config.json)");
+  lines.push(
+    "",
+    ...table.map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+        .join("  ")
+        .trimEnd(),
+    ),
+  );
+  if (summary.costKnown > 0 && summary.costKnown < summary.tasks)
+    lines.push(`cost known for ${summary.costKnown} of ${summary.tasks} tasks (the others' model has no known price)`);
+  if (summary.costKnown === 0 && summary.tasks > 0)
+    lines.push("cost: unknown (no task's model has a known price; set prices in config.json)");
   return `${lines.join("\n")}\n`;
 }

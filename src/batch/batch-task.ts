@@ -53,18 +53,29 @@ export function readTasks(path: string): BatchTask[] {
       throw new TaskFileError(`${path}:${lineNumber}: not a JSON object`);
     }
     const parsed = taskLineSchema.safeParse(json);
-    if (!parsed.success) throw new TaskFileError(`${path}:${lineNumber}: ${z.prettifyError(parsed.error).replace(/\n\s*/g, " ")}`);
+    if (!parsed.success)
+      throw new TaskFileError(`${path}:${lineNumber}: ${z.prettifyError(parsed.error).replace(/\n\s*/g, " ")}`);
     const task = parsed.data;
     if (task.cwd && task.repo) throw new TaskFileError(`${path}:${lineNumber}: give either cwd or repo, not both`);
     if (task.ref && !task.repo) throw new TaskFileError(`${path}:${lineNumber}: ref needs repo`);
     const earlier = lineOfId.get(task.id);
-    if (earlier !== undefined) throw new TaskFileError(`${path}:${lineNumber}: id "${task.id}" is already used on line ${earlier}; ids must be unique (results are matched by id)`);
+    if (earlier !== undefined)
+      throw new TaskFileError(
+        `${path}:${lineNumber}: id "${task.id}" is already used on line ${earlier}; ids must be unique (results are matched by id)`,
+      );
     const folder = folderNameOf(task.id);
     const clash = folderOfId.get(folder);
-    if (clash !== undefined) throw new TaskFileError(`${path}:${lineNumber}: ids "${clash}" and "${task.id}" differ only in characters a folder name cannot hold; rename one`);
+    if (clash !== undefined)
+      throw new TaskFileError(
+        `${path}:${lineNumber}: ids "${clash}" and "${task.id}" differ only in characters a folder name cannot hold; rename one`,
+      );
     lineOfId.set(task.id, lineNumber);
     folderOfId.set(folder, task.id);
-    tasks.push({ ...task, ...(task.cwd ? { cwd: resolve(base, task.cwd) } : {}), ...(task.repo ? { repo: resolveRepo(base, task.repo) } : {}) });
+    tasks.push({
+      ...task,
+      ...(task.cwd ? { cwd: resolve(base, task.cwd) } : {}),
+      ...(task.repo ? { repo: resolveRepo(base, task.repo) } : {}),
+    });
   });
   return tasks;
 }

@@ -49,11 +49,19 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
   return new Promise((resolve) => {
     // Its own process group: a Ctrl-C at the terminal reaches the batch, which then interrupts
     // each child once, rather than every child getting it (and a second one) from the terminal.
-    const child = spawn(program, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const run: ChildRun = { exitCode: null, signal: null, stderrTail: "" };
     child.stdin.on("error", () => {}); // a child that exits before reading its prompt
     child.stdin.end(options.prompt);
-    child.stderr.on("data", (chunk: Buffer) => (run.stderrTail = (run.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS)));
+    child.stderr.on(
+      "data",
+      (chunk: Buffer) => (run.stderrTail = (run.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS)),
+    );
     createInterface({ input: child.stdout }).on("line", (line) => {
       let event: { type?: string; sessionId?: string; total?: Usage };
       try {

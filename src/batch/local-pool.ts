@@ -66,7 +66,10 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
       case "rate_limited": {
         pending.rateLimits++;
         if (pending.rateLimits > MAX_RATE_LIMIT_REQUEUES) {
-          record({ ...outcome.result, error: `rate limited ${pending.rateLimits} times; last: ${outcome.result.error}` });
+          record({
+            ...outcome.result,
+            error: `rate limited ${pending.rateLimits} times; last: ${outcome.result.error}`,
+          });
           return;
         }
         const delayMs = Math.min(options.rateLimitBackoffMs * 2 ** (pending.rateLimits - 1), MAX_RATE_LIMIT_BACKOFF_MS);
@@ -74,7 +77,9 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
         limit = Math.max(1, Math.floor(limit / 2));
         successesSinceCut = 0;
         progress.stopped(pending.task.id);
-        progress.note(`rate limited on ${pending.task.id}: running at most ${limit} at once for now; it runs again in ${Math.ceil(delayMs / 1000)}s`);
+        progress.note(
+          `rate limited on ${pending.task.id}: running at most ${limit} at once for now; it runs again in ${Math.ceil(delayMs / 1000)}s`,
+        );
         return;
       }
       case "interrupted":
@@ -101,7 +106,8 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
       start(queue.splice(index, 1)[0]);
     }
     const waits: Array<Promise<unknown>> = [...running, aborted];
-    if (running.size < limit && queue.length > 0) waits.push(sleep(Math.min(...queue.map((pending) => pending.notBefore)) - now));
+    if (running.size < limit && queue.length > 0)
+      waits.push(sleep(Math.min(...queue.map((pending) => pending.notBefore)) - now));
     await Promise.race(waits);
   }
   await Promise.all(running);
@@ -115,5 +121,15 @@ export function rateLimitBackoffFrom(env: NodeJS.ProcessEnv): number {
 
 function internalError(task: BatchTask, error: unknown): TaskResult {
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return { id: task.id, status: "error", answer: "", turns: 0, tokens: { input: 0, output: 0, cached: 0 }, durationMs: 0, testExitCode: null, sessionId: null, error: `internal error: ${message}` };
+  return {
+    id: task.id,
+    status: "error",
+    answer: "",
+    turns: 0,
+    tokens: { input: 0, output: 0, cached: 0 },
+    durationMs: 0,
+    testExitCode: null,
+    sessionId: null,
+    error: `internal error: ${message}`,
+  };
 }

@@ -59,11 +59,19 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
         jobs.map(([jobId, task]) => ({
           name: "task",
           data: { task, defaults: options.defaults },
-          opts: { jobId, attempts: JOB_ATTEMPTS, backoff: { type: "exponential", delay: JOB_BACKOFF_MS }, removeOnComplete: false, removeOnFail: false },
+          opts: {
+            jobId,
+            attempts: JOB_ATTEMPTS,
+            backoff: { type: "exponential", delay: JOB_BACKOFF_MS },
+            removeOnComplete: false,
+            removeOnFail: false,
+          },
         })),
       );
     await enqueue([...outstanding]);
-    progress.note(`${outstanding.size} tasks queued on ${target.display}; start workers with: harness worker --queue ${target.display}`);
+    progress.note(
+      `${outstanding.size} tasks queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
+    );
 
     while (outstanding.size > 0 && !signal.aborted) {
       const missing: Array<[string, BatchTask]> = [];
@@ -75,7 +83,10 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
           if (state !== "completed" && state !== "failed") continue;
           const job = await queue.getJob(jobId);
           if (!job) continue;
-          const result = state === "completed" && isResult(job.returnvalue) ? { ...job.returnvalue, id: task.id } : jobFailure(task, job.failedReason, job.attemptsMade);
+          const result =
+            state === "completed" && isResult(job.returnvalue)
+              ? { ...job.returnvalue, id: task.id }
+              : jobFailure(task, job.failedReason, job.attemptsMade);
           options.writer.append(result);
           progress.record(result);
           outstanding.delete(jobId);
@@ -84,7 +95,13 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       // A job removed from Redis behind our back (obliterated, expired) is queued again.
       if (missing.length > 0) await enqueue(missing);
       const active = await queue.getActive();
-      progress.setRunning(new Map(active.filter((job) => job.data?.task).map((job) => [job.data.task.id, typeof job.progress === "number" ? job.progress : 0])));
+      progress.setRunning(
+        new Map(
+          active
+            .filter((job) => job.data?.task)
+            .map((job) => [job.data.task.id, typeof job.progress === "number" ? job.progress : 0]),
+        ),
+      );
       await sleep(POLL_MS, signal);
     }
   } finally {

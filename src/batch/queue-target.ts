@@ -16,7 +16,14 @@ export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 /** A parsed `--queue` URL; `display` has no password. */
 export interface QueueTarget {
   name: string;
-  connection: { host: string; port: number; username?: string; password?: string; tls?: object; maxRetriesPerRequest: null };
+  connection: {
+    host: string;
+    port: number;
+    username?: string;
+    password?: string;
+    tls?: object;
+    maxRetriesPerRequest: null;
+  };
   display: string;
 }
 
@@ -32,9 +39,11 @@ export function parseQueueUrl(value: string): QueueTarget {
   } catch {
     throw new QueueUrlError(`--queue takes redis://host:port/name, not "${value}"`);
   }
-  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new QueueUrlError(`--queue takes redis://host:port/name (or rediss:// for TLS), not "${value}"`);
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:")
+    throw new QueueUrlError(`--queue takes redis://host:port/name (or rediss:// for TLS), not "${value}"`);
   const name = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, "")) || DEFAULT_QUEUE_NAME;
-  if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new QueueUrlError(`queue name "${name}": use letters, digits, '.', '_' and '-' only`);
+  if (!/^[A-Za-z0-9._-]+$/.test(name))
+    throw new QueueUrlError(`queue name "${name}": use letters, digits, '.', '_' and '-' only`);
   const port = url.port ? Number(url.port) : 6379;
   const host = url.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
   return {
@@ -63,7 +72,12 @@ export async function waitForRedis(ready: Promise<unknown>, target: QueueTarget)
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new QueueUrlError(`cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s: start redis-server there, or check --queue`)),
+      () =>
+        reject(
+          new QueueUrlError(
+            `cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s: start redis-server there, or check --queue`,
+          ),
+        ),
       REDIS_CONNECT_TIMEOUT_MS,
     );
   });

@@ -85,7 +85,14 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
           throw new WaitingError();
       }
     },
-    { connection: target.connection, concurrency: options.concurrency, ...queueTimings(options.env), maxStalledCount: MAX_STALLED_COUNT, limiter: LIMITER, autorun: false },
+    {
+      connection: target.connection,
+      concurrency: options.concurrency,
+      ...queueTimings(options.env),
+      maxStalledCount: MAX_STALLED_COUNT,
+      limiter: LIMITER,
+      autorun: false,
+    },
   );
   let lastError = "";
   const onError = (error: Error) => {
@@ -97,7 +104,9 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     await waitForRedis(Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]), target);
     log(`waiting for tasks on ${target.display} (${options.concurrency} at once)`);
     const running = worker.run();
-    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+    await new Promise<void>((resolve) =>
+      signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
     // The aborted tasks' processors put their jobs back; close() waits for them to return.
     await worker.close();
     await running;

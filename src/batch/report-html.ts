@@ -4,7 +4,13 @@ import { escapeHtml, formatCost, formatDuration, formatTokens } from "../core/he
 import { formatSummary, summarize, totalTokens } from "./batch-report.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
 
-const STATUS_COLORS: Record<TaskStatus, string> = { ok: "#2e7d32", failed: "#c62828", max_turns: "#ef6c00", error: "#6a1b9a", interrupted: "#757575" };
+const STATUS_COLORS: Record<TaskStatus, string> = {
+  ok: "#2e7d32",
+  failed: "#c62828",
+  max_turns: "#ef6c00",
+  error: "#6a1b9a",
+  interrupted: "#757575",
+};
 /** Chart geometry, in pixels. */
 const ROW_HEIGHT = 18;
 const LABEL_WIDTH = 200;
@@ -36,7 +42,9 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 <h1>${escapeHtml(title)}</h1>
 <pre>${escapeHtml(summary)}</pre>
 <h2>Cost and duration per task</h2>
-<p class="legend">${Object.entries(STATUS_COLORS).map(([status, color]) => `<span style="color:${color}">■ ${status}</span>`).join("")}</p>
+<p class="legend">${Object.entries(STATUS_COLORS)
+    .map(([status, color]) => `<span style="color:${color}">■ ${status}</span>`)
+    .join("")}</p>
 ${chartSvg(results)}
 <h2>Tasks</h2>
 <table><thead><tr><th>id</th><th>status</th><th>turns</th><th>tokens</th><th>cost</th><th>duration</th><th>test exit</th><th>error</th></tr></thead>
@@ -62,7 +70,10 @@ function chartSvg(results: TaskResult[]): string {
   const rows = results.map((result, index) => {
     const y = HEADER_HEIGHT + index * ROW_HEIGHT;
     const color = STATUS_COLORS[result.status] ?? "#000";
-    const cost = typeof result.cost === "number" ? bar(costX, y, result.cost, maxCost, color, formatCost(result.cost)) : `<text x="${costX}" y="${y + ROW_HEIGHT - 5}">unknown</text>`;
+    const cost =
+      typeof result.cost === "number"
+        ? bar(costX, y, result.cost, maxCost, color, formatCost(result.cost))
+        : `<text x="${costX}" y="${y + ROW_HEIGHT - 5}">unknown</text>`;
     const id = result.id.length > 28 ? `${result.id.slice(0, 27)}…` : result.id;
     return `<g><title>${escapeHtml(`${result.id}: ${result.status}`)}</title><text x="0" y="${y + ROW_HEIGHT - 5}">${escapeHtml(id)}</text>${cost}${bar(durationX, y, result.durationMs ?? 0, maxDuration, color, formatDuration(result.durationMs ?? 0))}</g>`;
   });

@@ -29,7 +29,10 @@ export interface RunTaskOptions {
  * outlast (the pool waits and runs it again, and records its failed result when it gives up); or an interrupt by the batch (nothing to record,
  * so a resumed batch runs it again).
  */
-export type TaskOutcome = { kind: "finished"; result: TaskResult } | { kind: "rate_limited"; result: TaskResult } | { kind: "interrupted" };
+export type TaskOutcome =
+  | { kind: "finished"; result: TaskResult }
+  | { kind: "rate_limited"; result: TaskResult }
+  | { kind: "interrupted" };
 
 /**
  * How provider errors read once the child gave up retrying: `429 ...` and `529 ...` (the status
@@ -47,7 +50,17 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
   const result = ({ status, ...fields }: Partial<TaskResult> & { status: TaskStatus }): TaskOutcome => ({
     kind: "finished",
     // Key order is the order a person reads a results line in.
-    result: { id: task.id, status, answer: "", turns: 0, tokens: NO_TOKENS, ...fields, durationMs: Date.now() - started, testExitCode: fields.testExitCode ?? null, sessionId: fields.sessionId ?? null },
+    result: {
+      id: task.id,
+      status,
+      answer: "",
+      turns: 0,
+      tokens: NO_TOKENS,
+      ...fields,
+      durationMs: Date.now() - started,
+      testExitCode: fields.testExitCode ?? null,
+      sessionId: fields.sessionId ?? null,
+    },
   });
 
   let cwd: string;
@@ -60,15 +73,31 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
   if (task.setup) {
     const setup = await runShellCommand(task.setup, cwd, env, signal);
     if (signal.aborted) return { kind: "interrupted" };
-    if (setup.exitCode !== 0) return result({ status: "error", error: `setup ${setup.timedOut ? "timed out" : `exited ${setup.exitCode}`}: ${setup.output}`.trim() });
+    if (setup.exitCode !== 0)
+      return result({
+        status: "error",
+        error: `setup ${setup.timedOut ? "timed out" : `exited ${setup.exitCode}`}: ${setup.output}`.trim(),
+      });
   }
 
-  const child = await runHarnessChild({ command: options.command, prompt: task.prompt, flags: flagsFor(task, options.defaults), cwd, env, signal, onUsage: options.onUsage });
+  const child = await runHarnessChild({
+    command: options.command,
+    prompt: task.prompt,
+    flags: flagsFor(task, options.defaults),
+    cwd,
+    env,
+    signal,
+    onUsage: options.onUsage,
+  });
   if (signal.aborted) return { kind: "interrupted" };
   const done = child.done;
   if (!done) {
     const how = child.signal ? `was killed by ${child.signal}` : `exited ${child.exitCode} without a result`;
-    return result({ status: "error", sessionId: child.sessionId ?? null, error: `the harness ${how}${child.stderrTail ? `: ${child.stderrTail}` : ""}` });
+    return result({
+      status: "error",
+      sessionId: child.sessionId ?? null,
+      error: `the harness ${how}${child.stderrTail ? `: ${child.stderrTail}` : ""}`,
+    });
   }
   const run = {
     answer: done.answer,
@@ -81,7 +110,9 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
   switch (done.reason) {
     case "error": {
       const failed = result({ ...run, status: "failed" });
-      return done.error && isRateLimitError(done.error) && failed.kind === "finished" ? { kind: "rate_limited", result: failed.result } : failed;
+      return done.error && isRateLimitError(done.error) && failed.kind === "finished"
+        ? { kind: "rate_limited", result: failed.result }
+        : failed;
     }
     case "aborted":
       return result({ ...run, status: "interrupted" });
@@ -90,7 +121,10 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
       if (!task.test) return result({ ...run, status: done.reason === "stop" ? "ok" : "max_turns" });
       const test = await runShellCommand(task.test, cwd, env, signal);
       if (signal.aborted) return { kind: "interrupted" };
-      const testFailed = test.exitCode !== 0 ? { error: `test ${test.timedOut ? "timed out" : `exited ${test.exitCode}`}: ${test.output}`.trim() } : {};
+      const testFailed =
+        test.exitCode !== 0
+          ? { error: `test ${test.timedOut ? "timed out" : `exited ${test.exitCode}`}: ${test.output}`.trim() }
+          : {};
       const status: TaskStatus = done.reason === "max_turns" ? "max_turns" : test.exitCode === 0 ? "ok" : "failed";
       return result({ ...run, ...testFailed, status, testExitCode: test.exitCode });
     }

@@ -15,7 +15,13 @@ export interface CommandOutcome {
 }
 
 /** Runs `command` with `sh -c` in `cwd`; an abort or the timeout kills its whole process group. */
-export function runShellCommand(command: string, cwd: string, env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs = COMMAND_TIMEOUT_MS): Promise<CommandOutcome> {
+export function runShellCommand(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+  timeoutMs = COMMAND_TIMEOUT_MS,
+): Promise<CommandOutcome> {
   return new Promise((resolve) => {
     // Its own process group, so killing it takes its children too.
     const child = spawn("sh", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });

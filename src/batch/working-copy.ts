@@ -23,7 +23,8 @@ export class WorkingCopyError extends Error {
  */
 export async function prepareWorkingCopy(task: BatchTask, workRoot: string, signal: AbortSignal): Promise<string> {
   if (task.cwd) {
-    if (!existsSync(task.cwd) || !statSync(task.cwd).isDirectory()) throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
+    if (!existsSync(task.cwd) || !statSync(task.cwd).isDirectory())
+      throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
     return task.cwd;
   }
   const dir = join(workRoot, folderNameOf(task.id));
@@ -52,9 +53,19 @@ async function revParse(ref: string, cwd: string, signal: AbortSignal): Promise<
 
 function git(args: string[], cwd: string, signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile("git", args, { cwd, signal, timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) => {
-      if (error) reject(new WorkingCopyError(`git ${args[0]} failed: ${(stderr || error.message).trim().split("\n").slice(-3).join(" ")}`));
-      else resolve(stdout);
-    });
+    execFile(
+      "git",
+      args,
+      { cwd, signal, timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(
+            new WorkingCopyError(
+              `git ${args[0]} failed: ${(stderr || error.message).trim().split("\n").slice(-3).join(" ")}`,
+            ),
+          );
+        else resolve(stdout);
+      },
+    );
   });
 }

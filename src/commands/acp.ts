@@ -44,14 +44,27 @@ export async function run(argv: string[]): Promise<number> {
   const { ndJsonStream } = await import("@agentclientprotocol/sdk");
   const choice: ProviderChoice = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"] };
   const maxTurns = flags["max-turns"];
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
   await serveAcp(stream, hostFor(choice, maxTurns, Boolean(flags.trust), process.env));
   return 0;
 }
 
-function hostFor(choice: ProviderChoice, maxTurns: number | undefined, trustFlag: boolean, env: NodeJS.ProcessEnv): AcpHost {
+function hostFor(
+  choice: ProviderChoice,
+  maxTurns: number | undefined,
+  trustFlag: boolean,
+  env: NodeJS.ProcessEnv,
+): AcpHost {
   /** Provider problems (no key, bad config) become the editor's error message for the request. */
-  const open = async (cwd: string, mcpServers: McpServer[], approve: ApproveFn, resumed: SessionData | undefined): Promise<HostedSession> => {
+  const open = async (
+    cwd: string,
+    mcpServers: McpServer[],
+    approve: ApproveFn,
+    resumed: SessionData | undefined,
+  ): Promise<HostedSession> => {
     const session = await createSession({
       cwd,
       env,
@@ -84,7 +97,18 @@ function hostFor(choice: ProviderChoice, maxTurns: number | undefined, trustFlag
 /** An editor's MCP server (ACP's shape: env and headers as name/value lists) in harness's shape. */
 function toServerConfig(server: McpServer): McpServerConfig {
   if ("command" in server) {
-    return { transport: "stdio", name: server.name, command: server.command, args: server.args, env: Object.fromEntries(server.env.map((v) => [v.name, v.value])) };
+    return {
+      transport: "stdio",
+      name: server.name,
+      command: server.command,
+      args: server.args,
+      env: Object.fromEntries(server.env.map((v) => [v.name, v.value])),
+    };
   }
-  return { transport: server.type, name: server.name, url: server.url, headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])) };
+  return {
+    transport: server.type,
+    name: server.name,
+    url: server.url,
+    headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])),
+  };
 }

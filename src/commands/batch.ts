@@ -40,7 +40,9 @@ export async function run(argv: string[]): Promise<number> {
   let tasksPath: string;
   let target: QueueTarget | undefined;
   try {
-    const parsed = parseFlags(argv, ["out", "concurrency", "workdir", "queue", ...PROVIDER_FLAGS, "help"], { positionals: true });
+    const parsed = parseFlags(argv, ["out", "concurrency", "workdir", "queue", ...PROVIDER_FLAGS, "help"], {
+      positionals: true,
+    });
     flags = parsed.flags;
     if (flags.help) {
       process.stdout.write(USAGE);
@@ -54,7 +56,12 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY;
-  const defaults: TaskDefaults = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"], maxTurns: flags["max-turns"] };
+  const defaults: TaskDefaults = {
+    provider: flags.provider,
+    model: flags.model,
+    baseUrl: flags["base-url"],
+    maxTurns: flags["max-turns"],
+  };
 
   let tasks;
   try {
@@ -68,7 +75,10 @@ export async function run(argv: string[]): Promise<number> {
   const finished = new Set(readResults(outPath).map((result) => result.id));
   const pending = tasks.filter((task) => !finished.has(task.id));
   const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
-  if (finished.size > 0) progress.note(`${tasks.length - pending.length} of ${tasks.length} tasks already have results in ${outPath}; running the other ${pending.length}`);
+  if (finished.size > 0)
+    progress.note(
+      `${tasks.length - pending.length} of ${tasks.length} tasks already have results in ${outPath}; running the other ${pending.length}`,
+    );
 
   // The first Ctrl-C (or SIGTERM) stops the running tasks and leaves them unrecorded, so the
   // same command runs them again; a second one exits at once.
@@ -76,7 +86,11 @@ export async function run(argv: string[]): Promise<number> {
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
     controller.abort();
-    progress.note(target ? "interrupted: the queued tasks stay queued; run the same command again to collect their results" : "interrupted: stopping the running tasks; run the same command again to resume");
+    progress.note(
+      target
+        ? "interrupted: the queued tasks stay queued; run the same command again to collect their results"
+        : "interrupted: stopping the running tasks; run the same command again to resume",
+    );
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
@@ -88,7 +102,15 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
       const runOptions = { command: currentHarnessCommand(), defaults, workRoot, env: process.env };
-      await runLocalBatch({ tasks: pending, concurrency, run: runOptions, writer, progress, signal: controller.signal, rateLimitBackoffMs: rateLimitBackoffFrom(process.env) });
+      await runLocalBatch({
+        tasks: pending,
+        concurrency,
+        run: runOptions,
+        writer,
+        progress,
+        signal: controller.signal,
+        rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
+      });
     }
   } catch (error) {
     if (!(error instanceof QueueUrlError)) throw error;
@@ -103,8 +125,12 @@ export async function run(argv: string[]): Promise<number> {
   progress.close();
   const ids = new Set(tasks.map((task) => task.id));
   const summary = summarize(latestResults(readResults(outPath).filter((result) => ids.has(result.id))));
-  const counts = Object.entries(summary.byStatus).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`);
-  process.stderr.write(`${summary.tasks} of ${tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${outPath}\n`);
+  const counts = Object.entries(summary.byStatus)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`);
+  process.stderr.write(
+    `${summary.tasks} of ${tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${outPath}\n`,
+  );
   return controller.signal.aborted ? 130 : 0;
 }
 

@@ -21,7 +21,12 @@ export async function run(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({
       args: argv,
-      options: { html: { type: "boolean" }, md: { type: "boolean" }, output: { type: "string", short: "o" }, help: { type: "boolean", short: "h" } },
+      options: {
+        html: { type: "boolean" },
+        md: { type: "boolean" },
+        output: { type: "string", short: "o" },
+        help: { type: "boolean", short: "h" },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -39,7 +44,9 @@ export async function run(argv: string[]): Promise<number> {
   const sessionsDir = join(stateDir(process.env), "sessions");
   let session;
   try {
-    const file = positionals[0] ? findSessionByPrefix(sessionsDir, positionals[0]) : findLatestSession(sessionsDir, process.cwd());
+    const file = positionals[0]
+      ? findSessionByPrefix(sessionsDir, positionals[0])
+      : findLatestSession(sessionsDir, process.cwd());
     session = readSession(file.path);
   } catch (error) {
     if (!(error instanceof SessionLookupError || error instanceof SessionReadError)) throw error;

@@ -24,7 +24,12 @@ const DESCRIPTION_WIDTH = 80;
 export async function run(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { help: { type: "boolean", short: "h" }, trust: { type: "boolean" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { help: { type: "boolean", short: "h" }, trust: { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     process.stderr.write(`harness mcp: ${(error as Error).message}\nTry 'harness mcp --help'.\n`);
     return 2;
@@ -34,7 +39,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.positionals[0] !== "list" || parsed.positionals.length > 1) {
-    process.stderr.write(`harness mcp: unknown command${parsed.positionals.length ? ` "${parsed.positionals.join(" ")}"` : ""}; try 'harness mcp list'\n`);
+    process.stderr.write(
+      `harness mcp: unknown command${parsed.positionals.length ? ` "${parsed.positionals.join(" ")}"` : ""}; try 'harness mcp list'\n`,
+    );
     return 2;
   }
   const { env, stdout, stderr } = process;
@@ -50,7 +57,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const secrets = secretValuesOf(env);
   const warn = (message: string) => stderr.write(`harness mcp: ${redactText(message, secrets)}\n`);
-  const trust = await settleFolderTrust({ cwd, harnessHome: home, home: env.HOME || homedir(), flag: Boolean(parsed.values.trust), trustedFolders: settings.trustedFolders });
+  const trust = await settleFolderTrust({
+    cwd,
+    harnessHome: home,
+    home: env.HOME || homedir(),
+    flag: Boolean(parsed.values.trust),
+    trustedFolders: settings.trustedFolders,
+  });
   if (trust.report) warn(trust.report);
   const commandEnv = filterCommandEnv(env, settings);
   const files = [userMcpFile(home, env), projectMcpFile(cwd, env, commandEnv)];
@@ -65,13 +78,17 @@ export async function run(argv: string[]): Promise<number> {
   try {
     for (const [index, status] of connections.servers.entries()) {
       const config = servers[index];
-      const where = config.transport === "stdio" ? [config.command, ...config.args].join(" ") : `${shownUrl(config.url)} (${config.transport})`;
+      const where =
+        config.transport === "stdio"
+          ? [config.command, ...config.args].join(" ")
+          : `${shownUrl(config.url)} (${config.transport})`;
       if (!status.ok) {
         stdout.write(`${status.name}: failed: ${redactText(status.error, secrets)}\n  ${where}\n`);
         continue;
       }
       stdout.write(`${status.name}: ${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}\n  ${where}\n`);
-      for (const tool of status.tools) stdout.write(`  ${mcpToolName(status.name, tool.name)}  ${shorten(tool.description ?? "")}\n`);
+      for (const tool of status.tools)
+        stdout.write(`  ${mcpToolName(status.name, tool.name)}  ${shorten(tool.description ?? "")}\n`);
     }
   } finally {
     await connections.close();

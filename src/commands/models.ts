@@ -67,12 +67,21 @@ export async function listModels(settings: ProviderSettings, signal: AbortSignal
       return idsOf(page, settings).sort();
     }
     case "anthropic": {
-      const headers = { "x-api-key": settings.apiKey ?? "", "anthropic-version": ANTHROPIC_VERSION, ...settings.headers };
+      const headers = {
+        "x-api-key": settings.apiKey ?? "",
+        "anthropic-version": ANTHROPIC_VERSION,
+        ...settings.headers,
+      };
       const base = `${settings.baseUrl.replace(/\/v1$/, "")}/v1/models?limit=${ANTHROPIC_PAGE_SIZE}`;
       const ids: string[] = [];
       let after: string | undefined;
       for (let pages = 0; pages < MAX_PAGES; pages++) {
-        const page = await getJson(after ? `${base}&after_id=${encodeURIComponent(after)}` : base, headers, settings, signal);
+        const page = await getJson(
+          after ? `${base}&after_id=${encodeURIComponent(after)}` : base,
+          headers,
+          settings,
+          signal,
+        );
         ids.push(...idsOf(page, settings));
         if (!(page as { has_more?: boolean }).has_more) break;
         after = (page as { last_id?: string }).last_id;
@@ -85,22 +94,32 @@ export async function listModels(settings: ProviderSettings, signal: AbortSignal
   }
 }
 
-async function getJson(url: string, headers: Record<string, string>, settings: ProviderSettings, signal: AbortSignal): Promise<unknown> {
+async function getJson(
+  url: string,
+  headers: Record<string, string>,
+  settings: ProviderSettings,
+  signal: AbortSignal,
+): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(url, { headers, signal });
   } catch (error) {
-    const reason = signal.aborted ? `no answer within ${LIST_TIMEOUT_MS / 1000} s` : String((error as Error).cause ?? (error as Error).message);
+    const reason = signal.aborted
+      ? `no answer within ${LIST_TIMEOUT_MS / 1000} s`
+      : String((error as Error).cause ?? (error as Error).message);
     throw new ListError(`cannot reach ${url}: ${reason}`);
   }
   if (response.status === 404 || response.status === 405) {
-    throw new ListError(`${settings.name} at ${settings.baseUrl} does not list its models (GET ${url} answered ${response.status})`);
+    throw new ListError(
+      `${settings.name} at ${settings.baseUrl} does not list its models (GET ${url} answered ${response.status})`,
+    );
   }
   if (response.status === 401 || response.status === 403) {
     const hint = settings.keyEnv ? `check ${settings.keyEnv} (or HARNESS_API_KEY)` : "check the key (HARNESS_API_KEY)";
     throw new ListError(`${settings.name} refused the request (HTTP ${response.status}): ${hint}`);
   }
-  if (!response.ok) throw new ListError(`GET ${url} failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+  if (!response.ok)
+    throw new ListError(`GET ${url} failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
   try {
     return await response.json();
   } catch {
@@ -111,6 +130,7 @@ async function getJson(url: string, headers: Record<string, string>, settings: P
 /** OpenAI, Anthropic, Ollama and llama.cpp all answer `{ data: [{ id }, ...] }`. */
 function idsOf(page: unknown, settings: ProviderSettings): string[] {
   const data = (page as { data?: unknown } | null)?.data;
-  if (!Array.isArray(data)) throw new ListError(`${settings.name} answered the model list in an unknown shape (no "data" array)`);
+  if (!Array.isArray(data))
+    throw new ListError(`${settings.name} answered the model list in an unknown shape (no "data" array)`);
   return data.map((entry) => (entry as { id?: unknown }).id).filter((id): id is string => typeof id === "string");
 }

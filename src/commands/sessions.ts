@@ -12,7 +12,11 @@ const USAGE = "usage: harness sessions [--all]   (newest first; continue one wit
 export async function run(argv: string[]): Promise<number> {
   let all: boolean;
   try {
-    const { values } = parseArgs({ args: argv, options: { all: { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true });
+    const { values } = parseArgs({
+      args: argv,
+      options: { all: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    });
     if (values.help) {
       process.stdout.write(USAGE);
       return 0;
@@ -22,7 +26,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const { summaries, more } = summarizeSessions(join(stateDir(process.env), "sessions"), all ? Number.POSITIVE_INFINITY : LISTED_SESSIONS);
+  const { summaries, more } = summarizeSessions(
+    join(stateDir(process.env), "sessions"),
+    all ? Number.POSITIVE_INFINITY : LISTED_SESSIONS,
+  );
   if (summaries.length === 0) {
     process.stderr.write("no sessions yet\n");
     return 0;

@@ -33,7 +33,12 @@ export async function run(argv: string[]): Promise<number> {
   const sessionsDir = sessionsDirFor(process.env);
   let session;
   try {
-    session = readSession((flags.session !== undefined ? findSessionByPrefix(sessionsDir, flags.session) : findLatestSession(sessionsDir, process.cwd())).path);
+    session = readSession(
+      (flags.session !== undefined
+        ? findSessionByPrefix(sessionsDir, flags.session)
+        : findLatestSession(sessionsDir, process.cwd())
+      ).path,
+    );
   } catch (error) {
     if (!isSessionError(error)) throw error;
     process.stderr.write(`harness: ${error.message}\n`);
@@ -53,7 +58,10 @@ export async function run(argv: string[]): Promise<number> {
         ? "the conversation; no file differed from then"
         : `files in ${session.header.cwd}:\n${listChanges(result.changes)}`;
     process.stdout.write(`undid ${turns} of session ${session.header.id}: ${what}\n`);
-    if (result && result.kept.length > 0) process.stdout.write(`left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${path}`).join("\n")}\n`);
+    if (result && result.kept.length > 0)
+      process.stdout.write(
+        `left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${path}`).join("\n")}\n`,
+      );
     return 0;
   } catch (error) {
     if (!(error instanceof UndoError)) throw error;

@@ -25,7 +25,9 @@ export async function run(argv: string[]): Promise<number> {
   let concurrency: number;
   let workdir: string | undefined;
   try {
-    const { flags: values, positionals } = parseFlags(argv, ["queue", "concurrency", "workdir", "help"], { positionals: true });
+    const { flags: values, positionals } = parseFlags(argv, ["queue", "concurrency", "workdir", "help"], {
+      positionals: true,
+    });
     if (values.help) {
       process.stdout.write(USAGE);
       return 0;

@@ -3,7 +3,17 @@ import { callModelWithinContext } from "./call-model-within-context.ts";
 import { compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import { EVENT_SCHEMA_VERSION, type AgentEvent, type DoneReason, type RunResult } from "./events.ts";
-import { addUsage, EMPTY_USAGE, textOf, toolCallsOf, userMessage, type Message, type Usage, type UserContent, type UserMessage } from "./messages.ts";
+import {
+  addUsage,
+  EMPTY_USAGE,
+  textOf,
+  toolCallsOf,
+  userMessage,
+  type Message,
+  type Usage,
+  type UserContent,
+  type UserMessage,
+} from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
 import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type Tool } from "./tool.ts";
@@ -61,7 +71,16 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  const context = { cwd: options.cwd, signal, state: new Map<string, unknown>(), env: options.env, spillDir: options.spillDir, secrets: options.secrets, wrapCommand: options.wrapCommand, unwalked: options.unwalked };
+  const context = {
+    cwd: options.cwd,
+    signal,
+    state: new Map<string, unknown>(),
+    env: options.env,
+    spillDir: options.spillDir,
+    secrets: options.secrets,
+    wrapCommand: options.wrapCommand,
+    unwalked: options.unwalked,
+  };
   let usage: Usage = EMPTY_USAGE;
   let turns = 0;
   let invalidJsonTurns = 0;
@@ -69,11 +88,26 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
   // The session id goes on the first and the last event, so `--output json` (the last alone) can be resumed.
   const session = options.sessionId ? { sessionId: options.sessionId } : {};
-  const done = (reason: DoneReason, error?: string): RunResult => ({ type: "done", reason, answer, turns, usage, ...session, ...(error ? { error } : {}) });
+  const done = (reason: DoneReason, error?: string): RunResult => ({
+    type: "done",
+    reason,
+    answer,
+    turns,
+    usage,
+    ...session,
+    ...(error ? { error } : {}),
+  });
 
-  yield { type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: provider.name, model: provider.model, ...session };
+  yield {
+    type: "start",
+    schemaVersion: EVENT_SCHEMA_VERSION,
+    provider: provider.name,
+    model: provider.model,
+    ...session,
+  };
   if (options.prompt !== undefined) {
-    const message: UserMessage = typeof options.prompt === "string" ? userMessage(options.prompt) : { role: "user", content: options.prompt };
+    const message: UserMessage =
+      typeof options.prompt === "string" ? userMessage(options.prompt) : { role: "user", content: options.prompt };
     messages.push(message);
     yield { type: "message", message };
   }
@@ -81,11 +115,19 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   try {
     while (true) {
       if (signal.aborted) return yield* finish(done("aborted"));
-      if (turns >= maxTurns) return yield* finish(done("max_turns", `stopped after ${maxTurns} model calls (--max-turns)`));
+      if (turns >= maxTurns)
+        return yield* finish(done("max_turns", `stopped after ${maxTurns} model calls (--max-turns)`));
       turns++;
       yield { type: "turn_start", turn: turns };
       const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
-      const reply = yield* callModelWithinContext(provider, request, signal, options.retry ?? DEFAULT_RETRY, options.context, (spent) => (usage = addUsage(usage, spent)));
+      const reply = yield* callModelWithinContext(
+        provider,
+        request,
+        signal,
+        options.retry ?? DEFAULT_RETRY,
+        options.context,
+        (spent) => (usage = addUsage(usage, spent)),
+      );
       if (reply.content.length > 0) {
         messages.push(reply);
         yield { type: "message", message: reply };
@@ -112,11 +154,19 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       }
       invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
       if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) {
-        return yield* finish(done("error", `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`));
+        return yield* finish(
+          done(
+            "error",
+            `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`,
+          ),
+        );
       }
     }
   } catch (error) {
-    const message = error instanceof ProviderError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    const message =
+      error instanceof ProviderError
+        ? error.message
+        : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     return yield* finish(done("error", message));
   }
 }

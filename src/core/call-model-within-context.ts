@@ -23,7 +23,18 @@ export async function* callModelWithinContext(
 ): AsyncGenerator<AgentEvent, AssistantMessage> {
   if (!context) return yield* callModel(provider, request, signal, retry);
   const compact = (reason: CompactionReason) =>
-    compactConversation({ provider, messages: request.messages, system: request.system, tools: request.tools, maxTokens: request.maxTokens, context, reason, signal, retry, countUsage });
+    compactConversation({
+      provider,
+      messages: request.messages,
+      system: request.system,
+      tools: request.tools,
+      maxTokens: request.maxTokens,
+      context,
+      reason,
+      signal,
+      retry,
+      countUsage,
+    });
 
   if (conversationTokens(request.messages, request.system, request.tools) >= compactionThreshold(context)) {
     // A failed threshold compaction is not fatal: the request may still fit (the threshold leaves room).
@@ -35,7 +46,12 @@ export async function* callModelWithinContext(
     if (!(error instanceof ProviderError) || error.kind !== "context_overflow") throw error;
     const outcome = yield* compact("overflow");
     if (signal.aborted) return { role: "assistant", content: [], stopReason: "aborted", model: provider.model };
-    if (!outcome.ok) throw new ProviderError("context_overflow", `${error.message} (compacting the conversation did not help: ${outcome.error})`, { status: error.status });
+    if (!outcome.ok)
+      throw new ProviderError(
+        "context_overflow",
+        `${error.message} (compacting the conversation did not help: ${outcome.error})`,
+        { status: error.status },
+      );
   }
   try {
     return yield* callModel(provider, request, signal, retry);

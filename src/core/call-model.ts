@@ -58,7 +58,13 @@ export async function* callModel(
       const failure = error;
       if (attempt > failure.retriesAllowed(retry.maxRetries)) throw failure;
       const delayMs = retryDelay(failure, attempt, retry);
-      yield { type: "retry", attempt, delayMs: Math.round(delayMs), error: failure.message, ...(hasShownDeltas ? { discardPartial: true as const } : {}) };
+      yield {
+        type: "retry",
+        attempt,
+        delayMs: Math.round(delayMs),
+        error: failure.message,
+        ...(hasShownDeltas ? { discardPartial: true as const } : {}),
+      };
       await sleep(delayMs, signal);
       if (signal.aborted) return abortedReply("", provider.model);
     }

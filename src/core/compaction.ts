@@ -25,7 +25,8 @@ export const SUMMARY_SYSTEM_PROMPT = `You compact the history of a coding agent'
 Be specific: names, paths, line numbers, values, error messages. If the history starts with an earlier summary, fold it in. Do not call tools; do not address the user.`;
 
 /** How the summary is shown to the model, so it knows what it is reading. */
-const SUMMARY_LABEL = "[Summary of the earlier part of this conversation, written when it was compacted to fit the context window. Continue the work from here.]";
+const SUMMARY_LABEL =
+  "[Summary of the earlier part of this conversation, written when it was compacted to fit the context window. Continue the work from here.]";
 /** The transcript sent for summarising is cut to this share of the window (middle out). */
 const TRANSCRIPT_MAX_SHARE = 0.5;
 /** Per-item caps in that transcript: old tool output and big arguments matter only in outline. */
@@ -119,7 +120,8 @@ function serialiseMessage(message: Message): string {
       const lines = ["[assistant]"];
       for (const part of message.content) {
         if (part.type === "text" && part.text) lines.push(part.text);
-        if (part.type === "tool_call") lines.push(`[tool call ${part.name}] ${clip(part.arguments, TRANSCRIPT_ARGUMENT_CHARS)}`);
+        if (part.type === "tool_call")
+          lines.push(`[tool call ${part.name}] ${clip(part.arguments, TRANSCRIPT_ARGUMENT_CHARS)}`);
         // Reasoning is left out: the decisions it led to are in the text and the calls.
       }
       return lines.join("\n");
@@ -149,9 +151,15 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
   const tokensBefore = conversationTokens(messages, system, tools);
   // After an overflow the window is evidently smaller than we thought: keep a share of what was sent.
   const keep = keepRecentTokens(context, tokensBefore);
-  const cut = findCut(messages, request.reason === "overflow" ? Math.min(keep, keepRecentTokens(undefined, tokensBefore)) : keep);
+  const cut = findCut(
+    messages,
+    request.reason === "overflow" ? Math.min(keep, keepRecentTokens(undefined, tokensBefore)) : keep,
+  );
   if (cut < 1 || (cut === 1 && isSummaryMessage(messages[0]))) {
-    return { ok: false, error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)" };
+    return {
+      ok: false,
+      error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)",
+    };
   }
   const old = messages.slice(0, cut);
   const window = context?.window;
@@ -161,7 +169,12 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
   for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS && !summary; attempt++) {
     const transcript = serialiseTranscript(old, transcriptChars);
     const ask = `Here is the history to summarise:\n\n<history>\n${transcript}\n</history>\n\nWrite the summary now.${request.focus ? ` Pay particular attention to: ${request.focus}` : ""}`;
-    const summaryRequest: ModelRequest = { system: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content: [{ type: "text", text: ask }] }], tools: [], maxTokens: request.maxTokens };
+    const summaryRequest: ModelRequest = {
+      system: SUMMARY_SYSTEM_PROMPT,
+      messages: [{ role: "user", content: [{ type: "text", text: ask }] }],
+      tools: [],
+      maxTokens: request.maxTokens,
+    };
     let reply: AssistantMessage;
     try {
       reply = yield* retriesOnly(callModel(provider, summaryRequest, signal, request.retry));
@@ -199,7 +212,9 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
 }
 
 /** Passes on a summary call's retries; its streamed text is not the agent's reply and must not be shown as one. */
-async function* retriesOnly(call: AsyncGenerator<AgentEvent, AssistantMessage>): AsyncGenerator<AgentEvent, AssistantMessage> {
+async function* retriesOnly(
+  call: AsyncGenerator<AgentEvent, AssistantMessage>,
+): AsyncGenerator<AgentEvent, AssistantMessage> {
   for (let step = await call.next(); ; step = await call.next()) {
     if (step.done) return step.value;
     if (step.value.type === "retry") yield step.value;

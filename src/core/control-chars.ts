@@ -7,7 +7,8 @@
  * (`ESC ]` or U+009D and friends, up to BEL, ST or the end of the text), and the two-character
  * ones (`ESC c` resets the terminal).
  */
-const ESCAPE_SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[\s\S]*?(?:\x07|\x9c|\x1b\\|$)|\x1b[ -/]*[0-~]?/g;
+const ESCAPE_SEQUENCE =
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[\s\S]*?(?:\x07|\x9c|\x1b\\|$)|\x1b[ -/]*[0-~]?/g;
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates. */
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 /** Every control character, newline and tab included: none belongs in a name. */
@@ -26,5 +27,7 @@ export function stripControlSequences(text: string): string {
  * command shown for approval, where hiding a character would hide what runs).
  */
 export function showControlChars(name: string, keep = ""): string {
-  return name.replace(ANY_CONTROL, (char) => (keep.includes(char) ? char : (NAMED[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)));
+  return name.replace(ANY_CONTROL, (char) =>
+    keep.includes(char) ? char : (NAMED[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`),
+  );
 }

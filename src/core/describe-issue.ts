@@ -9,7 +9,10 @@ import { closestName } from "./edit-distance.ts";
  */
 export function describeIssue(issue: z.core.$ZodIssue, knownKeys: readonly string[] = []): string {
   const where = formatPath(issue.path);
-  const message = issue.code === "unrecognized_keys" ? unknownKeys(issue.keys, issue.path.length === 0 ? knownKeys : []) : issue.message.replace(/^Invalid input: /, "");
+  const message =
+    issue.code === "unrecognized_keys"
+      ? unknownKeys(issue.keys, issue.path.length === 0 ? knownKeys : [])
+      : issue.message.replace(/^Invalid input: /, "");
   return where ? `${where}: ${message}` : message;
 }
 

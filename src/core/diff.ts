@@ -22,7 +22,10 @@ function toLines(text: string): Line[] {
   const parts = text.split("\n");
   const hasFinalNewline = parts[parts.length - 1] === "";
   if (hasFinalNewline) parts.pop();
-  return parts.map((part, index) => ({ text: part.replace(/\r$/, ""), hasNewline: index < parts.length - 1 || hasFinalNewline }));
+  return parts.map((part, index) => ({
+    text: part.replace(/\r$/, ""),
+    hasNewline: index < parts.length - 1 || hasFinalNewline,
+  }));
 }
 
 function same(a: Line, b: Line): boolean {
@@ -34,7 +37,8 @@ function diffLines(a: Line[], b: Line[]): Op[] {
   let head = 0;
   while (head < a.length && head < b.length && same(a[head], b[head])) head++;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && same(a[a.length - 1 - tail], b[b.length - 1 - tail])) tail++;
+  while (tail < a.length - head && tail < b.length - head && same(a[a.length - 1 - tail], b[b.length - 1 - tail]))
+    tail++;
   const middleA = a.slice(head, a.length - tail);
   const middleB = b.slice(head, b.length - tail);
   const middle = myers(middleA, middleB) ?? [
@@ -58,7 +62,8 @@ function myers(a: Line[], b: Line[]): Op[] | undefined {
   for (let d = 0; d <= maxD; d++) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
       let y = x - k;
       while (x < n && y < m && same(a[x], b[y])) {
         x++;
@@ -122,7 +127,9 @@ function toHunks(ops: Op[]): string[] {
     const body = ops.slice(start, end);
     const oldCount = body.filter((op) => op.kind !== "+").length;
     const newCount = body.filter((op) => op.kind !== "-").length;
-    const lines = body.map((op) => `${op.kind}${op.line.text}\n${op.line.hasNewline ? "" : "\\ No newline at end of file\n"}`);
+    const lines = body.map(
+      (op) => `${op.kind}${op.line.text}\n${op.line.hasNewline ? "" : "\\ No newline at end of file\n"}`,
+    );
     hunks.push(`@@ -${rangeOf(oldLine, oldCount)} +${rangeOf(newLine, newCount)} @@\n${lines.join("")}`);
     oldLine += oldCount;
     newLine += newCount;

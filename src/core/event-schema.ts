@@ -11,12 +11,29 @@ export { EVENT_SCHEMA_VERSION };
 
 const count = z.number().int().nonnegative();
 
-export const usageSchema = z.strictObject({ input: count, output: count, cacheRead: count, cacheWrite: count }).describe("Token counts (input excludes cached tokens)");
+export const usageSchema = z
+  .strictObject({ input: count, output: count, cacheRead: count, cacheWrite: count })
+  .describe("Token counts (input excludes cached tokens)");
 
 const textPart = z.strictObject({ type: z.literal("text"), text: z.string() });
-const imagePart = z.strictObject({ type: z.literal("image"), mediaType: z.string(), data: z.string(), file: z.string().optional() });
-const thinkingPart = z.strictObject({ type: z.literal("thinking"), text: z.string(), signature: z.string().optional(), redactedData: z.string().optional() });
-const toolCallPart = z.strictObject({ type: z.literal("tool_call"), id: z.string(), name: z.string(), arguments: z.string().describe("raw JSON text as the model wrote it") });
+const imagePart = z.strictObject({
+  type: z.literal("image"),
+  mediaType: z.string(),
+  data: z.string(),
+  file: z.string().optional(),
+});
+const thinkingPart = z.strictObject({
+  type: z.literal("thinking"),
+  text: z.string(),
+  signature: z.string().optional(),
+  redactedData: z.string().optional(),
+});
+const toolCallPart = z.strictObject({
+  type: z.literal("tool_call"),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string().describe("raw JSON text as the model wrote it"),
+});
 
 export const messageSchema = z
   .discriminatedUnion("role", [
@@ -30,7 +47,14 @@ export const messageSchema = z
       model: z.string().optional(),
       providerData: z.record(z.string(), z.unknown()).optional(),
     }),
-    z.strictObject({ role: z.literal("tool"), toolCallId: z.string(), toolName: z.string(), content: z.string(), isError: z.boolean(), images: z.array(imagePart).optional() }),
+    z.strictObject({
+      role: z.literal("tool"),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      content: z.string(),
+      isError: z.boolean(),
+      images: z.array(imagePart).optional(),
+    }),
   ])
   .describe("A message of the conversation");
 
@@ -56,12 +80,24 @@ export const agentEventSchema = z.discriminatedUnion("type", [
       sessionId: z.string().optional(),
     })
     .describe("A run began"),
-  z.strictObject({ type: z.literal("turn_start"), turn: z.number().int().positive() }).describe("A model call began (turn 1, 2, ...)"),
-  z.strictObject({ type: z.literal("text_delta"), text: z.string() }).describe("A piece of the reply's text, as it streams"),
-  z.strictObject({ type: z.literal("thinking_delta"), text: z.string() }).describe("A piece of the model's reasoning"),
-  z.strictObject({ type: z.literal("message"), message: messageSchema }).describe("A message was appended to the conversation"),
   z
-    .strictObject({ type: z.literal("tool_start"), id: z.string(), name: z.string(), arguments: z.string(), summary: z.string() })
+    .strictObject({ type: z.literal("turn_start"), turn: z.number().int().positive() })
+    .describe("A model call began (turn 1, 2, ...)"),
+  z
+    .strictObject({ type: z.literal("text_delta"), text: z.string() })
+    .describe("A piece of the reply's text, as it streams"),
+  z.strictObject({ type: z.literal("thinking_delta"), text: z.string() }).describe("A piece of the model's reasoning"),
+  z
+    .strictObject({ type: z.literal("message"), message: messageSchema })
+    .describe("A message was appended to the conversation"),
+  z
+    .strictObject({
+      type: z.literal("tool_start"),
+      id: z.string(),
+      name: z.string(),
+      arguments: z.string(),
+      summary: z.string(),
+    })
     .describe("A tool call is about to run; arguments is the JSON text it runs with"),
   z
     .strictObject({
@@ -81,10 +117,17 @@ export const agentEventSchema = z.discriminatedUnion("type", [
       attempt: z.number().int().positive(),
       delayMs: count,
       error: z.string(),
-      discardPartial: z.literal(true).optional().describe("the failed attempt had streamed deltas: drop every text_delta and thinking_delta since this turn's turn_start; the reply starts over"),
+      discardPartial: z
+        .literal(true)
+        .optional()
+        .describe(
+          "the failed attempt had streamed deltas: drop every text_delta and thinking_delta since this turn's turn_start; the reply starts over",
+        ),
     })
     .describe("A model call failed and will be retried"),
-  z.strictObject({ type: z.literal("usage"), usage: usageSchema, total: usageSchema }).describe("Tokens of one model call, and the run's total so far"),
+  z
+    .strictObject({ type: z.literal("usage"), usage: usageSchema, total: usageSchema })
+    .describe("Tokens of one model call, and the run's total so far"),
   z
     .strictObject({
       type: z.literal("compaction"),
@@ -98,7 +141,9 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     .describe("The older part of the conversation was replaced by a summary written by the model"),
   z
     .strictObject({ type: z.literal("todo"), items: z.array(todoItemSchema) })
-    .describe("The model's plan changed (the todo tool): the whole list, in order; it stays until the next todo event, also across a resume"),
+    .describe(
+      "The model's plan changed (the todo tool): the whole list, in order; it stays until the next todo event, also across a resume",
+    ),
   z
     .strictObject({
       type: z.literal("done"),

@@ -40,7 +40,9 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const minutes = Math.floor(ms / 60_000);
   const seconds = Math.round((ms % 60_000) / 1000);
-  return minutes < 60 ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+  return minutes < 60
+    ? `${minutes}m${String(seconds).padStart(2, "0")}s`
+    : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }
 
 function trimZero(text: string): string {
@@ -49,7 +51,12 @@ function trimZero(text: string): string {
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 /** Waits `ms` (at once when not positive), or less if the signal aborts first; never rejects. */
@@ -86,8 +93,14 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals = "SIG
 export function cutMiddle(text: string, keep: number): string {
   const buffer = Buffer.from(text);
   if (buffer.length <= 2 * keep) return text;
-  const head = buffer.subarray(0, keep).toString("utf8").replace(/\uFFFD+$/, "");
-  const tail = buffer.subarray(buffer.length - keep).toString("utf8").replace(/^\uFFFD+/, "");
+  const head = buffer
+    .subarray(0, keep)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
+  const tail = buffer
+    .subarray(buffer.length - keep)
+    .toString("utf8")
+    .replace(/^\uFFFD+/, "");
   return `${head}\n[... ${buffer.length - 2 * keep} bytes cut from the middle of this output ...]\n${tail}`;
 }
 

@@ -59,7 +59,11 @@ export function spillNote(path: string, bytes: number): string {
  * a spill file and replaced by its head, its tail and the file's path. If the file cannot be
  * written the result is still cut, and says so.
  */
-export function limitToolOutput(output: ToolOutput, callId: string, context: Pick<ToolContext, "spillDir" | "secrets">): ToolOutput {
+export function limitToolOutput(
+  output: ToolOutput,
+  callId: string,
+  context: Pick<ToolContext, "spillDir" | "secrets">,
+): ToolOutput {
   const bytes = Buffer.byteLength(output.content);
   if (bytes <= MAX_TOOL_RESULT_BYTES) return output;
   let note: string;

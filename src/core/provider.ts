@@ -89,7 +89,11 @@ export class ProviderError extends Error {
   /** Server-requested wait before retrying (`retry-after`), in ms. */
   readonly retryAfterMs?: number;
 
-  constructor(kind: ProviderErrorKind, message: string, options: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    kind: ProviderErrorKind,
+    message: string,
+    options: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = "ProviderError";
     this.kind = kind;

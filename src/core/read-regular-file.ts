@@ -33,7 +33,8 @@ export function readRegularFile(path: string, maxBytes: number): FileHead | unde
     const { size } = opened;
     const bytes = Buffer.alloc(Math.min(size, maxBytes));
     let filled = 0;
-    for (let read = 1; filled < bytes.length && read > 0; filled += read) read = readSync(fd, bytes, filled, bytes.length - filled, filled);
+    for (let read = 1; filled < bytes.length && read > 0; filled += read)
+      read = readSync(fd, bytes, filled, bytes.length - filled, filled);
     return { bytes: bytes.subarray(0, filled), size };
   } catch {
     return undefined;

@@ -25,7 +25,8 @@ const TOKEN_SHAPES: RegExp[] = [
 ];
 
 /** `Authorization: Bearer xyz`, `x-api-key: xyz` and friends: the header name stays, the value goes. */
-const HEADER_VALUE = /\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token|Bot)\s+)?[^\s"'\\,;]+/gi;
+const HEADER_VALUE =
+  /\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token|Bot)\s+)?[^\s"'\\,;]+/gi;
 
 /** `.env`-style lines (`export API_TOKEN=...`) whose name looks like a credential. */
 const ENV_LINE = /^(\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*)(["']?)([^\s"'\\]+)\3/gm;
@@ -40,7 +41,13 @@ const QUERY_PARAM = /([?&])([A-Za-z0-9_.-]+)=([^&#\s"'\\<>]+)/g;
  * Every pattern redactText applies, for the stream redactor (stream-redactor.ts), which must
  * hold back any match that touches the end of what has arrived so far.
  */
-export const REDACTION_PATTERNS: readonly RegExp[] = [...TOKEN_SHAPES, HEADER_VALUE, ENV_LINE, URL_USERINFO, QUERY_PARAM];
+export const REDACTION_PATTERNS: readonly RegExp[] = [
+  ...TOKEN_SHAPES,
+  HEADER_VALUE,
+  ENV_LINE,
+  URL_USERINFO,
+  QUERY_PARAM,
+];
 
 /**
  * The start of a match whose secret has not arrived yet, at the end of a text: a header name
@@ -62,13 +69,18 @@ export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   if (/TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|APIKEY|PRIVATE_KEY/.test(upper)) return true;
   if (/^AWS_/.test(upper)) return true;
-  return upper.split(/_+/).some((part) => part === "KEY" || part === "AUTH" || part === "PASS" || part === "PAT" || part === "COOKIE");
+  return upper
+    .split(/_+/)
+    .some((part) => part === "KEY" || part === "AUTH" || part === "PASS" || part === "PAT" || part === "COOKIE");
 }
 
 /** Query parameter names that carry credentials: as for variables, plus signed-URL fields (`sig`, `X-Amz-Signature`). */
 function isCredentialParam(name: string): boolean {
   const upper = name.toUpperCase().replace(/[-.]/g, "_");
-  return isCredentialName(upper) || /(^|_)(SIG|SIGNATURE|CODE|SESSION|SID|ACCESS_TOKEN)$|^X_AMZ_(SIGNATURE|CREDENTIAL|SECURITY_TOKEN)$/.test(upper);
+  return (
+    isCredentialName(upper) ||
+    /(^|_)(SIG|SIGNATURE|CODE|SESSION|SID|ACCESS_TOKEN)$|^X_AMZ_(SIGNATURE|CREDENTIAL|SECURITY_TOKEN)$/.test(upper)
+  );
 }
 
 /** The values of credential-looking variables in `env`: the actual keys to redact by value. */
@@ -92,14 +104,19 @@ export function redactableSecrets(secrets: readonly string[]): string[] {
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let result = text;
-  for (const secret of secrets) if (secret.length >= MIN_SECRET_CHARS && result.includes(secret)) result = result.split(secret).join(REDACTED);
+  for (const secret of secrets)
+    if (secret.length >= MIN_SECRET_CHARS && result.includes(secret)) result = result.split(secret).join(REDACTED);
   for (const shape of TOKEN_SHAPES) result = result.replace(shape, REDACTED);
   result = result.replace(HEADER_VALUE, (_match, name: string, separator: string) => `${name}${separator}${REDACTED}`);
   result = result.replace(ENV_LINE, (match, head: string, name: string, quote: string, value: string) =>
     isCredentialName(name) && value !== REDACTED ? `${head}${quote}${REDACTED}${quote}` : match,
   );
-  result = result.replace(URL_USERINFO, (match, scheme: string) => (match === `${scheme}${REDACTED}@` ? match : `${scheme}${REDACTED}@`));
-  result = result.replace(QUERY_PARAM, (match, lead: string, name: string) => (isCredentialParam(name) ? `${lead}${name}=${REDACTED}` : match));
+  result = result.replace(URL_USERINFO, (match, scheme: string) =>
+    match === `${scheme}${REDACTED}@` ? match : `${scheme}${REDACTED}@`,
+  );
+  result = result.replace(QUERY_PARAM, (match, lead: string, name: string) =>
+    isCredentialParam(name) ? `${lead}${name}=${REDACTED}` : match,
+  );
   return result;
 }
 
@@ -143,7 +160,8 @@ export function mapStrings<T>(value: T, change: (text: string) => string): T {
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, change)) as T;
   if (value !== null && typeof value === "object") {
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = OPAQUE_FIELDS.has(key) ? item : mapStrings(item, change);
+    for (const [key, item] of Object.entries(value))
+      copy[key] = OPAQUE_FIELDS.has(key) ? item : mapStrings(item, change);
     return copy as T;
   }
   return value;

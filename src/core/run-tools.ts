@@ -25,7 +25,9 @@ export interface ApprovalRequest {
  * The answer; a `reason` for a refusal is passed on to the model. `checkAtUse` judges the file
  * again where it really is when the tool opens it (ToolContext.checkAtUse).
  */
-export type ApprovalDecision = { allow: true; checkAtUse?: (real: string) => Promise<string | undefined> } | { allow: false; reason?: string };
+export type ApprovalDecision =
+  | { allow: true; checkAtUse?: (real: string) => Promise<string | undefined> }
+  | { allow: false; reason?: string };
 
 /**
  * Callbacks around every tool call that gets past approval (the library's hook points; the
@@ -34,9 +36,18 @@ export type ApprovalDecision = { allow: true; checkAtUse?: (real: string) => Pro
  */
 export interface ToolCallHooks {
   /** After approval, before the run: `block` refuses the call with that reason; `input` replaces the arguments. */
-  beforeToolCall?(call: ToolCallPart, input: unknown, signal: AbortSignal): Promise<{ block?: string; input?: unknown } | void>;
+  beforeToolCall?(
+    call: ToolCallPart,
+    input: unknown,
+    signal: AbortSignal,
+  ): Promise<{ block?: string; input?: unknown } | void>;
   /** After the run: `content` replaces what the model gets back. */
-  afterToolCall?(call: ToolCallPart, result: ToolOutput, input: unknown, signal: AbortSignal): Promise<{ content?: string } | void>;
+  afterToolCall?(
+    call: ToolCallPart,
+    result: ToolOutput,
+    input: unknown,
+    signal: AbortSignal,
+  ): Promise<{ content?: string } | void>;
 }
 
 /** What a batch of calls came to: results in call order, and how many had broken JSON. */
@@ -46,7 +57,14 @@ export interface ToolBatchResult {
 }
 
 type Prepared =
-  | { call: ToolCallPart; tool: Tool; input: unknown; summary: string; lockKey?: string; checkAtUse?: ToolContext["checkAtUse"] }
+  | {
+      call: ToolCallPart;
+      tool: Tool;
+      input: unknown;
+      summary: string;
+      lockKey?: string;
+      checkAtUse?: ToolContext["checkAtUse"];
+    }
   | { call: ToolCallPart; failed: ToolOutput; isInvalidJson?: boolean };
 
 /**
@@ -69,8 +87,13 @@ export async function* runToolCalls(
   const invalidJsonCount = prepared.filter((p) => "failed" in p && p.isInvalidJson).length;
   for (const [index, item] of prepared.entries()) {
     if ("failed" in item || !approve) continue;
-    const decision = await approve({ tool: item.tool, call: item.call, input: item.input, summary: item.summary }, context.signal);
-    prepared[index] = decision.allow ? { ...item, checkAtUse: decision.checkAtUse } : { call: item.call, failed: refusal(decision.reason) };
+    const decision = await approve(
+      { tool: item.tool, call: item.call, input: item.input, summary: item.summary },
+      context.signal,
+    );
+    prepared[index] = decision.allow
+      ? { ...item, checkAtUse: decision.checkAtUse }
+      : { call: item.call, failed: refusal(decision.reason) };
   }
 
   const queue = new AsyncQueue<AgentEvent>();
@@ -95,14 +118,35 @@ function prepare(call: ToolCallPart, tools: Tool[], cwd: string, replyWasCut: bo
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) {
     const names = tools.map((t) => t.name).join(", ");
-    return { call, failed: { isError: true, content: `Error: there is no tool named "${call.name}". Available tools: ${names}.`, summary: "unknown tool" } };
+    return {
+      call,
+      failed: {
+        isError: true,
+        content: `Error: there is no tool named "${call.name}". Available tools: ${names}.`,
+        summary: "unknown tool",
+      },
+    };
   }
   const parsed = parseArguments(tool, call.arguments);
   if (!parsed.ok) {
-    if (parsed.problem.kind === "invalid_json") return { call, failed: invalidJson(call, replyWasCut, parsed.problem.message), isInvalidJson: true };
-    return { call, failed: { isError: true, content: `Error: invalid arguments for ${tool.name}:\n${parsed.problem.message}\nNothing was run; call it again with arguments that match its schema.`, summary: "invalid arguments" } };
+    if (parsed.problem.kind === "invalid_json")
+      return { call, failed: invalidJson(call, replyWasCut, parsed.problem.message), isInvalidJson: true };
+    return {
+      call,
+      failed: {
+        isError: true,
+        content: `Error: invalid arguments for ${tool.name}:\n${parsed.problem.message}\nNothing was run; call it again with arguments that match its schema.`,
+        summary: "invalid arguments",
+      },
+    };
   }
-  return { call, tool, input: parsed.input, summary: tool.describe?.(parsed.input, cwd) ?? tool.name, lockKey: tool.lockKey?.(parsed.input, cwd) };
+  return {
+    call,
+    tool,
+    input: parsed.input,
+    summary: tool.describe?.(parsed.input, cwd) ?? tool.name,
+    lockKey: tool.lockKey?.(parsed.input, cwd),
+  };
 }
 
 /** Worded by cause: a reply cut at the output limit wants a shorter call; malformed JSON wants well-formed JSON. */
@@ -126,13 +170,26 @@ function refusal(reason: string | undefined): ToolOutput {
   return { isError: true, content: `The user did not allow this tool call.${because}`, summary: "refused" };
 }
 
-async function runConcurrently(prepared: Prepared[], context: ToolContext, queue: AsyncQueue<AgentEvent>, hooks: ToolCallHooks): Promise<ToolOutput[]> {
+async function runConcurrently(
+  prepared: Prepared[],
+  context: ToolContext,
+  queue: AsyncQueue<AgentEvent>,
+  hooks: ToolCallHooks,
+): Promise<ToolOutput[]> {
   const chains = new Map<string, Promise<unknown>>();
   const inSlot = slots(MAX_CONCURRENT_TOOL_CALLS);
   const commands: Promise<unknown>[] = [];
   const runs = prepared.map((item) => {
     if ("failed" in item) {
-      queue.push({ type: "tool_end", id: item.call.id, name: item.call.name, content: item.failed.content, isError: true, summary: item.failed.summary, durationMs: 0 });
+      queue.push({
+        type: "tool_end",
+        id: item.call.id,
+        name: item.call.name,
+        content: item.failed.content,
+        isError: true,
+        summary: item.failed.summary,
+        durationMs: 0,
+      });
       return item.failed;
     }
     if (item.tool.kind !== "execute") return item;
@@ -172,14 +229,27 @@ function slots(size: number): <T>(task: () => Promise<T>) => Promise<T> {
 
 type Runnable = Extract<Prepared, { tool: Tool }>;
 
-async function runOne(prepared: Runnable, context: ToolContext, queue: AsyncQueue<AgentEvent>, hooks: ToolCallHooks): Promise<ToolOutput> {
+async function runOne(
+  prepared: Runnable,
+  context: ToolContext,
+  queue: AsyncQueue<AgentEvent>,
+  hooks: ToolCallHooks,
+): Promise<ToolOutput> {
   const { call, tool } = prepared;
   const started = Date.now();
   let item = prepared;
   if (hooks.beforeToolCall && !context.signal.aborted) {
     const checked = await checkBefore(hooks.beforeToolCall, prepared, context);
     if ("failed" in checked) {
-      queue.push({ type: "tool_end", id: call.id, name: call.name, content: checked.failed.content, isError: true, summary: checked.failed.summary, durationMs: Date.now() - started });
+      queue.push({
+        type: "tool_end",
+        id: call.id,
+        name: call.name,
+        content: checked.failed.content,
+        isError: true,
+        summary: checked.failed.summary,
+        durationMs: Date.now() - started,
+      });
       return checked.failed;
     }
     item = checked;
@@ -194,7 +264,10 @@ async function runOne(prepared: Runnable, context: ToolContext, queue: AsyncQueu
       const result = await tool.run(item.input, { ...context, callId: call.id, checkAtUse: item.checkAtUse });
       output = typeof result === "string" ? { content: result } : result;
     } catch (error) {
-      output = { isError: true, content: `Error: ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+      output = {
+        isError: true,
+        content: `Error: ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     if (context.signal.aborted) output = { ...output, content: `${output.content}\n[interrupted by the user]` };
     if (hooks.afterToolCall) output = await checkAfter(hooks.afterToolCall, item, output, context.signal);
@@ -214,29 +287,60 @@ async function runOne(prepared: Runnable, context: ToolContext, queue: AsyncQueu
 }
 
 /** Runs `beforeToolCall`: a block, a throw or a rewrite that fails validation means the call does not run. */
-async function checkBefore(before: NonNullable<ToolCallHooks["beforeToolCall"]>, item: Runnable, context: ToolContext): Promise<Runnable | { failed: ToolOutput }> {
+async function checkBefore(
+  before: NonNullable<ToolCallHooks["beforeToolCall"]>,
+  item: Runnable,
+  context: ToolContext,
+): Promise<Runnable | { failed: ToolOutput }> {
   const { call, tool } = item;
   let verdict: { block?: string; input?: unknown } | void;
   try {
     verdict = await before(call, item.input, context.signal);
   } catch (error) {
-    return { failed: { isError: true, content: `Error: the ${tool.name} call was not run: a beforeToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`, summary: "blocked by a hook" } };
+    return {
+      failed: {
+        isError: true,
+        content: `Error: the ${tool.name} call was not run: a beforeToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`,
+        summary: "blocked by a hook",
+      },
+    };
   }
-  if (verdict?.block !== undefined) return { failed: { isError: true, content: `The ${tool.name} call was blocked by a hook: ${verdict.block}`, summary: "blocked by a hook" } };
+  if (verdict?.block !== undefined)
+    return {
+      failed: {
+        isError: true,
+        content: `The ${tool.name} call was blocked by a hook: ${verdict.block}`,
+        summary: "blocked by a hook",
+      },
+    };
   if (verdict?.input === undefined) return item;
   const parsed = parseArguments(tool, JSON.stringify(verdict.input));
   if (!parsed.ok) {
-    return { failed: { isError: true, content: `Error: a hook rewrote the ${tool.name} arguments into ones its schema rejects:\n${parsed.problem.message}\nNothing was run.`, summary: "invalid rewritten arguments" } };
+    return {
+      failed: {
+        isError: true,
+        content: `Error: a hook rewrote the ${tool.name} arguments into ones its schema rejects:\n${parsed.problem.message}\nNothing was run.`,
+        summary: "invalid rewritten arguments",
+      },
+    };
   }
   return { ...item, input: parsed.input, summary: tool.describe?.(parsed.input, context.cwd) ?? tool.name };
 }
 
 /** Runs `afterToolCall`; a throw keeps the tool's result and adds a note, since the tool already ran. */
-async function checkAfter(after: NonNullable<ToolCallHooks["afterToolCall"]>, item: Runnable, output: ToolOutput, signal: AbortSignal): Promise<ToolOutput> {
+async function checkAfter(
+  after: NonNullable<ToolCallHooks["afterToolCall"]>,
+  item: Runnable,
+  output: ToolOutput,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
   try {
     const verdict = await after(item.call, output, item.input, signal);
     return verdict?.content === undefined ? output : { ...output, content: verdict.content };
   } catch (error) {
-    return { ...output, content: `${output.content}\n[an afterToolCall hook failed: ${error instanceof Error ? error.message : String(error)}]` };
+    return {
+      ...output,
+      content: `${output.content}\n[an afterToolCall hook failed: ${error instanceof Error ? error.message : String(error)}]`,
+    };
   }
 }

@@ -81,9 +81,11 @@ export class StreamRedactor {
 /** [start, end) of every pattern match and every secret value in a text. */
 function matchSpans(text: string, secrets: readonly string[]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  for (const pattern of REDACTION_PATTERNS) for (const match of text.matchAll(pattern)) spans.push([match.index, match.index + match[0].length]);
+  for (const pattern of REDACTION_PATTERNS)
+    for (const match of text.matchAll(pattern)) spans.push([match.index, match.index + match[0].length]);
   for (const secret of secrets) {
-    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) spans.push([at, at + secret.length]);
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1))
+      spans.push([at, at + secret.length]);
   }
   return spans;
 }
@@ -94,7 +96,10 @@ function matchSpans(text: string, secrets: readonly string[]): Array<[number, nu
  * held tail goes out as one more delta at the next boundary (any other event), so every
  * consumer sees the same text in the same order. The model's own copy is never touched.
  */
-export async function* redactEvents<R>(events: AsyncGenerator<AgentEvent, R>, secrets: readonly string[] = []): AsyncGenerator<AgentEvent, R> {
+export async function* redactEvents<R>(
+  events: AsyncGenerator<AgentEvent, R>,
+  secrets: readonly string[] = [],
+): AsyncGenerator<AgentEvent, R> {
   const deltas = { text_delta: new StreamRedactor(secrets), thinking_delta: new StreamRedactor(secrets) };
   function* flush(type: keyof typeof deltas): Generator<AgentEvent> {
     const text = deltas[type].flush();
@@ -125,7 +130,10 @@ export async function* redactEvents<R>(events: AsyncGenerator<AgentEvent, R>, se
  */
 export function redactWrites<Stream extends NodeJS.WritableStream>(stream: Stream, secrets: readonly string[]): Stream {
   const write = (chunk: unknown, ...rest: unknown[]) =>
-    (stream.write as (...args: unknown[]) => boolean)(typeof chunk === "string" ? redactText(chunk, secrets) : chunk, ...rest);
+    (stream.write as (...args: unknown[]) => boolean)(
+      typeof chunk === "string" ? redactText(chunk, secrets) : chunk,
+      ...rest,
+    );
   return new Proxy(stream, {
     get(target, property) {
       if (property === "write") return write;

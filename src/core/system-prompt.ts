@@ -37,9 +37,15 @@ export interface PromptSkill {
  * directory and the project's instructions are facts the tools and the user's files rely on,
  * so they stay (as pi does with its --system-prompt).
  */
-export function buildSystemPrompt(env: Environment, toolNames: string[], overrides: PromptOverrides = {}, skills: PromptSkill[] = []): string {
+export function buildSystemPrompt(
+  env: Environment,
+  toolNames: string[],
+  overrides: PromptOverrides = {},
+  skills: PromptSkill[] = [],
+): string {
   const facts = `Working directory: ${env.cwd}. OS: ${env.platform}. Shell: ${env.shell}. Date: ${env.date}.`;
-  const lines = overrides.replace !== undefined ? [overrides.replace.trimEnd(), "", facts] : [...ownWords(toolNames, facts)];
+  const lines =
+    overrides.replace !== undefined ? [overrides.replace.trimEnd(), "", facts] : [...ownWords(toolNames, facts)];
   const instructions = loadProjectInstructions(env.cwd);
   if (instructions) lines.push("", instructions);
   if (skills.length > 0) lines.push("", ...skillLines(skills, env.cwd));
@@ -71,8 +77,12 @@ function ownWords(toolNames: string[], facts: string): string[] {
     "- Verify your work (run the tests, the build or the program) before you say it is done.",
     "- Keep answers short; show code only when asked. Never invent tool output.",
   ];
-  if (toolNames.includes("edit_file")) lines.push("- Prefer read_file, edit_file, grep and glob over shell equivalents: they are cheaper and safer.");
-  if (toolNames.includes("bash")) lines.push("- bash has no stdin: use non-interactive flags (-y, --no-pager). Long outputs are cut; filter them (head, grep).");
+  if (toolNames.includes("edit_file"))
+    lines.push("- Prefer read_file, edit_file, grep and glob over shell equivalents: they are cheaper and safer.");
+  if (toolNames.includes("bash"))
+    lines.push(
+      "- bash has no stdin: use non-interactive flags (-y, --no-pager). Long outputs are cut; filter them (head, grep).",
+    );
   return lines;
 }
 

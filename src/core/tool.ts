@@ -93,7 +93,10 @@ export function toToolSpec(tool: Tool): ToolSpec {
 export type ArgumentProblem = { kind: "invalid_json" | "invalid_arguments"; message: string };
 
 /** Parses raw argument JSON and validates it against the tool's schema. */
-export function parseArguments(tool: Tool, raw: string): { ok: true; input: unknown } | { ok: false; problem: ArgumentProblem } {
+export function parseArguments(
+  tool: Tool,
+  raw: string,
+): { ok: true; input: unknown } | { ok: false; problem: ArgumentProblem } {
   let json: unknown;
   try {
     json = raw.trim() === "" ? {} : JSON.parse(raw);
@@ -101,6 +104,7 @@ export function parseArguments(tool: Tool, raw: string): { ok: true; input: unkn
     return { ok: false, problem: { kind: "invalid_json", message: (error as Error).message } };
   }
   const parsed = tool.input.safeParse(json);
-  if (!parsed.success) return { ok: false, problem: { kind: "invalid_arguments", message: z.prettifyError(parsed.error) } };
+  if (!parsed.success)
+    return { ok: false, problem: { kind: "invalid_arguments", message: z.prettifyError(parsed.error) } };
   return { ok: true, input: parsed.data };
 }

@@ -36,25 +36,45 @@ interface HookAnswer {
   decision?: string;
   reason?: string;
   updatedInput?: unknown;
-  hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string; updatedInput?: unknown; additionalContext?: string };
+  hookSpecificOutput?: {
+    permissionDecision?: string;
+    permissionDecisionReason?: string;
+    updatedInput?: unknown;
+    additionalContext?: string;
+  };
 }
 
 export function createCommandHooks(hooks: CommandHook[], context: CommandHookContext): CommandHooks {
-  const of = (event: HookEventName, subject: string) => hooks.filter((hook) => hook.event === event && (hook.matcher?.test(subject) ?? true));
+  const of = (event: HookEventName, subject: string) =>
+    hooks.filter((hook) => hook.event === event && (hook.matcher?.test(subject) ?? true));
   /** Notes for the model about PreToolUse hooks that failed open, appended to the call's result. */
   const notes = new Map<string, string[]>();
-  const base = (event: HookEventName) => ({ session_id: self.sessionId() ?? null, cwd: context.cwd, hook_event_name: event });
+  const base = (event: HookEventName) => ({
+    session_id: self.sessionId() ?? null,
+    cwd: context.cwd,
+    hook_event_name: event,
+  });
   const run = (hook: CommandHook, input: unknown, signal: AbortSignal) =>
-    runHookCommand(hook.command, input, { cwd: context.cwd, env: { ...context.env, HARNESS_PROJECT_DIR: context.cwd, CLAUDE_PROJECT_DIR: context.cwd }, timeoutMs: hook.timeoutMs, signal });
+    runHookCommand(hook.command, input, {
+      cwd: context.cwd,
+      env: { ...context.env, HARNESS_PROJECT_DIR: context.cwd, CLAUDE_PROJECT_DIR: context.cwd },
+      timeoutMs: hook.timeoutMs,
+      signal,
+    });
 
   const toolHooks: ToolCallHooks = {
     async beforeToolCall(call, input, signal) {
       let current = input;
       let isRewritten = false;
       for (const hook of of("PreToolUse", call.name)) {
-        const result = await run(hook, { ...base("PreToolUse"), tool_name: call.name, tool_input: current, tool_use_id: call.id }, signal);
+        const result = await run(
+          hook,
+          { ...base("PreToolUse"), tool_name: call.name, tool_input: current, tool_use_id: call.id },
+          signal,
+        );
         if (signal.aborted) return { block: "interrupted by the user" };
-        if (result.code === 2) return { block: result.stderr.trim() || `a PreToolUse hook (${hook.command}) refused it` };
+        if (result.code === 2)
+          return { block: result.stderr.trim() || `a PreToolUse hook (${hook.command}) refused it` };
         if (result.code !== 0) {
           const note = failureNote("PreToolUse", hook, result);
           context.warn(note);
@@ -78,7 +98,17 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       notes.delete(call.id);
       for (const hook of of("PostToolUse", call.name)) {
         const response = { content: output.content, isError: output.isError ?? false };
-        const result = await run(hook, { ...base("PostToolUse"), tool_name: call.name, tool_input: input, tool_response: response, tool_use_id: call.id }, signal);
+        const result = await run(
+          hook,
+          {
+            ...base("PostToolUse"),
+            tool_name: call.name,
+            tool_input: input,
+            tool_response: response,
+            tool_use_id: call.id,
+          },
+          signal,
+        );
         if (signal.aborted) break;
         if (result.code === 2) {
           if (result.stderr.trim()) added.push(`PostToolUse hook: ${result.stderr.trim()}`);
@@ -132,7 +162,8 @@ function parseAnswer(stdout: string): HookAnswer | undefined {
 /** Claude Code's three ways for a PreToolUse answer to say no. */
 function blockReason(answer: HookAnswer | undefined): string | undefined {
   if (!answer) return undefined;
-  if (answer.hookSpecificOutput?.permissionDecision === "deny") return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
+  if (answer.hookSpecificOutput?.permissionDecision === "deny")
+    return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
   if (answer.decision === "block") return answer.reason ?? "a PreToolUse hook blocked it";
   if (answer.continue === false) return answer.stopReason ?? "a PreToolUse hook stopped it";
   return undefined;

@@ -24,7 +24,10 @@ export class HookedAgent extends Agent {
   }
 }
 
-async function* withStopHook(run: AsyncGenerator<AgentEvent, RunResult>, hooks: CommandHooks): AsyncGenerator<AgentEvent, RunResult> {
+async function* withStopHook(
+  run: AsyncGenerator<AgentEvent, RunResult>,
+  hooks: CommandHooks,
+): AsyncGenerator<AgentEvent, RunResult> {
   const result = yield* run;
   await hooks.stop(result);
   return result;

@@ -18,10 +18,20 @@ export interface HookRun {
  * Runs a hook command through the shell in `cwd`, with the event as JSON on stdin. The command
  * runs in its own process group, so a timeout or an abort kills everything it started.
  */
-export function runHookCommand(command: string, input: unknown, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal }): Promise<HookRun> {
+export function runHookCommand(
+  command: string,
+  input: unknown,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal },
+): Promise<HookRun> {
   return new Promise((resolve) => {
     const settle = (code: number | null) => resolve({ code, stdout: "", stderr: "", timedOut: false, failure });
-    const child = spawn(command, { cwd: options.cwd, env: options.env, shell: true, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, {
+      cwd: options.cwd,
+      env: options.env,
+      shell: true,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let timedOut = false;
     let failure: string | undefined;
     // First, before anything can throw: a spawn that fails (EMFILE) has no pipes and never closes.
@@ -48,7 +58,13 @@ export function runHookCommand(command: string, input: unknown, options: { cwd: 
     child.on("close", (code) => {
       clearTimeout(timer);
       options.signal.removeEventListener("abort", onAbort);
-      resolve({ code: timedOut || failure ? null : code, stdout: stdout(), stderr: stderr(), timedOut, ...(failure ? { failure } : {}) });
+      resolve({
+        code: timedOut || failure ? null : code,
+        stdout: stdout(),
+        stderr: stderr(),
+        timedOut,
+        ...(failure ? { failure } : {}),
+      });
     });
   });
 }

@@ -24,7 +24,11 @@ export interface CommandHook {
   source: string;
 }
 
-const commandSchema = z.object({ type: z.literal("command"), command: z.string().min(1), timeout: z.number().positive().optional() });
+const commandSchema = z.object({
+  type: z.literal("command"),
+  command: z.string().min(1),
+  timeout: z.number().positive().optional(),
+});
 const groupSchema = z.object({ matcher: z.string().optional(), hooks: z.array(z.unknown()) });
 
 /** All hooks of all files, in file order then declaration order (the order they run in). */
@@ -74,7 +78,9 @@ function hooksOfFile(path: string, warn: (message: string) => void): CommandHook
       for (const rawHook of group.data.hooks) {
         const hook = commandSchema.safeParse(rawHook);
         if (!hook.success) {
-          warn(`ignoring a hook of ${where}: only {"type": "command", "command": "...", "timeout": seconds} is supported`);
+          warn(
+            `ignoring a hook of ${where}: only {"type": "command", "command": "...", "timeout": seconds} is supported`,
+          );
           continue;
         }
         const timeoutMs = (hook.data.timeout ?? DEFAULT_HOOK_TIMEOUT_S) * 1000;
@@ -86,7 +92,11 @@ function hooksOfFile(path: string, warn: (message: string) => void): CommandHook
 }
 
 /** `""`, `"*"` and no matcher match everything; anything else is a regex over the whole name. */
-function toMatcher(matcher: string | undefined, where: string, warn: (message: string) => void): RegExp | undefined | null {
+function toMatcher(
+  matcher: string | undefined,
+  where: string,
+  warn: (message: string) => void,
+): RegExp | undefined | null {
   if (matcher === undefined || matcher === "" || matcher === "*") return undefined;
   try {
     return new RegExp(`^(?:${matcher})$`);

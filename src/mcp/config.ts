@@ -61,7 +61,11 @@ export function userMcpFile(harnessHome: string, env: NodeJS.ProcessEnv): McpCon
  * `commandEnv` (credentials removed), so a cloned repository cannot send a key anywhere.
  */
 export function projectMcpFile(cwd: string, env: NodeJS.ProcessEnv, commandEnv: Record<string, string>): McpConfigFile {
-  return { path: join(cwd, ".mcp.json"), env: commandEnv, withheld: Object.keys(env).filter((name) => env[name] !== undefined && !(name in commandEnv)) };
+  return {
+    path: join(cwd, ".mcp.json"),
+    env: commandEnv,
+    withheld: Object.keys(env).filter((name) => env[name] !== undefined && !(name in commandEnv)),
+  };
 }
 
 /** Every valid server of every file, later files winning on a name clash; `${VAR}` and `${VAR:-default}` are expanded from each file's env. */
@@ -78,7 +82,9 @@ function serversOfFile(file: McpConfigFile, warn: (message: string) => void): Mc
     expandVariables(text, file, (name) => {
       if (reported.has(name)) return;
       reported.add(name);
-      warn(`\${${name}} in ${path} is not expanded: a project's files may not read credentials (name it in env.passthrough of your own settings.json to allow it)`);
+      warn(
+        `\${${name}} in ${path} is not expanded: a project's files may not read credentials (name it in env.passthrough of your own settings.json to allow it)`,
+      );
     });
   let text: string;
   try {
@@ -96,7 +102,9 @@ function serversOfFile(file: McpConfigFile, warn: (message: string) => void): Mc
   const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
   if (servers === undefined) return [];
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
-    warn(`ignoring "mcpServers" in ${path}: it must be an object of server name → {command, args, env} or {url, headers}`);
+    warn(
+      `ignoring "mcpServers" in ${path}: it must be an object of server name → {command, args, env} or {url, headers}`,
+    );
     return [];
   }
   const found: McpServerConfig[] = [];
@@ -111,7 +119,12 @@ function serversOfFile(file: McpConfigFile, warn: (message: string) => void): Mc
         continue;
       }
       const { type, url, headers } = parsed.data;
-      found.push({ transport: type === "sse" ? "sse" : "http", name, url: expand(url), headers: mapValues(headers, expand) });
+      found.push({
+        transport: type === "sse" ? "sse" : "http",
+        name,
+        url: expand(url),
+        headers: mapValues(headers, expand),
+      });
       continue;
     }
     const parsed = stdioSchema.safeParse(entry);
@@ -134,10 +147,13 @@ function serversOfFile(file: McpConfigFile, warn: (message: string) => void): Mc
 
 /** `${VAR}` and `${VAR:-default}`, as in Claude Code's .mcp.json; an unset or withheld variable becomes its default or "". */
 function expandVariables(text: string, file: McpConfigFile, onWithheld: (name: string) => void): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
-    if (file.withheld?.includes(name)) onWithheld(name);
-    return file.env[name] || fallback || "";
-  });
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_, name: string, fallback: string | undefined) => {
+      if (file.withheld?.includes(name)) onWithheld(name);
+      return file.env[name] || fallback || "";
+    },
+  );
 }
 
 function mapValues(record: Record<string, string>, map: (value: string) => string): Record<string, string> {

@@ -24,7 +24,9 @@ const MAX_TOOL_PAGES = 20;
 const MAX_STDERR_TAIL = 2000;
 
 /** What became of one server. */
-export type McpServerStatus = { name: string; ok: true; tools: McpToolInfo[] } | { name: string; ok: false; error: string };
+export type McpServerStatus =
+  | { name: string; ok: true; tools: McpToolInfo[] }
+  | { name: string; ok: false; error: string };
 
 /** The connected servers: their tools for the Agent, their status for `harness mcp list`, and a way to stop them. */
 export interface McpConnections {
@@ -37,9 +39,14 @@ export interface McpConnections {
  * Starts every server. `env` is what local servers run with (the bash tool's environment,
  * credentials removed), their own `env` entries on top.
  */
-export async function connectMcpServers(configs: McpServerConfig[], options: { cwd: string; env: Record<string, string>; warn(message: string): void; timeoutMs?: number }): Promise<McpConnections> {
+export async function connectMcpServers(
+  configs: McpServerConfig[],
+  options: { cwd: string; env: Record<string, string>; warn(message: string): void; timeoutMs?: number },
+): Promise<McpConnections> {
   const clients: Client[] = [];
-  const results = await Promise.all(configs.map((config) => connectOne(config, options.cwd, options.env, options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS)));
+  const results = await Promise.all(
+    configs.map((config) => connectOne(config, options.cwd, options.env, options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS)),
+  );
   const tools: Tool[] = [];
   const servers: McpServerStatus[] = [];
   for (const [index, result] of results.entries()) {
@@ -54,7 +61,11 @@ export async function connectMcpServers(configs: McpServerConfig[], options: { c
     let isReported = false;
     const call = async (tool: string, args: Record<string, unknown>, signal: AbortSignal) => {
       try {
-        return (await result.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS, resetTimeoutOnProgress: true })) as {
+        return (await result.client.callTool({ name: tool, arguments: args }, undefined, {
+          signal,
+          timeout: MCP_CALL_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+        })) as {
           content?: McpContent[];
           structuredContent?: unknown;
           isError?: boolean;
@@ -77,16 +88,30 @@ export async function connectMcpServers(configs: McpServerConfig[], options: { c
   };
 }
 
-async function connectOne(config: McpServerConfig, cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ client: Client; tools: McpToolInfo[] } | { error: string }> {
+async function connectOne(
+  config: McpServerConfig,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ client: Client; tools: McpToolInfo[] } | { error: string }> {
   if (config.transport !== "stdio" && !URL.canParse(config.url)) return { error: "its url is not a valid URL" };
   const client = new Client({ name: "harness", version: VERSION });
   let stderrTail = "";
   let transport: Transport;
   switch (config.transport) {
     case "stdio": {
-      const stdio = new StdioClientTransport({ command: config.command, args: config.args, env: { ...env, ...config.env }, cwd: config.cwd ?? cwd, stderr: "pipe" });
+      const stdio = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: { ...env, ...config.env },
+        cwd: config.cwd ?? cwd,
+        stderr: "pipe",
+      });
       // A server's log lines are not ours to print; keep the end to explain a failure.
-      stdio.stderr?.on("data", (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString("utf8")).slice(-MAX_STDERR_TAIL)));
+      stdio.stderr?.on(
+        "data",
+        (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString("utf8")).slice(-MAX_STDERR_TAIL)),
+      );
       transport = stdio;
       break;
     }
@@ -104,7 +129,10 @@ async function connectOne(config: McpServerConfig, cwd: string, env: Record<stri
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const listed = await client.listTools(cursor ? { cursor } : undefined, { signal: controller.signal, timeout: timeoutMs });
+      const listed = await client.listTools(cursor ? { cursor } : undefined, {
+        signal: controller.signal,
+        timeout: timeoutMs,
+      });
       tools.push(...(listed.tools as McpToolInfo[]));
       cursor = listed.nextCursor;
       if (!cursor) break;
@@ -113,7 +141,9 @@ async function connectOne(config: McpServerConfig, cwd: string, env: Record<stri
   } catch (error) {
     await client.close().catch(() => {});
     const why = controller.signal.aborted ? `it did not answer within ${timeoutMs / 1000} s` : messageOf(error);
-    const detail = stderrTail.trim() ? ` (its stderr ends: ${stderrTail.trim().split("\n").slice(-3).join(" | ")})` : "";
+    const detail = stderrTail.trim()
+      ? ` (its stderr ends: ${stderrTail.trim().split("\n").slice(-3).join(" | ")})`
+      : "";
     return { error: `${why}${detail}${hint(config)}` };
   } finally {
     clearTimeout(timer);
@@ -121,7 +151,9 @@ async function connectOne(config: McpServerConfig, cwd: string, env: Record<stri
 }
 
 function hint(config: McpServerConfig): string {
-  return config.transport === "stdio" ? `; check that \`${[config.command, ...config.args].join(" ")}\` runs` : `; check that ${shownUrl(config.url)} is reachable`;
+  return config.transport === "stdio"
+    ? `; check that \`${[config.command, ...config.args].join(" ")}\` runs`
+    : `; check that ${shownUrl(config.url)} is reachable`;
 }
 
 /** A server's URL as messages show it: without user, password and query, where keys tend to sit. */

@@ -23,7 +23,11 @@ export interface McpToolInfo {
 export type McpContent = { type: string; [field: string]: unknown };
 
 /** Calls a tool on the server; rejects when the server or the connection fails. */
-export type CallMcpTool = (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<{ content?: McpContent[]; structuredContent?: unknown; isError?: boolean }>;
+export type CallMcpTool = (
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<{ content?: McpContent[]; structuredContent?: unknown; isError?: boolean }>;
 
 /** The model-facing name: `server__tool`, limited to the characters and length providers accept. */
 export function mcpToolName(server: string, tool: string): string {
@@ -44,7 +48,13 @@ export function toHarnessTool(server: string, info: McpToolInfo, call: CallMcpTo
     async run(input, context): Promise<ToolOutput> {
       const result = await call(info.name, input, context.signal);
       const text = resultText(result.content ?? [], result.structuredContent);
-      return { content: cutMiddle(text || (result.isError ? "(the tool failed and said nothing)" : "(no output)"), MAX_MCP_RESULT_BYTES / 2), isError: result.isError === true };
+      return {
+        content: cutMiddle(
+          text || (result.isError ? "(the tool failed and said nothing)" : "(no output)"),
+          MAX_MCP_RESULT_BYTES / 2,
+        ),
+        isError: result.isError === true,
+      };
     },
   };
 }

@@ -44,7 +44,8 @@ export function createApprover(options: ApproverOptions): ApproveFn {
   const sessionRules: Rule[] = [];
   return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
     const decision = await decide(request.tool, request.input, options.cwd, options.policy, sessionRules);
-    const allowed = (approvedByPerson: string[]) => allowWithCheck(request, options.cwd, options.policy, sessionRules, approvedByPerson);
+    const allowed = (approvedByPerson: string[]) =>
+      allowWithCheck(request, options.cwd, options.policy, sessionRules, approvedByPerson);
     switch (decision.type) {
       case "allow":
         return allowed([]);
@@ -63,11 +64,18 @@ export function createApprover(options: ApproverOptions): ApproveFn {
     }
     if (!options.ask) {
       options.onRefused?.(request.summary, wouldAllow(request, decision));
-      if (decision.explicit) return { allow: false, reason: `no one was there to approve it (headless run; --yes and allow rules do not cover this): ${decision.why}. Do not work around it; tell the user what you wanted to change.` };
+      if (decision.explicit)
+        return {
+          allow: false,
+          reason: `no one was there to approve it (headless run; --yes and allow rules do not cover this): ${decision.why}. Do not work around it; tell the user what you wanted to change.`,
+        };
       return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
     }
     const diff = await options.preview?.(request).catch(() => undefined);
-    const answer = await options.ask({ summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) }, signal);
+    const answer = await options.ask(
+      { summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) },
+      signal,
+    );
     if (answer === undefined || signal.aborted) return { allow: false, reason: "the user interrupted" };
     switch (answer.type) {
       case "yes":
@@ -104,7 +112,13 @@ export async function approvedTargets(request: ApprovalRequest, cwd: string): Pr
  * Allowed: go on. Denied: the reason. A question: only if it is the very file the person
  * approved, since nobody approved where the path leads now.
  */
-export function allowWithCheck(request: ApprovalRequest, cwd: string, policy: PermissionPolicy, sessionRules: Rule[], approvedByPerson: string[]): ApprovalDecision {
+export function allowWithCheck(
+  request: ApprovalRequest,
+  cwd: string,
+  policy: PermissionPolicy,
+  sessionRules: Rule[],
+  approvedByPerson: string[],
+): ApprovalDecision {
   if (request.tool.kind === "execute") return { allow: true };
   const checkAtUse = async (real: string): Promise<string | undefined> => {
     const now = await decide(request.tool, { ...(request.input as object), path: real }, cwd, policy, sessionRules);

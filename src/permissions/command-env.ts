@@ -19,7 +19,11 @@ export function filterCommandEnv(env: Record<string, string | undefined>, filter
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     const isPassedThrough = filter.passthrough.some((pattern) => nameMatches(pattern, name));
-    const isSecret = isCredentialName(name) || isSocketName(name) || redactText(value) !== value || filter.strip.some((pattern) => nameMatches(pattern, name));
+    const isSecret =
+      isCredentialName(name) ||
+      isSocketName(name) ||
+      redactText(value) !== value ||
+      filter.strip.some((pattern) => nameMatches(pattern, name));
     if (isPassedThrough || !isSecret) kept[name] = value;
   }
   return kept;

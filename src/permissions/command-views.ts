@@ -13,7 +13,28 @@ interface Wrapper {
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
-  sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user"] },
+  sudo: {
+    valued: [
+      "-u",
+      "-g",
+      "-h",
+      "-p",
+      "-C",
+      "-D",
+      "-r",
+      "-t",
+      "-U",
+      "-T",
+      "--user",
+      "--group",
+      "--host",
+      "--prompt",
+      "--chdir",
+      "--role",
+      "--type",
+      "--other-user",
+    ],
+  },
   doas: { valued: ["-u", "-C"] },
   env: { valued: ["-u", "-C", "--unset", "--chdir"] },
   command: { valued: [] },
@@ -26,7 +47,26 @@ const WRAPPERS: Record<string, Wrapper> = {
   time: { valued: ["-f", "-o", "--format", "--output"] },
   timeout: { valued: ["-s", "-k", "--signal", "--kill-after"], positional: 1 },
   stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
-  xargs: { valued: ["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--delimiter", "--eof", "--arg-file", "--replace"] },
+  xargs: {
+    valued: [
+      "-I",
+      "-L",
+      "-n",
+      "-P",
+      "-s",
+      "-d",
+      "-E",
+      "-a",
+      "--max-args",
+      "--max-lines",
+      "--max-procs",
+      "--max-chars",
+      "--delimiter",
+      "--eof",
+      "--arg-file",
+      "--replace",
+    ],
+  },
 };
 /** Shells, whose `-c` argument is itself a command line. */
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
@@ -76,10 +116,21 @@ export function unwrap(words: string[]): Unwrapped {
       if (!word.startsWith("-") || word === "-") break;
       const split = name === "env" ? /^(?:-S|--split-string=?)(.*)$/.exec(word) : null;
       if (split) {
-        lines.push([split[1] || words[index + 1], ...words.slice(split[1] ? index + 1 : index + 2)].filter((w) => w !== undefined).join(" "));
-        return { words: [], prefixLength: words.length, lines, commands: [], opaque: "env -S runs a string as a command" };
+        lines.push(
+          [split[1] || words[index + 1], ...words.slice(split[1] ? index + 1 : index + 2)]
+            .filter((w) => w !== undefined)
+            .join(" "),
+        );
+        return {
+          words: [],
+          prefixLength: words.length,
+          lines,
+          commands: [],
+          opaque: "env -S runs a string as a command",
+        };
       }
-      const takesValue = wrapper.valued.includes(word) || (/^-[A-Za-z]{2,}$/.test(word) && wrapper.valued.includes(`-${word.at(-1)}`));
+      const takesValue =
+        wrapper.valued.includes(word) || (/^-[A-Za-z]{2,}$/.test(word) && wrapper.valued.includes(`-${word.at(-1)}`));
       index += takesValue ? 2 : 1;
     }
     index += wrapper.positional ?? 0;
@@ -92,9 +143,12 @@ export function unwrap(words: string[]): Unwrapped {
 function whatItRuns(words: string[]): { lines: string[]; commands: string[][]; opaque?: string } {
   const name = path.basename(words[0] ?? "");
   if (words.length === 0) return { lines: [], commands: [] };
-  if (COMPUTED_NAME.test(words[0])) return { lines: [], commands: [], opaque: "its command name is computed when it runs" };
-  if (name === "eval") return { lines: [words.slice(1).join(" ")], commands: [], opaque: "eval runs a string as a command" };
-  if (name === "source" || name === ".") return { lines: [], commands: [], opaque: `${name} runs a script inside the shell` };
+  if (COMPUTED_NAME.test(words[0]))
+    return { lines: [], commands: [], opaque: "its command name is computed when it runs" };
+  if (name === "eval")
+    return { lines: [words.slice(1).join(" ")], commands: [], opaque: "eval runs a string as a command" };
+  if (name === "source" || name === ".")
+    return { lines: [], commands: [], opaque: `${name} runs a script inside the shell` };
   if (SHELLS.has(name)) return shellArguments(words);
   if (name === "find") return { lines: [], commands: findActions(words) };
   return { lines: [], commands: [] };
@@ -117,8 +171,14 @@ function shellArguments(words: string[]): { lines: string[]; commands: string[][
     if (/^-[A-Za-z]*c[A-Za-z]*$/.test(word)) hasCommandString = true;
     index++;
   }
-  if (hasCommandString) return { lines: words[index] === undefined ? [] : [words[index]], commands: [], opaque: `${path.basename(words[0])} -c runs a string as a command` };
-  if (index >= words.length) return { lines: [], commands: [], opaque: `${path.basename(words[0])} reads the commands it runs from its input` };
+  if (hasCommandString)
+    return {
+      lines: words[index] === undefined ? [] : [words[index]],
+      commands: [],
+      opaque: `${path.basename(words[0])} -c runs a string as a command`,
+    };
+  if (index >= words.length)
+    return { lines: [], commands: [], opaque: `${path.basename(words[0])} reads the commands it runs from its input` };
   return { lines: [], commands: [] };
 }
 
@@ -144,7 +204,8 @@ export function denyViews(command: SimpleCommand, depth = 0): string[][] {
     const inner = unwrap(words);
     views.push(words, inner.words, withBasename(inner.words));
     if (depth >= MAX_NESTING) continue;
-    for (const line of inner.lines) for (const nested of splitCommand(line).commands) views.push(...denyViews(nested, depth + 1));
+    for (const line of inner.lines)
+      for (const nested of splitCommand(line).commands) views.push(...denyViews(nested, depth + 1));
     for (const nested of inner.commands) views.push(...denyViews({ words: nested, writesFile: false }, depth + 1));
   }
   return views.filter((view) => view.length > 0);

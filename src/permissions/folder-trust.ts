@@ -109,11 +109,20 @@ function readProjectFile(file: string, cwd: string): ProjectFile {
   let content: string;
   try {
     const stat = statSync(file);
-    content = !stat.isFile() ? "[not a regular file]" : stat.size > MAX_PROJECT_FILE_BYTES ? `[${stat.size} bytes: too large to review]` : readFileSync(file, "utf8");
+    content = !stat.isFile()
+      ? "[not a regular file]"
+      : stat.size > MAX_PROJECT_FILE_BYTES
+        ? `[${stat.size} bytes: too large to review]`
+        : readFileSync(file, "utf8");
   } catch (error) {
     content = `[unreadable: ${(error as NodeJS.ErrnoException).code ?? "error"}]`;
   }
-  return { path: file, shown: path.relative(cwd, file) || file, content, sha256: createHash("sha256").update(content).digest("hex") };
+  return {
+    path: file,
+    shown: path.relative(cwd, file) || file,
+    content,
+    sha256: createHash("sha256").update(content).digest("hex"),
+  };
 }
 
 /** The lines saying what a file would run; a file that is not valid JSON is one line (it could hold anything). */
@@ -143,7 +152,10 @@ function describe(file: ProjectFile, counts: TrustReview["counts"]): string[] {
   for (const [name, server] of entries(settings.mcpServers)) {
     if (server?.disabled === true) continue;
     counts.servers++;
-    const what = typeof server?.url === "string" ? server.url : [server?.command, ...(Array.isArray(server?.args) ? server.args : [])].join(" ");
+    const what =
+      typeof server?.url === "string"
+        ? server.url
+        : [server?.command, ...(Array.isArray(server?.args) ? server.args : [])].join(" ");
     items.push(`MCP server ${name}: ${what}`);
   }
   return items;
@@ -191,7 +203,10 @@ function readRecords(harnessHome: string): Record<string, TrustRecord> {
 /** Records a yes: the folder, with each file's hash and contents (to show what changed later). */
 export function recordTrust(review: TrustReview, harnessHome: string): void {
   const folders = readRecords(harnessHome);
-  folders[review.folder] = { trustedAt: new Date().toISOString(), files: review.files.map(({ path, sha256, content }) => ({ path, sha256, content })) };
+  folders[review.folder] = {
+    trustedAt: new Date().toISOString(),
+    files: review.files.map(({ path, sha256, content }) => ({ path, sha256, content })),
+  };
   mkdirSync(harnessHome, { recursive: true });
   const file = recordPath(harnessHome);
   // Written whole and renamed into place, so a crash never leaves half a record.
@@ -200,7 +215,10 @@ export function recordTrust(review: TrustReview, harnessHome: string): void {
 }
 
 function sameFiles(recorded: RecordedFile[], current: ProjectFile[]): boolean {
-  return recorded.length === current.length && current.every((file) => recorded.some((old) => old.path === file.path && old.sha256 === file.sha256));
+  return (
+    recorded.length === current.length &&
+    current.every((file) => recorded.some((old) => old.path === file.path && old.sha256 === file.sha256))
+  );
 }
 
 function changeSince(recorded: RecordedFile[], current: ProjectFile[]): { diff: string; files: string[] } {
@@ -222,10 +240,23 @@ function changeSince(recorded: RecordedFile[], current: ProjectFile[]): { diff: 
 /** The one line a run prints when it ignores project settings. */
 function reportLine(review: TrustReview, wasAsked: boolean): string {
   const { hooks, servers, allowRules, skills } = review.counts;
-  const what = [plural(hooks, "hook"), plural(servers, "MCP server"), plural(allowRules, "allow rule"), plural(skills, "skill")].filter(Boolean).join(", ");
+  const what = [
+    plural(hooks, "hook"),
+    plural(servers, "MCP server"),
+    plural(allowRules, "allow rule"),
+    plural(skills, "skill"),
+  ]
+    .filter(Boolean)
+    .join(", ");
   const files = review.wouldRun.map((entry) => entry.file).join(", ");
-  const why = review.changed ? `changed since you trusted this folder (${review.changed.files.join(", ")})` : "are not trusted";
-  const how = wasAsked ? "" : review.changed ? "; run harness here to review the change, or pass --trust" : "; run harness here to review them, or pass --trust";
+  const why = review.changed
+    ? `changed since you trusted this folder (${review.changed.files.join(", ")})`
+    : "are not trusted";
+  const how = wasAsked
+    ? ""
+    : review.changed
+      ? "; run harness here to review the change, or pass --trust"
+      : "; run harness here to review them, or pass --trust";
   return `this folder's project settings ${why}: ignoring ${what || "them"} from ${files}${how}`;
 }
 
@@ -235,7 +266,10 @@ function plural(count: number, noun: string): string {
 
 /** Project files are an attacker's text: control characters are shown as `\x1b`, never sent to the terminal. */
 function printable(text: string): string {
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return text.replace(
+    /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g,
+    (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
 }
 
 function realOrSame(file: string): string {

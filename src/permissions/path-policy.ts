@@ -18,7 +18,8 @@ export function pathsOfCall(tool: Tool, input: unknown, cwd: string): string[] {
   const args = (input ?? {}) as Record<string, unknown>;
   const base = path.resolve(cwd, typeof args.path === "string" ? args.path : ".");
   const paths = [base];
-  if (tool.name === "glob" && typeof args.pattern === "string") paths.push(path.resolve(base, staticPrefix(args.pattern)));
+  if (tool.name === "glob" && typeof args.pattern === "string")
+    paths.push(path.resolve(base, staticPrefix(args.pattern)));
   return paths;
 }
 

@@ -43,12 +43,21 @@ export interface PermissionPolicy {
  * What to do with a call. `remember` is what an "always" answer would add for this session.
  * `explicit`: only the person can allow it, this once: no mode, `--yes` or allow rule does.
  */
-export type Decision = { type: "allow" } | { type: "deny"; reason: string } | { type: "ask"; why?: string; remember: Rule[]; explicit?: true };
+export type Decision =
+  | { type: "allow" }
+  | { type: "deny"; reason: string }
+  | { type: "ask"; why?: string; remember: Rule[]; explicit?: true };
 
 const SESSION = "this session";
 
 /** Applies the policy, plus rules added this session, to one call. Deny wins over everything. */
-export async function decide(tool: Tool, input: unknown, cwd: string, policy: PermissionPolicy, sessionRules: Rule[]): Promise<Decision> {
+export async function decide(
+  tool: Tool,
+  input: unknown,
+  cwd: string,
+  policy: PermissionPolicy,
+  sessionRules: Rule[],
+): Promise<Decision> {
   const allow = [...policy.allow, ...sessionRules];
   const toolDeny = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
   if (toolDeny) return deny(toolDeny, `${tool.name} calls`);
@@ -61,21 +70,37 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
   let isCoveredByPathRule = true;
   for (const target of await Promise.all(pathsOfCall(tool, input, cwd).map(realTarget))) {
     const where = { workspace: policy.workspace, home: policy.home };
-    const pathDeny = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where));
+    const pathDeny = policy.deny.find(
+      (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
+    );
     if (pathDeny) return deny(pathDeny, target);
-    const pathAllow = allow.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where));
+    const pathAllow = allow.find(
+      (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
+    );
     if (!pathAllow) isCoveredByPathRule = false;
-    const mayLeave = pathAllow?.trusted === true || (tool.kind === "read" && policy.readableGlobs.some((glob) => pathMatches(glob, target, where)));
+    const mayLeave =
+      pathAllow?.trusted === true ||
+      (tool.kind === "read" && policy.readableGlobs.some((glob) => pathMatches(glob, target, where)));
     const system = SYSTEM_PATHS.find((folder) => isInside(target, folder));
-    if (system) return { type: "deny", reason: `${target} is under ${system}: file tools read nothing there (process environments and kernel state). Use bash, whose environment is scrubbed, if you need it.` };
+    if (system)
+      return {
+        type: "deny",
+        reason: `${target} is under ${system}: file tools read nothing there (process environments and kernel state). Use bash, whose environment is scrubbed, if you need it.`,
+      };
     const secret = policy.secretPaths.find((secretPath) => isInside(target, secretPath));
     if (secret && !mayLeave && policy.sandbox !== "off") {
-      return { type: "deny", reason: `${target} is in ${secret}, where credentials live; file tools stay out of it while the sandbox is on.` };
+      return {
+        type: "deny",
+        reason: `${target} is in ${secret}, where credentials live; file tools stay out of it while the sandbox is on.`,
+      };
     }
     protectedWhy ??= tool.kind === "edit" ? whyProtected(target) : undefined;
     if (mayLeave || [policy.workspace, ...policy.freeRoots].some((root) => isInside(target, root))) continue;
     if (tool.kind === "edit" && policy.sandbox !== "off") {
-      return { type: "deny", reason: `${target} is outside the workspace (${policy.workspace}); edits stay inside it. Work inside the workspace or ask the user to allow that path.` };
+      return {
+        type: "deny",
+        reason: `${target} is outside the workspace (${policy.workspace}); edits stay inside it. Work inside the workspace or ask the user to allow that path.`,
+      };
     }
     mustAsk = `${target} is outside the workspace`;
     remember.push(ruleFor(tool.name, `${target}`));
@@ -83,14 +108,16 @@ export async function decide(tool: Tool, input: unknown, cwd: string, policy: Pe
   if (protectedWhy) return { type: "ask", why: protectedWhy, remember: [], explicit: true };
   if (mustAsk) return policy.mode === "all" ? { type: "allow" } : { type: "ask", why: mustAsk, remember };
 
-  const isAllowedByRule = isCoveredByPathRule || allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
+  const isAllowedByRule =
+    isCoveredByPathRule || allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
   if (isAllowedByRule || isAllowedByMode(tool, policy.mode)) return { type: "allow" };
   return { type: "ask", remember: [ruleFor(tool.name)] };
 }
 
 function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[]): Decision {
   const split = splitCommand(command);
-  const covers = (rule: Rule, words: string[]) => rule.tool === "bash" && (rule.pattern === undefined || commandMatches(rule.pattern, words));
+  const covers = (rule: Rule, words: string[]) =>
+    rule.tool === "bash" && (rule.pattern === undefined || commandMatches(rule.pattern, words));
   for (const part of split.commands) {
     for (const view of denyViews(part)) {
       const rule = policy.deny.find((candidate) => covers(candidate, view));
@@ -108,14 +135,19 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   const unmatched: SimpleCommand[] = [];
   for (const part of split.commands) {
     const coverage = allowCoverage(part, allowingRules);
-    if (!coverage.covered && coverage.why) return { type: "ask", why: `${coverage.why}, which rules cannot check`, remember: [] };
+    if (!coverage.covered && coverage.why)
+      return { type: "ask", why: `${coverage.why}, which rules cannot check`, remember: [] };
     // A prefix rule does not cover a part that redirects output into a file (`git log > notes.md`).
     if (!coverage.covered || part.writesFile) unmatched.push(part);
   }
   if (unmatched.length === 0) return { type: "allow" };
   const hasWrite = unmatched.some((part) => part.writesFile);
   if (hasWrite) return { type: "ask", why: "it redirects output into a file", remember: [] };
-  return { type: "ask", why: undefined, remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor("bash", prefix))) };
+  return {
+    type: "ask",
+    why: undefined,
+    remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor("bash", prefix))),
+  };
 }
 
 /**
@@ -124,11 +156,16 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
  */
 function decideFetch(url: string, policy: PermissionPolicy, allow: Rule[]): Decision {
   const host = URL.canParse(url) ? new URL(url).hostname.toLowerCase() : "";
-  const covers = (rule: Rule) => rule.tool === "web_fetch" && (rule.pattern === undefined || domainMatches(rule.pattern, host));
+  const covers = (rule: Rule) =>
+    rule.tool === "web_fetch" && (rule.pattern === undefined || domainMatches(rule.pattern, host));
   const rule = policy.deny.find(covers);
   if (rule) return deny(rule, `fetching from ${host}`);
   if (policy.mode === "all" || allow.some(covers)) return { type: "allow" };
-  return { type: "ask", why: `it reaches the network (${host || url})`, remember: host ? [ruleFor("web_fetch", host)] : [] };
+  return {
+    type: "ask",
+    why: `it reaches the network (${host || url})`,
+    remember: host ? [ruleFor("web_fetch", host)] : [],
+  };
 }
 
 function domainMatches(pattern: string, host: string): boolean {
@@ -159,7 +196,34 @@ function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {
 }
 
 /** Commands whose second word picks what they do (`git status` vs `git push`), so "always" remembers both. */
-const SUBCOMMAND_TOOLS = new Set(["git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make", "gh", "apt", "apt-get", "brew", "dotnet", "mvn", "gradle", "deno", "rustup", "terraform", "helm"]);
+const SUBCOMMAND_TOOLS = new Set([
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "npx",
+  "cargo",
+  "go",
+  "docker",
+  "kubectl",
+  "pip",
+  "pip3",
+  "uv",
+  "poetry",
+  "make",
+  "gh",
+  "apt",
+  "apt-get",
+  "brew",
+  "dotnet",
+  "mvn",
+  "gradle",
+  "deno",
+  "rustup",
+  "terraform",
+  "helm",
+]);
 
 /**
  * The prefix an "always" answer remembers for a command: its first word, plus the subcommand
@@ -168,7 +232,10 @@ const SUBCOMMAND_TOOLS = new Set(["git", "npm", "pnpm", "yarn", "bun", "npx", "c
  */
 export function commandPrefix(part: SimpleCommand): string {
   const inner = unwrap(part.words);
-  if (inner.prefixLength > 0 && inner.words.length > 0) return [...part.words.slice(0, inner.prefixLength), commandPrefix({ words: inner.words, writesFile: false })].join(" ");
+  if (inner.prefixLength > 0 && inner.words.length > 0)
+    return [...part.words.slice(0, inner.prefixLength), commandPrefix({ words: inner.words, writesFile: false })].join(
+      " ",
+    );
   const [first, second, third] = part.words;
   const isSubcommand = (word: string | undefined) => word !== undefined && /^[a-z][a-z0-9:_-]*$/.test(word);
   if (!SUBCOMMAND_TOOLS.has(first) || !isSubcommand(second)) return first;
@@ -178,7 +245,12 @@ export function commandPrefix(part: SimpleCommand): string {
 
 /** What "always" remembers for a part: its prefix, and those of the commands it runs (`find -exec rm`). */
 function rememberedPrefixes(part: SimpleCommand): string[] {
-  return [commandPrefix(part), ...unwrap(part.words).commands.filter((words) => words.length > 0).map((words) => commandPrefix({ words, writesFile: false }))];
+  return [
+    commandPrefix(part),
+    ...unwrap(part.words)
+      .commands.filter((words) => words.length > 0)
+      .map((words) => commandPrefix({ words, writesFile: false })),
+  ];
 }
 
 function ruleFor(tool: string, pattern?: string): Rule {

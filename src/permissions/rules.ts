@@ -29,15 +29,21 @@ const RULE_SYNTAX = /^([A-Za-z_][A-Za-z0-9_-]*)(?:\((.*)\))?$/s;
 /** Parses `bash(git status)`, `Edit(src/**)`, `read_file`; returns an error message for anything else. */
 export function parseRule(text: string, source: string, trusted: boolean): Rule | string {
   const match = RULE_SYNTAX.exec(text.trim());
-  if (!match) return `"${text}" is not a rule: write a tool name, or tool(pattern) like bash(git status) or edit_file(src/**)`;
+  if (!match)
+    return `"${text}" is not a rule: write a tool name, or tool(pattern) like bash(git status) or edit_file(src/**)`;
   const pattern = match[2]?.trim();
-  if (match[2] !== undefined && !pattern) return `"${text}" has an empty pattern: leave out the parentheses to match every call`;
+  if (match[2] !== undefined && !pattern)
+    return `"${text}" has an empty pattern: leave out the parentheses to match every call`;
   return { tool: match[1].toLowerCase(), pattern, text: text.trim(), source, trusted };
 }
 
 /** Whether a rule's tool part names this tool (by name, case-insensitively, or by its group). */
 export function ruleNamesTool(rule: Rule, tool: Tool): boolean {
-  return rule.tool === tool.name.toLowerCase() || (rule.tool === "read" && tool.kind === "read") || (rule.tool === "edit" && tool.kind === "edit");
+  return (
+    rule.tool === tool.name.toLowerCase() ||
+    (rule.tool === "read" && tool.kind === "read") ||
+    (rule.tool === "edit" && tool.kind === "edit")
+  );
 }
 
 /**
@@ -68,10 +74,15 @@ export function allowCoverage(command: SimpleCommand, rulesFor: (words: string[]
   if (inner.opaque) return { covered: false, why: inner.opaque };
   const rules = rulesFor(command.words);
   if (rules.length === 0) return { covered: false };
-  const namesMoreThanWrapper = rules.some((rule) => rule.pattern !== undefined && patternWords(rule.pattern) > inner.prefixLength);
+  const namesMoreThanWrapper = rules.some(
+    (rule) => rule.pattern !== undefined && patternWords(rule.pattern) > inner.prefixLength,
+  );
   if (inner.prefixLength > 0 && !namesMoreThanWrapper && rulesFor(inner.words).length === 0) return { covered: false };
   for (const nested of inner.commands) {
-    const coverage = depth < 5 ? allowCoverage({ words: nested, writesFile: false }, rulesFor, depth + 1) : { covered: false as const };
+    const coverage =
+      depth < 5
+        ? allowCoverage({ words: nested, writesFile: false }, rulesFor, depth + 1)
+        : { covered: false as const };
     if (!coverage.covered) return coverage;
   }
   return { covered: true };

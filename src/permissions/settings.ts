@@ -34,11 +34,19 @@ const SettingsFile = z.strictObject({
     .optional(),
   env: z
     .strictObject({
-      passthrough: z.array(z.string()).optional().describe("variables kept in the environment of commands, hooks and MCP servers although they look like credentials"),
+      passthrough: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "variables kept in the environment of commands, hooks and MCP servers although they look like credentials",
+        ),
       strip: z.array(z.string()).optional().describe("more variables removed from it"),
     })
     .optional(),
-  trustedFolders: z.array(z.string()).optional().describe("folders whose project settings apply without asking (`~/src/app`, `~/work/**`); the user's file only"),
+  trustedFolders: z
+    .array(z.string())
+    .optional()
+    .describe("folders whose project settings apply without asking (`~/src/app`, `~/work/**`); the user's file only"),
   hooks: z.unknown().optional().describe("checked by hooks/settings.ts"),
 });
 type SettingsFile = z.infer<typeof SettingsFile>;
@@ -78,7 +86,16 @@ export function projectSettingsPaths(cwd: string, harnessHome: string): string[]
  * only the user may loosen the sandbox.
  */
 export function loadSettings(cwd: string, harnessHome: string): Settings {
-  const settings: Settings = { allow: [], projectAllow: [], deny: [], passthrough: [], strip: [], trustedFolders: [], files: [], ignored: [] };
+  const settings: Settings = {
+    allow: [],
+    projectAllow: [],
+    deny: [],
+    passthrough: [],
+    strip: [],
+    trustedFolders: [],
+    files: [],
+    ignored: [],
+  };
   const userFile = path.join(harnessHome, "settings.json");
   for (const file of [userFile, ...projectSettingsPaths(cwd, harnessHome)]) {
     const parsed = readSettingsFile(file);
@@ -102,11 +119,19 @@ export function loadSettings(cwd: string, harnessHome: string): Settings {
       settings.trustedFolders.push(...(parsed.trustedFolders ?? []));
       continue;
     }
-    if (enabled === false) settings.ignored.push(`${file}: sandbox.enabled false is ignored (only ${userFile} or --sandbox off can turn the sandbox off)`);
-    if (network === true) settings.ignored.push(`${file}: sandbox.network true is ignored (only ${userFile} or --allow-network can allow the network)`);
+    if (enabled === false)
+      settings.ignored.push(
+        `${file}: sandbox.enabled false is ignored (only ${userFile} or --sandbox off can turn the sandbox off)`,
+      );
+    if (network === true)
+      settings.ignored.push(
+        `${file}: sandbox.network true is ignored (only ${userFile} or --allow-network can allow the network)`,
+      );
     if (network === false) settings.network = false;
-    if (parsed.env?.passthrough?.length) settings.ignored.push(`${file}: env.passthrough is ignored (only ${userFile} can pass credentials to commands)`);
-    if (parsed.trustedFolders?.length) settings.ignored.push(`${file}: trustedFolders is ignored (only ${userFile} can trust folders)`);
+    if (parsed.env?.passthrough?.length)
+      settings.ignored.push(`${file}: env.passthrough is ignored (only ${userFile} can pass credentials to commands)`);
+    if (parsed.trustedFolders?.length)
+      settings.ignored.push(`${file}: trustedFolders is ignored (only ${userFile} can trust folders)`);
   }
   return settings;
 }

@@ -61,7 +61,13 @@ export class PermissionSetupError extends Error {
 /** Builds a run's permissions; throws PermissionSetupError. */
 export function setupPermissions(
   flags: PermissionFlags,
-  where: { cwd: string; env: Record<string, string | undefined>; harnessHome: string; platform?: NodeJS.Platform; detect?: () => SandboxSupport },
+  where: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    harnessHome: string;
+    platform?: NodeJS.Platform;
+    detect?: () => SandboxSupport;
+  },
 ): PermissionSetup {
   const settings = loadSettingsOrThrow(where.cwd, where.harnessHome);
   const warnings = [...settings.ignored];
@@ -95,9 +101,12 @@ export function setupPermissions(
         sandbox = "on";
         break;
       case "none":
-        if (flags.sandbox === "on") throw new PermissionSetupError(`--sandbox on, but ${support.problem}; ${support.fix}`, 1);
+        if (flags.sandbox === "on")
+          throw new PermissionSetupError(`--sandbox on, but ${support.problem}; ${support.fix}`, 1);
         sandbox = "unavailable";
-        warnings.push(`${support.problem}, so commands run without a sandbox and each one asks first (--yes still runs them). Fix: ${support.fix}; or pass --sandbox off to run without it.`);
+        warnings.push(
+          `${support.problem}, so commands run without a sandbox and each one asks first (--yes still runs them). Fix: ${support.fix}; or pass --sandbox off to run without it.`,
+        );
         break;
       default: {
         const unknown: never = support;
@@ -119,12 +128,25 @@ export function setupPermissions(
     home: realOrSame(home),
   };
   const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
-  return { policy, env, wrapCommand, unwalked: [...hidden, ...SYSTEM_PATHS], secrets: secretValuesOf(where.env), warnings, projectAllow: settings.projectAllow, trustedFolders: settings.trustedFolders };
+  return {
+    policy,
+    env,
+    wrapCommand,
+    unwalked: [...hidden, ...SYSTEM_PATHS],
+    secrets: secretValuesOf(where.env),
+    warnings,
+    projectAllow: settings.projectAllow,
+    trustedFolders: settings.trustedFolders,
+  };
 }
 
 /** The setup of a trusted folder: its project's allow rules join the user's. */
 export function withProjectRules(setup: PermissionSetup): PermissionSetup {
-  return { ...setup, policy: { ...setup.policy, allow: [...setup.policy.allow, ...setup.projectAllow] }, projectAllow: [] };
+  return {
+    ...setup,
+    policy: { ...setup.policy, allow: [...setup.policy.allow, ...setup.projectAllow] },
+    projectAllow: [],
+  };
 }
 
 /**

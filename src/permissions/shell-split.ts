@@ -84,7 +84,10 @@ function isMeaningful(command: SimpleCommand): boolean {
 
 function withoutSameExpansion(command: SimpleCommand): SimpleCommand {
   const { expandedWords, ...rest } = command;
-  const isSame = !expandedWords || (expandedWords.length === command.words.length && expandedWords.every((word, index) => word === command.words[index]));
+  const isSame =
+    !expandedWords ||
+    (expandedWords.length === command.words.length &&
+      expandedWords.every((word, index) => word === command.words[index]));
   return isSame ? rest : command;
 }
 
@@ -112,7 +115,11 @@ class Reader {
     const endWord = () => {
       if (word === undefined) return;
       if (pendingRedirect === "heredoc" || pendingRedirect === "heredoc-strip") {
-        this.heredocs.push({ delimiter: word.text, stripTabs: pendingRedirect === "heredoc-strip", expands: !word.isQuoted });
+        this.heredocs.push({
+          delimiter: word.text,
+          stripTabs: pendingRedirect === "heredoc-strip",
+          expands: !word.isQuoted,
+        });
         pendingRedirect = undefined;
       } else if (pendingRedirect) {
         if (pendingRedirect === "out" && word.text !== "/dev/null") command.writesFile = true;
@@ -120,7 +127,9 @@ class Reader {
       } else if (!(command.words.length === 0 && KEYWORDS.has(word.text) && !word.isQuoted)) {
         command.words.push(word.text);
         const guesses = word.hasBrace ? expandBraces(word.guess) : [word.guess];
-        command.expandedWords?.push(...(word.hasSubstitution ? guesses.flatMap((guess) => guess.split(/\s+/).filter(Boolean)) : guesses));
+        command.expandedWords?.push(
+          ...(word.hasSubstitution ? guesses.flatMap((guess) => guess.split(/\s+/).filter(Boolean)) : guesses),
+        );
       }
       word = undefined;
     };
@@ -177,7 +186,8 @@ class Reader {
    * what its target is: a file written, a file read, a heredoc delimiter, or nothing (a descriptor like `&1`).
    */
   private readRedirection(): "out" | "in" | "heredoc" | "heredoc-strip" | undefined {
-    const operator = /^(?:&>>?|>&|<&|>>?\|?|<<<|<<-?|<>|<)/.exec(this.text.slice(this.position))?.[0] ?? this.text[this.position];
+    const operator =
+      /^(?:&>>?|>&|<&|>>?\|?|<<<|<<-?|<>|<)/.exec(this.text.slice(this.position))?.[0] ?? this.text[this.position];
     this.position += operator.length;
     if (operator.endsWith("&")) {
       const descriptor = /^(?:\d+-?|-)/.exec(this.text.slice(this.position))?.[0];
@@ -202,7 +212,8 @@ class Reader {
     for (const heredoc of this.heredocs.splice(0)) {
       let isClosed = false;
       while (this.position < this.text.length && !isClosed) {
-        const lineEnd = this.text.indexOf("\n", this.position) === -1 ? this.text.length : this.text.indexOf("\n", this.position);
+        const lineEnd =
+          this.text.indexOf("\n", this.position) === -1 ? this.text.length : this.text.indexOf("\n", this.position);
         const line = this.text.slice(this.position, lineEnd);
         if ((heredoc.stripTabs ? line.replace(/^\t+/, "") : line) === heredoc.delimiter) isClosed = true;
         else if (heredoc.expands) this.readSubstitutionsUpTo(lineEnd);
@@ -216,7 +227,8 @@ class Reader {
     while (this.position < end) {
       const char = this.text[this.position];
       if (char === "\\") this.position += 2;
-      else if (char === "$" && this.text[this.position + 1] === "(") this.position = this.nested(this.position + 2, ")");
+      else if (char === "$" && this.text[this.position + 1] === "(")
+        this.position = this.nested(this.position + 2, ")");
       else if (char === "`") this.position = this.nested(this.position + 1, "`");
       else this.position++;
     }

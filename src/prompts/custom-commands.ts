@@ -58,13 +58,25 @@ export interface CommandPlaces {
 }
 
 /** The user's and the project's commands, then the built-in ones a file did not replace; `reserved` names (the chat's own commands) are left out with a warning. */
-export function findPromptCommands(places: CommandPlaces, reserved: readonly string[], warn: (message: string) => void): PromptCommand[] {
-  const folders = [path.join(places.harnessHome, "commands"), ...foldersFromRoot(places.cwd).reverse().map((folder) => path.join(folder, ".harness", "commands"))];
+export function findPromptCommands(
+  places: CommandPlaces,
+  reserved: readonly string[],
+  warn: (message: string) => void,
+): PromptCommand[] {
+  const folders = [
+    path.join(places.harnessHome, "commands"),
+    ...foldersFromRoot(places.cwd)
+      .reverse()
+      .map((folder) => path.join(folder, ".harness", "commands")),
+  ];
   const commands: PromptCommand[] = [];
   for (const command of [...folders.flatMap((folder) => commandsIn(folder, warn)), ...BUILT_IN_PROMPT_COMMANDS]) {
     const isReserved = reserved.includes(command.name);
     const first = commands.find((other) => other.name === command.name);
-    if (command.path && (isReserved || first)) warn(`command ${command.path} left out: /${command.name} is ${isReserved ? "a built-in command" : `already ${first?.path}`}`);
+    if (command.path && (isReserved || first))
+      warn(
+        `command ${command.path} left out: /${command.name} is ${isReserved ? "a built-in command" : `already ${first?.path}`}`,
+      );
     if (isReserved || first || commands.length >= MAX_COMMANDS) continue;
     commands.push(command);
   }
@@ -74,7 +86,9 @@ export function findPromptCommands(places: CommandPlaces, reserved: readonly str
 function commandsIn(folder: string, warn: (message: string) => void): PromptCommand[] {
   let names: string[];
   try {
-    names = readdirSync(folder).filter((name) => name.endsWith(".md")).sort();
+    names = readdirSync(folder)
+      .filter((name) => name.endsWith(".md"))
+      .sort();
   } catch {
     return []; // no such folder: the usual case
   }
@@ -89,7 +103,9 @@ function commandsIn(folder: string, warn: (message: string) => void): PromptComm
     try {
       const stat = statSync(file);
       if (!stat.isFile() || stat.size > MAX_COMMAND_FILE_BYTES) {
-        warn(`command ${file} left out: ${stat.isFile() ? `more than ${MAX_COMMAND_FILE_BYTES} bytes` : "not a regular file"}`);
+        warn(
+          `command ${file} left out: ${stat.isFile() ? `more than ${MAX_COMMAND_FILE_BYTES} bytes` : "not a regular file"}`,
+        );
         continue;
       }
       const { fields, body } = parseFrontMatter(readFileSync(file, "utf8"));
@@ -111,7 +127,9 @@ function commandsIn(folder: string, warn: (message: string) => void): PromptComm
 export function expandPromptCommand(command: PromptCommand, args: string): string {
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
   const hasPlaceholder = /\$(ARGUMENTS|[1-9])/.test(command.template);
-  const filled = command.template.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) => (which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? "")));
+  const filled = command.template.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) =>
+    which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? ""),
+  );
   return (hasPlaceholder || !args ? filled : `${filled}\n\n${args}`).trim();
 }
 
@@ -121,4 +139,3 @@ export function promptForLine(line: string, commands: readonly PromptCommand[]):
   const command = match && commands.find((candidate) => candidate.name === match[1].toLowerCase());
   return command ? expandPromptCommand(command, (match[2] ?? "").trim()) : undefined;
 }
-

@@ -23,21 +23,31 @@ function parseFields(lines: string[]): Record<string, string> {
     const [, key, rest = ""] = pair;
     // Indented lines after a key belong to its value (a block scalar or a wrapped plain one).
     const continued: string[] = [];
-    while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]) || (lines[i + 1].trim() === "" && /^\s+\S/.test(lines[i + 2] ?? "")))) continued.push(lines[++i].trim());
+    while (
+      i + 1 < lines.length &&
+      (/^\s+\S/.test(lines[i + 1]) || (lines[i + 1].trim() === "" && /^\s+\S/.test(lines[i + 2] ?? "")))
+    )
+      continued.push(lines[++i].trim());
     fields[key] = scalarOf(rest.trim(), continued);
   }
   return fields;
 }
 
 function scalarOf(first: string, continued: string[]): string {
-  if (/^[|>][+-]?$/.test(first)) return first.startsWith("|") ? continued.join("\n") : continued.join(" ").replace(/ {2,}/g, " ");
+  if (/^[|>][+-]?$/.test(first))
+    return first.startsWith("|") ? continued.join("\n") : continued.join(" ").replace(/ {2,}/g, " ");
   const plain = [first, ...continued].filter(Boolean).join(" ");
   const quoted = /^(["'])([\s\S]*)\1$/.exec(plain);
   if (!quoted) return plain.replace(/\s+#.*$/, "");
-  return quoted[1] === "'" ? quoted[2].replace(/''/g, "'") : quoted[2].replace(/\\"/g, '"').replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
+  return quoted[1] === "'"
+    ? quoted[2].replace(/''/g, "'")
+    : quoted[2].replace(/\\"/g, '"').replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
 }
 
 /** A front matter value as one line with no control characters (it is a file's text, shown and sent). */
 export function oneLine(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").replace(/\s+/g, " ").trim();
+  return text
+    .replace(/[\x00-\x1f\x7f-\x9f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }

@@ -47,13 +47,27 @@ export interface SkillPlaces {
 
 /** Finds every skill; problems (no description, a repeated name) go to `warn`. */
 export function findSkills(places: SkillPlaces, warn: (message: string) => void): FoundSkills {
-  const userRoots = [path.join(places.harnessHome, "skills"), ...SKILL_FOLDERS.slice(1).map((folder) => path.join(places.home, folder))];
+  const userRoots = [
+    path.join(places.harnessHome, "skills"),
+    ...SKILL_FOLDERS.slice(1).map((folder) => path.join(places.home, folder)),
+  ];
   const projectRoots = foldersFromRoot(places.cwd)
     .reverse()
     .flatMap((folder) => SKILL_FOLDERS.map((name) => path.join(folder, name)))
     .filter((root) => !userRoots.includes(root)); // the home folder as a project: its skills are the user's
-  const user = dedupe(userRoots.flatMap((root) => skillsIn(root, false, warn)), [], warn);
-  return { user, project: dedupe(projectRoots.flatMap((root) => skillsIn(root, true, warn)), user, warn) };
+  const user = dedupe(
+    userRoots.flatMap((root) => skillsIn(root, false, warn)),
+    [],
+    warn,
+  );
+  return {
+    user,
+    project: dedupe(
+      projectRoots.flatMap((root) => skillsIn(root, true, warn)),
+      user,
+      warn,
+    ),
+  };
 }
 
 /** The skills a session uses: the user's, and the project's when the folder is trusted. */
@@ -102,11 +116,11 @@ function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void
   for (const skill of skills) {
     const first = [...taken, ...kept].find((other) => other.name === skill.name);
     if (!first) kept.push(skill);
-    else if (first.path !== skill.path) warn(`skill ${skill.name} in ${skill.path} left out: ${first.path} has the same name`);
+    else if (first.path !== skill.path)
+      warn(`skill ${skill.name} in ${skill.path} left out: ${first.path} has the same name`);
   }
   return kept;
 }
-
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

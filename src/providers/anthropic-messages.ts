@@ -6,10 +6,21 @@ import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { parseEvent, readSse } from "./sse.ts";
 import { toAnthropicRequest } from "./anthropic-request.ts";
-import { AnthropicStreamAccumulator, toStreamEvents, type AnthropicStreamEvent, type WireMessageReply } from "./anthropic-stream.ts";
+import {
+  AnthropicStreamAccumulator,
+  toStreamEvents,
+  type AnthropicStreamEvent,
+  type WireMessageReply,
+} from "./anthropic-stream.ts";
 
 export function createAnthropicProvider(settings: ProviderSettings): Provider {
-  const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY", api: "Anthropic Messages" };
+  const errorContext: ErrorContext = {
+    provider: settings.name,
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY",
+    api: "Anthropic Messages",
+  };
   // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
   const apiKey = settings.apiKey || "no-key";
   let client: Promise<import("@anthropic-ai/sdk").Anthropic> | undefined;
@@ -39,7 +50,9 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
         const body = toAnthropicRequest(request, settings.model, settings.thinkingBudget);
         // `post` rather than `messages.create`: the latter console.warns on every call for models
         // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
-        const response = await anthropic.post("/v1/messages", { body, stream: true, signal: watch.signal }).asResponse();
+        const response = await anthropic
+          .post("/v1/messages", { body, stream: true, signal: watch.signal })
+          .asResponse();
         for await (const event of readEvents(watch.body(response), errorContext)) {
           for (const modelEvent of accumulator.add(event)) yield modelEvent;
         }
@@ -51,7 +64,8 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
       // A bound's abort may end the stream quietly rather than with an error.
       if (watch.failure) throw watch.failure;
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
-      if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
+      if (!accumulator.isComplete)
+        throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
       yield { type: "done", message: accumulator.finish() };
     },
   };

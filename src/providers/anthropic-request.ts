@@ -32,7 +32,11 @@ const EPHEMERAL = { type: "ephemeral" } as const;
  * on the system block (the stable prefix), and at the end of the conversation, so the next
  * request reads everything before its new messages from the cache (see `markCacheBreakpoints`).
  */
-export function toAnthropicRequest(request: ModelRequest, model: string, thinkingBudget?: number): Record<string, unknown> {
+export function toAnthropicRequest(
+  request: ModelRequest,
+  model: string,
+  thinkingBudget?: number,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
     max_tokens: request.maxTokens ?? defaultMaxTokens(model),
@@ -81,7 +85,11 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
       case "tool": {
         const result: WireBlock = { type: "tool_result", tool_use_id: message.toolCallId };
         // A result with images is a list of blocks: its text, then the pictures.
-        if (message.images?.length) result.content = [...(message.content ? [{ type: "text", text: message.content }] : []), ...message.images.map(imageBlock)];
+        if (message.images?.length)
+          result.content = [
+            ...(message.content ? [{ type: "text", text: message.content }] : []),
+            ...message.images.map(imageBlock),
+          ];
         else if (message.content) result.content = message.content;
         if (message.isError) result.is_error = true;
         append(wire, "user", [result]);
@@ -153,7 +161,9 @@ function markCacheBreakpoints(messages: WireMessage[]): WireMessage[] {
   let previousUser = newest - 1;
   while (previousUser >= 0 && messages[previousUser].role !== "user") previousUser--;
   for (const index of [previousUser, newest]) {
-    const block = [...(messages[index]?.content ?? [])].reverse().find((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
+    const block = [...(messages[index]?.content ?? [])]
+      .reverse()
+      .find((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
     if (block) block.cache_control = EPHEMERAL;
   }
   return messages;

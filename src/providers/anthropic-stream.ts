@@ -10,7 +10,16 @@ export interface AnthropicStreamEvent {
   index?: number;
   message?: { model?: string; usage?: WireUsage | null };
   content_block?: WireBlock;
-  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; citation?: unknown; [key: string]: unknown };
+  delta?: {
+    type?: string;
+    text?: string;
+    partial_json?: string;
+    thinking?: string;
+    signature?: string;
+    stop_reason?: string | null;
+    citation?: unknown;
+    [key: string]: unknown;
+  };
   usage?: WireUsage | null;
 }
 
@@ -127,7 +136,12 @@ export class AnthropicStreamAccumulator {
           break;
         case "tool_use": {
           // No input deltas (or only empty ones) means the input came whole in content_block_start.
-          const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: block.json || JSON.stringify(block.startInput ?? {}) };
+          const call = {
+            type: "tool_call" as const,
+            id: block.id,
+            name: block.name,
+            arguments: block.json || JSON.stringify(block.startInput ?? {}),
+          };
           content.push(call);
           wire.push({ type: "tool_use", id: block.id, name: block.name, input: parseInput(call.arguments) });
           break;
@@ -138,7 +152,12 @@ export class AnthropicStreamAccumulator {
       }
     }
     const hasToolCalls = content.some((part) => part.type === "tool_call");
-    const message: AssistantMessage = { role: "assistant", content, stopReason: toStopReason(this.stopReason as WireStopReason | null, hasToolCalls), api: "anthropic" };
+    const message: AssistantMessage = {
+      role: "assistant",
+      content,
+      stopReason: toStopReason(this.stopReason as WireStopReason | null, hasToolCalls),
+      api: "anthropic",
+    };
     if (this.model) message.model = this.model;
     if (this.usage) message.usage = toUsage(this.usage);
     // Only a reply with blocks the neutral message cannot hold carries its wire form along.
@@ -162,7 +181,13 @@ export class AnthropicStreamAccumulator {
         this.blocks.set(index, { type: "redacted_thinking", data: wire.data ?? "" });
         return [];
       case "tool_use": {
-        const block: Block = { type: "tool_use", id: wire.id ?? `toolu_${index}`, name: wire.name ?? "", json: "", startInput: wire.input };
+        const block: Block = {
+          type: "tool_use",
+          id: wire.id ?? `toolu_${index}`,
+          name: wire.name ?? "",
+          json: "",
+          startInput: wire.input,
+        };
         this.blocks.set(index, block);
         return [{ type: "tool_call_delta", index: this.toolCount++, id: block.id, name: block.name }];
       }
@@ -182,9 +207,12 @@ export class AnthropicStreamAccumulator {
       block.text += delta.thinking;
       return [{ type: "thinking_delta", text: delta.thinking }];
     }
-    if (block.type === "thinking" && delta.type === "signature_delta" && delta.signature) block.signature += delta.signature;
-    if (block.type === "tool_use" && delta.type === "input_json_delta" && delta.partial_json) block.json += delta.partial_json;
-    if (block.type === "text" && delta.type === "citations_delta" && delta.citation) (block.citations ??= []).push(delta.citation);
+    if (block.type === "thinking" && delta.type === "signature_delta" && delta.signature)
+      block.signature += delta.signature;
+    if (block.type === "tool_use" && delta.type === "input_json_delta" && delta.partial_json)
+      block.json += delta.partial_json;
+    if (block.type === "text" && delta.type === "citations_delta" && delta.citation)
+      (block.citations ??= []).push(delta.citation);
     if (block.type === "opaque") addOpaqueDelta(block, delta);
     return [];
   }
@@ -193,7 +221,8 @@ export class AnthropicStreamAccumulator {
   private mergeUsage(usage: WireUsage | null | undefined): void {
     if (!usage) return;
     this.usage ??= {};
-    const source = Array.isArray(usage.iterations) && usage.iterations.length > 0 ? sumIterations(usage.iterations) : usage;
+    const source =
+      Array.isArray(usage.iterations) && usage.iterations.length > 0 ? sumIterations(usage.iterations) : usage;
     for (const key of USAGE_KEYS) {
       if (typeof source[key] === "number") this.usage[key] = source[key];
     }
@@ -211,7 +240,10 @@ function sumIterations(iterations: WireUsage[]): WireUsage {
  * at the end; any other string field of the delta continues the block's field of that name
  * (`compaction_delta` carries `content`).
  */
-function addOpaqueDelta(block: Extract<Block, { type: "opaque" }>, delta: NonNullable<AnthropicStreamEvent["delta"]>): void {
+function addOpaqueDelta(
+  block: Extract<Block, { type: "opaque" }>,
+  delta: NonNullable<AnthropicStreamEvent["delta"]>,
+): void {
   if (delta.type === "input_json_delta") {
     block.json += delta.partial_json ?? "";
     return;
@@ -235,7 +267,9 @@ export function parseInput(json: string): Record<string, unknown> {
 export function toStreamEvents(reply: WireMessageReply): AnthropicStreamEvent[] {
   return [
     { type: "message_start", message: { model: reply.model, usage: reply.usage } },
-    ...(reply.content ?? []).map((block, index): AnthropicStreamEvent => ({ type: "content_block_start", index, content_block: block })),
+    ...(reply.content ?? []).map(
+      (block, index): AnthropicStreamEvent => ({ type: "content_block_start", index, content_block: block }),
+    ),
     { type: "message_delta", delta: { stop_reason: reply.stop_reason ?? null } },
     { type: "message_stop" },
   ];

@@ -58,7 +58,17 @@ export class CallWatch {
     const requestMs = limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.nextNoticeAt = Math.min(WAIT_NOTICE_MS, idleMs / 2);
     ({ controller: this.controller, release: this.release } = requestAbort(userSignal));
-    this.timers.push(setTimeout(() => this.fail(timeout(`${where} did not finish its reply within ${formatDuration(requestMs)} (the request timeout; raise it with --request-timeout or HARNESS_REQUEST_TIMEOUT)`)), requestMs));
+    this.timers.push(
+      setTimeout(
+        () =>
+          this.fail(
+            timeout(
+              `${where} did not finish its reply within ${formatDuration(requestMs)} (the request timeout; raise it with --request-timeout or HARNESS_REQUEST_TIMEOUT)`,
+            ),
+          ),
+        requestMs,
+      ),
+    );
     // Checked a few times per idle period rather than re-armed on every chunk of a fast stream.
     this.timers.push(setInterval(() => this.checkSilence(idleMs), Math.max(50, Math.min(1000, idleMs / 4))));
     for (const timer of this.timers) timer.unref();
@@ -80,7 +90,12 @@ export class CallWatch {
         this.touch();
         this.bytes += value.byteLength;
         if (this.bytes > maxBytes) {
-          this.fail(new ProviderError("too_large", `the reply from ${this.where} passed ${formatBytes(maxBytes)}, the most one reply may have; it was cut off and not retried (raise maxReplyBytes in config.json or HARNESS_MAX_REPLY_BYTES if this is real)`));
+          this.fail(
+            new ProviderError(
+              "too_large",
+              `the reply from ${this.where} passed ${formatBytes(maxBytes)}, the most one reply may have; it was cut off and not retried (raise maxReplyBytes in config.json or HARNESS_MAX_REPLY_BYTES if this is real)`,
+            ),
+          );
           await reader.cancel().catch(() => {});
           return controller.error(this.failure);
         }
@@ -88,7 +103,11 @@ export class CallWatch {
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(stream, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   /** Stops the timers; call when the call is over, however it ended. */
@@ -105,9 +124,15 @@ export class CallWatch {
   private checkSilence(idleMs: number): void {
     const silentMs = Date.now() - this.lastByteAt;
     if (silentMs >= idleMs) {
-      this.fail(timeout(`${this.where} sent nothing for ${formatDuration(idleMs)} (the idle timeout; raise it with --idle-timeout or HARNESS_IDLE_TIMEOUT)`));
+      this.fail(
+        timeout(
+          `${this.where} sent nothing for ${formatDuration(idleMs)} (the idle timeout; raise it with --idle-timeout or HARNESS_IDLE_TIMEOUT)`,
+        ),
+      );
     } else if (silentMs >= this.nextNoticeAt) {
-      this.limits.onWait?.(`waiting for ${this.where}: nothing for ${formatDuration(silentMs)}; giving up at ${formatDuration(idleMs)} of silence`);
+      this.limits.onWait?.(
+        `waiting for ${this.where}: nothing for ${formatDuration(silentMs)}; giving up at ${formatDuration(idleMs)} of silence`,
+      );
       this.nextNoticeAt += Math.min(WAIT_NOTICE_MS, idleMs / 2);
     }
   }

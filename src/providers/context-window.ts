@@ -5,7 +5,8 @@ import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
 /** A local server that has not said its window by then is not going to; the table answers instead. */
 const PROBE_TIMEOUT_MS = 2000;
 /** Hosted APIs have no llama.cpp or Ollama endpoints; asking them would only cost a round trip. */
-const HOSTED_API = /(^|\.)(openai\.com|anthropic\.com|openrouter\.ai|deepseek\.com|mistral\.ai|googleapis\.com|groq\.com|together\.xyz|fireworks\.ai|x\.ai)$/;
+const HOSTED_API =
+  /(^|\.)(openai\.com|anthropic\.com|openrouter\.ai|deepseek\.com|mistral\.ai|googleapis\.com|groq\.com|together\.xyz|fireworks\.ai|x\.ai)$/;
 
 /** One probe per server and model for the life of the process, failed ones included. */
 const probes = new Map<string, Promise<number | undefined>>();
@@ -18,7 +19,10 @@ const probes = new Map<string, Promise<number | undefined>>();
  * far below any window at its first request, and a server that turns out smaller than the
  * guess is caught by the loop's overflow handling anyway.
  */
-export function liveContextWindow(settings: ProviderSettings, answer: Promise<number> = resolveContextWindow(settings)): { context: { window: number }; known: Promise<void> } {
+export function liveContextWindow(
+  settings: ProviderSettings,
+  answer: Promise<number> = resolveContextWindow(settings),
+): { context: { window: number }; known: Promise<void> } {
   const context = { window: settings.contextWindow ?? lookupContextWindow(settings.model) ?? DEFAULT_CONTEXT_WINDOW };
   const known = answer.then((window) => {
     context.window = window;
@@ -59,11 +63,19 @@ function askServerOnce(settings: ProviderSettings): Promise<number | undefined> 
 /** Asks both kinds of server at once; each answers the other's question with a 404. */
 async function probeServer(settings: ProviderSettings): Promise<number | undefined> {
   const root = settings.baseUrl.replace(/\/v1$/, "");
-  const headers: Record<string, string> = { ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}), ...settings.headers };
+  const headers: Record<string, string> = {
+    ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+    ...settings.headers,
+  };
   const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   const [llamaCpp, ollama] = await Promise.all([
     fetchJson(`${root}/props`, { headers, signal }).then(llamaCppWindow),
-    fetchJson(`${root}/api/show`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ model: settings.model }), signal }).then(ollamaWindow),
+    fetchJson(`${root}/api/show`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ model: settings.model }),
+      signal,
+    }).then(ollamaWindow),
   ]);
   return llamaCpp ?? ollama;
 }
@@ -79,7 +91,9 @@ async function fetchJson(url: string, init: RequestInit): Promise<unknown> {
 
 /** llama.cpp's `/props`: the context each slot gets, which is what one conversation can use. */
 export function llamaCppWindow(props: unknown): number | undefined {
-  return positive((props as { default_generation_settings?: { n_ctx?: unknown } } | undefined)?.default_generation_settings?.n_ctx);
+  return positive(
+    (props as { default_generation_settings?: { n_ctx?: unknown } } | undefined)?.default_generation_settings?.n_ctx,
+  );
 }
 
 /**
@@ -88,8 +102,12 @@ export function llamaCppWindow(props: unknown): number | undefined {
  * server-wide default (OLLAMA_CONTEXT_LENGTH) is invisible here; config.json can say it.
  */
 export function ollamaWindow(show: unknown): number | undefined {
-  const { model_info: info, parameters } = (show ?? {}) as { model_info?: Record<string, unknown>; parameters?: unknown };
-  const numCtx = typeof parameters === "string" ? positive(Number(/^num_ctx\s+(\d+)/m.exec(parameters)?.[1])) : undefined;
+  const { model_info: info, parameters } = (show ?? {}) as {
+    model_info?: Record<string, unknown>;
+    parameters?: unknown;
+  };
+  const numCtx =
+    typeof parameters === "string" ? positive(Number(/^num_ctx\s+(\d+)/m.exec(parameters)?.[1])) : undefined;
   const architecture = info?.["general.architecture"];
   const trained = typeof architecture === "string" ? positive(info?.[`${architecture}.context_length`]) : undefined;
   if (numCtx && trained) return Math.min(numCtx, trained);

@@ -51,7 +51,8 @@ const NO_VISION =
 export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
   if (error instanceof ProviderError) return error;
   const sdk = (error ?? {}) as SdkError;
-  if (sdk.name === "APIUserAbortError" || sdk.name === "AbortError") return new ProviderError("aborted", "interrupted", { cause: error });
+  if (sdk.name === "APIUserAbortError" || sdk.name === "AbortError")
+    return new ProviderError("aborted", "interrupted", { cause: error });
   const status = sdk.status ?? numericStatus(sdk.error);
   if (status === undefined && !sdk.error) return connectionError(sdk, context);
   const retryAfterMs = parseRetryAfter(sdk.headers);
@@ -61,11 +62,19 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
     // may be a proxy in front of the right one, so those keep their kind and their retries.
     const kind = classifyStatus(status!);
     if (kind === "bad_request" || kind === "not_found") return notApiError(context, String(status), body, status);
-    return new ProviderError(kind, describe(kind, status, summarizeBody(body), context), { status, retryAfterMs, cause: error });
+    return new ProviderError(kind, describe(kind, status, summarizeBody(body), context), {
+      status,
+      retryAfterMs,
+      cause: error,
+    });
   }
   const detail = errorDetail(sdk);
   if (NO_VISION.test(detail)) {
-    return new ProviderError("bad_request", `${status ? `${status} ` : ""}${context.model} at ${where(context)} cannot take images: ${detail} (use a model with vision, or leave the image out: /clear in chat)`, { status, cause: error });
+    return new ProviderError(
+      "bad_request",
+      `${status ? `${status} ` : ""}${context.model} at ${where(context)} cannot take images: ${detail} (use a model with vision, or leave the image out: /clear in chat)`,
+      { status, cause: error },
+    );
   }
   const kind = classify(status, sdk, detail);
   return new ProviderError(kind, describe(kind, status, detail, context), { status, retryAfterMs, cause: error });
@@ -73,7 +82,11 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
 
 /** An endpoint that answered, but not in the API's language: named with its body in one line. Not retried. */
 export function notApiError(context: ErrorContext, answer: string, body: string, status?: number): ProviderError {
-  return new ProviderError("not_api", `${where(context)} answered ${answer}: ${summarizeBody(body) || "an empty body"}; it does not speak the ${context.api} API (check --base-url)`, { status });
+  return new ProviderError(
+    "not_api",
+    `${where(context)} answered ${answer}: ${summarizeBody(body) || "an empty body"}; it does not speak the ${context.api} API (check --base-url)`,
+    { status },
+  );
 }
 
 /** Bodies summarised in an error line are cut to this many characters. */
@@ -143,18 +156,28 @@ function connectionError(sdk: SdkError, context: ErrorContext): ProviderError {
   const code = cause.code ?? "";
   const unreachable = UNREACHABLE_CAUSES.find(([pattern]) => pattern.test(code));
   if (unreachable) {
-    const detail = unreachable[1].includes(code) ? unreachable[1] : `${unreachable[1]} (${code}${cause.message && !cause.message.includes(code) ? `: ${cause.message}` : ""})`;
+    const detail = unreachable[1].includes(code)
+      ? unreachable[1]
+      : `${unreachable[1]} (${code}${cause.message && !cause.message.includes(code) ? `: ${cause.message}` : ""})`;
     return new ProviderError("unreachable", `cannot reach ${where(context)}: ${detail}`, { cause: sdk });
   }
   const timedOut = sdk.name === "APIConnectionTimeoutError" || /timed? ?out/i.test(sdk.message ?? "");
-  const what = timedOut ? "the request timed out" : code ? `${cause.message || "connection failed"} (${code})` : errorDetail(sdk) || "connection failed";
+  const what = timedOut
+    ? "the request timed out"
+    : code
+      ? `${cause.message || "connection failed"} (${code})`
+      : errorDetail(sdk) || "connection failed";
   return new ProviderError("network", `cannot reach ${where(context)}: ${what}`, { cause: sdk });
 }
 
 /** The innermost error with a `code` (fetch wraps the socket error in `cause`, the SDK wraps fetch's). */
 function rootCause(error: unknown): { code?: string; message?: string } {
   let found: { code?: string; message?: string } = {};
-  for (let current = error as { code?: unknown; message?: string; cause?: unknown } | undefined, depth = 0; current && depth < 6; current = current.cause as typeof current, depth++) {
+  for (
+    let current = error as { code?: unknown; message?: string; cause?: unknown } | undefined, depth = 0;
+    current && depth < 6;
+    current = current.cause as typeof current, depth++
+  ) {
     if (typeof current.code === "string") found = { code: current.code, message: current.message };
   }
   return found;

@@ -34,7 +34,10 @@ export function resolveModelSource(model: string, modelsDir: string, cwd: string
   if (model.startsWith(HF_PREFIX)) {
     const [user, repo, ...file] = model.slice(HF_PREFIX.length).split("/");
     if (!user || !repo || file.length === 0) {
-      throw new ProviderError("bad_request", `bad model reference "${model}": write it as hf:<user>/<repo>/<file>.gguf`);
+      throw new ProviderError(
+        "bad_request",
+        `bad model reference "${model}": write it as hf:<user>/<repo>/<file>.gguf`,
+      );
     }
     const url = `${HF_BASE_URL}/${user}/${repo}/resolve/main/${file.map(encodeURIComponent).join("/")}`;
     return { path: join(modelsDir, safeFileName(`${user}_${repo}_${file.at(-1)}`)), url };
@@ -49,7 +52,10 @@ export function resolveModelSource(model: string, modelsDir: string, cwd: string
 /** The complete .gguf files in the models folder, as paths `--model` takes. */
 export async function listDownloadedModels(modelsDir: string): Promise<string[]> {
   const names = await readdir(modelsDir).catch(() => [] as string[]);
-  return names.filter((name) => name.endsWith(".gguf")).sort().map((name) => join(modelsDir, name));
+  return names
+    .filter((name) => name.endsWith(".gguf"))
+    .sort()
+    .map((name) => join(modelsDir, name));
 }
 
 function safeFileName(name: string): string {
@@ -61,13 +67,23 @@ function safeFileName(name: string): string {
  * continued with a Range request (a server that ignores Range makes it start over). The file
  * appears under its real name only once complete.
  */
-export async function downloadFile(url: string, path: string, options: { signal: AbortSignal; onProgress?: (progress: DownloadProgress) => void }): Promise<void> {
+export async function downloadFile(
+  url: string,
+  path: string,
+  options: { signal: AbortSignal; onProgress?: (progress: DownloadProgress) => void },
+): Promise<void> {
   const partial = `${path}.partial`;
   await mkdir(resolve(path, ".."), { recursive: true });
-  const resumedFrom = await stat(partial).then((s) => s.size, () => 0);
+  const resumedFrom = await stat(partial).then(
+    (s) => s.size,
+    () => 0,
+  );
   let response: Response;
   try {
-    response = await fetch(url, { signal: options.signal, headers: resumedFrom > 0 ? { range: `bytes=${resumedFrom}-` } : {} });
+    response = await fetch(url, {
+      signal: options.signal,
+      headers: resumedFrom > 0 ? { range: `bytes=${resumedFrom}-` } : {},
+    });
   } catch (error) {
     throw downloadError(error, url, options.signal);
   }
@@ -79,8 +95,15 @@ export async function downloadFile(url: string, path: string, options: { signal:
   }
   if (!response.ok || !response.body) {
     await response.body?.cancel();
-    const hint = response.status === 401 || response.status === 403 ? " (the model may be gated: download it in a browser and pass --model /path/to/file.gguf)" : "";
-    throw new ProviderError(response.status === 404 ? "not_found" : "network", `could not download the model from ${url}: HTTP ${response.status}${hint}`, { status: response.status });
+    const hint =
+      response.status === 401 || response.status === 403
+        ? " (the model may be gated: download it in a browser and pass --model /path/to/file.gguf)"
+        : "";
+    throw new ProviderError(
+      response.status === 404 ? "not_found" : "network",
+      `could not download the model from ${url}: HTTP ${response.status}${hint}`,
+      { status: response.status },
+    );
   }
   const isResuming = response.status === 206;
   const start = isResuming ? resumedFrom : 0;
@@ -103,15 +126,27 @@ export async function downloadFile(url: string, path: string, options: { signal:
     file.end();
     await once(file, "close");
   }
-  if (total !== undefined && received !== total) throw downloadError(new Error("connection closed early"), url, options.signal, received, total);
+  if (total !== undefined && received !== total)
+    throw downloadError(new Error("connection closed early"), url, options.signal, received, total);
   await rename(partial, path);
 }
 
-function downloadError(error: unknown, url: string, signal: AbortSignal, received?: number, total?: number): ProviderError {
+function downloadError(
+  error: unknown,
+  url: string,
+  signal: AbortSignal,
+  received?: number,
+  total?: number,
+): ProviderError {
   if (signal.aborted) return new ProviderError("aborted", "interrupted");
-  const where = received === undefined ? "" : ` after ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ""}`;
+  const where =
+    received === undefined ? "" : ` after ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ""}`;
   // "network" is retryable: the loop's retry continues the download where it stopped.
-  return new ProviderError("network", `the model download from ${url} broke off${where} (${error instanceof Error ? error.message : String(error)}); run again to resume it`, { cause: error });
+  return new ProviderError(
+    "network",
+    `the model download from ${url} broke off${where} (${error instanceof Error ? error.message : String(error)}); run again to resume it`,
+    { cause: error },
+  );
 }
 
 /** One line of the download bar: `name  41% 1.0 GB / 2.5 GB  12.3 MB/s`. */
@@ -119,6 +154,7 @@ export function formatProgress(name: string, progress: DownloadProgress): string
   const { received, total, bytesPerSecond } = progress;
   const percent = total ? `${Math.floor((received / total) * 100)}% ` : "";
   const size = total ? `${formatBytes(received)} / ${formatBytes(total)}` : formatBytes(received);
-  const left = total && bytesPerSecond > 0 ? `  ${formatDuration(((total - received) / bytesPerSecond) * 1000)} left` : "";
+  const left =
+    total && bytesPerSecond > 0 ? `  ${formatDuration(((total - received) / bytesPerSecond) * 1000)} left` : "";
   return `${name}  ${percent}${size}  ${formatBytes(bytesPerSecond)}/s${left}`;
 }

@@ -2,7 +2,14 @@
 // definitions and stop reasons. Only types come from node-llama-cpp, so this file loads without it.
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
-import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse, GbnfJsonSchema, LlamaChatResponse } from "node-llama-cpp";
+import type {
+  ChatHistoryItem,
+  ChatModelFunctionCall,
+  ChatModelFunctions,
+  ChatModelResponse,
+  GbnfJsonSchema,
+  LlamaChatResponse,
+} from "node-llama-cpp";
 import { assertNever, type AssistantMessage, type Message, type StopReason } from "../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../core/provider.ts";
 
@@ -37,7 +44,10 @@ export function toChatHistory(request: ModelRequest): ChatHistoryItem[] {
     switch (message.role) {
       case "user":
         continuing = undefined;
-        history.push({ type: "user", text: message.content.map((part) => (part.type === "text" ? part.text : IMAGE_PLACEHOLDER)).join("\n") });
+        history.push({
+          type: "user",
+          text: message.content.map((part) => (part.type === "text" ? part.text : IMAGE_PLACEHOLDER)).join("\n"),
+        });
         break;
       case "assistant": {
         const item: ChatModelResponse = continuing ?? { type: "model", response: [] };
@@ -49,11 +59,17 @@ export function toChatHistory(request: ModelRequest): ChatHistoryItem[] {
               if (part.text) item.response.push(part.text);
               break;
             case "thinking":
-              if (part.text) item.response.push({ type: "segment", segmentType: "thought", text: part.text, ended: true });
+              if (part.text)
+                item.response.push({ type: "segment", segmentType: "thought", text: part.text, ended: true });
               break;
             case "tool_call": {
               const result = results.get(part.id);
-              const call: ChatModelFunctionCall = { type: "functionCall", name: part.name, params: parseArguments(part.arguments), result: result ? resultText(result) : "(no result)" };
+              const call: ChatModelFunctionCall = {
+                type: "functionCall",
+                name: part.name,
+                params: parseArguments(part.arguments),
+                result: result ? resultText(result) : "(no result)",
+              };
               if (startsNewChunk) call.startsNewChunk = true;
               startsNewChunk = false;
               item.response.push(call);
@@ -79,7 +95,9 @@ export function toChatHistory(request: ModelRequest): ChatHistoryItem[] {
 /** The tools as node-llama-cpp function definitions; their JSON Schema cut down to what its grammar knows. */
 export function toFunctions(tools: ToolSpec[]): ChatModelFunctions | undefined {
   if (tools.length === 0) return undefined;
-  return Object.fromEntries(tools.map((tool) => [tool.name, { description: tool.description, params: toGbnfSchema(tool.parameters) }]));
+  return Object.fromEntries(
+    tools.map((tool) => [tool.name, { description: tool.description, params: toGbnfSchema(tool.parameters) }]),
+  );
 }
 
 const ANY_JSON: GbnfJsonSchema = { type: ["string", "number", "boolean", "null"] };
@@ -107,7 +125,12 @@ export function toGbnfSchema(schema: unknown): GbnfJsonSchema {
     const properties = Object.fromEntries(
       Object.entries((s.properties ?? {}) as Record<string, unknown>).map(([key, value]): [string, GbnfJsonSchema] => {
         const property = toGbnfSchema(value);
-        return [key, required.includes(key) ? property : { oneOf: [property, { type: "null" }], description: "optional: null leaves it out" }];
+        return [
+          key,
+          required.includes(key)
+            ? property
+            : { oneOf: [property, { type: "null" }], description: "optional: null leaves it out" },
+        ];
       }),
     );
     const additional = s.additionalProperties;
@@ -115,7 +138,11 @@ export function toGbnfSchema(schema: unknown): GbnfJsonSchema {
       type: "object",
       properties,
       required,
-      ...(typeof additional === "object" && additional !== null ? { additionalProperties: toGbnfSchema(additional) } : additional === true ? { additionalProperties: true } : {}),
+      ...(typeof additional === "object" && additional !== null
+        ? { additionalProperties: toGbnfSchema(additional) }
+        : additional === true
+          ? { additionalProperties: true }
+          : {}),
       ...description,
     };
   }
@@ -129,7 +156,8 @@ export function toGbnfSchema(schema: unknown): GbnfJsonSchema {
     };
   }
   if (types.length === 1 && types[0] === "string") {
-    if (typeof s.format === "string" && DATE_FORMATS.has(s.format)) return { type: "string", format: s.format as "date", ...description };
+    if (typeof s.format === "string" && DATE_FORMATS.has(s.format))
+      return { type: "string", format: s.format as "date", ...description };
     return {
       type: "string",
       ...(typeof s.minLength === "number" ? { minLength: s.minLength } : {}),
@@ -137,7 +165,9 @@ export function toGbnfSchema(schema: unknown): GbnfJsonSchema {
       ...description,
     };
   }
-  const simple = types.filter((t) => SIMPLE_TYPES.has(t)) as Array<"string" | "number" | "integer" | "boolean" | "null">;
+  const simple = types.filter((t) => SIMPLE_TYPES.has(t)) as Array<
+    "string" | "number" | "integer" | "boolean" | "null"
+  >;
   if (simple.length === 0) return ANY_JSON;
   return { type: simple.length === 1 ? simple[0] : simple, ...description };
 }
@@ -161,7 +191,11 @@ export function toStopReason(reason: LlamaChatResponse["metadata"]["stopReason"]
 }
 
 /** The finished reply as one neutral assistant message; tool calls get fresh ids. */
-export function toAssistantMessage(response: LlamaChatResponse<ChatModelFunctions>, model: string, tools: ToolSpec[]): AssistantMessage {
+export function toAssistantMessage(
+  response: LlamaChatResponse<ChatModelFunctions>,
+  model: string,
+  tools: ToolSpec[],
+): AssistantMessage {
   const content: AssistantMessage["content"] = [];
   for (const part of response.fullResponse) {
     if (typeof part === "string") {
@@ -173,7 +207,12 @@ export function toAssistantMessage(response: LlamaChatResponse<ChatModelFunction
   for (const call of response.functionCalls ?? []) {
     const schema = tools.find((tool) => tool.name === call.functionName)?.parameters;
     const params = dropOmitted(call.params ?? {}, schema);
-    content.push({ type: "tool_call", id: `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`, name: call.functionName, arguments: JSON.stringify(params) });
+    content.push({
+      type: "tool_call",
+      id: `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
+      name: call.functionName,
+      arguments: JSON.stringify(params),
+    });
   }
   return { role: "assistant", content, stopReason: toStopReason(response.metadata.stopReason), api: "local", model };
 }

@@ -6,7 +6,14 @@ import { open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ChatHistoryItem, LlamaChat, LlamaChatResponse, LlamaContext, LlamaModel, ChatModelFunctions } from "node-llama-cpp";
+import type {
+  ChatHistoryItem,
+  LlamaChat,
+  LlamaChatResponse,
+  LlamaContext,
+  LlamaModel,
+  ChatModelFunctions,
+} from "node-llama-cpp";
 import { AsyncQueue } from "../core/async-queue.ts";
 import { sleep } from "../core/helpers.ts";
 import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../core/provider.ts";
@@ -93,9 +100,11 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
           stopOnAbortSignal: true,
           onTextChunk: (text) => text && queue.push({ type: "text_delta", text }),
           onResponseChunk: (chunk) => {
-            if (chunk.type === "segment" && chunk.segmentType === "thought" && chunk.text) queue.push({ type: "thinking_delta", text: chunk.text });
+            if (chunk.type === "segment" && chunk.segmentType === "thought" && chunk.text)
+              queue.push({ type: "thinking_delta", text: chunk.text });
           },
-          onFunctionCall: (call) => queue.push({ type: "tool_call_delta", index: callIndex++, name: call.functionName }),
+          onFunctionCall: (call) =>
+            queue.push({ type: "tool_call_delta", index: callIndex++, name: call.functionName }),
         })
         .then(
           (result) => void (response = result),
@@ -130,7 +139,11 @@ function usageSince(before: { usedInputTokens: number; usedOutputTokens: number 
 function generationError(error: unknown, chat: LlamaChat): ProviderError {
   const message = error instanceof Error ? error.message : String(error);
   if (/context size|context shift|too long/i.test(message)) {
-    return new ProviderError("context_overflow", `the conversation no longer fits the local model's context (${chat.context.contextSize} tokens): start a new session or compact this one`, { cause: error });
+    return new ProviderError(
+      "context_overflow",
+      `the conversation no longer fits the local model's context (${chat.context.contextSize} tokens): start a new session or compact this one`,
+      { cause: error },
+    );
   }
   return new ProviderError("server", `the local model failed: ${message}`, { cause: error });
 }
@@ -158,7 +171,10 @@ async function loadModel(reference: string, modelsDir: string, signal: AbortSign
   const source = resolveModelSource(reference, modelsDir, process.cwd());
   if (!existsSync(source.path)) {
     if (!source.url) {
-      throw new ProviderError("not_found", `no model file at ${source.path}: give --model a path to a .gguf file, or a reference such as hf:<user>/<repo>/<file>.gguf to download one`);
+      throw new ProviderError(
+        "not_found",
+        `no model file at ${source.path}: give --model a path to a .gguf file, or a reference such as hf:<user>/<repo>/<file>.gguf to download one`,
+      );
     }
     await downloadFile(source.url, source.path, { signal, onProgress: progressBar(basename(source.path)) });
   }
@@ -173,7 +189,11 @@ async function loadModel(reference: string, modelsDir: string, signal: AbortSign
   } catch (error) {
     const detail = (await llamaCppError()) ?? (error instanceof Error ? error.message : String(error));
     const redownload = source.url ? "delete it to download it again" : "get a fresh copy";
-    throw new ProviderError("bad_request", `could not load the model ${source.path} (${detail}); the file may be truncated or damaged: ${redownload}`, { cause: error });
+    throw new ProviderError(
+      "bad_request",
+      `could not load the model ${source.path} (${detail}); the file may be truncated or damaged: ${redownload}`,
+      { cause: error },
+    );
   }
   // 0 = every core. On a toy model, handing work between threads costs more than it saves, and
   // ggml's spinning barrier stalls badly on a busy machine: one thread is faster there.
@@ -221,7 +241,10 @@ async function checkGgufHeader(path: string): Promise<void> {
   try {
     const { bytesRead, buffer } = await file.read(Buffer.alloc(4), 0, 4, 0);
     if (bytesRead < 4 || buffer.toString("latin1") !== GGUF_MAGIC) {
-      throw new ProviderError("bad_request", `${path} is not a GGUF model file (it does not start with "GGUF"): give --model a .gguf file`);
+      throw new ProviderError(
+        "bad_request",
+        `${path} is not a GGUF model file (it does not start with "GGUF"): give --model a .gguf file`,
+      );
     }
   } finally {
     await file.close();

@@ -55,7 +55,9 @@ export function toWireMessages(system: string, messages: Message[]): WireMessage
       case "assistant": {
         const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
         const toolCalls = message.content.flatMap((part) =>
-          part.type === "tool_call" ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }] : [],
+          part.type === "tool_call"
+            ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }]
+            : [],
         );
         const entry: WireMessage = { role: "assistant", content: text || null };
         if (toolCalls.length > 0) entry.tool_calls = toolCalls;
@@ -66,7 +68,13 @@ export function toWireMessages(system: string, messages: Message[]): WireMessage
       case "tool":
         wire.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
         if (message.images?.length) {
-          toolImages.push({ type: "text", text: `The image${message.images.length > 1 ? "s" : ""} from the ${message.toolName} call ${message.toolCallId}:` }, ...message.images.map(imageUrl));
+          toolImages.push(
+            {
+              type: "text",
+              text: `The image${message.images.length > 1 ? "s" : ""} from the ${message.toolName} call ${message.toolCallId}:`,
+            },
+            ...message.images.map(imageUrl),
+          );
         }
         if (toolImages.length > 0 && messages[index + 1]?.role !== "tool") {
           wire.push({ role: "user", content: toolImages });

@@ -7,17 +7,29 @@ import { ThinkTagSplitter, type ContentPiece } from "./think-tags.ts";
 /** The parts of a chat-completions chunk we read; servers add and omit fields freely. */
 export interface ChatChunk {
   model?: string;
-  choices?: Array<{ index?: number; delta?: ChatDelta | null; message?: ChatDelta | null; finish_reason?: string | null }>;
+  choices?: Array<{
+    index?: number;
+    delta?: ChatDelta | null;
+    message?: ChatDelta | null;
+    finish_reason?: string | null;
+  }>;
   usage?: WireUsage | null;
 }
 
 interface ChatDelta {
-  content?: string | null | Array<{ type: string; text?: string; thinking?: Array<{ type: string; text?: string }> | string }>;
+  content?:
+    | string
+    | null
+    | Array<{ type: string; text?: string; thinking?: Array<{ type: string; text?: string }> | string }>;
   reasoning_content?: string | null;
   reasoning?: string | null;
   reasoning_details?: Array<Record<string, unknown>> | null;
   refusal?: string | null;
-  tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } | null }> | null;
+  tool_calls?: Array<{
+    index?: number;
+    id?: string | null;
+    function?: { name?: string | null; arguments?: string | null } | null;
+  }> | null;
 }
 
 /** Chat-completions usage, with the detail fields servers disagree on. */
@@ -74,7 +86,8 @@ export class ChatStreamAccumulator {
       this.refusal += delta.refusal;
       events.push({ type: "text_delta", text: delta.refusal });
     }
-    for (const [position, call] of (delta.tool_calls ?? []).entries()) this.addToolCall(isWhole ? { ...call, index: call.index ?? position } : call, events);
+    for (const [position, call] of (delta.tool_calls ?? []).entries())
+      this.addToolCall(isWhole ? { ...call, index: call.index ?? position } : call, events);
     return events;
   }
 
@@ -134,7 +147,8 @@ export class ChatStreamAccumulator {
         this.text += part.text;
         events.push({ type: "text_delta", text: part.text });
       } else if (part.type === "thinking") {
-        const thinking = typeof part.thinking === "string" ? part.thinking : (part.thinking ?? []).map((t) => t.text ?? "").join("");
+        const thinking =
+          typeof part.thinking === "string" ? part.thinking : (part.thinking ?? []).map((t) => t.text ?? "").join("");
         if (thinking) this.addThinking(thinking, events);
       }
     }
@@ -184,13 +198,15 @@ export class ChatStreamAccumulator {
   private addReasoningDetails(details: Array<Record<string, unknown>>): void {
     for (const detail of details) {
       const last = this.reasoningDetails.at(-1);
-      const continues = last !== undefined && isStreamedText(detail) && last.type === detail.type && last.index === detail.index;
+      const continues =
+        last !== undefined && isStreamedText(detail) && last.type === detail.type && last.index === detail.index;
       if (!continues) {
         this.reasoningDetails.push({ ...detail });
         continue;
       }
       for (const [key, value] of Object.entries(detail)) {
-        if (["text", "summary", "signature"].includes(key) && typeof value === "string") last[key] = String(last[key] ?? "") + value;
+        if (["text", "summary", "signature"].includes(key) && typeof value === "string")
+          last[key] = String(last[key] ?? "") + value;
         else if (last[key] === undefined || last[key] === null) last[key] = value;
       }
     }
@@ -226,7 +242,8 @@ export function toUsage(wire: WireUsage): Usage {
   const completion = wire.completion_tokens ?? 0;
   const reasoning = wire.completion_tokens_details?.reasoning_tokens ?? 0;
   let output = completion;
-  if (typeof wire.total_tokens === "number" && wire.total_tokens > prompt + completion) output = wire.total_tokens - prompt;
+  if (typeof wire.total_tokens === "number" && wire.total_tokens > prompt + completion)
+    output = wire.total_tokens - prompt;
   else if (reasoning > completion) output = completion + reasoning;
   return { input: Math.max(0, prompt - cacheRead), output, cacheRead, cacheWrite: 0 };
 }

@@ -14,7 +14,13 @@ import { parseEvent, readSse } from "./sse.ts";
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
   const compat = compatFor(config.baseUrl);
-  const errorContext: ErrorContext = { provider: config.name, model: config.model, baseUrl: config.baseUrl, keyEnv: config.keyEnv, api: "OpenAI chat completions" };
+  const errorContext: ErrorContext = {
+    provider: config.name,
+    model: config.model,
+    baseUrl: config.baseUrl,
+    keyEnv: config.keyEnv,
+    api: "OpenAI chat completions",
+  };
   const getClient = lazyOpenAIClient(config);
 
   return {
@@ -43,7 +49,8 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       // `[DONE]` ends a stream cleanly even without a finish_reason (some servers send text,
       // usage, then `[DONE]`); only a stream that stops with neither was cut.
-      if (!accumulator.isComplete && !ending.sawDone) throw new ProviderError("network", `the connection to ${config.name} dropped before the reply was complete`);
+      if (!accumulator.isComplete && !ending.sawDone)
+        throw new ProviderError("network", `the connection to ${config.name} dropped before the reply was complete`);
       const toolNames = request.tools.map((tool) => tool.name);
       yield { type: "done", message: recoverTextToolCalls(accumulator.finish(), toolNames) };
     },
@@ -51,7 +58,11 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
 }
 
 /** The chunks of a reply: one plain JSON body (a server that ignores `stream: true`) or SSE up to `[DONE]`. */
-async function* readChunks(response: Response, context: ErrorContext, ending: { sawDone: boolean }): AsyncIterable<ChatChunk> {
+async function* readChunks(
+  response: Response,
+  context: ErrorContext,
+  ending: { sawDone: boolean },
+): AsyncIterable<ChatChunk> {
   const contentType = response.headers.get("content-type") ?? "";
   if (contentType.includes("application/json")) {
     yield checked(await response.json(), context);
@@ -68,6 +79,7 @@ async function* readChunks(response: Response, context: ErrorContext, ending: { 
 
 /** A chunk, unless it is an error object (mid-stream errors come as `{error: {...}}` payloads). */
 function checked(payload: unknown, context: ErrorContext): ChatChunk {
-  if (payload && typeof payload === "object" && "error" in payload && (payload as { error: unknown }).error) throw toProviderError({ error: payload }, context);
+  if (payload && typeof payload === "object" && "error" in payload && (payload as { error: unknown }).error)
+    throw toProviderError({ error: payload }, context);
   return payload as ChatChunk;
 }

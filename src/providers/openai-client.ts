@@ -4,7 +4,9 @@ import { sdkTimeoutMs } from "./call-limits.ts";
 import type { ProviderSettings } from "./index.ts";
 
 /** A getter for one lazily created client; the SDK is imported on the first call. */
-export function lazyOpenAIClient(settings: Pick<ProviderSettings, "apiKey" | "baseUrl" | "headers" | "requestTimeoutMs">): () => Promise<import("openai").OpenAI> {
+export function lazyOpenAIClient(
+  settings: Pick<ProviderSettings, "apiKey" | "baseUrl" | "headers" | "requestTimeoutMs">,
+): () => Promise<import("openai").OpenAI> {
   let client: Promise<import("openai").OpenAI> | undefined;
   return () =>
     (client ??= import("openai").then(

@@ -26,7 +26,13 @@ export function toResponsesRequest(request: ModelRequest, model: string): Record
   if (request.tools.length > 0) {
     // `strict` defaults to true here, which wants every property required; our schemas are not
     // written for that, so it is off, as it is for chat completions.
-    body.tools = request.tools.map((tool) => ({ type: "function", name: tool.name, description: tool.description, parameters: portableSchema(tool.parameters), strict: false }));
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: portableSchema(tool.parameters),
+      strict: false,
+    }));
   }
   if (request.maxTokens) body.max_output_tokens = request.maxTokens;
   return body;
@@ -41,7 +47,9 @@ export function toInputItems(messages: Message[]): InputItem[] {
         items.push({
           role: "user",
           content: message.content.map((part) =>
-            part.type === "text" ? { type: "input_text", text: part.text } : { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` },
+            part.type === "text"
+              ? { type: "input_text", text: part.text }
+              : { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` },
           ),
         });
         break;
@@ -68,7 +76,10 @@ export function toInputItems(messages: Message[]): InputItem[] {
  */
 function toAssistantItems(message: AssistantMessage): InputItem[] {
   const output = message.providerData?.output;
-  if (message.api === RESPONSES_API && Array.isArray(output)) return (structuredClone(output) as InputItem[]).filter((item) => item.type !== "reasoning" || item.encrypted_content);
+  if (message.api === RESPONSES_API && Array.isArray(output))
+    return (structuredClone(output) as InputItem[]).filter(
+      (item) => item.type !== "reasoning" || item.encrypted_content,
+    );
   const items: InputItem[] = [];
   for (const part of message.content) {
     switch (part.type) {

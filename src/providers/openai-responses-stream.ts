@@ -111,16 +111,30 @@ export class ResponsesStreamAccumulator {
   finish(): AssistantMessage {
     const states = [...this.items.values()];
     const content: AssistantMessage["content"] = [];
-    const thinking = states.filter((s) => s.added.type === "reasoning").map(thinkingOf).filter(Boolean).join(SUMMARY_SEPARATOR);
+    const thinking = states
+      .filter((s) => s.added.type === "reasoning")
+      .map(thinkingOf)
+      .filter(Boolean)
+      .join(SUMMARY_SEPARATOR);
     if (thinking) content.push({ type: "thinking", text: thinking });
     const text = states.map((s) => s.text + s.refusal).join("");
     if (text) content.push({ type: "text", text });
     for (const state of states) {
       if (state.added.type !== "function_call") continue;
       const item = state.done ?? state.added;
-      content.push({ type: "tool_call", id: item.call_id ?? state.added.call_id ?? "", name: item.name ?? state.added.name ?? "", arguments: item.arguments ?? state.arguments });
+      content.push({
+        type: "tool_call",
+        id: item.call_id ?? state.added.call_id ?? "",
+        name: item.name ?? state.added.name ?? "",
+        arguments: item.arguments ?? state.arguments,
+      });
     }
-    const message: AssistantMessage = { role: "assistant", content, stopReason: this.stopReason(states), api: RESPONSES_API };
+    const message: AssistantMessage = {
+      role: "assistant",
+      content,
+      stopReason: this.stopReason(states),
+      api: RESPONSES_API,
+    };
     if (this.model) message.model = this.model;
     if (this.final?.usage) message.usage = toUsage(this.final.usage);
     if (states.length > 0) message.providerData = { output: states.map(wholeItem) };
@@ -140,7 +154,14 @@ export class ResponsesStreamAccumulator {
   private addItem(event: ResponsesStreamEvent): ModelEvent[] {
     if (!event.item) return [];
     const index = event.output_index ?? this.items.size;
-    this.items.set(index, { added: event.item, text: "", refusal: "", arguments: event.item.arguments ?? "", summary: [], reasoning: "" });
+    this.items.set(index, {
+      added: event.item,
+      text: "",
+      refusal: "",
+      arguments: event.item.arguments ?? "",
+      summary: [],
+      reasoning: "",
+    });
     if (event.item.type !== "function_call") return [];
     const position = [...this.items.values()].filter((s) => s.added.type === "function_call").length - 1;
     return [{ type: "tool_call_delta", index: position, id: event.item.call_id, name: event.item.name }];
@@ -153,7 +174,11 @@ export class ResponsesStreamAccumulator {
     return [...this.items.values()].find((s) => s.added.id === id);
   }
 
-  private addDelta(event: ResponsesStreamEvent, field: "text" | "refusal" | "arguments" | "reasoning", shown?: "text_delta" | "thinking_delta"): ModelEvent[] {
+  private addDelta(
+    event: ResponsesStreamEvent,
+    field: "text" | "refusal" | "arguments" | "reasoning",
+    shown?: "text_delta" | "thinking_delta",
+  ): ModelEvent[] {
     const state = this.itemOf(event);
     if (!state || !event.delta) return [];
     state[field] += event.delta;
@@ -199,11 +224,19 @@ export function toStreamEvents(response: WireResponse): ResponsesStreamEvent[] {
   (response.output ?? []).forEach((item, index) => {
     events.push({ type: "response.output_item.added", output_index: index, item });
     for (const part of item.content ?? []) {
-      if (part.type === "output_text" && part.text) events.push({ type: "response.output_text.delta", output_index: index, delta: part.text });
-      if (part.type === "refusal" && part.refusal) events.push({ type: "response.refusal.delta", output_index: index, delta: part.refusal });
+      if (part.type === "output_text" && part.text)
+        events.push({ type: "response.output_text.delta", output_index: index, delta: part.text });
+      if (part.type === "refusal" && part.refusal)
+        events.push({ type: "response.refusal.delta", output_index: index, delta: part.refusal });
     }
     (item.summary ?? []).forEach((part, summaryIndex) => {
-      if (part.text) events.push({ type: "response.reasoning_summary_text.delta", output_index: index, summary_index: summaryIndex, delta: part.text });
+      if (part.text)
+        events.push({
+          type: "response.reasoning_summary_text.delta",
+          output_index: index,
+          summary_index: summaryIndex,
+          delta: part.text,
+        });
     });
     events.push({ type: "response.output_item.done", output_index: index, item });
   });
@@ -214,5 +247,10 @@ export function toStreamEvents(response: WireResponse): ResponsesStreamEvent[] {
 /** Neutral usage: `input` without the cached tokens; `output` already counts the reasoning. */
 export function toUsage(wire: WireUsage): Usage {
   const cacheRead = wire.input_tokens_details?.cached_tokens ?? 0;
-  return { input: Math.max(0, (wire.input_tokens ?? 0) - cacheRead), output: wire.output_tokens ?? 0, cacheRead, cacheWrite: 0 };
+  return {
+    input: Math.max(0, (wire.input_tokens ?? 0) - cacheRead),
+    output: wire.output_tokens ?? 0,
+    cacheRead,
+    cacheWrite: 0,
+  };
 }

@@ -7,11 +7,22 @@ import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { lazyOpenAIClient } from "./openai-client.ts";
 import { toResponsesRequest } from "./openai-responses-request.ts";
-import { ResponsesStreamAccumulator, toStreamEvents, type ResponsesStreamEvent, type WireResponse } from "./openai-responses-stream.ts";
+import {
+  ResponsesStreamAccumulator,
+  toStreamEvents,
+  type ResponsesStreamEvent,
+  type WireResponse,
+} from "./openai-responses-stream.ts";
 import { parseEvent, readSse } from "./sse.ts";
 
 export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
-  const errorContext: ErrorContext = { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv, api: "OpenAI Responses" };
+  const errorContext: ErrorContext = {
+    provider: settings.name,
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    keyEnv: settings.keyEnv,
+    api: "OpenAI Responses",
+  };
   const getClient = lazyOpenAIClient(settings);
 
   return {
@@ -36,7 +47,8 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
       // A bound's abort may end the stream quietly rather than with an error.
       if (watch.failure) throw watch.failure;
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
-      if (!accumulator.isComplete) throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
+      if (!accumulator.isComplete)
+        throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
       yield { type: "done", message: accumulator.finish() };
     },
   };
@@ -52,7 +64,11 @@ async function* readEvents(response: Response, context: ErrorContext): AsyncIter
     return;
   }
   for await (const sse of readSse(response, context)) {
-    const event = parseEvent(sse.data, context) as ResponsesStreamEvent & { error?: unknown; code?: unknown; message?: unknown };
+    const event = parseEvent(sse.data, context) as ResponsesStreamEvent & {
+      error?: unknown;
+      code?: unknown;
+      message?: unknown;
+    };
     if (event?.type === "error") throw failure(event.error ?? event, context);
     if (event?.type === "response.failed") throw failure(event.response?.error, context);
     yield event;
@@ -68,7 +84,10 @@ async function* readEvents(response: Response, context: ErrorContext): AsyncIter
 function failure(error: unknown, context: ErrorContext): ProviderError {
   const wire = (error && typeof error === "object" ? error : {}) as Record<string, unknown>;
   const type = wire.type ?? typeOfCode(wire.code);
-  return toProviderError({ error: { ...wire, ...(type ? { type } : {}), message: wire.message ?? "the response failed" } }, context);
+  return toProviderError(
+    { error: { ...wire, ...(type ? { type } : {}), message: wire.message ?? "the response failed" } },
+    context,
+  );
 }
 
 /** The error type a Responses error code amounts to; unknown codes count as a server failure (retried). */

@@ -41,7 +41,13 @@ const PORTABLE_FORMATS = new Set(["date-time"]);
 /** Types the APIs share (Gemini has no `null` outside nullable). */
 const TYPES = new Set(["string", "number", "integer", "boolean", "array", "object"]);
 /** Keywords a branch of a type list does not repeat: the parent keeps them. */
-const NOT_PER_BRANCH = { anyOf: undefined, oneOf: undefined, description: undefined, title: undefined, default: undefined };
+const NOT_PER_BRANCH = {
+  anyOf: undefined,
+  oneOf: undefined,
+  description: undefined,
+  title: undefined,
+  default: undefined,
+};
 /** Dropped keywords whose value the model can still use, and how the note reads. */
 const NOTED: Record<string, string> = {
   default: "default",
@@ -69,7 +75,8 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Jso
   const notes = new Map<string, string>();
   const types = typesOf(schema);
   if (types.length === 1) out.type = types[0];
-  else if (types.length > 1) out.anyOf = types.map((type) => convert({ ...schema, type, ...NOT_PER_BRANCH }, definitions, depth + 1));
+  else if (types.length > 1)
+    out.anyOf = types.map((type) => convert({ ...schema, type, ...NOT_PER_BRANCH }, definitions, depth + 1));
   const type = types.length === 1 ? types[0] : undefined;
 
   for (const [key, value] of Object.entries(schema)) {
@@ -82,11 +89,19 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Jso
         break;
       case "properties":
         if (type === "object" && isSchema(value)) {
-          out.properties = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, convert(asSchema(property), definitions, depth + 1)]));
+          out.properties = Object.fromEntries(
+            Object.entries(value).map(([name, property]) => [
+              name,
+              convert(asSchema(property), definitions, depth + 1),
+            ]),
+          );
         }
         break;
       case "required":
-        if (type === "object" && Array.isArray(value)) out.required = value.filter((name) => typeof name === "string" && isSchema(schema.properties) && name in schema.properties);
+        if (type === "object" && Array.isArray(value))
+          out.required = value.filter(
+            (name) => typeof name === "string" && isSchema(schema.properties) && name in schema.properties,
+          );
         break;
       case "items":
       case "prefixItems":
@@ -118,7 +133,8 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Jso
         else notes.set("format", `format ${value}`);
         break;
       default:
-        if (key in NOTED && isScalar(value) && value !== false) notes.set(NOTED[key], key === "uniqueItems" ? NOTED[key] : `${NOTED[key]} ${JSON.stringify(value)}`);
+        if (key in NOTED && isScalar(value) && value !== false)
+          notes.set(NOTED[key], key === "uniqueItems" ? NOTED[key] : `${NOTED[key]} ${JSON.stringify(value)}`);
       // Everything else ($schema, $id, additionalProperties, not, if/then/else, patternProperties,
       // propertyNames, contains, examples, nullable, readOnly, ...) has no portable form: dropped.
     }
@@ -135,21 +151,29 @@ function flatten(schema: JsonSchema, definitions: JsonSchema, depth: number): Js
   let current = schema;
   if (typeof current.$ref === "string") {
     const name = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(current.$ref)?.[1];
-    const target = name !== undefined && depth < MAX_REF_DEPTH ? asSchema(definitions[decodeURIComponent(name)]) : { type: "object" };
+    const target =
+      name !== undefined && depth < MAX_REF_DEPTH
+        ? asSchema(definitions[decodeURIComponent(name)])
+        : { type: "object" };
     const { $ref: _ref, ...rest } = current;
     current = { ...target, ...rest };
   }
   if (Array.isArray(current.allOf)) {
     const { allOf, ...rest } = current;
-    current = (allOf as unknown[]).reduce<JsonSchema>((merged, part) => mergeSchemas(merged, flatten(asSchema(part), definitions, depth + 1)), rest);
+    current = (allOf as unknown[]).reduce<JsonSchema>(
+      (merged, part) => mergeSchemas(merged, flatten(asSchema(part), definitions, depth + 1)),
+      rest,
+    );
   }
   return current;
 }
 
 function mergeSchemas(into: JsonSchema, part: JsonSchema): JsonSchema {
   const merged = { ...part, ...into };
-  if (isSchema(into.properties) || isSchema(part.properties)) merged.properties = { ...asSchema(part.properties), ...asSchema(into.properties) };
-  if (Array.isArray(into.required) || Array.isArray(part.required)) merged.required = [...new Set([...asArray(part.required), ...asArray(into.required)])];
+  if (isSchema(into.properties) || isSchema(part.properties))
+    merged.properties = { ...asSchema(part.properties), ...asSchema(into.properties) };
+  if (Array.isArray(into.required) || Array.isArray(part.required))
+    merged.required = [...new Set([...asArray(part.required), ...asArray(into.required)])];
   return merged;
 }
 

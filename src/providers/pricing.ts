@@ -55,14 +55,19 @@ export function lookupPrices(model: string): Prices | undefined {
 /** USD for the given token counts. */
 export function costOf(usage: Usage, prices: Prices): number {
   const micro =
-    usage.input * prices.input + usage.output * prices.output + usage.cacheRead * prices.cacheRead + usage.cacheWrite * prices.cacheWrite;
+    usage.input * prices.input +
+    usage.output * prices.output +
+    usage.cacheRead * prices.cacheRead +
+    usage.cacheWrite * prices.cacheWrite;
   return Number((micro / TOKENS_PER_PRICE_UNIT).toFixed(COST_DECIMALS));
 }
 
 /** The prices a run uses: the configured ones, else the table's; a model with neither counts as free. */
 export function pricesFor(model: string, configured: Prices | undefined): { prices: Prices; isKnown: boolean } {
   const prices = configured ?? lookupPrices(model);
-  return prices ? { prices, isKnown: true } : { prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, isKnown: false };
+  return prices
+    ? { prices, isKnown: true }
+    : { prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, isKnown: false };
 }
 
 /** The warning for a model without a price; shown once per run. */
@@ -78,7 +83,10 @@ export function unknownPriceWarning(model: string): string {
  */
 export function formatUsageAndCost(usage: Usage, model: string, prices?: Prices): string {
   const totalIn = usage.input + usage.cacheRead + usage.cacheWrite;
-  const cacheNotes = [usage.cacheRead ? `${formatTokens(usage.cacheRead)} cached` : "", usage.cacheWrite ? `${formatTokens(usage.cacheWrite)} to cache` : ""].filter(Boolean);
+  const cacheNotes = [
+    usage.cacheRead ? `${formatTokens(usage.cacheRead)} cached` : "",
+    usage.cacheWrite ? `${formatTokens(usage.cacheWrite)} to cache` : "",
+  ].filter(Boolean);
   const input = `${formatTokens(totalIn)} in${cacheNotes.length ? ` (${cacheNotes.join(", ")})` : ""}`;
   const priced = pricesFor(model, prices);
   const cost = formatCost(costOf(usage, priced.prices));

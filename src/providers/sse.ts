@@ -72,7 +72,12 @@ export async function* readSse(response: Response, context: ErrorContext): Async
   if (buffer) buffer += "\n";
   yield* takeLines(true);
   yield* dispatch();
-  if (dispatched === 0 && sniff.trim()) throw notApiError(context, `${response.status} (${response.headers.get("content-type") || "no content type"}) but no event stream`, sniff);
+  if (dispatched === 0 && sniff.trim())
+    throw notApiError(
+      context,
+      `${response.status} (${response.headers.get("content-type") || "no content type"}) but no event stream`,
+      sniff,
+    );
 }
 
 function lineEnd(text: string): number {
@@ -91,6 +96,9 @@ export function parseEvent(data: string, context: ErrorContext): unknown {
   try {
     return JSON.parse(data);
   } catch {
-    throw new ProviderError("server", `${context.provider} (${context.baseUrl}) sent an event that is not JSON: ${data.slice(0, MAX_QUOTED_EVENT_CHARS)}`);
+    throw new ProviderError(
+      "server",
+      `${context.provider} (${context.baseUrl}) sent an event that is not JSON: ${data.slice(0, MAX_QUOTED_EVENT_CHARS)}`,
+    );
   }
 }

@@ -8,7 +8,10 @@
 export type ApiKind = "openai" | "responses" | "anthropic" | "local";
 
 /** The wire APIs as users name them (`--api`, config `api`), and the kind each one is. */
-export const WIRE_APIS = { chat: "openai", responses: "responses", anthropic: "anthropic" } as const satisfies Record<string, ApiKind>;
+export const WIRE_APIS = { chat: "openai", responses: "responses", anthropic: "anthropic" } as const satisfies Record<
+  string,
+  ApiKind
+>;
 
 /** A wire API's user-facing name. */
 export type WireApiName = keyof typeof WIRE_APIS;

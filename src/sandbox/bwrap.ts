@@ -18,7 +18,14 @@ import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
  * - a new PID namespace: when the command ends or is killed, every process it started ends too,
  *   even one that left the process group with setsid; and its own IPC namespace.
  */
-export const ISOLATION_ARGS = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc"];
+export const ISOLATION_ARGS = [
+  "--unshare-user",
+  "--disable-userns",
+  "--cap-drop",
+  "ALL",
+  "--unshare-pid",
+  "--unshare-ipc",
+];
 
 /**
  * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
@@ -48,7 +55,8 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   // /etc/resolv.conf often points into /run (systemd-resolved): keep that one file for DNS.
   const resolver = realOrMissing("/etc/resolv.conf");
   if (resolver && masked.some((folder) => isInside(resolver, folder))) args.push("--ro-bind", resolver, resolver);
-  const isCovered = (file: string) => isInside(file, policy.workspace) || masked.some((folder) => isInside(file, folder));
+  const isCovered = (file: string) =>
+    isInside(file, policy.workspace) || masked.some((folder) => isInside(file, folder));
   for (const socket of hostSocketPaths(isCovered)) args.push("--ro-bind", "/dev/null", socket);
   args.push(...ISOLATION_ARGS);
   // Unless allowed, its own network namespace: loopback only, so 127.0.0.1 services on the

@@ -8,7 +8,10 @@ const PROBE_TIMEOUT_MS = 5000;
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 
 /** The sandbox this machine can run, or why none can, with the fix. */
-export type SandboxSupport = { kind: "bwrap" } | { kind: "sandbox-exec" } | { kind: "none"; problem: string; fix: string };
+export type SandboxSupport =
+  | { kind: "bwrap" }
+  | { kind: "sandbox-exec" }
+  | { kind: "none"; problem: string; fix: string };
 
 let cached: SandboxSupport | undefined;
 let pending: Promise<SandboxSupport> | undefined;
@@ -45,29 +48,57 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform): Prom
 }
 
 /** bwrap with every namespace and privilege setting commands get, running `true`. */
-const BWRAP_TRIAL_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...ISOLATION_ARGS, "--unshare-net", "--die-with-parent", "--", "true"];
+const BWRAP_TRIAL_ARGS = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  ...ISOLATION_ARGS,
+  "--unshare-net",
+  "--die-with-parent",
+  "--",
+  "true",
+];
 
 function probe(platform: NodeJS.Platform): SandboxSupport {
   switch (platform) {
     case "linux": {
-      const trial = spawnSync("bwrap", BWRAP_TRIAL_ARGS, { stdio: ["ignore", "ignore", "pipe"], timeout: PROBE_TIMEOUT_MS, encoding: "utf8" });
+      const trial = spawnSync("bwrap", BWRAP_TRIAL_ARGS, {
+        stdio: ["ignore", "ignore", "pipe"],
+        timeout: PROBE_TIMEOUT_MS,
+        encoding: "utf8",
+      });
       return bwrapSupport(trial.status, trial.stderr ?? "", trial.error);
     }
     case "darwin":
-      return existsSync(SANDBOX_EXEC) ? { kind: "sandbox-exec" } : { kind: "none", problem: `${SANDBOX_EXEC} is missing`, fix: "use a macOS with sandbox-exec" };
+      return existsSync(SANDBOX_EXEC)
+        ? { kind: "sandbox-exec" }
+        : { kind: "none", problem: `${SANDBOX_EXEC} is missing`, fix: "use a macOS with sandbox-exec" };
     default:
-      return { kind: "none", problem: `no sandbox is supported on ${platform}`, fix: "run harness on Linux (with bubblewrap) or macOS" };
+      return {
+        kind: "none",
+        problem: `no sandbox is supported on ${platform}`,
+        fix: "run harness on Linux (with bubblewrap) or macOS",
+      };
   }
 }
 
 /** What bwrap's trial run says: its exit status, its stderr, and the error when it could not run. */
 function bwrapSupport(status: number | null, stderr: string, error: Error | undefined): SandboxSupport {
   if (error && (error as NodeJS.ErrnoException).code === "ENOENT") {
-    return { kind: "none", problem: "bubblewrap (bwrap) is not installed", fix: "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)" };
+    return {
+      kind: "none",
+      problem: "bubblewrap (bwrap) is not installed",
+      fix: "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)",
+    };
   }
   if (status === 0) return { kind: "bwrap" };
   const reason = stderr.trim().split("\n")[0] || error?.message || `exit status ${status}`;
-  if (/unknown option/i.test(reason)) return { kind: "none", problem: `bwrap is too old (${reason})`, fix: "install bubblewrap 0.8 or newer" };
+  if (/unknown option/i.test(reason))
+    return { kind: "none", problem: `bwrap is too old (${reason})`, fix: "install bubblewrap 0.8 or newer" };
   return {
     kind: "none",
     problem: `bwrap cannot start here (${reason})`,

@@ -23,7 +23,7 @@ export function macosProfile(policy: SandboxPolicy): string {
     const hidden = policy.hidden.map((target) => `(subpath ${quote(target)})`).join(" ");
     lines.push(`(deny file-read* file-write* ${hidden})`);
   }
-  if (!policy.network) lines.push("(deny network*)", '(allow network* (local unix-socket) (remote unix-socket))');
+  if (!policy.network) lines.push("(deny network*)", "(allow network* (local unix-socket) (remote unix-socket))");
   return `${lines.join("\n")}\n`;
 }
 

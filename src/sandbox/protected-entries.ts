@@ -53,7 +53,8 @@ export function protectedMounts(workspace: string, names: string[]): string[] {
   const args: string[] = [];
   for (const name of names) {
     const placeholder = ROOT_PLACEHOLDERS[name];
-    if (placeholder && kindOf(path.join(workspace, name)) === "missing") createPlaceholder(path.join(workspace, name), placeholder);
+    if (placeholder && kindOf(path.join(workspace, name)) === "missing")
+      createPlaceholder(path.join(workspace, name), placeholder);
   }
   // Sorted: a folder's entry comes before those inside it, and readdir's order does not matter.
   const entries = findProtectedEntries(workspace, names).sort();
@@ -71,7 +72,8 @@ function gitFolderMounts(gitFolder: string): string[] {
   for (const part of GIT_CODE_PARTS) {
     const entry = path.join(gitFolder, part);
     const placeholder = GIT_PLACEHOLDERS[part];
-    if (kindOf(entry) !== "missing" || (placeholder && createPlaceholder(entry, placeholder))) args.push("--ro-bind", entry, entry);
+    if (kindOf(entry) !== "missing" || (placeholder && createPlaceholder(entry, placeholder)))
+      args.push("--ro-bind", entry, entry);
   }
   return args;
 }
@@ -121,7 +123,8 @@ export function isPlaceholder(entry: string): boolean {
 export function removePlaceholders(): void {
   for (const [entry, placeholder] of [...placeholders].reverse()) {
     try {
-      if (placeholder.kind === "folder") rmdirSync(entry); // fails, rightly, when no longer empty
+      if (placeholder.kind === "folder")
+        rmdirSync(entry); // fails, rightly, when no longer empty
       else if (readFileSync(entry, "utf8") === placeholder.content) unlinkSync(entry);
     } catch {
       // changed or gone: leave it

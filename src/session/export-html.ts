@@ -6,9 +6,17 @@ import { assertNever } from "../core/messages.ts";
 import { renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";
 import type { ImagePart } from "../core/messages.ts";
-import { formatUsage, imageDataUrl, prettyArguments, toolCallLabel, transcriptItems, type TranscriptItem } from "./transcript-items.ts";
+import {
+  formatUsage,
+  imageDataUrl,
+  prettyArguments,
+  toolCallLabel,
+  transcriptItems,
+  type TranscriptItem,
+} from "./transcript-items.ts";
 
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1d1f21; --bg: #fdfdfc; --muted: #6a6f75; --line: #d9dcdf; --user: #eef4ff; --code: #f2f3f4; --err: #b3261e; }
@@ -76,7 +84,12 @@ ${body}
 
 /** Pictures inline as data URLs (the page's policy allows `img-src data:` and nothing else). */
 function renderImages(images: ImagePart[]): string {
-  return images.map((image) => `<img class="attached" src="${escapeHtml(imageDataUrl(image))}" alt="${escapeHtml(image.file ?? image.mediaType)}">`).join("");
+  return images
+    .map(
+      (image) =>
+        `<img class="attached" src="${escapeHtml(imageDataUrl(image))}" alt="${escapeHtml(image.file ?? image.mediaType)}">`,
+    )
+    .join("");
 }
 
 function renderItem(item: TranscriptItem): string {
@@ -92,10 +105,14 @@ function renderItem(item: TranscriptItem): string {
           case "text":
             return `<div class="answer">${renderMarkdown(part.text)}</div>`;
           case "thinking":
-            return part.text.trim() ? `<details class="thinking"><summary>thinking</summary><pre>${escapeHtml(part.text)}</pre></details>` : "";
+            return part.text.trim()
+              ? `<details class="thinking"><summary>thinking</summary><pre>${escapeHtml(part.text)}</pre></details>`
+              : "";
           case "tool_call": {
             const result = item.results.get(part.id);
-            const output = result ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>${renderImages(result.images ?? [])}` : "";
+            const output = result
+              ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>${renderImages(result.images ?? [])}`
+              : "";
             return `<details class="tool${result?.isError ? " error" : ""}" data-call-id="${escapeHtml(part.id)}"><summary>${escapeHtml(toolCallLabel(part))}</summary><div class="label">arguments</div><pre class="arguments">${escapeHtml(prettyArguments(part))}</pre>${output}</details>`;
           }
           default:

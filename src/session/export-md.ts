@@ -32,12 +32,29 @@ export function exportMarkdown(session: SessionData): string {
               if (part.text.trim()) out.push(part.text.trim(), "");
               break;
             case "thinking":
-              if (part.text.trim()) out.push(...part.text.trim().split("\n").map((line) => `> ${line}`), "");
+              if (part.text.trim())
+                out.push(
+                  ...part.text
+                    .trim()
+                    .split("\n")
+                    .map((line) => `> ${line}`),
+                  "",
+                );
               break;
             case "tool_call": {
               const result = item.results.get(part.id);
-              out.push(`**Tool call** \`${toolCallLabel(part).replace(/`/g, "'")}\``, "", fenced(prettyArguments(part), "json"));
-              if (result) out.push(result.isError ? "Result (error):" : "Result:", "", fenced(result.content, ""), ...imageLinks(result.images ?? []));
+              out.push(
+                `**Tool call** \`${toolCallLabel(part).replace(/`/g, "'")}\``,
+                "",
+                fenced(prettyArguments(part), "json"),
+              );
+              if (result)
+                out.push(
+                  result.isError ? "Result (error):" : "Result:",
+                  "",
+                  fenced(result.content, ""),
+                  ...imageLinks(result.images ?? []),
+                );
               break;
             }
           }
@@ -55,7 +72,10 @@ export function exportMarkdown(session: SessionData): string {
  * small one kept inline in the session is a `data:` URL (there is no file to link to).
  */
 function imageLinks(images: ImagePart[]): string[] {
-  return images.flatMap((image) => [`![${image.mediaType}](${image.file ? `<${image.file}>` : imageDataUrl(image)})`, ""]);
+  return images.flatMap((image) => [
+    `![${image.mediaType}](${image.file ? `<${image.file}>` : imageDataUrl(image)})`,
+    "",
+  ]);
 }
 
 /** A code fence longer than any run of backticks inside, so no content can close it early. */

@@ -9,7 +9,9 @@ export const HISTORY_LINES = 1000;
 /** The saved lines, oldest first, at most HISTORY_LINES. A missing or unreadable file is an empty history. */
 export function loadInputHistory(path: string): string[] {
   try {
-    const lines = readFileSync(path, "utf8").split("\n").filter((line) => line.trim() !== "");
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "");
     return lines.slice(-HISTORY_LINES);
   } catch {
     return [];
@@ -28,7 +30,9 @@ export function appendInputHistory(path: string, line: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     appendFileSync(path, `${entry}\n`, { mode: 0o600 });
-    const lines = readFileSync(path, "utf8").split("\n").filter((l) => l !== "");
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
     if (lines.length > 2 * HISTORY_LINES) {
       const temporary = `${path}.${process.pid}.tmp`;
       writeFileSync(temporary, `${lines.slice(-HISTORY_LINES).join("\n")}\n`, { mode: 0o600 });

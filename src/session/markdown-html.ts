@@ -29,7 +29,8 @@ function renderBlocks(lines: string[]): string {
       const marker = fence[1];
       const body: string[] = [];
       i++;
-      while (i < lines.length && !(lines[i].trim().startsWith(marker) && lines[i].trim().replace(/[`~]/g, "") === "")) body.push(lines[i++]);
+      while (i < lines.length && !(lines[i].trim().startsWith(marker) && lines[i].trim().replace(/[`~]/g, "") === ""))
+        body.push(lines[i++]);
       i++; // the closing fence (or the end)
       const language = fence[2] ? ` class="language-${escapeHtml(fence[2])}"` : "";
       out.push(`<pre><code${language}>${escapeHtml(body.join("\n"))}</code></pre>`);
@@ -103,7 +104,8 @@ function renderList(lines: string[], start: number, out: string[]): number {
     break;
   }
   const tag = isOrdered ? "ol" : "ul";
-  const startAttribute = isOrdered && Number.parseInt(first[2], 10) !== 1 ? ` start="${Number.parseInt(first[2], 10)}"` : "";
+  const startAttribute =
+    isOrdered && Number.parseInt(first[2], 10) !== 1 ? ` start="${Number.parseInt(first[2], 10)}"` : "";
   const rendered = items.map((item) => {
     const html = renderBlocks(item);
     // A one-paragraph item reads better without the <p>.
@@ -115,13 +117,22 @@ function renderList(lines: string[], start: number, out: string[]): number {
 }
 
 function renderTable(lines: string[], start: number, out: string[]): number {
-  const cells = (line: string) => line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((cell) => cell.trim());
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\|/, "")
+      .replace(/\|$/, "")
+      .split("|")
+      .map((cell) => cell.trim());
   const head = cells(lines[start]);
   const rows: string[][] = [];
   let i = start + 2;
   while (i < lines.length && lines[i].includes("|") && lines[i].trim() !== "") rows.push(cells(lines[i++]));
-  const row = (values: string[], tag: string) => `<tr>${values.map((value) => `<${tag}>${renderInline(value)}</${tag}>`).join("")}</tr>`;
-  out.push(`<table>\n<thead>${row(head, "th")}</thead>\n<tbody>\n${rows.map((r) => row(r, "td")).join("\n")}\n</tbody>\n</table>`);
+  const row = (values: string[], tag: string) =>
+    `<tr>${values.map((value) => `<${tag}>${renderInline(value)}</${tag}>`).join("")}</tr>`;
+  out.push(
+    `<table>\n<thead>${row(head, "th")}</thead>\n<tbody>\n${rows.map((r) => row(r, "td")).join("\n")}\n</tbody>\n</table>`,
+  );
   return i;
 }
 
@@ -133,12 +144,20 @@ export function renderInline(text: string): string {
   const held: string[] = [];
   const hold = (html: string) => `\0${held.push(html) - 1}\0`;
   let rest = text.replace(/\0/g, "");
-  rest = rest.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_, __, code: string) => hold(`<code>${escapeHtml(code.trim() === "" ? code : code.replace(/^ (.*) $/, "$1"))}</code>`));
+  rest = rest.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_, __, code: string) =>
+    hold(`<code>${escapeHtml(code.trim() === "" ? code : code.replace(/^ (.*) $/, "$1"))}</code>`),
+  );
   rest = rest.replace(/\[([^\]\n]+)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"\n]*")?\s*\)/g, (_, label: string, href: string) => {
     const inner = renderEmphasis(escapeHtml(label));
-    return hold(isSafeHref(href) ? `<a href="${escapeHtml(href)}" rel="noopener noreferrer">${inner}</a>` : `${inner} (${escapeHtml(href)})`);
+    return hold(
+      isSafeHref(href)
+        ? `<a href="${escapeHtml(href)}" rel="noopener noreferrer">${inner}</a>`
+        : `${inner} (${escapeHtml(href)})`,
+    );
   });
-  rest = rest.replace(/<(https?:\/\/[^\s<>]+)>/g, (_, href: string) => hold(`<a href="${escapeHtml(href)}" rel="noopener noreferrer">${escapeHtml(href)}</a>`));
+  rest = rest.replace(/<(https?:\/\/[^\s<>]+)>/g, (_, href: string) =>
+    hold(`<a href="${escapeHtml(href)}" rel="noopener noreferrer">${escapeHtml(href)}</a>`),
+  );
   const html = renderEmphasis(escapeHtml(rest));
   return html.replace(/\0(\d+)\0/g, (_, index: string) => held[Number(index)]);
 }

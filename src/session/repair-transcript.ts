@@ -15,7 +15,13 @@ export function repairTranscript(messages: Message[]): Message[] {
   let pending: Map<string, string> = new Map(); // call id -> tool name, waiting for a result
   const closePending = () => {
     for (const [toolCallId, toolName] of pending) {
-      const result: ToolResultMessage = { role: "tool", toolCallId, toolName, content: UNFINISHED_TOOL_RESULT, isError: true };
+      const result: ToolResultMessage = {
+        role: "tool",
+        toolCallId,
+        toolName,
+        content: UNFINISHED_TOOL_RESULT,
+        isError: true,
+      };
       repaired.push(result);
     }
     pending = new Map();

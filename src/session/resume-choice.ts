@@ -11,7 +11,11 @@ export interface ProviderChoiceLike {
  * group: once flags or the environment name another provider, the stored model and URL belong
  * to the wrong server and are dropped.
  */
-export function resumeProviderChoice(flags: ProviderChoiceLike, env: NodeJS.ProcessEnv, stored: Required<Pick<ProviderChoiceLike, "provider" | "model">> & ProviderChoiceLike): ProviderChoiceLike {
+export function resumeProviderChoice(
+  flags: ProviderChoiceLike,
+  env: NodeJS.ProcessEnv,
+  stored: Required<Pick<ProviderChoiceLike, "provider" | "model">> & ProviderChoiceLike,
+): ProviderChoiceLike {
   const provider = flags.provider ?? env.HARNESS_PROVIDER;
   if (provider !== undefined && provider !== stored.provider) return flags;
   return {

@@ -55,4 +55,12 @@ export type SessionEntry =
    * The conversation was compacted: from here on it is [summary, ...the last `keptMessages`
    * messages above]. The messages above stay in the file: the full history is never rewritten.
    */
-  | { type: "compaction"; at: string; summary: string; keptMessages: number; reason: string; tokensBefore: number; tokensAfter: number };
+  | {
+      type: "compaction";
+      at: string;
+      summary: string;
+      keptMessages: number;
+      reason: string;
+      tokensBefore: number;
+      tokensAfter: number;
+    };

@@ -9,7 +9,12 @@ import type { ImagePart, Message } from "../core/messages.ts";
 /** Base64 characters an image may take inline in a session line (48 KB of picture). */
 export const INLINE_IMAGE_MAX_CHARS = 64 * 1024;
 
-const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+const EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+};
 
 /** The message as a session line keeps it: large images moved to files under `sessionsDir`/`id`/images. */
 export function storeImages(message: Message, sessionsDir: string, id: string): Message {
@@ -23,7 +28,9 @@ export function storeImages(message: Message, sessionsDir: string, id: string): 
   };
   switch (message.role) {
     case "user":
-      return message.content.some((part) => part.type === "image") ? { ...message, content: message.content.map((part) => (part.type === "image" ? store(part) : part)) } : message;
+      return message.content.some((part) => part.type === "image")
+        ? { ...message, content: message.content.map((part) => (part.type === "image" ? store(part) : part)) }
+        : message;
     case "tool":
       return message.images ? { ...message, images: message.images.map(store) } : message;
     case "assistant":
@@ -47,7 +54,10 @@ export function loadImages(message: Message, sessionsDir: string): Message {
   };
   switch (message.role) {
     case "user":
-      return { ...message, content: message.content.map((part) => (part.type === "image" ? asPart(load(part)) : part)) };
+      return {
+        ...message,
+        content: message.content.map((part) => (part.type === "image" ? asPart(load(part)) : part)),
+      };
     case "tool": {
       if (!message.images) return message;
       const loaded = message.images.map(load);

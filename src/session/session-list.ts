@@ -85,8 +85,12 @@ export function findSessionByPrefix(sessionsDir: string, prefix: string): Sessio
   const exact = matches.find((file) => file.id === wanted);
   if (exact) return exact;
   if (matches.length === 1) return matches[0];
-  if (matches.length === 0) throw new SessionLookupError(`no session with id "${prefix}"; list them with harness sessions`);
-  const shown = matches.slice(0, AMBIGUOUS_SHOWN).map((file) => file.id).join(", ");
+  if (matches.length === 0)
+    throw new SessionLookupError(`no session with id "${prefix}"; list them with harness sessions`);
+  const shown = matches
+    .slice(0, AMBIGUOUS_SHOWN)
+    .map((file) => file.id)
+    .join(", ");
   const more = matches.length > AMBIGUOUS_SHOWN ? `, and ${matches.length - AMBIGUOUS_SHOWN} more` : "";
   throw new SessionLookupError(`session id "${prefix}" is ambiguous: it matches ${shown}${more}; give more characters`);
 }
@@ -100,7 +104,11 @@ export interface SessionSummary extends SessionFile {
 }
 
 /** The newest `limit` sessions, read whole to count turns (bounded by `limit`). Unreadable files are left out. */
-export function summarizeSessions(sessionsDir: string, limit: number, cwd?: string): { summaries: SessionSummary[]; more: number } {
+export function summarizeSessions(
+  sessionsDir: string,
+  limit: number,
+  cwd?: string,
+): { summaries: SessionSummary[]; more: number } {
   const summaries: SessionSummary[] = [];
   let more = 0;
   for (const file of listSessionFiles(sessionsDir)) {
@@ -112,9 +120,16 @@ export function summarizeSessions(sessionsDir: string, limit: number, cwd?: stri
     try {
       const session = readSession(file.path);
       // From the entries, not the resumable conversation: after a compaction that starts with a summary.
-      const prompts = session.entries.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+      const prompts = session.entries.flatMap((entry) =>
+        entry.type === "message" && entry.message.role === "user" ? [entry.message] : [],
+      );
       const first = prompts[0] ? textOf(prompts[0]).replace(/\s+/g, " ").trim() : "";
-      summaries.push({ ...file, cwd: session.header.cwd, turns: prompts.length, firstPrompt: first.length > PROMPT_PREVIEW_CHARS ? `${first.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : first });
+      summaries.push({
+        ...file,
+        cwd: session.header.cwd,
+        turns: prompts.length,
+        firstPrompt: first.length > PROMPT_PREVIEW_CHARS ? `${first.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : first,
+      });
     } catch {
       // not a session we can read: not listed
     }

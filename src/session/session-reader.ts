@@ -69,16 +69,20 @@ export function parseSession(text: string, path: string): SessionData {
     try {
       parsed.push(JSON.parse(line));
     } catch {
-      if (isTorn && index === lines.length - 1) notices.push(`session ${path}: skipped a torn last line (the harness stopped while writing it)`);
+      if (isTorn && index === lines.length - 1)
+        notices.push(`session ${path}: skipped a torn last line (the harness stopped while writing it)`);
       else badLines++;
     }
   }
   if (badLines > 0) notices.push(`session ${path}: skipped ${badLines} unreadable line${badLines === 1 ? "" : "s"}`);
 
   const header = parsed.shift() as SessionHeader | undefined;
-  if (header?.type !== "session" || typeof header.id !== "string") throw new SessionReadError(`${path} is not a harness session (no header line)`);
+  if (header?.type !== "session" || typeof header.id !== "string")
+    throw new SessionReadError(`${path} is not a harness session (no header line)`);
   if (header.version > SESSION_FORMAT_VERSION) {
-    throw new SessionReadError(`session ${header.id} was written by a newer harness (format ${header.version}); upgrade harness to open it`);
+    throw new SessionReadError(
+      `session ${header.id} was written by a newer harness (format ${header.version}); upgrade harness to open it`,
+    );
   }
 
   const entries: SessionEntry[] = [];
@@ -135,7 +139,10 @@ export function parseSession(text: string, path: string): SessionData {
       case "compaction":
         // Resume from the compacted state; the messages before it stay in `entries` (the full history).
         // Repaired first: the loop compacted the repaired conversation a resume had loaded.
-        messages = compactedMessages(entry.summary, entry.keptMessages > 0 ? repairTranscript(messages).slice(-entry.keptMessages) : []);
+        messages = compactedMessages(
+          entry.summary,
+          entry.keptMessages > 0 ? repairTranscript(messages).slice(-entry.keptMessages) : [],
+        );
         break;
       default:
         // A line type from a newer harness (or a later feature such as compaction): kept, not understood.
@@ -144,6 +151,19 @@ export function parseSession(text: string, path: string): SessionData {
     entries.push(entry);
   }
   const redoable = undone.at(-1);
-  const redo = redoable ? { turns: redoable.turns.length, ...(redoable.saved ? { saved: redoable.saved } : {}) } : undefined;
-  return { path, header, entries, messages: repairTranscript(messages), ...current, usage, turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})), ...(redo ? { redo } : {}), todo, notices };
+  const redo = redoable
+    ? { turns: redoable.turns.length, ...(redoable.saved ? { saved: redoable.saved } : {}) }
+    : undefined;
+  return {
+    path,
+    header,
+    entries,
+    messages: repairTranscript(messages),
+    ...current,
+    usage,
+    turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})),
+    ...(redo ? { redo } : {}),
+    todo,
+    notices,
+  };
 }

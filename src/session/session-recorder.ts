@@ -33,7 +33,11 @@ export class SessionRecorder {
     const at = new Date().toISOString();
     switch (event.type) {
       case "message":
-        this.writer.append({ type: "message", at, message: storeImages(event.message, dirname(this.writer.path), this.writer.id) });
+        this.writer.append({
+          type: "message",
+          at,
+          message: storeImages(event.message, dirname(this.writer.path), this.writer.id),
+        });
         break;
       case "usage":
         this.usage = addUsage(this.usage, event.usage);
@@ -46,7 +50,15 @@ export class SessionRecorder {
         this.writer.append({ type: "todo", at, items: event.items });
         break;
       case "compaction":
-        this.writer.append({ type: "compaction", at, summary: event.summary, keptMessages: event.keptMessages, reason: event.reason, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
+        this.writer.append({
+          type: "compaction",
+          at,
+          summary: event.summary,
+          keptMessages: event.keptMessages,
+          reason: event.reason,
+          tokensBefore: event.tokensBefore,
+          tokensAfter: event.tokensAfter,
+        });
         this.writer.flush(); // a resume must not see the summary's usage without the summary
         break;
       case "done":
@@ -70,7 +82,13 @@ export class SessionRecorder {
 
   /** A `/model` switch: replies from here on come from this model. */
   recordModelChange(provider: string, model: string, baseUrl?: string): void {
-    this.writer.append({ type: "model_change", at: new Date().toISOString(), provider, model, ...(baseUrl ? { baseUrl: redactUrl(baseUrl) } : {}) });
+    this.writer.append({
+      type: "model_change",
+      at: new Date().toISOString(),
+      provider,
+      model,
+      ...(baseUrl ? { baseUrl: redactUrl(baseUrl) } : {}),
+    });
     this.writer.flush();
   }
 

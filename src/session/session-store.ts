@@ -2,7 +2,18 @@
 // line, so a crash (even `kill -9`) leaves complete lines and at most one torn last line,
 // which the reader skips. The file is created with the first entry: a chat opened and closed
 // without a prompt leaves nothing behind.
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  fstatSync,
+  ftruncateSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "./session-entry.ts";
 
@@ -133,7 +144,9 @@ export class SessionWriter {
 /** What the user reads when the session cannot be written, and what to do about it. */
 function describeFailure(path: string, error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;
-  const what = code ? (FAILURE_WORDS[code] ?? message.replace(/^[A-Z]+: /, "").replace(/, \w+( '.*')?$/, "")) : String(error);
+  const what = code
+    ? (FAILURE_WORDS[code] ?? message.replace(/^[A-Z]+: /, "").replace(/, \w+( '.*')?$/, ""))
+    : String(error);
   const remedy = code === "ENOSPC" || code === "EDQUOT" ? "free some space" : "fix that";
   return `cannot write the session file ${path}: ${what}${code ? ` (${code})` : ""}; the run stopped. The session is kept up to its last whole entry: ${remedy}, then continue it with harness -c`;
 }

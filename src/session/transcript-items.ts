@@ -1,6 +1,13 @@
 // A session laid out for reading (the exports): prompts, replies with their tool calls paired
 // with their results, and notes (interrupted, model switched, error, undo), in the order they happened.
-import { assertNever, type AssistantMessage, type ImagePart, type ToolCallPart, type ToolResultMessage, type Usage } from "../core/messages.ts";
+import {
+  assertNever,
+  type AssistantMessage,
+  type ImagePart,
+  type ToolCallPart,
+  type ToolResultMessage,
+  type Usage,
+} from "../core/messages.ts";
 import type { SessionData } from "./session-reader.ts";
 import { formatTodoItem } from "../core/helpers.ts";
 
@@ -17,7 +24,8 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
   // Results come from the repaired conversation, so a call cut off by a crash shows why.
   // Results before a compaction are only in the entries (the resumable conversation starts at its summary).
   const results = new Map<string, ToolResultMessage>();
-  for (const entry of session.entries) if (entry.type === "message" && entry.message.role === "tool") results.set(entry.message.toolCallId, entry.message);
+  for (const entry of session.entries)
+    if (entry.type === "message" && entry.message.role === "tool") results.set(entry.message.toolCallId, entry.message);
   for (const message of session.messages) if (message.role === "tool") results.set(message.toolCallId, message);
   const items: TranscriptItem[] = [];
   for (const entry of session.entries) {
@@ -26,9 +34,13 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
         const { message } = entry;
         if (message.role === "user") {
           const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-          items.push({ type: "user", text, images: message.content.filter((part) => part.type === "image"), at: entry.at });
-        }
-        else if (message.role === "assistant") items.push({ type: "assistant", message, results, at: entry.at });
+          items.push({
+            type: "user",
+            text,
+            images: message.content.filter((part) => part.type === "image"),
+            at: entry.at,
+          });
+        } else if (message.role === "assistant") items.push({ type: "assistant", message, results, at: entry.at });
         break; // tool results are shown with their calls
       }
       case "model_change":
@@ -41,16 +53,28 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
         items.push({ type: "note", text: `error: ${entry.error}`, at: entry.at });
         break;
       case "compaction":
-        items.push({ type: "note", text: `context compacted (${entry.reason}): the model continued from this summary:\n\n${entry.summary}`, at: entry.at });
+        items.push({
+          type: "note",
+          text: `context compacted (${entry.reason}): the model continued from this summary:\n\n${entry.summary}`,
+          at: entry.at,
+        });
         break;
       case "undo":
-        items.push({ type: "note", text: `undid the last ${entry.turns === 1 ? "turn" : `${entry.turns} turns`}${entry.restored ? " and restored the files from before" : ""}`, at: entry.at });
+        items.push({
+          type: "note",
+          text: `undid the last ${entry.turns === 1 ? "turn" : `${entry.turns} turns`}${entry.restored ? " and restored the files from before" : ""}`,
+          at: entry.at,
+        });
         break;
       case "redo":
         items.push({ type: "note", text: "redid the undone turns", at: entry.at });
         break;
       case "todo":
-        items.push({ type: "note", text: `plan: ${entry.items.map(formatTodoItem).join("; ") || "cleared"}`, at: entry.at });
+        items.push({
+          type: "note",
+          text: `plan: ${entry.items.map(formatTodoItem).join("; ") || "cleared"}`,
+          at: entry.at,
+        });
         break;
       case "usage":
       case "turn":

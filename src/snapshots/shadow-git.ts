@@ -66,9 +66,19 @@ export async function initShadowRepo(gitDir: string): Promise<void> {
  * Runs `git <args>` on the shadow repository; resolves with stdout, rejects with ShadowGitError.
  * `okCodes`: exit codes besides 0 that are answers, not failures (`check-ignore` exits 1 for "none").
  */
-export function runGit(shadow: ShadowGit, args: string[], options: { input?: string; okCodes?: number[] } = {}): Promise<string> {
+export function runGit(
+  shadow: ShadowGit,
+  args: string[],
+  options: { input?: string; okCodes?: number[] } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...configArgs(), ...args], { cwd: shadow.workTree, env: shadowEnv(shadow), stdio: ["pipe", "pipe", "pipe"], timeout: GIT_TIMEOUT_MS, killSignal: "SIGKILL" });
+    const child = spawn("git", [...configArgs(), ...args], {
+      cwd: shadow.workTree,
+      env: shadowEnv(shadow),
+      stdio: ["pipe", "pipe", "pipe"],
+      timeout: GIT_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = "";
@@ -77,11 +87,19 @@ export function runGit(shadow: ShadowGit, args: string[], options: { input?: str
       if (outBytes <= GIT_MAX_OUTPUT_BYTES) out.push(chunk);
     });
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8").slice(0, 4096)));
-    child.on("error", (error: NodeJS.ErrnoException) => reject(new ShadowGitError(error.code === "ENOENT" ? "git is not installed (undo needs it)" : `git: ${error.message}`)));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new ShadowGitError(error.code === "ENOENT" ? "git is not installed (undo needs it)" : `git: ${error.message}`),
+      ),
+    );
     child.on("close", (code, signal) => {
-      if (code === 0 || (code !== null && options.okCodes?.includes(code))) return resolve(Buffer.concat(out).toString("utf8"));
-      if (outBytes > GIT_MAX_OUTPUT_BYTES) return reject(new ShadowGitError(`git ${args[0]}: more than ${GIT_MAX_OUTPUT_BYTES} bytes of output`));
-      const why = signal ? `killed (${signal}${signal === "SIGKILL" ? `, over ${GIT_TIMEOUT_MS / 1000} s` : ""})` : `exit ${code}`;
+      if (code === 0 || (code !== null && options.okCodes?.includes(code)))
+        return resolve(Buffer.concat(out).toString("utf8"));
+      if (outBytes > GIT_MAX_OUTPUT_BYTES)
+        return reject(new ShadowGitError(`git ${args[0]}: more than ${GIT_MAX_OUTPUT_BYTES} bytes of output`));
+      const why = signal
+        ? `killed (${signal}${signal === "SIGKILL" ? `, over ${GIT_TIMEOUT_MS / 1000} s` : ""})`
+        : `exit ${code}`;
       reject(new ShadowGitError(`git ${args[0]} failed (${why}): ${err.trim().split("\n")[0] ?? ""}`));
     });
     child.stdin.on("error", () => {}); // git may exit before reading all of it; its exit code tells
@@ -92,7 +110,12 @@ export function runGit(shadow: ShadowGit, args: string[], options: { input?: str
 /** Starts `git <args>` on its own, not waited for (housekeeping that may outlive the harness). */
 export function startGitDetached(shadow: ShadowGit, args: string[]): void {
   try {
-    const child = spawn("git", [...configArgs(), ...args], { cwd: shadow.gitDir, env: shadowEnv(shadow), stdio: "ignore", detached: true });
+    const child = spawn("git", [...configArgs(), ...args], {
+      cwd: shadow.gitDir,
+      env: shadowEnv(shadow),
+      stdio: "ignore",
+      detached: true,
+    });
     child.on("error", () => {}); // housekeeping: a failure only means it runs next time
     child.unref();
   } catch {

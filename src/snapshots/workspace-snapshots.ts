@@ -65,7 +65,9 @@ export class WorkspaceSnapshots {
     // A path ending in "/" is a nested git repository: left to its own git, never snapshotted or restored.
     const paths = [...new Set(listed.split("\0"))].filter((path) => path !== "" && !path.endsWith("/"));
     if (paths.length > MAX_SNAPSHOT_FILES) {
-      throw new ShadowGitError(`${paths.length} files changed since the last snapshot, more than ${MAX_SNAPSHOT_FILES}; add a .gitignore or work in a smaller folder`);
+      throw new ShadowGitError(
+        `${paths.length} files changed since the last snapshot, more than ${MAX_SNAPSHOT_FILES}; add a .gitignore or work in a smaller folder`,
+      );
     }
     const present: string[] = [];
     const gone: string[] = [];
@@ -74,12 +76,14 @@ export class WorkspaceSnapshots {
     for (const path of paths) {
       const full = join(this.shadow.workTree, path);
       const size = isRealFolder(dirname(path)) && !this.isLeftOut(full) ? sizeOf(full) : undefined;
-      if (size === undefined) gone.push(path); // or left out: as good as not there
+      if (size === undefined)
+        gone.push(path); // or left out: as good as not there
       else if (size > MAX_SNAPSHOT_FILE_BYTES) skipped.push(path);
       else present.push(path);
     }
     // Gone (or behind a symlink now) and too large leave the index; then what is there is added.
-    if (gone.length + skipped.length > 0) await this.git(["update-index", "-z", "--force-remove", "--stdin"], [...gone, ...skipped]);
+    if (gone.length + skipped.length > 0)
+      await this.git(["update-index", "-z", "--force-remove", "--stdin"], [...gone, ...skipped]);
     if (present.length > 0) await this.git(["update-index", "-z", "--add", "--replace", "--stdin"], present);
     const tree = (await this.git(["write-tree"])).trim();
     const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
@@ -112,11 +116,17 @@ export class WorkspaceSnapshots {
     if (made.length > 0) await this.git(["update-index", "-z", "--force-remove", "--stdin"], made);
     await this.git(["read-tree", "--reset", "-u", target]);
     // Then, under target's own ignore rules, the files made since go, unless they were ignored or skipped then.
-    const kept = new Set([...(await this.ignored(made)), ...(await this.skippedIn(target)).filter((path) => made.includes(path))]);
+    const kept = new Set([
+      ...(await this.ignored(made)),
+      ...(await this.skippedIn(target)).filter((path) => made.includes(path)),
+    ]);
     const doomed = made.filter((path) => !kept.has(path));
     if (doomed.length > 0) {
       const blob = await this.emptyBlobId();
-      await this.git(["update-index", "-z", "--index-info"], doomed.map((path) => `100644 ${blob} 0\t${path}`));
+      await this.git(
+        ["update-index", "-z", "--index-info"],
+        doomed.map((path) => `100644 ${blob} 0\t${path}`),
+      );
       await this.git(["read-tree", "--reset", "-u", target]);
     }
     return { saved, changes: changes.filter((c) => !kept.has(c.path)), kept: [...kept] };
@@ -128,7 +138,9 @@ export class WorkspaceSnapshots {
     try {
       await this.git(["cat-file", "-e", `${snapshot}^{commit}`]);
     } catch {
-      throw new ShadowGitError(`the snapshot ${snapshot.slice(0, 12)} is gone (snapshots are pruned after ${SNAPSHOT_MAX_AGE_MS / 86_400_000} days or beyond the newest ${SNAPSHOT_MAX_COUNT} of a folder)`);
+      throw new ShadowGitError(
+        `the snapshot ${snapshot.slice(0, 12)} is gone (snapshots are pruned after ${SNAPSHOT_MAX_AGE_MS / 86_400_000} days or beyond the newest ${SNAPSHOT_MAX_COUNT} of a folder)`,
+      );
     }
   }
 
@@ -144,7 +156,10 @@ export class WorkspaceSnapshots {
     const refs = listed
       .split("\n")
       .filter(Boolean)
-      .map((line) => ({ time: Number(line.slice(0, line.indexOf(" "))) * 1000, ref: line.slice(line.indexOf(" ") + 1) }))
+      .map((line) => ({
+        time: Number(line.slice(0, line.indexOf(" "))) * 1000,
+        ref: line.slice(line.indexOf(" ") + 1),
+      }))
       .sort((a, b) => b.time - a.time);
     const stale = refs.filter((entry, index) => index >= maxCount || now - entry.time > SNAPSHOT_MAX_AGE_MS);
     if (stale.length > 0) {
@@ -152,8 +167,17 @@ export class WorkspaceSnapshots {
       // Objects younger than an hour stay: a snapshot being taken right now has not got its ref yet.
       startGitDetached(this.shadow, ["gc", "--quiet", "--prune=1.hour.ago"]);
     }
-    removeOlderThan(join(this.shadow.gitDir, "indexes"), now - SNAPSHOT_MAX_AGE_MS, (name) => join(this.shadow.gitDir, "indexes", name) !== this.shadow.indexFile);
-    removeOlderThan(this.root, now - SNAPSHOT_MAX_AGE_MS, (name) => join(this.root, name) !== this.shadow.gitDir, "last-used");
+    removeOlderThan(
+      join(this.shadow.gitDir, "indexes"),
+      now - SNAPSHOT_MAX_AGE_MS,
+      (name) => join(this.shadow.gitDir, "indexes", name) !== this.shadow.indexFile,
+    );
+    removeOlderThan(
+      this.root,
+      now - SNAPSHOT_MAX_AGE_MS,
+      (name) => join(this.root, name) !== this.shadow.gitDir,
+      "last-used",
+    );
   }
 
   private async diff(from: string, to: string): Promise<FileChange[]> {
@@ -161,7 +185,10 @@ export class WorkspaceSnapshots {
     const changes: FileChange[] = [];
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const status = fields[i];
-      changes.push({ path: fields[i + 1], change: status === "A" ? "restored" : status === "D" ? "deleted" : "changed" });
+      changes.push({
+        path: fields[i + 1],
+        change: status === "A" ? "restored" : status === "D" ? "deleted" : "changed",
+      });
     }
     return changes;
   }
@@ -209,7 +236,10 @@ export class WorkspaceSnapshots {
   /** `lines` are written to stdin NUL-terminated (with -z) and newline-terminated otherwise. */
   private git(args: string[], lines?: string[], input?: string, okCodes?: number[]): Promise<string> {
     const separator = args.includes("-z") ? "\0" : "\n";
-    return runGit(this.shadow, args, { input: lines ? lines.map((line) => `${line}${separator}`).join("") : input, okCodes });
+    return runGit(this.shadow, args, {
+      input: lines ? lines.map((line) => `${line}${separator}`).join("") : input,
+      okCodes,
+    });
   }
 }
 

@@ -33,25 +33,41 @@ const QUIET_ENV: Record<string, string> = {
 
 export const bash = defineTool({
   name: "bash",
-  description: "Run a bash command in the working directory. No stdin. Returns stdout+stderr and the exit code; long output is cut in the middle.",
+  description:
+    "Run a bash command in the working directory. No stdin. Returns stdout+stderr and the exit code; long output is cut in the middle.",
   kind: "execute",
   input: z.object({
     command: z.string().describe("The command"),
-    timeout: z.number().int().positive().max(BASH_MAX_TIMEOUT_MS / 1000).optional().describe(`Seconds before it is killed (default ${BASH_TIMEOUT_MS / 1000}, max ${BASH_MAX_TIMEOUT_MS / 1000})`),
+    timeout: z
+      .number()
+      .int()
+      .positive()
+      .max(BASH_MAX_TIMEOUT_MS / 1000)
+      .optional()
+      .describe(`Seconds before it is killed (default ${BASH_TIMEOUT_MS / 1000}, max ${BASH_MAX_TIMEOUT_MS / 1000})`),
   }),
   describe: (input) => `bash> ${input.command}`,
   async run(input, context) {
     const { cwd, signal, env, wrapCommand } = context;
     const timeoutMs = Math.min((input.timeout ?? BASH_TIMEOUT_MS / 1000) * 1000, BASH_MAX_TIMEOUT_MS);
     const openSpill = () => openSpillFile(spillDirOf(context), context.callId);
-    const result = await runCommand(input.command, { cwd, env: env ?? process.env, timeoutMs, signal, openSpill, wrapCommand, secrets: context.secrets });
+    const result = await runCommand(input.command, {
+      cwd,
+      env: env ?? process.env,
+      timeoutMs,
+      signal,
+      openSpill,
+      wrapCommand,
+      secrets: context.secrets,
+    });
     const full = cleanOutput(result.output);
     let output = truncateMiddle(full);
     if (output !== full) {
       // Cut for the model: the whole output is in the spill file (written while the command ran,
       // or now when it was long in lines rather than bytes and so is still whole in memory).
       const isWhole = result.totalBytes <= 2 * KEEP_BYTES; // nothing was dropped from memory
-      const path = result.spillPath ?? (isWhole ? saveWhole(openSpill, redactText(result.output, context.secrets)) : undefined);
+      const path =
+        result.spillPath ?? (isWhole ? saveWhole(openSpill, redactText(result.output, context.secrets)) : undefined);
       if (path) output = withNoteAtCut(output, spillNote(path, result.totalBytes));
     }
     const status = result.notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
@@ -89,7 +105,15 @@ interface CommandResult {
  */
 export function runCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; openSpill?: () => SpillFile; wrapCommand?(argv: string[], cwd: string): string[]; secrets?: readonly string[] },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    signal: AbortSignal;
+    openSpill?: () => SpillFile;
+    wrapCommand?(argv: string[], cwd: string): string[];
+    secrets?: readonly string[];
+  },
 ): Promise<CommandResult> {
   const { cwd, env, timeoutMs, signal, openSpill, wrapCommand } = options;
   return new Promise((resolve) => {
@@ -108,21 +132,34 @@ export function runCommand(
       running.forget();
       const spillPath = captured.closeSpill();
       const notes = [running.notice, lost].filter((note) => note !== undefined);
-      resolve({ output: captured.text(), totalBytes: captured.totalBytes, spillPath, exitCode: exit.code, signal: exit.signal, timedOut, interrupted: signal.aborted && !timedOut, notes });
+      resolve({
+        output: captured.text(),
+        totalBytes: captured.totalBytes,
+        spillPath,
+        exitCode: exit.code,
+        signal: exit.signal,
+        timedOut,
+        interrupted: signal.aborted && !timedOut,
+        notes,
+      });
     };
-    const running = runHosted(command, { cwd, env: { ...env, ...QUIET_ENV }, wrapCommand }, {
-      data: (chunk) => captured.add(chunk),
-      exited: (code, exitSignal) => {
-        exit = { code, signal: exitSignal };
-        // Background children may still hold the pipes open: give them a moment, then stop reading.
-        drain = setTimeout(finish, PIPE_DRAIN_MS);
+    const running = runHosted(
+      command,
+      { cwd, env: { ...env, ...QUIET_ENV }, wrapCommand },
+      {
+        data: (chunk) => captured.add(chunk),
+        exited: (code, exitSignal) => {
+          exit = { code, signal: exitSignal };
+          // Background children may still hold the pipes open: give them a moment, then stop reading.
+          drain = setTimeout(finish, PIPE_DRAIN_MS);
+        },
+        closed: () => finish(),
+        lost: (reason, didStart) => {
+          if (!didStart) exit = { code: 127, signal: null };
+          finish(reason);
+        },
       },
-      closed: () => finish(),
-      lost: (reason, didStart) => {
-        if (!didStart) exit = { code: 127, signal: null };
-        finish(reason);
-      },
-    });
+    );
     const timer = setTimeout(() => {
       timedOut = true;
       running.kill();

@@ -68,10 +68,15 @@ class CommandHost {
   ) {
     const [program, ...args] = argv;
     // Its own group, as each command had: a Ctrl-C at the terminal reaches the harness only.
-    this.child = spawn(program, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    this.child = spawn(program, args, {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     // An idle helper never keeps the harness alive; a running command does (armIdleTimer).
     this.child.unref();
-    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref(): void }).unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr])
+      (stream as unknown as { unref(): void }).unref();
     this.child.stdin?.on("error", () => {}); // a dead helper: reported by "exit" below
     this.child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => {
@@ -83,7 +88,11 @@ class CommandHost {
     this.armIdleTimer();
   }
 
-  run(command: string, options: { cwd: string; env: Record<string, string | undefined> }, listener: CommandListener): HostedCommand {
+  run(
+    command: string,
+    options: { cwd: string; env: Record<string, string | undefined> },
+    listener: CommandListener,
+  ): HostedCommand {
     const id = this.nextId++;
     this.listeners.set(id, listener);
     this.armIdleTimer();
@@ -175,7 +184,11 @@ class CommandHost {
     this.stopped = said ? `${reason}: ${said}` : reason;
     // Outside a PID namespace the commands outlive their helper: end them here.
     for (const pid of this.groups.values()) killGroup(pid);
-    for (const listener of this.listeners.values()) listener.lost(`the command helper stopped (${this.stopped}) while this command ran; its processes were killed`, true);
+    for (const listener of this.listeners.values())
+      listener.lost(
+        `the command helper stopped (${this.stopped}) while this command ran; its processes were killed`,
+        true,
+      );
     this.listeners.clear();
     (this.child.stdout as unknown as { unref(): void }).unref();
   }
@@ -247,7 +260,10 @@ export function runHosted(
     host = new CommandHost(key, argv);
     hosts.set(slot, host);
   }
-  const notice = lastStop === undefined ? undefined : `the command helper had stopped (${lastStop}); a new one was started for this command`;
+  const notice =
+    lastStop === undefined
+      ? undefined
+      : `the command helper had stopped (${lastStop}); a new one was started for this command`;
   return { ...host.run(command, options, listener), notice };
 }
 

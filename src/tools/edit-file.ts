@@ -34,8 +34,13 @@ export const editFile = defineTool({
     const { cwd, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
-    if (input.old_string === "") return { isError: true, content: "Error: old_string is empty; use write_file to create or overwrite a whole file." };
-    if (input.old_string === input.new_string) return { isError: true, content: "Error: old_string and new_string are the same; nothing to change." };
+    if (input.old_string === "")
+      return {
+        isError: true,
+        content: "Error: old_string is empty; use write_file to create or overwrite a whole file.",
+      };
+    if (input.old_string === input.new_string)
+      return { isError: true, content: "Error: old_string and new_string are the same; nothing to change." };
     const stats = await stat(absolute).catch(() => undefined);
     if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
     if (stats.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file.` };
@@ -47,8 +52,13 @@ export const editFile = defineTool({
     let edited: ReturnType<typeof replaceText>;
     try {
       const record = checkReadRecord(state, absolute, await handle.stat());
-      if (record === "unread") return { isError: true, content: `Error: read ${shown} with read_file before editing it.` };
-      if (record === "changed") return { isError: true, content: `Error: ${shown} changed on disk since you last read it; read it again with read_file, then edit.` };
+      if (record === "unread")
+        return { isError: true, content: `Error: read ${shown} with read_file before editing it.` };
+      if (record === "changed")
+        return {
+          isError: true,
+          content: `Error: ${shown} changed on disk since you last read it; read it again with read_file, then edit.`,
+        };
       before = await handle.readFile("utf8");
       edited = replaceText(before, input, shown);
       if ("error" in edited) return { isError: true, content: edited.error };
@@ -67,7 +77,11 @@ export const editFile = defineTool({
 type EditInput = { old_string: string; new_string: string; replace_all?: boolean };
 
 /** The edit applied to a file's text (pure): the new text and how many replacements, or why it cannot apply. */
-export function replaceText(before: string, input: EditInput, shown: string): { after: string; count: number } | { error: string } {
+export function replaceText(
+  before: string,
+  input: EditInput,
+  shown: string,
+): { after: string; count: number } | { error: string } {
   const { oldText, newText } = matchLineEndings(before, input.old_string, input.new_string);
   const positions = findAll(before, oldText);
   if (positions.length === 0) return { error: noMatchMessage(before, input.old_string, shown) };
@@ -104,29 +118,42 @@ function matchLineEndings(content: string, oldString: string, newString: string)
 
 function findAll(content: string, text: string): number[] {
   const positions: number[] = [];
-  for (let index = content.indexOf(text); index !== -1; index = content.indexOf(text, index + text.length)) positions.push(index);
+  for (let index = content.indexOf(text); index !== -1; index = content.indexOf(text, index + text.length))
+    positions.push(index);
   return positions;
 }
 
 function lineAt(content: string, position: number): number {
   let line = 1;
-  for (let index = content.indexOf("\n"); index !== -1 && index < position; index = content.indexOf("\n", index + 1)) line++;
+  for (let index = content.indexOf("\n"); index !== -1 && index < position; index = content.indexOf("\n", index + 1))
+    line++;
   return line;
 }
 
 /** Says old_string was not found and shows the lines most like its first line, numbered as read_file numbers them. */
 function noMatchMessage(content: string, oldString: string, shown: string): string {
   const message = `Error: old_string was not found in ${shown}.`;
-  const firstLine = oldString.split("\n").find((line) => line.trim() !== "")?.trim() ?? "";
-  if (/^\s*\d+\t/.test(oldString)) return `${message} It starts with a line number; leave out the "N<tab>" prefix that read_file adds.`;
+  const firstLine =
+    oldString
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? "";
+  if (/^\s*\d+\t/.test(oldString))
+    return `${message} It starts with a line number; leave out the "N<tab>" prefix that read_file adds.`;
   const lines = content.split("\n");
   const hints = lines
-    .map((line, index) => ({ line: line.replace(/\r$/, ""), number: index + 1, score: similarity(line.trim(), firstLine) }))
+    .map((line, index) => ({
+      line: line.replace(/\r$/, ""),
+      number: index + 1,
+      score: similarity(line.trim(), firstLine),
+    }))
     .filter((hint) => hint.score >= MIN_HINT_SIMILARITY)
     .sort((a, b) => b.score - a.score || a.number - b.number)
     .slice(0, MAX_HINT_LINES)
     .sort((a, b) => a.number - b.number);
   if (hints.length === 0) return `${message} Read the file again and copy the text exactly.`;
-  const shownHints = hints.map((hint) => `${String(hint.number).padStart(6)}\t${hint.line.slice(0, MAX_HINT_CHARS)}`).join("\n");
+  const shownHints = hints
+    .map((hint) => `${String(hint.number).padStart(6)}\t${hint.line.slice(0, MAX_HINT_CHARS)}`)
+    .join("\n");
   return `${message} The most similar lines are:\n${shownHints}\nCopy the text exactly, including whitespace.`;
 }

@@ -13,7 +13,8 @@ const MAX_WALKED_ENTRIES = 200_000;
 
 export const glob = defineTool({
   name: "glob",
-  description: "Find files by glob (e.g. src/**/*.ts, *.{js,json}), newest first. Skips .git, node_modules and gitignored files.",
+  description:
+    "Find files by glob (e.g. src/**/*.ts, *.{js,json}), newest first. Skips .git, node_modules and gitignored files.",
   kind: "read",
   input: z.object({
     pattern: z.string().describe("Glob, relative to path"),
@@ -21,10 +22,14 @@ export const glob = defineTool({
   }),
   describe: (input) => `glob ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
   async run(input, { cwd, signal, unwalked }) {
-    const { root, pattern } = splitStaticPrefix(resolvePath(cwd, input.path ?? "."), input.pattern.replace(/^\.\//, ""));
+    const { root, pattern } = splitStaticPrefix(
+      resolvePath(cwd, input.path ?? "."),
+      input.pattern.replace(/^\.\//, ""),
+    );
     const stats = await stat(root).catch(() => undefined);
     if (!stats) return { isError: true, content: await describeMissing(cwd, root) };
-    if (!stats.isDirectory()) return { isError: true, content: `Error: ${displayPath(cwd, root)} is a file, not a folder.` };
+    if (!stats.isDirectory())
+      return { isError: true, content: `Error: ${displayPath(cwd, root)} is a file, not a folder.` };
 
     const regex = globToRegExp(pattern);
     const maxDepth = pattern.includes("**") || pattern.includes("{") ? Infinity : pattern.split("/").length;
@@ -36,13 +41,19 @@ export const glob = defineTool({
       const mtimeMs = (await stat(entry.absolute).catch(() => undefined))?.mtimeMs ?? 0;
       matches.push({ file: displayPath(cwd, entry.absolute), mtimeMs });
     }
-    const stopped = walked > MAX_WALKED_ENTRIES ? `\n[stopped after ${MAX_WALKED_ENTRIES} entries; narrow the path]` : "";
-    if (matches.length === 0) return { content: `No files match ${input.pattern} in ${displayPath(cwd, root)}${stopped}`, summary: "0 files" };
+    const stopped =
+      walked > MAX_WALKED_ENTRIES ? `\n[stopped after ${MAX_WALKED_ENTRIES} entries; narrow the path]` : "";
+    if (matches.length === 0)
+      return { content: `No files match ${input.pattern} in ${displayPath(cwd, root)}${stopped}`, summary: "0 files" };
 
     matches.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : 1));
     const shown = matches.slice(0, MAX_RESULTS).map((match) => match.file);
-    const more = matches.length > MAX_RESULTS ? `\n[showing ${MAX_RESULTS} of ${matches.length} files; narrow the pattern]` : "";
-    return { content: shown.join("\n") + more + stopped, summary: matches.length === 1 ? "1 file" : `${matches.length} files` };
+    const more =
+      matches.length > MAX_RESULTS ? `\n[showing ${MAX_RESULTS} of ${matches.length} files; narrow the pattern]` : "";
+    return {
+      content: shown.join("\n") + more + stopped,
+      summary: matches.length === 1 ? "1 file" : `${matches.length} files`,
+    };
   },
 });
 

@@ -43,7 +43,8 @@ type Search = {
  */
 export const grep = defineTool({
   name: "grep",
-  description: "Search file contents by regex. Prints path:line:text. Skips .git, node_modules, gitignored and binary files.",
+  description:
+    "Search file contents by regex. Prints path:line:text. Skips .git, node_modules, gitignored and binary files.",
   kind: "read",
   input: z.object({
     pattern: z.string().describe("Regex"),
@@ -69,7 +70,9 @@ export const grep = defineTool({
     };
     const collector = new MatchCollector(search.context);
     const ripgrep = findExecutable("rg", process.env.PATH ?? "");
-    const failure = ripgrep ? await searchWithRipgrep(ripgrep, search, collector) : await searchBuiltIn(search, collector);
+    const failure = ripgrep
+      ? await searchWithRipgrep(ripgrep, search, collector)
+      : await searchBuiltIn(search, collector);
     if (failure) return { isError: true, content: `Error: ${failure}` };
     return collector.format(`No matches for ${input.pattern} in ${displayPath(cwd, root)}`);
   },
@@ -108,9 +111,12 @@ class MatchCollector {
 
   add(file: string, number: number, text: string, isMatch: boolean): void {
     if (isMatch) this.matchCount++;
-    const isWithinLimit = isMatch ? this.matchCount <= MAX_MATCHES : this.matchCount < MAX_MATCHES || this.isTrailingContext(file, number);
+    const isWithinLimit = isMatch
+      ? this.matchCount <= MAX_MATCHES
+      : this.matchCount < MAX_MATCHES || this.isTrailingContext(file, number);
     if (!isWithinLimit) return;
-    const cut = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}... [line cut: ${text.length} chars]` : text;
+    const cut =
+      text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}... [line cut: ${text.length} chars]` : text;
     this.lines.push({ file, number, text: cut, isMatch });
     if (isMatch) this.lastKept = { file, number };
   }
@@ -142,23 +148,49 @@ class MatchCollector {
 
   private isTrailingContext(file: string, number: number): boolean {
     const last = this.lastKept;
-    return this.matchCount === MAX_MATCHES && last !== undefined && last.file === file && number <= last.number + this.context;
+    return (
+      this.matchCount === MAX_MATCHES &&
+      last !== undefined &&
+      last.file === file &&
+      number <= last.number + this.context
+    );
   }
 }
 
 /** Runs rg with JSON output; returns an error message, or undefined when the search ran. */
-async function searchWithRipgrep(ripgrep: string, search: Search, collector: MatchCollector): Promise<string | undefined> {
-  const args = ["--json", "--no-config", "--hidden", "--no-require-git", "--sort", "path", "--glob", "!.git", "--glob", "!node_modules"];
+async function searchWithRipgrep(
+  ripgrep: string,
+  search: Search,
+  collector: MatchCollector,
+): Promise<string | undefined> {
+  const args = [
+    "--json",
+    "--no-config",
+    "--hidden",
+    "--no-require-git",
+    "--sort",
+    "path",
+    "--glob",
+    "!.git",
+    "--glob",
+    "!node_modules",
+  ];
   if (search.ignoreCase) args.push("--ignore-case");
   if (search.context > 0) args.push("--context", String(search.context));
   if (search.glob) args.push("--glob", search.glob);
   // The search is given its real root, so globs naming the unwalked paths keep it out of them
   // (rg anchors a leading `/` at its cwd, hence `**` and the absolute path).
   const root = await realpath(search.root).catch(() => search.root);
-  for (const folder of search.unwalked) if (folder.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`)) args.push("--glob", `!**${folder}`);
+  for (const folder of search.unwalked)
+    if (folder.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`)) args.push("--glob", `!**${folder}`);
   args.push("--regexp", search.regexSource, "--", root);
 
-  const child = spawn(ripgrep, args, { cwd: search.cwd, env: search.env ?? process.env, signal: search.signal, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(ripgrep, args, {
+    cwd: search.cwd,
+    env: search.env ?? process.env,
+    signal: search.signal,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     if (stderr.length < MAX_OUTPUT_BYTES) stderr += chunk.toString();

@@ -116,13 +116,20 @@ export function imageFileTooLarge(size: number, name: string): string | undefine
  * MAX_IMAGE_BYTES, else downscaled. Returns an error line (naming `name`) when it is too large
  * to decode, damaged, or cannot be made small enough.
  */
-export async function prepareImage(bytes: Buffer, type: ImageMediaType, name: string): Promise<PreparedImage | { error: string }> {
+export async function prepareImage(
+  bytes: Buffer,
+  type: ImageMediaType,
+  name: string,
+): Promise<PreparedImage | { error: string }> {
   const tooLarge = imageFileTooLarge(bytes.length, name);
   if (tooLarge) return { error: tooLarge };
   const size = imageSize(bytes, type);
-  if (!size || size.width === 0 || size.height === 0) return { error: `${name} is not a readable ${type.slice(6).toUpperCase()} image (its header is damaged)` };
+  if (!size || size.width === 0 || size.height === 0)
+    return { error: `${name} is not a readable ${type.slice(6).toUpperCase()} image (its header is damaged)` };
   if (size.width * size.height > MAX_IMAGE_PIXELS) {
-    return { error: `${name} is ${size.width}x${size.height} pixels; images up to ${MAX_IMAGE_PIXELS / 1e6} million pixels are taken (crop or scale it first)` };
+    return {
+      error: `${name} is ${size.width}x${size.height} pixels; images up to ${MAX_IMAGE_PIXELS / 1e6} million pixels are taken (crop or scale it first)`,
+    };
   }
   if (Math.max(size.width, size.height) <= MAX_IMAGE_EDGE && bytes.length <= MAX_IMAGE_BYTES) {
     return { image: { type: "image", mediaType: type, data: bytes.toString("base64") }, ...size };
@@ -130,12 +137,18 @@ export async function prepareImage(bytes: Buffer, type: ImageMediaType, name: st
   try {
     return await downscale(bytes, size, name);
   } catch (error) {
-    return { error: `${name} could not be decoded to downscale it (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      error: `${name} could not be decoded to downscale it (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
 /** Shrinks to fit MAX_IMAGE_EDGE, as PNG (sharp text) or, when that is too many bytes, JPEG; halves again while still too large. */
-async function downscale(bytes: Buffer, original: { width: number; height: number }, name: string): Promise<PreparedImage | { error: string }> {
+async function downscale(
+  bytes: Buffer,
+  original: { width: number; height: number },
+  name: string,
+): Promise<PreparedImage | { error: string }> {
   const photon = await import("@silvia-odwyer/photon-node");
   const decoded = photon.PhotonImage.new_from_byteslice(bytes);
   try {
@@ -151,7 +164,12 @@ async function downscale(bytes: Buffer, original: { width: number; height: numbe
         ] as const) {
           const encoded = encode();
           if (encoded.length <= MAX_IMAGE_BYTES) {
-            return { image: { type: "image", mediaType, data: Buffer.from(encoded).toString("base64") }, width, height, original };
+            return {
+              image: { type: "image", mediaType, data: Buffer.from(encoded).toString("base64") },
+              width,
+              height,
+              original,
+            };
           }
         }
       } finally {

@@ -28,7 +28,8 @@ export const listFiles = defineTool({
     const shown = displayPath(cwd, root);
     const stats = await stat(root).catch(() => undefined);
     if (!stats) return { isError: true, content: await describeMissing(cwd, root) };
-    if (!stats.isDirectory()) return { isError: true, content: `Error: ${shown} is a file, not a folder; use read_file to read it.` };
+    if (!stats.isDirectory())
+      return { isError: true, content: `Error: ${shown} is a file, not a folder; use read_file to read it.` };
 
     const entries: WalkEntry[] = [];
     let total = 0;
@@ -56,7 +57,8 @@ export const listFiles = defineTool({
     };
     await addTree("", "  ");
     if (total > entries.length) {
-      const left = total > MAX_COUNTED_ENTRIES ? `more than ${MAX_COUNTED_ENTRIES - entries.length}` : `${total - entries.length}`;
+      const left =
+        total > MAX_COUNTED_ENTRIES ? `more than ${MAX_COUNTED_ENTRIES - entries.length}` : `${total - entries.length}`;
       lines.push(`[showing ${entries.length} entries; ${left} more left out; list a subfolder or use a smaller depth]`);
     }
     return { content: lines.join("\n"), summary: `${entries.length} entries` };

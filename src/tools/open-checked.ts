@@ -24,7 +24,11 @@ const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constants
 const FILE_FLAGS: Record<OpenMode, number> = { read: O_RDONLY, update: O_RDWR, write: O_RDWR };
 
 /** Opens `absolute` for `tool`'s call, or says why not (`Error: ...`, for the model). */
-export async function openChecked(absolute: string, mode: OpenMode, call: { tool: Tool; input: unknown; context: ToolContext }): Promise<CheckedFile | { error: string }> {
+export async function openChecked(
+  absolute: string,
+  mode: OpenMode,
+  call: { tool: Tool; input: unknown; context: ToolContext },
+): Promise<CheckedFile | { error: string }> {
   const target = await resolveExisting(absolute);
   let folder = await openFolder(target.folder);
   try {
@@ -54,7 +58,10 @@ export async function openChecked(absolute: string, mode: OpenMode, call: { tool
     return { handle, real, created };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ELOOP") return { error: `Error: ${absolute} is a symlink where the file should be (it appeared after the check, or it points nowhere); file tools do not open a file through it. Nothing was done.` };
+    if (code === "ELOOP")
+      return {
+        error: `Error: ${absolute} is a symlink where the file should be (it appeared after the check, or it points nowhere); file tools do not open a file through it. Nothing was done.`,
+      };
     return { error: `Error: could not open ${absolute}: ${(error as Error).message}` };
   } finally {
     await folder.handle.close();

@@ -45,6 +45,13 @@ function takeLines(lines: string[], maxLines: number, maxBytes: number, isTail =
 /** The first (or, for a tail, last) `maxBytes` of a line, without a split character at the cut. */
 function sliceBytes(line: string, maxBytes: number, fromEnd: boolean): string {
   const buffer = Buffer.from(line);
-  if (fromEnd) return buffer.subarray(buffer.length - maxBytes).toString("utf8").replace(/^\uFFFD+/, "");
-  return buffer.subarray(0, maxBytes).toString("utf8").replace(/\uFFFD+$/, "");
+  if (fromEnd)
+    return buffer
+      .subarray(buffer.length - maxBytes)
+      .toString("utf8")
+      .replace(/^\uFFFD+/, "");
+  return buffer
+    .subarray(0, maxBytes)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
 }

@@ -82,5 +82,6 @@ export async function isBinaryFile(file: string | FileHandle): Promise<boolean> 
 export async function replaceContent(handle: FileHandle, text: string): Promise<void> {
   const data = Buffer.from(text);
   await handle.truncate(0);
-  for (let offset = 0; offset < data.length; ) offset += (await handle.write(data, offset, data.length - offset, offset)).bytesWritten;
+  for (let offset = 0; offset < data.length; )
+    offset += (await handle.write(data, offset, data.length - offset, offset)).bytesWritten;
 }

@@ -5,8 +5,29 @@ import { BlockList, isIP } from "node:net";
 
 /** Loopback, private, link-local (cloud metadata), carrier-grade NAT, multicast and reserved ranges. */
 const PRIVATE = new BlockList();
-for (const [prefix, bits] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 3]] as const) PRIVATE.addSubnet(prefix, bits, "ipv4");
-for (const [prefix, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32]] as const) PRIVATE.addSubnet(prefix, bits, "ipv6");
+for (const [prefix, bits] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 3],
+] as const)
+  PRIVATE.addSubnet(prefix, bits, "ipv4");
+for (const [prefix, bits] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["64:ff9b::", 96],
+  ["2001:db8::", 32],
+] as const)
+  PRIVATE.addSubnet(prefix, bits, "ipv6");
 
 /** Whether an IP address is not on the public internet. IPv4-mapped IPv6 (`::ffff:127.0.0.1`) is judged as the IPv4 inside. */
 export function isPrivateAddress(address: string): boolean {

@@ -13,21 +13,27 @@ const MAX_LINE_CHARS = 2000;
 
 export const readFile = defineTool({
   name: "read_file",
-  description: "Read a text file (lines come numbered; use offset and limit for long files) or an image (PNG, JPEG, GIF, WebP), which you then see.",
+  description:
+    "Read a text file (lines come numbered; use offset and limit for long files) or an image (PNG, JPEG, GIF, WebP), which you then see.",
   kind: "read",
   input: z.object({
     path: z.string(),
     offset: z.number().int().min(1).optional().describe("First line, 1-based"),
     limit: z.number().int().min(1).max(MAX_OUTPUT_LINES).optional().describe("Number of lines"),
   }),
-  describe: (input) => `read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}${input.limit ? ` (${input.limit} lines)` : ""}`,
+  describe: (input) =>
+    `read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}${input.limit ? ` (${input.limit} lines)` : ""}`,
   async run(input, context) {
     const { cwd, signal, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
     const found = await stat(absolute).catch(() => undefined);
     if (!found) return { isError: true, content: await describeMissing(cwd, absolute) };
-    if (found.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file; use list_files to see what it holds.` };
+    if (found.isDirectory())
+      return {
+        isError: true,
+        content: `Error: ${shown} is a folder, not a file; use list_files to see what it holds.`,
+      };
     // Opened, and judged where it really is, before a byte is read (open-checked.ts).
     const opened = await openChecked(absolute, "read", { tool: readFile, input, context });
     if ("error" in opened) return { isError: true, content: opened.error };
@@ -42,14 +48,22 @@ export const readFile = defineTool({
         recordRead(state, absolute, stats);
         return image;
       }
-      if (await isBinaryFile(handle)) return { isError: true, content: `Error: ${shown} is a binary file (${stats.size} bytes); read_file shows text files only.` };
+      if (await isBinaryFile(handle))
+        return {
+          isError: true,
+          content: `Error: ${shown} is a binary file (${stats.size} bytes); read_file shows text files only.`,
+        };
       ({ lines, hasMore, lastLine } = await readLines(handle, first, limit, signal));
     } finally {
       await handle.close();
     }
     recordRead(state, absolute, stats);
     if (stats.size === 0) return { content: `[${shown} is empty]`, summary: "empty file" };
-    if (lines.length === 0) return { isError: true, content: `Error: offset ${first} is past the end of ${shown}, which has ${lastLine} lines.` };
+    if (lines.length === 0)
+      return {
+        isError: true,
+        content: `Error: offset ${first} is past the end of ${shown}, which has ${lastLine} lines.`,
+      };
 
     const last = first + lines.length - 1;
     const note = hasMore

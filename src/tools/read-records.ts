@@ -12,7 +12,11 @@ export function recordRead(state: Map<string, unknown>, absolute: string, stats:
 }
 
 /** Whether the model knows the file as it is now on disk: never read, changed since, or current. */
-export function checkReadRecord(state: Map<string, unknown>, absolute: string, stats: Stats): "unread" | "changed" | "current" {
+export function checkReadRecord(
+  state: Map<string, unknown>,
+  absolute: string,
+  stats: Stats,
+): "unread" | "changed" | "current" {
   const record = state.get(`read:${absolute}`) as ReadRecord | undefined;
   if (!record) return "unread";
   return record.mtimeMs === stats.mtimeMs && record.size === stats.size ? "current" : "changed";

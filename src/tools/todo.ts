@@ -16,13 +16,17 @@ const input = z.object({ items: z.array(todoItemSchema).max(MAX_TODO_ITEMS) });
  */
 export const todo = defineTool({
   name: "todo",
-  description: "Keep a short plan the user sees for multi-step work: send the whole list each time, marking one step in_progress as you start it and done when finished.",
+  description:
+    "Keep a short plan the user sees for multi-step work: send the whole list each time, marking one step in_progress as you start it and done when finished.",
   kind: "read",
   input,
   describe: (call) => `todo ${call.items.filter((item) => item.status === "done").length}/${call.items.length} done`,
   async run(call) {
     const lines = call.items.map(formatTodoItem);
-    return { content: lines.length > 0 ? `Plan updated:\n${lines.join("\n")}` : "Plan cleared.", summary: `${call.items.length} steps` };
+    return {
+      content: lines.length > 0 ? `Plan updated:\n${lines.join("\n")}` : "Plan cleared.",
+      summary: `${call.items.length} steps`,
+    };
   },
 });
 

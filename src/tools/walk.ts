@@ -20,7 +20,13 @@ export interface WalkEntry {
  * (ToolContext.unwalked) unless it started inside one. Symlinks are reported, never followed,
  * so loops cannot trap it. Unreadable folders are skipped; it stops quietly when the signal aborts.
  */
-export async function* walk(root: string, cwd: string, signal: AbortSignal, maxDepth = Infinity, unwalked: string[] = []): AsyncGenerator<WalkEntry> {
+export async function* walk(
+  root: string,
+  cwd: string,
+  signal: AbortSignal,
+  maxDepth = Infinity,
+  unwalked: string[] = [],
+): AsyncGenerator<WalkEntry> {
   const isOffLimits = await offLimitsBelow(root, unwalked);
   const queue: { folder: string; relative: string; depth: number; ignores: IgnoreFile[] }[] = [
     { folder: root, relative: "", depth: 1, ignores: await loadAncestorIgnores(root, cwd) },
@@ -36,14 +42,21 @@ export async function* walk(root: string, cwd: string, signal: AbortSignal, maxD
     }
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const dirent of dirents) {
-      const type = dirent.isSymbolicLink() ? "symlink" : dirent.isDirectory() ? "directory" : dirent.isFile() ? "file" : "other";
+      const type = dirent.isSymbolicLink()
+        ? "symlink"
+        : dirent.isDirectory()
+          ? "directory"
+          : dirent.isFile()
+            ? "file"
+            : "other";
       if (type === "directory" && SKIPPED_FOLDERS.has(dirent.name)) continue;
       const absolute = path.join(next.folder, dirent.name);
       if (isIgnored(ignores, absolute, type === "directory")) continue;
       const relative = next.relative ? `${next.relative}/${dirent.name}` : dirent.name;
       if (isOffLimits(relative)) continue;
       yield { absolute, relative, name: dirent.name, depth: next.depth, type };
-      if (type === "directory" && next.depth < maxDepth) queue.push({ folder: absolute, relative, depth: next.depth + 1, ignores });
+      if (type === "directory" && next.depth < maxDepth)
+        queue.push({ folder: absolute, relative, depth: next.depth + 1, ignores });
     }
   }
 }

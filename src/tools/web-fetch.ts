@@ -17,7 +17,10 @@ const MAX_REDIRECTS = 5;
 
 /** Private addresses the user opened to web_fetch: `HARNESS_WEB_FETCH_ALLOW=127.0.0.1,10.0.0.5` (comma-separated, exact addresses). */
 function allowedAddresses(): string[] {
-  return (process.env.HARNESS_WEB_FETCH_ALLOW ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  return (process.env.HARNESS_WEB_FETCH_ALLOW ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }
 
 interface Fetched {
@@ -32,34 +35,57 @@ interface Fetched {
 function get(url: URL, signal: AbortSignal, allowed: string[]): Promise<Fetched> {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(url, { signal, lookup: guardedLookup(allowed) as never, agent: false, headers: { "user-agent": "harness-web-fetch", accept: "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5" } }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const finish = (cut: boolean) => resolve({ status: response.statusCode ?? 0, location: response.headers.location, contentType: response.headers["content-type"] ?? "", body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES), cut });
-      response.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          response.destroy();
-          finish(true);
-        }
-      });
-      response.on("end", () => finish(false));
-      response.on("error", reject);
-    });
+    const request = client.get(
+      url,
+      {
+        signal,
+        lookup: guardedLookup(allowed) as never,
+        agent: false,
+        headers: {
+          "user-agent": "harness-web-fetch",
+          accept: "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5",
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = (cut: boolean) =>
+          resolve({
+            status: response.statusCode ?? 0,
+            location: response.headers.location,
+            contentType: response.headers["content-type"] ?? "",
+            body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES),
+            cut,
+          });
+        response.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size > MAX_BODY_BYTES) {
+            response.destroy();
+            finish(true);
+          }
+        });
+        response.on("end", () => finish(false));
+        response.on("error", reject);
+      },
+    );
     request.on("error", reject);
   });
 }
 
 /** Why this URL may not be fetched before any connection is made, or undefined. */
 function whyNotFetchable(url: URL, allowed: string[]): string | undefined {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} URLs are not fetched; only http and https`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `${url.protocol} URLs are not fetched; only http and https`;
   if (url.username || url.password) return "URLs with credentials in them are not fetched";
   const host = url.hostname.replace(/^\[|\]$/g, "");
   return isIP(host) ? whyRefused(host, allowed) : undefined;
 }
 
-async function fetchPage(start: URL, signal: AbortSignal): Promise<{ content: string; isError?: boolean; summary: string }> {
+async function fetchPage(
+  start: URL,
+  signal: AbortSignal,
+): Promise<{ content: string; isError?: boolean; summary: string }> {
   const allowed = allowedAddresses();
   let url = start;
   for (let hop = 0; ; hop++) {
@@ -68,16 +94,34 @@ async function fetchPage(start: URL, signal: AbortSignal): Promise<{ content: st
     const page = await get(url, signal, allowed);
     if (page.status >= 300 && page.status < 400 && page.location) {
       const next = new URL(page.location, url);
-      if (next.host !== url.host) return { content: `${url.href} redirects to ${next.href}, another host: call web_fetch with that URL if you want it.`, summary: `redirect to ${next.host}` };
-      if (hop >= MAX_REDIRECTS) return { content: `Not fetched: more than ${MAX_REDIRECTS} redirects (last to ${next.href}).`, isError: true, summary: "too many redirects" };
+      if (next.host !== url.host)
+        return {
+          content: `${url.href} redirects to ${next.href}, another host: call web_fetch with that URL if you want it.`,
+          summary: `redirect to ${next.host}`,
+        };
+      if (hop >= MAX_REDIRECTS)
+        return {
+          content: `Not fetched: more than ${MAX_REDIRECTS} redirects (last to ${next.href}).`,
+          isError: true,
+          summary: "too many redirects",
+        };
       url = next;
       continue;
     }
     const text = await asText(page);
-    if (text === undefined) return { content: `Not fetched: ${url.href} is ${page.contentType || "of no stated type"}, not a page or text.`, isError: true, summary: "not text" };
+    if (text === undefined)
+      return {
+        content: `Not fetched: ${url.href} is ${page.contentType || "of no stated type"}, not a page or text.`,
+        isError: true,
+        summary: "not text",
+      };
     const note = page.cut ? `\n\n[the page was longer than ${MAX_BODY_BYTES} bytes; the rest was not downloaded]` : "";
     const head = page.status >= 400 ? `HTTP ${page.status} from ${url.href}\n\n` : "";
-    return { content: truncateMiddle(head + text + note), isError: page.status >= 400, summary: `${page.status} ${page.body.length} bytes` };
+    return {
+      content: truncateMiddle(head + text + note),
+      isError: page.status >= 400,
+      summary: `${page.status} ${page.body.length} bytes`,
+    };
   }
 }
 
@@ -86,7 +130,15 @@ async function asText(page: Fetched): Promise<string | undefined> {
   const type = page.contentType.split(";")[0].trim().toLowerCase();
   const text = page.body.toString("utf8");
   if (type === "text/html" || type === "application/xhtml+xml") return htmlToMarkdown(text);
-  if (type === "" || type.startsWith("text/") || type === "application/json" || type.endsWith("+json") || type.endsWith("+xml") || type === "application/xml") return text;
+  if (
+    type === "" ||
+    type.startsWith("text/") ||
+    type === "application/json" ||
+    type.endsWith("+json") ||
+    type.endsWith("+xml") ||
+    type === "application/xml"
+  )
+    return text;
   return undefined;
 }
 
@@ -104,12 +156,20 @@ export const webFetch = defineTool({
   input: z.object({ url: z.string() }),
   describe: (call) => `fetch ${call.url}`,
   async run(call, context) {
-    if (!URL.canParse(call.url)) return { content: `Not fetched: "${call.url}" is not a URL; give a full http(s) URL.`, isError: true, summary: "bad URL" };
+    if (!URL.canParse(call.url))
+      return {
+        content: `Not fetched: "${call.url}" is not a URL; give a full http(s) URL.`,
+        isError: true,
+        summary: "bad URL",
+      };
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(TIMEOUT_MS)]);
     try {
       return await fetchPage(new URL(call.url), signal);
     } catch (error) {
-      const reason = signal.aborted && !context.signal.aborted ? `no answer within ${TIMEOUT_MS / 1000} s` : (error as Error).message;
+      const reason =
+        signal.aborted && !context.signal.aborted
+          ? `no answer within ${TIMEOUT_MS / 1000} s`
+          : (error as Error).message;
       return { content: `Not fetched: ${reason}.`, isError: true, summary: "failed" };
     }
   },

@@ -24,7 +24,8 @@ export const writeFile = defineTool({
     const { cwd, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
-    if ((await stat(absolute).catch(() => undefined))?.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder; give a file path.` };
+    if ((await stat(absolute).catch(() => undefined))?.isDirectory())
+      return { isError: true, content: `Error: ${shown} is a folder; give a file path.` };
     const bytes = Buffer.byteLength(input.content);
     // Opened, and judged where it really is, before anything is read or written (open-checked.ts).
     const opened = await openChecked(absolute, "write", { tool: writeFile, input, context });
@@ -57,7 +58,12 @@ export const writeFile = defineTool({
 export async function previewWrite(input: { path: string; content: string }, cwd: string): Promise<string | undefined> {
   const absolute = resolvePath(cwd, input.path);
   const previous = await stat(absolute).catch(() => undefined);
-  if (previous?.isDirectory() || (previous?.size ?? 0) > MAX_DIFF_FILE_BYTES || Buffer.byteLength(input.content) > MAX_DIFF_FILE_BYTES) return undefined;
+  if (
+    previous?.isDirectory() ||
+    (previous?.size ?? 0) > MAX_DIFF_FILE_BYTES ||
+    Buffer.byteLength(input.content) > MAX_DIFF_FILE_BYTES
+  )
+    return undefined;
   const before = previous ? await readFile(absolute, "utf8") : undefined;
   return truncateMiddle(unifiedDiff(before, input.content, displayPath(cwd, absolute)));
 }

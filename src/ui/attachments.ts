@@ -97,7 +97,10 @@ function attachmentFor(mention: string, path: string): string | undefined {
   }
   if (buffer.includes(0)) return undefined; // binary
   const content = buffer.toString("utf8").replace(/\uFFFD$/, "");
-  const note = size > MAX_ATTACHMENT_BYTES ? `\n[attachment cut: the first ${MAX_ATTACHMENT_BYTES} of ${size} bytes; read_file shows the rest]` : "";
+  const note =
+    size > MAX_ATTACHMENT_BYTES
+      ? `\n[attachment cut: the first ${MAX_ATTACHMENT_BYTES} of ${size} bytes; read_file shows the rest]`
+      : "";
   return `${fencedBlock(mention, content)}${note}`;
 }
 

@@ -41,10 +41,17 @@ export interface ChatOptions {
  */
 export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
   const { colors } = options;
-  const renderer = new TerminalRenderer({ stdout: options.stdout, stderr: options.stderr, env: options.env, replies: "stream", showTrace: true });
+  const renderer = new TerminalRenderer({
+    stdout: options.stdout,
+    stderr: options.stderr,
+    env: options.env,
+    replies: "stream",
+    showTrace: true,
+  });
   options.stderr.write(colors.dim(`harness · ${options.title()} · /exit or Ctrl-D quits · /help\n`));
   const plan = options.todo?.() ?? [];
-  if (plan.length > 0) options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
+  if (plan.length > 0)
+    options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
   const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
     const line = await reader.ask(colors.bold("> "));

@@ -16,5 +16,12 @@ export function isColorOn(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): b
 export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Palette {
   const isOn = isColorOn(stream, env);
   const style = (open: number, close: number) => (text: string) => (isOn ? `\x1b[${open}m${text}\x1b[${close}m` : text);
-  return { dim: style(2, 22), bold: style(1, 22), red: style(31, 39), green: style(32, 39), yellow: style(33, 39), cyan: style(36, 39) };
+  return {
+    dim: style(2, 22),
+    bold: style(1, 22),
+    red: style(31, 39),
+    green: style(32, 39),
+    yellow: style(33, 39),
+    cyan: style(36, 39),
+  };
 }

@@ -13,7 +13,12 @@ export interface Completion {
   isFinal: (candidate: string) => boolean;
 }
 
-export function completeInput(text: string, cursor: number, cwd: string, commands: readonly string[]): Completion | undefined {
+export function completeInput(
+  text: string,
+  cursor: number,
+  cwd: string,
+  commands: readonly string[],
+): Completion | undefined {
   const before = text.slice(0, cursor);
   if (/^\/\S*$/.test(before)) {
     return { start: 0, candidates: commands.filter((command) => command.startsWith(before)), isFinal: () => true };
@@ -26,7 +31,9 @@ export function completeInput(text: string, cursor: number, cwd: string, command
   const prefix = typed.slice(slash + 1);
   let entries;
   try {
-    entries = readdirSync(resolve(cwd, folder.replace(/^~(?=\/)/, process.env.HOME ?? "~") || "."), { withFileTypes: true });
+    entries = readdirSync(resolve(cwd, folder.replace(/^~(?=\/)/, process.env.HOME ?? "~") || "."), {
+      withFileTypes: true,
+    });
   } catch {
     return { start: cursor - typed.length - 1, candidates: [], isFinal: () => true };
   }

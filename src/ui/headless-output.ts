@@ -5,7 +5,11 @@ export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Writes events as JSON for scripts: every event (`stream-json`) or only the final one (`json`). */
-export function writeJsonEvent(format: Exclude<OutputFormat, "text">, event: AgentEvent, stdout: NodeJS.WritableStream): void {
+export function writeJsonEvent(
+  format: Exclude<OutputFormat, "text">,
+  event: AgentEvent,
+  stdout: NodeJS.WritableStream,
+): void {
   if (format === "stream-json" || event.type === "done") stdout.write(`${JSON.stringify(event)}\n`);
 }
 

@@ -19,11 +19,14 @@ export interface HighlightState {
 }
 
 const words = (text: string) => new Set(text.split(" "));
-const C_LIKE = "if else for while do switch case default break continue return new delete try catch finally throw class struct enum public private protected static const void";
+const C_LIKE =
+  "if else for while do switch case default break continue return new delete try catch finally throw class struct enum public private protected static const void";
 const LITERALS = words("true false null undefined nil None True False NULL nullptr");
 
 const JS: LanguageSpec = {
-  keywords: words(`${C_LIKE} function var let import export from as async await yield typeof instanceof in of extends implements interface type readonly this super`),
+  keywords: words(
+    `${C_LIKE} function var let import export from as async await yield typeof instanceof in of extends implements interface type readonly this super`,
+  ),
   lineComment: ["//"],
   blockComment: ["/*", "*/"],
   quotes: `"'\``,
@@ -31,35 +34,92 @@ const JS: LanguageSpec = {
 const LANGUAGES: Record<string, LanguageSpec> = {
   js: JS,
   python: {
-    keywords: words("def class if elif else for while return import from as try except finally raise with lambda yield pass break continue and or not in is global nonlocal async await assert del"),
+    keywords: words(
+      "def class if elif else for while return import from as try except finally raise with lambda yield pass break continue and or not in is global nonlocal async await assert del",
+    ),
     lineComment: ["#"],
     quotes: `"'`,
     hasTripleQuotes: true,
   },
   sh: {
-    keywords: words("if then else elif fi for while until do done case esac function return in local export set unset echo exit cd source"),
+    keywords: words(
+      "if then else elif fi for while until do done case esac function return in local export set unset echo exit cd source",
+    ),
     lineComment: ["#"],
     quotes: `"'`,
   },
-  go: { keywords: words(`${C_LIKE} func package import var type map chan go defer select range interface fallthrough goto`), lineComment: ["//"], blockComment: ["/*", "*/"], quotes: `"'\`` },
+  go: {
+    keywords: words(`${C_LIKE} func package import var type map chan go defer select range interface fallthrough goto`),
+    lineComment: ["//"],
+    blockComment: ["/*", "*/"],
+    quotes: `"'\``,
+  },
   rust: {
-    keywords: words("fn let mut const static if else match for while loop return break continue struct enum impl trait pub use mod crate self Self super where as ref move async await dyn unsafe type"),
+    keywords: words(
+      "fn let mut const static if else match for while loop return break continue struct enum impl trait pub use mod crate self Self super where as ref move async await dyn unsafe type",
+    ),
     lineComment: ["//"],
     blockComment: ["/*", "*/"],
     quotes: `"`,
   },
-  c: { keywords: words(`${C_LIKE} int long short char float double unsigned signed sizeof typedef union extern include define auto template typename namespace using virtual override final import package extends implements interface boolean var`), lineComment: ["//"], blockComment: ["/*", "*/"], quotes: `"'` },
-  ruby: { keywords: words("def end class module if elsif else unless while until for in do return yield begin rescue ensure raise require self then case when and or not"), lineComment: ["#"], quotes: `"'` },
-  sql: { keywords: words("select from where and or not insert into values update set delete create table drop alter join left right inner outer on group by order having limit as distinct union null is in like primary key index SELECT FROM WHERE AND OR NOT INSERT INTO VALUES UPDATE SET DELETE CREATE TABLE DROP ALTER JOIN LEFT RIGHT INNER OUTER ON GROUP BY ORDER HAVING LIMIT AS DISTINCT UNION NULL IS IN LIKE PRIMARY KEY INDEX"), lineComment: ["--"], blockComment: ["/*", "*/"], quotes: `'"` },
+  c: {
+    keywords: words(
+      `${C_LIKE} int long short char float double unsigned signed sizeof typedef union extern include define auto template typename namespace using virtual override final import package extends implements interface boolean var`,
+    ),
+    lineComment: ["//"],
+    blockComment: ["/*", "*/"],
+    quotes: `"'`,
+  },
+  ruby: {
+    keywords: words(
+      "def end class module if elsif else unless while until for in do return yield begin rescue ensure raise require self then case when and or not",
+    ),
+    lineComment: ["#"],
+    quotes: `"'`,
+  },
+  sql: {
+    keywords: words(
+      "select from where and or not insert into values update set delete create table drop alter join left right inner outer on group by order having limit as distinct union null is in like primary key index SELECT FROM WHERE AND OR NOT INSERT INTO VALUES UPDATE SET DELETE CREATE TABLE DROP ALTER JOIN LEFT RIGHT INNER OUTER ON GROUP BY ORDER HAVING LIMIT AS DISTINCT UNION NULL IS IN LIKE PRIMARY KEY INDEX",
+    ),
+    lineComment: ["--"],
+    blockComment: ["/*", "*/"],
+    quotes: `'"`,
+  },
   json: { keywords: new Set(), lineComment: [], quotes: `"` },
   yaml: { keywords: new Set(), lineComment: ["#"], quotes: `"'` },
   css: { keywords: new Set(), lineComment: [], blockComment: ["/*", "*/"], quotes: `"'` },
 };
 const ALIASES: Record<string, string> = {
-  javascript: "js", jsx: "js", ts: "js", tsx: "js", typescript: "js", mjs: "js", cjs: "js",
-  py: "python", python3: "python", bash: "sh", shell: "sh", zsh: "sh", console: "sh", shellscript: "sh",
-  golang: "go", rs: "rust", "c++": "c", cpp: "c", cc: "c", h: "c", hpp: "c", java: "c", cs: "c", csharp: "c", kotlin: "c", swift: "c",
-  rb: "ruby", yml: "yaml", jsonc: "json", scss: "css",
+  javascript: "js",
+  jsx: "js",
+  ts: "js",
+  tsx: "js",
+  typescript: "js",
+  mjs: "js",
+  cjs: "js",
+  py: "python",
+  python3: "python",
+  bash: "sh",
+  shell: "sh",
+  zsh: "sh",
+  console: "sh",
+  shellscript: "sh",
+  golang: "go",
+  rs: "rust",
+  "c++": "c",
+  cpp: "c",
+  cc: "c",
+  h: "c",
+  hpp: "c",
+  java: "c",
+  cs: "c",
+  csharp: "c",
+  kotlin: "c",
+  swift: "c",
+  rb: "ruby",
+  yml: "yaml",
+  jsonc: "json",
+  scss: "css",
 };
 
 const STYLE = {
@@ -127,7 +187,11 @@ export function highlightLine(line: string, language: LanguageSpec, state: Highl
     }
     const word = /^[A-Za-z_$][\w$]*/.exec(rest);
     if (word) {
-      out += language.keywords.has(word[0]) ? STYLE.keyword(word[0]) : LITERALS.has(word[0]) ? STYLE.number(word[0]) : word[0];
+      out += language.keywords.has(word[0])
+        ? STYLE.keyword(word[0])
+        : LITERALS.has(word[0])
+          ? STYLE.number(word[0])
+          : word[0];
       i += word[0].length;
       continue;
     }

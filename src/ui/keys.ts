@@ -9,30 +9,84 @@ export type Key =
   | { name: KeyName };
 
 type KeyName =
-  | "newline" | "escape" | "tab" | "backspace" | "delete" | "word-backspace"
-  | "up" | "down" | "left" | "right" | "home" | "end" | "word-left" | "word-right"
-  | "ctrl-a" | "ctrl-c" | "ctrl-d" | "ctrl-e" | "ctrl-g" | "ctrl-k" | "ctrl-l" | "ctrl-r" | "ctrl-u" | "ctrl-w";
+  | "newline"
+  | "escape"
+  | "tab"
+  | "backspace"
+  | "delete"
+  | "word-backspace"
+  | "up"
+  | "down"
+  | "left"
+  | "right"
+  | "home"
+  | "end"
+  | "word-left"
+  | "word-right"
+  | "ctrl-a"
+  | "ctrl-c"
+  | "ctrl-d"
+  | "ctrl-e"
+  | "ctrl-g"
+  | "ctrl-k"
+  | "ctrl-l"
+  | "ctrl-r"
+  | "ctrl-u"
+  | "ctrl-w";
 
 export const PASTE_START = "\x1b[200~";
 export const PASTE_END = "\x1b[201~";
 
 const CONTROL_KEYS: Record<string, KeyName> = {
-  "\n": "newline", "\t": "tab", "\x7f": "backspace", "\b": "backspace",
-  "\x01": "ctrl-a", "\x02": "left", "\x03": "ctrl-c", "\x04": "ctrl-d", "\x05": "ctrl-e", "\x06": "right",
-  "\x07": "ctrl-g", "\x0b": "ctrl-k", "\x0c": "ctrl-l", "\x0e": "down", "\x10": "up", "\x12": "ctrl-r",
-  "\x15": "ctrl-u", "\x17": "ctrl-w",
+  "\n": "newline",
+  "\t": "tab",
+  "\x7f": "backspace",
+  "\b": "backspace",
+  "\x01": "ctrl-a",
+  "\x02": "left",
+  "\x03": "ctrl-c",
+  "\x04": "ctrl-d",
+  "\x05": "ctrl-e",
+  "\x06": "right",
+  "\x07": "ctrl-g",
+  "\x0b": "ctrl-k",
+  "\x0c": "ctrl-l",
+  "\x0e": "down",
+  "\x10": "up",
+  "\x12": "ctrl-r",
+  "\x15": "ctrl-u",
+  "\x17": "ctrl-w",
 };
 
 /** CSI and SS3 sequences by their parameters and final byte. */
 const SEQUENCES: Record<string, KeyName> = {
-  A: "up", B: "down", C: "right", D: "left", H: "home", F: "end",
-  "1~": "home", "7~": "home", "4~": "end", "8~": "end", "3~": "delete",
-  "1;5C": "word-right", "1;5D": "word-left", "1;3C": "word-right", "1;3D": "word-left",
+  A: "up",
+  B: "down",
+  C: "right",
+  D: "left",
+  H: "home",
+  F: "end",
+  "1~": "home",
+  "7~": "home",
+  "4~": "end",
+  "8~": "end",
+  "3~": "delete",
+  "1;5C": "word-right",
+  "1;5D": "word-left",
+  "1;3C": "word-right",
+  "1;3D": "word-left",
   // Shift-Enter where the terminal reports it (kitty protocol, xterm modifyOtherKeys).
-  "13;2u": "newline", "27;2;13~": "newline",
+  "13;2u": "newline",
+  "27;2;13~": "newline",
 };
 
-const ALT_KEYS: Record<string, KeyName> = { "\r": "newline", "\n": "newline", b: "word-left", f: "word-right", "\x7f": "word-backspace" };
+const ALT_KEYS: Record<string, KeyName> = {
+  "\r": "newline",
+  "\n": "newline",
+  b: "word-left",
+  f: "word-right",
+  "\x7f": "word-backspace",
+};
 
 /** Parses chunks of terminal input; keeps state across chunks (an open paste, a split sequence). */
 export class KeyParser {
@@ -109,6 +163,7 @@ export class KeyParser {
 
 /** Length of the longest tail of `data` that is the start of `marker` (a marker split across reads). */
 function partialSuffix(data: string, marker: string): number {
-  for (let length = Math.min(marker.length - 1, data.length); length > 0; length--) if (data.endsWith(marker.slice(0, length))) return length;
+  for (let length = Math.min(marker.length - 1, data.length); length > 0; length--)
+    if (data.endsWith(marker.slice(0, length))) return length;
   return 0;
 }

@@ -389,14 +389,19 @@ export class LineEditor {
     const only = completion.candidates.length === 1 ? completion.candidates[0] : undefined;
     const replacement = only ? only + (completion.isFinal(only) ? " " : "") : commonPrefix(completion.candidates);
     if (replacement.length > typed.length) {
-      return this.edit(this.buffer.slice(0, completion.start) + replacement + this.buffer.slice(this.cursor), completion.start + replacement.length);
+      return this.edit(
+        this.buffer.slice(0, completion.start) + replacement + this.buffer.slice(this.cursor),
+        completion.start + replacement.length,
+      );
     }
     // Nothing to add: list the choices under the input, then draw the input again below them.
     const shown = completion.candidates.slice(0, MAX_LISTED_CANDIDATES);
     const more = completion.candidates.length - shown.length;
     const cursor = this.cursor;
     this.moveTo(this.buffer.length);
-    this.options.stdout.write(`\r\n${this.options.colors.dim(shown.join("  ") + (more > 0 ? `  … ${more} more` : ""))}\r\n`);
+    this.options.stdout.write(
+      `\r\n${this.options.colors.dim(shown.join("  ") + (more > 0 ? `  … ${more} more` : ""))}\r\n`,
+    );
     this.cursorRow = 0;
     this.moveTo(cursor);
   }

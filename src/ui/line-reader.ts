@@ -32,7 +32,12 @@ export function createLineReader(options: LineReaderOptions): LineReader {
   const env = options.env ?? process.env;
   // Our own editor on a real terminal; node:readline where escape sequences are unwelcome (TERM=dumb).
   if (options.stdin.isTTY && options.stdout.isTTY && env.TERM !== "dumb") {
-    return new LineEditor({ ...options, colors: paletteFor(options.stdout, env), cwd: options.cwd ?? process.cwd(), commands: options.commands ?? [] });
+    return new LineEditor({
+      ...options,
+      colors: paletteFor(options.stdout, env),
+      cwd: options.cwd ?? process.cwd(),
+      commands: options.commands ?? [],
+    });
   }
   const rl: Interface = createInterface({
     input: options.stdin,

@@ -96,8 +96,10 @@ export class MarkdownStream {
 
   private renderBlockLine(line: string): string {
     const heading = /^\s{0,3}(#{1,6})\s+(.*?)(\s+#+)?\s*$/.exec(line);
-    if (heading) return heading[1].length === 1 ? STYLE.heading(renderInline(heading[2])) : STYLE.bold(renderInline(heading[2]));
-    if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return STYLE.dim("─".repeat(Math.max(3, Math.min(this.options.columns(), MAX_RULE_WIDTH))));
+    if (heading)
+      return heading[1].length === 1 ? STYLE.heading(renderInline(heading[2])) : STYLE.bold(renderInline(heading[2]));
+    if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line))
+      return STYLE.dim("─".repeat(Math.max(3, Math.min(this.options.columns(), MAX_RULE_WIDTH))));
     const quote = /^(\s*)>\s?(.*)$/.exec(line);
     if (quote) return `${quote[1]}${STYLE.dim("│")} ${STYLE.italic(renderInline(quote[2]))}`;
     const bullet = /^(\s*)[-*+]\s+(\[[ xX]\]\s+)?(.*)$/.exec(line);
@@ -116,10 +118,14 @@ export class MarkdownStream {
     this.table = [];
     if (lines.length === 0) return "";
     if (lines.length < 2 || !isSeparatorRow(lines[1])) return lines.map((line) => `${renderInline(line)}\n`).join("");
-    const alignments = splitCells(lines[1]).map((cell) => (/^:-+:$/.test(cell) ? "center" : /-:$/.test(cell) ? "right" : "left"));
+    const alignments = splitCells(lines[1]).map((cell) =>
+      /^:-+:$/.test(cell) ? "center" : /-:$/.test(cell) ? "right" : "left",
+    );
     const rows = [lines[0], ...lines.slice(2)].map((line) => splitCells(line).map(renderInline));
     const count = Math.max(alignments.length, ...rows.map((row) => row.length));
-    const widths = Array.from({ length: count }, (_, column) => Math.max(1, ...rows.map((row) => visibleWidth(row[column] ?? ""))));
+    const widths = Array.from({ length: count }, (_, column) =>
+      Math.max(1, ...rows.map((row) => visibleWidth(row[column] ?? ""))),
+    );
     const total = widths.reduce((sum, width) => sum + width + 3, 1);
     if (total > this.options.columns()) return rows.map((row) => `${row.join(STYLE.dim(" │ "))}\n`).join("");
     const bar = STYLE.dim("│");
@@ -141,9 +147,13 @@ export function renderInline(text: string): string {
 function renderEmphasis(text: string): string {
   // Links first: the later styles add escape sequences, whose `[` a link pattern would misread.
   return text
-    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label: string, url: string) => (label === url ? STYLE.underline(url) : `${STYLE.underline(label)} ${STYLE.dim(`(${url})`)}`))
+    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label: string, url: string) =>
+      label === url ? STYLE.underline(url) : `${STYLE.underline(label)} ${STYLE.dim(`(${url})`)}`,
+    )
     .replace(/\*\*(?=\S)(.+?)\*\*|(?<!\w)__(?=\S)(.+?)__(?!\w)/g, (_, a, b) => STYLE.bold(a ?? b))
-    .replace(/(?<![*\w])\*(?=[^\s*])([^*]+?)\*(?!\*)|(?<!\w)_(?=[^\s_])([^_]+?)_(?!\w)/g, (_, a, b) => STYLE.italic(a ?? b))
+    .replace(/(?<![*\w])\*(?=[^\s*])([^*]+?)\*(?!\*)|(?<!\w)_(?=[^\s_])([^_]+?)_(?!\w)/g, (_, a, b) =>
+      STYLE.italic(a ?? b),
+    )
     .replace(/~~(?=\S)(.+?)~~/g, (_, a) => STYLE.strike(a));
 }
 

@@ -22,7 +22,8 @@ export interface OneShotPromptInput {
  */
 export async function oneShotPrompt(input: OneShotPromptInput): Promise<string | undefined> {
   const words = [...(input.print === undefined ? [] : [input.print]), ...input.positionals];
-  if (words.length === 0) return input.stdin.isTTY ? undefined : readPipe(input.stdin, Infinity).then((piped) => piped.text);
+  if (words.length === 0)
+    return input.stdin.isTTY ? undefined : readPipe(input.stdin, Infinity).then((piped) => piped.text);
   const prompt = expandFileMentions(words.join(" "), input.cwd);
   if (input.stdin.isTTY) return prompt;
   const piped = await readPipe(input.stdin, STDIN_WAIT_MS);
@@ -58,5 +59,10 @@ function readPipe(stdin: NodeJS.ReadStream, waitMs: number): Promise<{ text: str
 
 function cutToBytes(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text);
-  return bytes.length <= maxBytes ? text : bytes.subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
+  return bytes.length <= maxBytes
+    ? text
+    : bytes
+        .subarray(0, maxBytes)
+        .toString("utf8")
+        .replace(/\uFFFD$/, "");
 }

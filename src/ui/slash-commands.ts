@@ -50,23 +50,34 @@ export type CommandOutcome = "continue" | "exit" | { prompt: string };
 interface CommandSpec {
   usage: string;
   help: string;
-  run(args: string, controls: ChatControls, say: (text: string) => void): Promise<CommandOutcome | void> | CommandOutcome | void;
+  run(
+    args: string,
+    controls: ChatControls,
+    say: (text: string) => void,
+  ): Promise<CommandOutcome | void> | CommandOutcome | void;
 }
 
 const COMMANDS: Record<string, CommandSpec> = {
   help: { usage: "/help", help: "this list", run: (_, controls, say) => say(helpText(controls.promptCommands())) },
-  clear: { usage: "/clear", help: "start a new session (the old one stays on disk)", run: (_, controls, say) => say(`new session ${controls.newSession()}`) },
+  clear: {
+    usage: "/clear",
+    help: "start a new session (the old one stays on disk)",
+    run: (_, controls, say) => say(`new session ${controls.newSession()}`),
+  },
   model: {
     usage: "/model [name]",
     help: "show the model, or switch to another of the same provider",
-    run: async (args, controls, say) => say(args ? `now using ${await controls.switchModel(args)}` : `using ${controls.currentModel()}`),
+    run: async (args, controls, say) =>
+      say(args ? `now using ${await controls.switchModel(args)}` : `using ${controls.currentModel()}`),
   },
   cost: {
     usage: "/cost",
     help: "tokens used in this session",
     run: (_, controls, say) => {
       const usage = controls.usage();
-      say(`tokens in this session: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cache read, ${usage.cacheWrite} cache write`);
+      say(
+        `tokens in this session: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cache read, ${usage.cacheWrite} cache write`,
+      );
     },
   },
   compact: {
@@ -128,7 +139,12 @@ export function isSlashCommand(line: string): boolean {
 }
 
 /** Runs one command line; problems (an unknown command, a failed switch) are told, never thrown. */
-export async function runSlashCommand(line: string, controls: ChatControls, output: NodeJS.WritableStream, colors: Palette): Promise<CommandOutcome> {
+export async function runSlashCommand(
+  line: string,
+  controls: ChatControls,
+  output: NodeJS.WritableStream,
+  colors: Palette,
+): Promise<CommandOutcome> {
   const [, name, args] = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim()) ?? [];
   const say = (text: string): void => {
     output.write(`${colors.dim(text)}\n`);
@@ -138,9 +154,17 @@ export async function runSlashCommand(line: string, controls: ChatControls, outp
     const prompt = controls.promptFor(line);
     if (prompt !== undefined) return { prompt };
     const promptCommands = controls.promptCommands();
-    const closest = closestCommand(name ?? "", promptCommands.map((custom) => custom.name));
-    const usage = closest && (COMMANDS[closest]?.usage ?? usageOf(promptCommands.find((custom) => custom.name === closest) as PromptCommandInfo));
-    output.write(`${colors.yellow(`unknown command /${name}`)}${usage ? `; did you mean ${usage}?` : ""} (/help lists them)\n`);
+    const closest = closestCommand(
+      name ?? "",
+      promptCommands.map((custom) => custom.name),
+    );
+    const usage =
+      closest &&
+      (COMMANDS[closest]?.usage ??
+        usageOf(promptCommands.find((custom) => custom.name === closest) as PromptCommandInfo));
+    output.write(
+      `${colors.yellow(`unknown command /${name}`)}${usage ? `; did you mean ${usage}?` : ""} (/help lists them)\n`,
+    );
     return "continue";
   }
   try {

@@ -9,7 +9,10 @@ export class Spinner {
   private timer: NodeJS.Timeout | undefined;
   private started = 0;
 
-  constructor(private readonly stream: NodeJS.WriteStream, private readonly label = "thinking") {}
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly label = "thinking",
+  ) {}
 
   start(): void {
     if (!this.stream.isTTY || this.timer) return;

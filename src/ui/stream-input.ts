@@ -17,7 +17,9 @@ export async function* readStreamInput(stdin: NodeJS.ReadableStream): AsyncGener
     if (!line.trim()) continue;
     const text = userText(line);
     if (text === undefined) {
-      yield { error: `stdin line ${number} is not a user message; send one JSON object per line: {"type":"user","text":"..."}` };
+      yield {
+        error: `stdin line ${number} is not a user message; send one JSON object per line: {"type":"user","text":"..."}`,
+      };
       lines.close();
       return;
     }
@@ -37,7 +39,8 @@ function userText(line: string): string | undefined {
   const content = value.message?.content;
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    const isText = (part: { type?: unknown; text?: unknown } | null): part is { type: "text"; text: string } => part?.type === "text" && typeof part.text === "string";
+    const isText = (part: { type?: unknown; text?: unknown } | null): part is { type: "text"; text: string } =>
+      part?.type === "text" && typeof part.text === "string";
     const texts = content.filter(isText).map((part) => part.text);
     return texts.length > 0 ? texts.join("\n") : undefined;
   }

@@ -42,7 +42,10 @@ export class TerminalRenderer {
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
-    this.markdown = new MarkdownStream({ isStyled: isColorOn(options.stdout, options.env), columns: () => options.stdout.columns || DEFAULT_COLUMNS });
+    this.markdown = new MarkdownStream({
+      isStyled: isColorOn(options.stdout, options.env),
+      columns: () => options.stdout.columns || DEFAULT_COLUMNS,
+    });
   }
 
   handle(untrusted: AgentEvent): void {
@@ -69,7 +72,8 @@ export class TerminalRenderer {
         else this.spinner.stop();
         break;
       case "message":
-        if (event.message.role === "assistant") this.endReply(toolCallsOf(event.message).length > 0, textOf(event.message));
+        if (event.message.role === "assistant")
+          this.endReply(toolCallsOf(event.message).length > 0, textOf(event.message));
         break;
       case "tool_start":
         this.spinner.stop();
@@ -80,12 +84,18 @@ export class TerminalRenderer {
         break;
       case "compaction":
         this.spinner.stop();
-        this.traceLine(this.colors.dim(`context compacted: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens (${event.reason === "manual" ? "on request" : event.reason === "overflow" ? "the server said it was too long" : "near the window's limit"})`));
+        this.traceLine(
+          this.colors.dim(
+            `context compacted: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens (${event.reason === "manual" ? "on request" : event.reason === "overflow" ? "the server said it was too long" : "near the window's limit"})`,
+          ),
+        );
         break;
       case "retry":
         this.spinner.stop();
         if (event.discardPartial) this.discardPartialReply();
-        this.traceLine(this.colors.yellow(`retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt}): ${event.error}`));
+        this.traceLine(
+          this.colors.yellow(`retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt}): ${event.error}`),
+        );
         break;
       case "todo":
         if (!this.options.showTrace) break;
@@ -97,10 +107,16 @@ export class TerminalRenderer {
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
-        if (this.options.replies === "final" && event.reason === "stop" && event.answer) this.write(this.options.stdout, this.markdown.push(event.answer.endsWith("\n") ? event.answer : `${event.answer}\n`) + this.markdown.flush());
+        if (this.options.replies === "final" && event.reason === "stop" && event.answer)
+          this.write(
+            this.options.stdout,
+            this.markdown.push(event.answer.endsWith("\n") ? event.answer : `${event.answer}\n`) +
+              this.markdown.flush(),
+          );
         else this.newline(this.options.stdout);
         if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
-        else if (event.reason === "aborted" && this.options.showTrace) this.traceLine(this.colors.yellow("interrupted"));
+        else if (event.reason === "aborted" && this.options.showTrace)
+          this.traceLine(this.colors.yellow("interrupted"));
         this.todo.leave();
         break;
       default: {

@@ -2,7 +2,8 @@
 
 const ANSI_PATTERN = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** East Asian wide and emoji ranges: two columns each. */
-const WIDE_PATTERN = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+const WIDE_PATTERN =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
 /** Combining marks and zero-width characters: no column of their own. */
 const ZERO_WIDTH_PATTERN = /[\u0300-\u036F\u200B-\u200F]|\uFE0F/u;
 

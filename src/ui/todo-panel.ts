@@ -18,7 +18,8 @@ export function formatTodoBlock(items: readonly TodoItem[], colors: Palette, col
   if (shown.length > MAX_SHOWN_STEPS) shown = shown.filter((item) => item.status !== "done");
   const hidden = items.length - Math.min(shown.length, MAX_SHOWN_STEPS);
   shown = shown.slice(0, MAX_SHOWN_STEPS);
-  const style = (item: TodoItem, text: string) => (item.status === "done" ? colors.dim(text) : item.status === "in_progress" ? colors.bold(text) : text);
+  const style = (item: TodoItem, text: string) =>
+    item.status === "done" ? colors.dim(text) : item.status === "in_progress" ? colors.bold(text) : text;
   return [
     colors.dim(`plan: ${done}/${items.length} done`),
     ...shown.map((item) => style(item, `  ${fit(formatTodoItem(item), columns - 3)}`)),

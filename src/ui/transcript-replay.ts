@@ -15,7 +15,8 @@ export function formatReplay(untrusted: Message[], colors: Palette): string {
   const prompts = messages.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const from = prompts.length > REPLAY_TURNS ? prompts[prompts.length - REPLAY_TURNS] : 0;
   const lines: string[] = [];
-  if (from > 0) lines.push(`… ${prompts.length - REPLAY_TURNS} earlier turn${prompts.length - REPLAY_TURNS === 1 ? "" : "s"}`);
+  if (from > 0)
+    lines.push(`… ${prompts.length - REPLAY_TURNS} earlier turn${prompts.length - REPLAY_TURNS === 1 ? "" : "s"}`);
   for (const message of messages.slice(from)) {
     switch (message.role) {
       case "user":
@@ -24,7 +25,8 @@ export function formatReplay(untrusted: Message[], colors: Palette): string {
       case "assistant": {
         const text = textOf(message).trim();
         if (text) lines.push(...clip(text, REPLAY_REPLY_LINES));
-        for (const call of toolCallsOf(message)) lines.push(`  ${call.name} ${clipLine(call.arguments.replace(/\s+/g, " "))}`);
+        for (const call of toolCallsOf(message))
+          lines.push(`  ${call.name} ${clipLine(call.arguments.replace(/\s+/g, " "))}`);
         if (message.stopReason === "aborted") lines.push("  (interrupted)");
         break;
       }

@@ -25,10 +25,17 @@ export function createTrustQuestion(options: TrustQuestionOptions): (review: Tru
       lines.push(renderDiff(review.changed.diff, colors, options.columns, TRUST_DIFF_LINES));
       lines.push("With the change, they would:");
     } else {
-      lines.push(colors.yellow(`This folder (${review.folder}) has project settings that run code or widen permissions:`));
+      lines.push(
+        colors.yellow(`This folder (${review.folder}) has project settings that run code or widen permissions:`),
+      );
     }
-    for (const { file, items } of review.wouldRun) lines.push(`  ${colors.bold(file)}`, ...items.map((item) => `    ${item}`));
-    lines.push(colors.dim("Hooks and MCP servers run outside the sandbox; allow rules let commands run without asking; skills are instructions the model follows."));
+    for (const { file, items } of review.wouldRun)
+      lines.push(`  ${colors.bold(file)}`, ...items.map((item) => `    ${item}`));
+    lines.push(
+      colors.dim(
+        "Hooks and MCP servers run outside the sandbox; allow rules let commands run without asking; skills are instructions the model follows.",
+      ),
+    );
     lines.push(`  trust this folder? [y]es  [n]o (ignore them this session) > `);
     const answer = (await options.ask(lines.join("\n"), new AbortController().signal))?.trim().toLowerCase();
     return answer === "y" || answer === "yes";

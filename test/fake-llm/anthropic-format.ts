@@ -33,43 +33,86 @@ export const anthropicFormat: WireFormat = {
   streamEvents(reply: ReplySpec): string[] {
     const size = reply.chunkSize ?? DEFAULT_CHUNK;
     const events = [
-      sse("message_start", { message: { id: "msg_fake", type: "message", role: "assistant", model: "fake-model", content: [], stop_reason: null, stop_sequence: null, usage: START_USAGE } }),
+      sse("message_start", {
+        message: {
+          id: "msg_fake",
+          type: "message",
+          role: "assistant",
+          model: "fake-model",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: START_USAGE,
+        },
+      }),
       sse("ping", {}),
     ];
     let index = 0;
     if (reply.reasoning) {
-      events.push(sse("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }));
-      for (const piece of pieces(reply.reasoning, size)) events.push(sse("content_block_delta", { index, delta: { type: "thinking_delta", thinking: piece } }));
-      events.push(sse("content_block_delta", { index, delta: { type: "signature_delta", signature: fakeSignature(reply.reasoning) } }));
+      events.push(
+        sse("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }),
+      );
+      for (const piece of pieces(reply.reasoning, size))
+        events.push(sse("content_block_delta", { index, delta: { type: "thinking_delta", thinking: piece } }));
+      events.push(
+        sse("content_block_delta", {
+          index,
+          delta: { type: "signature_delta", signature: fakeSignature(reply.reasoning) },
+        }),
+      );
       events.push(sse("content_block_stop", { index: index++ }));
     }
     if (reply.text) {
       events.push(sse("content_block_start", { index, content_block: { type: "text", text: "" } }));
-      for (const piece of pieces(reply.text, size)) events.push(sse("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
+      for (const piece of pieces(reply.text, size))
+        events.push(sse("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
       events.push(sse("content_block_stop", { index: index++ }));
     }
     (reply.toolCalls ?? []).forEach((call, position) => {
       const id = call.id ?? `toolu_${position + 1}`;
-      events.push(sse("content_block_start", { index, content_block: { type: "tool_use", id, name: call.name, input: {} } }));
+      events.push(
+        sse("content_block_start", { index, content_block: { type: "tool_use", id, name: call.name, input: {} } }),
+      );
       // Anthropic's first input delta is empty, as in the recordings.
-      for (const piece of ["", ...pieces(argumentsText(call.arguments), size)]) events.push(sse("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }));
+      for (const piece of ["", ...pieces(argumentsText(call.arguments), size)])
+        events.push(sse("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }));
       events.push(sse("content_block_stop", { index: index++ }));
     });
     const usage = reply.usage === undefined ? END_USAGE : reply.usage;
-    events.push(sse("message_delta", { delta: { stop_reason: stopReason(reply), stop_sequence: null }, ...(usage ? { usage } : {}) }));
+    events.push(
+      sse("message_delta", {
+        delta: { stop_reason: stopReason(reply), stop_sequence: null },
+        ...(usage ? { usage } : {}),
+      }),
+    );
     events.push(sse("message_stop", {}));
     return events;
   },
 
   jsonBody(reply: ReplySpec): unknown {
     const content: unknown[] = [];
-    if (reply.reasoning) content.push({ type: "thinking", thinking: reply.reasoning, signature: fakeSignature(reply.reasoning) });
+    if (reply.reasoning)
+      content.push({ type: "thinking", thinking: reply.reasoning, signature: fakeSignature(reply.reasoning) });
     if (reply.text) content.push({ type: "text", text: reply.text });
     (reply.toolCalls ?? []).forEach((call, position) => {
-      content.push({ type: "tool_use", id: call.id ?? `toolu_${position + 1}`, name: call.name, input: JSON.parse(argumentsText(call.arguments)) });
+      content.push({
+        type: "tool_use",
+        id: call.id ?? `toolu_${position + 1}`,
+        name: call.name,
+        input: JSON.parse(argumentsText(call.arguments)),
+      });
     });
     const usage = reply.usage === undefined ? { ...START_USAGE, ...END_USAGE } : reply.usage;
-    return { id: "msg_fake", type: "message", role: "assistant", model: "fake-model", content, stop_reason: stopReason(reply), stop_sequence: null, ...(usage ? { usage } : {}) };
+    return {
+      id: "msg_fake",
+      type: "message",
+      role: "assistant",
+      model: "fake-model",
+      content,
+      stop_reason: stopReason(reply),
+      stop_sequence: null,
+      ...(usage ? { usage } : {}),
+    };
   },
 
   errorBody(status: number, message: string): unknown {
@@ -100,42 +143,67 @@ export const anthropicFormat: WireFormat = {
     const countBreakpoint = (block: any) => (breakpoints += block?.cache_control ? 1 : 0);
     (Array.isArray(body.system) ? body.system : []).forEach(countBreakpoint);
     (body.tools ?? []).forEach(countBreakpoint);
-    for (const tool of body.tools ?? []) if (tool.input_schema?.type !== "object") problems.push(`tool ${tool.name}: input_schema is not an object schema`);
+    for (const tool of body.tools ?? [])
+      if (tool.input_schema?.type !== "object")
+        problems.push(`tool ${tool.name}: input_schema is not an object schema`);
 
     body.messages.forEach((message: any, position: number) => {
       const where = `message ${position}`;
-      if (!Array.isArray(message.content) && typeof message.content !== "string") problems.push(`${where}: content is neither a string nor blocks`);
+      if (!Array.isArray(message.content) && typeof message.content !== "string")
+        problems.push(`${where}: content is neither a string nor blocks`);
       const blocks: any[] = Array.isArray(message.content) ? message.content : [];
       blocks.forEach(countBreakpoint);
-      if (position > 0 && body.messages[position - 1].role === message.role) problems.push(`${where}: two ${message.role} messages in a row`);
+      if (position > 0 && body.messages[position - 1].role === message.role)
+        problems.push(`${where}: two ${message.role} messages in a row`);
       for (const block of blocks) {
         if (block.type === "text" && !block.text) problems.push(`${where}: empty text block`);
         if (block.type === "thinking" && !block.signature) problems.push(`${where}: thinking block without signature`);
-        if (block.type === "tool_use" && (typeof block.input !== "object" || block.input === null || Array.isArray(block.input))) problems.push(`${where}: tool_use ${block.id} input is not an object`);
-        const images = block.type === "tool_result" && Array.isArray(block.content) ? block.content.filter((inner: any) => inner.type === "image") : block.type === "image" ? [block] : [];
+        if (
+          block.type === "tool_use" &&
+          (typeof block.input !== "object" || block.input === null || Array.isArray(block.input))
+        )
+          problems.push(`${where}: tool_use ${block.id} input is not an object`);
+        const images =
+          block.type === "tool_result" && Array.isArray(block.content)
+            ? block.content.filter((inner: any) => inner.type === "image")
+            : block.type === "image"
+              ? [block]
+              : [];
         for (const image of images) problems.push(...imageBlockProblems(image, where));
       }
       const firstOther = blocks.findIndex((block) => block.type !== "tool_result");
       const lastResult = blocks.map((block) => block.type).lastIndexOf("tool_result");
-      if (firstOther !== -1 && lastResult > firstOther) problems.push(`${where}: a tool_result comes after other content`);
+      if (firstOther !== -1 && lastResult > firstOther)
+        problems.push(`${where}: a tool_result comes after other content`);
 
-      const calls: string[] = message.role === "assistant" ? blocks.filter((block) => block.type === "tool_use").map((block) => block.id) : [];
+      const calls: string[] =
+        message.role === "assistant"
+          ? blocks.filter((block) => block.type === "tool_use").map((block) => block.id)
+          : [];
       const previous = body.messages[position - 1];
-      const answered: string[] = previous?.role === "assistant" ? previous.content.filter?.((block: any) => block.type === "tool_use").map((block: any) => block.id) ?? [] : [];
+      const answered: string[] =
+        previous?.role === "assistant"
+          ? (previous.content.filter?.((block: any) => block.type === "tool_use").map((block: any) => block.id) ?? [])
+          : [];
       if (message.role === "user") {
         for (const block of blocks) {
-          if (block.type === "tool_result" && !answered.includes(block.tool_use_id)) problems.push(`${where}: tool_result ${block.tool_use_id} answers no tool_use of the message before`);
+          if (block.type === "tool_result" && !answered.includes(block.tool_use_id))
+            problems.push(`${where}: tool_result ${block.tool_use_id} answers no tool_use of the message before`);
         }
       }
       if (calls.length === 0) return;
       const next = body.messages[position + 1];
-      const results = next?.role === "user" && Array.isArray(next.content) ? next.content.filter((block: any) => block.type === "tool_result") : [];
+      const results =
+        next?.role === "user" && Array.isArray(next.content)
+          ? next.content.filter((block: any) => block.type === "tool_result")
+          : [];
       for (const id of calls) {
         const count = results.filter((block: any) => block.tool_use_id === id).length;
         if (count !== 1) problems.push(`tool_use ${id} has ${count} tool_results in the next message`);
       }
     });
-    if (breakpoints > MAX_CACHE_BREAKPOINTS) problems.push(`${breakpoints} cache_control breakpoints (at most ${MAX_CACHE_BREAKPOINTS})`);
+    if (breakpoints > MAX_CACHE_BREAKPOINTS)
+      problems.push(`${breakpoints} cache_control breakpoints (at most ${MAX_CACHE_BREAKPOINTS})`);
     return problems;
   },
 };
@@ -143,7 +211,12 @@ export const anthropicFormat: WireFormat = {
 /** An image block as the Messages API takes it: base64 of one of the four accepted formats. */
 function imageBlockProblems(block: any, where: string): string[] {
   const source = block.source ?? {};
-  if (source.type !== "base64" || !/^image\/(png|jpeg|gif|webp)$/.test(source.media_type) || typeof source.data !== "string" || !/^[A-Za-z0-9+/]+=*$/.test(source.data)) {
+  if (
+    source.type !== "base64" ||
+    !/^image\/(png|jpeg|gif|webp)$/.test(source.media_type) ||
+    typeof source.data !== "string" ||
+    !/^[A-Za-z0-9+/]+=*$/.test(source.data)
+  ) {
     return [`${where}: malformed image block`];
   }
   return [];

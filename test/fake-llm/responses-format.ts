@@ -20,15 +20,41 @@ function sse(type: string, payload: Record<string, unknown>): string {
 /** A `finishReason` of `max_output_tokens` or `content_filter` ends the reply incomplete, for that reason. */
 const INCOMPLETE_REASONS = ["max_output_tokens", "content_filter"];
 
-const DEFAULT_USAGE = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+const DEFAULT_USAGE = {
+  input_tokens: 10,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 5,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 15,
+};
 
 /** The output items of a reply, whole: reasoning (with a summary and encrypted content), message, function calls. */
 function outputItems(reply: ReplySpec): Array<Record<string, unknown>> {
   const items: Array<Record<string, unknown>> = [];
-  if (reply.reasoning) items.push({ id: "rs_fake", type: "reasoning", summary: [{ type: "summary_text", text: reply.reasoning }], encrypted_content: fakeEncryptedReasoning(reply.reasoning) });
-  if (reply.text) items.push({ id: "msg_fake", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: reply.text, annotations: [] }] });
+  if (reply.reasoning)
+    items.push({
+      id: "rs_fake",
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: reply.reasoning }],
+      encrypted_content: fakeEncryptedReasoning(reply.reasoning),
+    });
+  if (reply.text)
+    items.push({
+      id: "msg_fake",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: reply.text, annotations: [] }],
+    });
   (reply.toolCalls ?? []).forEach((call, index) => {
-    items.push({ id: `fc_fake_${index + 1}`, type: "function_call", status: "completed", call_id: call.id ?? `call_${index + 1}`, name: call.name, arguments: argumentsText(call.arguments) });
+    items.push({
+      id: `fc_fake_${index + 1}`,
+      type: "function_call",
+      status: "completed",
+      call_id: call.id ?? `call_${index + 1}`,
+      name: call.name,
+      arguments: argumentsText(call.arguments),
+    });
   });
   return items;
 }
@@ -51,22 +77,29 @@ export const responsesFormat: WireFormat = {
 
   streamEvents(reply: ReplySpec): string[] {
     const size = reply.chunkSize ?? DEFAULT_CHUNK;
-    const events = [sse("response.created", { response: { id: "resp_fake", model: "fake-model", status: "in_progress", output: [] } })];
+    const events = [
+      sse("response.created", {
+        response: { id: "resp_fake", model: "fake-model", status: "in_progress", output: [] },
+      }),
+    ];
     const items = outputItems(reply);
     items.forEach((item, index) => {
       const base = { output_index: index, item_id: item.id };
       switch (item.type) {
         case "reasoning":
           events.push(sse("response.output_item.added", { output_index: index, item: { ...item, summary: [] } }));
-          for (const piece of pieces(reply.reasoning ?? "", size)) events.push(sse("response.reasoning_summary_text.delta", { ...base, summary_index: 0, delta: piece }));
+          for (const piece of pieces(reply.reasoning ?? "", size))
+            events.push(sse("response.reasoning_summary_text.delta", { ...base, summary_index: 0, delta: piece }));
           break;
         case "message":
           events.push(sse("response.output_item.added", { output_index: index, item: { ...item, content: [] } }));
-          for (const piece of pieces(reply.text ?? "", size)) events.push(sse("response.output_text.delta", { ...base, content_index: 0, delta: piece }));
+          for (const piece of pieces(reply.text ?? "", size))
+            events.push(sse("response.output_text.delta", { ...base, content_index: 0, delta: piece }));
           break;
         case "function_call":
           events.push(sse("response.output_item.added", { output_index: index, item: { ...item, arguments: "" } }));
-          for (const piece of pieces(String(item.arguments), size)) events.push(sse("response.function_call_arguments.delta", { ...base, delta: piece }));
+          for (const piece of pieces(String(item.arguments), size))
+            events.push(sse("response.function_call_arguments.delta", { ...base, delta: piece }));
           events.push(sse("response.function_call_arguments.done", { ...base, arguments: item.arguments }));
           break;
       }
@@ -82,7 +115,9 @@ export const responsesFormat: WireFormat = {
   },
 
   errorBody(status: number, message: string): unknown {
-    return { error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: null, param: null } };
+    return {
+      error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: null, param: null },
+    };
   },
 
   /**
@@ -104,7 +139,8 @@ export const responsesFormat: WireFormat = {
     for (const item of body.input) {
       if (item.type === "function_call") {
         if (!item.call_id) problems.push("function call without call_id");
-        if (typeof item.arguments !== "string") problems.push(`function call ${item.call_id}: arguments is not a string`);
+        if (typeof item.arguments !== "string")
+          problems.push(`function call ${item.call_id}: arguments is not a string`);
         open.set(item.call_id, 0);
       } else if (item.type === "function_call_output") {
         if (!open.has(item.call_id)) problems.push(`function call output ${item.call_id} answers no pending call`);

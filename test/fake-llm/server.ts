@@ -142,7 +142,14 @@ export class FakeLLM {
     } catch {
       this.errors.push(`request ${this.requests.length + 1} to ${path}: body is not JSON`);
     }
-    const request: RecordedRequest = { method: req.method ?? "", path, headers: req.headers, body, format: format?.name ?? "unknown", receivedAt: now() };
+    const request: RecordedRequest = {
+      method: req.method ?? "",
+      path,
+      headers: req.headers,
+      body,
+      format: format?.name ?? "unknown",
+      receivedAt: now(),
+    };
     this.requests.push(request);
     if (req.method === "GET" && /\/models$/.test(path) && this.models) return send(res, 200, modelList(this.models));
     if (!format) {
@@ -164,7 +171,12 @@ export class FakeLLM {
   private async answer(step: FixedStep, format: WireFormat, res: ServerResponse): Promise<void> {
     if ("hang" in step) return; // the client's abort or timeout ends it
     if ("status" in step && !("raw" in step)) {
-      return send(res, step.status, step.body ?? format.errorBody(step.status, `fake error ${step.status}`), step.headers);
+      return send(
+        res,
+        step.status,
+        step.body ?? format.errorBody(step.status, `fake error ${step.status}`),
+        step.headers,
+      );
     }
     if ("raw" in step) {
       res.writeHead(step.status ?? 200, { "content-type": step.contentType ?? "text/event-stream" });
@@ -181,7 +193,8 @@ export class FakeLLM {
     }
     if ("json" in step) return send(res, 200, format.jsonBody(step.json));
     if ("flood" in step) return flood(res, format, step.flood.piece, step.flood.bytes);
-    if ("trickle" in step) return trickle(res, format.streamEvents(step.trickle).join(""), step.bytesPerWrite, step.intervalMs);
+    if ("trickle" in step)
+      return trickle(res, format.streamEvents(step.trickle).join(""), step.bytesPerWrite, step.intervalMs);
     const reply = "reply" in step ? step.reply : "cut" in step ? step.cut : step.stall;
     const events = format.streamEvents(reply);
     const limit = "cut" in step || "stall" in step ? step.afterEvents : events.length;
@@ -234,7 +247,15 @@ export async function startFakeLLM(script: ScriptStep[] = []): Promise<FakeLLM> 
 
 /** A model list both the OpenAI (`object`, `owned_by`) and the Anthropic (`type`, `has_more`) client accept. */
 function modelList(ids: string[]) {
-  const data = ids.map((id) => ({ id, object: "model", type: "model", display_name: id, created: 0, created_at: "2025-01-01T00:00:00Z", owned_by: "fake" }));
+  const data = ids.map((id) => ({
+    id,
+    object: "model",
+    type: "model",
+    display_name: id,
+    created: 0,
+    created_at: "2025-01-01T00:00:00Z",
+    owned_by: "fake",
+  }));
   return { object: "list", data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
 }
 

@@ -74,7 +74,13 @@ export interface TinyModelScript {
 export function tinyModelGguf(script: TinyModelScript): Buffer {
   const random = seededRandom(1);
   const tokens: string[] = [...SPECIAL_TOKENS];
-  const types: number[] = [TOKEN_TYPE.unknown, TOKEN_TYPE.control, TOKEN_TYPE.control, TOKEN_TYPE.control, TOKEN_TYPE.control];
+  const types: number[] = [
+    TOKEN_TYPE.unknown,
+    TOKEN_TYPE.control,
+    TOKEN_TYPE.control,
+    TOKEN_TYPE.control,
+    TOKEN_TYPE.control,
+  ];
   // Byte fallback tokens: SentencePiece spells any character it has no piece for with these.
   for (let byte = 0; byte < 256; byte++) {
     tokens.push(`<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`);
@@ -95,10 +101,12 @@ export function tinyModelGguf(script: TinyModelScript): Buffer {
     return tokens.length - 1;
   };
   const chains = [{ start: undefined as number | undefined, ids: script.reply.map(tokenFor), repeat: script.repeat }];
-  for (const { after, reply } of script.continuations ?? []) chains.push({ start: tokenFor(after), ids: reply.map(tokenFor), repeat: false });
+  for (const { after, reply } of script.continuations ?? [])
+    chains.push({ start: tokenFor(after), ids: reply.map(tokenFor), repeat: false });
   // Axis k is the k-th scripted token (a chain's start, then its pieces); the last axis is "anything else".
   const axes = chains.flatMap((chain) => (chain.start === undefined ? chain.ids : [chain.start, ...chain.ids]));
-  if (new Set(axes).size !== axes.length || axes.length >= N_EMBD) throw new Error(`the script needs at most ${N_EMBD - 1} distinct pieces`);
+  if (new Set(axes).size !== axes.length || axes.length >= N_EMBD)
+    throw new Error(`the script needs at most ${N_EMBD - 1} distinct pieces`);
   const otherAxis = N_EMBD - 1;
   const vocab = tokens.length;
   const scores = tokens.map((_, i) => -i);
@@ -109,18 +117,22 @@ export function tinyModelGguf(script: TinyModelScript): Buffer {
     embeddings[token * N_EMBD + (axis >= 0 ? axis : otherAxis)] = 1;
   }
   const output = new Float32Array(vocab * N_EMBD);
-  const follow = (from: number | undefined, next: number) => (output[next * N_EMBD + (from === undefined ? otherAxis : axes.indexOf(from))] = NEXT_TOKEN_LOGIT);
+  const follow = (from: number | undefined, next: number) =>
+    (output[next * N_EMBD + (from === undefined ? otherAxis : axes.indexOf(from))] = NEXT_TOKEN_LOGIT);
   for (const chain of chains) {
     follow(chain.start, chain.ids[0] ?? END_OF_TURN);
-    for (const [k, id] of chain.ids.entries()) follow(id, k + 1 < chain.ids.length ? chain.ids[k + 1] : chain.repeat ? chain.ids[0] : END_OF_TURN);
+    for (const [k, id] of chain.ids.entries())
+      follow(id, k + 1 < chain.ids.length ? chain.ids[k + 1] : chain.repeat ? chain.ids[0] : END_OF_TURN);
   }
 
-  const matrix = (rows: number, cols: number) => Float32Array.from({ length: rows * cols }, () => (random() * 2 - 1) * 0.2);
+  const matrix = (rows: number, cols: number) =>
+    Float32Array.from({ length: rows * cols }, () => (random() * 2 - 1) * 0.2);
   const zeros = (rows: number, cols: number) => new Float32Array(rows * cols);
   const ones = (n: number) => new Float32Array(n).fill(1);
   const tensors: GgufTensor[] = [{ name: "token_embd.weight", dims: [N_EMBD, vocab], data: embeddings }];
   for (let layer = 0; layer < N_LAYER; layer++) {
-    const block = (name: string, dims: number[], data: Float32Array) => tensors.push({ name: `blk.${layer}.${name}.weight`, dims, data });
+    const block = (name: string, dims: number[], data: Float32Array) =>
+      tensors.push({ name: `blk.${layer}.${name}.weight`, dims, data });
     block("attn_norm", [N_EMBD], ones(N_EMBD));
     for (const name of ["attn_q", "attn_k", "attn_v"]) block(name, [N_EMBD, N_EMBD], matrix(N_EMBD, N_EMBD));
     block("attn_output", [N_EMBD, N_EMBD], zeros(N_EMBD, N_EMBD));

@@ -42,7 +42,8 @@ export function writeGguf(metadata: Record<string, GgufValue>, tensors: GgufTens
   let offset = 0;
   for (const tensor of tensors) {
     const count = tensor.dims.reduce((a, b) => a * b, 1);
-    if (count !== tensor.data.length) throw new Error(`${tensor.name}: dims ${tensor.dims} need ${count} values, got ${tensor.data.length}`);
+    if (count !== tensor.data.length)
+      throw new Error(`${tensor.name}: dims ${tensor.dims} need ${count} values, got ${tensor.data.length}`);
     out.string(tensor.name);
     out.u32(tensor.dims.length);
     for (const dim of tensor.dims) out.u64(dim);
