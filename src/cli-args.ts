@@ -8,6 +8,7 @@ import { z } from "zod";
 import { closestName } from "./core/edit-distance.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
+import { parseThinking } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
 
@@ -87,7 +88,14 @@ export const FLAGS = {
   "max-turns": { schema: positiveInteger("takes a positive whole number") },
   "max-tokens": { schema: positiveInteger("takes a positive whole number") },
   "context-window": { schema: positiveInteger("takes a number of tokens") },
-  thinking: { schema: positiveInteger("takes a token budget (a positive whole number)") },
+  thinking: {
+    schema: text.transform((value, context) => {
+      const level = parseThinking(value);
+      if (level !== undefined) return level;
+      context.addIssue("takes off, low, medium, high or a token budget (a positive whole number)");
+      return z.NEVER;
+    }),
+  },
   "request-timeout": { schema: seconds },
   "idle-timeout": { schema: seconds },
   yes: { schema: toggle, short: "y" },

@@ -28,7 +28,8 @@ Options:
   --max-turns <n>          most model calls in one run (default 100)
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)
-  --thinking <tokens>      Anthropic extended thinking with this budget (at least 1024, below --max-tokens)
+  --thinking <level>       off, low, medium, high, or a token budget: how much the model thinks,
+                           mapped onto each API (a level an API cannot take is left out, with a notice)
   --request-timeout <s>    most seconds one model call may take (default 600)
   --idle-timeout <s>       most seconds the model's server may stay silent during a call (default 120)
   -y, --yes                approve every tool call without asking (same as --approve all)

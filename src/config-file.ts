@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, PRESETS, stateDir } from "./config.ts";
 import { describeIssue } from "./core/describe-issue.ts";
+import { THINKING_WORDS } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, WIRE_APIS, type ApiKind } from "./providers/wire-apis.ts";
 
 const tokenCount = z.number().int().positive();
@@ -70,6 +71,12 @@ const ConfigSchema = z.strictObject({
   idleTimeout: z.number().positive().optional(),
   /** Most bytes of one model reply. */
   maxReplyBytes: z.number().int().positive().optional(),
+  /** How much the model thinks, as `--thinking` takes it (which wins). */
+  thinking: z
+    .union([z.enum(THINKING_WORDS), tokenCount], {
+      error: 'expected "off", "low", "medium", "high" or a number of tokens',
+    })
+    .optional(),
   providers: z
     .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
     .optional(),

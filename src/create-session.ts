@@ -37,6 +37,7 @@ import { liveContextWindow, resolveContextWindow } from "./providers/context-win
 import { createProvider } from "./providers/create-provider.ts";
 import type { ProviderSettings } from "./providers/index.ts";
 import { probeSandbox } from "./sandbox/detect-sandbox.ts";
+import { planThinking, type ThinkingLevel } from "./providers/thinking.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
@@ -122,6 +123,8 @@ export interface Session {
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
   /** Replies come from this model from now on. */
   switchModel(model: string): Promise<void>;
+  /** The model thinks this much from now on (`/thinking`); returns the notice when the API cannot carry it. */
+  setThinking(level: ThinkingLevel): Promise<string | undefined>;
   /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
   startNew(): void;
   /** Goes on as a stored session (`/resume`) with its settings (see `settingsFor`). */
@@ -180,6 +183,8 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   // A server that stays silent is reported while the call waits (providers/call-limits.ts).
   const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
   const provider = await providerFor(settings);
+  const thinkingNotice = planThinking(settings).notice;
+  if (thinkingNotice) options.warn(thinkingNotice);
   const windowOverride = options.contextWindow ?? windowFromEnv(env);
   // Started now, never waited for by a new conversation: a local server may be probed for its
   // window (context-window.ts), and a local model knows its own (loading it, which its first
@@ -329,6 +334,12 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
       agent.configure({ provider: await providerFor(next) });
       current = next;
       recorder.recordModelChange(next.name, next.model, next.baseUrl);
+    },
+    async setThinking(level) {
+      const next = { ...current, thinking: level };
+      agent.configure({ provider: await providerFor(next) });
+      current = next;
+      return planThinking(next).notice;
     },
     startNew() {
       moveTo(startRecorder(env, cwd, current, undefined));

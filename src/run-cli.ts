@@ -12,6 +12,7 @@ import { createSession, SessionSetupError, type Session, type SessionOptions } f
 import { formatCost } from "./core/helpers.ts";
 import { costOf, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-info.ts";
+import { describeThinking } from "./providers/thinking.ts";
 import type { SessionData } from "./session/session-reader.ts";
 import { isSessionError, loadChatHistory, loadResumeTarget } from "./stored-sessions.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
@@ -98,7 +99,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
       baseUrl: flags["base-url"],
       api: flags.api,
       maxTokens: flags["max-tokens"],
-      thinkingBudget: flags.thinking,
+      thinking: flags.thinking,
       requestTimeout: flags["request-timeout"],
       idleTimeout: flags["idle-timeout"],
     },
@@ -275,6 +276,7 @@ function statusSources(session: Session): StatusLineSources {
       const priced = pricesFor(model, isConfigured(model) ? session.settings.prices : undefined);
       return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;
     },
+    thinking: () => (session.settings.thinking === undefined ? undefined : describeThinking(session.settings.thinking)),
   };
 }
 

@@ -162,7 +162,7 @@ test("thinking streams as thinking_delta and goes back unchanged with its signat
       sliced({ text: "ok" }),
     ],
     {
-      settings: { thinkingBudget: 2048 },
+      settings: { thinking: 2048 },
     },
   );
   assert.equal(result.answer, "ok");

@@ -98,7 +98,7 @@ test("reasoning from another API is dropped, and a message left empty disappears
   ]);
 });
 
-test("the request: max_tokens per model, system and tools as cacheable blocks, thinking when budgeted", () => {
+test("the request: max_tokens per model, system and tools as cacheable blocks, the thinking fields added", () => {
   const request = {
     system: "be brief",
     messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] as Message[],
@@ -107,23 +107,26 @@ test("the request: max_tokens per model, system and tools as cacheable blocks, t
       { name: "b", description: "B", parameters: { type: "object", properties: { x: { type: "string" } } } },
     ],
   };
-  assert.deepEqual(toAnthropicRequest(request, "claude-opus-4-1", 4096), {
-    model: "claude-opus-4-1",
-    max_tokens: 32_000,
-    stream: true,
-    system: [{ type: "text", text: "be brief", cache_control: CACHE }],
-    tools: [
-      { name: "a", description: "A", input_schema: { type: "object", properties: {} } },
-      {
-        name: "b",
-        description: "B",
-        input_schema: { type: "object", properties: { x: { type: "string" } } },
-        cache_control: CACHE,
-      },
-    ],
-    messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: CACHE }] }],
-    thinking: { type: "enabled", budget_tokens: 4096 },
-  });
+  assert.deepEqual(
+    toAnthropicRequest(request, "claude-opus-4-1", { thinking: { type: "enabled", budget_tokens: 4096 } }),
+    {
+      model: "claude-opus-4-1",
+      max_tokens: 32_000,
+      stream: true,
+      system: [{ type: "text", text: "be brief", cache_control: CACHE }],
+      tools: [
+        { name: "a", description: "A", input_schema: { type: "object", properties: {} } },
+        {
+          name: "b",
+          description: "B",
+          input_schema: { type: "object", properties: { x: { type: "string" } } },
+          cache_control: CACHE,
+        },
+      ],
+      messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: CACHE }] }],
+      thinking: { type: "enabled", budget_tokens: 4096 },
+    },
+  );
   const bare = toAnthropicRequest(
     { system: "", messages: request.messages, tools: [], maxTokens: 1000 },
     "claude-3-5-haiku-latest",

@@ -4,6 +4,7 @@ import { ProviderError } from "../core/provider.ts";
 import { CallWatch, sdkTimeoutMs } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
+import { planThinking } from "./thinking.ts";
 import { parseEvent, readSse } from "./sse.ts";
 import { toAnthropicRequest } from "./anthropic-request.ts";
 import {
@@ -23,6 +24,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   };
   // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
   const apiKey = settings.apiKey || "no-key";
+  const thinking = planThinking(settings).fields;
   let client: Promise<import("@anthropic-ai/sdk").Anthropic> | undefined;
   const getClient = () =>
     (client ??= import("@anthropic-ai/sdk").then(
@@ -47,7 +49,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
       const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
       try {
         const anthropic = await getClient();
-        const body = toAnthropicRequest(request, settings.model, settings.thinkingBudget);
+        const body = toAnthropicRequest(request, settings.model, thinking);
         // `post` rather than `messages.create`: the latter console.warns on every call for models
         // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
         const response = await anthropic

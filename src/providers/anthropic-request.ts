@@ -28,14 +28,14 @@ const FALLBACK_MAX_TOKENS = 8192;
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
- * The request body for `POST /v1/messages`. Prompt caching: breakpoints on the last tool and
+ * The request body for `POST /v1/messages`, with the thinking fields (thinking.ts). Prompt caching: breakpoints on the last tool and
  * on the system block (the stable prefix), and at the end of the conversation, so the next
  * request reads everything before its new messages from the cache (see `markCacheBreakpoints`).
  */
 export function toAnthropicRequest(
   request: ModelRequest,
   model: string,
-  thinkingBudget?: number,
+  thinkingFields: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
@@ -52,8 +52,7 @@ export function toAnthropicRequest(
       ...(index === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
     }));
   }
-  if (thinkingBudget) body.thinking = { type: "enabled", budget_tokens: thinkingBudget };
-  return body;
+  return { ...body, ...thinkingFields };
 }
 
 export function defaultMaxTokens(model: string): number {

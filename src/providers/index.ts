@@ -2,6 +2,7 @@
 // (create-provider.ts), which imports the adapters, lives apart so no import runs in a circle.
 import type { CallLimits } from "./call-limits.ts";
 import type { Prices } from "./pricing.ts";
+import type { ThinkingLevel } from "./thinking.ts";
 import type { ApiKind } from "./wire-apis.ts";
 
 export type { ApiKind } from "./wire-apis.ts";
@@ -16,8 +17,8 @@ export interface ProviderSettings extends CallLimits {
   apiKey?: string;
   keyEnv?: string;
   headers?: Record<string, string>;
-  /** Extended thinking budget in tokens (Anthropic `thinking.budget_tokens`); absent = no thinking. */
-  thinkingBudget?: number;
+  /** How much the model should think (thinking.ts maps it per API); absent = the server's default. */
+  thinking?: ThinkingLevel;
   /** Configured context window (config.json); wins over the server's word and the table. */
   contextWindow?: number;
   /** Configured output cap (config.json); `--max-tokens` wins. */

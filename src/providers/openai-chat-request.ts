@@ -12,8 +12,13 @@ function imageUrl(part: ImagePart): WireContent {
   return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } };
 }
 
-/** The request body for `POST /chat/completions`. */
-export function toChatRequest(request: ModelRequest, model: string, compat: OpenAICompat): Record<string, unknown> {
+/** The request body for `POST /chat/completions`, with the thinking fields (thinking.ts). */
+export function toChatRequest(
+  request: ModelRequest,
+  model: string,
+  compat: OpenAICompat,
+  thinkingFields: Record<string, unknown> = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
     messages: toWireMessages(request.system, request.messages),
@@ -29,7 +34,7 @@ export function toChatRequest(request: ModelRequest, model: string, compat: Open
     }));
   }
   if (request.maxTokens) body[compat.maxTokensField] = request.maxTokens;
-  return body;
+  return { ...body, ...thinkingFields };
 }
 
 /**

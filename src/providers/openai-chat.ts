@@ -10,6 +10,7 @@ import { compatFor } from "./openai-compat.ts";
 import type { ProviderSettings } from "./index.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
+import { planThinking } from "./thinking.ts";
 
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
@@ -22,6 +23,7 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
     api: "OpenAI chat completions",
   };
   const getClient = lazyOpenAIClient(config);
+  const thinking = planThinking({ ...config, api: "openai" }).fields;
 
   return {
     name: config.name,
@@ -32,7 +34,7 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
       const ending = { sawDone: false };
       try {
         const openai = await getClient();
-        const body = toChatRequest(request, config.model, compat);
+        const body = toChatRequest(request, config.model, compat, thinking);
         // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
         const response = await openai.chat.completions.create(body as never, { signal: watch.signal }).asResponse();
         for await (const chunk of readChunks(watch.body(response), errorContext, ending)) {

@@ -12,9 +12,14 @@ export const RESPONSES_API = "responses";
 /**
  * The request body for `POST /responses`. Stateless: `store: false`, so the server keeps
  * nothing and no `previous_response_id` is sent; the reasoning comes back encrypted (`include`)
- * and is sent again unchanged with the rest of the conversation on every turn.
+ * and is sent again unchanged with the rest of the conversation on every turn. The thinking
+ * fields (thinking.ts) ask for an effort and a summary.
  */
-export function toResponsesRequest(request: ModelRequest, model: string): Record<string, unknown> {
+export function toResponsesRequest(
+  request: ModelRequest,
+  model: string,
+  thinkingFields: Record<string, unknown> = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
     input: toInputItems(request.messages),
@@ -35,7 +40,7 @@ export function toResponsesRequest(request: ModelRequest, model: string): Record
     }));
   }
   if (request.maxTokens) body.max_output_tokens = request.maxTokens;
-  return body;
+  return { ...body, ...thinkingFields };
 }
 
 /** The conversation as input items: messages, function calls and their outputs, in order. */

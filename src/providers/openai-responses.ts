@@ -14,6 +14,7 @@ import {
   type WireResponse,
 } from "./openai-responses-stream.ts";
 import { parseEvent, readSse } from "./sse.ts";
+import { planThinking } from "./thinking.ts";
 
 export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
   const errorContext: ErrorContext = {
@@ -24,6 +25,7 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
     api: "OpenAI Responses",
   };
   const getClient = lazyOpenAIClient(settings);
+  const thinking = planThinking(settings).fields;
 
   return {
     name: settings.name,
@@ -33,7 +35,7 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
       const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
       try {
         const openai = await getClient();
-        const body = toResponsesRequest(request, settings.model);
+        const body = toResponsesRequest(request, settings.model, thinking);
         // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
         const response = await openai.responses.create(body as never, { signal: watch.signal }).asResponse();
         for await (const event of readEvents(watch.body(response), errorContext)) {

@@ -9,6 +9,8 @@ export interface StatusLineSources {
   contextWindow(model: string): number;
   /** The session's cost, formatted (`$0.0042`), or undefined when the model's price is unknown. */
   formatCost?(usage: Usage, model: string): string | undefined;
+  /** The thinking level set for the session (`high`, `4096 tokens`), or undefined when none is. */
+  thinking?(): string | undefined;
 }
 
 /** Follows a chat's events and formats the status line for the turn just ended. */
@@ -27,7 +29,7 @@ export class SessionStatus {
     }
   }
 
-  /** `model · context 12% of 128k · session 15k in, 2.1k out · $0.0420`; undefined before any usage. */
+  /** `model · thinking high · context 12% of 128k · session 15k in, 2.1k out · $0.0420`; undefined before any usage. */
   format(): string | undefined {
     if (!this.lastCall) return undefined;
     const window = this.sources.contextWindow(this.model);
@@ -38,6 +40,9 @@ export class SessionStatus {
     const input = this.total.input + this.total.cacheRead + this.total.cacheWrite;
     const tokens = `session ${formatTokens(input)} in, ${formatTokens(this.total.output)} out`;
     const cost = this.sources.formatCost?.(this.total, this.model);
-    return [this.model, context, tokens, ...(cost ? [cost] : [])].join(" · ");
+    const thinking = this.sources.thinking?.();
+    return [this.model, ...(thinking ? [`thinking ${thinking}`] : []), context, tokens, ...(cost ? [cost] : [])].join(
+      " · ",
+    );
   }
 }
