@@ -6,6 +6,7 @@ import type { Session } from "./create-session.ts";
 import type { Usage } from "./core/messages.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
+import { describeThinking, parseThinking } from "./providers/thinking.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
 import { appendInputHistory } from "./session/input-history.ts";
@@ -54,6 +55,18 @@ export class SessionChatControls implements ChatControls {
   async switchModel(model: string): Promise<string> {
     await this.options.session.switchModel(model);
     return this.currentModel();
+  }
+
+  thinking(): string {
+    return describeThinking(this.options.session.settings.thinking);
+  }
+
+  async setThinking(text: string): Promise<string> {
+    const level = parseThinking(text);
+    if (level === undefined)
+      throw new Error("/thinking takes off, low, medium, high or a token budget (a positive whole number)");
+    const notice = await this.options.session.setThinking(level);
+    return notice ?? `thinking: ${describeThinking(level)}`;
   }
 
   newSession(): string {

@@ -151,3 +151,19 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
     ["hello", "hi there", "second", "second reply", "fourth"],
   );
 });
+
+test("chat: /thinking shows and sets the level; the next request carries it and the status line names it", {
+  skip: needs("script"),
+}, async () => {
+  const fake = await serve([{ reply: { text: "thought about it" } }]);
+  const env = cleanEnv({ TERM: "dumb" });
+  const chat = startChat(["--provider", "openai", "--base-url", fake.baseUrl, "--model", "gpt-5-mini"], env, tempDir());
+  await chat.ready();
+  await chat.send("/thinking", /thinking: default/);
+  await chat.send("/thinking lots", /\/thinking takes off, low, medium, high or a token budget/);
+  await chat.send("/thinking high", /thinking: high/);
+  const screen = await chat.send("hello", /thought about it/);
+  assert.match(screen, /gpt-5-mini · thinking high · context/);
+  assert.equal(fake.requests[0].body.reasoning_effort, "high");
+  await chat.exit();
+});

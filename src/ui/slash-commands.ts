@@ -35,6 +35,10 @@ export interface ChatControls {
   redo(): Promise<string>;
   /** Summarises the older part of the conversation to free context (`focus`: what to keep in particular). */
   compact(focus: string): Promise<string>;
+  /** How much the model thinks now (`high`, `4096 tokens`, `default`). */
+  thinking(): string;
+  /** Sets how much the model thinks (a level or a token budget, as typed); returns what to tell the user. */
+  setThinking(level: string): Promise<string>;
 }
 
 /** A prompt command as /help shows it. */
@@ -69,6 +73,12 @@ const COMMANDS: Record<string, CommandSpec> = {
     help: "show the model, or switch to another of the same provider",
     run: async (args, controls, say) =>
       say(args ? `now using ${await controls.switchModel(args)}` : `using ${controls.currentModel()}`),
+  },
+  thinking: {
+    usage: "/thinking [off|low|medium|high|tokens]",
+    help: "show or set how much the model thinks",
+    run: async (args, controls, say) =>
+      say(args ? await controls.setThinking(args) : `thinking: ${controls.thinking()}`),
   },
   cost: {
     usage: "/cost",
