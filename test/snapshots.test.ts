@@ -188,6 +188,9 @@ test("pruning drops snapshots beyond the newest N and older than the age limit",
   for (const text of ["1", "2", "3"]) {
     write(workspace, { "a.txt": text });
     taken.push(await snapshots.take());
+    // Git dates commits in whole seconds, and pruning orders snapshots by that date: snapshots taken within one
+    // second tie and any of them may be the one dropped. Turns are seconds apart; here each waits for the next second.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
   }
   const kept = () =>
     readdirSync(join(home, "snapshots")).flatMap((shadow) =>
