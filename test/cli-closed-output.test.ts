@@ -42,7 +42,16 @@ test("stream-json | head -1: the run stops and exits quietly, without a stack tr
     reply: { toolCalls: [{ name: "bash", arguments: { command: `echo ${i}` } }], delayMs: 50 },
   }));
   const fake = await serve([...steps, { reply: { text: "done" } }]);
-  const result = await runAndCloseAfterFirstLine([...fakeFlags(fake), "-y", "--output", "stream-json", "-p", "go"]);
+  const result = await runAndCloseAfterFirstLine([
+    ...fakeFlags(fake),
+    "--sandbox",
+    "off",
+    "-y",
+    "--output",
+    "stream-json",
+    "-p",
+    "go",
+  ]);
   assert.equal(JSON.parse(result.firstLine).type, "start");
   assert.equal(result.signal, null);
   assert.ok(result.code === 141 || result.code === 0, `exit ${result.code}`);

@@ -44,7 +44,7 @@ test("@file in -p attaches the file, as in the chat", async () => {
 test("-p with a pipe that stays open and sends nothing: the prompt runs alone after a short wait, with a notice", async () => {
   const fake = await serve([{ reply: { text: "ran alone" } }]);
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child = spawn(process.execPath, [CLI, ...fakeFlags(fake), "-p", "hello"], {
+    child = spawn(process.execPath, [CLI, ...fakeFlags(fake), "--sandbox", "off", "-p", "hello"], {
       cwd: tempDir(),
       env: cleanEnv(),
       stdio: ["pipe", "pipe", "pipe"],
