@@ -123,15 +123,20 @@ export async function drain<Event, Result>(
  * protocol errors (unpaired tool calls, an exhausted script), and it is closed.
  */
 export function fakeServerPerTest(): (script: ScriptStep[]) => Promise<FakeLLM> {
-  let server: FakeLLM | undefined;
+  // Every server a test started, not only the last: a test may start several, and one left open keeps the
+  // test file's process alive after its last test.
+  let servers: FakeLLM[] = [];
   afterEach(async () => {
-    const current = server;
-    server = undefined;
-    if (!current) return;
-    await current.close();
-    assert.deepEqual(current.errors, []);
+    const current = servers;
+    servers = [];
+    for (const server of current) await server.close();
+    for (const server of current) assert.deepEqual(server.errors, []);
   });
-  return async (script) => (server = await startFakeLLM(script));
+  return async (script) => {
+    const server = await startFakeLLM(script);
+    servers.push(server);
+    return server;
+  };
 }
 
 /** The one warning every run prints on a machine without bubblewrap (test/permissions-cli.test.ts checks it). */
