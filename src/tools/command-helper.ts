@@ -64,6 +64,9 @@ function endLeftovers(pid) {
   for (const entry of commands.values()) if (!entry.exited) return;
   try { signalAll(fs.readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n)).map(Number).filter((p) => p !== 1 && p !== process.pid), "SIGKILL"); } catch {}
 }
+// Known limit: a command that kills this helper before the "started" frame below is written cannot be named to
+// the harness, so without a sandbox its group outlives the helper (with one, bwrap's --die-with-parent ends it).
+// Closing it means holding the command until that frame is out, which costs a second bash per command.
 function run(id, request) {
   let child;
   try {
