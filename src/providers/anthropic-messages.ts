@@ -1,11 +1,11 @@
 // The Anthropic Messages adapter, on the official `@anthropic-ai/sdk` client.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
-import { ProviderError } from "../core/provider.ts";
-import { CallWatch, sdkTimeoutMs } from "./call-limits.ts";
+import { sdkTimeoutMs } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { planThinking } from "./thinking.ts";
 import { parseEvent, readSse } from "./sse.ts";
+import { streamWireReply } from "./wire-reply.ts";
 import { toAnthropicRequest } from "./anthropic-request.ts";
 import {
   AnthropicStreamAccumulator,
@@ -44,31 +44,23 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   return {
     name: settings.name,
     model: settings.model,
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const accumulator = new AnthropicStreamAccumulator();
-      const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
-      try {
-        const anthropic = await getClient();
-        const body = toAnthropicRequest(request, settings.model, thinking);
-        // `post` rather than `messages.create`: the latter console.warns on every call for models
-        // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
-        const response = await anthropic
-          .post("/v1/messages", { body, stream: true, signal: watch.signal })
-          .asResponse();
-        for await (const event of readEvents(watch.body(response), errorContext)) {
-          for (const modelEvent of accumulator.add(event)) yield modelEvent;
-        }
-      } catch (error) {
-        throw watch.failure ?? toProviderError(error, errorContext);
-      } finally {
-        watch.close();
-      }
-      // A bound's abort may end the stream quietly rather than with an error.
-      if (watch.failure) throw watch.failure;
-      if (signal.aborted) throw new ProviderError("aborted", "interrupted");
-      if (!accumulator.isComplete)
-        throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
-      yield { type: "done", message: accumulator.finish() };
+    stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      return streamWireReply(
+        {
+          settings,
+          context: errorContext,
+          accumulator: new AnthropicStreamAccumulator(),
+          async open(callSignal) {
+            const anthropic = await getClient();
+            const body = toAnthropicRequest(request, settings.model, thinking);
+            // `post` rather than `messages.create`: the latter console.warns on every call for models
+            // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
+            return anthropic.post("/v1/messages", { body, stream: true, signal: callSignal }).asResponse();
+          },
+          readEvents,
+        },
+        signal,
+      );
     },
   };
 }

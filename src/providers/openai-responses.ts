@@ -1,8 +1,7 @@
 // The OpenAI Responses API adapter (`POST /responses`), on the official `openai` client. Codex
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
-import { ProviderError } from "../core/provider.ts";
-import { CallWatch } from "./call-limits.ts";
+import type { ProviderError } from "../core/provider.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { lazyOpenAIClient } from "./openai-client.ts";
@@ -14,6 +13,7 @@ import {
   type WireResponse,
 } from "./openai-responses-stream.ts";
 import { parseEvent, readSse } from "./sse.ts";
+import { streamWireReply } from "./wire-reply.ts";
 import { planThinking } from "./thinking.ts";
 
 export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
@@ -30,28 +30,22 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
   return {
     name: settings.name,
     model: settings.model,
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const accumulator = new ResponsesStreamAccumulator();
-      const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
-      try {
-        const openai = await getClient();
-        const body = toResponsesRequest(request, settings.model, thinking);
-        // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
-        const response = await openai.responses.create(body as never, { signal: watch.signal }).asResponse();
-        for await (const event of readEvents(watch.body(response), errorContext)) {
-          for (const modelEvent of accumulator.add(event)) yield modelEvent;
-        }
-      } catch (error) {
-        throw watch.failure ?? toProviderError(error, errorContext);
-      } finally {
-        watch.close();
-      }
-      // A bound's abort may end the stream quietly rather than with an error.
-      if (watch.failure) throw watch.failure;
-      if (signal.aborted) throw new ProviderError("aborted", "interrupted");
-      if (!accumulator.isComplete)
-        throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
-      yield { type: "done", message: accumulator.finish() };
+    stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      return streamWireReply(
+        {
+          settings,
+          context: errorContext,
+          accumulator: new ResponsesStreamAccumulator(),
+          async open(callSignal) {
+            const openai = await getClient();
+            const body = toResponsesRequest(request, settings.model, thinking);
+            // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
+            return openai.responses.create(body as never, { signal: callSignal }).asResponse();
+          },
+          readEvents,
+        },
+        signal,
+      );
     },
   };
 }
