@@ -1,8 +1,8 @@
 // Approval questions in a real terminal (tmux): visible, not overwritten by the waiting spinner.
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { fakeFlags, tempDir } from "./helpers.ts";
+import { test } from "node:test";
+import type { ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
@@ -10,21 +10,12 @@ const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
 /** Longer than two ticks of the spinner (1 s each): a running timer would have redrawn by then. */
 const SPINNER_TICKS_MS = 2500;
 
-let server: FakeLLM | undefined;
-let terminal: TmuxTerminal | undefined;
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
-  const current = server;
-  server = undefined;
-  if (!current) return;
-  await current.close();
-  assert.deepEqual(current.errors, []);
-});
+// The terminal is ended by the shared teardown (tui-tmux.ts registers it), the server by fakeServerPerTest.
+const serve = fakeServerPerTest();
 
 async function start(script: ScriptStep[], args: string[]) {
-  server = await startFakeLLM(script);
-  terminal = TmuxTerminal.start({
+  const server = await serve(script);
+  const terminal = TmuxTerminal.start({
     args: [...args, ...fakeFlags(server)],
     cwd: tempDir(),
     env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { fakeFlags, tempDir } from "./helpers.ts";
+import { test } from "node:test";
+import type { ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
@@ -14,23 +14,14 @@ const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
 /** A command that runs until the test creates `go` in the working folder. */
 const WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo went";
 
-let server: FakeLLM | undefined;
-let terminal: TmuxTerminal | undefined;
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
-  const current = server;
-  server = undefined;
-  if (!current) return;
-  await current.close();
-  assert.deepEqual(current.errors, []);
-});
+// The terminal is ended by the shared teardown (tui-tmux.ts registers it), the server by fakeServerPerTest.
+const serve = fakeServerPerTest();
 
 async function openChat(script: ScriptStep[], args: string[] = []) {
-  server = await startFakeLLM(script);
+  const server = await serve(script);
   const cwd = tempDir();
   const home = tempDir("harness-home-");
-  terminal = TmuxTerminal.start({
+  const terminal = TmuxTerminal.start({
     args: [...args, ...fakeFlags(server)],
     cwd,
     env: { TERM: "xterm-256color", HARNESS_HOME: home },

@@ -4,41 +4,31 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
-import { fakeFlags, tempDir } from "./helpers.ts";
+import { test } from "node:test";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 import { CHANGING_TURN, readIfThere as read } from "./undo-helpers.ts";
 
 const PROMPT = /^>\s*$/m;
 
-let server: FakeLLM | undefined;
-let terminal: TmuxTerminal | undefined;
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
-  const current = server;
-  server = undefined;
-  if (!current) return;
-  await current.close();
-  assert.deepEqual(current.errors, []);
-});
+// The terminal is ended by the shared teardown (tui-tmux.ts registers it), the server by fakeServerPerTest.
+const serve = fakeServerPerTest();
 
 test("/undo lists the files, asks, and restores all three and the conversation; /redo reverses it", {
   skip: needs("tmux"),
 }, async () => {
-  server = await startFakeLLM([{ reply: { text: "hi there" } }, ...CHANGING_TURN, { reply: { text: "fresh start" } }]);
+  const server = await serve([{ reply: { text: "hi there" } }, ...CHANGING_TURN, { reply: { text: "fresh start" } }]);
   const cwd = tempDir("harness-undo-chat-");
   writeFileSync(join(cwd, "a.txt"), "alpha\n");
   writeFileSync(join(cwd, "b.txt"), "beta\n");
   writeFileSync(join(cwd, "c.txt"), "gamma\n");
   const files = () => [read(cwd, "a.txt"), read(cwd, "b.txt"), read(cwd, "c.txt")];
-  const term = (terminal = TmuxTerminal.start({
+  const term = TmuxTerminal.start({
     args: ["-y", ...fakeFlags(server)],
     cwd,
     env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
-  }));
+  });
   await term.waitFor(PROMPT, "the first prompt");
   const say = async (line: string, until: RegExp) => {
     term.type(line);
