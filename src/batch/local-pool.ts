@@ -5,7 +5,7 @@ import type { BatchTask } from "./batch-task.ts";
 import type { BatchProgress } from "./batch-progress.ts";
 import type { ResultsWriter } from "./results-file.ts";
 import { runTask, type RunTaskOptions, type TaskOutcome } from "./run-task.ts";
-import type { TaskResult } from "./task-result.ts";
+import { taskError, type TaskResult } from "./task-result.ts";
 
 /** A task rate-limited this many times is recorded as failed rather than tried again. */
 export const MAX_RATE_LIMIT_REQUEUES = 5;
@@ -121,15 +121,5 @@ export function rateLimitBackoffFrom(env: NodeJS.ProcessEnv): number {
 
 function internalError(task: BatchTask, error: unknown): TaskResult {
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return {
-    id: task.id,
-    status: "error",
-    answer: "",
-    turns: 0,
-    tokens: { input: 0, output: 0, cached: 0 },
-    durationMs: 0,
-    testExitCode: null,
-    sessionId: null,
-    error: `internal error: ${message}`,
-  };
+  return taskError(task.id, `internal error: ${message}`);
 }

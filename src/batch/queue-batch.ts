@@ -6,7 +6,7 @@ import type { BatchProgress } from "./batch-progress.ts";
 import { jobIdOf, loadBullmq, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { ResultsWriter } from "./results-file.ts";
 import type { TaskDefaults } from "./run-task.ts";
-import type { TaskResult } from "./task-result.ts";
+import { taskError, type TaskResult } from "./task-result.ts";
 import { sleep } from "../core/helpers.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
@@ -114,17 +114,7 @@ function isResult(value: unknown): value is TaskResult {
 }
 
 function jobFailure(task: BatchTask, reason: string | undefined, attempts: number): TaskResult {
-  return {
-    id: task.id,
-    status: "error",
-    answer: "",
-    turns: 0,
-    tokens: { input: 0, output: 0, cached: 0 },
-    durationMs: 0,
-    testExitCode: null,
-    sessionId: null,
-    error: `the workers failed this job ${attempts} times; last: ${reason ?? "no reason given"}`,
-  };
+  return taskError(task.id, `the workers failed this job ${attempts} times; last: ${reason ?? "no reason given"}`);
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

@@ -34,3 +34,18 @@ export interface TaskResult {
 }
 
 export const NO_TOKENS: TaskTokens = { input: 0, output: 0, cached: 0 };
+
+/** The result of a task the batch could not run at all: nothing ran, so nothing was spent. */
+export function taskError(id: string, error: string): TaskResult {
+  return {
+    id,
+    status: "error",
+    answer: "",
+    turns: 0,
+    tokens: { ...NO_TOKENS },
+    durationMs: 0,
+    testExitCode: null,
+    sessionId: null,
+    error,
+  };
+}
