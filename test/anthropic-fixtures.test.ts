@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { AssistantMessage, ToolCallPart } from "../src/core/messages.ts";
 import { ProviderError, type ModelEvent } from "../src/core/provider.ts";
-import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { fakeAnthropicProvider } from "./helpers.ts";
 import { readExpectedParses, readRecording, WIRE_DIR, wireRecordings } from "./wire-fixtures.ts";
 
 const EXPECTED = readExpectedParses();
@@ -27,14 +27,7 @@ async function replay(
   step: ScriptStep,
 ): Promise<{ events: ModelEvent[]; message?: AssistantMessage; error?: unknown }> {
   server = await startFakeLLM([step]);
-  const provider = createAnthropicProvider({
-    name: "anthropic",
-    api: "anthropic",
-    model: "claude-sonnet-4-5",
-    baseUrl: server.url,
-    apiKey: "test-key",
-    keyEnv: "ANTHROPIC_API_KEY",
-  });
+  const provider = fakeAnthropicProvider(server);
   const events: ModelEvent[] = [];
   try {
     for await (const event of provider.stream(

@@ -9,10 +9,9 @@ import type { Message } from "../src/core/messages.ts";
 import { ProviderError } from "../src/core/provider.ts";
 import { defineTool } from "../src/core/tool.ts";
 import type { ProviderSettings } from "../src/providers/index.ts";
-import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { anthropicFormat, fakeSignature } from "./fake-llm/anthropic-format.ts";
 import { startFakeLLM, type FakeLLM, type ReplySpec, type ScriptStep } from "./fake-llm/server.ts";
-import { tempDir, drain } from "./helpers.ts";
+import { drain, fakeAnthropicProvider, tempDir } from "./helpers.ts";
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -37,15 +36,7 @@ function sliced(reply: ReplySpec): ScriptStep {
 }
 
 function provider(extra: Partial<ProviderSettings> = {}) {
-  return createAnthropicProvider({
-    name: "anthropic",
-    api: "anthropic",
-    model: "claude-sonnet-4-5",
-    baseUrl: server.url,
-    apiKey: "test-key",
-    keyEnv: "ANTHROPIC_API_KEY",
-    ...extra,
-  });
+  return fakeAnthropicProvider(server, extra);
 }
 
 async function run(script: ScriptStep[], options: Partial<RunOptions> & { settings?: Partial<ProviderSettings> } = {}) {

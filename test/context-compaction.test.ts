@@ -7,10 +7,9 @@ import { SUMMARY_SYSTEM_PROMPT, findCut } from "../src/core/compaction.ts";
 import { estimateMessageTokens } from "../src/core/context-budget.ts";
 import type { AgentEvent } from "../src/core/events.ts";
 import { userMessage, type Message } from "../src/core/messages.ts";
-import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { bash } from "../src/tools/bash.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
-import { drain, fakeOpenAIProvider, tempDir } from "./helpers.ts";
+import { drain, fakeAnthropicProvider, fakeOpenAIProvider, tempDir } from "./helpers.ts";
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -228,14 +227,7 @@ test("Anthropic: after a compaction the request still carries cache breakpoints 
     summaryStep("SUMMARY: echoed one.", summaries, true),
     { reply: { text: "done" } },
   ]);
-  const provider = createAnthropicProvider({
-    name: "anthropic",
-    api: "anthropic",
-    model: "claude-sonnet-4-5",
-    baseUrl: server.url,
-    apiKey: "test-key",
-    keyEnv: "ANTHROPIC_API_KEY",
-  });
+  const provider = fakeAnthropicProvider(server);
   const { result, events } = await drain(
     runAgent({
       provider,

@@ -6,11 +6,10 @@ import { runAgent } from "../src/core/agent.ts";
 import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
 import type { AgentEvent } from "../src/core/events.ts";
 import type { Provider } from "../src/core/provider.ts";
-import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { toProviderError } from "../src/providers/http-errors.ts";
 import { bash } from "../src/tools/bash.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
-import { drain, fakeOpenAIProvider, tempDir } from "./helpers.ts";
+import { drain, fakeAnthropicProvider, fakeOpenAIProvider, tempDir } from "./helpers.ts";
 
 let server: FakeLLM;
 afterEach(async () => {
@@ -87,14 +86,7 @@ const OVERFLOWS: Array<{ name: string; api: "openai" | "anthropic"; step: Script
 
 function providerFor(api: "openai" | "anthropic"): Provider {
   if (api === "openai") return fakeOpenAIProvider(server);
-  return createAnthropicProvider({
-    name: "anthropic",
-    api: "anthropic",
-    model: "claude-sonnet-4-5",
-    baseUrl: server.url,
-    apiKey: "test-key",
-    keyEnv: "ANTHROPIC_API_KEY",
-  });
+  return fakeAnthropicProvider(server);
 }
 
 function callStep(api: "openai" | "anthropic", id: string, command: string): ScriptStep {

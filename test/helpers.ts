@@ -4,6 +4,8 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
+import type { ProviderSettings } from "../src/providers/index.ts";
 import { createOpenAIChatProvider } from "../src/providers/openai-chat.ts";
 import assert from "node:assert/strict";
 import { afterEach } from "node:test";
@@ -104,6 +106,27 @@ export function fakeOpenAIProvider(server: FakeLLM) {
     apiKey: "test-key",
     keyEnv: "OPENAI_API_KEY",
   });
+}
+
+/** The real Anthropic provider, aimed at the fake server; `extra` overrides a setting. */
+export function fakeAnthropicProvider(server: FakeLLM, extra: Partial<ProviderSettings> = {}) {
+  return createAnthropicProvider({
+    name: "anthropic",
+    api: "anthropic",
+    model: "claude-sonnet-4-5",
+    baseUrl: server.url,
+    apiKey: "test-key",
+    keyEnv: "ANTHROPIC_API_KEY",
+    ...extra,
+  });
+}
+
+/** The events of a `--output stream-json` run, one JSON object a line. */
+export function jsonLines(stdout: string): any[] {
+  return stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
 }
 
 /** Runs an event generator to its end: every event it yielded, and what it returned. */

@@ -3,7 +3,7 @@
 // written inline in the content.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { fakeFlags, fakeServerPerTest, jsonLines, runCli } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
@@ -12,11 +12,6 @@ const sse = (chunks: unknown[]) =>
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
-const events = (stdout: string) =>
-  stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line));
 const joined = (all: any[], type: string) =>
   all
     .filter((e) => e.type === type)
@@ -45,7 +40,7 @@ test("reasoning_details alone are shown as thinking; a text and an encrypted ent
   const fake = await serve([{ raw: recorded, sliceBytes: 7 }, { reply: { text: "done" } }]);
   const result = await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "go"]);
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(joined(events(result.stdout), "thinking_delta"), "Let me check.Checked.");
+  assert.equal(joined(jsonLines(result.stdout), "thinking_delta"), "Let me check.Checked.");
   const echoed = fake.requests[1].body.messages.find((m: any) => m.role === "assistant");
   assert.deepEqual(echoed.reasoning_details, [
     { type: "reasoning.text", text: "Let me check.", index: 0, format: "google-gemini-v1" },
@@ -64,7 +59,7 @@ test("a <think> block opening the content is thinking, whatever the slices; the 
   ]);
   const result = await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "2+2?"]);
   assert.equal(result.code, 0, result.stderr);
-  const all = events(result.stdout);
+  const all = jsonLines(result.stdout);
   assert.equal(joined(all, "thinking_delta"), "\nThe user wants 4.");
   assert.equal(joined(all, "text_delta"), "2+2 = 4. A <think> tag later stays text.");
   const reply = all.find((e) => e.type === "message" && e.message.role === "assistant").message;

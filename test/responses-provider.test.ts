@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { toResponsesRequest } from "../src/providers/openai-responses-request.ts";
 import { fakeEncryptedReasoning } from "./fake-llm/responses-format.ts";
 import type { FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeServerPerTest, jsonLines, runCli, tempDir } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
@@ -22,11 +22,6 @@ const responsesFlags = (fake: FakeLLM) => [
   "--model",
   "fake-model",
 ];
-const events = (stdout: string): any[] =>
-  stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line));
 const joined = (all: any[], type: string) =>
   all
     .filter((e) => e.type === type)
@@ -56,7 +51,7 @@ test("the tool loop: reasoning summary shown as thinking, its item sent back unc
     cwd: workspace(),
   });
   assert.equal(result.code, 0, result.stderr);
-  const all = events(result.stdout);
+  const all = jsonLines(result.stdout);
   assert.equal(joined(all, "thinking_delta"), "I should read the note.");
   assert.equal(all.at(-1).answer, "It says 42.");
   assert.equal(fake.requests[0].path, "/v1/responses");
@@ -117,7 +112,7 @@ test("parallel function calls stream their arguments side by side and both outpu
     cwd: workspace(),
   });
   assert.equal(result.code, 0, result.stderr);
-  const starts = events(result.stdout).filter((e) => e.type === "tool_start");
+  const starts = jsonLines(result.stdout).filter((e) => e.type === "tool_start");
   assert.deepEqual(
     starts.map((e) => [e.id, e.arguments]),
     [
@@ -145,7 +140,7 @@ test("usage counts cached input apart and reasoning as output", async () => {
   const fake = await serve([{ reply: { reasoning: "Easy.", text: "4", usage } }]);
   const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "2+2?"]);
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(events(result.stdout).find((e) => e.type === "usage").usage, {
+  assert.deepEqual(jsonLines(result.stdout).find((e) => e.type === "usage").usage, {
     input: 60,
     output: 30,
     cacheRead: 40,
@@ -163,9 +158,11 @@ test("response.incomplete at max_output_tokens is the chat cut-off: the cut call
   const cwd = tempDir();
   const result = await runCli([...responsesFlags(fake), "-y", "--output", "stream-json", "-p", "go"], { cwd });
   assert.equal(result.code, 0, result.stderr);
-  const assistant = events(result.stdout).find((e) => e.type === "message" && e.message.role === "assistant").message;
+  const assistant = jsonLines(result.stdout).find(
+    (e) => e.type === "message" && e.message.role === "assistant",
+  ).message;
   assert.equal(assistant.stopReason, "length");
-  const toolEnd = events(result.stdout).find((e) => e.type === "tool_end");
+  const toolEnd = jsonLines(result.stdout).find((e) => e.type === "tool_end");
   assert.equal(toolEnd.isError, true);
   assert.match(toolEnd.content, /output token limit/);
   const output = fake.requests[1].body.input.find((item: any) => item.type === "function_call_output");
@@ -183,7 +180,7 @@ test("response.failed with a server error is retried; the retry names the server
   ]);
   const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "go"]);
   assert.equal(result.code, 0, result.stderr);
-  const retry = events(result.stdout).find((e) => e.type === "retry");
+  const retry = jsonLines(result.stdout).find((e) => e.type === "retry");
   assert.match(retry.error, /The server had an error/);
   assert.equal(fake.requests.length, 2);
 });
@@ -193,7 +190,7 @@ test("an error event rate_limit_exceeded is retried; an invalid prompt in respon
   const fake = await serve([{ raw: rateLimited }, { raw: failedEvent("invalid_prompt", "Invalid prompt: flagged.") }]);
   const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "go"]);
   assert.equal(result.code, 1);
-  const all = events(result.stdout);
+  const all = jsonLines(result.stdout);
   assert.match(all.find((e) => e.type === "retry").error, /Rate limit reached/);
   assert.match(all.at(-1).error, /Invalid prompt: flagged/);
   assert.equal(fake.requests.length, 2, "the invalid prompt is not retried");
@@ -203,7 +200,7 @@ test("a server that ignores stream: true and answers one JSON response still wor
   const fake = await serve([{ json: { reasoning: "Simple.", text: "Four." } }]);
   const result = await runCli([...responsesFlags(fake), "--output", "stream-json", "-p", "2+2?"]);
   assert.equal(result.code, 0, result.stderr);
-  const all = events(result.stdout);
+  const all = jsonLines(result.stdout);
   assert.equal(all.at(-1).answer, "Four.");
   assert.equal(joined(all, "thinking_delta"), "Simple.");
 });
