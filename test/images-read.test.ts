@@ -1,5 +1,6 @@
 // read_file on a picture, through the built CLI: the image reaches the model on each wire API
-// (checked in the request body), big ones are downscaled, ones too large to decode are refused.
+// (checked in the request body; on the Responses API inside the function_call_output), big ones
+// are downscaled, ones too large to decode are refused.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -102,6 +103,41 @@ test("read_file on an image with Anthropic: an image block inside the tool_resul
       },
     ],
   });
+});
+
+test("read_file on an image with the Responses API: the function_call_output is a list of input_text and input_image", async () => {
+  const cwd = tempDir();
+  const png = pngOf(4, 3);
+  writeFileSync(join(cwd, "shot.png"), png);
+  const server = await serve([readCall("shot.png"), { reply: { text: "seen" } }]);
+  const result = await runCli([...fakeFlags(server), "--api", "responses", "-y", "-p", "look"], {
+    cwd,
+    env: cleanEnv({ OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(server.requests[1].path, "/v1/responses");
+  assert.deepEqual(server.requests[1].body.input.at(-1), {
+    type: "function_call_output",
+    call_id: "call_1",
+    output: [
+      { type: "input_text", text: "[image shot.png: 4x3 PNG]" },
+      { type: "input_image", image_url: `data:image/png;base64,${png.toString("base64")}` },
+    ],
+  });
+});
+
+test("a text-only tool result on the Responses API stays a plain string output", async () => {
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "note.txt"), "hello\n");
+  const server = await serve([readCall("note.txt"), { reply: { text: "ok" } }]);
+  const result = await runCli([...fakeFlags(server), "--api", "responses", "-y", "-p", "look"], {
+    cwd,
+    env: cleanEnv({ OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const output = server.requests[1].body.input.at(-1).output;
+  assert.equal(typeof output, "string");
+  assert.match(output, /hello/);
 });
 
 test("an image wider than 2000 pixels is downscaled before it is sent, and the result says from what", async () => {

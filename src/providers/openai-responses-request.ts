@@ -1,5 +1,11 @@
 // Neutral to wire for the OpenAI Responses API: pure functions, tested without a server.
-import { assertNever, type AssistantMessage, type Message } from "../core/messages.ts";
+import {
+  type AssistantMessage,
+  assertNever,
+  type ImagePart,
+  type Message,
+  type ToolResultMessage,
+} from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import { portableSchema } from "./portable-schema.ts";
 
@@ -52,9 +58,7 @@ export function toInputItems(messages: Message[]): InputItem[] {
         items.push({
           role: "user",
           content: message.content.map((part) =>
-            part.type === "text"
-              ? { type: "input_text", text: part.text }
-              : { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` },
+            part.type === "text" ? { type: "input_text", text: part.text } : inputImage(part),
           ),
         });
         break;
@@ -62,13 +66,30 @@ export function toInputItems(messages: Message[]): InputItem[] {
         items.push(...toAssistantItems(message));
         break;
       case "tool":
-        items.push({ type: "function_call_output", call_id: message.toolCallId, output: message.content });
+        items.push(toFunctionCallOutput(message));
         break;
       default:
         assertNever(message);
     }
   }
   return items;
+}
+
+/** An image as the Responses API takes it, in a user message or a function call's output: a data URL. */
+function inputImage(part: ImagePart): InputItem {
+  return { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` };
+}
+
+/**
+ * A tool's result. Unlike chat completions, a function call's output may itself be a list of
+ * content items, so a result's images go inside it (its text first, then the pictures), as they
+ * do inside Anthropic's `tool_result`; a result without images stays a plain string.
+ */
+function toFunctionCallOutput(message: ToolResultMessage): InputItem {
+  const output = message.images?.length
+    ? [{ type: "input_text", text: message.content }, ...message.images.map(inputImage)]
+    : message.content;
+  return { type: "function_call_output", call_id: message.toolCallId, output };
 }
 
 /**
