@@ -1,12 +1,13 @@
 // Every command-line flag, defined once: a zod schema that checks and coerces its value, and its
 // one-letter form. The CLI, `harness acp` and `harness batch` each pick the flags they take from
 // this table, so a flag means the same everywhere; adding one is one line here (and one in --help).
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { closestName } from "./core/edit-distance.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
+import { readRegularFile } from "./core/read-regular-file.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
 import { parseThinking } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
@@ -40,27 +41,34 @@ const positiveInteger = (takes: string) =>
 const MAX_PROMPT_FILE_BYTES = 256 * 1024;
 /**
  * Text, or `@file` for a file's contents. The path is relative to the directory the command was
- * typed in (where the shell completed it), also with --cwd.
+ * typed in (where the shell completed it), also with --cwd. Read by the one regular-file reader:
+ * a FIFO would hang the start and /dev/zero would fill the memory, so neither is opened.
  */
 const textOrFile = z.string().transform((value, context) => {
   if (!value.startsWith("@")) return value;
   const file = value.slice(1);
+  const head = readRegularFile(file, MAX_PROMPT_FILE_BYTES);
+  const why = !head
+    ? whyNotReadable(file)
+    : head.size > MAX_PROMPT_FILE_BYTES
+      ? `${head.size} bytes, more than ${MAX_PROMPT_FILE_BYTES}`
+      : undefined;
+  if (head && !why) return head.bytes.toString("utf8");
+  context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
+  return z.NEVER;
+});
+/** Why readRegularFile gave nothing for `file`, in the user's words. */
+function whyNotReadable(file: string): string {
   try {
-    const size = statSync(file).size;
-    if (size > MAX_PROMPT_FILE_BYTES) throw new Error(`${size} bytes, more than ${MAX_PROMPT_FILE_BYTES}`);
-    return readFileSync(file, "utf8");
+    const stat = statSync(file);
+    if (stat.isDirectory()) return "a folder, not a file";
+    if (!stat.isFile()) return "not a regular file (a FIFO, device or socket is never read)";
+    return "permission denied";
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EISDIR"
-          ? "a folder, not a file"
-          : (code ?? (error as Error).message);
-    context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
-    return z.NEVER;
+    return code === "ENOENT" ? "no such file" : (code ?? (error as Error).message);
   }
-});
+}
 /** An existing directory (`--cwd`). */
 const directory = z.string().superRefine((value, context) => {
   let isDirectory = false;

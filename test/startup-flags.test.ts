@@ -1,7 +1,8 @@
 // --system-prompt, --append-system-prompt and --cwd through the built CLI against the fake server:
 // what the model is told, and where the harness works.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest } from "./fake-llm/server.ts";
@@ -108,4 +109,29 @@ test("--cwd works in that directory: tools, AGENTS.md, and the session it record
   const notHere = await runCli([...fakeFlags(fake), "-c", "-p", "x"], { env, cwd: elsewhere });
   assert.equal(notHere.code, 2);
   assert.match(notHere.stderr, /no session to continue in/);
+});
+
+test("@file that is a FIFO, /dev/zero or too large: a usage line (exit 2), never a hang or a read past the cap", async () => {
+  // A FIFO nobody writes to hung the start in readFileSync; /dev/zero (size 0) was read until memory ran out.
+  const fake = await serve([]);
+  const cwd = tempDir();
+  execFileSync("mkfifo", [join(cwd, "prompt.fifo")]);
+  symlinkSync("/dev/zero", join(cwd, "zero.md"));
+  writeFileSync(join(cwd, "huge.md"), "");
+  truncateSync(join(cwd, "huge.md"), 1024 ** 3); // sparse: a gigabyte, no disk used
+  const cases = [
+    ["--system-prompt", "prompt.fifo", "not a regular file (a FIFO, device or socket is never read)"],
+    ["--append-system-prompt", "zero.md", "not a regular file (a FIFO, device or socket is never read)"],
+    ["--system-prompt", "huge.md", `${1024 ** 3} bytes, more than 262144`],
+  ];
+  for (const [flag, file, why] of cases) {
+    const result = await runCli([...fakeFlags(fake), flag, `@${file}`, "-p", "hi"], { cwd });
+    assert.equal(result.signal, null, `${file}: ended on its own (${result.stderr})`);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      `harness: ${flag} takes text or @file; cannot read ${file}: ${why}\nTry 'harness --help'.\n`,
+    );
+  }
+  assert.equal(fake.requests.length, 0);
 });
