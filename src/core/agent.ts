@@ -2,7 +2,8 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { callModelWithinContext } from "./call-model-within-context.ts";
 import { compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
-import { EVENT_SCHEMA_VERSION, type AgentEvent, type DoneReason, type RunResult } from "./events.ts";
+import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
+import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
 import {
   addUsage,
   EMPTY_USAGE,

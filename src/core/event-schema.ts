@@ -4,7 +4,7 @@
 // when a field is removed or changes meaning (adding an optional field or a new event type is
 // backward compatible and keeps the version).
 import { z } from "zod";
-import { EVENT_SCHEMA_VERSION } from "./events.ts";
+import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
 import type { Message, Usage } from "./messages.ts";
 
 export { EVENT_SCHEMA_VERSION };

@@ -1,12 +1,6 @@
 import type { z } from "zod";
 import type { agentEventSchema, doneReasonSchema } from "./event-schema.ts";
 
-/**
- * Version of the event stream's shape, carried by the `start` event as `schemaVersion` (see
- * event-schema.ts). It lives here so the loop does not build the whole zod schema at start-up.
- */
-export const EVENT_SCHEMA_VERSION = 1;
-
 /** How a run ended. Every way out of the loop is one of these values. */
 export type DoneReason = z.infer<typeof doneReasonSchema>;
 
