@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadConfigFile } from "./config-file.ts";
-import { ConfigError, NoProviderError, resolveProvider, stateDir, type ProviderChoice } from "./config.ts";
+import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
+import { resolveProvider } from "./resolve-provider.ts";
 import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
 import type { TodoItem } from "./core/event-schema.ts";

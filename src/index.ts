@@ -18,7 +18,8 @@ export { defineTool, toToolSpec, type Tool, type ToolContext, type ToolKind, typ
 export { buildSystemPrompt, loadProjectInstructions } from "./core/system-prompt.ts";
 export { createProvider } from "./providers/create-provider.ts";
 export type { ApiKind, ProviderSettings } from "./providers/index.ts";
-export { resolveProvider, PRESETS } from "./config.ts";
+export { PRESETS } from "./config.ts";
+export { resolveProvider } from "./resolve-provider.ts";
 export { loadConfigFile, type HarnessConfig } from "./config-file.ts";
 export { resolveContextWindow } from "./providers/context-window.ts";
 export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";

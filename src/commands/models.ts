@@ -1,7 +1,8 @@
 // `harness models`: the models the configured endpoint offers, one id per line on stdout.
 import { parseArgs } from "node:util";
 import { loadConfigFile } from "../config-file.ts";
-import { ConfigError, resolveProvider } from "../config.ts";
+import { ConfigError } from "../config.ts";
+import { resolveProvider } from "../resolve-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { listDownloadedModels } from "../providers/local-download.ts";
 
