@@ -1,5 +1,5 @@
 // The layers AGENTS.md describes, checked on every import in src/: a module that reaches across
-// them fails this test, so the rule is not prose alone.
+// them, or imports itself back through others, fails this test, so the rules are not prose alone.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -85,10 +85,67 @@ function layeringViolations(files: { path: string; text: string }[]): string[] {
   return violations.sort();
 }
 
+/**
+ * The import cycles among the given files, each as its modules joined by " -> " from the
+ * alphabetically first, so a cycle reads the same whichever file it is found from. Type-only
+ * imports count: a type belongs to the module that owns it, and a cycle says one of two does not.
+ */
+function importCycles(files: { path: string; text: string }[]): string[] {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = importsOf(file.text)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => resolve(dirname(file.path), specifier));
+    graph.set(file.path, targets);
+  }
+  const cycles = new Set<string>();
+  const onPath: string[] = [];
+  const done = new Set<string>();
+  const visit = (module: string): void => {
+    const at = onPath.indexOf(module);
+    if (at >= 0) {
+      cycles.add(cycleName(onPath.slice(at)));
+      return;
+    }
+    if (done.has(module) || !graph.has(module)) return;
+    onPath.push(module);
+    for (const target of graph.get(module) ?? []) visit(target);
+    onPath.pop();
+    done.add(module);
+  };
+  for (const module of graph.keys()) visit(module);
+  return [...cycles].sort();
+}
+
+/** A cycle rotated to start at its alphabetically first module, as relative paths. */
+function cycleName(modules: string[]): string {
+  const names = modules.map((module) => relative(SRC, module));
+  const first = names.indexOf([...names].sort()[0]);
+  return [...names.slice(first), ...names.slice(0, first), names[first]].join(" -> ");
+}
+
 test("no module in src/ imports across the layers AGENTS.md forbids", () => {
   const files = sourceFiles(SRC).map((path) => ({ path, text: readFileSync(path, "utf8") }));
   assert.ok(files.length > 50, "the source files were found");
   assert.deepEqual(layeringViolations(files), []);
+});
+
+test("no module in src/ imports itself back through other modules: each type lives with its owner", () => {
+  const files = sourceFiles(SRC).map((path) => ({ path, text: readFileSync(path, "utf8") }));
+  assert.deepEqual(importCycles(files), []);
+});
+
+test("the cycle check catches a direct cycle, a longer one through a type-only import, and leaves a chain alone", () => {
+  const files = [
+    { path: join(SRC, "b.ts"), text: 'import { a } from "./a.ts";\n' },
+    { path: join(SRC, "a.ts"), text: 'import { b } from "./b.ts";\nimport { c } from "./core/c.ts";\n' },
+    { path: join(SRC, "core", "c.ts"), text: 'import { d } from "./d.ts";\n' },
+    { path: join(SRC, "core", "d.ts"), text: 'import type { E } from "./e.ts";\n' },
+    { path: join(SRC, "core", "e.ts"), text: 'export type E = 1;\nconst f = await import("./f.ts");\n' },
+    { path: join(SRC, "core", "f.ts"), text: 'export { d } from "./d.ts";\n' },
+    { path: join(SRC, "ui", "chain.ts"), text: 'import { c } from "../core/c.ts";\n' },
+  ];
+  assert.deepEqual(importCycles(files), ["a.ts -> b.ts -> a.ts", "core/d.ts -> core/e.ts -> core/f.ts -> core/d.ts"]);
 });
 
 test("every folder of src/ has its layer rule, so a new folder is a decision, not an accident", () => {
