@@ -1,6 +1,7 @@
 // Tab completion in the chat input: slash commands at the start, `@path` file names anywhere.
 import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
+import type { EditBuffer } from "./edit-buffer.ts";
 
 /** Candidates listed at most, so a Tab in a huge folder stays quick and readable. */
 const MAX_CANDIDATES = 200;
@@ -46,8 +47,24 @@ export function completeInput(
 }
 
 /** The longest text every candidate starts with. */
-export function commonPrefix(candidates: string[]): string {
+function commonPrefix(candidates: string[]): string {
   let prefix = candidates[0] ?? "";
   for (const candidate of candidates) while (!candidate.startsWith(prefix)) prefix = prefix.slice(0, -1);
   return prefix;
+}
+
+/**
+ * The input with Tab's completion applied: the single candidate (and a space after a final one)
+ * or the candidates' common prefix. Undefined when that adds nothing, so the candidates are listed.
+ */
+export function applyCompletion(buffer: EditBuffer, completion: Completion): EditBuffer | undefined {
+  const { text, cursor } = buffer;
+  const typed = text.slice(completion.start, cursor);
+  const only = completion.candidates.length === 1 ? completion.candidates[0] : undefined;
+  const replacement = only ? only + (completion.isFinal(only) ? " " : "") : commonPrefix(completion.candidates);
+  if (replacement.length <= typed.length) return undefined;
+  return {
+    text: text.slice(0, completion.start) + replacement + text.slice(cursor),
+    cursor: completion.start + replacement.length,
+  };
 }

@@ -2,7 +2,8 @@
 // node:readline elsewhere. Both are a LineReader, which is all the chat loop knows of them.
 import { createInterface, type Interface } from "node:readline";
 import { paletteFor } from "./colors.ts";
-import { HISTORY_SIZE, LineEditor } from "./line-editor.ts";
+import { HISTORY_SIZE } from "./input-history.ts";
+import { LineEditor } from "./line-editor.ts";
 
 /** What a reader is made from: the terminal, earlier input, and what Tab completes. */
 export interface LineReaderOptions {

@@ -1,0 +1,141 @@
+// The line editor's pure parts: what editing keys do to the text, history recall and Ctrl-R,
+// the queue of a running turn, and the drawing's wrapping. The terminal part is driven in tmux
+// (tui-terminal.test.ts, tui-chat-session.test.ts).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { applyCompletion, completeInput } from "../src/ui/completion.ts";
+import { drawInput, fitsOneRowAtBoth } from "../src/ui/draw-input.ts";
+import {
+  applyEditKey,
+  bufferWith,
+  type EditBuffer,
+  type EditKey,
+  insertAtCursor,
+  isOnFirstLine,
+  isOnLastLine,
+  moveVertically,
+} from "../src/ui/edit-buffer.ts";
+import { HISTORY_SIZE, HistorySearch, InputHistory } from "../src/ui/input-history.ts";
+import { isSlashCommand } from "../src/ui/slash-commands.ts";
+import { TypeAhead } from "../src/ui/type-ahead.ts";
+
+/** `text` with the cursor where `|` is. */
+function at(marked: string): EditBuffer {
+  return { text: marked.replace("|", ""), cursor: marked.indexOf("|") };
+}
+
+function keys(buffer: EditBuffer, ...names: EditKey[]): EditBuffer {
+  return names.reduce(applyEditKey, buffer);
+}
+
+test("edit buffer: deleting keys cut around the cursor, as readline's emacs bindings do", () => {
+  assert.deepEqual(keys(at("ab|c"), "backspace"), at("a|c"));
+  assert.deepEqual(keys(at("|abc"), "backspace"), at("|abc"));
+  assert.deepEqual(keys(at("ab|c"), "delete"), at("ab|"));
+  assert.deepEqual(keys(at("say hello  |world"), "ctrl-w"), at("say |world"));
+  assert.deepEqual(keys(at("say hello|"), "word-backspace"), at("say |"));
+  assert.deepEqual(keys(at("one\ntw|o\nthree"), "ctrl-u"), at("one\n|o\nthree"));
+  assert.deepEqual(keys(at("one\ntw|o\nthree"), "ctrl-k"), at("one\ntw|\nthree"));
+  assert.deepEqual(insertAtCursor(at("a|c"), "b\n"), at("ab\n|c"));
+});
+
+test("edit buffer: moving keys stay inside the text and the current line", () => {
+  assert.deepEqual(keys(at("|ab"), "left"), at("|ab"));
+  assert.deepEqual(keys(at("ab|"), "right"), at("ab|"));
+  assert.deepEqual(keys(at("one\ntw|o"), "home"), at("one\n|two"));
+  assert.deepEqual(keys(at("o|ne\ntwo"), "ctrl-e"), at("one|\ntwo"));
+  assert.deepEqual(keys(at("say hello |world"), "word-left"), at("say |hello world"));
+  assert.deepEqual(keys(at("say| hello world"), "word-right"), at("say hello| world"));
+  assert.deepEqual(moveVertically(at("long line\nab|"), -1), at("lo|ng line\nab"));
+  assert.deepEqual(moveVertically(at("long li|ne\nab"), 1), at("long line\nab|"));
+  assert.equal(isOnFirstLine(at("a|b\nc")), true);
+  assert.equal(isOnLastLine(at("a|b\nc")), false);
+  assert.deepEqual(bufferWith("abc"), at("abc|"));
+});
+
+test("history: Up walks back through entries, Down returns to what was being typed", () => {
+  const history = new InputHistory(["first", "second"]);
+  assert.equal(history.recall(1, "draft"), undefined);
+  assert.equal(history.recall(-1, "draft"), "second");
+  assert.equal(history.recall(-1, "second"), "first");
+  assert.equal(history.recall(-1, "first"), undefined);
+  assert.equal(history.recall(1, "first"), "second");
+  assert.equal(history.recall(1, "second"), "draft");
+  history.add("third");
+  history.add("third");
+  history.add("   ");
+  assert.equal(history.recall(-1, ""), "third");
+  assert.equal(history.recall(-1, "third"), "second", "a repeat and a blank line are not kept");
+});
+
+test("history keeps the newest HISTORY_SIZE entries", () => {
+  const history = new InputHistory(Array.from({ length: HISTORY_SIZE + 5 }, (_, index) => `line ${index}`));
+  history.add("newest");
+  assert.equal(history.newest, HISTORY_SIZE - 1);
+  assert.equal(history.entry(0), "line 6");
+});
+
+test("Ctrl-R: a query finds the newest match, Ctrl-R again an older one; no match gives back the input", () => {
+  const history = new InputHistory(["git status", "npm test", "git push"]);
+  const search = new HistorySearch(history, "typed");
+  assert.equal(search.label, "(history search) '': ");
+  search.type("git");
+  assert.equal(search.found, "git push");
+  search.older();
+  assert.equal(search.result, "git status");
+  search.older();
+  assert.equal(search.result, "git status", "no older match: the match stays");
+  search.type("x");
+  assert.equal(search.found, "");
+  assert.equal(search.result, "typed");
+  assert.equal(search.label, "(history search, no match) 'gitx': ");
+  search.erase();
+  assert.equal(search.found, "git push");
+});
+
+test("type-ahead: a message and a command entered while a turn runs wait in their own queues", () => {
+  const typeAhead = new TypeAhead();
+  typeAhead.append("  ");
+  assert.equal(typeAhead.enter(isSlashCommand), undefined, "a blank line is not queued");
+  typeAhead.append("/cost");
+  assert.deepEqual(typeAhead.enter(isSlashCommand), { text: "/cost", isCommand: true });
+  typeAhead.append("also check the tests");
+  assert.deepEqual(typeAhead.enter(isSlashCommand), { text: "also check the tests", isCommand: false });
+  assert.deepEqual(typeAhead.takeForPrompt(), { text: "also check the tests", isQueued: true });
+  typeAhead.append("and thx");
+  typeAhead.eraseLast();
+  assert.deepEqual(typeAhead.takeForPrompt(), { text: "/cost", isQueued: true }, "the command waits for its prompt");
+  assert.deepEqual(typeAhead.takeForPrompt(), { text: "and th", isQueued: false }, "typed, not entered");
+  assert.deepEqual(typeAhead.takeMessages(), []);
+});
+
+test("type-ahead: the loop takes queued messages at a step boundary, and they are gone", () => {
+  const typeAhead = new TypeAhead();
+  typeAhead.append("one");
+  typeAhead.enter(isSlashCommand);
+  assert.deepEqual(typeAhead.takeMessages(), ["one"]);
+  assert.deepEqual(typeAhead.takeForPrompt(), { text: "", isQueued: false });
+});
+
+test("Tab: a single candidate completes with a space; nothing to add leaves the input for a listing", () => {
+  const commands = ["/clear", "/compact", "/cost"];
+  const buffer = at("/cl|");
+  const single = completeInput(buffer.text, buffer.cursor, "/", commands);
+  assert.ok(single);
+  assert.deepEqual(applyCompletion(buffer, single), at("/clear |"));
+  const several = completeInput("/c", 2, "/", commands);
+  assert.ok(several);
+  assert.equal(applyCompletion(at("/c|"), several), undefined);
+});
+
+test("drawing: a line that wraps puts the cursor on its second row; continuation lines are led and dimmed", () => {
+  const dim = (text: string) => `<${text}>`;
+  const wrapped = drawInput({ prefix: "> ", text: "abcdefghijkl", cursor: 12 }, { columns: 10, cursorRow: 0, dim });
+  assert.equal(wrapped.cursorRow, 1);
+  assert.equal(wrapped.output, "\x1b[?25l\r\x1b[J> abcdefghijkl\r\x1b[4C\x1b[?25h");
+  const twoLines = drawInput({ prefix: "> ", text: "ab\ncd", cursor: 1 }, { columns: 80, cursorRow: 3, dim });
+  assert.equal(twoLines.cursorRow, 0);
+  assert.equal(twoLines.output, "\x1b[?25l\x1b[3A\r\x1b[J> ab\r\n<… >cd\x1b[1A\r\x1b[3C\x1b[?25h");
+  assert.equal(fitsOneRowAtBoth({ prefix: "> ", text: "short", cursor: 0 }, 80, 40), true);
+  assert.equal(fitsOneRowAtBoth({ prefix: "> ", text: "a\nb", cursor: 0 }, 80, 80), false);
+});
