@@ -14,7 +14,15 @@ import { findSessionByPrefix, formatSessionList, summarizeSessions } from "./ses
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import { historyPathFor, sessionsDirFor } from "./stored-sessions.ts";
 import type { Palette } from "./ui/colors.ts";
-import { isSlashCommand, runSlashCommand, type ChatControls, type CommandOutcome } from "./ui/slash-commands.ts";
+import {
+  isSlashCommand,
+  runSlashCommand,
+  type ChatControls,
+  type CommandOutcome,
+  type ResumeOutcome,
+} from "./ui/slash-commands.ts";
+import { askResumeFolder } from "./ui/resume-folder-question.ts";
+import { chatFolder, recordedFolder } from "./resume-folder.ts";
 import { formatReplay } from "./ui/transcript-replay.ts";
 import { displayPath } from "./tools/paths.ts";
 import { describePlan, type UndoPlan } from "./undo.ts";
@@ -33,8 +41,17 @@ export interface SessionChatControlsOptions {
   ask(question: string): Promise<string | undefined>;
 }
 
+/** A `/resume` that chose the session's own folder: the chat ends here and starts again there with it. */
+export interface ChatMove {
+  folder: string;
+  stored: SessionData;
+}
+
 /** The chat's slash commands over the session, and the input history. */
 export class SessionChatControls implements ChatControls {
+  /** Set when `/resume` chose to switch folders; the chat has then ended. */
+  move: ChatMove | undefined;
+
   constructor(private readonly options: SessionChatControlsOptions) {}
 
   /** The hooks runChat takes. */
@@ -86,13 +103,23 @@ export class SessionChatControls implements ChatControls {
     return formatSessionList(summarizeSessions(sessionsDirFor(this.options.env), CHAT_LISTED_SESSIONS).summaries);
   }
 
-  async resume(id: string): Promise<string> {
-    const { session, stderr, colors } = this.options;
+  async resume(id: string): Promise<ResumeOutcome> {
+    const { session, stderr, colors, cwd } = this.options;
     const stored = readSession(findSessionByPrefix(sessionsDirFor(this.options.env), id).path);
+    // A session of another folder: its tools would run here, so the person chooses (resume-folder.ts).
+    const decided = await chatFolder(recordedFolder(stored.header.cwd, cwd), stored.header.id, cwd, false, (question) =>
+      askResumeFolder(this.options.ask, colors, question),
+    );
+    if ("error" in decided) return { said: decided.error, isLeaving: false };
+    if (decided.moveTo) {
+      this.move = { folder: decided.moveTo, stored };
+      return { said: `leaving this session to continue ${stored.header.id} in ${decided.moveTo}`, isLeaving: true };
+    }
     await session.resume(stored, session.settingsFor(stored));
     for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
     stderr.write(formatReplay(stored.messages, colors));
-    return `${session.id} (${this.currentModel()})`;
+    const where = decided.notice ? `; ${decided.notice}` : "";
+    return { said: `resumed session ${session.id} (${this.currentModel()})${where}`, isLeaving: false };
   }
 
   promptCommands(): readonly PromptCommand[] {

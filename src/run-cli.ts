@@ -5,7 +5,7 @@ import { secretValuesOf } from "./core/redact.ts";
 import { redactWrites } from "./core/stream-redactor.ts";
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
-import { SessionChatControls } from "./chat-controls.ts";
+import { SessionChatControls, type ChatMove } from "./chat-controls.ts";
 import type { UserContent } from "./core/messages.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "./create-session.ts";
@@ -15,6 +15,8 @@ import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-i
 import { describeThinking } from "./providers/thinking.ts";
 import type { SessionData } from "./session/session-reader.ts";
 import { isSessionError, loadChatHistory, loadResumeTarget } from "./stored-sessions.ts";
+import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
+import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createTrustQuestion } from "./ui/trust-question.ts";
 import { commandNames } from "./ui/slash-commands.ts";
@@ -29,6 +31,12 @@ import type { StatusLineSources } from "./ui/status-line.ts";
 import { readStreamInput, type StreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
 import { formatReplay } from "./ui/transcript-replay.ts";
+
+/** Where a chat works, and the stored session it continues. */
+interface ChatPlace {
+  cwd: string;
+  resumed: SessionData | undefined;
+}
 
 export async function runCli(flags: CliFlags): Promise<number> {
   const { env, stdin, stdout } = process;
@@ -46,10 +54,36 @@ export async function runCli(flags: CliFlags): Promise<number> {
       return 2;
     }
   }
-  const cwd = process.cwd();
+  let cwd = process.cwd();
   const colors = paletteFor(stderr, env);
 
   const isStreamInput = flags.input === "stream-json";
+  const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
+  let resumed: SessionData | undefined;
+  try {
+    resumed = loadResumeTarget(flags, env, cwd);
+  } catch (error) {
+    if (!isSessionError(error)) throw error;
+    stderr.write(`harness: ${error.message}\n`);
+    return 2;
+  }
+  for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
+  // The folder is settled before anything reads it (@file, AGENTS.md, trust, the sandbox).
+  if (resumed) {
+    const place = recordedFolder(resumed.header.cwd, cwd);
+    const decided = isChat
+      ? await chatFolder(place, resumed.header.id, cwd, flags.cwd !== undefined, (question) =>
+          askResumeFolder((text) => askOnce(text, new AbortController().signal), colors, question),
+        )
+      : headlessFolder(place, resumed.header.id, cwd, flags.cwd !== undefined);
+    if ("error" in decided) {
+      stderr.write(`harness: ${decided.error}\n`);
+      return decided.code;
+    }
+    if (decided.notice) stderr.write(`harness: ${decided.notice}\n`);
+    if (decided.moveTo) cwd = moveTo(decided.moveTo);
+  }
+
   const prompt = isStreamInput
     ? undefined
     : await oneShotPrompt({
@@ -59,7 +93,6 @@ export async function runCli(flags: CliFlags): Promise<number> {
         cwd,
         notice: (text) => stderr.write(`harness: ${text}\n`),
       });
-  const isChat = prompt === undefined && !isStreamInput;
   if (!isChat && !isStreamInput && !prompt?.trim()) {
     stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
     return 2;
@@ -77,16 +110,6 @@ export async function runCli(flags: CliFlags): Promise<number> {
     stderr.write(`harness: ${attached.error}\n`);
     return 2;
   }
-
-  let resumed: SessionData | undefined;
-  try {
-    resumed = loadResumeTarget(flags, env, cwd);
-  } catch (error) {
-    if (!isSessionError(error)) throw error;
-    stderr.write(`harness: ${error.message}\n`);
-    return 2;
-  }
-  for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
 
   const warn = (message: string) => stderr.write(`harness: ${message}\n`);
   const sessionOptions = {
@@ -126,9 +149,12 @@ export async function runCli(flags: CliFlags): Promise<number> {
     warn,
   };
   const terminalAsk = (ask: AskFn) => ({ ask: createTerminalAsk({ ask, colors, columns: stderr.columns || 80 }) });
-  const open = async (more: Pick<SessionOptions, "approval" | "takeQueuedMessages">): Promise<Session | number> => {
+  const open = async (
+    more: Pick<SessionOptions, "approval" | "takeQueuedMessages">,
+    where: Pick<SessionOptions, "cwd" | "resumed"> = sessionOptions,
+  ): Promise<Session | number> => {
     try {
-      return await createSession({ ...sessionOptions, ...more });
+      return await createSession({ ...sessionOptions, ...where, ...more });
     } catch (error) {
       if (!(error instanceof SessionSetupError)) throw error;
       warn(error.message);
@@ -137,12 +163,26 @@ export async function runCli(flags: CliFlags): Promise<number> {
   };
 
   if (isChat) {
+    // A chat that `/resume`s a session of another folder and is told to switch starts again there,
+    // as `cd <folder> && harness -r <id>` would: sandbox, AGENTS.md and trust follow the folder.
+    let where: ChatPlace = { cwd, resumed };
+    for (;;) {
+      const ended = await chatIn(where);
+      if (typeof ended === "number") return ended;
+      where = { cwd: moveTo(ended.folder), resumed: ended.stored };
+    }
+  }
+
+  async function chatIn({ cwd, resumed }: ChatPlace): Promise<number | ChatMove> {
     // The line editor takes the terminal only once the session stands (the local-model offer asks before).
     let reader: LineReader | undefined;
-    const session = await open({
-      approval: terminalAsk((question, signal) => reader?.ask(question, signal) ?? Promise.resolve(undefined)),
-      takeQueuedMessages: () => reader?.takeQueuedMessages?.() ?? [],
-    });
+    const session = await open(
+      {
+        approval: terminalAsk((question, signal) => reader?.ask(question, signal) ?? Promise.resolve(undefined)),
+        takeQueuedMessages: () => reader?.takeQueuedMessages?.() ?? [],
+      },
+      { cwd, resumed },
+    );
     if (typeof session === "number") return session;
     const lineReader = createLineReader({
       stdin,
@@ -175,11 +215,13 @@ export async function runCli(flags: CliFlags): Promise<number> {
         env,
         colors,
       };
-      return await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
+      const code = await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
+      return controls.move ?? code;
     } finally {
       await session.close();
       // How to come back; nothing to come back to when no prompt was sent (the file appears with the first entry).
-      if (existsSync(session.path)) stderr.write(`${colors.dim(`resume with: harness -r ${session.id}`)}\n`);
+      if (!controls.move && existsSync(session.path))
+        stderr.write(`${colors.dim(`resume with: harness -r ${session.id}`)}\n`);
     }
   }
 

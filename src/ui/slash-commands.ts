@@ -19,8 +19,8 @@ export interface ChatControls {
   usage(): Usage;
   /** Recent sessions, one formatted line each. */
   listSessions(): string[];
-  /** Continues another session in this chat (id or unique prefix); returns its id. */
-  resume(id: string): Promise<string>;
+  /** Continues another session (id or unique prefix), here or, when the person chose its folder, by leaving this chat for one there. */
+  resume(id: string): Promise<ResumeOutcome>;
   /** Writes the current session to a file; returns the path written. */
   exportSession(format: "md" | "html", file?: string): string;
   /** Commands that expand into a prompt (`.harness/commands/*.md`, /init), for /help and Tab. */
@@ -39,6 +39,12 @@ export interface ChatControls {
   thinking(): string;
   /** Sets how much the model thinks (a level or a token budget, as typed); returns what to tell the user. */
   setThinking(level: string): Promise<string>;
+}
+
+/** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
+export interface ResumeOutcome {
+  said: string;
+  isLeaving: boolean;
 }
 
 /** A prompt command as /help shows it. */
@@ -100,7 +106,9 @@ const COMMANDS: Record<string, CommandSpec> = {
     help: "continue another session (without an id: list recent ones)",
     run: async (args, controls, say) => {
       if (!args) return say([...controls.listSessions(), "continue one with /resume <id>"].join("\n"));
-      say(`resumed session ${await controls.resume(args)}`);
+      const { said, isLeaving } = await controls.resume(args);
+      say(said);
+      return isLeaving ? "exit" : "continue";
     },
   },
   sessions: {
