@@ -1,12 +1,12 @@
-// The OpenAI-compatible chat-completions adapter, on the official `openai` client.
+// The OpenAI-compatible chat-completions adapter: `POST /chat/completions` over fetch (post-json.ts).
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
 import { CallWatch } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
-import { lazyOpenAIClient } from "./openai-client.ts";
 import { compatFor } from "./openai-compat.ts";
+import { endpoint, openAIHeaders, postJson } from "./post-json.ts";
 import type { ProviderSettings } from "./index.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
@@ -22,7 +22,8 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
     keyEnv: config.keyEnv,
     api: "OpenAI chat completions",
   };
-  const getClient = lazyOpenAIClient(config);
+  const url = endpoint(config.baseUrl, "chat/completions");
+  const headers = openAIHeaders(config);
   const thinking = planThinking({ ...config, api: "openai" }).fields;
 
   return {
@@ -33,10 +34,8 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
       const watch = new CallWatch(signal, config, `${config.name} (${config.baseUrl})`);
       const ending = { sawDone: false };
       try {
-        const openai = await getClient();
         const body = toChatRequest(request, config.model, compat, thinking);
-        // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
-        const response = await openai.chat.completions.create(body as never, { signal: watch.signal }).asResponse();
+        const response = await postJson(url, headers, body, watch.signal);
         for await (const chunk of readChunks(watch.body(response), errorContext, ending)) {
           for (const event of accumulator.add(chunk)) yield event;
         }

@@ -1,10 +1,9 @@
-// The OpenAI Responses API adapter (`POST /responses`), on the official `openai` client. Codex
+// The OpenAI Responses API adapter (`POST /responses` over fetch, post-json.ts). Codex
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import type { ProviderError } from "../core/provider.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
-import { lazyOpenAIClient } from "./openai-client.ts";
 import { toResponsesRequest } from "./openai-responses-request.ts";
 import {
   ResponsesStreamAccumulator,
@@ -12,6 +11,7 @@ import {
   type ResponsesStreamEvent,
   type WireResponse,
 } from "./openai-responses-stream.ts";
+import { endpoint, openAIHeaders, postJson } from "./post-json.ts";
 import { parseEvent, readSse } from "./sse.ts";
 import { streamWireReply } from "./wire-reply.ts";
 import { planThinking } from "./thinking.ts";
@@ -24,7 +24,8 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
     keyEnv: settings.keyEnv,
     api: "OpenAI Responses",
   };
-  const getClient = lazyOpenAIClient(settings);
+  const url = endpoint(settings.baseUrl, "responses");
+  const headers = openAIHeaders(settings);
   const thinking = planThinking(settings).fields;
 
   return {
@@ -37,10 +38,8 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
           context: errorContext,
           accumulator: new ResponsesStreamAccumulator(),
           async open(callSignal) {
-            const openai = await getClient();
             const body = toResponsesRequest(request, settings.model, thinking);
-            // asResponse() lets us see a server that ignores `stream: true` and answers plain JSON.
-            return openai.responses.create(body as never, { signal: callSignal }).asResponse();
+            return postJson(url, headers, body, callSignal);
           },
           readEvents,
         },
