@@ -17,7 +17,7 @@ import {
 } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
 import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
-import { toToolSpec, type Tool } from "./tool.ts";
+import { toToolSpec, type Tool, type ToolContext } from "./tool.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;
@@ -62,17 +62,107 @@ export interface RunOptions extends AgentOptions {
   signal?: AbortSignal;
 }
 
+/** How a run ended, before the tallies are added: the `done` event's reason and error. */
+interface RunExit {
+  reason: DoneReason;
+  error?: string;
+}
+
+/** What the `done` event reports besides the exit: counted as the run goes. */
+interface RunTally {
+  turns: number;
+  usage: Usage;
+  /** The text of the last reply. */
+  answer: string;
+}
+
 /**
  * The agent loop: call the model; if the reply asks for tools, run them, append the results
  * and call again; stop when a reply asks for none, at the turn limit, on abort or on error.
  * Yields every event as plain data and returns the final `done` event.
  */
 export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunResult> {
+  const tally: RunTally = { turns: 0, usage: EMPTY_USAGE, answer: "" };
+  // The session id goes on the first and the last event, so `--output json` (the last alone) can be resumed.
+  const session = options.sessionId ? { sessionId: options.sessionId } : {};
+  yield {
+    type: "start",
+    schemaVersion: EVENT_SCHEMA_VERSION,
+    provider: options.provider.name,
+    model: options.provider.model,
+    ...session,
+  };
+  if (options.prompt !== undefined) yield appendMessage(options.messages, userMessageOf(options.prompt));
+  let exit: RunExit;
+  try {
+    exit = yield* runTurns(options, tally);
+  } catch (error) {
+    exit = { reason: "error", error: describeRunError(error) };
+  }
+  const result: RunResult = {
+    type: "done",
+    reason: exit.reason,
+    answer: tally.answer,
+    turns: tally.turns,
+    usage: tally.usage,
+    ...session,
+    ...(exit.error ? { error: exit.error } : {}),
+  };
+  yield result;
+  return result;
+}
+
+/** The turns of one run, each a model call and the tool calls its reply asks for, until one of the ways out. */
+async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<AgentEvent, RunExit> {
   const { provider, messages, tools } = options;
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  const context = {
+  const context = toolContextFor(options, signal);
+  let invalidJsonTurns = 0;
+  while (true) {
+    if (signal.aborted) return { reason: "aborted" };
+    if (tally.turns >= maxTurns)
+      return { reason: "max_turns", error: `stopped after ${maxTurns} model calls (--max-turns)` };
+    tally.turns++;
+    yield { type: "turn_start", turn: tally.turns };
+    const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
+    const reply = yield* callModelWithinContext(
+      provider,
+      request,
+      signal,
+      options.retry ?? DEFAULT_RETRY,
+      options.context,
+      (spent) => (tally.usage = addUsage(tally.usage, spent)),
+    );
+    if (reply.content.length > 0) yield appendMessage(messages, reply);
+    if (reply.usage) {
+      tally.usage = addUsage(tally.usage, reply.usage);
+      yield { type: "usage", usage: reply.usage, total: tally.usage };
+    }
+    tally.answer = textOf(reply);
+    if (reply.stopReason === "aborted") return { reason: "aborted" };
+
+    const calls = toolCallsOf(reply);
+    if (calls.length === 0) {
+      if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
+      return { reason: "stop" };
+    }
+    const replyWasCut = reply.stopReason === "length";
+    const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks: options });
+    messages.push(...batch.results);
+    if (signal.aborted) return { reason: "aborted" };
+    for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
+    invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
+    if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };
+  }
+}
+
+const INVALID_JSON_ERROR = `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`;
+
+/** What every tool call of one run shares: the folder, the signal, and the run's limits and confinement. */
+function toolContextFor(options: RunOptions, signal: AbortSignal): ToolContext {
+  return {
     cwd: options.cwd,
     signal,
     state: new Map<string, unknown>(),
@@ -82,99 +172,22 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     wrapCommand: options.wrapCommand,
     unwalked: options.unwalked,
   };
-  let usage: Usage = EMPTY_USAGE;
-  let turns = 0;
-  let invalidJsonTurns = 0;
-  let answer = "";
-
-  // The session id goes on the first and the last event, so `--output json` (the last alone) can be resumed.
-  const session = options.sessionId ? { sessionId: options.sessionId } : {};
-  const done = (reason: DoneReason, error?: string): RunResult => ({
-    type: "done",
-    reason,
-    answer,
-    turns,
-    usage,
-    ...session,
-    ...(error ? { error } : {}),
-  });
-
-  yield {
-    type: "start",
-    schemaVersion: EVENT_SCHEMA_VERSION,
-    provider: provider.name,
-    model: provider.model,
-    ...session,
-  };
-  if (options.prompt !== undefined) {
-    const message: UserMessage =
-      typeof options.prompt === "string" ? userMessage(options.prompt) : { role: "user", content: options.prompt };
-    messages.push(message);
-    yield { type: "message", message };
-  }
-
-  try {
-    while (true) {
-      if (signal.aborted) return yield* finish(done("aborted"));
-      if (turns >= maxTurns)
-        return yield* finish(done("max_turns", `stopped after ${maxTurns} model calls (--max-turns)`));
-      turns++;
-      yield { type: "turn_start", turn: turns };
-      const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
-      const reply = yield* callModelWithinContext(
-        provider,
-        request,
-        signal,
-        options.retry ?? DEFAULT_RETRY,
-        options.context,
-        (spent) => (usage = addUsage(usage, spent)),
-      );
-      if (reply.content.length > 0) {
-        messages.push(reply);
-        yield { type: "message", message: reply };
-      }
-      if (reply.usage) {
-        usage = addUsage(usage, reply.usage);
-        yield { type: "usage", usage: reply.usage, total: usage };
-      }
-      answer = textOf(reply);
-      if (reply.stopReason === "aborted") return yield* finish(done("aborted"));
-
-      const calls = toolCallsOf(reply);
-      if (calls.length === 0) {
-        if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
-        return yield* finish(done("stop"));
-      }
-      const batch = yield* runToolCalls(calls, tools, context, options.approve, reply.stopReason === "length", options);
-      messages.push(...batch.results);
-      if (signal.aborted) return yield* finish(done("aborted"));
-      for (const text of options.takeQueuedMessages?.() ?? []) {
-        const message = userMessage(text);
-        messages.push(message);
-        yield { type: "message", message };
-      }
-      invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
-      if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) {
-        return yield* finish(
-          done(
-            "error",
-            `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`,
-          ),
-        );
-      }
-    }
-  } catch (error) {
-    const message =
-      error instanceof ProviderError
-        ? error.message
-        : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-    return yield* finish(done("error", message));
-  }
 }
 
-async function* finish(result: RunResult): AsyncGenerator<AgentEvent, RunResult> {
-  yield result;
-  return result;
+function userMessageOf(prompt: string | UserContent): UserMessage {
+  return typeof prompt === "string" ? userMessage(prompt) : { role: "user", content: prompt };
+}
+
+/** Adds a message to the conversation and returns its event. */
+function appendMessage(messages: Message[], message: Message): AgentEvent {
+  messages.push(message);
+  return { type: "message", message };
+}
+
+/** A provider's error is already worded for the user; anything else is our bug, shown with its stack. */
+function describeRunError(error: unknown): string {
+  if (error instanceof ProviderError) return error.message;
+  return `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
 }
 
 /**
