@@ -56,8 +56,21 @@ export interface ToolBatchResult {
   invalidJsonCount: number;
 }
 
+/** What a batch of calls runs with, besides the calls. */
+export interface ToolBatchOptions {
+  tools: Tool[];
+  context: ToolContext;
+  /** Asked before each call; absent = every call is allowed. */
+  approve?: ApproveFn;
+  /** The reply stopped at its output limit: a call whose JSON is broken was cut off, and the model is told so. */
+  replyWasCut: boolean;
+  hooks?: ToolCallHooks;
+}
+
+/** A call after its arguments were checked: ready to run (once approved), or failed with its result. */
 type Prepared =
   | {
+      kind: "runnable";
       call: ToolCallPart;
       tool: Tool;
       input: unknown;
@@ -65,7 +78,7 @@ type Prepared =
       lockKey?: string;
       checkAtUse?: ToolContext["checkAtUse"];
     }
-  | { call: ToolCallPart; failed: ToolOutput; isInvalidJson?: boolean };
+  | { kind: "failed"; call: ToolCallPart; failed: ToolOutput; isInvalidJson?: boolean };
 
 /**
  * Runs one reply's tool calls. Never throws: unknown tools, bad arguments, refusals, crashes
@@ -77,23 +90,19 @@ type Prepared =
  */
 export async function* runToolCalls(
   calls: ToolCallPart[],
-  tools: Tool[],
-  context: ToolContext,
-  approve: ApproveFn | undefined,
-  replyWasCut: boolean,
-  hooks: ToolCallHooks = {},
+  { tools, context, approve, replyWasCut, hooks = {} }: ToolBatchOptions,
 ): AsyncGenerator<AgentEvent, ToolBatchResult> {
   const prepared = calls.map((call) => prepare(call, tools, context.cwd, replyWasCut));
-  const invalidJsonCount = prepared.filter((p) => "failed" in p && p.isInvalidJson).length;
+  const invalidJsonCount = prepared.filter((p) => p.kind === "failed" && p.isInvalidJson).length;
   for (const [index, item] of prepared.entries()) {
-    if ("failed" in item || !approve) continue;
+    if (item.kind === "failed" || !approve) continue;
     const decision = await approve(
       { tool: item.tool, call: item.call, input: item.input, summary: item.summary },
       context.signal,
     );
     prepared[index] = decision.allow
       ? { ...item, checkAtUse: decision.checkAtUse }
-      : { call: item.call, failed: refusal(decision.reason) };
+      : { kind: "failed", call: item.call, failed: refusal(decision.reason) };
   }
 
   const queue = new AsyncQueue<AgentEvent>();
@@ -119,6 +128,7 @@ function prepare(call: ToolCallPart, tools: Tool[], cwd: string, replyWasCut: bo
   if (!tool) {
     const names = tools.map((t) => t.name).join(", ");
     return {
+      kind: "failed",
       call,
       failed: {
         isError: true,
@@ -130,8 +140,14 @@ function prepare(call: ToolCallPart, tools: Tool[], cwd: string, replyWasCut: bo
   const parsed = parseArguments(tool, call.arguments);
   if (!parsed.ok) {
     if (parsed.problem.kind === "invalid_json")
-      return { call, failed: invalidJson(call, replyWasCut, parsed.problem.message), isInvalidJson: true };
+      return {
+        kind: "failed",
+        call,
+        failed: invalidJson(call, replyWasCut, parsed.problem.message),
+        isInvalidJson: true,
+      };
     return {
+      kind: "failed",
       call,
       failed: {
         isError: true,
@@ -141,6 +157,7 @@ function prepare(call: ToolCallPart, tools: Tool[], cwd: string, replyWasCut: bo
     };
   }
   return {
+    kind: "runnable",
     call,
     tool,
     input: parsed.input,
@@ -180,7 +197,7 @@ async function runConcurrently(
   const inSlot = slots(MAX_CONCURRENT_TOOL_CALLS);
   const commands: Promise<unknown>[] = [];
   const runs = prepared.map((item) => {
-    if ("failed" in item) {
+    if (item.kind === "failed") {
       queue.push({
         type: "tool_end",
         id: item.call.id,
@@ -227,7 +244,7 @@ function slots(size: number): <T>(task: () => Promise<T>) => Promise<T> {
   };
 }
 
-type Runnable = Extract<Prepared, { tool: Tool }>;
+type Runnable = Extract<Prepared, { kind: "runnable" }>;
 
 async function runOne(
   prepared: Runnable,
@@ -240,7 +257,7 @@ async function runOne(
   let item = prepared;
   if (hooks.beforeToolCall && !context.signal.aborted) {
     const checked = await checkBefore(hooks.beforeToolCall, prepared, context);
-    if ("failed" in checked) {
+    if (checked.kind === "failed") {
       queue.push({
         type: "tool_end",
         id: call.id,
@@ -291,13 +308,14 @@ async function checkBefore(
   before: NonNullable<ToolCallHooks["beforeToolCall"]>,
   item: Runnable,
   context: ToolContext,
-): Promise<Runnable | { failed: ToolOutput }> {
+): Promise<Runnable | { kind: "failed"; failed: ToolOutput }> {
   const { call, tool } = item;
   let verdict: { block?: string; input?: unknown } | void;
   try {
     verdict = await before(call, item.input, context.signal);
   } catch (error) {
     return {
+      kind: "failed",
       failed: {
         isError: true,
         content: `Error: the ${tool.name} call was not run: a beforeToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -307,6 +325,7 @@ async function checkBefore(
   }
   if (verdict?.block !== undefined)
     return {
+      kind: "failed",
       failed: {
         isError: true,
         content: `The ${tool.name} call was blocked by a hook: ${verdict.block}`,
@@ -317,6 +336,7 @@ async function checkBefore(
   const parsed = parseArguments(tool, JSON.stringify(verdict.input));
   if (!parsed.ok) {
     return {
+      kind: "failed",
       failed: {
         isError: true,
         content: `Error: a hook rewrote the ${tool.name} arguments into ones its schema rejects:\n${parsed.problem.message}\nNothing was run.`,
