@@ -18,7 +18,7 @@ import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
 import type { ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
-import type { Tool } from "./core/tool.ts";
+import { mayChangeFiles, type Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
@@ -224,7 +224,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   // the first allowed call that may change files waits here for the turn's snapshot.
   const approveAndSnapshot: ApproveFn = async (request, signal) => {
     const decision = await approve(request, signal);
-    if (decision.allow && request.tool.kind !== "read")
+    if (decision.allow && mayChangeFiles(request.tool))
       await turnSnapshots.beforeChange(recorder.id, (commit) => recorder.recordSnapshot(commit));
     return decision;
   };

@@ -3,7 +3,7 @@
 // explicitly (HARNESS_WEB_FETCH_ALLOW=127.0.0.1) reach it: the refusals are asserted by the page
 // server never seeing the request.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -46,13 +46,14 @@ function toolResult(fake: FakeLLM, request = 1): string {
   return messages.find((message) => message.role === "tool")!.content;
 }
 
-test("an HTML page on an allowed 127.0.0.1 comes back as Markdown, with no cookies or credentials sent", async () => {
+test("an HTML page on an allowed 127.0.0.1 comes back as Markdown, with no cookies or credentials sent, and no undo snapshot taken", async () => {
   const { port, seen } = await startPages();
   const fake = await serve(fetchScript(`http://127.0.0.1:${port}/page`));
-  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read the notes"], {
-    env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }),
-  });
+  const env = cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" });
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read the notes"], { env });
   assert.equal(result.code, 0, result.stderr);
+  // A fetch changes no files, so it must not cost a snapshot of the workspace (slow on a large one).
+  assert.equal(existsSync(join(env.HARNESS_HOME!, "snapshots")), false);
   const content = toolResult(fake);
   assert.match(content, /^# Release notes$/m);
   assert.match(content, /Version \*\*2\.0\*\* is out\./);

@@ -55,6 +55,12 @@ export interface Tool<Input = any> {
   name: string;
   description: string;
   kind: ToolKind;
+  /**
+   * Whether a call may change the workspace's files; undo snapshots the workspace before the
+   * first such call of a turn. Defaults to any kind but `read`; an `execute` tool that only
+   * reaches out (web_fetch) says false, so it does not cost a snapshot.
+   */
+  changesFiles?: boolean;
   // biome-ignore lint/suspicious/noExplicitAny: the schema's input side (before parsing) is whatever the model sent
   input: z.ZodType<Input, any>;
   /**
@@ -73,6 +79,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   name: string;
   description: string;
   kind: ToolKind;
+  changesFiles?: boolean;
   input: Schema;
   parameters?: Record<string, unknown>;
   describe?(input: z.infer<Schema>, cwd: string): string;
@@ -80,6 +87,11 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
 }): Tool<z.infer<Schema>> {
   return tool as Tool<z.infer<Schema>>;
+}
+
+/** Whether a call of `tool` may change the workspace's files (see Tool.changesFiles). */
+export function mayChangeFiles(tool: Tool): boolean {
+  return tool.changesFiles ?? tool.kind !== "read";
 }
 
 /** The spec the model sees. The schema is generated, never written twice. */

@@ -153,6 +153,7 @@ export const webFetch = defineTool({
   name: "web_fetch",
   description: "Fetch a public http(s) URL and return the page as Markdown (HTML) or text (JSON, plain text).",
   kind: "execute",
+  changesFiles: false,
   input: z.object({ url: z.string() }),
   describe: (call) => `fetch ${call.url}`,
   async run(call, context) {
