@@ -1,7 +1,7 @@
 // The Anthropic Messages adapter, on the official `@anthropic-ai/sdk` client.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { sdkTimeoutMs } from "./call-limits.ts";
-import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { planThinking } from "./thinking.ts";
 import { parseEvent, readSse } from "./sse.ts";
@@ -15,13 +15,10 @@ import {
 } from "./anthropic-stream.ts";
 
 export function createAnthropicProvider(settings: ProviderSettings): Provider {
-  const errorContext: ErrorContext = {
-    provider: settings.name,
-    model: settings.model,
-    baseUrl: settings.baseUrl,
-    keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY",
-    api: "Anthropic Messages",
-  };
+  const errorContext = errorContextFor(
+    { ...settings, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY" },
+    "Anthropic Messages",
+  );
   // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
   const apiKey = settings.apiKey || "no-key";
   const thinking = planThinking(settings).fields;

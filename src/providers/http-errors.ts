@@ -12,6 +12,14 @@ export interface ErrorContext {
   api: string;
 }
 
+/** An adapter's ErrorContext: its settings' names and where its key comes from, and its wire API in words. */
+export function errorContextFor(
+  settings: { name: string; model: string; baseUrl: string; keyEnv?: string },
+  api: string,
+): ErrorContext {
+  return { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv, api };
+}
+
 /** The fields the official SDKs' APIError carries (both OpenAI's and Anthropic's). */
 interface SdkError {
   name?: string;

@@ -2,7 +2,7 @@
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
 import { CallWatch } from "./call-limits.ts";
-import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
 import { compatFor } from "./openai-compat.ts";
@@ -15,13 +15,7 @@ import { planThinking } from "./thinking.ts";
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
   const compat = compatFor(config.baseUrl);
-  const errorContext: ErrorContext = {
-    provider: config.name,
-    model: config.model,
-    baseUrl: config.baseUrl,
-    keyEnv: config.keyEnv,
-    api: "OpenAI chat completions",
-  };
+  const errorContext = errorContextFor(config, "OpenAI chat completions");
   const url = endpoint(config.baseUrl, "chat/completions");
   const headers = openAIHeaders(config);
   const thinking = planThinking({ ...config, api: "openai" }).fields;

@@ -2,7 +2,7 @@
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import type { ProviderError } from "../core/provider.ts";
-import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { toResponsesRequest } from "./openai-responses-request.ts";
 import {
@@ -17,13 +17,7 @@ import { streamWireReply } from "./wire-reply.ts";
 import { planThinking } from "./thinking.ts";
 
 export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
-  const errorContext: ErrorContext = {
-    provider: settings.name,
-    model: settings.model,
-    baseUrl: settings.baseUrl,
-    keyEnv: settings.keyEnv,
-    api: "OpenAI Responses",
-  };
+  const errorContext = errorContextFor(settings, "OpenAI Responses");
   const url = endpoint(settings.baseUrl, "responses");
   const headers = openAIHeaders(settings);
   const thinking = planThinking(settings).fields;
