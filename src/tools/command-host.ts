@@ -14,6 +14,8 @@ type WrapCommand = (argv: string[], cwd: string) => string[];
 
 /** After SIGTERM, how long a process tree gets before SIGKILL. */
 export const KILL_GRACE_MS = 2000;
+/** After a command's shell exits, how long to wait for background children still holding its pipes. */
+export const PIPE_DRAIN_MS = 200;
 /** A helper with nothing to run for this long exits; the next command starts another. */
 const HELPER_IDLE_MS = 10 * 60_000;
 /** How much of the helper's own stderr is kept to explain why it stopped. */
@@ -43,6 +45,12 @@ export interface HostedCommand {
   forget(): void;
   /** Set when this command had to start a new helper because the last one stopped: what happened. */
   notice?: string;
+}
+
+/** How a command ended, as the last line of its result. */
+export function exitStatus(code: number | null, signal: string | null): string {
+  if (signal) return `[killed by ${signal}]`;
+  return code === null ? "[no exit code]" : `[exit code: ${code}]`;
 }
 
 /** One helper process and the commands running in it. */
