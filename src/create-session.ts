@@ -42,6 +42,7 @@ import { planThinking, type ThinkingLevel } from "./providers/thinking.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
+import { BackgroundJobs } from "./tools/background-jobs.ts";
 import { closeHosted } from "./tools/command-host.ts";
 import { codingTools } from "./tools/index.ts";
 import { previewChange } from "./tools/preview-change.ts";
@@ -118,6 +119,8 @@ export interface Session {
   readonly todo: readonly TodoItem[];
   /** Slash commands that expand into a prompt: `.harness/commands/*.md`, `$HARNESS_HOME/commands/*.md`, /init. */
   readonly promptCommands: readonly PromptCommand[];
+  /** Processes bash started with `background: true`; they outlive /clear and /resume, and end with `close`. */
+  readonly background: BackgroundJobs;
   /** Runs one prompt; every event is redacted, then recorded, then yielded. */
   run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
@@ -220,6 +223,8 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
   });
   let recorder = startRecorder(env, cwd, settings, resumed);
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
+  const sessionState = new Map<string, unknown>();
+  const background = BackgroundJobs.into(sessionState);
   // The last gate before a reply's tools run (all of a reply's calls are decided before any runs):
   // the first allowed call that may change files waits here for the turn's snapshot.
   const approveAndSnapshot: ApproveFn = async (request, signal) => {
@@ -245,6 +250,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
       secrets: permissions.secrets,
       wrapCommand: permissions.wrapCommand,
       unwalked: permissions.unwalked,
+      sessionState,
       approve: approveAndSnapshot,
       takeQueuedMessages: options.takeQueuedMessages,
     },
@@ -325,6 +331,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     isFolderTrusted: trust.isTrusted,
     skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
     promptCommands,
+    background,
     run: (prompt, signal) => {
       turnSnapshots.newTurn();
       return recorded((stop) => agent.prompt(prompt, stop), signal);
@@ -366,6 +373,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     settingsFor,
     async close() {
       recorder.close();
+      await background.close(); // before the helper is let go: its commands end with it
       closeHosted(permissions.wrapCommand);
       await extensions.close();
     },

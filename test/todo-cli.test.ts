@@ -136,14 +136,26 @@ test("the terminal pins the plan below the output, redraws it when it changes, a
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");
 });
 
-test("the first request declares every built-in tool, todo and web_fetch included, in under 6 KB", async () => {
+test("the first request declares every built-in tool, todo, web_fetch and the background ones included, in under 6 KB", async () => {
   const fake = await serve([{ reply: { text: "hi" } }]);
   const result = await runCli([...fakeFlags(fake), "-p", "hi"]);
   assert.equal(result.code, 0, result.stderr);
   const body = fake.requests[0].body;
   assert.deepEqual(
     body.tools.map((tool: { function: { name: string } }) => tool.function.name),
-    ["bash", "read_file", "write_file", "edit_file", "list_files", "grep", "glob", "todo", "web_fetch"],
+    [
+      "bash",
+      "bash_output",
+      "bash_kill",
+      "read_file",
+      "write_file",
+      "edit_file",
+      "list_files",
+      "grep",
+      "glob",
+      "todo",
+      "web_fetch",
+    ],
   );
   const bytes = Buffer.byteLength(JSON.stringify(body));
   assert.ok(bytes < 6 * 1024, `the first request is ${bytes} bytes`);

@@ -47,6 +47,8 @@ export interface AgentOptions extends ToolCallHooks {
   wrapCommand?(argv: string[], cwd: string): string[];
   /** Where recursive reads do not go (see ToolContext.unwalked). */
   unwalked?: string[];
+  /** Tools' state that outlives a run (see ToolContext.sessionState). */
+  sessionState?: Map<string, unknown>;
   /**
    * Messages the user typed while the run worked (the chat's queue). Called after each batch of
    * tool results, before the next model call: the only point where a user message keeps every
@@ -166,6 +168,7 @@ function toolContextFor(options: RunOptions, signal: AbortSignal): ToolContext {
     cwd: options.cwd,
     signal,
     state: new Map<string, unknown>(),
+    sessionState: options.sessionState,
     env: options.env,
     spillDir: options.spillDir,
     secrets: options.secrets,

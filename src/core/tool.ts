@@ -14,6 +14,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Per-run state shared by tools (e.g. which files the model has read, and when). */
   state: Map<string, unknown>;
+  /** State that outlives a run, shared by tools for the whole session (its background processes); absent: none. */
+  sessionState?: Map<string, unknown>;
   /** The environment commands run with (secrets already removed); defaults to process.env. */
   env?: Record<string, string | undefined>;
   /** Where output too long for the model is saved in full (the session's `spill/`); a temp folder when absent. */

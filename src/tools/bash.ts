@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { openSpillFile, spillDirOf } from "../core/output-spill.ts";
 import { defineTool } from "../core/tool.ts";
+import { startInBackground } from "./background-jobs.ts";
 import { BoundedCapture, KEEP_BYTES, outputForModel, type CapturedOutput, type SpillFile } from "./bounded-capture.ts";
 import { exitStatus, PIPE_DRAIN_MS, runHosted } from "./command-host.ts";
 
@@ -37,11 +38,13 @@ export const bash = defineTool({
       .max(BASH_MAX_TIMEOUT_MS / 1000)
       .optional()
       .describe(`Seconds before it is killed (default ${BASH_TIMEOUT_MS / 1000}, max ${BASH_MAX_TIMEOUT_MS / 1000})`),
+    background: z.boolean().optional().describe("For servers and watchers: returns an id and the first output at once"),
   }),
-  describe: (input) => `bash> ${input.command}`,
+  describe: (input) => `bash${input.background ? " (background)" : ""}> ${input.command}`,
   async run(input, context) {
     const { cwd, signal, env, wrapCommand } = context;
     const quietEnv = { ...(env ?? process.env), ...QUIET_ENV };
+    if (input.background) return startInBackground(input.command, { ...context, env: quietEnv });
     const timeoutMs = Math.min((input.timeout ?? BASH_TIMEOUT_MS / 1000) * 1000, BASH_MAX_TIMEOUT_MS);
     const openSpill = () => openSpillFile(spillDirOf(context), context.callId);
     const result = await runCommand(input.command, {

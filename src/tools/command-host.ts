@@ -29,6 +29,8 @@ const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** What a command's caller hears. Exactly one of `closed` or `lost` ends it (after `exited`, for `closed`). */
 export interface CommandListener {
+  /** The helper has started its bash (a new helper takes a while to start first). */
+  started?(): void;
   data(chunk: Buffer): void;
   exited(code: number | null, signal: string | null): void;
   /** Every holder of its output has closed it. */
@@ -159,7 +161,7 @@ class CommandHost {
         // process id a sandboxed command forged into the helper's output to have a host process killed.
         const pid = Number(payload.toString());
         if (Number.isInteger(pid) && pid > 0 && isChildOf(pid, this.child.pid)) this.groups.set(id, pid);
-        return;
+        return listener.started?.();
       }
       case FRAME.data:
         return listener.data(Buffer.from(payload)); // a copy: `payload` shares the frame buffer

@@ -1,8 +1,10 @@
 import type { Tool } from "../core/tool.ts";
 import { bash } from "./bash.ts";
+import { bashKill } from "./bash-kill.ts";
+import { bashOutput } from "./bash-output.ts";
 import { fileTools } from "./file-tools.ts";
 import { todo } from "./todo.ts";
 import { webFetch } from "./web-fetch.ts";
 
 /** The tools a coding agent gets by default, in the order the model sees them. */
-export const codingTools: Tool[] = [bash, ...fileTools, todo, webFetch];
+export const codingTools: Tool[] = [bash, bashOutput, bashKill, ...fileTools, todo, webFetch];
