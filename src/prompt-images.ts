@@ -3,7 +3,7 @@
 // image parts after the text, each introduced by a line naming it, as read_file names its image.
 import { resolve } from "node:path";
 import type { UserContent } from "./core/messages.ts";
-import { describeImage, loadImageFile } from "./tools/image-file.ts";
+import { describeImage, loadImageFile, prepareBase64Image } from "./tools/image-file.ts";
 import { imagesNamedIn, type NamedImage } from "./ui/attachments.ts";
 
 /** The prompt as text alone when it names no image, else as parts; an error line when an image cannot be sent. */
@@ -22,6 +22,32 @@ export async function promptWithImages(
     const loaded = await loadImageFile(path, name);
     if ("error" in loaded) return { error: loaded.error };
     content.push({ type: "text", text: `[image ${name}: ${describeImage(loaded)}]` }, loaded.image);
+  }
+  return { prompt: content };
+}
+
+/**
+ * A prompt whose pictures came as base64 parts (a stream-json line, an editor's prompt), each made
+ * fit for the model as an attached file is; an error line naming the first that cannot be sent
+ * (`where` says where the prompt came from: `stdin line 3: image 1 is not ...`).
+ * The sender's text is left as it wrote it: no line naming each picture is added, as the sender
+ * placed its pictures among its own words.
+ */
+export async function preparePromptImages(
+  prompt: string | UserContent,
+  where = "",
+): Promise<{ prompt: string | UserContent } | { error: string }> {
+  if (typeof prompt === "string") return { prompt };
+  const content: UserContent = [];
+  let number = 0;
+  for (const part of prompt) {
+    if (part.type === "text") {
+      content.push(part);
+      continue;
+    }
+    const prepared = await prepareBase64Image(part.data, `${where}image ${++number}`);
+    if ("error" in prepared) return { error: prepared.error };
+    content.push(prepared.image);
   }
   return { prompt: content };
 }

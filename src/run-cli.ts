@@ -7,7 +7,7 @@ import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
 import { SessionChatControls, type ChatMove } from "./chat-controls.ts";
 import type { UserContent } from "./core/messages.ts";
-import { promptWithImages } from "./prompt-images.ts";
+import { preparePromptImages, promptWithImages } from "./prompt-images.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "./create-session.ts";
 import { formatCost } from "./core/helpers.ts";
 import { costOf, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
@@ -28,7 +28,7 @@ import { paletteFor } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
-import { readStreamInput, type StreamInput } from "./ui/stream-input.ts";
+import { readStreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
 import { formatReplay } from "./ui/transcript-replay.ts";
 
@@ -265,8 +265,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
   // The core knows no prices: the CLI adds `cost` to the final event (absent when the model's price is unknown).
   const priced = pricesFor(settings.model, settings.prices);
   // One prompt, or with --input stream-json one run per stdin line, until EOF or a run that did not finish.
-  const inputs: AsyncIterable<StreamInput> | Iterable<{ text: string | UserContent }> = isStreamInput
-    ? readStreamInput(stdin)
+  const inputs: AsyncIterable<PromptInput> | Iterable<PromptInput> = isStreamInput
+    ? streamPrompts(stdin)
     : [{ text: attached!.prompt }];
   for await (const input of inputs) {
     if ("error" in input) {
@@ -303,6 +303,20 @@ export async function runCli(flags: CliFlags): Promise<number> {
   process.off("SIGINT", onSigint);
   await session.close();
   return isOutputClosed ? CLOSED_OUTPUT_EXIT : code;
+}
+
+/** One prompt of a headless run, or why a stdin line could not be one. */
+type PromptInput = { text: string | UserContent } | { error: string };
+
+/** `--input stream-json` lines, each line's pictures made fit as attached files are (a bad one is a bad line). */
+async function* streamPrompts(stdin: NodeJS.ReadableStream): AsyncGenerator<PromptInput> {
+  for await (const input of readStreamInput(stdin)) {
+    if ("error" in input) yield input;
+    else {
+      const prepared = await preparePromptImages(input.text, `stdin line ${input.line}: `);
+      yield "error" in prepared ? prepared : { text: prepared.prompt };
+    }
+  }
 }
 
 /** The chat's status line: the window compaction uses (else the table's), configured or listed prices. */

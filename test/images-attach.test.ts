@@ -1,12 +1,12 @@
 // Attaching images through the built CLI: --image (repeatable) and `@shot.png` in -p put the
 // pictures in the user message after its text; a file that is no image, or too large, stops the
-// run with one line before anything is sent.
+// run with one line before anything is sent. Image blocks in --input stream-json lines likewise.
 import assert from "node:assert/strict";
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, withoutSandboxWarning } from "./helpers.ts";
-import { jpegOf, pngOf, TINY_GIF } from "./images.ts";
+import { jpegOf, pngOf, pngSize, TINY_GIF } from "./images.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
@@ -87,6 +87,63 @@ test("--image without a prompt for one run is a usage error", async () => {
   });
   assert.equal(result.code, 2);
   assert.match(result.stderr, /--image goes with one prompt \(-p or prompt words\), not with --input stream-json/);
+});
+
+/** A stream-json input line in Claude Code's shape: text, then pictures as Anthropic image blocks. */
+function userLine(text: string, ...images: Array<{ type: string; bytes: Buffer }>): string {
+  const blocks = images.map(({ type, bytes }) => ({
+    type: "image",
+    source: { type: "base64", media_type: type, data: bytes.toString("base64") },
+  }));
+  return JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }, ...blocks] } });
+}
+
+test("--input stream-json: image blocks in a user line reach the model, a mislabelled one with its real type, a big one downscaled", async () => {
+  const png = pngOf(3, 3);
+  const jpeg = jpegOf(4, 4);
+  const server = await serve([{ reply: { text: "seen" } }]);
+  const input = `${userLine("what are these?", { type: "image/png", bytes: png }, { type: "image/png", bytes: jpeg }, { type: "image/png", bytes: pngOf(2400, 12) })}\n`;
+  const result = await runCli([...fakeFlags(server), "--input", "stream-json", "--output", "stream-json"], {
+    input,
+    env: env(),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const [text, first, second, big] = server.requests[0].body.messages.at(-1).content;
+  assert.deepEqual(
+    [text, first, second],
+    [{ type: "text", text: "what are these?" }, dataUrl("image/png", png), dataUrl("image/jpeg", jpeg)],
+  );
+  const bigBytes = Buffer.from(big.image_url.url.replace(/^data:image\/png;base64,/, ""), "base64");
+  assert.deepEqual(pngSize(bigBytes), { width: 2000, height: 10 });
+});
+
+test("--input stream-json: a line whose image is no picture, or not base64, stops with one line and exit 2 after the lines before it", async () => {
+  const server = await serve([{ reply: { text: "first" } }]);
+  const input = [
+    userLine("one", { type: "image/png", bytes: pngOf(2, 2) }),
+    userLine("two", { type: "image/png", bytes: Buffer.from("not a picture at all") }),
+  ].join("\n");
+  const result = await runCli([...fakeFlags(server), "--input", "stream-json", "--output", "stream-json"], {
+    input: `${input}\n`,
+    env: env(),
+  });
+  assert.equal(result.code, 2);
+  assert.equal(
+    withoutSandboxWarning(result.stderr),
+    "harness: stdin line 2: image 1 is not a PNG, JPEG, GIF or WebP image\n",
+  );
+  assert.equal(server.requests.length, 1);
+  const url = JSON.stringify({
+    type: "user",
+    message: { role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] },
+  });
+  const byUrl = await runCli([...fakeFlags(server), "--input", "stream-json", "--output", "stream-json"], {
+    input: `${url}\n`,
+    env: env(),
+  });
+  assert.equal(byUrl.code, 2);
+  assert.match(byUrl.stderr, /stdin line 1 has an image that is not base64 data/);
+  assert.equal(server.requests.length, 1, "nothing more was sent");
 });
 
 test("chat: a pasted path to an image attaches it; one that is no image is refused on screen and nothing is sent", {

@@ -1,6 +1,7 @@
 // Pictures for the model: which files are images (by their first bytes, never their name), how
-// big they are in pixels, and the bound on what one image may cost. read_file and the CLI's
-// attachments (`@shot.png`, a pasted path, --image) both come through here.
+// big they are in pixels, and the bound on what one image may cost. read_file, the CLI's
+// attachments (`@shot.png`, a pasted path, --image) and pictures sent as base64 (stream-json
+// input, an editor's ACP prompt, an MCP tool's result) all come through here.
 //
 // Decision: images past the bound are downscaled, not refused, because a screenshot from a
 // high-density screen is the common case. The decoder is @silvia-odwyer/photon-node: Rust's
@@ -103,6 +104,26 @@ export async function loadImageFile(path: string, name: string): Promise<Prepare
   const type = imageTypeOf(bytes.subarray(0, 16));
   if (!type) return { error: `${name} is not a PNG, JPEG, GIF or WebP image` };
   return prepareImage(bytes, type, name);
+}
+
+/**
+ * An image that came as base64 from outside (a stream-json line, an editor's prompt, an MCP
+ * server), made fit for the model like a file, with the words that name it (`20x20 PNG`). The
+ * type the sender declared is not trusted: the bytes say what they are, as for files, so a
+ * mislabelled picture still goes with its real type.
+ */
+export async function prepareBase64Image(
+  data: string,
+  name: string,
+): Promise<{ image: ImagePart; description: string } | { error: string }> {
+  // Checked before decoding: base64 is 4 characters per 3 bytes.
+  const tooLarge = imageFileTooLarge(Math.floor((data.length * 3) / 4), name);
+  if (tooLarge) return { error: tooLarge };
+  const bytes = Buffer.from(data, "base64");
+  const type = imageTypeOf(bytes.subarray(0, 16));
+  if (!type) return { error: `${name} is not a PNG, JPEG, GIF or WebP image` };
+  const prepared = await prepareImage(bytes, type, name);
+  return "error" in prepared ? prepared : { image: prepared.image, description: describeImage(prepared) };
 }
 
 /** Why a file of `size` bytes is not read as an image, or undefined when its size is fine (checked before reading it). */
