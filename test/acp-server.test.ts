@@ -18,6 +18,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { pngOf } from "./images.ts";
 import { killAtTestEnd, onTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
@@ -298,4 +299,60 @@ test("the todo tool's plan reaches the editor as an ACP plan update, done steps 
       ],
     },
   ]);
+});
+
+test("an image in a prompt reaches the model in its place; one that is no picture fails the request; a loaded session replays it", async () => {
+  const fake = await serve([{ reply: { text: "a small gradient" } }]);
+  const cwd = workspace();
+  const home = tempDir("harness-home-");
+  const png = pngOf(3, 2).toString("base64");
+  let sessionId = "";
+  const log = await withEditor({ env: fakeEnv(fake, home), cwd, answer: () => "reject_once" }, async (ctx) => {
+    const init = await ctx.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+    ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] }));
+    await ctx.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: "text", text: "what is this?" },
+        { type: "image", mimeType: "image/png", data: png },
+        { type: "text", text: "be brief" },
+      ],
+    });
+    await assert.rejects(
+      ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "image", mimeType: "image/png", data: Buffer.from("no picture").toString("base64") }],
+      }),
+      /image 1 is not a PNG, JPEG, GIF or WebP image/,
+    );
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(messageText(log), "a small gradient");
+  assert.equal(fake.requests.length, 1, "the refused picture was never sent");
+  assert.deepEqual(fake.requests[0].body.messages.at(-1), {
+    role: "user",
+    content: [
+      { type: "text", text: "what is this?" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+      { type: "text", text: "be brief" },
+    ],
+  });
+
+  const loaded = await withEditor({ env: fakeEnv(fake, home), cwd, answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+  });
+  assert.equal(loaded.code, 0, loaded.stderr);
+  assert.deepEqual(
+    updatesOf(loaded, "user_message_chunk").map((u) => u.content),
+    [
+      { type: "text", text: "what is this?" },
+      { type: "image", mimeType: "image/png", data: png },
+      { type: "text", text: "be brief" },
+    ],
+  );
 });

@@ -14,16 +14,16 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { Agent } from "../core/agent.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
-import type { Message } from "../core/messages.ts";
+import type { Message, UserContent } from "../core/messages.ts";
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
-import { acpKind, promptText, replayUpdates, stopReasonFor, UpdateTranslator } from "./session-updates.ts";
+import { acpKind, promptContent, replayUpdates, stopReasonFor, UpdateTranslator } from "./session-updates.ts";
 
 /** One conversation the server hosts, made by the host (provider, tools, storage are its business). */
 export interface HostedSession {
   id: string;
   agent: Agent;
   /** Runs one prompt: its events, recorded and redacted, and how it ended. */
-  run(prompt: string, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
+  run(prompt: string | UserContent, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   close(): Promise<void>;
 }
 
@@ -33,6 +33,8 @@ export interface AcpHost {
   version: string;
   /** A new conversation in `cwd`, with the editor's MCP servers added to the configured ones. */
   newSession(request: { cwd: string; mcpServers: McpServer[]; approve: ApproveFn }): Promise<HostedSession>;
+  /** A prompt's pictures made fit for the model (checked, downscaled), or why one cannot be sent. */
+  prepareImages(prompt: string | UserContent): Promise<{ prompt: string | UserContent } | { error: string }>;
   /** A stored conversation, continued; absent when sessions cannot be loaded. */
   loadSession?(request: {
     sessionId: string;
@@ -62,7 +64,7 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
       agentCapabilities: {
         loadSession: host.loadSession !== undefined,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
       },
       agentInfo: { name: host.name, version: host.version },
@@ -105,6 +107,9 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       client = context;
       const live = sessions.get(params.sessionId);
       if (!live) throw RequestError.sessionNotFound(params.sessionId);
+      // A picture that cannot be sent fails the request with the reason, before the turn starts.
+      const prepared = await host.prepareImages(promptContent(params.prompt));
+      if ("error" in prepared) throw RequestError.invalidParams(undefined, prepared.error);
       if (live.turn)
         throw RequestError.invalidRequest(
           undefined,
@@ -114,7 +119,7 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       live.turn = turn;
       live.translator = new UpdateTranslator(kindLookup(live.hosted.agent));
       try {
-        const run = live.hosted.run(promptText(params.prompt), turn.signal);
+        const run = live.hosted.run(prepared.prompt, turn.signal);
         for (let step = await run.next(); ; step = await run.next()) {
           if (step.done) {
             if (step.value.reason === "error")

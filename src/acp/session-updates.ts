@@ -8,7 +8,7 @@ import type {
   ToolKind as AcpToolKind,
 } from "@agentclientprotocol/sdk";
 import type { AgentEvent, DoneReason } from "../core/events.ts";
-import { assertNever, type Message } from "../core/messages.ts";
+import { assertNever, type Message, type UserContent } from "../core/messages.ts";
 import type { ToolKind } from "../core/tool.ts";
 
 /** Turns one prompt's events into updates; remembers which tool calls the editor already knows. */
@@ -138,8 +138,13 @@ export function replayUpdates(
     switch (message.role) {
       case "user":
         for (const part of message.content)
-          if (part.type === "text")
-            updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: part.text } });
+          updates.push({
+            sessionUpdate: "user_message_chunk",
+            content:
+              part.type === "text"
+                ? { type: "text", text: part.text }
+                : { type: "image", mimeType: part.mediaType, data: part.data },
+          });
         break;
       case "assistant":
         for (const part of message.content) {
@@ -170,20 +175,27 @@ export function replayUpdates(
   return updates;
 }
 
-/** The prompt's content blocks as one text for the model: text as is, files and links as references. */
-export function promptText(blocks: ContentBlock[]): string {
-  const parts: string[] = [];
+/**
+ * The prompt's content blocks for the model: text as is, files and links as references, in one
+ * text; pictures as image parts in their place among it (still as the editor sent them).
+ */
+export function promptContent(blocks: ContentBlock[]): string | UserContent {
+  const content: UserContent = [];
+  const texts: string[] = [];
+  const flush = () => {
+    if (texts.length > 0) content.push({ type: "text", text: texts.splice(0).join("\n") });
+  };
   for (const block of blocks) {
     switch (block.type) {
       case "text":
-        parts.push(block.text);
+        texts.push(block.text);
         break;
       case "resource_link":
-        parts.push(`[${block.name}](${block.uri})`);
+        texts.push(`[${block.name}](${block.uri})`);
         break;
       case "resource": {
         const resource = block.resource as { uri: string; text?: string };
-        parts.push(
+        texts.push(
           resource.text !== undefined
             ? `<context uri="${resource.uri}">\n${resource.text}\n</context>`
             : `[attached: ${resource.uri}]`,
@@ -191,12 +203,17 @@ export function promptText(blocks: ContentBlock[]): string {
         break;
       }
       case "image":
+        flush();
+        content.push({ type: "image", mediaType: block.mimeType, data: block.data });
+        break;
       case "audio":
-        parts.push(`[${block.type} attachment not supported by harness: ${block.mimeType}]`);
+        texts.push(`[audio attachment not supported by harness: ${block.mimeType}]`);
         break;
     }
   }
-  return parts.join("\n");
+  if (content.length === 0) return texts.join("\n");
+  flush();
+  return content;
 }
 
 function textContent(text: string): ToolCallContent[] {

@@ -9,6 +9,7 @@ import { parseFlags, PROVIDER_FLAGS, UsageError } from "../cli-args.ts";
 import type { ProviderChoice } from "../config.ts";
 import type { ApproveFn } from "../core/run-tools.ts";
 import { createSession } from "../create-session.ts";
+import { preparePromptImages } from "../prompt-images.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionsDirFor } from "../stored-sessions.ts";
 import { findSessionByPrefix } from "../session/session-list.ts";
@@ -86,6 +87,7 @@ function hostFor(
     name: "harness",
     version: VERSION,
     newSession: ({ cwd, mcpServers, approve }) => open(cwd, mcpServers, approve, undefined),
+    prepareImages: (prompt) => preparePromptImages(prompt),
     async loadSession({ sessionId, cwd, mcpServers, approve }) {
       const session = readSession(findSessionByPrefix(sessionsDirFor(env), sessionId).path);
       const hosted = await open(cwd, mcpServers, approve, session);
