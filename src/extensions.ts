@@ -10,6 +10,7 @@ import { createCommandHooks, type CommandHooks } from "./hooks/command-hooks.ts"
 import { loadHooks } from "./hooks/settings.ts";
 import { loadMcpServers, projectMcpFile, userMcpFile, type McpServerConfig } from "./mcp/config.ts";
 import { projectSettingsPaths } from "./permissions/settings.ts";
+import { prepareBase64Image } from "./tools/image-file.ts";
 
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
 export interface Extensions {
@@ -50,6 +51,6 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const servers = [...configured.filter((server) => !extra.some((e) => e.name === server.name)), ...extra];
   if (servers.length === 0) return { hooks, tools: [], close: async () => {} };
   const { connectMcpServers } = await import("./mcp/connect.ts");
-  const mcp = await connectMcpServers(servers, { cwd, env: commandEnv, warn });
+  const mcp = await connectMcpServers(servers, { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image });
   return { hooks, tools: mcp.tools, close: () => mcp.close() };
 }

@@ -1,6 +1,6 @@
 // MCP through the built CLI against real servers from npm (dev dependencies, started with node
 // from node_modules: nothing is downloaded): their tools reach the model as server__tool with
-// their schemas, results (text, errors, images, links, large output) come back, and a server
+// their schemas, results (text, errors, images as pictures, links, large output) come back, and a server
 // that cannot start is reported once without stopping the run.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -8,10 +8,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { pngOf } from "./images.ts";
 import { outsidePortableSubset } from "./portable-subset.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+const PICTURES = join(ROOT, "test", "fixtures", "mcp", "pictures-server.mjs");
 
 const serve = fakeServerPerTest();
 
@@ -88,12 +90,52 @@ test("MCP tools are offered as server__tool with their schemas and their results
   const bigResult = toolResult(answers, "big");
   assert.ok(Buffer.byteLength(bigResult) < 32 * 1024, "a large result is cut");
   assert.match(bigResult, /^Echo: x+\n\[\.\.\. \d+ bytes cut from the middle of this output \.\.\.\]\nx+$/);
-  assert.match(toolResult(answers, "image"), /\[image: image\/png, \d+ bytes\]/);
+  // The picture goes to the model: named in the tool message, sent after the tool messages (chat
+  // completions carry images only in user messages).
+  assert.equal(
+    toolResult(answers, "image"),
+    "Here's the image you requested:\n[image: 20x20 PNG]\nThe image above is the MCP logo.",
+  );
+  const [intro, picture] = answers.body.messages.at(-1).content;
+  assert.deepEqual(intro, { type: "text", text: "The image from the everything__get-tiny-image call image:" });
+  assert.equal(picture.type, "image_url");
+  assert.match(picture.image_url.url, /^data:image\/png;base64,iVBORw0KGgo/);
   assert.match(toolResult(answers, "links"), /\[resource link: .+ <.+>/);
   assert.match(toolResult(answers, "file"), /the notes say hello/);
 
   assert.equal(result.stderr.match(/MCP server "broken" is not available/g)?.length, 1, result.stderr);
   assert.match(result.stderr, /check that `\/nonexistent\/mcp-server --x` runs/);
+});
+
+test("an MCP picture that is no image is noted in words, and pictures past the bound per result are not sent", async () => {
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  const png = pngOf(2, 2).toString("base64");
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({ mcpServers: { pictures: { command: process.execPath, args: [PICTURES, png] } } }),
+  );
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "many", name: "pictures__pictures", arguments: { count: 9 } }] } },
+    { reply: { text: "seen" } },
+  ]);
+  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "show me"], {
+    cwd,
+    env: cleanEnv({ HARNESS_HOME: home }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const messages = fake.requests[1].body.messages;
+  assert.equal(
+    toolResult(fake.requests[1], "many"),
+    [
+      "[image: image/png, 13 bytes, not sent: the image is not a PNG, JPEG, GIF or WebP image]",
+      ...Array(8).fill("[image: 2x2 PNG]"),
+      `[image: image/png, ${Buffer.from(png, "base64").length} bytes, not sent: 8 images per result are sent]`,
+    ].join("\n"),
+  );
+  const sent = messages.at(-1).content.filter((part: { type: string }) => part.type === "image_url");
+  assert.equal(sent.length, 8);
+  assert.equal(sent[0].image_url.url, `data:image/png;base64,${png}`);
 });
 
 test("every tool on the wire, built-in and MCP, is inside the portable subset, on both wire APIs", async () => {

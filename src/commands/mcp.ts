@@ -9,6 +9,7 @@ import { mcpToolName } from "../mcp/mcp-tool.ts";
 import { filterCommandEnv } from "../permissions/command-env.ts";
 import { settleFolderTrust } from "../permissions/folder-trust.ts";
 import { loadSettings, SettingsError } from "../permissions/settings.ts";
+import { prepareBase64Image } from "../tools/image-file.ts";
 
 const HELP = `Usage: harness mcp list [--trust]
 
@@ -74,7 +75,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { connectMcpServers, shownUrl } = await import("../mcp/connect.ts");
   // Failures are printed in the listing itself, not as warnings.
-  const connections = await connectMcpServers(servers, { cwd, env: commandEnv, warn: () => {} });
+  const connections = await connectMcpServers(servers, {
+    cwd,
+    env: commandEnv,
+    warn: () => {},
+    prepareImage: prepareBase64Image,
+  });
   try {
     for (const [index, status] of connections.servers.entries()) {
       const config = servers[index];

@@ -12,7 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "../core/tool.ts";
 import { VERSION } from "../version.ts";
 import type { McpServerConfig } from "./config.ts";
-import { toHarnessTool, type McpContent, type McpToolInfo } from "./mcp-tool.ts";
+import { toHarnessTool, type McpContent, type McpToolInfo, type PrepareImage } from "./mcp-tool.ts";
 
 /** How long a server gets to start, initialise and list its tools. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
@@ -41,7 +41,14 @@ export interface McpConnections {
  */
 export async function connectMcpServers(
   configs: McpServerConfig[],
-  options: { cwd: string; env: Record<string, string>; warn(message: string): void; timeoutMs?: number },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    warn(message: string): void;
+    /** How pictures in tool results are made fit for the model (tools/image-file.ts). */
+    prepareImage: PrepareImage;
+    timeoutMs?: number;
+  },
 ): Promise<McpConnections> {
   const clients: Client[] = [];
   const results = await Promise.all(
@@ -77,7 +84,7 @@ export async function connectMcpServers(
         throw new Error(message);
       }
     };
-    for (const info of result.tools) tools.push(toHarnessTool(name, info, call));
+    for (const info of result.tools) tools.push(toHarnessTool(name, info, call, options.prepareImage));
   }
   return {
     tools,

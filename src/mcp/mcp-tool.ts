@@ -1,13 +1,17 @@
 // An MCP server's tool as a harness Tool: the model sees `server__tool` with the server's own
 // JSON Schema; arguments are passed through unvalidated (the server validates them and answers
-// with an error result the model can read). Results become text: images and other binary
-// content are noted by type and size, since the neutral tool result is text only.
+// with an error result the model can read). Results become text, and pictures the result's
+// images (made fit for the model as read_file's are, named in the text by their size); audio and
+// other binary content, and a picture that cannot be sent, are noted in words by type and size.
 import { z } from "zod";
 import { cutMiddle } from "../core/helpers.ts";
+import type { ImagePart } from "../core/messages.ts";
 import type { Tool, ToolOutput } from "../core/tool.ts";
 
 /** Most of one MCP result the model gets; the middle of a longer one is cut out. */
 export const MAX_MCP_RESULT_BYTES = 30 * 1024;
+/** Pictures one result sends at most (each may be megabytes); further ones are noted in words. */
+export const MAX_MCP_RESULT_IMAGES = 8;
 /** Providers cap tool names (OpenAI: 64 characters of [a-zA-Z0-9_-]). */
 const MAX_TOOL_NAME_LENGTH = 64;
 
@@ -29,13 +33,24 @@ export type CallMcpTool = (
   signal: AbortSignal,
 ) => Promise<{ content?: McpContent[]; structuredContent?: unknown; isError?: boolean }>;
 
+/** A picture sent as base64 made fit for the model, with the words naming it (`20x20 PNG`), or why it cannot be sent. */
+export type PrepareImage = (
+  data: string,
+  name: string,
+) => Promise<{ image: ImagePart; description: string } | { error: string }>;
+
 /** The model-facing name: `server__tool`, limited to the characters and length providers accept. */
 export function mcpToolName(server: string, tool: string): string {
   const clean = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, "_");
   return `${clean(server)}__${clean(tool)}`.slice(0, MAX_TOOL_NAME_LENGTH);
 }
 
-export function toHarnessTool(server: string, info: McpToolInfo, call: CallMcpTool): Tool<Record<string, unknown>> {
+export function toHarnessTool(
+  server: string,
+  info: McpToolInfo,
+  call: CallMcpTool,
+  prepareImage: PrepareImage,
+): Tool<Record<string, unknown>> {
   const { $schema: _omit, ...parameters } = info.inputSchema;
   return {
     name: mcpToolName(server, info.name),
@@ -47,22 +62,52 @@ export function toHarnessTool(server: string, info: McpToolInfo, call: CallMcpTo
     describe: (input) => `${server}: ${info.name} ${oneLine(JSON.stringify(input))}`,
     async run(input, context): Promise<ToolOutput> {
       const result = await call(info.name, input, context.signal);
-      const text = resultText(result.content ?? [], result.structuredContent);
+      const { text, images } = await resultParts(result.content ?? [], result.structuredContent, async (data) => {
+        const prepared = await prepareImage(data, "the image");
+        return "error" in prepared ? `not sent: ${prepared.error}` : prepared;
+      });
       return {
         content: cutMiddle(
           text || (result.isError ? "(the tool failed and said nothing)" : "(no output)"),
           MAX_MCP_RESULT_BYTES / 2,
         ),
         isError: result.isError === true,
+        ...(images.length > 0 ? { images } : {}),
       };
     },
   };
 }
 
-/** Text blocks as they are; everything else as a one-line note the model can reason about. */
-export function resultText(content: McpContent[], structured: unknown): string {
-  if (content.length === 0 && structured !== undefined) return JSON.stringify(structured, null, 2);
-  return content.map(blockText).join("\n");
+/**
+ * Text blocks as they are; pictures (up to MAX_MCP_RESULT_IMAGES) as images, named in the text in
+ * their place; everything else as a one-line note the model can reason about.
+ */
+async function resultParts(
+  content: McpContent[],
+  structured: unknown,
+  prepare: (data: string) => Promise<{ image: ImagePart; description: string } | string>,
+): Promise<{ text: string; images: ImagePart[] }> {
+  if (content.length === 0 && structured !== undefined)
+    return { text: JSON.stringify(structured, null, 2), images: [] };
+  const lines: string[] = [];
+  const images: ImagePart[] = [];
+  for (const block of content) {
+    const data = typeof block.data === "string" ? block.data : undefined;
+    if (block.type !== "image" || !data) {
+      lines.push(blockText(block));
+      continue;
+    }
+    const prepared =
+      images.length < MAX_MCP_RESULT_IMAGES
+        ? await prepare(data)
+        : `not sent: ${MAX_MCP_RESULT_IMAGES} images per result are sent`;
+    if (typeof prepared === "string") lines.push(`${blockText(block).slice(0, -1)}, ${prepared}]`);
+    else {
+      images.push(prepared.image);
+      lines.push(`[image: ${prepared.description}]`);
+    }
+  }
+  return { text: lines.join("\n"), images };
 }
 
 function blockText(block: McpContent): string {
