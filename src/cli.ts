@@ -80,10 +80,14 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<n
 
 async function main(argv: string[]): Promise<number> {
   const subcommand = SUBCOMMANDS[argv[0] ?? ""];
-  if (subcommand) return (await subcommand()).run(argv.slice(1));
+  if (subcommand) {
+    await useCompileCache();
+    return (await subcommand()).run(argv.slice(1));
+  }
   // Alone, --help and --version answer before the flag schema (and zod) is even loaded.
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return help();
   if (argv.length === 1 && argv[0] === "--version") return version();
+  await useCompileCache();
   const { mistypedSubcommand, parseRunFlags, UsageError } = await import("./cli-args.ts");
   const typo = mistypedSubcommand(argv, Object.keys(SUBCOMMANDS));
   if (typo) {
@@ -104,6 +108,19 @@ async function main(argv: string[]): Promise<number> {
   if (flags.sandbox !== "off") void import("./sandbox/detect-sandbox.ts").then(({ probeSandbox }) => probeSandbox());
   const { runCli } = await import("./run-cli.ts");
   return runCli(flags);
+}
+
+/**
+ * Node 22.1 and later keep V8's compiled code of the modules loaded after this on disk, so a later
+ * start compiles little (compiling our chunks is most of start-up after Node's own). The folder is
+ * $HARNESS_HOME/compile-cache, the user's own, rather than Node's default in the shared /tmp where
+ * another user could plant entries. Node 20, our floor, has no such cache and skips this.
+ */
+async function useCompileCache(): Promise<void> {
+  const { enableCompileCache } = (await import("node:module")) as { enableCompileCache?: (dir: string) => unknown };
+  if (!enableCompileCache) return;
+  const [{ join }, { stateDir }] = await Promise.all([import("node:path"), import("./config.ts")]);
+  enableCompileCache(join(stateDir(process.env), "compile-cache"));
 }
 
 function help(): number {
