@@ -23,7 +23,9 @@ import {
 } from "./ui/slash-commands.ts";
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { chatFolder, recordedFolder } from "./resume-folder.ts";
-import { formatReplay } from "./ui/transcript-replay.ts";
+import { replayTranscript } from "./ui/transcript-replay.ts";
+import { describeCall } from "./core/run-tools.ts";
+import type { ToolCallPart } from "./core/messages.ts";
 import { displayPath } from "./tools/paths.ts";
 import { describePlan, type UndoPlan } from "./undo.ts";
 
@@ -35,10 +37,16 @@ export interface SessionChatControlsOptions {
   session: Session;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   colors: Palette;
   /** Puts a question to the person at the terminal (undo and redo ask before they act). */
   ask(question: string): Promise<string | undefined>;
+}
+
+/** How the session's tools describe a call, for a replayed conversation (the tools and folder it runs with now). */
+export function describerFor(session: Session): (call: ToolCallPart) => string {
+  return (call) => describeCall(call, session.agent.options.tools, session.agent.options.cwd);
 }
 
 /** A `/resume` that chose the session's own folder: the chat ends here and starts again there with it. */
@@ -104,7 +112,7 @@ export class SessionChatControls implements ChatControls {
   }
 
   async resume(id: string): Promise<ResumeOutcome> {
-    const { session, stderr, colors, cwd } = this.options;
+    const { session, stdout, stderr, env, colors, cwd } = this.options;
     const stored = readSession(findSessionByPrefix(sessionsDirFor(this.options.env), id).path);
     // A session of another folder: its tools would run here, so the person chooses (resume-folder.ts).
     const decided = await chatFolder(recordedFolder(stored.header.cwd, cwd), stored.header.id, cwd, false, (question) =>
@@ -117,7 +125,7 @@ export class SessionChatControls implements ChatControls {
     }
     await session.resume(stored, session.settingsFor(stored));
     for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
-    stderr.write(formatReplay(stored.messages, colors));
+    replayTranscript(stored.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
     const where = decided.notice ? `; ${decided.notice}` : "";
     return { said: `resumed session ${session.id} (${this.currentModel()})${where}`, isLeaving: false };
   }

@@ -5,7 +5,7 @@ import { secretValuesOf } from "./core/redact.ts";
 import { redactWrites } from "./core/stream-redactor.ts";
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
-import { SessionChatControls, type ChatMove } from "./chat-controls.ts";
+import { describerFor, SessionChatControls, type ChatMove } from "./chat-controls.ts";
 import type { UserContent } from "./core/messages.ts";
 import { preparePromptImages, promptWithImages } from "./prompt-images.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "./create-session.ts";
@@ -30,7 +30,7 @@ import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
 import { readStreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
-import { formatReplay } from "./ui/transcript-replay.ts";
+import { replayTranscript } from "./ui/transcript-replay.ts";
 
 /** Where a chat works, and the stored session it continues. */
 interface ChatPlace {
@@ -197,11 +197,12 @@ export async function runCli(flags: CliFlags): Promise<number> {
       session,
       env,
       cwd,
+      stdout,
       stderr,
       colors,
       ask: (question) => lineReader.ask(question),
     });
-    if (resumed) stderr.write(formatReplay(resumed.messages, colors));
+    if (resumed) replayTranscript(resumed.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
     try {
       const withImages = (text: string) => promptWithImages(text, cwd, { pastedPaths: true });
       const chat = {

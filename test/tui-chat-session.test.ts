@@ -5,7 +5,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
-import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
@@ -157,4 +157,37 @@ test("a realistic session: tool calls without text, a denial with a reason, a qu
   const refusal = fake.requests[3].body.messages.at(-1);
   assert.equal(refusal.role, "tool");
   assert.match(refusal.content, /did not allow this tool call\. The user said: not now, just report/);
+});
+
+test("a resumed chat replays its last turns as they were drawn live: rendered Markdown and tool traces, not raw text and JSON", {
+  skip: needs("tmux"),
+}, async () => {
+  const server = await serve([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo listed-output" } }] } },
+    { reply: { text: "Found **one file** and `README.md`." } },
+  ]);
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  const env = cleanEnv({ HARNESS_HOME: home });
+  const first = await runCli([...fakeFlags(server), "-y", "-p", "look around"], { env, cwd });
+  assert.equal(first.code, 0, first.stderr);
+  const [file] = readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl"));
+
+  const term = TmuxTerminal.start({
+    args: [...fakeFlags(server), "-r", file.slice(0, -".jsonl".length)],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: home },
+  });
+  const screen = await term.waitFor(
+    /harness · openai · fake-model[^\n]*\n[\s\S]*^>\s*$/m,
+    "the prompt after the replay",
+  );
+  const replay = screen.slice(0, screen.indexOf("harness · openai"));
+  assert.match(replay, /^> look around$/m);
+  assert.match(replay, /^bash> echo listed-output$/m, "the call as its trace");
+  assert.match(replay, /^ {2}listed-output$/m, "its output, folded as live");
+  assert.match(replay, /^Found one file and README\.md\.$/m, "the reply rendered");
+  assert.doesNotMatch(replay, /\{"command"|\*\*|`/, "no raw JSON arguments or Markdown");
+  const styled = term.screen(true);
+  assert.match(styled, /\x1b\[1mone file\x1b\[0m/, "bold is drawn bold");
 });

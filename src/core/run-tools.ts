@@ -123,6 +123,12 @@ export async function* runToolCalls(
   return { results, invalidJsonCount };
 }
 
+/** The one-line trace a call showed when it ran (`bash> ls`), for a replayed conversation; a call that could not run shows why. */
+export function describeCall(call: ToolCallPart, tools: Tool[], cwd: string): string {
+  const prepared = prepare(call, tools, cwd, false);
+  return prepared.kind === "failed" ? `${call.name}: ${prepared.failed.summary ?? "not run"}` : prepared.summary;
+}
+
 function prepare(call: ToolCallPart, tools: Tool[], cwd: string, replyWasCut: boolean): Prepared {
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) {

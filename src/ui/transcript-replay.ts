@@ -1,48 +1,84 @@
-// A resumed chat opens with the end of its conversation, dimmed, so the user knows where they were.
-import { textOf, toolCallsOf, type Message } from "../core/messages.ts";
+// A resumed chat opens with the end of its conversation, drawn as it looked live: prompts after
+// `> `, replies as rendered Markdown, each tool call as its one-line trace (`bash> ls`) with its
+// output folded, so the user knows where they were. The stored messages are replayed through the
+// same renderer as live events; what only the live run had (diffs, durations) is not stored.
+import type { AgentEvent } from "../core/events.ts";
+import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
+import { TerminalRenderer } from "./terminal-renderer.ts";
 import { safeForTerminal } from "./terminal-safe.ts";
 
 /** Prompts (with what followed each) shown when a chat resumes. */
 const REPLAY_TURNS = 3;
-/** Lines of each reply shown; the rest is summarised. */
-const REPLAY_REPLY_LINES = 6;
-const REPLAY_LINE_CHARS = 160;
+/** Lines of each prompt shown (a prompt may carry attached files); the rest is summarised. */
+const REPLAY_PROMPT_LINES = 6;
 
-/** The last few turns of a conversation as dimmed text for the terminal (empty for no messages). */
-export function formatReplay(untrusted: Message[], colors: Palette): string {
+export interface ReplayTarget {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  colors: Palette;
+  /** The trace a call showed when it ran (core's describeCall over the session's tools). */
+  describe(call: ToolCallPart): string;
+}
+
+/** Draws the last few turns of a conversation (nothing for no messages). */
+export function replayTranscript(untrusted: Message[], target: ReplayTarget): void {
+  const { colors, stderr } = target;
   const messages = safeForTerminal(untrusted);
   const prompts = messages.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const from = prompts.length > REPLAY_TURNS ? prompts[prompts.length - REPLAY_TURNS] : 0;
-  const lines: string[] = [];
-  if (from > 0)
-    lines.push(`… ${prompts.length - REPLAY_TURNS} earlier turn${prompts.length - REPLAY_TURNS === 1 ? "" : "s"}`);
-  for (const message of messages.slice(from)) {
-    switch (message.role) {
-      case "user":
-        lines.push(...clip(`> ${textOf(message).trim()}`, REPLAY_REPLY_LINES));
-        break;
-      case "assistant": {
-        const text = textOf(message).trim();
-        if (text) lines.push(...clip(text, REPLAY_REPLY_LINES));
-        for (const call of toolCallsOf(message))
-          lines.push(`  ${call.name} ${clipLine(call.arguments.replace(/\s+/g, " "))}`);
-        if (message.stopReason === "aborted") lines.push("  (interrupted)");
-        break;
-      }
-      case "tool":
-        if (message.isError) lines.push(`  ${clipLine(message.content.split("\n")[0])}`);
-        break;
-    }
+  if (from > 0) {
+    const earlier = prompts.length - REPLAY_TURNS;
+    stderr.write(`${colors.dim(`… ${earlier} earlier turn${earlier === 1 ? "" : "s"}`)}\n`);
   }
-  return lines.length > 0 ? `${colors.dim(lines.join("\n"))}\n` : "";
+  const renderer = new TerminalRenderer({ ...target, replies: "stream", showTrace: true });
+  for (const message of messages.slice(from)) {
+    for (const event of replayEvents(message, target.describe)) renderer.handle(event);
+    if (message.role === "user") stderr.write(`${colors.bold("> ")}${clip(textOf(message).trim())}\n`);
+    if (message.role === "assistant" && message.stopReason === "aborted")
+      stderr.write(`${colors.yellow("interrupted")}\n`);
+  }
 }
 
-function clip(text: string, maxLines: number): string[] {
-  const lines = text.split("\n").map(clipLine);
-  return lines.length > maxLines ? [...lines.slice(0, maxLines), `  … ${lines.length - maxLines} more lines`] : lines;
+/** The live events a stored message stands for (a prompt is drawn by the caller: the renderer never drew one). */
+function replayEvents(message: Message, describe: ReplayTarget["describe"]): AgentEvent[] {
+  switch (message.role) {
+    case "user":
+      return [];
+    case "assistant": {
+      const text = textOf(message);
+      return [
+        ...(text ? [{ type: "text_delta" as const, text }] : []),
+        { type: "message", message },
+        ...toolCallsOf(message).map((call) => ({
+          type: "tool_start" as const,
+          id: call.id,
+          name: call.name,
+          arguments: call.arguments,
+          summary: describe(call),
+        })),
+      ];
+    }
+    case "tool":
+      return [
+        {
+          type: "tool_end",
+          id: message.toolCallId,
+          name: message.toolName,
+          content: message.content,
+          isError: message.isError,
+          durationMs: 0,
+        },
+      ];
+    default:
+      return assertNever(message);
+  }
 }
 
-function clipLine(line: string): string {
-  return line.length > REPLAY_LINE_CHARS ? `${line.slice(0, REPLAY_LINE_CHARS - 1)}…` : line;
+function clip(text: string): string {
+  const lines = text.split("\n");
+  return lines.length > REPLAY_PROMPT_LINES
+    ? [...lines.slice(0, REPLAY_PROMPT_LINES), `  … ${lines.length - REPLAY_PROMPT_LINES} more lines`].join("\n")
+    : text;
 }
