@@ -21,15 +21,23 @@ const RUN_CLI_LIMIT_MS = 90_000;
 const createdDirs: string[] = [];
 // The benchmark runs outside node's test runner (no hooks): its folders go when it exits.
 process.on("exit", () => {
-  for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of createdDirs) removeTempDir(dir);
 });
 
 /** A new temporary folder, removed after the test file's last test (passed or failed). */
 export function tempDir(prefix = "harness-test-"): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   createdDirs.push(dir);
-  onFileEnd(() => rmSync(dir, { recursive: true, force: true }));
+  onFileEnd(() => removeTempDir(dir));
   return dir;
+}
+
+/**
+ * Retries on ENOTEMPTY: a `git gc` the harness leaves running on its own (snapshot pruning) may
+ * still be writing into a test's HARNESS_HOME while it is removed. Bounded: about 5 s at most.
+ */
+function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 /** An environment with no real keys or settings leaking in from the developer's shell. */
