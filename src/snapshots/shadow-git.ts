@@ -39,6 +39,19 @@ const FIXED_CONFIG: Record<string, string> = {
   "user.email": "harness@localhost",
 };
 
+/**
+ * glibc malloc settings for git: zlib's state for each object written is big enough that glibc
+ * maps and unmaps it (or grows and trims the heap) once per file, and on a first snapshot of
+ * 10,000 files those page faults were most of the time (measured: 64 s → 14 s, CPU 15 s → 3 s,
+ * on a loaded 2-core VM). Keeping freed memory costs git a few MB for its short life. Other C
+ * libraries ignore the variable.
+ */
+const KEEP_FREED_MEMORY = [
+  "glibc.malloc.mmap_threshold=134217728",
+  "glibc.malloc.trim_threshold=134217728",
+  "glibc.malloc.top_pad=16777216",
+].join(":");
+
 /** Unsets every attribute that would make git rewrite content on the way in or out. */
 const NEUTRAL_ATTRIBUTES = "* -text !eol -ident !filter !working-tree-encoding -crlf\n";
 
@@ -146,5 +159,6 @@ function shadowEnv(shadow: ShadowGit): NodeJS.ProcessEnv {
     GIT_ATTR_NOSYSTEM: "1",
     GIT_NO_REPLACE_OBJECTS: "1",
     GIT_TERMINAL_PROMPT: "0",
+    GLIBC_TUNABLES: KEEP_FREED_MEMORY,
   };
 }
