@@ -290,6 +290,9 @@ test("Agent.compact: on demand, with a focus, and a failure when there is nothin
     compacted.events.map((e) => e.type),
     ["usage", "compaction"],
   );
+  const [usageEvent] = compacted.events;
+  assert.ok(usageEvent.type === "usage" && usageEvent.usage.output > 0);
+  assert.deepEqual(compacted.result.usage, usageEvent.usage, "the result says what the summary call spent");
   assert.match(summaries[0].body.messages[1].content, /Pay particular attention to: the echo commands$/);
   // Without a window, a quarter of the current size is kept: here the newest turn, the answer.
   assert.deepEqual(
@@ -323,6 +326,7 @@ test("Agent.compact: on demand, with a focus, and a failure when there is nothin
     result: {
       ok: false,
       error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)",
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     },
   });
 });

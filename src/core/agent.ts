@@ -129,14 +129,11 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     tally.turns++;
     yield { type: "turn_start", turn: tally.turns };
     const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
-    const reply = yield* callModelWithinContext(
-      provider,
-      request,
-      signal,
-      options.retry ?? DEFAULT_RETRY,
-      options.context,
-      (spent) => (tally.usage = addUsage(tally.usage, spent)),
-    );
+    const retry = options.retry ?? DEFAULT_RETRY;
+    const call = yield* callModelWithinContext(provider, request, signal, retry, options.context, tally.usage);
+    tally.usage = addUsage(tally.usage, call.compactionUsage);
+    if (call.kind === "failed") return { reason: "error", error: call.error.message };
+    const { reply } = call;
     if (reply.content.length > 0) yield appendMessage(messages, reply);
     if (reply.usage) {
       tally.usage = addUsage(tally.usage, reply.usage);

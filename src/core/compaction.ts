@@ -10,7 +10,15 @@ import {
   type ContextOptions,
 } from "./context-budget.ts";
 import type { AgentEvent } from "./events.ts";
-import { textOf, type AssistantMessage, type Message, type Usage, type UserMessage } from "./messages.ts";
+import {
+  addUsage,
+  EMPTY_USAGE,
+  textOf,
+  type AssistantMessage,
+  type Message,
+  type Usage,
+  type UserMessage,
+} from "./messages.ts";
 import { ProviderError, type ModelRequest, type Provider, type ToolSpec } from "./provider.ts";
 
 /** The summariser's instructions; tests recognise a summary request by it (and by its lack of tools). */
@@ -41,8 +49,13 @@ export type CompactionReason = "threshold" | "overflow" | "manual";
 /** What a compaction did (the same fields as its event). */
 export type CompactionEvent = Extract<AgentEvent, { type: "compaction" }>;
 
-/** The outcome of one compaction attempt. */
-export type CompactionResult = { ok: true; event: CompactionEvent } | { ok: false; error: string };
+/**
+ * The outcome of one compaction attempt, with the summary call's tokens (`usage`: zero when no
+ * call was made), which the caller adds to its run's total.
+ */
+export type CompactionResult = ({ ok: true; event: CompactionEvent } | { ok: false; error: string }) & {
+  usage: Usage;
+};
 
 /** What a compaction needs besides the messages it rewrites in place. */
 export interface CompactionRequest {
@@ -61,8 +74,8 @@ export interface CompactionRequest {
   maxTokens?: number;
   signal: AbortSignal;
   retry: RetryPolicy;
-  /** Adds the summary call's tokens to the run's total and returns the new total. */
-  countUsage?(usage: Usage): Usage;
+  /** The run's tokens before this compaction: the summary call's usage event totals on top of them. */
+  usageSoFar?: Usage;
 }
 
 /** The message that stands in for the summarised part. */
@@ -159,6 +172,7 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
     return {
       ok: false,
       error: "there is nothing old enough to summarise (the newest turn alone fills the space kept verbatim)",
+      usage: EMPTY_USAGE,
     };
   }
   const old = messages.slice(0, cut);
@@ -166,6 +180,7 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
   let transcriptChars = window ? Math.floor(window * TRANSCRIPT_MAX_SHARE * CHARS_PER_TOKEN) : Number.POSITIVE_INFINITY;
 
   let summary = "";
+  let spent = EMPTY_USAGE;
   for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS && !summary; attempt++) {
     const transcript = serialiseTranscript(old, transcriptChars);
     const ask = `Here is the history to summarise:\n\n<history>\n${transcript}\n</history>\n\nWrite the summary now.${request.focus ? ` Pay particular attention to: ${request.focus}` : ""}`;
@@ -184,17 +199,17 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
         transcriptChars = Math.floor(Math.min(transcriptChars, transcript.length) / 2);
         continue;
       }
-      return { ok: false, error: `the summary request failed: ${error.message}` };
+      return { ok: false, error: `the summary request failed: ${error.message}`, usage: spent };
     }
     if (reply.usage) {
-      const total = request.countUsage?.(reply.usage) ?? reply.usage;
-      yield { type: "usage", usage: reply.usage, total };
+      spent = addUsage(spent, reply.usage);
+      yield { type: "usage", usage: reply.usage, total: addUsage(request.usageSoFar ?? EMPTY_USAGE, spent) };
     }
-    if (reply.stopReason === "aborted") return { ok: false, error: "interrupted" };
+    if (reply.stopReason === "aborted") return { ok: false, error: "interrupted", usage: spent };
     summary = textOf(reply).trim();
-    if (!summary) return { ok: false, error: "the model returned an empty summary" };
+    if (!summary) return { ok: false, error: "the model returned an empty summary", usage: spent };
   }
-  if (!summary) return { ok: false, error: "the history is too long to summarise even when cut" };
+  if (!summary) return { ok: false, error: "the history is too long to summarise even when cut", usage: spent };
 
   const kept = messages.slice(cut);
   messages.splice(0, messages.length, ...compactedMessages(summary, kept));
@@ -208,7 +223,7 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
     reason: request.reason,
   };
   yield event;
-  return { ok: true, event };
+  return { ok: true, event, usage: spent };
 }
 
 /** Passes on a summary call's retries; its streamed text is not the agent's reply and must not be shown as one. */
