@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
+import { formatDuration } from "./core/helpers.ts";
 import type { Usage } from "./core/messages.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
@@ -28,6 +29,16 @@ import { describeCall } from "./core/run-tools.ts";
 import type { ToolCallPart } from "./core/messages.ts";
 import { displayPath } from "./tools/paths.ts";
 import { describePlan, type UndoPlan } from "./undo.ts";
+
+/** Longest command /ps shows (its first line, cut). */
+const PS_COMMAND_CHARS = 80;
+
+/** A command on one short line. */
+function oneLine(command: string): string {
+  const [first, ...rest] = command.trim().split("\n");
+  const line = rest.length > 0 ? `${first} …` : first;
+  return line.length > PS_COMMAND_CHARS ? `${line.slice(0, PS_COMMAND_CHARS - 1)}…` : line;
+}
 
 /** Sessions shown by /sessions and /resume without an id. */
 const CHAT_LISTED_SESSIONS = 10;
@@ -175,6 +186,24 @@ export class SessionChatControls implements ChatControls {
     return plan.kind === "undo"
       ? `undid ${turns}: the files and the conversation are back to before ${plan.turns === 1 ? "it" : "them"}${kept} (/redo reverses this)`
       : `redid ${turns}${kept}`;
+  }
+
+  listBackground(): string[] {
+    const now = Date.now();
+    return this.options.session.background
+      .list()
+      .map(
+        (job) =>
+          `${job.id}  ${job.status}  ${job.status === "running" ? formatDuration(now - job.startedAt) : "-"}  ${oneLine(job.command)}`,
+      );
+  }
+
+  async killBackground(id: number): Promise<string> {
+    const job = this.options.session.background.find(id);
+    if (typeof job === "string") throw new Error(job);
+    if (!job.isRunning) return `${id} had already ended (${job.info.status})`;
+    await job.kill();
+    return `${id}: ${job.info.status}`;
   }
 
   async compact(focus: string): Promise<string> {

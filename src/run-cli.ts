@@ -334,6 +334,7 @@ function statusSources(session: Session): StatusLineSources {
       return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;
     },
     thinking: () => (session.settings.thinking === undefined ? undefined : describeThinking(session.settings.thinking)),
+    runningInBackground: () => session.background.runningCount,
   };
 }
 

@@ -8,9 +8,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { ChildProcess } from "node:child_process";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { onTestEnd } from "./teardown.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 const NODE = process.execPath;
@@ -240,4 +241,46 @@ test("bash_output of a long output is cut like bash's, with the whole of it in a
   assert.equal(readFileSync(spill, "utf8").split("\n").filter(Boolean).length, 100000);
   assert.equal(results.get("again"), "[exit code: 0]", "nothing new, and how it ended");
   assert.match(results.get("unknown") ?? "", /^no background process 7 \(there are: 1\)$/);
+});
+
+test("in the chat, the status line counts the running ones, /ps lists them, /ps kill stops one, /exit the rest", {
+  skip: needs("tmux"),
+}, async () => {
+  const [first, second] = [newMarker(), newMarker()];
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "one", name: "bash", arguments: { command: nodeCommand(IDLER, first), background: true } },
+          { id: "two", name: "bash", arguments: { command: nodeCommand(IDLER, second), background: true } },
+        ],
+      },
+    },
+    { reply: { text: "Both are up." } },
+  ]);
+  const chat = TmuxTerminal.start({
+    args: ["-y", "--sandbox", "off", ...fakeFlags(fake)],
+    cwd: tempDir(),
+    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
+    columns: 160,
+  });
+  await chat.waitFor(/^> $/m, "the prompt");
+  chat.type("start both");
+  chat.send(["Enter"]);
+  await chat.waitFor(/Both are up\.[\s\S]* · 2 in background \(\/ps\)\n/, "the status line after the turn");
+  chat.type("/ps");
+  chat.send(["Enter"]);
+  await chat.waitFor(/^1 {2}running {2}[0-9.ms]+ {2}exec \S+ -e .*\n2 {2}running {2}/m, "the list");
+  chat.type("/ps kill 1");
+  chat.send(["Enter"]);
+  await chat.waitFor(/^1: killed by SIGTERM$/m, "the kill");
+  assert.deepEqual(pidsWith(first), []);
+  assert.equal(pidsWith(second).length, 1, "the other one runs on");
+  chat.type("/ps");
+  chat.send(["Enter"]);
+  await chat.waitFor(/^1 {2}killed by SIGTERM {2}- {2}exec [^\n]*\n2 {2}running {2}/m, "the list after the kill");
+  chat.type("/exit");
+  chat.send(["Enter"]);
+  await chat.waitFor(/\[exit 0\]/, "the end of the chat");
+  assert.deepEqual(pidsWith(second), [], "the one left running ended with the session");
 });

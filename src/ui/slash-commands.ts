@@ -39,6 +39,10 @@ export interface ChatControls {
   thinking(): string;
   /** Sets how much the model thinks (a level or a token budget, as typed); returns what to tell the user. */
   setThinking(level: string): Promise<string>;
+  /** The session's background processes, one line each (running and recently ended). */
+  listBackground(): string[];
+  /** Stops one background process and its tree; returns how it ended. */
+  killBackground(id: number): Promise<string>;
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -144,6 +148,21 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: "/skills",
     help: "the skills the model may read when a task matches (SKILL.md folders)",
     run: (_, controls, say) => say(controls.listSkills().join("\n")),
+  },
+  ps: {
+    usage: "/ps [kill id]",
+    help: "the background processes the model started (they end with the session); kill stops one",
+    run: async (args, controls, say) => {
+      if (!args) {
+        const lines = controls.listBackground();
+        return say(lines.length > 0 ? lines.join("\n") : "no background processes");
+      }
+      const [verb, id] = args.split(/\s+/);
+      const number = id === undefined ? undefined : parsePositiveInteger(id);
+      if (verb !== "kill" || number === undefined)
+        throw new Error("/ps takes no argument, or kill and an id: /ps kill 2");
+      say(await controls.killBackground(number));
+    },
   },
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };

@@ -11,6 +11,8 @@ export interface StatusLineSources {
   formatCost?(usage: Usage, model: string): string | undefined;
   /** The thinking level set for the session (`high`, `4096 tokens`), or undefined when none is. */
   thinking?(): string | undefined;
+  /** How many background processes are running (bash `background: true`). */
+  runningInBackground?(): number;
 }
 
 /** Follows a chat's events and formats the status line for the turn just ended. */
@@ -29,7 +31,10 @@ export class SessionStatus {
     }
   }
 
-  /** `model · thinking high · context 12% of 128k · session 15k in, 2.1k out · $0.0420`; undefined before any usage. */
+  /**
+   * `model · thinking high · context 12% of 128k · session 15k in, 2.1k out · $0.0420 · 2 in background (/ps)`;
+   * undefined before any usage.
+   */
   format(): string | undefined {
     if (!this.lastCall) return undefined;
     const window = this.sources.contextWindow(this.model);
@@ -41,8 +46,14 @@ export class SessionStatus {
     const tokens = `session ${formatTokens(input)} in, ${formatTokens(this.total.output)} out`;
     const cost = this.sources.formatCost?.(this.total, this.model);
     const thinking = this.sources.thinking?.();
-    return [this.model, ...(thinking ? [`thinking ${thinking}`] : []), context, tokens, ...(cost ? [cost] : [])].join(
-      " · ",
-    );
+    const running = this.sources.runningInBackground?.() ?? 0;
+    return [
+      this.model,
+      ...(thinking ? [`thinking ${thinking}`] : []),
+      context,
+      tokens,
+      ...(cost ? [cost] : []),
+      ...(running > 0 ? [`${running} in background (/ps)`] : []),
+    ].join(" · ");
   }
 }
