@@ -26,7 +26,7 @@ const MAX_SCANNED_FOLDERS = 20_000;
 /** Folders scanned past: installed packages, not the project's own settings. */
 const UNSCANNED_FOLDERS = new Set(["node_modules"]);
 /** Parts of a `.git` folder that make git run commands or take its config from elsewhere. */
-const GIT_CODE_PARTS = ["config", "hooks", "modules", "config.worktree", "commondir"];
+export const GIT_CODE_PARTS = ["config", "hooks", "modules", "config.worktree", "commondir"];
 
 /** What stands in for a missing entry: an empty folder, or a file with this harmless content. */
 type Placeholder = { kind: "folder" } | { kind: "file"; content: string };
@@ -79,7 +79,7 @@ function gitFolderMounts(gitFolder: string): string[] {
 }
 
 /** Existing protected entries at any depth, breadth first; symlinks are not followed. */
-function findProtectedEntries(workspace: string, names: string[]): string[] {
+export function findProtectedEntries(workspace: string, names: string[]): string[] {
   const found: string[] = [];
   const queue = [workspace];
   for (let scanned = 0; queue.length > 0 && scanned < MAX_SCANNED_FOLDERS; scanned++) {
