@@ -173,7 +173,14 @@ export const RUN_FLAGS = [
 ] as const satisfies readonly FlagName[];
 
 /** The provider flags every way of running a session takes (a run, `harness acp`, `harness batch`). */
-export const PROVIDER_FLAGS = ["provider", "model", "base-url", "max-turns"] as const satisfies readonly FlagName[];
+export const PROVIDER_FLAGS = [
+  "provider",
+  "model",
+  "base-url",
+  "api",
+  "thinking",
+  "max-turns",
+] as const satisfies readonly FlagName[];
 
 /** The parsed command line of a prompt run. */
 export type CliFlags = Flags<(typeof RUN_FLAGS)[number]> & { positionals: string[] };

@@ -35,11 +35,21 @@ interface EditorLog {
 
 /** Runs `harness acp` and the SDK's client against it for the length of `work`. */
 async function withEditor(
-  options: { env: NodeJS.ProcessEnv; cwd: string; answer(request: RequestPermissionRequest): string },
+  options: {
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    answer(request: RequestPermissionRequest): string;
+    /** Flags after `harness acp`. */
+    args?: string[];
+  },
   work: (ctx: ClientContext, log: EditorLog) => Promise<void>,
 ): Promise<EditorLog> {
   const child = killAtTestEnd(
-    spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] }),
+    spawn(process.execPath, [CLI, "acp", ...(options.args ?? [])], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    }),
   );
   const log: EditorLog = { updates: [], permissions: [], stderr: "", code: null };
   child.stderr.on("data", (chunk) => (log.stderr += chunk));
@@ -355,4 +365,21 @@ test("an image in a prompt reaches the model in its place; one that is no pictur
       { type: "text", text: "be brief" },
     ],
   );
+});
+
+test("harness acp --api responses --thinking high: the editor's sessions speak the Responses API at that level", async () => {
+  const fake = await serve([{ reply: { text: "from responses" } }]);
+  const cwd = workspace();
+  const log = await withEditor(
+    { env: fakeEnv(fake), cwd, answer: () => "reject_once", args: ["--api", "responses", "--thinking", "high"] },
+    async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    },
+  );
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(messageText(log), "from responses");
+  assert.equal(fake.requests[0].path, "/v1/responses");
+  assert.deepEqual(fake.requests[0].body.reasoning, { effort: "high", summary: "auto" });
 });

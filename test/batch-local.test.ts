@@ -239,6 +239,34 @@ test("a rate limit the child could not outlast slows the pool and the task runs 
   assert.equal(fake.requests.filter((request) => promptOf(request) === "task 2").length, 6);
 });
 
+test("--api and --thinking given to the batch reach every task's harness", async () => {
+  const fake = await serve([{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, "tasks.jsonl"),
+    [1, 2].map((n) => JSON.stringify({ id: `t${n}`, prompt: `task ${n}` })).join("\n"),
+  );
+  const result = await runCli(
+    ["batch", "tasks.jsonl", "--concurrency", "1", ...fakeFlags(fake), "--api", "responses", "--thinking", "high"],
+    { env: cleanEnv(), cwd: dir },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(
+    readLines(join(dir, "results.jsonl")).map((line) => [line.id, line.status]),
+    [
+      ["t1", "ok"],
+      ["t2", "ok"],
+    ],
+  );
+  assert.deepEqual(
+    fake.requests.map((request) => [request.path, request.body.reasoning?.effort]),
+    [
+      ["/v1/responses", "high"],
+      ["/v1/responses", "high"],
+    ],
+  );
+});
+
 test("a bad tasks file is a usage error naming the line", async () => {
   const dir = tempDir();
   writeFileSync(join(dir, "tasks.jsonl"), '{"id":"a","prompt":"x"}\n{"id":"a","prompt":"y"}\n');

@@ -11,6 +11,9 @@ export interface TaskDefaults {
   provider?: string;
   model?: string;
   baseUrl?: string;
+  /** `--api` and `--thinking` as a user types them (`chat`, `high`), passed on to each task's harness. */
+  api?: string;
+  thinking?: string;
   maxTurns?: number;
 }
 
@@ -140,6 +143,8 @@ function flagsFor(task: BatchTask, defaults: TaskDefaults): string[] {
     ...(provider ? ["--provider", provider] : []),
     ...(model ? ["--model", model] : []),
     ...(defaults.baseUrl ? ["--base-url", defaults.baseUrl] : []),
+    ...(defaults.api ? ["--api", defaults.api] : []),
+    ...(defaults.thinking ? ["--thinking", defaults.thinking] : []),
     ...(maxTurns ? ["--max-turns", String(maxTurns)] : []),
   ];
 }

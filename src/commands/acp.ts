@@ -16,7 +16,8 @@ import { findSessionByPrefix } from "../session/session-list.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import { VERSION } from "../version.ts";
 
-const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--max-turns <n>] [--trust]
+const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--api <wire>]
+                  [--thinking <level>] [--max-turns <n>] [--trust]
 
 Speaks the Agent Client Protocol (https://agentclientprotocol.com) on stdin and stdout, so an
 editor such as Zed can use harness as its agent. Provider settings are chosen as for a run.
@@ -43,7 +44,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { serveAcp } = await import("../acp/acp-server.ts");
   const { ndJsonStream } = await import("@agentclientprotocol/sdk");
-  const choice: ProviderChoice = { provider: flags.provider, model: flags.model, baseUrl: flags["base-url"] };
+  const choice: ProviderChoice = {
+    provider: flags.provider,
+    model: flags.model,
+    baseUrl: flags["base-url"],
+    api: flags.api,
+    thinking: flags.thinking,
+  };
   const maxTurns = flags["max-turns"];
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

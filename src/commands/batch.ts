@@ -13,6 +13,7 @@ import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-t
 import { reportHtml } from "../batch/report-html.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
 import type { TaskDefaults } from "../batch/run-task.ts";
+import { wireApiName } from "../providers/wire-apis.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
@@ -30,7 +31,8 @@ Options:
   --concurrency <n>       tasks at once on this machine (default ${DEFAULT_CONCURRENCY})
   --workdir <dir>         where working copies are made (default <out without .jsonl>.work)
   --queue <url>           redis://host:port/name: queue the tasks for \`harness worker\`s instead
-  --provider, --model, --base-url, --max-turns   for every task (a task's own fields win)
+  --provider, --model, --base-url, --api, --thinking, --max-turns
+                          for every task (a task's own provider, model, maxTurns win)
 Tasks run with --yes: every tool call is approved. Run batches where that is safe.
 `;
 
@@ -60,6 +62,8 @@ export async function run(argv: string[]): Promise<number> {
     provider: flags.provider,
     model: flags.model,
     baseUrl: flags["base-url"],
+    api: flags.api && wireApiName(flags.api),
+    thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
     maxTurns: flags["max-turns"],
   };
 

@@ -18,3 +18,8 @@ export type WireApiName = keyof typeof WIRE_APIS;
 
 /** The names, in the order help and errors list them. */
 export const WIRE_API_NAMES = Object.keys(WIRE_APIS) as [WireApiName, ...WireApiName[]];
+
+/** The name users give a wire API (`openai` is `chat`), to pass it on as a flag; none for `local`. */
+export function wireApiName(kind: ApiKind): WireApiName | undefined {
+  return WIRE_API_NAMES.find((name) => WIRE_APIS[name] === kind);
+}
