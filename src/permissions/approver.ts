@@ -1,5 +1,6 @@
 // Turns the policy into the loop's ApproveFn: allowed calls run, denied ones go back to the
 // model with the reason, and the rest are put to the person (or refused when nobody can answer).
+import { assertNever } from "../core/messages.ts";
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
 import { pathsOfCall, realTarget } from "./path-policy.ts";
 import { decide, type Decision, type PermissionPolicy } from "./policy.ts";
@@ -53,10 +54,8 @@ export function createApprover(options: ApproverOptions): ApproveFn {
         return { allow: false, reason: decision.reason };
       case "ask":
         break;
-      default: {
-        const unknown: never = decision;
-        return unknown;
-      }
+      default:
+        return assertNever(decision);
     }
     if (options.delegate) {
       const answer = await options.delegate(request, signal);
@@ -85,10 +84,8 @@ export function createApprover(options: ApproverOptions): ApproveFn {
         return allowed(await approvedTargets(request, options.cwd));
       case "no":
         return answer.reason ? { allow: false, reason: answer.reason } : { allow: false };
-      default: {
-        const unknown: never = answer;
-        return unknown;
-      }
+      default:
+        return assertNever(answer);
     }
   };
 }
@@ -130,10 +127,8 @@ export function allowWithCheck(
       case "ask":
         if (approvedByPerson.includes(real)) return undefined;
         return `the path now leads to ${real}, which was not approved${now.why ? ` (${now.why})` : ""}: it changed after the check. Nothing was done.`;
-      default: {
-        const unknown: never = now;
-        return unknown;
-      }
+      default:
+        return assertNever(now);
     }
   };
   return { allow: true, checkAtUse };

@@ -1,5 +1,6 @@
 // The permission policy as data, and the one function that applies it to a tool call:
 // allow, deny (with the reason the model gets) or ask the person.
+import { assertNever } from "../core/messages.ts";
 import type { Tool } from "../core/tool.ts";
 import path from "node:path";
 import { isInside } from "../core/is-inside.ts";
@@ -188,10 +189,8 @@ function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {
       return mode === "edits" || mode === "all";
     case "execute":
       return mode === "all";
-    default: {
-      const unknownKind: never = tool.kind;
-      return unknownKind;
-    }
+    default:
+      return assertNever(tool.kind);
   }
 }
 

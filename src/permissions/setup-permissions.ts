@@ -1,5 +1,6 @@
 // From flags, settings files and the machine to what a run needs: the policy, the command
 // environment, the sandbox wrapper, and the secret values to redact.
+import { assertNever } from "../core/messages.ts";
 import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
@@ -108,10 +109,8 @@ export function setupPermissions(
           `${support.problem}, so commands run without a sandbox and each one asks first (--yes still runs them). Fix: ${support.fix}; or pass --sandbox off to run without it.`,
         );
         break;
-      default: {
-        const unknown: never = support;
-        return unknown;
-      }
+      default:
+        return assertNever(support);
     }
   }
 

@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../core/events.ts";
-import { textOf, toolCallsOf } from "../core/messages.ts";
+import { textOf, toolCallsOf, assertNever } from "../core/messages.ts";
 import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff } from "./diff-render.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
@@ -119,10 +119,8 @@ export class TerminalRenderer {
           this.traceLine(this.colors.yellow("interrupted"));
         this.todo.leave();
         break;
-      default: {
-        const unhandled: never = event;
-        return unhandled;
-      }
+      default:
+        return assertNever(event);
     }
   }
 
