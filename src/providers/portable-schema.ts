@@ -60,12 +60,24 @@ const NOTED: Record<string, string> = {
   uniqueItems: "unique items",
 };
 
+/**
+ * Each schema's portable form, worked out once: a run hands the same tool schemas to every
+ * request, and converting them again was a tenth of all a step allocated. Callers only serialise
+ * the result, never change it.
+ */
+const portableForms = new WeakMap<JsonSchema, JsonSchema>();
+
 /** The schema cut down to the portable subset, meaning kept where a portable form exists. */
 export function portableSchema(schema: JsonSchema): JsonSchema {
-  const definitions = { ...asSchema(schema.definitions), ...asSchema(schema.$defs) };
-  const portable = convert(schema, definitions, 0);
-  // The top level is always an object of named parameters.
-  return { ...portable, type: "object", properties: portable.properties ?? {} };
+  let portable = portableForms.get(schema);
+  if (!portable) {
+    const definitions = { ...asSchema(schema.definitions), ...asSchema(schema.$defs) };
+    const converted = convert(schema, definitions, 0);
+    // The top level is always an object of named parameters.
+    portable = { ...converted, type: "object", properties: converted.properties ?? {} };
+    portableForms.set(schema, portable);
+  }
+  return portable;
 }
 
 function convert(input: JsonSchema, definitions: JsonSchema, depth: number): JsonSchema {
