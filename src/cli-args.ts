@@ -9,6 +9,7 @@ import { closestName } from "./core/edit-distance.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
 import { readRegularFile } from "./core/read-regular-file.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
+import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { parseThinking } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
@@ -95,7 +96,12 @@ export const FLAGS = {
   api: { schema: oneOf(WIRE_API_NAMES).transform((name) => WIRE_APIS[name]) },
   "max-turns": { schema: positiveInteger("takes a positive whole number") },
   "max-tokens": { schema: positiveInteger("takes a positive whole number") },
-  "context-window": { schema: positiveInteger("takes a number of tokens") },
+  "context-window": {
+    schema: positiveInteger("takes a number of tokens").refine(
+      (tokens) => tokens >= MIN_CONTEXT_WINDOW,
+      `takes at least ${MIN_CONTEXT_WINDOW} tokens (the system prompt and tools alone are about 2k)`,
+    ),
+  },
   thinking: {
     schema: text.transform((value, context) => {
       const level = parseThinking(value);

@@ -5,10 +5,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, PRESETS, stateDir } from "./config.ts";
 import { describeIssue } from "./core/describe-issue.ts";
+import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { THINKING_WORDS } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, WIRE_APIS, type ApiKind } from "./providers/wire-apis.ts";
 
 const tokenCount = z.number().int().positive();
+const contextWindow = z.number().int().min(MIN_CONTEXT_WINDOW);
 /** A wire API by its user-facing name; `openai`, the older name of `chat`, still reads. */
 const WireApiSchema = z
   .enum([...WIRE_API_NAMES, "openai"], { error: 'expected "chat", "responses" or "anthropic"' })
@@ -31,7 +33,7 @@ const PricesSchema = z
 
 /** What may differ per model of one provider. */
 const ModelEntrySchema = z.strictObject({
-  contextWindow: tokenCount.optional(),
+  contextWindow: contextWindow.optional(),
   maxTokens: tokenCount.optional(),
   prices: PricesSchema.optional(),
 });
@@ -50,7 +52,7 @@ const ProviderEntrySchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   /** The model used when none is named elsewhere. */
   model: z.string().min(1).optional(),
-  contextWindow: tokenCount.optional(),
+  contextWindow: contextWindow.optional(),
   maxTokens: tokenCount.optional(),
   prices: PricesSchema.optional(),
   models: z.record(z.string(), ModelEntrySchema).optional(),

@@ -35,6 +35,7 @@ import { findPromptCommands, type PromptCommand } from "./prompts/custom-command
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
 import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
+import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { createProvider } from "./providers/create-provider.ts";
 import type { ProviderSettings } from "./providers/index.ts";
 import { probeSandbox } from "./sandbox/detect-sandbox.ts";
@@ -450,6 +451,8 @@ function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   if (value === undefined) return undefined;
   const tokens = parsePositiveInteger(value);
   if (tokens === undefined) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
+  if (tokens < MIN_CONTEXT_WINDOW)
+    throw new SessionSetupError(`HARNESS_CONTEXT_WINDOW takes at least ${MIN_CONTEXT_WINDOW} tokens`, 2);
   return tokens;
 }
 

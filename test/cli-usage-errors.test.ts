@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { MIN_CONTEXT_WINDOW } from "../src/providers/model-info.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -71,5 +72,23 @@ test("--base-url that is not an http(s) URL is a usage error at once, from the f
   const models = await runCli(["models", "--base-url", "ftp://example.com"], { env });
   assert.equal(models.code, 2);
   assert.match(models.stderr, /--base-url takes an http:\/\/ or https:\/\/ URL/);
+  assert.equal(existsSync(join(env.HARNESS_HOME as string, "sessions")), false, "no session was created");
+});
+
+test("a context window below the minimum is a usage error, from the flag or the environment, and nothing runs", async () => {
+  const fake = await serve([]); // any request would fail the test
+  const env = cleanEnv();
+  const fromFlag = await runCli([...fakeFlags(fake), "--context-window", "1000", "-p", "x"], { env });
+  assert.equal(fromFlag.code, 2);
+  assert.equal(
+    fromFlag.stderr.split("\n")[0],
+    `harness: --context-window takes at least ${MIN_CONTEXT_WINDOW} tokens (the system prompt and tools alone are about 2k)`,
+  );
+  const fromEnv = await runCli([...fakeFlags(fake), "-p", "x"], { env: { ...env, HARNESS_CONTEXT_WINDOW: "512" } });
+  assert.equal(fromEnv.code, 2);
+  assert.match(
+    fromEnv.stderr,
+    new RegExp(`^harness: HARNESS_CONTEXT_WINDOW takes at least ${MIN_CONTEXT_WINDOW} tokens$`, "m"),
+  );
   assert.equal(existsSync(join(env.HARNESS_HOME as string, "sessions")), false, "no session was created");
 });

@@ -26,6 +26,13 @@ const CONTEXT_WINDOWS: Array<[RegExp, number]> = [
   [/^kimi-k2/, 131_072],
 ];
 
+/**
+ * The smallest context window a person may set (flag, HARNESS_CONTEXT_WINDOW, config.json): the
+ * system prompt and tool definitions alone are about 2k tokens, and compaction starts at 80%, so
+ * below 4096 no turn fits. 4096 is also the smallest window models are commonly run with.
+ */
+export const MIN_CONTEXT_WINDOW = 4096;
+
 /** Models the table does not know: small enough for most local servers' defaults. */
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
 
