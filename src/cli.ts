@@ -20,7 +20,7 @@ Usage:
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
-  --provider <name>        openai, anthropic, openrouter, ollama
+  --provider <name>        openai, anthropic, openrouter, ollama, local (a model run in-process, no key)
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
   --api <wire>             chat (OpenAI chat completions), responses (OpenAI Responses), anthropic:

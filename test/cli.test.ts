@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { PRESETS } from "../src/config.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -12,6 +13,8 @@ test("--help and --version exit 0 without a key", async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^harness \S+: a coding agent/);
   assert.match(help.stdout, /--max-turns/);
+  const providers = /^ {2}--provider <name> +(.*)$/m.exec(help.stdout)?.[1] ?? "";
+  for (const name of Object.keys(PRESETS)) assert.match(providers, new RegExp(`\\b${name}\\b`), `--help names ${name}`);
   const version = await runCli(["--version"]);
   assert.equal(version.code, 0);
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
