@@ -79,6 +79,16 @@ const ConfigSchema = z.strictObject({
       error: 'expected "off", "low", "medium", "high" or a number of tokens',
     })
     .optional(),
+  /**
+   * Anthropic's server-side web search (the API searches and bills per search; its result blocks
+   * go back unchanged). `true`, or `{ "maxUses": n }` searches per request (default 5). Other APIs
+   * have no such tool and ignore it.
+   */
+  webSearch: z
+    .union([z.boolean(), z.strictObject({ maxUses: z.number().int().positive().optional() })], {
+      error: 'expected true, false or { "maxUses": <number> }',
+    })
+    .optional(),
   providers: z
     .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
     .optional(),

@@ -87,6 +87,7 @@ export function resolveProvider(
     ...(custom?.headers ? { headers: custom.headers } : {}),
     ...(api === "local" ? { modelsDir: join(stateDir(env), "models") } : {}),
     ...callLimitsFrom(flags, env, config),
+    ...(api === "anthropic" && config.webSearch ? { webSearch: webSearchFrom(config.webSearch) } : {}),
     ...definedOnly({
       thinking,
       maxTokens,
@@ -94,6 +95,13 @@ export function resolveProvider(
       prices: perModel?.prices ?? custom?.prices,
     }),
   };
+}
+
+/** Searches per request when config.json says only `"webSearch": true`. */
+const DEFAULT_WEB_SEARCHES = 5;
+
+function webSearchFrom(setting: true | { maxUses?: number }): { maxUses: number } {
+  return { maxUses: (setting === true ? undefined : setting.maxUses) ?? DEFAULT_WEB_SEARCHES };
 }
 
 /**

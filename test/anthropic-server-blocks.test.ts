@@ -2,6 +2,8 @@
 // exactly as it came (server_tool_use, web_search_tool_result, cited text), and usage listed
 // per iteration (server-side compaction) is summed.
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeServerPerTest, runCli } from "./helpers.ts";
 import type { FakeLLM } from "./fake-llm/server.ts";
@@ -145,4 +147,30 @@ test("usage.iterations are summed: compaction and message steps are both billed"
     { type: "compaction", content: "## Summary" },
     "the compaction block is kept to go back",
   );
+});
+
+test('config.json "webSearch" turns on Anthropic\'s web search tool, first among the tools; other APIs never see it', async () => {
+  const env = cleanEnv({ HARNESS_API_KEY: "k" });
+  writeFileSync(join(env.HARNESS_HOME!, "config.json"), JSON.stringify({ webSearch: { maxUses: 3 } }));
+  const anthropic = await serve([{ reply: { text: "ok" } }]);
+  const result = await runCli([...flags(anthropic), "-p", "news?"], { env });
+  assert.equal(result.code, 0, result.stderr);
+  const tools = anthropic.requests[0].body.tools as Array<Record<string, unknown>>;
+  assert.deepEqual(tools[0], { type: "web_search_20250305", name: "web_search", max_uses: 3 });
+  assert.ok(tools.length > 1, "the function tools are still there");
+  assert.ok(tools.at(-1)!.cache_control, "the cache breakpoint stays on the last tool");
+
+  const openai = await serve([{ reply: { text: "ok" } }]);
+  const other = await runCli(["--base-url", openai.url, "--model", "m", "-p", "news?"], { env });
+  assert.equal(other.code, 0, other.stderr);
+  const names = (openai.requests[0].body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+  assert.ok(!names.includes("web_search"));
+});
+
+test('a broken "webSearch" in config.json is a usage error naming the field', async () => {
+  const env = cleanEnv({ HARNESS_API_KEY: "k" });
+  writeFileSync(join(env.HARNESS_HOME!, "config.json"), JSON.stringify({ webSearch: { max: 3 } }));
+  const result = await runCli(["--provider", "anthropic", "-p", "hi"], { env });
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /config\.json: webSearch/);
 });

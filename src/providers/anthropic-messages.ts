@@ -6,7 +6,7 @@ import type { ProviderSettings } from "./index.ts";
 import { planThinking } from "./thinking.ts";
 import { parseEvent, readSse } from "./sse.ts";
 import { streamWireReply } from "./wire-reply.ts";
-import { toAnthropicRequest } from "./anthropic-request.ts";
+import { serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";
 import {
   AnthropicStreamAccumulator,
   toStreamEvents,
@@ -22,6 +22,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
   const apiKey = settings.apiKey || "no-key";
   const thinking = planThinking(settings).fields;
+  const serverTools = serverToolsFor(settings);
   let client: Promise<import("@anthropic-ai/sdk").Anthropic> | undefined;
   const getClient = () =>
     (client ??= import("@anthropic-ai/sdk").then(
@@ -49,7 +50,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
           accumulator: new AnthropicStreamAccumulator(),
           async open(callSignal) {
             const anthropic = await getClient();
-            const body = toAnthropicRequest(request, settings.model, thinking);
+            const body = toAnthropicRequest(request, settings.model, thinking, serverTools);
             // `post` rather than `messages.create`: the latter console.warns on every call for models
             // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
             return anthropic.post("/v1/messages", { body, stream: true, signal: callSignal }).asResponse();

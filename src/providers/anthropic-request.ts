@@ -36,6 +36,7 @@ export function toAnthropicRequest(
   request: ModelRequest,
   model: string,
   thinkingFields: Record<string, unknown> = {},
+  serverTools: WireBlock[] = [],
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
@@ -44,15 +45,27 @@ export function toAnthropicRequest(
     stream: true,
   };
   if (request.system) body.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool, index) => ({
+  // Server tools first: the cache breakpoint on the last tool then covers them too.
+  const tools: WireBlock[] = [
+    ...serverTools,
+    ...request.tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
       input_schema: portableSchema(tool.parameters), // Anthropic takes any schema; proxies to other models do not
-      ...(index === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
-    }));
-  }
+    })),
+  ];
+  if (tools.length > 0)
+    body.tools = tools.map((tool, index) =>
+      index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool,
+    );
   return { ...body, ...thinkingFields };
+}
+
+/** The server-side tools a provider's settings turn on (config.json `webSearch`). */
+export function serverToolsFor(settings: { webSearch?: { maxUses: number } }): WireBlock[] {
+  return settings.webSearch
+    ? [{ type: "web_search_20250305", name: "web_search", max_uses: settings.webSearch.maxUses }]
+    : [];
 }
 
 export function defaultMaxTokens(model: string): number {

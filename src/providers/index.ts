@@ -25,6 +25,8 @@ export interface ProviderSettings extends CallLimits {
   maxTokens?: number;
   /** Configured prices (config.json); the built-in table is the fallback. */
   prices?: Prices;
+  /** Anthropic's server-side web search, on with at most this many searches per request (config.json `webSearch`). */
+  webSearch?: { maxUses: number };
   /** Where `--provider local` keeps downloaded models (`$HARNESS_HOME/models`). */
   modelsDir?: string;
 }

@@ -143,9 +143,14 @@ export const anthropicFormat: WireFormat = {
     const countBreakpoint = (block: any) => (breakpoints += block?.cache_control ? 1 : 0);
     (Array.isArray(body.system) ? body.system : []).forEach(countBreakpoint);
     (body.tools ?? []).forEach(countBreakpoint);
-    for (const tool of body.tools ?? [])
-      if (tool.input_schema?.type !== "object")
+    for (const tool of body.tools ?? []) {
+      // A server tool (web search) is named by a versioned type and has no schema.
+      if (typeof tool.type === "string") {
+        if (!/^[a-z_]+_\d{8}$/.test(tool.type))
+          problems.push(`tool ${tool.name}: unknown server tool type ${tool.type}`);
+      } else if (tool.input_schema?.type !== "object")
         problems.push(`tool ${tool.name}: input_schema is not an object schema`);
+    }
 
     body.messages.forEach((message: any, position: number) => {
       const where = `message ${position}`;
