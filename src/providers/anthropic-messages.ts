@@ -4,7 +4,6 @@ import { sdkTimeoutMs } from "./call-limits.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { planThinking } from "./thinking.ts";
-import { parseEvent, readSse } from "./sse.ts";
 import { streamWireReply } from "./wire-reply.ts";
 import { serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";
 import {
@@ -55,7 +54,8 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
             // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
             return anthropic.post("/v1/messages", { body, stream: true, signal: callSignal }).asResponse();
           },
-          readEvents,
+          eventsOfWhole,
+          checkEvent,
         },
         signal,
       );
@@ -63,19 +63,14 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   };
 }
 
-/** The events of a reply: SSE, or one plain JSON message turned into the events that would have streamed it. */
-async function* readEvents(response: Response, context: ErrorContext): AsyncIterable<AnthropicStreamEvent> {
-  const contentType = response.headers.get("content-type") ?? "";
-  if (contentType.includes("application/json")) {
-    const reply = (await response.json()) as WireMessageReply & { type?: string };
-    if (reply.type === "error") throw toProviderError({ error: reply }, context);
-    yield* toStreamEvents(reply);
-    return;
-  }
-  for await (const sse of readSse(response, context)) {
-    const event = parseEvent(sse.data, context) as AnthropicStreamEvent;
-    // `event: error` mid-stream ({"type":"error","error":{"type":"overloaded_error",...}}).
-    if (sse.event === "error" || event?.type === "error") throw toProviderError({ error: event }, context);
-    yield event;
-  }
+/** One plain JSON message, as the events that would have streamed it. */
+function eventsOfWhole(body: unknown, context: ErrorContext): AnthropicStreamEvent[] {
+  const reply = body as WireMessageReply & { type?: string };
+  if (reply.type === "error") throw toProviderError({ error: reply }, context);
+  return toStreamEvents(reply);
+}
+
+/** `event: error` mid-stream ({"type":"error","error":{"type":"overloaded_error",...}}). */
+function checkEvent(event: AnthropicStreamEvent, sseName: string | undefined, context: ErrorContext): void {
+  if (sseName === "error" || event?.type === "error") throw toProviderError({ error: event }, context);
 }

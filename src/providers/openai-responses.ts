@@ -12,7 +12,6 @@ import {
   type WireResponse,
 } from "./openai-responses-stream.ts";
 import { endpoint, openAIHeaders, postJson } from "./post-json.ts";
-import { parseEvent, readSse } from "./sse.ts";
 import { streamWireReply } from "./wire-reply.ts";
 import { planThinking } from "./thinking.ts";
 
@@ -35,7 +34,8 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
             const body = toResponsesRequest(request, settings.model, thinking);
             return postJson(url, headers, body, callSignal);
           },
-          readEvents,
+          eventsOfWhole,
+          checkEvent,
         },
         signal,
       );
@@ -43,25 +43,18 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
   };
 }
 
-/** The events of a reply: SSE, or one plain JSON response turned into the events that would have streamed it. */
-async function* readEvents(response: Response, context: ErrorContext): AsyncIterable<ResponsesStreamEvent> {
-  const contentType = response.headers.get("content-type") ?? "";
-  if (contentType.includes("application/json")) {
-    const whole = (await response.json()) as WireResponse & { error?: unknown };
-    if (whole.status === "failed" || (whole.error && !whole.status)) throw failure(whole.error, context);
-    yield* toStreamEvents(whole);
-    return;
-  }
-  for await (const sse of readSse(response, context)) {
-    const event = parseEvent(sse.data, context) as ResponsesStreamEvent & {
-      error?: unknown;
-      code?: unknown;
-      message?: unknown;
-    };
-    if (event?.type === "error") throw failure(event.error ?? event, context);
-    if (event?.type === "response.failed") throw failure(event.response?.error, context);
-    yield event;
-  }
+/** One plain JSON response, as the events that would have streamed it. */
+function eventsOfWhole(body: unknown, context: ErrorContext): ResponsesStreamEvent[] {
+  const whole = body as WireResponse & { error?: unknown };
+  if (whole.status === "failed" || (whole.error && !whole.status)) throw failure(whole.error, context);
+  return toStreamEvents(whole);
+}
+
+/** An `error` event or a failed response ends the stream with its error. */
+function checkEvent(event: ResponsesStreamEvent, _sseName: string | undefined, context: ErrorContext): void {
+  const wire = event as ResponsesStreamEvent & { error?: unknown; code?: unknown; message?: unknown };
+  if (wire?.type === "error") throw failure(wire.error ?? wire, context);
+  if (wire?.type === "response.failed") throw failure(wire.response?.error, context);
 }
 
 /**

@@ -8,6 +8,7 @@ import { ProviderError } from "../core/provider.ts";
 import { CallWatch } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
+import { parseEvent, readSse } from "./sse.ts";
 
 export interface WireAccumulator<Event> {
   add(event: Event): ModelEvent[];
@@ -21,7 +22,10 @@ export interface WireReply<Event> {
   accumulator: WireAccumulator<Event>;
   /** Sends the request; `signal` carries the user's interrupt and the call's bounds. */
   open(signal: AbortSignal): Promise<Response>;
-  readEvents(response: Response, context: ErrorContext): AsyncIterable<Event>;
+  /** A whole reply sent as one plain JSON body (no stream), as the events that would have streamed it; throws when it is an error. */
+  eventsOfWhole(body: unknown, context: ErrorContext): Event[];
+  /** Throws when a streamed event (`sseName`: its SSE `event:` field) reports an error. */
+  checkEvent(event: Event, sseName: string | undefined, context: ErrorContext): void;
 }
 
 export async function* streamWireReply<Event>(reply: WireReply<Event>, signal: AbortSignal): AsyncIterable<ModelEvent> {
@@ -29,7 +33,7 @@ export async function* streamWireReply<Event>(reply: WireReply<Event>, signal: A
   const watch = new CallWatch(signal, settings, `${settings.name} (${settings.baseUrl})`);
   try {
     const response = await reply.open(watch.signal);
-    for await (const event of reply.readEvents(watch.body(response), context)) {
+    for await (const event of readEvents(watch.body(response), reply)) {
       for (const modelEvent of accumulator.add(event)) yield modelEvent;
     }
   } catch (error) {
@@ -43,4 +47,18 @@ export async function* streamWireReply<Event>(reply: WireReply<Event>, signal: A
   if (!accumulator.isComplete)
     throw new ProviderError("network", `the connection to ${settings.name} dropped before the reply was complete`);
   yield { type: "done", message: accumulator.finish() };
+}
+
+/** The events of a reply: SSE, or one plain JSON body turned into the events that would have streamed it. */
+async function* readEvents<Event>(response: Response, reply: WireReply<Event>): AsyncIterable<Event> {
+  const { context } = reply;
+  if ((response.headers.get("content-type") ?? "").includes("application/json")) {
+    yield* reply.eventsOfWhole(await response.json(), context);
+    return;
+  }
+  for await (const sse of readSse(response, context)) {
+    const event = parseEvent(sse.data, context) as Event;
+    reply.checkEvent(event, sse.event, context);
+    yield event;
+  }
 }
