@@ -104,7 +104,9 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
   );
   const listed = await chat.send("/sessions", /2 turns {2}hello/);
   assert.match(listed, /1 turn {2}third/);
-  await chat.send("/help", /\/resume \[id\] +continue another session/);
+  const help = await chat.send("/help", /\/resume \[id\] +continue another session/);
+  for (const key of ["Esc", "Alt-Enter", "Ctrl-R", "Tab", "@path"])
+    assert.match(help, new RegExp(`^${key} +\\S`, "m"), `/help lists ${key}`);
   await chat.exit();
 
   const [first, second] = sessionFiles(env);

@@ -212,14 +212,26 @@ export async function runSlashCommand(
   }
 }
 
-/** The built-in commands, then the prompt commands (files and /init). */
+/** The keys of the line editor (line-editor.ts, keys.ts), as /help lists them. */
+const KEY_HELP: ReadonlyArray<[string, string]> = [
+  ["Enter", "send (typed while the agent works: queued for its next step)"],
+  ["Alt-Enter", "a new line (also Shift-Enter where the terminal reports it, or Ctrl-J)"],
+  ["Esc", "interrupt the turn (also Ctrl-C)"],
+  ["Ctrl-R", "search earlier input; the arrows step through it"],
+  ["Tab", "complete a /command or an @path"],
+  ["@path", "attach a file (text inline, an image as a picture)"],
+  ["Ctrl-D", "quit at the empty prompt (or Ctrl-C twice, or /exit)"],
+];
+
+/** The built-in commands, then the prompt commands (files and /init), then the keys. */
 function helpText(promptCommands: readonly PromptCommandInfo[]): string {
   const rows = [
     ...Object.values(COMMANDS).map((c) => [c.usage, c.help]),
     ...promptCommands.map((c) => [usageOf(c), c.description]),
   ];
-  const width = Math.max(...rows.map(([usage]) => usage.length));
-  return rows.map(([usage, help]) => `${usage.padEnd(width)}  ${help}`).join("\n");
+  const width = Math.max(...[...rows, ...KEY_HELP].map(([usage]) => usage.length));
+  const table = (lines: ReadonlyArray<string[]>) => lines.map(([usage, help]) => `${usage.padEnd(width)}  ${help}`);
+  return [...table(rows), "", "keys:", ...table(KEY_HELP)].join("\n");
 }
 
 function usageOf(command: PromptCommandInfo): string {
