@@ -4,7 +4,7 @@
 // the sandbox's PID namespace; every marked process left when a test ends is killed then.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { test } from "node:test";
 import type { ChildProcess } from "node:child_process";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
@@ -283,4 +283,24 @@ test("in the chat, the status line counts the running ones, /ps lists them, /ps 
   chat.send(["Enter"]);
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");
   assert.deepEqual(pidsWith(second), [], "the one left running ended with the session");
+});
+
+test("a background flood nobody reads fills its spill file only up to the cap (16 MiB), and says so", async () => {
+  const fake = await serve([
+    call("start", "bash", {
+      command: "until [ -e go ]; do sleep 0.1; done; head -c 20000000 /dev/zero | tr '\\0' x",
+      background: true,
+    }),
+    call("go", "bash", { command: "touch go" }),
+    call("read", "bash_output", { id: 1, wait: 60 }),
+    { reply: { text: "ok" } },
+  ]);
+  const result = await runCli([...flags(fake, "off"), "-p", "flood"]);
+  assert.equal(result.code, 0, result.stderr);
+  const read = resultsIn(fake.requests.at(-1) as RecordedRequest).get("read") ?? "";
+  assert.match(read, /\[exit code: 0\]$/);
+  const [, kept, total, spill] = /\[the first (\d+) of its (\d+) bytes are saved in (\S+);/.exec(read) ?? [];
+  assert.equal(Number(kept), 16 * 1024 * 1024);
+  assert.equal(Number(total), 20_000_000);
+  assert.equal(statSync(spill).size, 16 * 1024 * 1024);
 });

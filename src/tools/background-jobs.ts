@@ -26,6 +26,11 @@ const MAX_RUNNING = 8;
 const MAX_ENDED_KEPT = 16;
 /** How long a kill waits for the tree to end: the grace between SIGTERM and SIGKILL, and then some. */
 const KILL_WAIT_MS = KILL_GRACE_MS + 3000;
+/**
+ * Most bytes one read's spill file takes: unlike a foreground command, a background process has
+ * no time limit, and one that floods while nobody reads must not fill the disk.
+ */
+const MAX_SPILL_BYTES = 16 * 1024 * 1024;
 /** Longest bash_output may wait for something new. */
 export const MAX_OUTPUT_WAIT_S = 120;
 /** Where the session's processes are kept in ToolContext.sessionState. */
@@ -163,7 +168,7 @@ class BackgroundJob {
   }
 
   private newCapture(): BoundedCapture {
-    return new BoundedCapture(KEEP_BYTES, () => this.openSpill(), this.options.secrets);
+    return new BoundedCapture(KEEP_BYTES, () => this.openSpill(), this.options.secrets, MAX_SPILL_BYTES);
   }
 
   private openSpill() {

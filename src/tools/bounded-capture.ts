@@ -18,6 +18,8 @@ export interface CapturedOutput {
   totalBytes: number;
   /** Where all of it was saved, when it passed MAX_OUTPUT_BYTES and a spill file could be opened. */
   spillPath?: string;
+  /** Set when the spill file holds only the first this many bytes (it reached its cap). */
+  spillCutAt?: number;
 }
 
 /**
@@ -35,7 +37,13 @@ export function outputForModel(
   if (output === full) return output;
   const isWhole = captured.totalBytes <= 2 * KEEP_BYTES; // nothing was dropped from memory
   const path = captured.spillPath ?? (isWhole ? saveWhole(openSpill, redactText(captured.output, secrets)) : undefined);
-  return path ? withNoteAtCut(output, spillNote(path, captured.totalBytes)) : output;
+  if (!path) return output;
+  const { spillCutAt, totalBytes } = captured;
+  const note =
+    spillCutAt === undefined
+      ? spillNote(path, totalBytes)
+      : `[the first ${spillCutAt} of its ${totalBytes} bytes are saved in ${path}; read them in pages with read_file (offset, limit) or search them with grep]`;
+  return withNoteAtCut(output, note);
 }
 
 /** Puts the note right after the "cut from the middle" marker, where the model notices what is missing. */
@@ -78,6 +86,8 @@ export class BoundedCapture {
   private droppedBytes = 0;
   private spill: SpillFile | undefined;
   private spillFailed = false;
+  private spilledBytes = 0;
+  private isSpillFull = false;
   private readonly decoder = new StringDecoder("utf8");
   private readonly redactor: StreamRedactor;
   totalBytes = 0;
@@ -86,6 +96,8 @@ export class BoundedCapture {
     private readonly keep: number,
     private readonly openSpill?: () => SpillFile,
     secrets?: readonly string[],
+    /** Most bytes the spill file takes (a process with no time limit could fill the disk); the rest is left out of it. */
+    private readonly maxSpillBytes = Number.POSITIVE_INFINITY,
   ) {
     this.redactor = new StreamRedactor(secrets);
   }
@@ -112,7 +124,8 @@ export class BoundedCapture {
   /** Everything held, with the spill file closed: nothing more is added after this. */
   finish(): CapturedOutput {
     const spillPath = this.closeSpill();
-    return { output: this.text(), totalBytes: this.totalBytes, spillPath };
+    const spillCutAt = spillPath && this.isSpillFull ? this.spilledBytes : undefined;
+    return { output: this.text(), totalBytes: this.totalBytes, spillPath, ...(spillCutAt ? { spillCutAt } : {}) };
   }
 
   /** Closes the spill file, if one was opened, and returns its path. */
@@ -131,7 +144,7 @@ export class BoundedCapture {
   }
 
   private teeToSpill(chunk: Buffer): void {
-    if (!this.openSpill || this.spillFailed) return;
+    if (!this.openSpill || this.spillFailed || this.isSpillFull) return;
     try {
       if (!this.spill) {
         if (this.totalBytes <= MAX_OUTPUT_BYTES) return;
@@ -148,6 +161,11 @@ export class BoundedCapture {
   }
 
   private writeSpill(chunk: Buffer): void {
+    if (this.spilledBytes + chunk.length > this.maxSpillBytes) {
+      chunk = chunk.subarray(0, this.maxSpillBytes - this.spilledBytes);
+      this.isSpillFull = true;
+    }
+    this.spilledBytes += chunk.length;
     const text = this.redactor.push(this.decoder.write(chunk));
     if (text) writeSync((this.spill as SpillFile).fd, text);
   }
