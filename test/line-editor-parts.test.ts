@@ -101,11 +101,15 @@ test("type-ahead: a message and a command entered while a turn runs wait in thei
   assert.deepEqual(typeAhead.enter(isSlashCommand), { text: "/cost", isCommand: true });
   typeAhead.append("also check the tests");
   assert.deepEqual(typeAhead.enter(isSlashCommand), { text: "also check the tests", isCommand: false });
-  assert.deepEqual(typeAhead.takeForPrompt(), { text: "also check the tests", isQueued: true });
   typeAhead.append("and thx");
   typeAhead.eraseLast();
+  assert.deepEqual(typeAhead.takeForPrompt(), { text: "also check the tests", isQueued: true });
   assert.deepEqual(typeAhead.takeForPrompt(), { text: "/cost", isQueued: true }, "the command waits for its prompt");
-  assert.deepEqual(typeAhead.takeForPrompt(), { text: "and th", isQueued: false }, "typed, not entered");
+  assert.deepEqual(
+    typeAhead.takeForPrompt(),
+    { text: "and th", isQueued: false },
+    "typed and not entered while a message was queued: kept for the prompt after it, not dropped",
+  );
   assert.deepEqual(typeAhead.takeMessages(), []);
 });
 

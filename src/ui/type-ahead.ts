@@ -49,14 +49,16 @@ export class TypeAhead {
 
   /**
    * What the next chat prompt starts with: the queued messages, joined; else the first queued
-   * command alone (the rest wait for the prompts after it, with the typed text); else what was typed.
+   * command alone (the rest wait for the prompts after it); else what was typed. Text typed and
+   * not entered always waits for the prompt after the queued lines: it is never dropped.
    */
   takeForPrompt(): PromptStart {
     const command = this.messages.length === 0 ? this.commands.shift() : undefined;
     const queued = command ?? this.messages.join("\n\n");
     if (command === undefined) this.messages = [];
-    const text = queued || this.typed;
-    if (command === undefined) this.typed = "";
-    return { text, isQueued: queued !== "" };
+    if (queued) return { text: queued, isQueued: true };
+    const typed = this.typed;
+    this.typed = "";
+    return { text: typed, isQueued: false };
   }
 }
