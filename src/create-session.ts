@@ -342,7 +342,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
       const next = { ...current, model };
       agent.configure({ provider: await providerFor(next) });
       current = next;
-      recorder.recordModelChange(next.name, next.model, next.baseUrl);
+      recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
     },
     async setThinking(level) {
       const next = { ...current, thinking: level };
@@ -357,7 +357,10 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
     },
     async resume(stored, settings) {
       const isSameProvider =
-        settings.name === current.name && settings.model === current.model && settings.baseUrl === current.baseUrl;
+        settings.name === current.name &&
+        settings.model === current.model &&
+        settings.baseUrl === current.baseUrl &&
+        settings.api === current.api;
       if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
       moveTo(startRecorder(env, cwd, settings, stored));
       current = settings;

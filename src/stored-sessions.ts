@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { stateDir, type ProviderChoice } from "./config.ts";
 import type { ProviderSettings } from "./providers/index.ts";
 import { loadInputHistory } from "./session/input-history.ts";
+import { isApiKind } from "./providers/wire-apis.ts";
 import { resumeProviderChoice } from "./session/resume-choice.ts";
 import { SESSION_FORMAT_VERSION } from "./session/session-entry.ts";
 import { newSessionId } from "./session/session-id.ts";
@@ -42,7 +43,9 @@ export function providerChoiceFor(
   env: NodeJS.ProcessEnv,
   resumed: SessionData | undefined,
 ): ProviderChoice {
-  return resumed ? resumeProviderChoice(choice, env, resumed) : choice;
+  if (!resumed) return choice;
+  // A wire API this version does not know (a hand-edited or newer file) is left to the config.
+  return resumeProviderChoice(choice, env, { ...resumed, api: isApiKind(resumed.api) ? resumed.api : undefined });
 }
 
 /** Lines typed in earlier chats, oldest first, for the arrows. */
@@ -54,6 +57,16 @@ export function historyPathFor(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "history");
 }
 
+/** Whether the settings are the ones the session used last (an older file without its API matches any). */
+function isSameChoice(stored: SessionData, settings: ProviderSettings): boolean {
+  return (
+    stored.provider === settings.name &&
+    stored.model === settings.model &&
+    (stored.baseUrl || undefined) === (settings.baseUrl ? redactUrl(settings.baseUrl) : undefined) &&
+    (stored.api === undefined || stored.api === settings.api)
+  );
+}
+
 /** The recorder for this run: appending to the resumed session, or a new one (created on its first entry). */
 export function startRecorder(
   env: NodeJS.ProcessEnv,
@@ -61,7 +74,13 @@ export function startRecorder(
   settings: ProviderSettings,
   resumed: SessionData | undefined,
 ): SessionRecorder {
-  if (resumed) return new SessionRecorder(SessionWriter.resume(resumed.path, resumed.header), resumed.usage);
+  if (resumed) {
+    const recorder = new SessionRecorder(SessionWriter.resume(resumed.path, resumed.header), resumed.usage);
+    // Resumed with other settings (`-c --api chat`): the file says so, and the next resume goes on with them.
+    if (!isSameChoice(resumed, settings))
+      recorder.recordModelChange(settings.name, settings.model, settings.baseUrl, settings.api);
+    return recorder;
+  }
   const header = {
     type: "session" as const,
     version: SESSION_FORMAT_VERSION,
@@ -70,6 +89,7 @@ export function startRecorder(
     provider: settings.name,
     model: settings.model,
     baseUrl: settings.baseUrl && redactUrl(settings.baseUrl), // credentials in a URL are never stored
+    api: settings.api,
     startedAt: new Date().toISOString(),
     harnessVersion: VERSION,
   };

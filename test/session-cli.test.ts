@@ -68,6 +68,29 @@ test("a one-shot run is recorded; --continue carries on in the same file with th
   );
 });
 
+test("a session keeps its wire API: -c goes on with --api responses, and -c --api chat switches it for later resumes too", async () => {
+  const fake = await serve(["one", "two", "three", "four"].map((text) => ({ reply: { text } })));
+  const env = cleanEnv({ OPENAI_API_KEY: "k" });
+  const cwd = tempDir();
+  const run = (...args: string[]) => runCli(args, { env, cwd });
+  assert.equal((await run(...fakeFlags(fake), "--api", "responses", "-p", "first")).stdout, "one\n");
+  assert.equal((await run("-c", "-p", "second")).stdout, "two\n");
+  assert.equal((await run("-c", "--api", "chat", "-p", "third")).stdout, "three\n");
+  assert.equal((await run("-c", "-p", "fourth")).stdout, "four\n");
+  assert.deepEqual(
+    fake.requests.map((request) => request.path),
+    ["/v1/responses", "/v1/responses", "/v1/chat/completions", "/v1/chat/completions"],
+  );
+  const [file] = sessionFiles(env);
+  const lines = readLines(env, file);
+  assert.equal(lines[0].api, "responses");
+  assert.deepEqual(
+    lines.filter((line) => line.type === "model_change").map(({ provider, model, api }) => ({ provider, model, api })),
+    [{ provider: "openai", model: "fake-model", api: "openai" }],
+    "only the resume that changed the API is recorded",
+  );
+});
+
 test("--continue picks the latest session of this directory, not of another", async () => {
   const fake = await serve([{ reply: { text: "in A" } }, { reply: { text: "in B" } }, { reply: { text: "A again" } }]);
   const env = cleanEnv();

@@ -62,7 +62,7 @@ test("round trip: the recorder writes events as lines and the reader rebuilds th
   recorder.record({ type: "text_delta", text: "Hi." });
   recorder.record({ type: "message", message: reply });
   recorder.record({ type: "usage", usage, total: usage });
-  recorder.recordModelChange("openai", "m2", "http://x/v1");
+  recorder.recordModelChange("openai", "m2", "http://x/v1", "responses");
   recorder.record({ type: "done", reason: "aborted", answer: "", turns: 1, usage });
   recorder.close();
 
@@ -81,6 +81,7 @@ test("round trip: the recorder writes events as lines and the reader rebuilds th
   assert.deepEqual(session.messages, [user("hello"), reply]);
   assert.deepEqual(session.usage, usage);
   assert.equal(session.model, "m2");
+  assert.equal(session.api, "responses");
   assert.deepEqual(session.notices, []);
 });
 

@@ -19,6 +19,11 @@ export type WireApiName = keyof typeof WIRE_APIS;
 /** The names, in the order help and errors list them. */
 export const WIRE_API_NAMES = Object.keys(WIRE_APIS) as [WireApiName, ...WireApiName[]];
 
+/** Whether a stored value is a wire API kind this version speaks. */
+export function isApiKind(value: unknown): value is ApiKind {
+  return value === "local" || Object.values(WIRE_APIS).some((kind) => kind === value);
+}
+
 /** The name users give a wire API (`openai` is `chat`), to pass it on as a flag; none for `local`. */
 export function wireApiName(kind: ApiKind): WireApiName | undefined {
   return WIRE_API_NAMES.find((name) => WIRE_APIS[name] === kind);

@@ -18,6 +18,8 @@ export interface SessionHeader {
   provider: string;
   model: string;
   baseUrl?: string;
+  /** The wire API it spoke (`openai` = chat completions, `responses`, `anthropic`, `local`); absent in older files. */
+  api?: string;
   startedAt: string;
   harnessVersion: string;
 }
@@ -28,8 +30,8 @@ export type SessionEntry =
   | { type: "message"; at: string; message: Message }
   /** Tokens of one model call. */
   | { type: "usage"; at: string; usage: Usage }
-  /** The chat switched model (`/model`); later replies come from this one. */
-  | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string }
+  /** The chat switched model (`/model`), or a resume chose other settings; later replies come from this one. */
+  | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string; api?: string }
   /** The user interrupted the turn; its partial reply (stopReason `aborted`) and tool results are above. */
   | { type: "interrupted"; at: string }
   /** A run begins (a prompt and all it led to): what undo counts as one turn. */

@@ -15,10 +15,11 @@ export interface SessionData {
   entries: SessionEntry[];
   /** The conversation, repaired so that every tool call has a result (ready to send again). */
   messages: Message[];
-  /** The provider and model in use at the end (the header's, or the last `/model` switch). */
+  /** The provider, model and wire API in use at the end (the header's, or the last `/model` switch). */
   provider: string;
   model: string;
   baseUrl?: string;
+  api?: string;
   /** Tokens of every model call in the session. */
   usage: Usage;
   /** The turns in the conversation now, oldest first (undone ones left out): what undo can take back. */
@@ -91,7 +92,7 @@ export function parseSession(text: string, path: string): SessionData {
   const turns: OpenTurn[] = [];
   const undone: Array<{ messages: Message[]; turns: OpenTurn[]; saved?: string }> = [];
   let usage = EMPTY_USAGE;
-  let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl };
+  let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl, api: header.api };
   let todo: TodoItem[] = [];
   for (const value of parsed) {
     let entry = value as SessionEntry;
@@ -104,7 +105,7 @@ export function parseSession(text: string, path: string): SessionData {
         usage = addUsage(usage, entry.usage);
         break;
       case "model_change":
-        current = { provider: entry.provider, model: entry.model, baseUrl: entry.baseUrl };
+        current = { provider: entry.provider, model: entry.model, baseUrl: entry.baseUrl, api: entry.api };
         break;
       case "turn":
         turns.push({ messages, length: messages.length });

@@ -80,14 +80,15 @@ export class SessionRecorder {
     }
   }
 
-  /** A `/model` switch: replies from here on come from this model. */
-  recordModelChange(provider: string, model: string, baseUrl?: string): void {
+  /** A `/model` switch, or a resume with other settings: replies from here on come from this model. */
+  recordModelChange(provider: string, model: string, baseUrl: string | undefined, api: string): void {
     this.writer.append({
       type: "model_change",
       at: new Date().toISOString(),
       provider,
       model,
       ...(baseUrl ? { baseUrl: redactUrl(baseUrl) } : {}),
+      api,
     });
     this.writer.flush();
   }
