@@ -4,9 +4,9 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
 import { formatDuration } from "./core/helpers.ts";
-import type { Usage } from "./core/messages.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
+import { formatUsageAndCost } from "./providers/pricing.ts";
 import { describeThinking, parseThinking } from "./providers/thinking.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
@@ -114,8 +114,9 @@ export class SessionChatControls implements ChatControls {
     return this.options.session.id;
   }
 
-  usage(): Usage {
-    return this.options.session.usage;
+  usageAndCost(): string {
+    const { usage, settings } = this.options.session;
+    return formatUsageAndCost(usage, settings.model, settings.prices);
   }
 
   listSessions(): string[] {

@@ -87,7 +87,10 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
   const chat = startChat(fakeFlags(fake), env, cwd);
   await chat.ready();
   await chat.send("hello", /hi there/);
-  await chat.send("/cost", /tokens in this session: 10 in, 5 out, 0 cache read, 0 cache write/);
+  await chat.send(
+    "/cost",
+    /this session: tokens: 10 in · 5 out · \$0 \(no price known for model "fake-model": counted as free; set its prices in config\.json\)/,
+  );
   await chat.send("/modle x", /unknown command \/modle; did you mean \/model \[name\]\? \(\/help lists them\)/);
   await chat.send("/model other-model", /now using openai · other-model/);
   await chat.send("second", /second reply/);

@@ -1,6 +1,5 @@
 // Chat commands typed as `/name args`. This file parses and answers them; what they act on
 // (the session, the provider) is reached through ChatControls, which the CLI wiring provides.
-import type { Usage } from "../core/messages.ts";
 import { closestName } from "../core/edit-distance.ts";
 import { parsePositiveInteger } from "../core/helpers.ts";
 import type { Palette } from "./colors.ts";
@@ -15,8 +14,8 @@ export interface ChatControls {
   newSession(): string;
   /** The current session's id. */
   sessionId(): string;
-  /** Tokens used by the current session so far. */
-  usage(): Usage;
+  /** Tokens used by the current session so far and their cost in dollars, worded as a one-shot run's summary. */
+  usageAndCost(): string;
   /** Recent sessions, one formatted line each. */
   listSessions(): string[];
   /** Continues another session (id or unique prefix), here or, when the person chose its folder, by leaving this chat for one there. */
@@ -92,13 +91,8 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   cost: {
     usage: "/cost",
-    help: "tokens used in this session",
-    run: (_, controls, say) => {
-      const usage = controls.usage();
-      say(
-        `tokens in this session: ${usage.input} in, ${usage.output} out, ${usage.cacheRead} cache read, ${usage.cacheWrite} cache write`,
-      );
-    },
+    help: "tokens used in this session, and what they cost",
+    run: (_, controls, say) => say(`this session: ${controls.usageAndCost()}`),
   },
   compact: {
     usage: "/compact [focus]",
