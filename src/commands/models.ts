@@ -5,6 +5,7 @@ import { ConfigError } from "../config.ts";
 import { resolveProvider } from "../resolve-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { listDownloadedModels } from "../providers/local-download.ts";
+import { ANTHROPIC_VERSION } from "../providers/post-json.ts";
 
 const HELP = `Usage: harness models [--provider <name>] [--base-url <url>]
 
@@ -22,7 +23,6 @@ const OPTIONS = {
 /** A listing that takes longer than this has failed. */
 const LIST_TIMEOUT_MS = 15_000;
 /** The Messages API version header the Models endpoint wants. */
-const ANTHROPIC_VERSION = "2023-06-01";
 /** Anthropic pages its list; this many pages of its largest size is far more than exist. */
 const ANTHROPIC_PAGE_SIZE = 1000;
 const MAX_PAGES = 10;

@@ -1,8 +1,8 @@
-// The Anthropic Messages adapter, on the official `@anthropic-ai/sdk` client.
+// The Anthropic Messages adapter: `POST /v1/messages` over fetch (post-json.ts).
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
-import { sdkTimeoutMs } from "./call-limits.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
+import { anthropicHeaders, endpoint, postJson } from "./post-json.ts";
 import { planThinking } from "./thinking.ts";
 import { streamWireReply } from "./wire-reply.ts";
 import { serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";
@@ -18,25 +18,11 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
     { ...settings, keyEnv: settings.keyEnv ?? "ANTHROPIC_API_KEY" },
     "Anthropic Messages",
   );
-  // Passed even when absent, so the SDK never looks for credentials of its own (env, profiles).
-  const apiKey = settings.apiKey || "no-key";
   const thinking = planThinking(settings).fields;
   const serverTools = serverToolsFor(settings);
-  let client: Promise<import("@anthropic-ai/sdk").Anthropic> | undefined;
-  const getClient = () =>
-    (client ??= import("@anthropic-ai/sdk").then(
-      ({ Anthropic }) =>
-        new Anthropic({
-          apiKey,
-          // The SDK adds `/v1/messages`; a pasted `.../v1` base would double it.
-          baseURL: settings.baseUrl.replace(/\/v1\/?$/, ""),
-          // This SDK sends the key as `Authorization: Bearer`; `x-api-key` is the header the API
-          // documents and Anthropic-compatible servers read. Headers from settings win over both.
-          defaultHeaders: { authorization: null, "x-api-key": apiKey, ...settings.headers },
-          maxRetries: 0, // the loop retries, so it can report each retry as an event
-          timeout: sdkTimeoutMs(settings),
-        }),
-    ));
+  // A pasted `.../v1` base would double the version in the path.
+  const url = endpoint(settings.baseUrl.replace(/\/v1\/?$/, ""), "v1/messages");
+  const headers = anthropicHeaders(settings);
 
   return {
     name: settings.name,
@@ -48,11 +34,8 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
           context: errorContext,
           accumulator: new AnthropicStreamAccumulator(),
           async open(callSignal) {
-            const anthropic = await getClient();
             const body = toAnthropicRequest(request, settings.model, thinking, serverTools);
-            // `post` rather than `messages.create`: the latter console.warns on every call for models
-            // it deems deprecated, and stderr is ours. asResponse() lets us see a plain-JSON answer.
-            return anthropic.post("/v1/messages", { body, stream: true, signal: callSignal }).asResponse();
+            return postJson(url, headers, body, callSignal);
           },
           eventsOfWhole,
           checkEvent,

@@ -16,8 +16,6 @@ export const DEFAULT_MAX_REPLY_BYTES = 16_000_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 /** Most time one call may take, from the request to the reply's last byte (10 minutes). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
-/** The SDKs' own timeout comes this long after ours, so ours (with its clearer message) fires first. */
-const SDK_TIMEOUT_SLACK_MS = 5000;
 /** How long the server may be silent before the user is told that we are waiting, and how often again. */
 const WAIT_NOTICE_MS = 15_000;
 
@@ -28,11 +26,6 @@ export interface CallLimits {
   requestTimeoutMs?: number;
   /** Told (a one-line notice) while the server stays silent; the CLI writes it on stderr. */
   onWait?(notice: string): void;
-}
-
-/** The timeout to give an SDK client: a backstop behind the request timeout CallWatch enforces. */
-export function sdkTimeoutMs(limits: CallLimits): number {
-  return (limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + SDK_TIMEOUT_SLACK_MS;
 }
 
 /**

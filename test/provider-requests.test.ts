@@ -1,9 +1,10 @@
-// What an OpenAI adapter puts on the wire now that it posts with fetch (src/providers/post-json.ts)
-// rather than the `openai` client: the path under any base URL, the bearer key, the settings'
-// headers winning whatever their case, and a JSON error body turned into the server's own words.
+// What the adapters put on the wire now that they post with fetch (src/providers/post-json.ts)
+// rather than the official clients: the path under any base URL, the key in each API's header,
+// the settings' headers winning whatever their case, and a JSON error body in the server's words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ProviderError, type ModelRequest } from "../src/core/provider.ts";
+import { ProviderError, type ModelRequest, type Provider } from "../src/core/provider.ts";
+import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import { createOpenAIChatProvider } from "../src/providers/openai-chat.ts";
 import { createOpenAIResponsesProvider } from "../src/providers/openai-responses.ts";
 import type { FakeLLM } from "./fake-llm/server.ts";
@@ -16,7 +17,7 @@ const request: ModelRequest = {
   tools: [],
 };
 
-async function streamAll(provider: ReturnType<typeof createOpenAIChatProvider>): Promise<unknown[]> {
+async function streamAll(provider: Provider): Promise<unknown[]> {
   const events = [];
   for await (const event of provider.stream(request, new AbortController().signal)) events.push(event);
   return events;
@@ -73,4 +74,21 @@ test("a JSON error body becomes the server's message with its status and kind", 
   assert.equal(failure.kind, "context_overflow");
   assert.equal(failure.status, 400);
   assert.match(failure.message, /^400 the conversation is too long for fake-model: This model's maximum context/);
+});
+
+test("Anthropic: POST /v1/messages under a base that ends in /v1/, with x-api-key and the API version", async () => {
+  const fake = await serve([{ reply: { text: "hello" } }]);
+  const provider = createAnthropicProvider({
+    ...settings(fake, { "X-Api-Key": "sk-other" }),
+    baseUrl: `${fake.url}/v1/`,
+    api: "anthropic",
+  });
+  const events = await streamAll(provider);
+  assert.equal((events.at(-1) as { type: string }).type, "done");
+  const [sent] = fake.requests;
+  assert.equal(`${sent.method} ${sent.path}`, "POST /v1/messages");
+  assert.equal(sent.headers["x-api-key"], "sk-other", "the settings' header wins whatever its case");
+  assert.equal(sent.headers["anthropic-version"], "2023-06-01");
+  assert.equal(sent.headers.authorization, undefined, "the key goes in x-api-key only");
+  assert.equal(sent.body.model, "fake-model");
 });
