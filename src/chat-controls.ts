@@ -12,6 +12,7 @@ import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
 import { appendInputHistory } from "./session/input-history.ts";
 import { findSessionByPrefix, formatSessionList, summarizeSessions } from "./session/session-list.ts";
+import { lockAndReadSession, readUnderLock, shareHeldLock, type LockedSession } from "./session/session-lock.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import { historyPathFor, sessionsDirFor } from "./stored-sessions.ts";
 import type { Palette } from "./ui/colors.ts";
@@ -63,7 +64,8 @@ export function describerFor(session: Session): (call: ToolCallPart) => string {
 /** A `/resume` that chose the session's own folder: the chat ends here and starts again there with it. */
 export interface ChatMove {
   folder: string;
-  stored: SessionData;
+  /** Locked for this process; the chat started there owns the lock. */
+  stored: LockedSession;
 }
 
 /** The chat's slash commands over the session, and the input history. */
@@ -125,12 +127,21 @@ export class SessionChatControls implements ChatControls {
 
   async resume(id: string): Promise<ResumeOutcome> {
     const { session, stdout, stderr, env, colors, cwd } = this.options;
-    const stored = readSession(findSessionByPrefix(sessionsDirFor(this.options.env), id).path);
+    const { path } = findSessionByPrefix(sessionsDirFor(this.options.env), id);
+    // This chat's own session goes on holding its lock; another one a harness is writing is refused, saying who.
+    const ownLock = path === session.path ? shareHeldLock(path) : undefined;
+    const stored = ownLock ? readUnderLock(path, ownLock) : lockAndReadSession(path);
     // A session of another folder: its tools would run here, so the person chooses (resume-folder.ts).
     const decided = await chatFolder(recordedFolder(stored.header.cwd, cwd), stored.header.id, cwd, false, (question) =>
       askResumeFolder(this.options.ask, colors, question),
-    );
-    if ("error" in decided) return { said: decided.error, isLeaving: false };
+    ).catch((error: unknown) => {
+      stored.lock.release();
+      throw error;
+    });
+    if ("error" in decided) {
+      stored.lock.release();
+      return { said: decided.error, isLeaving: false };
+    }
     if (decided.moveTo) {
       this.move = { folder: decided.moveTo, stored };
       return { said: `leaving this session to continue ${stored.header.id} in ${decided.moveTo}`, isLeaving: true };

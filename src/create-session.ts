@@ -41,6 +41,7 @@ import type { ProviderSettings } from "./providers/index.ts";
 import { probeSandbox } from "./sandbox/detect-sandbox.ts";
 import { planThinking, type ThinkingLevel } from "./providers/thinking.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
+import type { LockedSession } from "./session/session-lock.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
 import { BackgroundJobs } from "./tools/background-jobs.ts";
@@ -58,8 +59,8 @@ export interface SessionOptions {
   env: NodeJS.ProcessEnv;
   /** Provider flags; a resumed session's provider and model are the defaults below them. */
   choice: ProviderChoice;
-  /** The stored session to continue; absent for a new one. */
-  resumed?: SessionData;
+  /** The stored session to continue, locked for this process (the session owns the lock from here); absent for a new one. */
+  resumed?: LockedSession;
   maxTurns?: number;
   /** `--system-prompt` and `--append-system-prompt`. */
   systemPrompt?: PromptOverrides;
@@ -132,8 +133,8 @@ export interface Session {
   setThinking(level: ThinkingLevel): Promise<string | undefined>;
   /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
   startNew(): void;
-  /** Goes on as a stored session (`/resume`) with its settings (see `settingsFor`). */
-  resume(stored: SessionData, settings: ProviderSettings): Promise<void>;
+  /** Goes on as a stored session (`/resume`), locked for this process, with its settings (see `settingsFor`). */
+  resume(stored: LockedSession, settings: ProviderSettings): Promise<void>;
   /** Works out undoing the last `turns` turns (`/undo`): the files that will change. Throws UndoError. */
   planUndo(turns: number): Promise<UndoPlan>;
   /** Works out reversing the latest undo (`/redo`). Throws UndoError. */
@@ -145,8 +146,17 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** Builds a session; throws SessionSetupError for what the user must fix. */
+/** Builds a session; throws SessionSetupError for what the user must fix (a resumed session's lock is then given back). */
 export async function createSession(sessionOptions: SessionOptions): Promise<Session> {
+  try {
+    return await buildSession(sessionOptions);
+  } catch (error) {
+    sessionOptions.resumed?.lock.release();
+    throw error;
+  }
+}
+
+async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = sessionOptions;
   // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
   // key and no escape sequence of theirs reaches the terminal or an editor's log.
@@ -361,7 +371,12 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
         settings.model === current.model &&
         settings.baseUrl === current.baseUrl &&
         settings.api === current.api;
-      if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
+      try {
+        if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
+      } catch (error) {
+        stored.lock.release();
+        throw error;
+      }
       moveTo(startRecorder(env, cwd, settings, stored));
       current = settings;
       agent.replaceMessages(stored.messages);

@@ -13,8 +13,8 @@ import { formatCost } from "./core/helpers.ts";
 import { costOf, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-info.ts";
 import { describeThinking } from "./providers/thinking.ts";
-import type { SessionData } from "./session/session-reader.ts";
-import { isSessionError, loadChatHistory, loadResumeTarget } from "./stored-sessions.ts";
+import type { LockedSession } from "./session/session-lock.ts";
+import { loadChatHistory, loadResumeTarget, sessionErrorExitCode } from "./stored-sessions.ts";
 import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
@@ -35,7 +35,7 @@ import { replayTranscript } from "./ui/transcript-replay.ts";
 /** Where a chat works, and the stored session it continues. */
 interface ChatPlace {
   cwd: string;
-  resumed: SessionData | undefined;
+  resumed: LockedSession | undefined;
 }
 
 export async function runCli(flags: CliFlags): Promise<number> {
@@ -59,13 +59,14 @@ export async function runCli(flags: CliFlags): Promise<number> {
 
   const isStreamInput = flags.input === "stream-json";
   const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
-  let resumed: SessionData | undefined;
+  let resumed: LockedSession | undefined;
   try {
     resumed = loadResumeTarget(flags, env, cwd);
   } catch (error) {
-    if (!isSessionError(error)) throw error;
-    stderr.write(`harness: ${error.message}\n`);
-    return 2;
+    const code = sessionErrorExitCode(error);
+    if (code === undefined) throw error;
+    stderr.write(`harness: ${(error as Error).message}\n`);
+    return code;
   }
   for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
   // The folder is settled before anything reads it (@file, AGENTS.md, trust, the sandbox).

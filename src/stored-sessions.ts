@@ -10,7 +10,8 @@ import { resumeProviderChoice } from "./session/resume-choice.ts";
 import { SESSION_FORMAT_VERSION } from "./session/session-entry.ts";
 import { newSessionId } from "./session/session-id.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "./session/session-list.ts";
-import { readSession, SessionReadError, type SessionData } from "./session/session-reader.ts";
+import { lockAndReadSession, SessionLockError, type LockedSession } from "./session/session-lock.ts";
+import { SessionReadError, type SessionData } from "./session/session-reader.ts";
 import { SessionRecorder } from "./session/session-recorder.ts";
 import { SessionWriter } from "./session/session-store.ts";
 import { VERSION } from "./version.ts";
@@ -19,21 +20,32 @@ export function sessionsDirFor(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "sessions");
 }
 
-/** A session that cannot be continued as asked (none, ambiguous, unreadable): exit 2 with the message. */
-export function isSessionError(error: unknown): error is Error {
-  return error instanceof SessionLookupError || error instanceof SessionReadError;
+/**
+ * The exit code of a session that cannot be continued as asked, undefined for any other error:
+ * 2 when there is none, it is ambiguous or unreadable (the command is wrong); 1 when another run
+ * holds it or it cannot be locked (the command is right, the moment is not: the contract's
+ * "the run failed", with the one line saying who holds it).
+ */
+export function sessionErrorExitCode(error: unknown): 1 | 2 | undefined {
+  if (error instanceof SessionLookupError || error instanceof SessionReadError) return 2;
+  if (error instanceof SessionLockError) return 1;
+  return undefined;
 }
 
-/** The session named by `--continue` or `--resume`, read and repaired; undefined for a new session. */
+/**
+ * The session named by `--continue` or `--resume`, locked for this process, then read and
+ * repaired; undefined for a new session. Throws SessionLockError when another process holds it.
+ */
 export function loadResumeTarget(
   flags: { continue?: boolean; resume?: string },
   env: NodeJS.ProcessEnv,
   cwd: string,
-): SessionData | undefined {
+): LockedSession | undefined {
   if (flags.continue && flags.resume !== undefined)
     throw new SessionLookupError("use either --continue or --resume, not both");
-  if (flags.continue) return readSession(findLatestSession(sessionsDirFor(env), cwd).path);
-  if (flags.resume !== undefined) return readSession(findSessionByPrefix(sessionsDirFor(env), flags.resume).path);
+  if (flags.continue) return lockAndReadSession(findLatestSession(sessionsDirFor(env), cwd).path);
+  if (flags.resume !== undefined)
+    return lockAndReadSession(findSessionByPrefix(sessionsDirFor(env), flags.resume).path);
   return undefined;
 }
 
@@ -72,10 +84,11 @@ export function startRecorder(
   env: NodeJS.ProcessEnv,
   cwd: string,
   settings: ProviderSettings,
-  resumed: SessionData | undefined,
+  resumed: LockedSession | undefined,
 ): SessionRecorder {
   if (resumed) {
-    const recorder = new SessionRecorder(SessionWriter.resume(resumed.path, resumed.header), resumed.usage);
+    const writer = SessionWriter.resume(resumed.path, resumed.header, resumed.lock);
+    const recorder = new SessionRecorder(writer, resumed.usage);
     // Resumed with other settings (`-c --api chat`): the file says so, and the next resume goes on with them.
     if (!isSameChoice(resumed, settings))
       recorder.recordModelChange(settings.name, settings.model, settings.baseUrl, settings.api);

@@ -202,7 +202,7 @@ test("session/cancel aborts the running turn: the prompt ends with cancelled, an
   assert.equal(fake.requests[1].body.messages.at(-1).content, "again");
 });
 
-test("a recorded session is loaded by id in a new process: history replayed, conversation continued", async () => {
+test("a recorded session is loaded by id in a new process: history replayed, conversation continued; a second load of it is refused", async () => {
   const fake = await serve([...TOOL_TURN, { reply: { text: "Still remembered." } }]);
   const cwd = workspace();
   const home = tempDir("harness-home-");
@@ -220,6 +220,11 @@ test("a recorded session is loaded by id in a new process: history replayed, con
       /no session with id/,
     );
     await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    // Loaded twice, two writers would interleave in one file: the second load is refused, saying who holds it.
+    await assert.rejects(
+      ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] }),
+      new RegExp(`session ${sessionId} is in use by this harness \\(pid \\d+, since [^)]+\\); wait for it to end`),
+    );
     ({ stopReason } = await ctx.request(methods.agent.session.prompt, {
       sessionId,
       prompt: [{ type: "text", text: "do you remember?" }],

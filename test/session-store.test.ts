@@ -12,6 +12,7 @@ import { newSessionId, SESSION_ID_PATTERN } from "../src/session/session-id.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "../src/session/session-list.ts";
 import { readSession } from "../src/session/session-reader.ts";
 import { SessionRecorder } from "../src/session/session-recorder.ts";
+import { lockAndReadSession } from "../src/session/session-lock.ts";
 import { SessionWriter } from "../src/session/session-store.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -143,12 +144,12 @@ test("a torn last line is skipped with one notice, and cut off before the sessio
   writer.close();
   appendFileSync(writer.path, '{"type":"message","at":"t","message":{"role":"assis');
 
-  const torn = readSession(writer.path);
+  const torn = lockAndReadSession(writer.path);
   assert.deepEqual(torn.messages, [user("kept")]);
   assert.equal(torn.notices.length, 1);
   assert.match(torn.notices[0], /skipped a torn last line/);
 
-  const resumed = SessionWriter.resume(writer.path, torn.header);
+  const resumed = SessionWriter.resume(writer.path, torn.header, torn.lock);
   resumed.append({ type: "message", at: "t", message: user("next") });
   resumed.close();
   const again = readSession(writer.path);

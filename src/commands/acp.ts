@@ -13,7 +13,7 @@ import { preparePromptImages } from "../prompt-images.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionsDirFor } from "../stored-sessions.ts";
 import { findSessionByPrefix } from "../session/session-list.ts";
-import { readSession, type SessionData } from "../session/session-reader.ts";
+import { lockAndReadSession, type LockedSession } from "../session/session-lock.ts";
 import { VERSION } from "../version.ts";
 
 const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--api <wire>]
@@ -71,7 +71,7 @@ function hostFor(
     cwd: string,
     mcpServers: McpServer[],
     approve: ApproveFn,
-    resumed: SessionData | undefined,
+    resumed: LockedSession | undefined,
   ): Promise<HostedSession> => {
     const session = await createSession({
       cwd,
@@ -96,7 +96,8 @@ function hostFor(
     newSession: ({ cwd, mcpServers, approve }) => open(cwd, mcpServers, approve, undefined),
     prepareImages: (prompt) => preparePromptImages(prompt),
     async loadSession({ sessionId, cwd, mcpServers, approve }) {
-      const session = readSession(findSessionByPrefix(sessionsDirFor(env), sessionId).path);
+      // Locked, as for -r: a session another harness (or another editor session here) writes is refused, saying who.
+      const session = lockAndReadSession(findSessionByPrefix(sessionsDirFor(env), sessionId).path);
       const hosted = await open(cwd, mcpServers, approve, session);
       return { ...hosted, history: session.messages };
     },

@@ -4,10 +4,10 @@
 // undo is recorded, so `/redo` in the continued chat (`harness -c`) takes it back.
 import { parseFlags, UsageError } from "../cli-args.ts";
 import { findLatestSession, findSessionByPrefix } from "../session/session-list.ts";
-import { readSession } from "../session/session-reader.ts";
+import { lockAndReadSession } from "../session/session-lock.ts";
 import { SessionWriter } from "../session/session-store.ts";
 import { SessionRecorder } from "../session/session-recorder.ts";
-import { isSessionError, sessionsDirFor } from "../stored-sessions.ts";
+import { sessionErrorExitCode, sessionsDirFor } from "../stored-sessions.ts";
 import { applyPlan, CONVERSATION_ONLY, listChanges, planUndo, snapshotsFor, UndoError } from "../undo.ts";
 
 const USAGE = `usage: harness undo [--session id] [--turns n]
@@ -33,21 +33,23 @@ export async function run(argv: string[]): Promise<number> {
   const sessionsDir = sessionsDirFor(process.env);
   let session;
   try {
-    session = readSession(
+    // Locked while it is undone: an undo written into a session another run is writing would interleave.
+    session = lockAndReadSession(
       (flags.session !== undefined
         ? findSessionByPrefix(sessionsDir, flags.session)
         : findLatestSession(sessionsDir, process.cwd())
       ).path,
     );
   } catch (error) {
-    if (!isSessionError(error)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
-    return 2;
+    const code = sessionErrorExitCode(error);
+    if (code === undefined) throw error;
+    process.stderr.write(`harness: ${(error as Error).message}\n`);
+    return code;
   }
   for (const notice of session.notices) process.stderr.write(`harness: ${notice}\n`);
 
   const snapshots = snapshotsFor(process.env, session.header.cwd, session.header.id);
-  const recorder = new SessionRecorder(SessionWriter.resume(session.path, session.header));
+  const recorder = new SessionRecorder(SessionWriter.resume(session.path, session.header, session.lock));
   try {
     const plan = await planUndo(session, flags.turns ?? 1, snapshots);
     const result = await applyPlan(plan, snapshots, (entry) => recorder.recordUndo(entry));

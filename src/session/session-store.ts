@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "./session-entry.ts";
+import { lockSession, type SessionLock } from "./session-lock.ts";
 
 /** Where a session's file lives, from its id. */
 export function sessionPath(sessionsDir: string, id: string): string {
@@ -33,6 +34,8 @@ export function sessionPath(sessionsDir: string, id: string): string {
  * A write that fails (a full disk, a quota, a folder made read-only) is taken back to the last
  * whole line and leaves the writer `failed`: nothing more is written, the file stays readable
  * and resumable, and `failure` says what happened in one line.
+ *
+ * The writer holds the session's lock (session-lock.ts) from before its first line until `close`.
  */
 export class SessionWriter {
   private fd: number | undefined;
@@ -48,16 +51,17 @@ export class SessionWriter {
     readonly path: string,
     readonly header: SessionHeader,
     private readonly isNew: boolean,
+    private lock: SessionLock | undefined,
   ) {}
 
-  /** A new session; its file appears with the first entry. */
+  /** A new session; its file (and its lock) appear with the first entry. */
   static create(sessionsDir: string, header: SessionHeader): SessionWriter {
-    return new SessionWriter(sessionPath(sessionsDir, header.id), header, true);
+    return new SessionWriter(sessionPath(sessionsDir, header.id), header, true, undefined);
   }
 
-  /** An existing session, continued: entries go to the end of the same file. */
-  static resume(path: string, header: SessionHeader): SessionWriter {
-    return new SessionWriter(path, header, false);
+  /** An existing session, continued under its lock (taken before it was read): entries go to the end of the same file. */
+  static resume(path: string, header: SessionHeader, lock: SessionLock): SessionWriter {
+    return new SessionWriter(path, header, false, lock);
   }
 
   get id(): string {
@@ -95,22 +99,26 @@ export class SessionWriter {
     });
   }
 
-  /** Syncs what is left, waiting for it, and closes the file. */
+  /** Syncs what is left, waiting for it, closes the file and gives the session's lock back. */
   close(): void {
-    if (this.fd === undefined) return;
-    try {
-      fsyncSync(this.fd);
-    } catch (error) {
-      this.failure ??= describeFailure(this.path, error);
+    if (this.fd !== undefined) {
+      try {
+        fsyncSync(this.fd);
+      } catch (error) {
+        this.failure ??= describeFailure(this.path, error);
+      }
+      closeSync(this.fd);
+      this.fd = undefined;
     }
-    closeSync(this.fd);
-    this.fd = undefined;
+    this.lock?.release();
+    this.lock = undefined;
   }
 
   private open(): number {
     if (this.fd !== undefined) return this.fd;
     if (this.isNew) {
       mkdirSync(dirname(this.path), { recursive: true });
+      this.lock = lockSession(this.path); // before the file: a -c that finds it finds it taken
       // "wx": a new id never overwrites an existing session.
       this.fd = openSync(this.path, "wx", 0o600);
       this.writeLine(this.fd, `${JSON.stringify(this.header)}\n`);

@@ -1,0 +1,227 @@
+// One process at a time writes a session. Two harnesses continuing one session interleaved their
+// turns, and the next resume replaced real tool results with "interrupted". A session is locked
+// by `<id>.lock` beside its file, naming the owner (pid, the process's start time, the boot); a
+// lock whose owner is gone (killed, crashed, the machine rebooted) is stale and taken over.
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import { readSession, type SessionData } from "./session-reader.ts";
+
+/** What a lock file says about its owner. */
+interface LockOwner {
+  pid: number;
+  /** When the owner took the lock (ISO time), for the "in use since" message. */
+  since: string;
+  /** The owner's start time in clock ticks since boot (Linux), so a reused pid is not mistaken for it. */
+  processStart?: string;
+  /** The boot the owner ran in (Linux): after a reboot every old lock is stale, whatever its pid. */
+  bootId?: string;
+}
+
+/** The session's lock cannot be taken: held by a live process (SessionBusyError), or the file system said no. */
+export class SessionLockError extends Error {
+  override name = "SessionLockError";
+  constructor(
+    message: string,
+    /** The file system's error code (ENOSPC, EACCES, ...), when it said no. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The session is held by a live process: say who, and how to go on without waiting for it. */
+export class SessionBusyError extends SessionLockError {
+  override name = "SessionBusyError";
+  constructor(
+    readonly sessionId: string,
+    readonly owner: LockOwner,
+  ) {
+    const who = owner.pid === process.pid ? "this harness" : "another harness";
+    super(
+      `session ${sessionId} is in use by ${who} (pid ${owner.pid}, since ${owner.since}); wait for it to end, or continue a copy of it: harness --fork -r ${sessionId}`,
+    );
+  }
+}
+
+/** A session held by this process; `release` gives it back (once; later calls do nothing). */
+export interface SessionLock {
+  release(): void;
+}
+
+/** A stored session read while holding its lock, so nobody appends between the reading and the writing. */
+export interface LockedSession extends SessionData {
+  lock: SessionLock;
+}
+
+/** A lock file this process holds: what it says, and how many holds are on it (see shareHeldLock). */
+interface Hold {
+  text: string;
+  count: number;
+}
+
+/** Lock files this process holds: removed on exit too (process.exit, a second Ctrl-C). */
+const held = new Map<string, Hold>();
+process.once("exit", () => {
+  for (const [file, hold] of held) removeIfOwn(file, hold.text);
+});
+
+/** Stale locks removed before giving up (another process keeps putting a lock we cannot read there). */
+const TAKEOVER_ATTEMPTS = 2;
+
+function lockPathFor(sessionFile: string): string {
+  return `${sessionFile.replace(/\.jsonl$/, "")}.lock`;
+}
+
+/**
+ * Takes the lock of a session for this process. Throws SessionBusyError when a live process
+ * (this one included: a session is written by one writer) holds it.
+ *
+ * The lock file appears whole or not at all (written aside, then hard-linked into place, which
+ * fails when one exists), so a half-written lock is never mistaken for a stale one. Taking over a
+ * stale lock re-reads it just before removing it; two processes taking over the same stale lock
+ * in that instant could still both win. We accept that window (a killed owner and two resumes
+ * racing for its session within microseconds) over a lock daemon or native locking.
+ */
+export function lockSession(sessionFile: string): SessionLock {
+  const id = basename(sessionFile, ".jsonl");
+  const file = lockPathFor(sessionFile);
+  const text = JSON.stringify(currentOwner());
+  const aside = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(aside, text, { mode: 0o600 });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(aside, file);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt === TAKEOVER_ATTEMPTS) throw error;
+        const found = readText(file);
+        const owner = found === undefined ? undefined : parseOwner(found);
+        if (owner && isAlive(owner)) throw new SessionBusyError(id, owner);
+        // Stale (its owner is gone) or not a lock we wrote: taken over, unless it changed meanwhile.
+        if (readText(file) === found) removeQuietly(file);
+      }
+    }
+  } catch (error) {
+    if (error instanceof SessionLockError) throw error;
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new SessionLockError(`cannot lock session ${id} (${file}): ${code ?? message}`, code);
+  } finally {
+    removeQuietly(aside);
+  }
+  const hold = { text, count: 0 };
+  held.set(file, hold);
+  return holdOn(file, hold);
+}
+
+/**
+ * One more hold on a session this process holds already, for handing the session from one of
+ * its writers to the next (a chat's `/resume` of its own session, say to move it to its folder);
+ * the lock file goes with the last hold. Undefined when this process does not hold it.
+ * Anything else that finds the session held is refused, this process included (lockSession).
+ */
+export function shareHeldLock(sessionFile: string): SessionLock | undefined {
+  const file = lockPathFor(sessionFile);
+  const hold = held.get(file);
+  return hold && holdOn(file, hold);
+}
+
+function holdOn(file: string, hold: Hold): SessionLock {
+  hold.count++;
+  let isReleased = false;
+  return {
+    release() {
+      if (isReleased) return;
+      isReleased = true;
+      if (--hold.count > 0 || held.get(file) !== hold) return;
+      held.delete(file);
+      removeIfOwn(file, hold.text);
+    },
+  };
+}
+
+/** Locks the session at `path`, then reads it; the lock is given back when the reading fails. */
+export function lockAndReadSession(path: string): LockedSession {
+  return readUnderLock(path, lockSession(path));
+}
+
+/** Reads the session at `path` whose lock this process holds; the lock is given back when the reading fails. */
+export function readUnderLock(path: string, lock: SessionLock): LockedSession {
+  try {
+    return { ...readSession(path), lock };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function currentOwner(): LockOwner {
+  const processStart = processStartOf(process.pid);
+  const bootId = currentBootId();
+  return {
+    pid: process.pid,
+    since: new Date().toISOString(),
+    ...(processStart ? { processStart } : {}),
+    ...(bootId ? { bootId } : {}),
+  };
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(text) as LockOwner;
+    return Number.isInteger(owner.pid) && owner.pid > 0 && typeof owner.since === "string" ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the lock's owner still runs: same boot, its pid exists, and (where the system says) it started when it did. */
+function isAlive(owner: LockOwner): boolean {
+  const bootId = currentBootId();
+  if (owner.bootId && bootId && owner.bootId !== bootId) return false;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false; // ESRCH: no such process
+  }
+  const stat = procStatFields(owner.pid);
+  if (stat && (stat[0] === "Z" || stat[0] === "X")) return false; // dead, not yet reaped by its parent
+  const start = stat?.[19];
+  return !owner.processStart || !start || start === owner.processStart;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): state first. */
+function procStatFields(pid: number): string[] | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
+function processStartOf(pid: number): string | undefined {
+  return procStatFields(pid)?.[19];
+}
+
+function currentBootId(): string | undefined {
+  return readText("/proc/sys/kernel/random/boot_id")?.trim() || undefined;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the lock file only while it still says what this process wrote in it. */
+function removeIfOwn(file: string, text: string): void {
+  if (readText(file) === text) removeQuietly(file);
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
