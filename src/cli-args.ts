@@ -126,6 +126,7 @@ export const FLAGS = {
   cwd: { schema: directory },
   continue: { schema: toggle, short: "c" },
   resume: { schema: text, short: "r" },
+  fork: { schema: toggle },
   help: { schema: toggle, short: "h" },
   version: { schema: toggle },
   // harness undo
@@ -174,6 +175,7 @@ export const RUN_FLAGS = [
   "cwd",
   "continue",
   "resume",
+  "fork",
   "help",
   "version",
 ] as const satisfies readonly FlagName[];

@@ -50,6 +50,8 @@ Options:
   --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
   -c, --continue           continue the latest session in this directory
   -r, --resume <id>        continue that session
+  --fork                   with -c or -r: continue a copy of the session under a new id (the
+                           original stays as it is, and may be in use by another run)
   -h, --help               this help
   --version                print the version
 

@@ -10,6 +10,7 @@ import { resumeProviderChoice } from "./session/resume-choice.ts";
 import { SESSION_FORMAT_VERSION } from "./session/session-entry.ts";
 import { newSessionId } from "./session/session-id.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "./session/session-list.ts";
+import { forkSession } from "./session/session-fork.ts";
 import { lockAndReadSession, SessionLockError, type LockedSession } from "./session/session-lock.ts";
 import { SessionReadError, type SessionData } from "./session/session-reader.ts";
 import { SessionRecorder } from "./session/session-recorder.ts";
@@ -34,19 +35,27 @@ export function sessionErrorExitCode(error: unknown): 1 | 2 | undefined {
 
 /**
  * The session named by `--continue` or `--resume`, locked for this process, then read and
- * repaired; undefined for a new session. Throws SessionLockError when another process holds it.
+ * repaired; with `--fork`, a copy of it under a new id (the original is only read). Undefined
+ * for a new session. Throws SessionLockError when another process holds it.
  */
 export function loadResumeTarget(
-  flags: { continue?: boolean; resume?: string },
+  flags: { continue?: boolean; resume?: string; fork?: boolean },
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): LockedSession | undefined {
   if (flags.continue && flags.resume !== undefined)
     throw new SessionLookupError("use either --continue or --resume, not both");
-  if (flags.continue) return lockAndReadSession(findLatestSession(sessionsDirFor(env), cwd).path);
-  if (flags.resume !== undefined)
-    return lockAndReadSession(findSessionByPrefix(sessionsDirFor(env), flags.resume).path);
-  return undefined;
+  const sessionsDir = sessionsDirFor(env);
+  const found = flags.continue
+    ? findLatestSession(sessionsDir, cwd)
+    : flags.resume !== undefined
+      ? findSessionByPrefix(sessionsDir, flags.resume)
+      : undefined;
+  if (!found) {
+    if (flags.fork) throw new SessionLookupError("--fork goes with -c or -r <id>: it continues a copy of that session");
+    return undefined;
+  }
+  return flags.fork ? forkSession(found.path) : lockAndReadSession(found.path);
 }
 
 /** Flags and environment, with a resumed session's provider and model as the defaults below them. */

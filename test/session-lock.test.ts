@@ -193,3 +193,55 @@ test("a lock whose pid now belongs to another process, or from an earlier boot, 
   assert.match(held.stderr, busyLine(id, process.pid));
   assert.equal(fake.requests.length, 4);
 });
+
+test("--fork continues a copy under a new id with the same history, its header naming the origin; the origin, held by a live run, stays byte for byte", async () => {
+  const { fake, env, home, cwd, id, path } = await storedSession([
+    { hang: true }, // the origin's own run holds it
+    { reply: { text: "the copy goes on" } },
+  ]);
+  const holder = startRun([...fakeFlags(fake), "--sandbox", "off", "-c", "-p", "a long task"], env, cwd);
+  await until("the holder's request", () => fake.requests.length === 3);
+  const before = readFileSync(path, "utf8");
+
+  const fork = await runCli([...fakeFlags(fake), "--sandbox", "off", "-c", "--fork", "-p", "go on in a copy"], {
+    env,
+    cwd,
+  });
+  assert.equal(fork.code, 0, fork.stderr);
+  assert.equal(fork.stdout, "the copy goes on\n");
+  const sent = fake.requests[3].body.messages.filter((m: { role: string }) => m.role !== "system");
+  assert.deepEqual(
+    sent.map((m: { role: string; content: string }) => (m.role === "user" ? `user: ${m.content}` : m.role)),
+    ["user: run echo", "assistant", "tool", "assistant", "user: a long task", "user: go on in a copy"],
+    "the copy starts from the session as it stood, the holder's prompt included",
+  );
+  assert.equal(readFileSync(path, "utf8"), before, "the origin is untouched");
+  const [copyName] = filesEndingIn(home, ".jsonl").filter((name) => name !== `${id}.jsonl`);
+  const copyLines = readFileSync(join(home, "sessions", copyName), "utf8").split("\n");
+  const originLines = before.split("\n");
+  const [copyHeader, originHeader] = [JSON.parse(copyLines[0]), JSON.parse(originLines[0])];
+  assert.equal(copyHeader.forkedFrom, id);
+  assert.equal(`${copyHeader.id}.jsonl`, copyName);
+  assert.notEqual(copyHeader.id, id);
+  assert.deepEqual(
+    { ...copyHeader, id: id, startedAt: originHeader.startedAt, forkedFrom: undefined },
+    { ...originHeader, forkedFrom: undefined },
+    "the header is the origin's but for id, start and origin",
+  );
+  assert.deepEqual(
+    copyLines.slice(1, originLines.length - 1),
+    originLines.slice(1, -1),
+    "the origin's lines, as they are",
+  );
+  assert.deepEqual(
+    filesEndingIn(home, ".lock"),
+    [`${id}.lock`],
+    "the copy's lock went with its run; the holder keeps its own",
+  );
+  assert.equal(JSON.parse(readFileSync(join(home, "sessions", `${id}.lock`), "utf8")).pid, holder.child.pid);
+
+  const alone = await runCli([...fakeFlags(fake), "--fork", "-p", "copy what?"], { env, cwd });
+  assert.equal(alone.code, 2, alone.stderr);
+  assert.equal(alone.stderr, "harness: --fork goes with -c or -r <id>: it continues a copy of that session\n");
+  assert.equal(fake.requests.length, 4);
+});

@@ -22,6 +22,8 @@ export interface SessionHeader {
   api?: string;
   startedAt: string;
   harnessVersion: string;
+  /** The session this one is a copy of (`--fork`): it began as that one's history. */
+  forkedFrom?: string;
 }
 
 /** One line after the header. `at` is when it was written (ISO time). */
