@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { redactText, redactUrl } from "../src/core/redact.ts";
 import { StreamRedactor } from "../src/core/stream-redactor.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
@@ -97,6 +98,42 @@ test("stream-json: a key split across text deltas is caught, and the reply and t
   for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
 });
 
+test("--output json and text: a key split across deltas is redacted in the JSON answer and in the printed one", async () => {
+  const prose = "A reply long enough to stream in many small pieces around the keys. ";
+  const text = `${prose}First ${SHAPED_KEY}, then ${ENV_KEY}. ${prose}`;
+  const redacted = `${prose}First [redacted], then [redacted]. ${prose}`;
+  const fake = await serve([{ reply: { text, chunkSize: 3 } }, { reply: { text, chunkSize: 3 } }]);
+  const env = canaryEnv();
+  const json = await runCli([...fakeFlags(fake), "--output", "json", "-p", "show me"], { env });
+  assert.equal(json.code, 0, json.stderr);
+  const done = JSON.parse(json.stdout);
+  assert.deepEqual([done.type, done.answer], ["done", redacted]);
+  const plain = await runCli([...fakeFlags(fake), "-p", "show me again"], { env });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(plain.stdout, `${redacted}\n`);
+  for (const output of [json.stdout, json.stderr, plain.stdout, plain.stderr]) assertNoKeys("the output", output);
+  for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
+});
+
+test("a chat at a terminal streams a reply whose keys arrive split across deltas without them", {
+  skip: needs("script"),
+}, async (t) => {
+  const text = `Streaming to the terminal now: ${SHAPED_KEY} and ${ENV_KEY}, and the reply ends here.`;
+  const fake = await serve([{ reply: { text, chunkSize: 3, delayMs: 5 } }]);
+  const env = canaryEnv();
+  const chat = chatAtTerminal(fake, env, t);
+  await chat.waitFor(/> $/);
+  chat.child.stdin.write("show me\r");
+  await chat.waitFor(/reply ends here\.[\s\S]*> $/);
+  chat.child.stdin.write("/exit\r");
+  await chat.closed;
+  assert.match(
+    chat.output(),
+    /Streaming to the terminal now: \[redacted\] and \[redacted\], and the reply ends here\./,
+  );
+  assertNoKeys("the terminal", chat.output());
+});
+
 test("a command's long output is spilled to a file with the key redacted, even when the key arrives in two pieces", async () => {
   // 40 KB of filler, then a key read in two halves a moment apart, so it spans two chunks.
   const cwd = tempDir();
@@ -155,12 +192,11 @@ test("hook and MCP messages on stderr are redacted", async () => {
   assertNoKeys("stdout", result.stdout);
 });
 
-test("a key typed into the chat does not reach the input history", { skip: needs("script") }, async (t) => {
-  const fake = await serve([{ reply: { text: "noted" } }]);
-  const env: NodeJS.ProcessEnv = { ...canaryEnv(), TERM: "dumb" };
+/** A chat at a terminal (`script` gives it a pty; TERM=dumb keeps the line editor plain), and what it showed. */
+function chatAtTerminal(fake: FakeLLM, env: NodeJS.ProcessEnv, t: { after(fn: () => void): void }) {
   const command = [process.execPath, CLI, ...fakeFlags(fake)].map((arg) => `'${arg}'`).join(" ");
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
-    env,
+    env: { ...env, TERM: "dumb" },
     cwd: tempDir(),
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -174,11 +210,18 @@ test("a key typed into the chat does not reach the input history", { skip: needs
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  await waitFor(/> $/);
-  child.stdin.write(`my key is ${SHAPED_KEY} remember it\r`);
-  await waitFor(/noted[\s\S]*> $/);
-  child.stdin.write("/exit\r");
-  await closed;
+  return { child, closed, waitFor, output: () => output };
+}
+
+test("a key typed into the chat does not reach the input history", { skip: needs("script") }, async (t) => {
+  const fake = await serve([{ reply: { text: "noted" } }]);
+  const env = canaryEnv();
+  const chat = chatAtTerminal(fake, env, t);
+  await chat.waitFor(/> $/);
+  chat.child.stdin.write(`my key is ${SHAPED_KEY} remember it\r`);
+  await chat.waitFor(/noted[\s\S]*> $/);
+  chat.child.stdin.write("/exit\r");
+  await chat.closed;
   const history = readFileSync(join(env.HARNESS_HOME as string, "history"), "utf8");
   assert.equal(history.split("\n")[0], "my key is [redacted] remember it");
   for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
