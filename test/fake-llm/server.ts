@@ -163,7 +163,15 @@ export class FakeLLM {
       this.errors.push(`request ${this.requests.length}: the script ran out`);
       return send(res, 500, format.errorBody(500, "fake LLM: the script ran out"));
     }
-    if (typeof step === "function") step = await step(request);
+    if (typeof step === "function") {
+      try {
+        step = await step(request);
+      } catch (error) {
+        // A function step that cannot answer (no script for this conversation) is a script error.
+        this.errors.push(`request ${this.requests.length}: ${(error as Error).message}`);
+        return send(res, 500, format.errorBody(500, `fake LLM: ${(error as Error).message}`));
+      }
+    }
     await this.answer(step as FixedStep, format, res);
     request.answeredAt = now();
   }
@@ -238,6 +246,26 @@ async function trickle(res: ServerResponse, body: string, bytesPerWrite: number,
     await sleep(intervalMs);
   }
   if (!res.destroyed) res.end();
+}
+
+/**
+ * A script for conversations that run at once (an agent and its subagents), whose requests come
+ * in no fixed order: each request is answered from the script whose key its first user message
+ * contains, in that script's order. One step per request of all the scripts together.
+ */
+export function byConversation(scripts: Record<string, ScriptStep[]>): ScriptStep[] {
+  const queues = Object.entries(scripts).map(([key, steps]) => ({ key, steps: [...steps] }));
+  const total = queues.reduce((sum, queue) => sum + queue.steps.length, 0);
+  const step = (request: RecordedRequest): ScriptStep | Promise<ScriptStep> => {
+    const messages: Array<{ role?: string }> = request.body?.messages ?? request.body?.input ?? [];
+    const first = JSON.stringify(messages.find((message) => message.role === "user") ?? "");
+    const queue = queues.find((candidate) => first.includes(candidate.key));
+    if (!queue) throw new Error(`no script for the conversation that starts ${first.slice(0, 120)}`);
+    const next = queue.steps.shift();
+    if (!next) throw new Error(`the script for "${queue.key}" ran out`);
+    return typeof next === "function" ? next(request) : next;
+  };
+  return Array.from({ length: total }, () => step);
 }
 
 /** Starts a server with a script; remember `await server.close()`. */
