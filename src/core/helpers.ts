@@ -104,6 +104,11 @@ export function cutMiddle(text: string, keep: number): string {
   return `${head}\n[... ${buffer.length - 2 * keep} bytes cut from the middle of this output ...]\n${tail}`;
 }
 
+/** The text cut to at most `max` characters, an ellipsis marking the cut (for one-line listings). */
+export function cutWithEllipsis(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /**
  * A whole number of at least 1 written as plain digits, as flags and variables take counts:
  * "12" is 12; "012", "1e3", " 12", "0x10" and "1.0" are not counts (undefined).

@@ -235,7 +235,7 @@ async function runConcurrently(
 }
 
 /** Runs tasks given to it at most `size` at a time, the others in the order they came. */
-function slots(size: number): <T>(task: () => Promise<T>) => Promise<T> {
+export function slots(size: number): <T>(task: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: Array<() => void> = [];
   return async (task) => {
@@ -284,7 +284,8 @@ async function runOne(
     output = { isError: true, content: "The user interrupted before this tool call ran." };
   } else {
     try {
-      const result = await tool.run(item.input, { ...context, callId: call.id, checkAtUse: item.checkAtUse });
+      const emit = (event: AgentEvent) => queue.push(event);
+      const result = await tool.run(item.input, { ...context, callId: call.id, checkAtUse: item.checkAtUse, emit });
       output = typeof result === "string" ? { content: result } : result;
     } catch (error) {
       output = {

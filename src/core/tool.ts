@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AgentEvent } from "./events.ts";
 import type { ImagePart } from "./messages.ts";
 import type { ToolSpec } from "./provider.ts";
 
@@ -38,6 +39,11 @@ export interface ToolContext {
    * (the policy already allowed that).
    */
   unwalked?: string[];
+  /**
+   * Sends an event into the run's stream while the call works, in order with the run's own
+   * (a subagent's progress, wrapped by the task tool). Set per call by the loop.
+   */
+  emit?(event: AgentEvent): void;
 }
 
 /** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */

@@ -11,6 +11,7 @@
 //   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { cutWithEllipsis } from "../core/helpers.ts";
 import { foldersFromRoot } from "../core/system-prompt.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 
@@ -108,7 +109,7 @@ function readSkill(file: string, folderName: string, isProject: boolean): Skill 
   const name = oneLine(fields.name ?? "") || folderName;
   const description = oneLine(fields.description ?? "");
   if (!description) return "its front matter has no description (the model chooses a skill by it)";
-  return { name, description: cut(description, MAX_DESCRIPTION_CHARS), path: realOrSame(file), isProject };
+  return { name, description: cutWithEllipsis(description, MAX_DESCRIPTION_CHARS), path: realOrSame(file), isProject };
 }
 
 function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void): Skill[] {
@@ -120,10 +121,6 @@ function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void
       warn(`skill ${skill.name} in ${skill.path} left out: ${first.path} has the same name`);
   }
   return kept;
-}
-
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function realOrSame(file: string): string {
