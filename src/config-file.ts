@@ -89,6 +89,8 @@ const ConfigSchema = z.strictObject({
       error: 'expected true, false or { "maxUses": <number> }',
     })
     .optional(),
+  /** Levels of subagents below the main agent (src/subagents.ts): 1, the default, lets children start none; 0 removes the task tool. */
+  maxSubagentDepth: z.number().int().nonnegative().max(5).optional(),
   providers: z
     .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
     .optional(),

@@ -4,7 +4,7 @@
 // point where the event stream is transformed (redacted) before anyone sees it.
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { loadConfigFile } from "./config-file.ts";
+import { loadConfigFile, type HarnessConfig } from "./config-file.ts";
 import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import type { Agent } from "./core/agent.ts";
@@ -32,6 +32,7 @@ import {
   type PermissionFlags,
 } from "./permissions/setup-permissions.ts";
 import { findPromptCommands, type PromptCommand } from "./prompts/custom-commands.ts";
+import { findAgents } from "./prompts/agents.ts";
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
 import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
@@ -42,6 +43,7 @@ import { probeSandbox } from "./sandbox/detect-sandbox.ts";
 import { planThinking, type ThinkingLevel } from "./providers/thinking.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import type { LockedSession } from "./session/session-lock.ts";
+import { DEFAULT_SUBAGENT_DEPTH, taskToolFor } from "./subagents.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
 import type { SessionRecorder } from "./session/session-recorder.ts";
 import { BackgroundJobs } from "./tools/background-jobs.ts";
@@ -167,7 +169,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   // Whether a sandbox works here, found out without blocking while the settings load (the CLI
   // starts this trial at launch); setupPermissions then has the answer at hand.
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
-  const settingsFor = await settingsResolver(options);
+  const { settingsFor, config } = await settingsResolver(options);
   const settings = settingsFor(resumed);
   await sandboxTrial;
   let permissions = setupPermissionsOrThrow(options);
@@ -222,7 +224,32 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     warn: options.warn,
     extraServers: options.mcpServers,
   });
-  const tools = [...codingTools, ...extensions.tools];
+  const ownTools = [...codingTools, ...extensions.tools];
+  const agents = findAgents({ cwd, harnessHome: stateDir(env), home: permissions.policy.home }, (message) =>
+    options.warn(`warning: ${message}`),
+  );
+  const taskTool = taskToolFor({
+    cwd,
+    env,
+    agents,
+    parent: () => agent,
+    tools: ownTools,
+    maxDepth: config.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH,
+    settings: () => current,
+    providerFor,
+    // The user's --system-prompt and --append-system-prompt hold for children too; their part comes last.
+    systemPrompt: (given, append) =>
+      systemPromptFor(
+        cwd,
+        [...given],
+        { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
+        skills,
+      ),
+    parentSessionId: () => recorder.id,
+    redact: (events) => outgoing(events),
+  });
+  // The task tool after the built-in ones, before MCP servers' (whose lists vary).
+  const tools = taskTool ? [...codingTools, taskTool, ...extensions.tools] : ownTools;
   const approve = createApprover({
     policy: permissions.policy,
     cwd,
@@ -404,9 +431,10 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
  * defaults below flags and environment); at a terminal with nothing configured, the local
  * model if the person wants it. Throws SessionSetupError.
  */
-async function settingsResolver(
-  options: SessionOptions,
-): Promise<(session: SessionData | undefined) => ProviderSettings> {
+async function settingsResolver(options: SessionOptions): Promise<{
+  settingsFor: (session: SessionData | undefined) => ProviderSettings;
+  config: HarnessConfig;
+}> {
   const { env, localOffer, resumed } = options;
   const config = wrapConfigError(() => loadConfigFile(env));
   let choice = options.choice;
@@ -421,7 +449,7 @@ async function settingsResolver(
     };
     if (await acceptsLocalModel(offer)) choice = { ...choice, provider: "local" };
   }
-  return settingsFor;
+  return { settingsFor, config };
 }
 
 function wrapConfigError<T>(read: () => T): T {

@@ -7,7 +7,7 @@ import type { ProviderSettings } from "./providers/index.ts";
 import { loadInputHistory } from "./session/input-history.ts";
 import { isApiKind } from "./providers/wire-apis.ts";
 import { resumeProviderChoice } from "./session/resume-choice.ts";
-import { SESSION_FORMAT_VERSION } from "./session/session-entry.ts";
+import { SESSION_FORMAT_VERSION, type SessionHeader } from "./session/session-entry.ts";
 import { newSessionId } from "./session/session-id.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "./session/session-list.ts";
 import { forkSession } from "./session/session-fork.ts";
@@ -88,12 +88,16 @@ function isSameChoice(stored: SessionData, settings: ProviderSettings): boolean 
   );
 }
 
-/** The recorder for this run: appending to the resumed session, or a new one (created on its first entry). */
+/**
+ * The recorder for this run: appending to the resumed session, or a new one (created on its
+ * first entry); a subagent's names its parent session and the task call that started it.
+ */
 export function startRecorder(
   env: NodeJS.ProcessEnv,
   cwd: string,
   settings: ProviderSettings,
   resumed: LockedSession | undefined,
+  parent?: SessionHeader["parent"],
 ): SessionRecorder {
   if (resumed) {
     const writer = SessionWriter.resume(resumed.path, resumed.header, resumed.lock);
@@ -114,6 +118,7 @@ export function startRecorder(
     api: settings.api,
     startedAt: new Date().toISOString(),
     harnessVersion: VERSION,
+    ...(parent ? { parent } : {}),
   };
   return new SessionRecorder(SessionWriter.create(sessionsDirFor(env), header));
 }

@@ -136,7 +136,7 @@ test("the terminal pins the plan below the output, redraws it when it changes, a
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");
 });
 
-test("the first request declares every built-in tool, todo, web_fetch and the background ones included, in under 6 KB", async () => {
+test("the first request declares every built-in tool, todo, web_fetch, the background ones and task included, in under 6 KB", async () => {
   const fake = await serve([{ reply: { text: "hi" } }]);
   const result = await runCli([...fakeFlags(fake), "-p", "hi"]);
   assert.equal(result.code, 0, result.stderr);
@@ -155,6 +155,7 @@ test("the first request declares every built-in tool, todo, web_fetch and the ba
       "glob",
       "todo",
       "web_fetch",
+      "task",
     ],
   );
   const bytes = Buffer.byteLength(JSON.stringify(body));

@@ -94,6 +94,7 @@ export class UpdateTranslator {
       case "usage":
       case "compaction":
       case "done":
+      case "subagent": // the task call's own updates show it; its result carries the answer
         return [];
       default:
         return assertNever(event);

@@ -69,8 +69,8 @@ export type TodoItem = z.infer<typeof todoItemSchema>;
 
 export const doneReasonSchema = z.enum(["stop", "max_turns", "aborted", "error"]);
 
-/** Every event the loop emits; each is one line of `--output stream-json`. */
-export const agentEventSchema = z.discriminatedUnion("type", [
+/** The events of one agent's run (its own, not its subagents'). */
+const runEvents = [
   z
     .strictObject({
       type: z.literal("start"),
@@ -156,7 +156,26 @@ export const agentEventSchema = z.discriminatedUnion("type", [
       error: z.string().optional(),
     })
     .describe("The run ended; always the last event of a run"),
-]);
+] as const;
+
+/** One event of a run, without the subagent wrapper. */
+const runEventSchema = z.discriminatedUnion("type", [...runEvents]);
+
+/**
+ * A subagent's event, wrapped. Not recursive: a subagent's own subagents' events come through
+ * as they are, their `parentToolCallId` naming that subagent's task call.
+ */
+const subagentEventSchema = z
+  .strictObject({
+    type: z.literal("subagent"),
+    parentToolCallId: z.string().describe("the id of the task tool call that started the subagent"),
+    agent: z.string().describe('the named agent, or "task" for an unnamed one'),
+    event: runEventSchema,
+  })
+  .describe("An event of a subagent's run (the task tool), as it happens; its own session records it in full");
+
+/** Every event the loop emits; each is one line of `--output stream-json`. */
+export const agentEventSchema = z.discriminatedUnion("type", [...runEvents, subagentEventSchema]);
 
 // The message types stay hand-written interfaces (providers and sessions read them); these
 // checks make any drift between them and the schema a compile error.

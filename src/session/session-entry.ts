@@ -24,6 +24,8 @@ export interface SessionHeader {
   harnessVersion: string;
   /** The session this one is a copy of (`--fork`): it began as that one's history. */
   forkedFrom?: string;
+  /** A subagent's session: the session and the task call that started it. `-c` and listings skip these. */
+  parent?: { sessionId: string; toolCallId: string };
 }
 
 /** One line after the header. `at` is when it was written (ISO time). */
@@ -53,6 +55,8 @@ export type SessionEntry =
   | { type: "redo"; at: string }
   /** The run ended with an error (the reason as the user saw it). */
   | { type: "error"; at: string; error: string }
+  /** A task call started a subagent, recorded in its own session file (whose header names this one). */
+  | { type: "subagent"; at: string; toolCallId: string; agent: string; sessionId: string }
   /** The model's plan changed (the todo tool): the whole list; the last one is the session's plan. */
   | { type: "todo"; at: string; items: TodoItem[] }
   /**

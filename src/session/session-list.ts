@@ -72,7 +72,8 @@ export function readSessionHeader(path: string): SessionHeader | undefined {
  */
 export function findLatestSession(sessionsDir: string, cwd: string): SessionFile {
   for (const file of listSessionFiles(sessionsDir)) {
-    if (readSessionHeader(file.path)?.cwd === cwd) return file;
+    const header = readSessionHeader(file.path);
+    if (header?.cwd === cwd && !header.parent) return file; // a subagent's session is its parent's part
   }
   throw new SessionLookupError(`no session to continue in ${cwd}; start one with harness (without -c)`);
 }
@@ -112,7 +113,8 @@ export function summarizeSessions(
   const summaries: SessionSummary[] = [];
   let more = 0;
   for (const file of listSessionFiles(sessionsDir)) {
-    if (cwd !== undefined && readSessionHeader(file.path)?.cwd !== cwd) continue;
+    const header = readSessionHeader(file.path);
+    if (!header || header.parent || (cwd !== undefined && header.cwd !== cwd)) continue;
     if (summaries.length >= limit) {
       more++;
       continue;

@@ -136,6 +136,7 @@ export function parseSession(text: string, path: string): SessionData {
         break;
       case "interrupted":
       case "error":
+      case "subagent":
         break;
       case "compaction":
         // Resume from the compacted state; the messages before it stay in `entries` (the full history).

@@ -12,6 +12,8 @@ import type { SessionWriter } from "./session-store.ts";
 /** Records one session's events; `usage` is the running total (a resumed session's included). */
 export class SessionRecorder {
   usage: Usage;
+  /** This session's tool calls so far (a subagent's link is written for its own calls only). */
+  private readonly ownCalls = new Set<string>();
 
   constructor(
     readonly writer: SessionWriter,
@@ -69,9 +71,23 @@ export class SessionRecorder {
       case "start":
         this.writer.append({ type: "turn", at }); // where undo takes a turn back to
         break;
+      case "subagent":
+        // The child's session file records its run; this one, where it starts, links to it. A
+        // grandchild's events pass through too, but its link is in its own parent's file.
+        if (event.event.type === "start" && event.event.sessionId && this.ownCalls.has(event.parentToolCallId))
+          this.writer.append({
+            type: "subagent",
+            at,
+            toolCallId: event.parentToolCallId,
+            agent: event.agent,
+            sessionId: event.event.sessionId,
+          });
+        break;
+      case "tool_start":
+        this.ownCalls.add(event.id);
+        break;
       case "text_delta":
       case "thinking_delta":
-      case "tool_start":
       case "tool_end":
       case "retry":
         break; // in flight or repeated in the messages: not stored

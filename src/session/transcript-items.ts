@@ -76,6 +76,9 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
           at: entry.at,
         });
         break;
+      case "subagent":
+        items.push({ type: "note", text: `subagent ${entry.agent} ran as session ${entry.sessionId}`, at: entry.at });
+        break;
       case "usage":
       case "turn":
       case "snapshot":

@@ -102,6 +102,12 @@ export class TerminalRenderer {
         this.spinner.stop();
         this.todo.update(event.items, this.atLineStart);
         break;
+      case "subagent":
+        // Folded: one line per call a child makes; its answer comes back as the task call's result.
+        if (event.event.type !== "tool_start") break;
+        this.spinner.stop();
+        this.traceLine(this.colors.dim(`  ${event.agent} › ${firstLine(event.event.summary)}`));
+        break;
       case "done":
         this.spinner.stop();
         this.endThinking();

@@ -20,5 +20,6 @@ export function visibleForTerminal<T>(value: T): T {
 
 /** An event as the renderer may draw it: a call's description visible, everything else stripped. */
 export function eventForTerminal(event: AgentEvent): AgentEvent {
-  return event.type === "tool_start" ? visibleForTerminal(event) : safeForTerminal(event);
+  const isCall = event.type === "tool_start" || (event.type === "subagent" && event.event.type === "tool_start");
+  return isCall ? visibleForTerminal(event) : safeForTerminal(event);
 }

@@ -1,0 +1,127 @@
+// Named agents for the task tool: Markdown files whose front matter gives `name`, `description`,
+// `tools` and `model`, and whose body is the agent's instructions. This is Claude Code's
+// `.claude/agents/*.md` format, so an existing library works as it is; its tool names (Read,
+// Bash, ...) are read as ours.
+//
+// Where they come from, in the order a name is taken (the first one found wins, later ones with
+// the same name are reported and left out): the project's `.harness/agents` and `.claude/agents`
+// in the working directory and its parents up to the repository root, nearest first; then the
+// user's `$HARNESS_HOME/agents` and `~/.claude/agents`. The project wins, as in Claude Code: an
+// agent adds no power (its tools are within the parent's, each call approved as usual), so,
+// like AGENTS.md, a project's agents need no folder trust.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { foldersFromRoot } from "../core/system-prompt.ts";
+import { oneLine, parseFrontMatter } from "./front-matter.ts";
+
+/** The folders agent files live in, under a project folder or the home folder. */
+const AGENT_FOLDERS = [".harness/agents", ".claude/agents"];
+/** An agent file larger than this is not read (it is a page of instructions). */
+const MAX_AGENT_FILE_BYTES = 256 * 1024;
+/** Agents found at most. */
+const MAX_AGENTS = 50;
+
+/** Claude Code's tool names, as ours. */
+const CLAUDE_TOOL_NAMES: Record<string, string> = {
+  Bash: "bash",
+  Read: "read_file",
+  Write: "write_file",
+  Edit: "edit_file",
+  MultiEdit: "edit_file",
+  LS: "list_files",
+  Grep: "grep",
+  Glob: "glob",
+  WebFetch: "web_fetch",
+  TodoWrite: "todo",
+  Task: "task",
+};
+
+/** One named agent. */
+export interface NamedAgent {
+  name: string;
+  description: string;
+  /** Our tool names; absent: the task tool's default (the read-only tools). */
+  tools?: string[];
+  /** A model id on the session's provider; absent: the parent's model. */
+  model?: string;
+  /** Its instructions (the file's body). */
+  prompt: string;
+  path: string;
+}
+
+export interface AgentPlaces {
+  cwd: string;
+  harnessHome: string;
+  home: string;
+}
+
+/** Finds every named agent; problems (no description, a repeated name) go to `warn`. */
+export function findAgents(places: AgentPlaces, warn: (message: string) => void): NamedAgent[] {
+  const userRoots = [path.join(places.harnessHome, "agents"), path.join(places.home, ".claude/agents")];
+  const projectRoots = foldersFromRoot(places.cwd)
+    .reverse()
+    .flatMap((folder) => AGENT_FOLDERS.map((name) => path.join(folder, name)))
+    .filter((root) => !userRoots.includes(root));
+  const agents: NamedAgent[] = [];
+  for (const root of [...projectRoots, ...userRoots]) {
+    for (const agent of agentsIn(root, warn)) {
+      const first = agents.find((other) => other.name === agent.name);
+      if (first) warn(`agent ${agent.name} in ${agent.path} left out: ${first.path} has the same name`);
+      else if (agents.length < MAX_AGENTS) agents.push(agent);
+    }
+  }
+  return agents;
+}
+
+function agentsIn(root: string, warn: (message: string) => void): NamedAgent[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(root).sort();
+  } catch {
+    return []; // no such folder: the usual case
+  }
+  const agents: NamedAgent[] = [];
+  for (const entry of entries.filter((name) => name.endsWith(".md"))) {
+    const file = path.join(root, entry);
+    const agent = readAgent(file, entry.slice(0, -".md".length));
+    if (typeof agent === "string") warn(`agent ${file} left out: ${agent}`);
+    else agents.push(agent);
+  }
+  return agents;
+}
+
+/** The agent in `file`, or why it is left out. */
+function readAgent(file: string, fileName: string): NamedAgent | string {
+  let text: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) return "not a regular file";
+    if (stat.size > MAX_AGENT_FILE_BYTES) return `${stat.size} bytes, more than ${MAX_AGENT_FILE_BYTES}`;
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return `cannot read it: ${(error as Error).message}`;
+  }
+  const { fields, body } = parseFrontMatter(text);
+  const name = oneLine(fields.name ?? "") || fileName;
+  if (!/^[\w.-]+$/.test(name)) return `its name "${name}" is not one word (letters, digits, - _ .)`;
+  const description = oneLine(fields.description ?? "");
+  if (!description) return "its front matter has no description (the model chooses an agent by it)";
+  const model = oneLine(fields.model ?? "");
+  return {
+    name,
+    description,
+    ...(fields.tools?.trim() ? { tools: toolNamesOf(fields.tools) } : {}),
+    ...(model ? { model } : {}),
+    prompt: body.trim(),
+    path: file,
+  };
+}
+
+/** `Read, Grep, Glob`, `[read_file, bash]` or a YAML list, as our tool names. */
+function toolNamesOf(value: string): string[] {
+  const names = value
+    .replace(/[[\]]/g, " ")
+    .split(/[,\s]+/)
+    .filter((name) => name && name !== "-");
+  return [...new Set(names.map((name) => CLAUDE_TOOL_NAMES[name] ?? name))];
+}
