@@ -39,9 +39,9 @@ export interface StartedChild {
 export type StartChild = (request: ChildRequest, signal: AbortSignal) => Promise<StartedChild | { error: string }>;
 
 const input = z.object({
-  prompt: z.string().min(1).describe("The whole task. The subagent sees nothing else of this conversation."),
-  agent: z.string().optional().describe("A named agent to run"),
-  tools: z.array(z.string()).optional().describe("Tools it may use (default: the read-only ones)"),
+  prompt: z.string().min(1).describe("Everything it needs: it sees nothing else of this conversation"),
+  agent: z.string().optional().describe("A named agent"),
+  tools: z.array(z.string()).optional().describe("Tool names (default: read-only ones)"),
 });
 
 /**
@@ -56,7 +56,8 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
     name: "task",
     description: describeTask(agents),
     kind: "read", // it does nothing itself: each of the subagent's calls is approved on its own
-    input,
+    // Without named agents there is nothing to name: the field is left out of what every request carries.
+    input: (agents.length > 0 ? input : input.omit({ agent: true })) as typeof input,
     describe: (call) => `task${call.agent ? ` (${call.agent})` : ""}: ${firstLine(call.prompt)}`,
     run: (call, context) =>
       inPlace(async () => {
@@ -83,7 +84,7 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
 
 function describeTask(agents: readonly TaskAgent[]): string {
   const base =
-    "Run a subagent on a self-contained task (research, a focused change) with a fresh context; you get its final answer. Several calls in one reply run in parallel.";
+    "Delegate a self-contained task to a subagent with a fresh context; you get its final answer. Calls in one reply run in parallel.";
   if (agents.length === 0) return base;
   const listed = agents
     .slice(0, MAX_LISTED_AGENTS)
