@@ -9,9 +9,10 @@
 // user's `$HARNESS_HOME/agents` and `~/.claude/agents`. The project wins, as in Claude Code: an
 // agent adds no power (its tools are within the parent's, each call approved as usual), so,
 // like AGENTS.md, a project's agents need no folder trust.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { foldersFromRoot } from "../core/system-prompt.ts";
+import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 
 /** The folders agent files live in, under a project folder or the home folder. */
@@ -74,14 +75,8 @@ export function findAgents(places: AgentPlaces, warn: (message: string) => void)
 }
 
 function agentsIn(root: string, warn: (message: string) => void): NamedAgent[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(root).sort();
-  } catch {
-    return []; // no such folder: the usual case
-  }
   const agents: NamedAgent[] = [];
-  for (const entry of entries.filter((name) => name.endsWith(".md"))) {
+  for (const entry of namesIn(root).filter((name) => name.endsWith(".md"))) {
     const file = path.join(root, entry);
     const agent = readAgent(file, entry.slice(0, -".md".length));
     if (typeof agent === "string") warn(`agent ${file} left out: ${agent}`);

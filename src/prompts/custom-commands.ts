@@ -9,9 +9,10 @@
 // user types its name, it only writes a prompt, and whatever that prompt leads the model to do
 // goes through the same approvals and sandbox as a prompt typed by hand. (A skill, which the
 // model follows on its own, does need trust: prompts/skills.ts.)
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { foldersFromRoot } from "../core/system-prompt.ts";
+import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 
 /** A command file larger than this is left out (a prompt, not a document). */
@@ -84,16 +85,8 @@ export function findPromptCommands(
 }
 
 function commandsIn(folder: string, warn: (message: string) => void): PromptCommand[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder)
-      .filter((name) => name.endsWith(".md"))
-      .sort();
-  } catch {
-    return []; // no such folder: the usual case
-  }
   const commands: PromptCommand[] = [];
-  for (const fileName of names) {
+  for (const fileName of namesIn(folder).filter((name) => name.endsWith(".md"))) {
     const file = path.join(folder, fileName);
     const name = fileName.slice(0, -3);
     if (!COMMAND_NAME.test(name)) {

@@ -9,10 +9,11 @@
 // - the project's: .harness/skills, .claude/skills and .agents/skills in the working directory
 //   and its parents up to the repository root, nearest first. They are a repository's text the
 //   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { cutWithEllipsis } from "../core/helpers.ts";
 import { foldersFromRoot } from "../core/system-prompt.ts";
+import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 
 /** The folders other agents keep skills in, under a project folder or the home folder. */
@@ -77,14 +78,8 @@ export function activeSkills(found: FoundSkills, isProjectTrusted: boolean): Ski
 }
 
 function skillsIn(root: string, isProject: boolean, warn: (message: string) => void): Skill[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(root).sort();
-  } catch {
-    return []; // no such folder: the usual case
-  }
   const skills: Skill[] = [];
-  for (const entry of entries) {
+  for (const entry of namesIn(root)) {
     const file = path.join(root, entry, "SKILL.md");
     const skill = readSkill(file, entry, isProject);
     if (typeof skill === "string") {

@@ -1,13 +1,13 @@
 // `--fork`: continue a copy of a session instead of the session itself, so a session another run
 // holds (or one worth keeping as it is) can go on elsewhere. The copy is a new session file whose
 // header names its origin; the origin is read, never locked or written.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { VERSION } from "../version.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { newSessionId } from "./session-id.ts";
 import { lockSession, readUnderLock, type LockedSession } from "./session-lock.ts";
-import { parseSession, SessionReadError } from "./session-reader.ts";
+import { parseSession, readSessionText, SessionReadError } from "./session-reader.ts";
 import { sessionPath } from "./session-store.ts";
 
 /**
@@ -17,12 +17,7 @@ import { sessionPath } from "./session-store.ts";
  * (they are never rewritten, and both sessions can read them).
  */
 export function forkSession(originPath: string): LockedSession {
-  let text: string;
-  try {
-    text = readFileSync(originPath, "utf8");
-  } catch (error) {
-    throw new SessionReadError(`cannot read session ${originPath}: ${(error as Error).message}`);
-  }
+  const text = readSessionText(originPath);
   const whole = text.slice(0, text.lastIndexOf("\n") + 1);
   const origin = parseSession(whole, originPath).header; // throws for a file that is not a session
   const header: SessionHeader = {

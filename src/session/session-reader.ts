@@ -49,13 +49,16 @@ export class SessionReadError extends Error {
 }
 
 export function readSession(path: string): SessionData {
-  let text: string;
+  return parseSession(readSessionText(path), path);
+}
+
+/** A session file's text; throws SessionReadError when it cannot be read. */
+export function readSessionText(path: string): string {
   try {
-    text = readFileSync(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
     throw new SessionReadError(`cannot read session ${path}: ${(error as Error).message}`);
   }
-  return parseSession(text, path);
 }
 
 /** Parses a session file's text. A torn last line is skipped with one notice; so are unreadable lines. */
