@@ -91,8 +91,12 @@ test("a multi-line paste is one message, and a trailing backslash adds a line", 
   term.send(["Enter"]);
   await term.waitFor(/first answer/);
   await term.waitFor(PROMPT);
+  // Each key waits for the screen: keys that reach the harness in one read with more right after
+  // are a paste (its Enter a newline, its backslash kept), which a loaded machine can make of them.
   term.type("one\\");
+  await term.waitFor(/one\\$/m, "the typed backslash");
   term.send(["Enter"]);
+  await term.waitFor(/^(?![\s\S]*one\\)[\s\S]*one/, "the backslash gone, a new line begun");
   term.type("two");
   term.send(["Enter"]);
   await term.waitFor(/second answer/);
