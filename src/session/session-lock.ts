@@ -4,18 +4,8 @@
 // lock whose owner is gone (killed, crashed, the machine rebooted) is stale and taken over.
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
+import { currentOwner, isOwnerAlive, parseOwner, type ProcessOwner } from "../core/process-owner.ts";
 import { readSession, type SessionData } from "./session-reader.ts";
-
-/** What a lock file says about its owner. */
-interface LockOwner {
-  pid: number;
-  /** When the owner took the lock (ISO time), for the "in use since" message. */
-  since: string;
-  /** The owner's start time in clock ticks since boot (Linux), so a reused pid is not mistaken for it. */
-  processStart?: string;
-  /** The boot the owner ran in (Linux): after a reboot every old lock is stale, whatever its pid. */
-  bootId?: string;
-}
 
 /** The session's lock cannot be taken: held by a live process (SessionBusyError), or the file system said no. */
 export class SessionLockError extends Error {
@@ -34,7 +24,7 @@ export class SessionBusyError extends SessionLockError {
   override name = "SessionBusyError";
   constructor(
     readonly sessionId: string,
-    readonly owner: LockOwner,
+    readonly owner: ProcessOwner,
   ) {
     const who = owner.pid === process.pid ? "this harness" : "another harness";
     super(
@@ -97,7 +87,7 @@ export function lockSession(sessionFile: string): SessionLock {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt === TAKEOVER_ATTEMPTS) throw error;
         const found = readText(file);
         const owner = found === undefined ? undefined : parseOwner(found);
-        if (owner && isAlive(owner)) throw new SessionBusyError(id, owner);
+        if (owner && isOwnerAlive(owner)) throw new SessionBusyError(id, owner);
         // Stale (its owner is gone) or not a lock we wrote: taken over, unless it changed meanwhile.
         if (readText(file) === found) removeQuietly(file);
       }
@@ -153,56 +143,6 @@ export function readUnderLock(path: string, lock: SessionLock): LockedSession {
     lock.release();
     throw error;
   }
-}
-
-function currentOwner(): LockOwner {
-  const processStart = processStartOf(process.pid);
-  const bootId = currentBootId();
-  return {
-    pid: process.pid,
-    since: new Date().toISOString(),
-    ...(processStart ? { processStart } : {}),
-    ...(bootId ? { bootId } : {}),
-  };
-}
-
-function parseOwner(text: string): LockOwner | undefined {
-  try {
-    const owner = JSON.parse(text) as LockOwner;
-    return Number.isInteger(owner.pid) && owner.pid > 0 && typeof owner.since === "string" ? owner : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the lock's owner still runs: same boot, its pid exists, and (where the system says) it started when it did. */
-function isAlive(owner: LockOwner): boolean {
-  const bootId = currentBootId();
-  if (owner.bootId && bootId && owner.bootId !== bootId) return false;
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false; // ESRCH: no such process
-  }
-  const stat = procStatFields(owner.pid);
-  if (stat && (stat[0] === "Z" || stat[0] === "X")) return false; // dead, not yet reaped by its parent
-  const start = stat?.[19];
-  return !owner.processStart || !start || start === owner.processStart;
-}
-
-/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): state first. */
-function procStatFields(pid: number): string[] | undefined {
-  const stat = readText(`/proc/${pid}/stat`);
-  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
-}
-
-/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
-function processStartOf(pid: number): string | undefined {
-  return procStatFields(pid)?.[19];
-}
-
-function currentBootId(): string | undefined {
-  return readText("/proc/sys/kernel/random/boot_id")?.trim() || undefined;
 }
 
 function readText(path: string): string | undefined {
