@@ -83,6 +83,7 @@ export function setupPermissions(
     hidden,
     socketFolders: socketFolders(where.env),
     protectedNames: PROTECTED_NAMES,
+    placeholderRecords: path.join(where.harnessHome, "placeholders"),
     network: Boolean(flags.allowNetwork || settings.network),
   };
 

@@ -38,7 +38,7 @@ export const ISOLATION_ARGS = [
 export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
-  args.push(...protectedMounts(policy.workspace, policy.protectedNames));
+  args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
   const masked = ["/tmp"];
   for (const hidden of policy.hidden) {
     if (isInside(policy.workspace, hidden)) continue;

@@ -11,15 +11,23 @@
 //   `.git/commondir`, gets a harmless placeholder on the host (an empty folder; `{}` for
 //   `.mcp.json`; `.` for commondir, which git reads as "this folder"), mounted read-only, so it
 //   cannot be created either. Mount points must exist on the host, so the placeholders are real
-//   files there for the rest of the session; they are removed when harness exits, if unchanged.
+//   files there for the rest of the session; they are removed when harness exits, if unchanged,
+//   or by the next harness when this one was killed (placeholder-records.ts).
 // - NOT covered: a protected name created in a NEW subfolder (`mkdir sub && git init sub`):
 //   mounts cannot name a path that does not exist yet. Harness reads `.harness` and `.mcp.json`
 //   only from folders the user trusts (folder trust asks again when they change); a new
 //   `sub/.git` matters only if you run git inside `sub`. The scan skips node_modules and stops
 //   after MAX_SCANNED_FOLDERS folders.
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { kindOf } from "./file-kind.ts";
+import {
+  type Placeholder,
+  removeIfAsMade,
+  removeRecord,
+  sweepStaleRecords,
+  writeRecord,
+} from "./placeholder-records.ts";
 
 /** Folders the scan for existing protected entries opens at most, so a huge tree costs bounded time. */
 const MAX_SCANNED_FOLDERS = 20_000;
@@ -27,9 +35,6 @@ const MAX_SCANNED_FOLDERS = 20_000;
 const UNSCANNED_FOLDERS = new Set(["node_modules"]);
 /** Parts of a `.git` folder that make git run commands or take its config from elsewhere. */
 export const GIT_CODE_PARTS = ["config", "hooks", "modules", "config.worktree", "commondir"];
-
-/** What stands in for a missing entry: an empty folder, or a file with this harmless content. */
-type Placeholder = { kind: "folder" } | { kind: "file"; content: string };
 
 /** Placeholders for names missing at the workspace root. */
 const ROOT_PLACEHOLDERS: Record<string, Placeholder> = {
@@ -49,7 +54,12 @@ const GIT_PLACEHOLDERS: Record<string, Placeholder> = {
  * made now or was made by an earlier call: the command helper (tools/command-host.ts) keeps its
  * sandbox for as long as they stay the same.
  */
-export function protectedMounts(workspace: string, names: string[]): string[] {
+export function protectedMounts(workspace: string, names: string[], recordsDir?: string): string[] {
+  if (recordsDir && !sweptDirs.has(recordsDir)) {
+    sweptDirs.add(recordsDir);
+    sweepStaleRecords(recordsDir); // before looking: a stale placeholder is no user's entry
+  }
+  records = recordsDir ?? records;
   const args: string[] = [];
   for (const name of names) {
     const placeholder = ROOT_PLACEHOLDERS[name];
@@ -101,16 +111,24 @@ export function findProtectedEntries(workspace: string, names: string[]): string
 
 /** Placeholders this process made, removed at exit if still as made. */
 const placeholders = new Map<string, Placeholder>();
+/** Where this process writes down its placeholders (placeholder-records.ts); none: not written down. */
+let records: string | undefined;
+/** Record folders already swept of stale placeholders by this process. */
+const sweptDirs = new Set<string>();
 
 function createPlaceholder(entry: string, placeholder: Placeholder): boolean {
+  if (placeholders.size === 0) process.once("exit", removePlaceholders);
+  placeholders.set(entry, placeholder);
+  if (records) writeRecord(records, placeholders); // first, so a SIGKILL right after still leaves it known
   try {
     if (placeholder.kind === "folder") mkdirSync(entry);
     else writeFileSync(entry, placeholder.content, { flag: "wx" });
   } catch {
-    return false; // made meanwhile by someone else, or the folder is not writable: nothing to protect against
+    // made meanwhile by someone else, or the folder is not writable: nothing to protect against
+    placeholders.delete(entry);
+    if (records) writeRecord(records, placeholders);
+    return false;
   }
-  if (placeholders.size === 0) process.once("exit", removePlaceholders);
-  placeholders.set(entry, placeholder);
   return true;
 }
 
@@ -122,13 +140,8 @@ export function isPlaceholder(entry: string): boolean {
 /** Removes this process's placeholders that are still empty, deepest first. */
 export function removePlaceholders(): void {
   for (const [entry, placeholder] of [...placeholders].reverse()) {
-    try {
-      if (placeholder.kind === "folder")
-        rmdirSync(entry); // fails, rightly, when no longer empty
-      else if (readFileSync(entry, "utf8") === placeholder.content) unlinkSync(entry);
-    } catch {
-      // changed or gone: leave it
-    }
+    removeIfAsMade(entry, placeholder);
     placeholders.delete(entry);
   }
+  if (records) removeRecord(records);
 }

@@ -18,6 +18,8 @@ export interface SandboxPolicy {
    * created at its root.
    */
   protectedNames: string[];
+  /** Where placeholders made for missing protected names are written down (placeholder-records.ts). */
+  placeholderRecords?: string;
   /** Whether commands may reach the network (loopback included). */
   network: boolean;
 }
