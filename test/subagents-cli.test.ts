@@ -337,4 +337,14 @@ test("subagents cannot start their own unless maxSubagentDepth allows it; then t
     leafDone.map((event) => event.parentToolCallId),
     ["call_l"],
   );
+
+  // The HTML export nests each subagent's transcript, folded, in its place: the grandchild inside the child.
+  const parentId = sessions.find((session) => !session.header.parent)!.header.id;
+  const page = await runCli(["export", parentId, "-o", "-"], { env });
+  assert.equal(page.code, 0, page.stderr);
+  const nestedPage =
+    /<details class="subagent">[\s\S]*<details class="subagent">[\s\S]*<p>leaf answer<\/p>[\s\S]*<\/details>[\s\S]*<p>kappa done<\/p>[\s\S]*<\/details>/;
+  assert.match(page.stdout, nestedPage);
+  const markdown = await runCli(["export", parentId, "--md"], { env });
+  assert.match(markdown.stdout, new RegExp(`subagent task ran as session ${child!.header.id}`));
 });

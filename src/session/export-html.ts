@@ -10,6 +10,7 @@ import {
   formatUsage,
   imageDataUrl,
   prettyArguments,
+  subagentLabel,
   toolCallLabel,
   transcriptItems,
   type TranscriptItem,
@@ -37,6 +38,8 @@ pre code { background: none; padding: 0; }
 details.tool, details.thinking { border: 1px solid var(--line); border-radius: 6px; margin: .5rem 0; padding: .2rem .6rem; }
 details.tool > summary, details.thinking > summary { cursor: pointer; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
 details.tool.error > summary { color: var(--err); }
+details.subagent { border-left: 3px solid var(--line); margin: .8rem 0; padding: .2rem 0 .2rem .8rem; }
+details.subagent > summary { cursor: pointer; color: var(--muted); font-size: .9rem; }
 .label { font-size: .75rem; color: var(--muted); margin-top: .4rem; }
 .usage { color: var(--muted); font-size: .75rem; }
 table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: .2rem .5rem; }
@@ -56,7 +59,7 @@ document.getElementById("toggle-tools").addEventListener("click", function () {
 
 export function exportHtml(session: SessionData): string {
   const { header } = session;
-  const body = transcriptItems(session).map(renderItem).join("\n");
+  const body = renderItems(session, 0);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -92,8 +95,19 @@ function renderImages(images: ImagePart[]): string {
     .join("");
 }
 
-function renderItem(item: TranscriptItem): string {
+/** A session's items; a subagent's session nested, folded, in its place. */
+function renderItems(session: SessionData, depth: number): string {
+  return transcriptItems(session, depth)
+    .map((item) => renderItem(item, depth))
+    .join("\n");
+}
+
+function renderItem(item: TranscriptItem, depth: number): string {
   switch (item.type) {
+    case "subagent":
+      return item.child
+        ? `<details class="subagent"><summary>${escapeHtml(subagentLabel(item))}</summary>${renderItems(item.child, depth + 1)}</details>`
+        : `<p class="note">${escapeHtml(subagentLabel(item))}</p>`;
     case "user":
       return `<section class="turn user"><div class="role">user</div><div class="body">${escapeHtml(item.text.trim())}${renderImages(item.images)}</div></section>`;
     case "note":

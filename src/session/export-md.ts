@@ -1,7 +1,14 @@
 // The Markdown export of a session: readable as plain text, renders anywhere Markdown does.
 import type { SessionData } from "./session-reader.ts";
 import type { ImagePart } from "../core/messages.ts";
-import { formatUsage, imageDataUrl, prettyArguments, toolCallLabel, transcriptItems } from "./transcript-items.ts";
+import {
+  formatUsage,
+  imageDataUrl,
+  prettyArguments,
+  subagentLabel,
+  toolCallLabel,
+  transcriptItems,
+} from "./transcript-items.ts";
 
 export function exportMarkdown(session: SessionData): string {
   const { header } = session;
@@ -22,6 +29,9 @@ export function exportMarkdown(session: SessionData): string {
         break;
       case "note":
         out.push(`> *${item.text}*`, "");
+        break;
+      case "subagent":
+        out.push(`> *${subagentLabel(item)}* (\`harness export ${item.sessionId} --md\` shows it)`, "");
         break;
       case "assistant": {
         const { message } = item;

@@ -8,19 +8,27 @@ import {
   type ToolResultMessage,
   type Usage,
 } from "../core/messages.ts";
-import type { SessionData } from "./session-reader.ts";
+import { join, dirname } from "node:path";
+import { readSession, type SessionData } from "./session-reader.ts";
+import { SESSION_ID_PATTERN } from "./session-id.ts";
 import { formatTodoItem } from "../core/helpers.ts";
 
 /** One thing to show, in order. */
 export type TranscriptItem =
   | { type: "user"; text: string; images: ImagePart[]; at: string }
   | { type: "assistant"; message: AssistantMessage; results: Map<string, ToolResultMessage>; at: string }
-  | { type: "note"; text: string; at: string };
+  | { type: "note"; text: string; at: string }
+  /** A subagent's run: its own session, read from beside this one (absent when gone or not this one's child). */
+  | { type: "subagent"; agent: string; sessionId: string; child?: SessionData; at: string };
+
+/** Subagent sessions nested in an export at most this deep (the depth config allows at most 5). */
+const MAX_NESTED_SESSIONS = 5;
 
 /** Characters of a tool call's arguments shown in its one-line label. */
 const LABEL_CHARS = 100;
 
-export function transcriptItems(session: SessionData): TranscriptItem[] {
+/** `depth`: how deep `session` is nested in an export; its subagents' sessions are read while below the bound. */
+export function transcriptItems(session: SessionData, depth = 0): TranscriptItem[] {
   // Results come from the repaired conversation, so a call cut off by a crash shows why.
   // Results before a compaction are only in the entries (the resumable conversation starts at its summary).
   const results = new Map<string, ToolResultMessage>();
@@ -77,7 +85,13 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
         });
         break;
       case "subagent":
-        items.push({ type: "note", text: `subagent ${entry.agent} ran as session ${entry.sessionId}`, at: entry.at });
+        items.push({
+          type: "subagent",
+          agent: entry.agent,
+          sessionId: entry.sessionId,
+          at: entry.at,
+          ...(depth < MAX_NESTED_SESSIONS ? definedChild(session, entry.sessionId) : {}),
+        });
         break;
       case "usage":
       case "turn":
@@ -88,6 +102,22 @@ export function transcriptItems(session: SessionData): TranscriptItem[] {
     }
   }
   return items;
+}
+
+/** The subagent's session beside `parent`'s file, if it is there, readable, and names `parent` as its parent. */
+function definedChild(parent: SessionData, id: string): { child?: SessionData } {
+  if (!SESSION_ID_PATTERN.test(id)) return {};
+  try {
+    const child = readSession(join(dirname(parent.path), `${id}.jsonl`));
+    return child.header.parent?.sessionId === parent.header.id ? { child } : {};
+  } catch {
+    return {}; // gone or unreadable: the export names it only
+  }
+}
+
+/** What a subagent item says in one line. */
+export function subagentLabel(item: Extract<TranscriptItem, { type: "subagent" }>): string {
+  return `subagent ${item.agent} ran as session ${item.sessionId}${item.child ? "" : " (its session file is not there)"}`;
 }
 
 /** `bash: ls -la`: the tool and the gist of its arguments (the first text value), on one line. */
