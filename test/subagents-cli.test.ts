@@ -114,6 +114,10 @@ test("two task calls in one reply run two subagents at once, each a linked sessi
   );
   assert.match(results[0].content, /^alpha counted 3 files\n\n\[subagent task: 1 turn, .* in, .* out; session \S+\]$/);
   assert.match(results[1].content, /^beta read it\n\n\[subagent task: 1 turn/);
+  // The children's tokens are the run's too: the parent's own 2 calls and one call each (10 in, 5 out apiece).
+  const done = events.at(-1);
+  assert.equal(done.type, "done");
+  assert.deepEqual([done.usage.input, done.usage.output], [40, 20]);
 
   // A child starts fresh: its own prompt, the read-only tools, told it is a subagent.
   for (const key of ["ALPHA:", "BETA:"]) {

@@ -150,6 +150,11 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const replyWasCut = reply.stopReason === "length";
     const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks: options });
     messages.push(...batch.results);
+    if (batch.usage) {
+      // Subagents' model calls are this run's cost too.
+      tally.usage = addUsage(tally.usage, batch.usage);
+      yield { type: "usage", usage: batch.usage, total: tally.usage };
+    }
     if (signal.aborted) return { reason: "aborted" };
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;

@@ -1,7 +1,7 @@
 import { AsyncQueue } from "./async-queue.ts";
 import { limitToolOutput } from "./output-spill.ts";
 import type { AgentEvent } from "./events.ts";
-import type { ToolCallPart, ToolResultMessage } from "./messages.ts";
+import { addUsage, type ToolCallPart, type ToolResultMessage, type Usage } from "./messages.ts";
 import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
 
 /**
@@ -50,10 +50,12 @@ export interface ToolCallHooks {
   ): Promise<{ content?: string } | void>;
 }
 
-/** What a batch of calls came to: results in call order, and how many had broken JSON. */
+/** What a batch of calls came to: results in call order, how many had broken JSON, and the tokens the tools spent. */
 export interface ToolBatchResult {
   results: ToolResultMessage[];
   invalidJsonCount: number;
+  /** Absent when no tool called a model. */
+  usage?: Usage;
 }
 
 /** What a batch of calls runs with, besides the calls. */
@@ -109,7 +111,8 @@ export async function* runToolCalls(
   const outputs = runConcurrently(prepared, context, queue, hooks);
   void outputs.finally(() => queue.close());
   for await (const event of queue) yield event;
-  const results = (await outputs).map(
+  const finished = await outputs;
+  const results = finished.map(
     (output, index): ToolResultMessage => ({
       role: "tool",
       toolCallId: calls[index].id,
@@ -120,7 +123,8 @@ export async function* runToolCalls(
     }),
   );
   for (const message of results) yield { type: "message", message };
-  return { results, invalidJsonCount };
+  const spent = finished.flatMap((output) => (output.usage ? [output.usage] : []));
+  return { results, invalidJsonCount, ...(spent.length > 0 ? { usage: spent.reduce(addUsage) } : {}) };
 }
 
 /** The one-line trace a call showed when it ran (`bash> ls`), for a replayed conversation; a call that could not run shows why. */

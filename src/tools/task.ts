@@ -97,6 +97,10 @@ function resultFor(agent: string, sessionId: string, done: RunResult): ToolOutpu
   const usage = `${done.turns} turn${done.turns === 1 ? "" : "s"}, ${formatTokens(done.usage.input + done.usage.cacheRead)} in, ${formatTokens(done.usage.output)} out`;
   const footer = `[subagent ${agent}: ${usage}; session ${sessionId}]`;
   const answer = cutMiddle(done.answer, ANSWER_KEEP_BYTES);
+  return { ...outcome(agent, answer, footer, usage, done), usage: done.usage };
+}
+
+function outcome(agent: string, answer: string, footer: string, usage: string, done: RunResult): ToolOutput {
   switch (done.reason) {
     case "stop":
       return { content: `${answer}\n\n${footer}`, summary: `${agent}: ${usage}` };
