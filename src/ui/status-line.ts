@@ -25,10 +25,10 @@ export class SessionStatus {
 
   record(event: AgentEvent): void {
     if (event.type === "start") this.model = event.model;
-    if (event.type === "usage") {
-      this.lastCall = event.usage;
-      this.total = addUsage(this.total, event.usage);
-    }
+    // The context's fill comes from the last reply; the totals from every usage event (subagents' too).
+    if (event.type === "message" && event.message.role === "assistant" && event.message.usage)
+      this.lastCall = event.message.usage;
+    if (event.type === "usage") this.total = addUsage(this.total, event.usage);
   }
 
   /**
