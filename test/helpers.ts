@@ -1,6 +1,6 @@
 // Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
-import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -176,4 +176,19 @@ const NO_BWRAP_WARNING = /^harness: warning: bubblewrap \(bwrap\) is not install
 /** Output without that warning, for tests about something else, so they check the same with or without bwrap. */
 export function withoutSandboxWarning(output: string): string {
   return output.replace(NO_BWRAP_WARNING, "");
+}
+
+/**
+ * A runCli `onSpawn` that sends `signal` to the harness once `file` exists (a command in the run
+ * writes it when it has started): polled, and no longer once the harness has exited.
+ */
+export function signalOnceFileExists(file: string, signal: NodeJS.Signals): (child: ChildProcess) => void {
+  return (child) => {
+    const timer = setInterval(() => {
+      if (!existsSync(file)) return;
+      clearInterval(timer);
+      child.kill(signal);
+    }, 20);
+    child.on("exit", () => clearInterval(timer));
+  };
 }

@@ -5,11 +5,10 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, signalOnceFileExists, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
-const POLL_MS = 20;
 
 test("placeholders left by a harness killed with SIGKILL are removed by the next sandboxed run, unless changed since", {
   skip: needs("bwrap"),
@@ -26,14 +25,7 @@ test("placeholders left by a harness killed with SIGKILL are removed by the next
   const killed = await runCli([...fakeFlags(fake), "--sandbox", "on", "-y", "-p", "wait"], {
     env,
     cwd,
-    onSpawn(child) {
-      const timer = setInterval(() => {
-        if (!existsSync(join(cwd, "started"))) return;
-        clearInterval(timer);
-        child.kill("SIGKILL");
-      }, POLL_MS);
-      child.on("exit", () => clearInterval(timer));
-    },
+    onSpawn: signalOnceFileExists(join(cwd, "started"), "SIGKILL"),
   });
   assert.equal(killed.signal, "SIGKILL", `code ${killed.code}: ${killed.stderr}`);
   // What the killed run left: the three placeholders, and its record of them.

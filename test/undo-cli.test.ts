@@ -8,13 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readSession } from "../src/session/session-reader.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, signalOnceFileExists, tempDir } from "./helpers.ts";
 import { CHANGING_TURN, git, readIfThere as read } from "./undo-helpers.ts";
 
 const serve = fakeServerPerTest();
-
-/** How often the crash test looks for the moment to kill. */
-const POLL_MS = 20;
 
 /** The messages the model was sent in request `index`, without the system prompt. */
 function sent(fake: { requests: Array<{ body: any }> }, index: number): Array<{ role: string; content: unknown }> {
@@ -140,14 +137,7 @@ test("killed with SIGKILL in the middle of a turn: `harness undo` restores the f
   const killed = await runCli([...fakeFlags(fake), "-y", "-p", "do the slow thing"], {
     env,
     cwd,
-    onSpawn(child) {
-      const timer = setInterval(() => {
-        if (!existsSync(join(cwd, "started"))) return;
-        clearInterval(timer);
-        child.kill("SIGKILL");
-      }, POLL_MS);
-      child.on("exit", () => clearInterval(timer));
-    },
+    onSpawn: signalOnceFileExists(join(cwd, "started"), "SIGKILL"),
   });
   assert.equal(killed.signal, "SIGKILL", `code ${killed.code}: ${killed.stderr}`);
   try {
