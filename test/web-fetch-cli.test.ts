@@ -19,11 +19,34 @@ afterEach(async () => {
   pages = undefined;
 });
 
-/** A page server on 127.0.0.1: `/page` is HTML, `/hop/N` redirects to `/hop/N+1` forever. Records each request's path and headers. */
-async function startPages(): Promise<{ port: number; seen: { url: string; headers: Record<string, unknown> }[] }> {
+/** Most bytes the endless page sends before giving up on a client that never stops reading. */
+const ENDLESS_PAGE_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * A page server on 127.0.0.1: `/page` is HTML, `/hop/N` redirects to `/hop/N+1` forever, `/endless`
+ * is text that never ends (bytes sent are counted). Records each request's path and headers.
+ */
+async function startPages(): Promise<{
+  port: number;
+  seen: { url: string; headers: Record<string, unknown> }[];
+  endlessBytesSent: () => number;
+}> {
   const seen: { url: string; headers: Record<string, unknown> }[] = [];
+  let endlessBytes = 0;
   pages = createServer((request, response) => {
     seen.push({ url: request.url ?? "", headers: request.headers });
+    if (request.url === "/endless") {
+      response.writeHead(200, { "content-type": "text/plain" });
+      const line = Buffer.from(`${"x".repeat(1023)}\n`);
+      const more = () => {
+        while (!response.destroyed && endlessBytes < ENDLESS_PAGE_LIMIT) {
+          endlessBytes += line.length;
+          if (!response.write(line)) return void response.once("drain", more);
+        }
+        response.end();
+      };
+      return more();
+    }
     const hop = /^\/hop\/(\d+)$/.exec(request.url ?? "");
     if (hop) return response.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` }).end();
     response
@@ -33,7 +56,7 @@ async function startPages(): Promise<{ port: number; seen: { url: string; header
       );
   });
   await new Promise<void>((resolve) => pages!.listen(0, "127.0.0.1", resolve));
-  return { port: (pages.address() as AddressInfo).port, seen };
+  return { port: (pages.address() as AddressInfo).port, seen, endlessBytesSent: () => endlessBytes };
 }
 
 function fetchScript(url: string) {
@@ -111,4 +134,16 @@ test("headless without --yes or a web_fetch rule, the fetch is refused with the 
   assert.equal(second.code, 0, second.stderr);
   assert.match(toolResult(fake, 3), /^# Release notes$/m);
   assert.equal(seen.length, 1);
+});
+
+test("a page that never ends is read up to the size cap only: the model is told the rest was not downloaded", async () => {
+  const { port, endlessBytesSent } = await startPages();
+  const fake = await serve(fetchScript(`http://127.0.0.1:${port}/endless`));
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], {
+    env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResult(fake), /\[the page was longer than 2097152 bytes; the rest was not downloaded\]$/);
+  // The connection was dropped at the cap (plus what was in flight), far below what the server would send.
+  assert.ok(endlessBytesSent() < 16 * 1024 * 1024, `${endlessBytesSent()} bytes sent`);
 });
