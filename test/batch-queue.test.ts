@@ -16,8 +16,14 @@ import { killAtTestEnd } from "./teardown.ts";
 
 /** How often the test looks for the moment to act. */
 const POLL_MS = 50;
-/** The job lock (and stalled check) the workers use here, so a dead worker's task returns in seconds. */
+/** The job lock the worker that gets killed uses here, so its task returns in seconds. */
 const LOCK_MS = "1000";
+/**
+ * The surviving worker's lock (and stalled check, which is what takes the dead worker's task back).
+ * Longer: a 1 s lock is renewed every 0.5 s, and on a loaded machine a renewal came late, the lock
+ * lapsed, and a live task ran twice (BullMQ delivers at least once).
+ */
+const SURVIVOR_LOCK_MS = "5000";
 /** Longest wait for redis-server to accept connections. */
 const REDIS_START_MS = 10_000;
 /** Longest wait for a step of the story, so a broken queue fails the test rather than hanging it. */
@@ -141,7 +147,7 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
 
   let workerB: ChildProcess | undefined;
   const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2"], {
-    env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }),
+    env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: SURVIVOR_LOCK_MS }),
     onSpawn: (child) => (workerB = child),
   });
   let collected: CliResult;
