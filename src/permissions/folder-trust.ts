@@ -10,10 +10,11 @@
 // (deny rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
 // files: instructions the model would follow) are reviewed and recorded the same way.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { unifiedDiff } from "../core/diff.ts";
 import { projectSettingsPaths } from "./settings.ts";
+import { realOrSame } from "../core/real-path.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
 const MAX_PROJECT_FILE_BYTES = 256 * 1024;
@@ -270,12 +271,4 @@ function printable(text: string): string {
     /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g,
     (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );
-}
-
-function realOrSame(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }

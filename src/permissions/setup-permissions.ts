@@ -16,6 +16,7 @@ import { PROTECTED_NAMES } from "./protected-paths.ts";
 import type { Rule } from "./rules.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
+import { realOrSame } from "../core/real-path.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
 export interface PermissionFlags {
@@ -171,13 +172,5 @@ function loadSettingsOrThrow(cwd: string, harnessHome: string) {
   } catch (error) {
     if (error instanceof SettingsError) throw new PermissionSetupError(error.message, 2);
     throw error;
-  }
-}
-
-function realOrSame(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
   }
 }

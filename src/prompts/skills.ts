@@ -9,12 +9,13 @@
 // - the project's: .harness/skills, .claude/skills and .agents/skills in the working directory
 //   and its parents up to the repository root, nearest first. They are a repository's text the
 //   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { cutWithEllipsis } from "../core/helpers.ts";
 import { foldersFromRoot } from "../core/system-prompt.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
+import { realOrSame } from "../core/real-path.ts";
 
 /** The folders other agents keep skills in, under a project folder or the home folder. */
 const SKILL_FOLDERS = [".harness/skills", ".claude/skills", ".agents/skills"];
@@ -116,12 +117,4 @@ function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void
       warn(`skill ${skill.name} in ${skill.path} left out: ${first.path} has the same name`);
   }
   return kept;
-}
-
-function realOrSame(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }

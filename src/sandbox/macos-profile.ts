@@ -7,10 +7,10 @@
 // /private/var), so every path in the profile is resolved first.
 // Not tested in CI (Linux only): the tests check the profile's text and run its path patterns;
 // try it with `harness --approve all -p "touch ~/x"`.
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import { findProtectedEntries, GIT_CODE_PARTS } from "./protected-entries.ts";
 import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
+import { realOrSame } from "../core/real-path.ts";
 
 /** Folders every macOS command may write besides the workspace: the temp folders and the caches of per-user temp space. */
 const MACOS_WRITABLE = ["/private/tmp", "/private/var/folders"];
@@ -89,12 +89,4 @@ function pattern(regex: string): string {
 /** `text` matched literally in a (POSIX extended) regular expression. */
 function regexEscape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-function realOrSame(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }
