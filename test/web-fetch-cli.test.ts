@@ -47,6 +47,14 @@ async function startPages(): Promise<{
       };
       return more();
     }
+    if (request.url === "/silent") return; // headers never come
+    if (request.url === "/trickle") {
+      // Never silent for long, never done: only a cap on the whole fetch ends it.
+      response.writeHead(200, { "content-type": "text/plain" });
+      const timer = setInterval(() => response.write("."), 100);
+      response.on("close", () => clearInterval(timer));
+      return;
+    }
     const hop = /^\/hop\/(\d+)$/.exec(request.url ?? "");
     if (hop) return response.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` }).end();
     response
@@ -55,7 +63,8 @@ async function startPages(): Promise<{
         "<html><head><title>t</title><script>var leak = 1;</script></head><body><h1>Release notes</h1><p>Version <strong>2.0</strong> is out.</p><ul><li>faster</li></ul></body></html>",
       );
   });
-  await new Promise<void>((resolve) => pages!.listen(0, "127.0.0.1", resolve));
+  // On every address (IPv6 and IPv4-mapped too), so a refusal is the harness's doing, not a missing listener.
+  await new Promise<void>((resolve) => pages!.listen(0, "::", resolve));
   return { port: (pages.address() as AddressInfo).port, seen, endlessBytesSent: () => endlessBytes };
 }
 
@@ -147,3 +156,51 @@ test("a page that never ends is read up to the size cap only: the model is told 
   // The connection was dropped at the cap (plus what was in flight), far below what the server would send.
   assert.ok(endlessBytesSent() < 16 * 1024 * 1024, `${endlessBytesSent()} bytes sent`);
 });
+
+test("IPv6 loopback, IPv4-mapped and unique-local literals are refused before any connection unless allowed", async () => {
+  const { port, seen } = await startPages();
+  // fd00::1 is not on this machine: it is refused by the literal check, before a socket is opened.
+  const hosts = ["[::1]", "[::ffff:127.0.0.1]", "[0:0:0:0:0:ffff:7f00:1]", "[::127.0.0.1]", "[fd00::1]", "[::]"];
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: hosts.map((host, n) => ({
+          id: `f${n}`,
+          name: "web_fetch",
+          arguments: { url: `http://${host}:${port}/page` },
+        })),
+      },
+    },
+    { reply: { text: "done" } },
+    ...fetchScript(`http://[::1]:${port}/page`),
+  ]);
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], { env: cleanEnv() });
+  assert.equal(result.code, 0, result.stderr);
+  const results = (fake.requests[1].body.messages as { role: string; content: string }[])
+    .filter((message) => message.role === "tool")
+    .map((message) => message.content);
+  assert.equal(results.length, hosts.length);
+  for (const content of results) assert.match(content, /^Not fetched: [0-9a-f:.]+ is a private or loopback address/);
+  assert.deepEqual(seen, [], "no request reached the page server");
+
+  // Allowed by the user, the same IPv6 loopback is fetched: the refusal above was the policy.
+  const allowed = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], {
+    env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "::1" }),
+  });
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(toolResult(fake, 3), /^# Release notes$/m);
+  assert.equal(seen.length, 1);
+});
+
+for (const page of ["silent", "trickle"]) {
+  test(`a ${page} server is cut at the fetch's time cap (HARNESS_WEB_FETCH_TIMEOUT) and the model is told`, async () => {
+    const { port, seen } = await startPages();
+    const fake = await serve(fetchScript(`http://127.0.0.1:${port}/${page}`));
+    const result = await runCli([...fakeFlags(fake), "-y", "-p", "read it"], {
+      env: cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1", HARNESS_WEB_FETCH_TIMEOUT: "1" }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(seen.length, 1, "the request was made");
+    assert.equal(toolResult(fake), "Not fetched: no complete answer within 1 s.");
+  });
+}

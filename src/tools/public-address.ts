@@ -19,8 +19,8 @@ for (const [prefix, bits] of [
 ] as const)
   PRIVATE.addSubnet(prefix, bits, "ipv4");
 for (const [prefix, bits] of [
-  ["::", 128],
-  ["::1", 128],
+  ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ["::ffff:0:0:0", 96], // IPv4-translated
   ["fc00::", 7],
   ["fe80::", 10],
   ["ff00::", 8],

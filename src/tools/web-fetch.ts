@@ -10,8 +10,8 @@ import { guardedLookup, whyRefused } from "./public-address.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
-/** Longest a whole fetch (all redirects included) may take. */
-const TIMEOUT_MS = 30_000;
+/** Longest a whole fetch (all redirects included) may take, unless HARNESS_WEB_FETCH_TIMEOUT (seconds) says otherwise. */
+const DEFAULT_TIMEOUT_MS = 30_000;
 /** Redirects followed within one host; a redirect to another host is handed back to the model (it needs its own approval). */
 const MAX_REDIRECTS = 5;
 
@@ -21,6 +21,12 @@ function allowedAddresses(): string[] {
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
+}
+
+/** The time cap of one fetch: HARNESS_WEB_FETCH_TIMEOUT seconds when it is a positive number, else the default. */
+function timeoutMs(): number {
+  const seconds = Number(process.env.HARNESS_WEB_FETCH_TIMEOUT);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_TIMEOUT_MS;
 }
 
 interface Fetched {
@@ -163,13 +169,14 @@ export const webFetch = defineTool({
         isError: true,
         summary: "bad URL",
       };
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(TIMEOUT_MS)]);
+    const limit = timeoutMs();
+    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(limit)]);
     try {
       return await fetchPage(new URL(call.url), signal);
     } catch (error) {
       const reason =
         signal.aborted && !context.signal.aborted
-          ? `no answer within ${TIMEOUT_MS / 1000} s`
+          ? `no complete answer within ${limit / 1000} s`
           : (error as Error).message;
       return { content: `Not fetched: ${reason}.`, isError: true, summary: "failed" };
     }
