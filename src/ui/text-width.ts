@@ -23,3 +23,15 @@ export function charWidth(char: string): number {
   if (ZERO_WIDTH_PATTERN.test(char)) return 0;
   return WIDE_PATTERN.test(char) ? 2 : 1;
 }
+
+/** One line cut to `width` columns with an ellipsis, control characters made spaces, so it never wraps. */
+export function fitWidth(text: string, width: number): string {
+  let used = 0;
+  let out = "";
+  for (const char of text.replace(/[\x00-\x1f\x7f]/g, " ")) {
+    used += charWidth(char);
+    if (used > width - 1) return `${out}…`;
+    out += char;
+  }
+  return out;
+}

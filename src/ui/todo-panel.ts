@@ -6,7 +6,8 @@
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatTodoItem } from "../core/helpers.ts";
 import type { Palette } from "./colors.ts";
-import { charWidth } from "./text-width.ts";
+import { PinnedLines } from "./pinned-lines.ts";
+import { fitWidth } from "./text-width.ts";
 
 /** Steps shown at most: the block must stay small on any terminal. */
 const MAX_SHOWN_STEPS = 8;
@@ -22,34 +23,24 @@ export function formatTodoBlock(items: readonly TodoItem[], colors: Palette, col
     item.status === "done" ? colors.dim(text) : item.status === "in_progress" ? colors.bold(text) : text;
   return [
     colors.dim(`plan: ${done}/${items.length} done`),
-    ...shown.map((item) => style(item, `  ${fit(formatTodoItem(item), columns - 3)}`)),
+    ...shown.map((item) => style(item, `  ${fitWidth(formatTodoItem(item), columns - 3)}`)),
     ...(hidden > 0 ? [colors.dim(`  … ${hidden} more`)] : []),
   ];
-}
-
-/** Cut to `width` columns, so a line never wraps (the block counts its lines to erase them). */
-function fit(text: string, width: number): string {
-  let used = 0;
-  let out = "";
-  for (const char of text.replace(/[\x00-\x1f\x7f]/g, " ")) {
-    used += charWidth(char);
-    if (used > width - 1) return `${out}…`;
-    out += char;
-  }
-  return out;
 }
 
 /** The pinned block on one terminal stream. */
 export class TodoPanel {
   private items: readonly TodoItem[] = [];
-  private drawnLines = 0;
+  private readonly pinned: PinnedLines;
 
   constructor(
     private readonly stream: NodeJS.WriteStream,
     private readonly colors: Palette,
     /** Whether escape sequences may move the cursor (else the list is printed once per change). */
     private readonly isPinnable: boolean,
-  ) {}
+  ) {
+    this.pinned = new PinnedLines(stream);
+  }
 
   /** A new list; `atLineStart`: whether the cursor is at the start of a line (it can be drawn now). */
   update(items: readonly TodoItem[], atLineStart: boolean): void {
@@ -64,22 +55,17 @@ export class TodoPanel {
 
   /** Takes the block off the screen before something else is written. */
   erase(): void {
-    if (this.drawnLines === 0) return;
-    this.stream.write(`\r\x1b[${this.drawnLines}A\x1b[0J`);
-    this.drawnLines = 0;
+    this.pinned.erase();
   }
 
   /** Puts the block back below what was written (only at the start of a line). */
   draw(): void {
-    if (!this.isPinnable || this.drawnLines > 0 || this.items.length === 0) return;
-    const lines = this.lines();
-    this.stream.write(`${lines.join("\n")}\n`);
-    this.drawnLines = lines.length;
+    if (this.isPinnable && this.items.length > 0) this.pinned.draw(this.lines());
   }
 
   /** The turn ended: the block stays in the scrollback as it stands; a finished plan is pinned no more. */
   leave(): void {
-    this.drawnLines = 0;
+    this.pinned.leave();
     if (this.items.every((item) => item.status === "done")) this.items = [];
   }
 
