@@ -4,6 +4,7 @@ import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff } from "./diff-render.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
 import { Spinner } from "./spinner.ts";
+import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
@@ -36,11 +37,14 @@ export class TerminalRenderer {
   private readonly markdown: MarkdownStream;
   /** The model's plan, pinned below the output on stderr. */
   private readonly todo: TodoPanel;
+  /** Running subagents, each a live block pinned below the plan. */
+  private readonly subagents: SubagentBlocks;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
+    this.subagents = new SubagentBlocks(options.stderr, this.colors, isColorOn(options.stderr, options.env));
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({
       isStyled: isColorOn(options.stdout, options.env),
@@ -77,7 +81,7 @@ export class TerminalRenderer {
         break;
       case "tool_start":
         this.spinner.stop();
-        this.traceLine(this.colors.cyan(firstLine(event.summary)));
+        if (!this.subagents.claimTaskCall(event)) this.traceLine(this.colors.cyan(firstLine(event.summary)));
         break;
       case "tool_end":
         this.showToolEnd(event);
@@ -100,13 +104,16 @@ export class TerminalRenderer {
       case "todo":
         if (!this.options.showTrace) break;
         this.spinner.stop();
+        this.subagents.erase(); // drawn below the plan
         this.todo.update(event.items, this.atLineStart);
+        this.subagents.refresh(this.atLineStart);
         break;
       case "subagent":
-        // Folded: one line per call a child makes; its answer comes back as the task call's result.
-        if (event.event.type !== "tool_start") break;
+        // Folded: a live block per child (src/ui/subagent-blocks.ts); its answer comes back as the task call's result.
+        if (!this.options.showTrace) break;
         this.spinner.stop();
-        this.traceLine(this.colors.dim(`  ${event.agent} › ${firstLine(event.event.summary)}`));
+        for (const line of this.subagents.record(event)) this.traceLine(line);
+        this.subagents.refresh(this.atLineStart);
         break;
       case "done":
         this.spinner.stop();
@@ -123,6 +130,7 @@ export class TerminalRenderer {
         if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
         else if (event.reason === "aborted" && this.options.showTrace)
           this.traceLine(this.colors.yellow("interrupted"));
+        this.subagents.leave();
         this.todo.leave();
         break;
       default:
@@ -138,6 +146,7 @@ export class TerminalRenderer {
   /** Stops the waiting indicator (before something else writes to the terminal). */
   pause(): void {
     this.spinner.stop();
+    this.subagents.erase();
     this.todo.erase();
   }
 
@@ -197,10 +206,13 @@ export class TerminalRenderer {
 
   private write(stream: NodeJS.WriteStream, text: string): void {
     if (!text) return;
+    this.subagents.erase();
     this.todo.erase();
     stream.write(text);
     this.atLineStart = text.endsWith("\n");
-    if (this.atLineStart && this.options.showTrace) this.todo.draw();
+    if (!this.atLineStart || !this.options.showTrace) return;
+    this.todo.draw();
+    this.subagents.draw();
   }
 
   private newline(stream: NodeJS.WriteStream): void {

@@ -1,0 +1,148 @@
+// Subagents in a real terminal (tmux) through the built CLI against the fake server: each running
+// child is a live block (header with its clock, calls and tokens; its latest activity) redrawn in
+// place, two at once; a child that ends collapses to one summary line; Esc interrupts the rest.
+// Without escape sequences (NO_COLOR) the children's calls are plain lines.
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { byConversation, type ScriptStep } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+
+const serve = fakeServerPerTest();
+
+/** A liveness bound on the test's own go-ahead to a waiting conversation. */
+const GATE_LIMIT_MS = 60_000;
+
+const taskCall = (id: string, args: Record<string, unknown>) => ({ id, name: "task", arguments: args });
+const text = (reply: string): ScriptStep => ({ reply: { text: reply } });
+
+/** A step that answers only once the test opens the gate (or fails after GATE_LIMIT_MS). */
+function gate(answer: string): { open(): void; step: ScriptStep } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the test never let the subagent answer")), GATE_LIMIT_MS);
+    timer.unref();
+    open = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  const step: ScriptStep = async () => {
+    await opened;
+    return text(answer);
+  };
+  return { open: () => open(), step };
+}
+
+/** A terminal's environment with colour on: live blocks move the cursor, so only where escape sequences are welcome. */
+function colourEnv(): Record<string, string> {
+  const env = cleanEnv() as Record<string, string>;
+  delete env.NO_COLOR;
+  return { ...env, TERM: "xterm-256color" };
+}
+
+const linesStarting = (screen: string, prefix: string) => screen.split("\n").filter((line) => line.startsWith(prefix));
+
+test("two subagents at once show as live blocks, one with its denied call; each collapses to a summary line, Esc interrupting the other", {
+  skip: needs("tmux"),
+}, async () => {
+  const alphaAnswer = gate("alpha looked around");
+  const fake = await serve(
+    byConversation({
+      "PARENT:": [
+        {
+          reply: {
+            toolCalls: [
+              taskCall("call_a", { prompt: "ALPHA: look around", tools: ["read_file"] }),
+              taskCall("call_b", { prompt: "BETA: wait for it" }),
+            ],
+          },
+        },
+      ],
+      "ALPHA:": [
+        { reply: { toolCalls: [{ id: "sneak", name: "bash", arguments: { command: "touch marker" } }] } },
+        alphaAnswer.step,
+      ],
+      "BETA:": [{ hang: true }],
+    }),
+  );
+  const cwd = tempDir();
+  const chat = TmuxTerminal.start({ args: ["-y", ...fakeFlags(fake)], cwd, env: colourEnv() });
+  await chat.waitFor(/^>\s*$/m, "the prompt");
+  chat.type("PARENT: split the work");
+  chat.send(["Enter"]);
+
+  // Both blocks at once: ALPHA has made one model call (15 tokens) and one call it was refused.
+  const alphaBlock =
+    /^▸ task: ALPHA: look around · (\d+\.\ds) · 1 call · 15 tokens\n {4}✗ Error: there is no tool named "bash"\. Available tools: read_file\.$/m;
+  const running = await chat.waitFor(alphaBlock, "ALPHA's live block with its refused call");
+  assert.match(running, /^▸ task: BETA: wait for it · \d+\.\ds · 0 calls · 0 tokens$/m);
+  assert.equal(linesStarting(running, "task: ALPHA").length, 0, "the block stands for the task call's own line");
+
+  // The clock moves, and the block is redrawn where it was, not printed again.
+  const firstClock = running.match(alphaBlock)?.[1];
+  const later = await chat.waitFor(
+    new RegExp(`^▸ task: ALPHA: look around · (?!${firstClock?.replace(".", "\\.")} )\\d+\\.\\ds · 1 call`, "m"),
+    "ALPHA's clock moving on",
+  );
+  assert.equal(linesStarting(later, "▸ task: ALPHA").length, 1, later);
+  assert.equal(linesStarting(later, "▸ task: BETA").length, 1, later);
+
+  // ALPHA ends: its block becomes one summary line; BETA's block stays live below it.
+  alphaAnswer.open();
+  const oneDone = await chat.waitFor(
+    /^✓ task: ALPHA: look around · 1 call · 30 tokens · \d+\.\ds$/m,
+    "ALPHA's summary",
+  );
+  assert.equal(linesStarting(oneDone, "▸ task: ALPHA").length, 0, oneDone);
+  await chat.waitFor(/✓ task: ALPHA[\s\S]*^▸ task: BETA: wait for it · /m, "BETA still live below");
+
+  // Esc interrupts the rest: BETA collapses as interrupted, no live block is left, the prompt returns.
+  chat.send(["Escape"]);
+  const after = await chat.waitFor(
+    /^✗ task: BETA: wait for it · interrupted · 0 calls · 0 tokens · \d+\.\ds$[\s\S]*^interrupted$[\s\S]*^>\s*$/m,
+    "BETA interrupted, then the prompt",
+  );
+  assert.deepEqual(linesStarting(after, "▸ "), [], after);
+  assert.deepEqual(
+    [...linesStarting(after, "✓ task:"), ...linesStarting(after, "✗ task:")].map((line) => line.slice(0, 14)),
+    ["✓ task: ALPHA:", "✗ task: BETA: "],
+  );
+  assert.equal(existsSync(join(cwd, "marker")), false, "the tool ALPHA was not given never ran");
+  chat.type("/exit");
+  chat.send(["Enter"]);
+  await chat.waitFor(/\[exit 0\]/, "the end of the chat");
+});
+
+test("without escape sequences (NO_COLOR) a child's calls are plain lines and its end one summary line", {
+  skip: needs("tmux"),
+}, async () => {
+  const fake = await serve(
+    byConversation({
+      "PARENT:": [
+        { reply: { toolCalls: [taskCall("call_g", { prompt: "GAMMA: read the notes" })] } },
+        text("All read."),
+      ],
+      "GAMMA:": [
+        { reply: { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "notes.txt" } }] } },
+        text("the notes say hi"),
+      ],
+    }),
+  );
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "notes.txt"), "hi\n");
+  const run = TmuxTerminal.start({
+    args: [...fakeFlags(fake), "-p", "PARENT: read"],
+    cwd,
+    env: { ...colourEnv(), NO_COLOR: "1" },
+  });
+  const screen = await run.waitFor(/\[exit 0\]/, "the end of the run");
+  assert.match(screen, /^task: GAMMA: read the notes$/m, "the task call's own line");
+  assert.match(screen, /^ {2}task › read notes\.txt/m, "the child's call, one plain line");
+  assert.match(screen, /^✓ task: GAMMA: read the notes · 1 call · 30 tokens · \d+\.\ds$/m);
+  assert.deepEqual(linesStarting(screen, "▸ "), [], "no live block without escape sequences");
+  assert.match(screen, /^All read\.$/m);
+});
