@@ -1,10 +1,10 @@
 // The Anthropic Messages adapter: `POST /v1/messages` over fetch (post-json.ts).
-import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
-import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
+import type { Provider } from "../core/provider.ts";
+import { errorContextFor, toProviderError } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
 import { anthropicHeaders, endpoint, postJson } from "./post-json.ts";
 import { planThinking } from "./thinking.ts";
-import { streamWireReply } from "./wire-reply.ts";
+import { type WireFormat, wireProvider } from "./wire-reply.ts";
 import { serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";
 import {
   AnthropicStreamAccumulator,
@@ -24,36 +24,22 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   const url = endpoint(settings.baseUrl.replace(/\/v1\/?$/, ""), "v1/messages");
   const headers = anthropicHeaders(settings);
 
-  return {
-    name: settings.name,
-    model: settings.model,
-    stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      return streamWireReply(
-        {
-          settings,
-          context: errorContext,
-          accumulator: new AnthropicStreamAccumulator(),
-          async open(callSignal) {
-            const body = toAnthropicRequest(request, settings.model, thinking, serverTools);
-            return postJson(url, headers, body, callSignal);
-          },
-          eventsOfWhole,
-          checkEvent,
-        },
-        signal,
-      );
-    },
-  };
+  return wireProvider(settings, errorContext, ANTHROPIC_FORMAT, (request, signal) =>
+    postJson(url, headers, toAnthropicRequest(request, settings.model, thinking, serverTools), signal),
+  );
 }
 
-/** One plain JSON message, as the events that would have streamed it. */
-function eventsOfWhole(body: unknown, context: ErrorContext): AnthropicStreamEvent[] {
-  const reply = body as WireMessageReply & { type?: string };
-  if (reply.type === "error") throw toProviderError({ error: reply }, context);
-  return toStreamEvents(reply);
-}
-
-/** `event: error` mid-stream ({"type":"error","error":{"type":"overloaded_error",...}}). */
-function checkEvent(event: AnthropicStreamEvent, sseName: string | undefined, context: ErrorContext): void {
-  if (sseName === "error" || event?.type === "error") throw toProviderError({ error: event }, context);
-}
+/** How Anthropic Messages replies fold into a message. */
+const ANTHROPIC_FORMAT: WireFormat<AnthropicStreamEvent> = {
+  newAccumulator: () => new AnthropicStreamAccumulator(),
+  /** One plain JSON message, as the events that would have streamed it. */
+  eventsOfWhole(body, context) {
+    const reply = body as WireMessageReply & { type?: string };
+    if (reply.type === "error") throw toProviderError({ error: reply }, context);
+    return toStreamEvents(reply);
+  },
+  /** `event: error` mid-stream ({"type":"error","error":{"type":"overloaded_error",...}}). */
+  checkEvent(event, sseName, context) {
+    if (sseName === "error" || event?.type === "error") throw toProviderError({ error: event }, context);
+  },
+};

@@ -1,7 +1,5 @@
 // The OpenAI-compatible chat-completions adapter: `POST /chat/completions` over fetch (post-json.ts).
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
-import { ProviderError } from "../core/provider.ts";
-import { CallWatch } from "./call-limits.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
@@ -11,6 +9,7 @@ import type { ProviderSettings } from "./index.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
 import { planThinking } from "./thinking.ts";
+import { watchedCall } from "./wire-reply.ts";
 
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
@@ -25,27 +24,23 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
     model: config.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const accumulator = new ChatStreamAccumulator();
-      const watch = new CallWatch(signal, config, `${config.name} (${config.baseUrl})`);
       const ending = { sawDone: false };
-      try {
-        const body = toChatRequest(request, config.model, compat, thinking);
-        const response = await postJson(url, headers, body, watch.signal);
-        for await (const chunk of readChunks(watch.body(response), errorContext, ending)) {
-          for (const event of accumulator.add(chunk)) yield event;
-        }
-        for (const event of accumulator.end()) yield event;
-      } catch (error) {
-        throw watch.failure ?? toProviderError(error, errorContext);
-      } finally {
-        watch.close();
-      }
-      // A bound's abort may end the stream quietly rather than with an error.
-      if (watch.failure) throw watch.failure;
-      if (signal.aborted) throw new ProviderError("aborted", "interrupted");
-      // `[DONE]` ends a stream cleanly even without a finish_reason (some servers send text,
-      // usage, then `[DONE]`); only a stream that stops with neither was cut.
-      if (!accumulator.isComplete && !ending.sawDone)
-        throw new ProviderError("network", `the connection to ${config.name} dropped before the reply was complete`);
+      yield* watchedCall(
+        {
+          settings: config,
+          context: errorContext,
+          open: (callSignal) =>
+            postJson(url, headers, toChatRequest(request, config.model, compat, thinking), callSignal),
+          async *fold(response) {
+            for await (const chunk of readChunks(response, errorContext, ending)) yield* accumulator.add(chunk);
+            yield* accumulator.end();
+          },
+          // `[DONE]` ends a stream cleanly even without a finish_reason (some servers send text,
+          // usage, then `[DONE]`); only a stream that stops with neither was cut.
+          isComplete: () => accumulator.isComplete || ending.sawDone,
+        },
+        signal,
+      );
       const toolNames = request.tools.map((tool) => tool.name);
       yield { type: "done", message: recoverTextToolCalls(accumulator.finish(), toolNames) };
     },

@@ -1,6 +1,6 @@
 // The OpenAI Responses API adapter (`POST /responses` over fetch, post-json.ts). Codex
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
-import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
+import type { Provider } from "../core/provider.ts";
 import type { ProviderError } from "../core/provider.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
@@ -12,7 +12,7 @@ import {
   type WireResponse,
 } from "./openai-responses-stream.ts";
 import { endpoint, openAIHeaders, postJson } from "./post-json.ts";
-import { streamWireReply } from "./wire-reply.ts";
+import { type WireFormat, wireProvider } from "./wire-reply.ts";
 import { planThinking } from "./thinking.ts";
 
 export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
@@ -21,41 +21,27 @@ export function createOpenAIResponsesProvider(settings: ProviderSettings): Provi
   const headers = openAIHeaders(settings);
   const thinking = planThinking(settings).fields;
 
-  return {
-    name: settings.name,
-    model: settings.model,
-    stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      return streamWireReply(
-        {
-          settings,
-          context: errorContext,
-          accumulator: new ResponsesStreamAccumulator(),
-          async open(callSignal) {
-            const body = toResponsesRequest(request, settings.model, thinking);
-            return postJson(url, headers, body, callSignal);
-          },
-          eventsOfWhole,
-          checkEvent,
-        },
-        signal,
-      );
-    },
-  };
+  return wireProvider(settings, errorContext, RESPONSES_FORMAT, (request, signal) =>
+    postJson(url, headers, toResponsesRequest(request, settings.model, thinking), signal),
+  );
 }
 
-/** One plain JSON response, as the events that would have streamed it. */
-function eventsOfWhole(body: unknown, context: ErrorContext): ResponsesStreamEvent[] {
-  const whole = body as WireResponse & { error?: unknown };
-  if (whole.status === "failed" || (whole.error && !whole.status)) throw failure(whole.error, context);
-  return toStreamEvents(whole);
-}
-
-/** An `error` event or a failed response ends the stream with its error. */
-function checkEvent(event: ResponsesStreamEvent, _sseName: string | undefined, context: ErrorContext): void {
-  const wire = event as ResponsesStreamEvent & { error?: unknown; code?: unknown; message?: unknown };
-  if (wire?.type === "error") throw failure(wire.error ?? wire, context);
-  if (wire?.type === "response.failed") throw failure(wire.response?.error, context);
-}
+/** How Responses replies fold into a message. */
+const RESPONSES_FORMAT: WireFormat<ResponsesStreamEvent> = {
+  newAccumulator: () => new ResponsesStreamAccumulator(),
+  /** One plain JSON response, as the events that would have streamed it. */
+  eventsOfWhole(body, context) {
+    const whole = body as WireResponse & { error?: unknown };
+    if (whole.status === "failed" || (whole.error && !whole.status)) throw failure(whole.error, context);
+    return toStreamEvents(whole);
+  },
+  /** An `error` event or a failed response ends the stream with its error. */
+  checkEvent(event, _sseName, context) {
+    const wire = event as ResponsesStreamEvent & { error?: unknown; code?: unknown; message?: unknown };
+    if (wire?.type === "error") throw failure(wire.error ?? wire, context);
+    if (wire?.type === "response.failed") throw failure(wire.response?.error, context);
+  },
+};
 
 /**
  * An `error` event or a failed response, classified for retry like an HTTP error. A stream
