@@ -9,12 +9,19 @@
 // the diff; a headless run reports it and ignores the settings. What only narrows permissions
 // (deny rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
 // files: instructions the model would follow) are reviewed and recorded the same way.
+//
+// Trust by name has no hash, so it covers only settings files no sandboxed command can have
+// written: not one reached through a symlink (the sandbox protects the link, not where it
+// points), nor one a command created in a subfolder, where no mount can reach
+// (sandbox/made-by-commands.ts). Those are asked about, or reported, as if the folder were
+// not named; once trusted with their hash they are covered like any other.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { unifiedDiff } from "../core/diff.ts";
 import { projectSettingsPaths } from "./settings.ts";
 import { realOrSame } from "../core/real-path.ts";
+import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
 const MAX_PROJECT_FILE_BYTES = 256 * 1024;
@@ -37,6 +44,8 @@ export interface TrustReview {
   /** One line per hook, MCP server, allow rule and skill (`hook PreToolUse bash: ./check.sh`), grouped by file. */
   wouldRun: { file: string; items: string[] }[];
   counts: { hooks: number; servers: number; allowRules: number; skills: number };
+  /** Settings files `trustedFolders` does not cover, each with the reason (shown relative to the folder). */
+  notCoveredByName?: string[];
   /** Present when a recorded trust no longer holds: the change, as unified diffs. */
   changed?: { diff: string; files: string[] };
 }
@@ -73,7 +82,12 @@ export interface ProjectSkill {
 export async function settleFolderTrust(options: TrustOptions): Promise<FolderTrust> {
   const review = reviewProjectSettings(options.cwd, options.harnessHome, options.skills);
   if (review.wouldRun.length === 0) return { isTrusted: false };
-  if (options.flag || isNamedByUser(review.folder, options.trustedFolders, options.home)) return { isTrusted: true };
+  if (options.flag) return { isTrusted: true };
+  if (isNamedByUser(review.folder, options.trustedFolders, options.home)) {
+    const notCovered = notCoveredByName(review, options.harnessHome);
+    if (notCovered.length === 0) return { isTrusted: true };
+    review.notCoveredByName = notCovered;
+  }
   const recorded = readRecords(options.harnessHome)[review.folder];
   if (recorded && sameFiles(recorded.files, review.files)) return { isTrusted: true };
   if (recorded) review.changed = changeSince(recorded.files, review.files);
@@ -167,6 +181,31 @@ function entries(value: unknown): [string, any][] {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
 }
 
+/** The settings files a command may have written, which a trust without hash must not cover: why, for each. */
+function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
+  const made = readMadeByCommands(harnessHome);
+  const isSkill = (file: ProjectFile) => path.basename(file.path) === "SKILL.md";
+  return review.files.flatMap((file) => {
+    const real = realOrSame(file.path);
+    const isUnder = (entry: string) => [file.path, real].some((at) => at === entry || at.startsWith(`${entry}/`));
+    if (made.some(isUnder)) return [`${file.shown} was created while harness ran commands here`];
+    if (!isSkill(file) && throughSymlink(file.path)) return [`${file.shown} is reached through a symlink`];
+    return [];
+  });
+}
+
+/** Whether a settings file, or the `.harness` folder holding it, is a symlink a command could point elsewhere. */
+function throughSymlink(file: string): boolean {
+  const parts = path.basename(path.dirname(file)) === ".harness" ? [file, path.dirname(file)] : [file];
+  return parts.some((part) => {
+    try {
+      return lstatSync(part).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Whether the user's `trustedFolders` names this folder (`~/src/app`), or a folder above it with `/**`. */
 export function isNamedByUser(folder: string, trustedFolders: string[], home: string): boolean {
   return trustedFolders.some((entry) => {
@@ -252,7 +291,9 @@ function reportLine(review: TrustReview, wasAsked: boolean): string {
   const files = review.wouldRun.map((entry) => entry.file).join(", ");
   const why = review.changed
     ? `changed since you trusted this folder (${review.changed.files.join(", ")})`
-    : "are not trusted";
+    : review.notCoveredByName
+      ? `are not covered by trustedFolders (${review.notCoveredByName.join("; ")}: a command could have written it)`
+      : "are not trusted";
   const how = wasAsked
     ? ""
     : review.changed

@@ -17,10 +17,13 @@
 //   mounts cannot name a path that does not exist yet. Harness reads `.harness` and `.mcp.json`
 //   only from folders the user trusts (folder trust asks again when they change); a new
 //   `sub/.git` matters only if you run git inside `sub`. The scan skips node_modules and stops
-//   after MAX_SCANNED_FOLDERS folders.
+//   after MAX_SCANNED_FOLDERS folders. What such a command made is noticed, though: a scan
+//   that finds an entry the first one did not is written down (made-by-commands.ts), and
+//   folder trust by name does not cover it.
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { kindOf } from "./file-kind.ts";
+import { noteMadeByCommands } from "./made-by-commands.ts";
 import {
   type Placeholder,
   removeIfAsMade,
@@ -68,6 +71,7 @@ export function protectedMounts(workspace: string, names: string[], recordsDir?:
   }
   // Sorted: a folder's entry comes before those inside it, and readdir's order does not matter.
   const entries = findProtectedEntries(workspace, names).sort();
+  noteNewEntries(workspace, names, entries);
   for (const entry of entries) {
     // A placeholder is wholly read-only (even a `.git` one: `git init` must fail).
     const isRealGitFolder = path.basename(entry) === ".git" && !placeholders.has(entry) && kindOf(entry) === "folder";
@@ -107,6 +111,29 @@ export function findProtectedEntries(workspace: string, names: string[]): string
     }
   }
   return found;
+}
+
+/** Per workspace, the names protected and the entries its first scan found; a later entry was made meanwhile. */
+const firstScans = new Map<string, { names: string[]; entries: Set<string> }>();
+
+/** Writes down the entries that are new since the workspace's first scan (by a command, mostly). */
+function noteNewEntries(workspace: string, names: string[], entries: string[]): void {
+  const first = firstScans.get(workspace);
+  if (!first) {
+    if (firstScans.size === 0) process.once("exit", scanAgainAtExit);
+    firstScans.set(workspace, { names, entries: new Set(entries) });
+    return;
+  }
+  const made = entries.filter((entry) => !first.entries.has(entry) && !placeholders.has(entry));
+  if (made.length === 0 || !records) return;
+  noteMadeByCommands(path.dirname(records), made); // records is $HARNESS_HOME/placeholders
+  for (const entry of made) first.entries.add(entry);
+}
+
+/** A last look when harness exits: background commands may have run after the last scan. */
+function scanAgainAtExit(): void {
+  for (const [workspace, { names }] of firstScans)
+    noteNewEntries(workspace, names, findProtectedEntries(workspace, names));
 }
 
 /** Placeholders this process made, removed at exit if still as made. */
