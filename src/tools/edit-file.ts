@@ -1,10 +1,10 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "../core/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
-import { describeMissing, displayPath, replaceContent, resolvePath } from "./paths.ts";
+import { displayPath, pathError, replaceContent, resolvePath } from "./paths.ts";
 import { checkReadRecord, recordRead } from "./read-records.ts";
 import { similarity } from "./similarity.ts";
 
@@ -41,9 +41,8 @@ export const editFile = defineTool({
       };
     if (input.old_string === input.new_string)
       return { isError: true, content: "Error: old_string and new_string are the same; nothing to change." };
-    const stats = await stat(absolute).catch(() => undefined);
-    if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
-    if (stats.isDirectory()) return { isError: true, content: `Error: ${shown} is a folder, not a file.` };
+    const wrongPath = await pathError(cwd, absolute, "file");
+    if (wrongPath) return wrongPath;
     // Opened, and judged where it really is, before it is read or changed (open-checked.ts).
     const opened = await openChecked(absolute, "update", { tool: editFile, input, context });
     if ("error" in opened) return { isError: true, content: opened.error };

@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { globToRegExp, hasGlobChars } from "./glob-pattern.ts";
-import { describeMissing, displayPath, resolvePath } from "./paths.ts";
+import { displayPath, pathError, resolvePath } from "./paths.ts";
 import { walk } from "./walk.ts";
 
 /** Most paths one call returns. */
@@ -26,10 +26,8 @@ export const glob = defineTool({
       resolvePath(cwd, input.path ?? "."),
       input.pattern.replace(/^\.\//, ""),
     );
-    const stats = await stat(root).catch(() => undefined);
-    if (!stats) return { isError: true, content: await describeMissing(cwd, root) };
-    if (!stats.isDirectory())
-      return { isError: true, content: `Error: ${displayPath(cwd, root)} is a file, not a folder.` };
+    const wrongPath = await pathError(cwd, root, "folder");
+    if (wrongPath) return wrongPath;
 
     const regex = globToRegExp(pattern);
     const maxDepth = pattern.includes("**") || pattern.includes("{") ? Infinity : pattern.split("/").length;

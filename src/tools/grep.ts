@@ -7,7 +7,7 @@ import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";
-import { describeMissing, displayPath, isBinaryFile, resolvePath } from "./paths.ts";
+import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
 import { walk } from "./walk.ts";
 
 /** Most matching lines one call shows. */
@@ -56,7 +56,8 @@ export const grep = defineTool({
   describe: (input) => `grep ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
   async run(input, { cwd, signal, unwalked = [], env }) {
     const root = resolvePath(cwd, input.path ?? ".");
-    if (!(await stat(root).catch(() => undefined))) return { isError: true, content: await describeMissing(cwd, root) };
+    const wrongPath = await pathError(cwd, root);
+    if (wrongPath) return wrongPath;
     const search: Search = {
       root,
       regexSource: input.pattern,

@@ -1,8 +1,8 @@
-import { readlink, stat } from "node:fs/promises";
+import { readlink } from "node:fs/promises";
 import { z } from "zod";
 import { showControlChars } from "../core/control-chars.ts";
 import { defineTool } from "../core/tool.ts";
-import { describeMissing, displayPath, resolvePath } from "./paths.ts";
+import { displayPath, pathError, resolvePath } from "./paths.ts";
 import { walk, type WalkEntry } from "./walk.ts";
 
 /** Most entries one listing shows. */
@@ -26,10 +26,8 @@ export const listFiles = defineTool({
   async run(input, { cwd, signal, unwalked }) {
     const root = resolvePath(cwd, input.path ?? ".");
     const shown = displayPath(cwd, root);
-    const stats = await stat(root).catch(() => undefined);
-    if (!stats) return { isError: true, content: await describeMissing(cwd, root) };
-    if (!stats.isDirectory())
-      return { isError: true, content: `Error: ${shown} is a file, not a folder; use read_file to read it.` };
+    const wrongPath = await pathError(cwd, root, "folder", "; use read_file to read it");
+    if (wrongPath) return wrongPath;
 
     const entries: WalkEntry[] = [];
     let total = 0;

@@ -1,6 +1,7 @@
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { showControlChars } from "../core/control-chars.ts";
+import type { ToolOutput } from "../core/tool.ts";
 import { similarity } from "./similarity.ts";
 
 /** How many similar names a "not found" error suggests. */
@@ -25,10 +26,28 @@ export function displayPath(cwd: string, absolute: string): string {
 }
 
 /**
+ * The error a tool gives for a path that is missing or not the `expected` kind (either kind when
+ * none is expected), or undefined when the path is fine. `hint` follows a wrong kind's error: the
+ * tool to use instead.
+ */
+export async function pathError(
+  cwd: string,
+  absolute: string,
+  expected?: "file" | "folder",
+  hint = "",
+): Promise<ToolOutput | undefined> {
+  const stats = await stat(absolute).catch(() => undefined);
+  if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
+  if (!expected || stats.isDirectory() === (expected === "folder")) return undefined;
+  const kinds = expected === "file" ? "a folder, not a file" : "a file, not a folder";
+  return { isError: true, content: `Error: ${displayPath(cwd, absolute)} is ${kinds}${hint}.` };
+}
+
+/**
  * The error for a path that does not exist, naming similar entries of the deepest folder
  * that does exist, so the model can correct a typo without another call.
  */
-export async function describeMissing(cwd: string, absolute: string): Promise<string> {
+async function describeMissing(cwd: string, absolute: string): Promise<string> {
   let folder = path.dirname(absolute);
   let missingName = path.basename(absolute);
   while (!(await isDirectory(folder))) {

@@ -1,11 +1,11 @@
 import { createReadStream } from "node:fs";
-import { stat, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolOutput } from "../core/tool.ts";
 import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
-import { describeMissing, displayPath, isBinaryFile, resolvePath } from "./paths.ts";
+import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 
 /** Longer lines are cut (minified code, data files). */
@@ -27,13 +27,8 @@ export const readFile = defineTool({
     const { cwd, signal, state } = context;
     const absolute = resolvePath(cwd, input.path);
     const shown = displayPath(cwd, absolute);
-    const found = await stat(absolute).catch(() => undefined);
-    if (!found) return { isError: true, content: await describeMissing(cwd, absolute) };
-    if (found.isDirectory())
-      return {
-        isError: true,
-        content: `Error: ${shown} is a folder, not a file; use list_files to see what it holds.`,
-      };
+    const wrongPath = await pathError(cwd, absolute, "file", "; use list_files to see what it holds");
+    if (wrongPath) return wrongPath;
     // Opened, and judged where it really is, before a byte is read (open-checked.ts).
     const opened = await openChecked(absolute, "read", { tool: readFile, input, context });
     if ("error" in opened) return { isError: true, content: opened.error };
