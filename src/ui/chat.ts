@@ -8,6 +8,7 @@ import type { LineReader } from "./line-reader.ts";
 import type { CommandOutcome } from "./slash-commands.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
+import { fitWidth } from "./text-width.ts";
 import { formatTodoBlock } from "./todo-panel.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 
@@ -48,7 +49,9 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     replies: "stream",
     showTrace: true,
   });
-  options.stderr.write(colors.dim(`harness · ${options.title()} · /exit or Ctrl-D quits · /help\n`));
+  // The header and the status line are cut to the terminal's width: a wrapped one would push the prompt around.
+  const fit = (line: string) => fitWidth(line, options.stderr.columns || 80);
+  options.stderr.write(`${colors.dim(fit(`harness · ${options.title()} · /exit or Ctrl-D quits · /help`))}\n`);
   const plan = options.todo?.() ?? [];
   if (plan.length > 0)
     options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
@@ -88,7 +91,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       renderer.pause();
     }
     const summary = status?.format();
-    if (summary) options.stderr.write(`${colors.dim(summary)}\n`);
+    if (summary) options.stderr.write(`${colors.dim(fit(summary))}\n`);
   }
   reader.close();
   return 0;

@@ -1,0 +1,56 @@
+// How a turn looks in a real terminal (tmux) against the fake LLM server: spacing, widths,
+// diffs and running tools as a person reads them.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+
+const PROMPT = /^>\s*$/m;
+
+// The terminal is ended by the shared teardown (tui-tmux.ts registers it), the server by fakeServerPerTest.
+const serve = fakeServerPerTest();
+
+async function openChat(script: ScriptStep[], args: string[] = [], columns = 100) {
+  const server = await serve(script);
+  const cwd = tempDir();
+  const term = TmuxTerminal.start({
+    args: [...args, ...fakeFlags(server)],
+    cwd,
+    columns,
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+  });
+  await term.waitFor(PROMPT, "the first prompt");
+  return { fake: server, term, cwd };
+}
+
+/** Sends one prompt and waits for the status line that ends its turn. */
+async function ask(term: TmuxTerminal, prompt: string): Promise<string> {
+  term.type(prompt);
+  term.send(["Enter"]);
+  return term.waitFor(/context [<\d]+%[^\n]*\n>\s*$/, "the status line and the next prompt");
+}
+
+test("a 40-column terminal: the header and the status line are cut to fit", {
+  skip: needs("tmux"),
+}, async () => {
+  const { term } = await openChat(
+    [
+      { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo tool-output" } }] } },
+      { reply: { text: "the answer" } },
+    ],
+    ["-y"],
+    40,
+  );
+  const screen = await ask(term, "go");
+  const lines = screen.split("\n");
+  // capture-pane -J joins wrapped rows, so a line that did not fit would show here longer than 40.
+  const header = lines.find((line) => line.startsWith("harness · "));
+  const status = lines.find((line) => line.startsWith("fake-model · "));
+  assert.ok(header && status, screen);
+  for (const line of [header, status]) {
+    assert.ok(line.length <= 40, `wider than the terminal: ${line}`);
+    assert.ok(line.endsWith("…"), `cut with an ellipsis: ${line}`);
+  }
+});
