@@ -32,7 +32,7 @@ async function ask(term: TmuxTerminal, prompt: string): Promise<string> {
   return term.waitFor(/context [<\d]+%[^\n]*\n>\s*$/, "the status line and the next prompt");
 }
 
-test("a 40-column terminal: the header and the status line are cut to fit", {
+test("a 40-column terminal: the header and the status line are cut to fit, one blank line parts tool output and answer", {
   skip: needs("tmux"),
 }, async () => {
   const { term } = await openChat(
@@ -53,4 +53,9 @@ test("a 40-column terminal: the header and the status line are cut to fit", {
     assert.ok(line.length <= 40, `wider than the terminal: ${line}`);
     assert.ok(line.endsWith("…"), `cut with an ellipsis: ${line}`);
   }
+  assert.match(
+    screen,
+    /^ {2}tool-output\n(?: {2}\[exit code: 0\]\n)?\nthe answer$/m,
+    "one blank line before the answer",
+  );
 });

@@ -32,6 +32,8 @@ export class TerminalRenderer {
   private readonly colors: Palette;
   private readonly spinner: Spinner;
   private atLineStart = true;
+  /** The last thing written was a tool's output: the next reply or thinking starts after a blank line. */
+  private isAfterToolOutput = false;
   private isThinking = false;
   /** Chat replies as Markdown (raw text when stdout is not a colour terminal). */
   private readonly markdown: MarkdownStream;
@@ -65,7 +67,10 @@ export class TerminalRenderer {
       case "thinking_delta":
         this.spinner.stop();
         if (!this.options.showTrace) break;
-        if (!this.isThinking) this.trace(this.colors.dim("thinking: "));
+        if (!this.isThinking) {
+          this.separateFromToolOutput();
+          this.trace(this.colors.dim("thinking: "));
+        }
         this.isThinking = true;
         this.trace(this.colors.dim(event.text));
         break;
@@ -120,18 +125,20 @@ export class TerminalRenderer {
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
-        if (this.options.replies === "final" && event.reason === "stop" && event.answer)
+        if (this.options.replies === "final" && event.reason === "stop" && event.answer) {
+          this.separateFromToolOutput();
           this.write(
             this.options.stdout,
             this.markdown.push(event.answer.endsWith("\n") ? event.answer : `${event.answer}\n`) +
               this.markdown.flush(),
           );
-        else this.newline(this.options.stdout);
+        } else this.newline(this.options.stdout);
         if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
         else if (event.reason === "aborted" && this.options.showTrace)
           this.traceLine(this.colors.yellow("interrupted"));
         this.subagents.leave();
         this.todo.leave();
+        this.isAfterToolOutput = false; // the next turn starts after a prompt
         break;
       default:
         return assertNever(event);
@@ -177,14 +184,25 @@ export class TerminalRenderer {
   private showToolEnd(event: Extract<AgentEvent, { type: "tool_end" }>): void {
     if (!this.options.showTrace) return;
     const columns = this.options.stderr.columns || DEFAULT_COLUMNS;
-    if (event.diff && !event.isError) return this.traceLine(renderDiff(event.diff, this.colors, columns));
+    if (event.diff && !event.isError) this.traceLine(renderDiff(event.diff, this.colors, columns));
+    else this.traceLine(this.toolOutput(event, columns));
+    this.isAfterToolOutput = true;
+  }
+
+  private toolOutput(event: Extract<AgentEvent, { type: "tool_end" }>, columns: number): string {
     const body = foldOutput(event.content, columns);
-    this.traceLine(event.isError ? this.colors.red(body) : this.colors.dim(body));
+    return event.isError ? this.colors.red(body) : this.colors.dim(body);
+  }
+
+  /** One blank line between a tool's output and the reply after it (on the trace, so `> answer.txt` gets none). */
+  private separateFromToolOutput(): void {
+    if (this.isAfterToolOutput) this.trace("\n");
   }
 
   private writeReply(text: string): void {
     if (!text) return;
     this.spinner.stop();
+    this.separateFromToolOutput();
     this.write(this.options.stdout, text);
   }
 
@@ -206,6 +224,7 @@ export class TerminalRenderer {
 
   private write(stream: NodeJS.WriteStream, text: string): void {
     if (!text) return;
+    this.isAfterToolOutput = false;
     this.subagents.erase();
     this.todo.erase();
     stream.write(text);
