@@ -22,6 +22,7 @@ import { createTrustQuestion } from "./ui/trust-question.ts";
 import { commandNames } from "./ui/slash-commands.ts";
 import { promptForLine } from "./prompts/custom-commands.ts";
 import { runChat } from "./ui/chat.ts";
+import { ShownDiffs } from "./ui/shown-diffs.ts";
 import { createLineReader, type LineReader } from "./ui/line-reader.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor } from "./ui/colors.ts";
@@ -149,7 +150,11 @@ export async function runCli(flags: CliFlags): Promise<number> {
     },
     warn,
   };
-  const terminalAsk = (ask: AskFn) => ({ ask: createTerminalAsk({ ask, colors, columns: stderr.columns || 80 }) });
+  // A diff shown in an approval question is not drawn again after the write (the renderer gets the same list).
+  const shownDiffs = new ShownDiffs();
+  const terminalAsk = (ask: AskFn) => ({
+    ask: createTerminalAsk({ ask, colors, columns: stderr.columns || 80, shownDiffs }),
+  });
   const open = async (
     more: Pick<SessionOptions, "approval" | "takeQueuedMessages">,
     where: Pick<SessionOptions, "cwd" | "resumed"> = sessionOptions,
@@ -217,7 +222,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
         env,
         colors,
       };
-      const code = await runChat({ ...chat, status: statusSources(session), ...controls.hooks() }, reader);
+      const code = await runChat({ ...chat, shownDiffs, status: statusSources(session), ...controls.hooks() }, reader);
       return controls.move ?? code;
     } finally {
       await session.close();
@@ -230,7 +235,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const format = flags.output ?? "text";
   const renderer =
     format === "text"
-      ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY) })
+      ? new TerminalRenderer({ stdout, stderr, env, replies: "final", showTrace: Boolean(stderr.isTTY), shownDiffs })
       : undefined;
   // The spinner leaves the line before a question takes it.
   const session = await open({

@@ -1,6 +1,8 @@
 // How a turn looks in a real terminal (tmux) against the fake LLM server: spacing, widths,
 // diffs and running tools as a person reads them.
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
 import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
@@ -58,4 +60,37 @@ test("a 40-column terminal: the header and the status line are cut to fit, one b
     /^ {2}tool-output\n(?: {2}\[exit code: 0\]\n)?\nthe answer$/m,
     "one blank line before the answer",
   );
+});
+
+const EDIT_X: ScriptStep[] = [
+  { reply: { toolCalls: [{ name: "read_file", arguments: { path: "x.txt" } }] } },
+  { reply: { toolCalls: [{ name: "edit_file", arguments: { path: "x.txt", old_string: "two", new_string: "2" } }] } },
+  { reply: { text: "edited" } },
+];
+
+test("an edit's diff is shown once: in the approval question, then a one-line summary after the write", {
+  skip: needs("tmux"),
+}, async () => {
+  const { term, cwd } = await openChat(EDIT_X);
+  writeFileSync(join(cwd, "x.txt"), "one\ntwo\nthree\n");
+  term.type("edit it");
+  term.send(["Enter"]);
+  await term.waitFor(/^allow\? edit x\.txt$/m, "the approval question");
+  term.type("y");
+  term.send(["Enter"]);
+  const screen = await term.waitFor(/^edited$/m, "the answer");
+  assert.equal(screen.match(/^-two$/gm)?.length, 1, `the diff once, in the question:\n${screen}`);
+  assert.match(screen, /^edit x\.txt\n {2}\+1 -1 x\.txt$/m, "the result is one line");
+  assert.equal(readFileSync(join(cwd, "x.txt"), "utf8"), "one\n2\nthree\n");
+});
+
+test("with -y (no question) the diff is shown once, after the write", { skip: needs("tmux") }, async () => {
+  const { term, cwd } = await openChat(EDIT_X, ["-y"]);
+  writeFileSync(join(cwd, "x.txt"), "one\ntwo\nthree\n");
+  term.type("edit it");
+  term.send(["Enter"]);
+  const screen = await term.waitFor(/^edited$/m, "the answer");
+  assert.doesNotMatch(screen, /allow\?/);
+  assert.match(screen, /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n one\n-two\n\+2\n three$/m);
+  assert.equal(screen.match(/^-two$/gm)?.length, 1, screen);
 });

@@ -1,6 +1,7 @@
 import type { ApprovalAnswer, ApprovalQuestion, AskApprovalFn } from "../permissions/approver.ts";
 import type { Palette } from "./colors.ts";
 import { renderDiff } from "./diff-render.ts";
+import type { ShownDiffs } from "./shown-diffs.ts";
 import { visibleForTerminal } from "./terminal-safe.ts";
 
 /** Asks the person one question and returns their line (undefined when input has closed). */
@@ -11,6 +12,8 @@ export interface TerminalAskOptions {
   colors: Palette;
   /** Terminal width, for fitting diff lines. */
   columns: number;
+  /** Where a diff shown here is noted, so the result after the write does not draw it again. */
+  shownDiffs?: ShownDiffs;
 }
 
 /**
@@ -25,7 +28,10 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
     const question = visibleForTerminal(untrusted);
     const lines = [`${colors.yellow("allow?")} ${question.summary}`];
     if (question.why) lines.push(colors.dim(`  (${question.why})`));
-    if (question.diff) lines.push(renderDiff(question.diff, colors, options.columns));
+    if (question.diff && untrusted.diff) {
+      lines.push(renderDiff(question.diff, colors, options.columns));
+      options.shownDiffs?.remember(untrusted.diff);
+    }
     const always = question.remember.length > 0 ? `  [a]lways allow ${question.remember.join(", ")} this session` : "";
     lines.push(`  [y]es  [n]o (or type a reason)${always} > `);
     const answer = (await options.ask(lines.join("\n"), signal))?.trim();

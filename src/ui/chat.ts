@@ -6,6 +6,7 @@ import { expandFileMentions } from "./attachments.ts";
 import type { Palette } from "./colors.ts";
 import type { LineReader } from "./line-reader.ts";
 import type { CommandOutcome } from "./slash-commands.ts";
+import type { ShownDiffs } from "./shown-diffs.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
 import { fitWidth } from "./text-width.ts";
@@ -31,6 +32,8 @@ export interface ChatOptions {
   onInput?(line: string): void;
   /** The session's plan now (a resumed session's at first; /clear and /resume change it): shown at the start and pinned while turns work. */
   todo?: () => readonly TodoItem[];
+  /** Diffs the approval questions showed, so their results are not drawn twice. */
+  shownDiffs?: ShownDiffs;
   /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
   runCommand?(line: string): Promise<CommandOutcome> | undefined;
 }
@@ -48,6 +51,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     env: options.env,
     replies: "stream",
     showTrace: true,
+    shownDiffs: options.shownDiffs,
   });
   // The header and the status line are cut to the terminal's width: a wrapped one would push the prompt around.
   const fit = (line: string) => fitWidth(line, options.stderr.columns || 80);

@@ -17,6 +17,15 @@ export function renderDiff(diff: string, colors: Palette, columns: number, maxLi
   return shown.join("\n");
 }
 
+/** A diff in one line, `+3 -1 src/x.ts`, for a change the person already saw in full. */
+export function summarizeDiff(diff: string, colors: Palette): string {
+  const lines = diff.split("\n");
+  const file = lines.find((line) => line.startsWith("+++ b/"))?.slice("+++ b/".length) ?? "";
+  const added = lines.filter((line) => line.startsWith("+") && !line.startsWith("+++")).length;
+  const removed = lines.filter((line) => line.startsWith("-") && !line.startsWith("---")).length;
+  return `${colors.green(`+${added}`)} ${colors.red(`-${removed}`)} ${colors.dim(file)}`;
+}
+
 function colorDiffLine(line: string, colors: Palette): string {
   if (line.startsWith("+++") || line.startsWith("---")) return colors.bold(line);
   if (line.startsWith("@@")) return colors.cyan(line);

@@ -1,8 +1,9 @@
 import type { AgentEvent } from "../core/events.ts";
 import { textOf, toolCallsOf, assertNever } from "../core/messages.ts";
 import { isColorOn, paletteFor, type Palette } from "./colors.ts";
-import { foldOutput, renderDiff } from "./diff-render.ts";
+import { foldOutput, renderDiff, summarizeDiff } from "./diff-render.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
+import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
@@ -25,6 +26,8 @@ export interface RendererOptions {
   replies: "stream" | "final";
   /** Progress, thinking and tool traces go to stderr only when it is a terminal. */
   showTrace: boolean;
+  /** Diffs the approval question showed: their results are one line (`+3 -1 x.ts`), not the diff again. */
+  shownDiffs?: ShownDiffs;
 }
 
 /** Draws the agent's events for a person. One instance per run or chat. */
@@ -184,7 +187,12 @@ export class TerminalRenderer {
   private showToolEnd(event: Extract<AgentEvent, { type: "tool_end" }>): void {
     if (!this.options.showTrace) return;
     const columns = this.options.stderr.columns || DEFAULT_COLUMNS;
-    if (event.diff && !event.isError) this.traceLine(renderDiff(event.diff, this.colors, columns));
+    if (event.diff && !event.isError)
+      this.traceLine(
+        this.options.shownDiffs?.take(event.diff)
+          ? `  ${summarizeDiff(event.diff, this.colors)}`
+          : renderDiff(event.diff, this.colors, columns),
+      );
     else this.traceLine(this.toolOutput(event, columns));
     this.isAfterToolOutput = true;
   }
