@@ -170,6 +170,27 @@ for (const { sandbox, skip } of MODES) {
     assert.deepEqual(pidsWith(marker), [], "gone once the harness has exited");
   });
 
+  test(`sandbox ${sandbox}: a daemon a command left with setsid (its parent gone) ends with the session`, {
+    skip,
+  }, async () => {
+    const marker = newMarker();
+    let aliveAtEnd: number[] = [];
+    // The subshell exits at once, so the daemon is reparented: no line of parents leads to the command.
+    const daemon = `(setsid ${NODE} -e '${IDLER}' ${marker} > /dev/null 2>&1 < /dev/null &) ; echo left`;
+    const fake = await serve([
+      call("start", "bash", { command: daemon }),
+      () => {
+        aliveAtEnd = pidsWith(marker);
+        return { reply: { text: "left it running" } };
+      },
+    ]);
+    const result = await runCli([...flags(fake, sandbox), "-p", "start it"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(resultsIn(fake.requests[1]).get("start"), "left\n[exit code: 0]");
+    if (sandbox === "off") assert.equal(aliveAtEnd.length, 1, "it outlived its command, while the session went on");
+    await waitUntil("the daemon to go after the session", () => pidsWith(marker).length === 0);
+  });
+
   for (const signal of ["SIGINT", "SIGTERM", "SIGKILL"] as const) {
     test(`sandbox ${sandbox}: ${signal} to the harness mid-run ends its background processes`, { skip }, async () => {
       const marker = newMarker();

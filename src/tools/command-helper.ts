@@ -11,7 +11,10 @@
 //            S started (payload: its process id as the caller's kill() can use it, "0" when the
 //              helper is in a PID namespace of its own), D output bytes, X exited (payload:
 //              JSON [code, signal]), C output closed, E could not start (payload: the reason).
-// End of stdin (the harness exited or dropped the helper) kills every command and exits.
+// End of stdin (the harness exited or dropped the helper) kills every command and exits. Outside a
+// sandbox that includes what a command left running on its own (a `setsid` daemon): a session
+// ends what it started, as the sandbox's PID namespace does; a process that cleared its
+// environment (`env -i`) is not found, and only a PID namespace would find it.
 
 /** Frame types, as the byte that starts each frame. */
 export const FRAME = { started: 0x53, data: 0x44, exited: 0x58, closed: 0x43, failed: 0x45 } as const;
@@ -28,6 +31,22 @@ const GRACE = ${killGraceMs};
 // so a command's leftovers can be found and ended, as when each command had its own sandbox.
 const ownPidNamespace = (() => { try { return fs.readlinkSync("/proc/self/ns/pid") !== process.argv[1]; } catch { return false; } })();
 const commands = new Map(); // id -> { child, exited }
+// Outside a PID namespace, a process that left its group and lost its parent (setsid, a double
+// fork) cannot be traced to its command by ancestry; it still carries this mark in its
+// environment (unless it cleared it), and is found by that when the session closes.
+const MARK_NAME = "HARNESS_COMMAND_HELPER";
+const MARK_VALUE = process.pid + "." + Date.now() + "." + Math.random().toString(36).slice(2);
+const MARK = MARK_NAME + "=" + MARK_VALUE;
+function markedProcesses() {
+  const found = [];
+  try {
+    for (const name of fs.readdirSync("/proc")) {
+      if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
+      try { if (("\\0" + fs.readFileSync("/proc/" + name + "/environ", "latin1") + "\\0").includes("\\0" + MARK + "\\0")) found.push(Number(name)); } catch {}
+    }
+  } catch {}
+  return found;
+}
 function frame(type, id, payload) {
   const head = Buffer.allocUnsafe(${FRAME_HEADER_BYTES});
   head[0] = type; head.writeUInt32BE(id, 1); head.writeUInt32BE(payload.length, 5);
@@ -70,7 +89,8 @@ function endLeftovers(pid) {
 function run(id, request) {
   let child;
   try {
-    child = spawn("bash", ["-c", request.command], { cwd: request.cwd, env: request.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const env = Object.assign({}, request.env, { [MARK_NAME]: MARK_VALUE });
+    child = spawn("bash", ["-c", request.command], { cwd: request.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   } catch (error) {
     frame(${FRAME.failed}, id, Buffer.from(String(error && error.message)));
     return;
@@ -113,6 +133,7 @@ process.stdin.on("data", (text) => {
 });
 process.stdin.on("end", () => {
   for (const { child } of commands.values()) signalAll(treeOf(child.pid), "SIGKILL");
+  signalAll(markedProcesses(), "SIGKILL");
   process.exit(0);
 });
 `;
