@@ -9,11 +9,11 @@
 // user's `$HARNESS_HOME/agents` and `~/.claude/agents`. The project wins, as in Claude Code: an
 // agent adds no power (its tools are within the parent's, each call approved as usual), so,
 // like AGENTS.md, a project's agents need no folder trust.
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { foldersFromRoot } from "../core/system-prompt.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
+import { readPromptFile } from "./prompt-file.ts";
 
 /** The folders agent files live in, under a project folder or the home folder. */
 const AGENT_FOLDERS = [".harness/agents", ".claude/agents"];
@@ -87,16 +87,9 @@ function agentsIn(root: string, warn: (message: string) => void): NamedAgent[] {
 
 /** The agent in `file`, or why it is left out. */
 function readAgent(file: string, fileName: string): NamedAgent | string {
-  let text: string;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) return "not a regular file";
-    if (stat.size > MAX_AGENT_FILE_BYTES) return `${stat.size} bytes, more than ${MAX_AGENT_FILE_BYTES}`;
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    return `cannot read it: ${(error as Error).message}`;
-  }
-  const { fields, body } = parseFrontMatter(text);
+  const read = readPromptFile(file, MAX_AGENT_FILE_BYTES);
+  if ("leftOut" in read) return read.leftOut;
+  const { fields, body } = parseFrontMatter(read.text);
   const name = oneLine(fields.name ?? "") || fileName;
   if (!/^[\w.-]+$/.test(name)) return `its name "${name}" is not one word (letters, digits, - _ .)`;
   const description = oneLine(fields.description ?? "");

@@ -9,11 +9,11 @@
 // user types its name, it only writes a prompt, and whatever that prompt leads the model to do
 // goes through the same approvals and sandbox as a prompt typed by hand. (A skill, which the
 // model follows on its own, does need trust: prompts/skills.ts.)
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { foldersFromRoot } from "../core/system-prompt.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
+import { readPromptFile } from "./prompt-file.ts";
 
 /** A command file larger than this is left out (a prompt, not a document). */
 const MAX_COMMAND_FILE_BYTES = 64 * 1024;
@@ -93,22 +93,16 @@ function commandsIn(folder: string, warn: (message: string) => void): PromptComm
       warn(`command ${file} left out: a name is letters, digits, - and _`);
       continue;
     }
-    try {
-      const stat = statSync(file);
-      if (!stat.isFile() || stat.size > MAX_COMMAND_FILE_BYTES) {
-        warn(
-          `command ${file} left out: ${stat.isFile() ? `more than ${MAX_COMMAND_FILE_BYTES} bytes` : "not a regular file"}`,
-        );
-        continue;
-      }
-      const { fields, body } = parseFrontMatter(readFileSync(file, "utf8"));
-      const firstLine = body.trim().split("\n")[0] ?? "";
-      const description = oneLine(fields.description ?? "") || oneLine(firstLine).slice(0, 80);
-      const argumentHint = oneLine(fields["argument-hint"] ?? "") || undefined;
-      commands.push({ name: name.toLowerCase(), description, argumentHint, template: body.trim(), path: file });
-    } catch (error) {
-      warn(`command ${file} left out: ${(error as Error).message}`);
+    const read = readPromptFile(file, MAX_COMMAND_FILE_BYTES);
+    if ("leftOut" in read) {
+      warn(`command ${file} left out: ${read.leftOut}`);
+      continue;
     }
+    const { fields, body } = parseFrontMatter(read.text);
+    const firstLine = body.trim().split("\n")[0] ?? "";
+    const description = oneLine(fields.description ?? "") || oneLine(firstLine).slice(0, 80);
+    const argumentHint = oneLine(fields["argument-hint"] ?? "") || undefined;
+    commands.push({ name: name.toLowerCase(), description, argumentHint, template: body.trim(), path: file });
   }
   return commands;
 }

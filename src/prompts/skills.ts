@@ -9,12 +9,12 @@
 // - the project's: .harness/skills, .claude/skills and .agents/skills in the working directory
 //   and its parents up to the repository root, nearest first. They are a repository's text the
 //   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { cutWithEllipsis } from "../core/helpers.ts";
 import { foldersFromRoot } from "../core/system-prompt.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
+import { readPromptFile } from "./prompt-file.ts";
 import { realOrSame } from "../core/real-path.ts";
 
 /** The folders other agents keep skills in, under a project folder or the home folder. */
@@ -92,16 +92,10 @@ function skillsIn(root: string, isProject: boolean, warn: (message: string) => v
 
 /** The skill in `file`, or why it is left out ("" when there is no SKILL.md at all). */
 function readSkill(file: string, folderName: string, isProject: boolean): Skill | string {
-  let text: string;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) return "not a regular file";
-    if (stat.size > MAX_SKILL_FILE_BYTES) return `${stat.size} bytes, more than ${MAX_SKILL_FILE_BYTES}`;
-    text = readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-  const { fields } = parseFrontMatter(text);
+  const read = readPromptFile(file, MAX_SKILL_FILE_BYTES);
+  // A folder without a SKILL.md is no skill, and says nothing.
+  if ("leftOut" in read) return read.isUnreadable ? "" : read.leftOut;
+  const { fields } = parseFrontMatter(read.text);
   const name = oneLine(fields.name ?? "") || folderName;
   const description = oneLine(fields.description ?? "");
   if (!description) return "its front matter has no description (the model chooses a skill by it)";
