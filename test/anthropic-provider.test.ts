@@ -228,7 +228,7 @@ test("a stream that breaks off, or ends cleanly before its stop reason, is retri
   assert.deepEqual(
     retries(events).map((retry) => retry.error.replace(/\(http:[^)]*\)/, "(url)")),
     [
-      "cannot reach anthropic (url): other side closed (UND_ERR_SOCKET)",
+      "cannot reach anthropic (url): socket hang up (ECONNRESET)",
       "the connection to anthropic dropped before the reply was complete",
     ],
   );

@@ -1,4 +1,4 @@
-// The Anthropic Messages adapter: `POST /v1/messages` over fetch (post-json.ts).
+// The Anthropic Messages adapter: `POST /v1/messages` (post-json.ts).
 import type { Provider } from "../core/provider.ts";
 import { errorContextFor, toProviderError } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";

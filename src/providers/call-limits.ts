@@ -4,6 +4,7 @@
 // of undici's own idle timeout on every retry.
 import { ProviderError } from "../core/provider.ts";
 import { formatBytes, formatDuration } from "../core/helpers.ts";
+import { replyOver, type HttpReply } from "./post-json.ts";
 import { requestAbort } from "./request-abort.ts";
 
 /** Most bytes one reply may have (16 MB): past it the call fails and is not retried. */
@@ -72,16 +73,12 @@ export class CallWatch {
   }
 
   /** The reply with its body counted and timed; reading past the byte cap fails the call. */
-  body(response: Response): Response {
-    if (!response.body) return response;
-    const reader = response.body.getReader();
+  body(reply: HttpReply): HttpReply {
     const maxBytes = this.limits.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-    const stream = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        const { done, value } = await reader.read();
-        if (done) return controller.close();
+    const counted = async function* (this: CallWatch): AsyncGenerator<Uint8Array> {
+      for await (const bytes of reply.body) {
         this.touch();
-        this.bytes += value.byteLength;
+        this.bytes += bytes.byteLength;
         if (this.bytes > maxBytes) {
           this.fail(
             new ProviderError(
@@ -89,18 +86,12 @@ export class CallWatch {
               `the reply from ${this.where} passed ${formatBytes(maxBytes)}, the most one reply may have; it was cut off and not retried (raise maxReplyBytes in config.json or HARNESS_MAX_REPLY_BYTES if this is real)`,
             ),
           );
-          await reader.cancel().catch(() => {});
-          return controller.error(this.failure);
+          throw this.failure;
         }
-        controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    });
-    return new Response(stream, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+        yield bytes;
+      }
+    }.call(this);
+    return replyOver(reply.status, reply.headers, counted);
   }
 
   /** Stops the timers; call when the call is over, however it ended. */

@@ -1,6 +1,7 @@
 // How many tokens the model's context holds. Compaction asks this; nothing at start-up does.
 import type { ProviderSettings } from "./index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
+import { sendRequest } from "./post-json.ts";
 
 /** A local server that has not said its window by then is not going to; the table answers instead. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -69,8 +70,8 @@ async function probeServer(settings: ProviderSettings): Promise<number | undefin
   };
   const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   const [llamaCpp, ollama] = await Promise.all([
-    fetchJson(`${root}/props`, { headers, signal }).then(llamaCppWindow),
-    fetchJson(`${root}/api/show`, {
+    askJson(`${root}/props`, { method: "GET", headers, signal }).then(llamaCppWindow),
+    askJson(`${root}/api/show`, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json" },
       body: JSON.stringify({ model: settings.model }),
@@ -80,10 +81,12 @@ async function probeServer(settings: ProviderSettings): Promise<number | undefin
   return llamaCpp ?? ollama;
 }
 
-async function fetchJson(url: string, init: RequestInit): Promise<unknown> {
+async function askJson(url: string, init: Parameters<typeof sendRequest>[1]): Promise<unknown> {
   try {
-    const response = await fetch(url, init);
-    return response.ok ? await response.json() : undefined;
+    const reply = await sendRequest(url, init);
+    if (reply.status >= 200 && reply.status < 300) return await reply.json();
+    await reply.text(); // read, so the connection is free for the next request
+    return undefined;
   } catch {
     return undefined;
   }

@@ -178,7 +178,7 @@ function connectionError(sdk: SdkError, context: ErrorContext): ProviderError {
   return new ProviderError("network", `cannot reach ${where(context)}: ${what}`, { cause: sdk });
 }
 
-/** The innermost error with a `code` (fetch wraps the socket error in `cause`, the SDK wraps fetch's). */
+/** The innermost error with a `code` (Node's socket errors carry it themselves; fetch wrapped them in `cause`). */
 function rootCause(error: unknown): { code?: string; message?: string } {
   let found: { code?: string; message?: string } = {};
   for (

@@ -1,10 +1,10 @@
-// The OpenAI-compatible chat-completions adapter: `POST /chat/completions` over fetch (post-json.ts).
+// The OpenAI-compatible chat-completions adapter: `POST /chat/completions` (post-json.ts).
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
 import { compatFor } from "./openai-compat.ts";
-import { endpoint, openAIHeaders, postJson } from "./post-json.ts";
+import { endpoint, openAIHeaders, postJson, type HttpReply } from "./post-json.ts";
 import type { ProviderSettings } from "./index.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
@@ -49,7 +49,7 @@ export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">):
 
 /** The chunks of a reply: one plain JSON body (a server that ignores `stream: true`) or SSE up to `[DONE]`. */
 async function* readChunks(
-  response: Response,
+  response: HttpReply,
   context: ErrorContext,
   ending: { sawDone: boolean },
 ): AsyncIterable<ChatChunk> {

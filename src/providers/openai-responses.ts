@@ -1,4 +1,4 @@
-// The OpenAI Responses API adapter (`POST /responses` over fetch, post-json.ts). Codex
+// The OpenAI Responses API adapter (`POST /responses`, post-json.ts). Codex
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
 import type { Provider } from "../core/provider.ts";
 import type { ProviderError } from "../core/provider.ts";

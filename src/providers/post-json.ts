@@ -1,15 +1,34 @@
-// One API request: a JSON POST over Node's built-in `fetch`. It is all the official clients
-// (`openai`, `@anthropic-ai/sdk`) did for the adapters, which read the reply themselves (sse.ts),
-// and loading them put 363 KB (OpenAI) or 1.1 MB (Anthropic) of code to compile between start-up
-// and the first request.
+// One API request: a JSON POST over Node's own `http`/`https`. It is all the official clients
+// (`openai`, `@anthropic-ai/sdk`) did for the adapters, which read the reply themselves (sse.ts).
+// Not `fetch`: Node's fetch is undici, whose first use compiles about 50 ms of JavaScript and a
+// WebAssembly HTTP parser before the first request can leave, and keeps ~10 MB more resident;
+// `http` parses with Node's built-in llhttp. *Decision*: redirects are not followed (an API that
+// answers a POST with a 3xx is misconfigured; the status is reported), and no compression is
+// asked for (event streams are not compressed anyway), as with the SDKs' own defaults minus those.
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { ProviderSettings } from "./index.ts";
+
+/** A response's headers by name, whatever their case; repeated ones joined with ", ". */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
+/** An HTTP answer: its status, its headers, and its body, read once (as bytes, or whole). */
+export interface HttpReply {
+  readonly status: number;
+  readonly headers: HeaderLookup;
+  /** The body's bytes as they arrive; aborting the request's signal ends it with an AbortError. */
+  readonly body: AsyncIterable<Uint8Array>;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
 
 /** A non-2xx answer, in the shape http-errors.ts reads (the fields of the SDKs' APIError). */
 export class HttpStatusError extends Error {
   override readonly name = "HttpStatusError";
   constructor(
     readonly status: number,
-    readonly headers: Headers,
+    readonly headers: HeaderLookup,
     /** The body parsed as JSON; undefined when it was not JSON (then the message carries it). */
     readonly error: unknown,
     message: string,
@@ -18,11 +37,90 @@ export class HttpStatusError extends Error {
   }
 }
 
-/** Sends `body` as JSON; resolves to a 2xx response (its body unread), throws HttpStatusError otherwise. */
-export async function postJson(url: string, headers: Headers, body: unknown, signal: AbortSignal): Promise<Response> {
-  const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal });
-  if (response.ok) return response;
-  throw await statusError(response);
+/** Sends `body` as JSON; resolves to a 2xx reply (its body unread), throws HttpStatusError otherwise. */
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<HttpReply> {
+  const reply = await sendRequest(url, { method: "POST", headers, body: JSON.stringify(body), signal });
+  if (reply.status >= 200 && reply.status < 300) return reply;
+  throw await statusError(reply);
+}
+
+/**
+ * One request; resolves when the answer's status and headers are in, whatever the status.
+ * Rejects with Node's socket error (its `code`: ECONNREFUSED, ENOTFOUND, ...) or, once `signal`
+ * is aborted, with an AbortError.
+ */
+export async function sendRequest(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+): Promise<HttpReply> {
+  const target = new URL(url);
+  if (target.protocol !== "http:" && target.protocol !== "https:")
+    throw new TypeError(`${url}: only http and https URLs can be asked`);
+  // https (and with it tls) only loads for an https URL.
+  const { request } = target.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const { signal } = init;
+  signal.throwIfAborted();
+  const headers =
+    init.body === undefined
+      ? init.headers
+      : { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) };
+  return new Promise((resolve, reject) => {
+    const sent = request(target, { method: init.method, headers, signal }, (message) =>
+      resolve(replyOf(message, signal)),
+    );
+    sent.on("error", (error) => reject(signal.aborted ? abortError(signal) : error));
+    sent.end(init.body);
+  });
+}
+
+function replyOf(message: IncomingMessage, signal: AbortSignal): HttpReply {
+  async function* body(): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of message) yield chunk as Buffer;
+    } catch (error) {
+      if (signal.aborted) throw abortError(signal);
+      // Node says only "aborted" when the server hangs up mid-reply.
+      if ((error as Error).message === "aborted")
+        throw Object.assign(new Error("the connection closed in the middle of the reply", { cause: error }), {
+          code: (error as NodeJS.ErrnoException).code ?? "ECONNRESET",
+        });
+      throw error;
+    } finally {
+      // A reader that stops early (an error event, a cap) lets the connection go.
+      if (!message.complete) message.destroy();
+    }
+  }
+  return replyOver(message.statusCode ?? 0, headerLookup(message.headers), body());
+}
+
+/** A reply over `body`; `text()` and `json()` read the whole of it. */
+export function replyOver(status: number, headers: HeaderLookup, body: AsyncIterable<Uint8Array>): HttpReply {
+  const text = async () => {
+    const parts: Uint8Array[] = [];
+    for await (const bytes of body) parts.push(bytes);
+    return Buffer.concat(parts).toString("utf8");
+  };
+  return { status, headers, body, text, json: async () => JSON.parse(await text()) };
+}
+
+function headerLookup(headers: IncomingHttpHeaders): HeaderLookup {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** What fetch threw on an abort: an error named AbortError (http-errors.ts reads the name), the reason as its cause. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error("the request was aborted", { cause: signal.reason }), { name: "AbortError" });
 }
 
 /**
@@ -30,7 +128,7 @@ export async function postJson(url: string, headers: Headers, body: unknown, sig
  * servers that need none), the organization and project from the variables the `openai` client
  * read, and the settings' own headers, which win whatever their case.
  */
-export function openAIHeaders(settings: Pick<ProviderSettings, "apiKey" | "headers">): Headers {
+export function openAIHeaders(settings: Pick<ProviderSettings, "apiKey" | "headers">): Record<string, string> {
   return jsonHeaders(
     {
       authorization: `Bearer ${settings.apiKey || "no-key"}`,
@@ -49,16 +147,17 @@ export const ANTHROPIC_VERSION = "2023-06-01";
  * Anthropic-compatible servers read; a placeholder when there is none), the API version, and the
  * settings' own headers, which win whatever their case.
  */
-export function anthropicHeaders(settings: Pick<ProviderSettings, "apiKey" | "headers">): Headers {
+export function anthropicHeaders(settings: Pick<ProviderSettings, "apiKey" | "headers">): Record<string, string> {
   return jsonHeaders(
     { "x-api-key": settings.apiKey || "no-key", "anthropic-version": ANTHROPIC_VERSION },
     settings.headers,
   );
 }
 
-function jsonHeaders(auth: Record<string, string>, own: Record<string, string> = {}): Headers {
-  const headers = new Headers({ "content-type": "application/json", accept: "application/json", ...auth });
-  for (const [name, value] of Object.entries(own)) headers.set(name, value);
+/** Names are kept lower-case, so a header of the settings replaces ours whatever its case. */
+function jsonHeaders(auth: Record<string, string>, own: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  for (const [name, value] of [...Object.entries(auth), ...Object.entries(own)]) headers[name.toLowerCase()] = value;
   return headers;
 }
 
@@ -67,13 +166,13 @@ export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/${path}`;
 }
 
-async function statusError(response: Response): Promise<HttpStatusError> {
-  const text = await response.text().catch((error: Error) => error.message);
+async function statusError(reply: HttpReply): Promise<HttpStatusError> {
+  const text = await reply.text().catch((error: Error) => error.message);
   const json = parseJson(text);
   const inner = (json as { error?: { message?: unknown } } | undefined)?.error;
   const detail = typeof inner?.message === "string" ? inner.message : text.trim();
-  const message = detail ? `${response.status} ${detail}` : `${response.status} status code (no body)`;
-  return new HttpStatusError(response.status, response.headers, json, message);
+  const message = detail ? `${reply.status} ${detail}` : `${reply.status} status code (no body)`;
+  return new HttpStatusError(reply.status, reply.headers, json, message);
 }
 
 function parseJson(text: string): unknown {

@@ -1,8 +1,9 @@
-// Server-sent events off a fetch Response, for both wire APIs. Our own reader rather than the
+// Server-sent events off an HTTP reply (post-json.ts), for every wire API. Our own reader rather than the
 // SDKs': we need to know whether a stream ended with `[DONE]`, to tell an answer that is not an
 // event stream at all from one that was cut, and no SDK logging of bad lines onto our stderr.
 import { ProviderError } from "../core/provider.ts";
 import { notApiError, type ErrorContext } from "./http-errors.ts";
+import type { HttpReply } from "./post-json.ts";
 
 /** One dispatched event: `event` is the `event:` field when the server sent one. */
 export interface SseEvent {
@@ -20,8 +21,7 @@ const MAX_SNIFF_CHARS = 2000;
  * proxies drop the last blank line. A body with no event at all is not an event stream: that
  * throws a `not_api` error naming what came instead.
  */
-export async function* readSse(response: Response, context: ErrorContext): AsyncGenerator<SseEvent> {
-  if (!response.body) return;
+export async function* readSse(response: HttpReply, context: ErrorContext): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let buffer = "";
   let sniff = "";
@@ -62,7 +62,7 @@ export async function* readSse(response: Response, context: ErrorContext): Async
     }
   }
 
-  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const bytes of response.body) {
     const text = decoder.decode(bytes, { stream: true });
     if (sniff.length < MAX_SNIFF_CHARS) sniff += text.slice(0, MAX_SNIFF_CHARS - sniff.length);
     buffer += text;

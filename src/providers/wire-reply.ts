@@ -7,6 +7,7 @@ import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
 import { CallWatch, type CallLimits } from "./call-limits.ts";
 import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import type { HttpReply } from "./post-json.ts";
 import { parseEvent, readSse } from "./sse.ts";
 
 /** What a call needs of its provider's settings: the bounds, and the names its errors give. */
@@ -32,9 +33,9 @@ export interface WatchedCall {
   settings: CallSettings;
   context: ErrorContext;
   /** Sends the request; `signal` carries the user's interrupt and the call's bounds. */
-  open(signal: AbortSignal): Promise<Response>;
+  open(signal: AbortSignal): Promise<HttpReply>;
   /** The model events of the reply, as it arrives. */
-  fold(response: Response): AsyncIterable<ModelEvent>;
+  fold(response: HttpReply): AsyncIterable<ModelEvent>;
   /** Whether the reply came to its end (a reply that stops before was cut). */
   isComplete(): boolean;
 }
@@ -44,7 +45,7 @@ export function wireProvider<Event>(
   settings: CallSettings,
   context: ErrorContext,
   format: WireFormat<Event>,
-  post: (request: ModelRequest, signal: AbortSignal) => Promise<Response>,
+  post: (request: ModelRequest, signal: AbortSignal) => Promise<HttpReply>,
 ): Provider {
   return {
     name: settings.name,
@@ -92,7 +93,7 @@ export async function* watchedCall(call: WatchedCall, signal: AbortSignal): Asyn
 
 /** The events of a reply: SSE, or one plain JSON body turned into the events that would have streamed it. */
 async function* readEvents<Event>(
-  response: Response,
+  response: HttpReply,
   format: WireFormat<Event>,
   context: ErrorContext,
 ): AsyncIterable<Event> {
