@@ -6,7 +6,7 @@ import type { Session } from "./create-session.ts";
 import { formatDuration } from "./core/helpers.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
-import { formatUsageAndCost } from "./providers/pricing.ts";
+import { formatSpent, sessionPrices } from "./providers/pricing.ts";
 import { describeThinking, parseThinking } from "./providers/thinking.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
@@ -117,8 +117,8 @@ export class SessionChatControls implements ChatControls {
   }
 
   usageAndCost(): string {
-    const { usage, settings } = this.options.session;
-    return formatUsageAndCost(usage, settings.model, settings.prices);
+    const { spent, settings } = this.options.session;
+    return formatSpent(spent, sessionPrices(settings));
   }
 
   listSessions(): string[] {

@@ -11,7 +11,7 @@ import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
 import type { TodoItem } from "./core/event-schema.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
-import type { Usage, UserContent } from "./core/messages.ts";
+import type { ModelUsage, Usage, UserContent } from "./core/messages.ts";
 import { parsePositiveInteger } from "./core/helpers.ts";
 import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
@@ -113,6 +113,8 @@ export interface Session {
   readonly settings: ProviderSettings;
   /** Tokens spent in this session so far (a resumed session's included). */
   readonly usage: Usage;
+  /** The same, by the model that spent them (subagents may run on other models). */
+  readonly spent: readonly ModelUsage[];
   /** The session file (it exists once the first entry is written). */
   readonly path: string;
   /** Whether this folder's project settings and skills are in use (permissions/folder-trust.ts). */
@@ -359,6 +361,9 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     },
     get usage() {
       return recorder.usage;
+    },
+    get spent() {
+      return recorder.spent;
     },
     get path() {
       return recorder.writer.path;

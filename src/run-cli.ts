@@ -6,11 +6,11 @@ import { redactWrites } from "./core/stream-redactor.ts";
 import { createInterface } from "node:readline";
 import type { CliFlags } from "./cli-args.ts";
 import { describerFor, SessionChatControls, type ChatMove } from "./chat-controls.ts";
-import type { UserContent } from "./core/messages.ts";
+import { addSpent, EMPTY_USAGE, type ModelUsage, type UserContent } from "./core/messages.ts";
 import { preparePromptImages, promptWithImages } from "./prompt-images.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "./create-session.ts";
 import { formatCost } from "./core/helpers.ts";
-import { costOf, formatUsageAndCost, pricesFor } from "./providers/pricing.ts";
+import { costOfSpent, formatSpent, sessionPrices } from "./providers/pricing.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-info.ts";
 import { describeThinking } from "./providers/thinking.ts";
 import type { LockedSession } from "./session/session-lock.ts";
@@ -269,8 +269,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
     controller.abort();
   });
   let code = 0;
-  // The core knows no prices: the CLI adds `cost` to the final event (absent when the model's price is unknown).
-  const priced = pricesFor(settings.model, settings.prices);
+  // The core knows no prices: the CLI adds `cost` to the final event, each model's tokens (a
+  // subagent's may be another's) at that model's prices; absent when a model's price is unknown.
+  const priceList = sessionPrices(settings);
   // One prompt, or with --input stream-json one run per stdin line, until EOF or a run that did not finish.
   const inputs: AsyncIterable<PromptInput> | Iterable<PromptInput> = isStreamInput
     ? streamPrompts(stdin)
@@ -290,19 +291,20 @@ export async function runCli(flags: CliFlags): Promise<number> {
         : input.text.map((part, index) =>
             index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part,
           );
+    // The session's model is priced even before it spends, so an unknown price leaves `cost` out.
+    let spent: ModelUsage[] = [{ model: settings.model, usage: EMPTY_USAGE }];
     for await (const redacted of session.run(prompt, controller.signal)) {
+      if (redacted.type === "usage") spent = addSpent(spent, redacted.model ?? settings.model, redacted.usage);
+      const priced = redacted.type === "done" ? costOfSpent(spent, priceList) : undefined;
       const event =
-        redacted.type === "done" && priced.isKnown
-          ? { ...redacted, cost: costOf(redacted.usage, priced.prices) }
-          : redacted;
+        redacted.type === "done" && priced?.unpriced.length === 0 ? { ...redacted, cost: priced.cost } : redacted;
       if (renderer) renderer.handle(event);
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
       if (event.type === "done") {
         code = exitCodeFor(event);
         if (!renderer && event.error) stderr.write(`harness: ${event.error}\n`);
         // The one summary (and the one unknown-price warning) of the run, for the person watching.
-        if (stderr.isTTY && event.turns > 0)
-          stderr.write(`${colors.dim(formatUsageAndCost(event.usage, settings.model, settings.prices))}\n`);
+        if (stderr.isTTY && event.turns > 0) stderr.write(`${colors.dim(formatSpent(spent, priceList))}\n`);
       }
     }
     if (code !== 0) break;
@@ -335,9 +337,9 @@ function statusSources(session: Session): StatusLineSources {
       (isConfigured(model) ? session.settings.contextWindow : undefined) ??
       lookupContextWindow(model) ??
       DEFAULT_CONTEXT_WINDOW,
-    formatCost: (usage, model) => {
-      const priced = pricesFor(model, isConfigured(model) ? session.settings.prices : undefined);
-      return priced.isKnown ? formatCost(costOf(usage, priced.prices)) : undefined;
+    formatCost: (spent) => {
+      const priced = costOfSpent(spent, sessionPrices(session.settings));
+      return priced.unpriced.length === 0 ? formatCost(priced.cost) : undefined;
     },
     thinking: () => (session.settings.thinking === undefined ? undefined : describeThinking(session.settings.thinking)),
     runningInBackground: () => session.background.runningCount,

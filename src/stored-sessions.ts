@@ -101,7 +101,7 @@ export function startRecorder(
 ): SessionRecorder {
   if (resumed) {
     const writer = SessionWriter.resume(resumed.path, resumed.header, resumed.lock);
-    const recorder = new SessionRecorder(writer, resumed.usage);
+    const recorder = new SessionRecorder(writer, resumed.spent);
     // Resumed with other settings (`-c --api chat`): the file says so, and the next resume goes on with them.
     if (!isSameChoice(resumed, settings))
       recorder.recordModelChange(settings.name, settings.model, settings.baseUrl, settings.api);

@@ -141,6 +141,7 @@ test("usage near the window: the next request is compacted into a summary plus t
     type: "usage",
     usage: { input: 900, output: 40, cacheRead: 0, cacheWrite: 0 },
     total: { input: 3000 + 6000 + 8500 + 900, output: 100, cacheRead: 0, cacheWrite: 0 },
+    model: "fake-model",
   });
   assert.deepEqual(events[at - 2], { type: "turn_start", turn: 4 });
 });

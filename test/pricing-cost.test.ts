@@ -5,7 +5,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { formatTokens } from "../src/core/helpers.ts";
-import { costOf, formatUsageAndCost, lookupPrices } from "../src/providers/pricing.ts";
+import {
+  costOf,
+  costOfSpent,
+  formatSpent,
+  formatUsageAndCost,
+  lookupPrices,
+  sessionPrices,
+} from "../src/providers/pricing.ts";
 import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { killAtTestEnd } from "./teardown.ts";
@@ -65,6 +72,21 @@ test("the summary line: every input token counted, cache use in brackets, the co
     'tokens: 10 in · 5 out · $0 (no price known for model "fake-model": counted as free; set its prices in config.json)',
   );
   assert.deepEqual([950, 1200, 12_345, 1_500_000].map(formatTokens), ["950", "1.2k", "12k", "1.5M"]);
+});
+
+test("tokens spent on several models: each priced at its own (configured prices only for the session's model); an unpriced one is named", () => {
+  const usage = { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0 };
+  const prices = sessionPrices({ model: "house-model", prices: { input: 1, output: 10, cacheRead: 0, cacheWrite: 0 } });
+  const spent = [
+    { model: "house-model", usage },
+    { model: "gpt-4o-mini", usage },
+  ];
+  // 1000 × 1 + 100 × 10 = 2000, and 1000 × 0.15 + 100 × 0.6 = 210 micro-dollars.
+  assert.deepEqual(costOfSpent(spent, prices), { cost: 0.00221, unpriced: [] });
+  assert.equal(formatSpent(spent, prices), "tokens: 2k in · 200 out · $0.0022");
+  const withUnknown = [...spent, { model: "mystery-model", usage }];
+  assert.deepEqual(costOfSpent(withUnknown, prices), { cost: 0.00221, unpriced: ["mystery-model"] });
+  assert.match(formatSpent(withUnknown, prices), /\$0\.0022 \(no price known for model "mystery-model"/);
 });
 
 test("--output json: the final event carries the cost of every turn, cached tokens included", async () => {

@@ -10,6 +10,9 @@ import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { byConversation, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "./helpers.ts";
+import { formatCost } from "../src/core/helpers.ts";
+import { formatSpent, sessionPrices } from "../src/providers/pricing.ts";
+import { readSession } from "../src/session/session-reader.ts";
 
 const serve = fakeServerPerTest();
 
@@ -351,4 +354,60 @@ test("subagents cannot start their own unless maxSubagentDepth allows it; then t
   assert.match(page.stdout, nestedPage);
   const markdown = await runCli(["export", parentId, "--md"], { env });
   assert.match(markdown.stdout, new RegExp(`subagent task ran as session ${child!.header.id}`));
+});
+
+test("a named agent on another model is priced at that model: its usage event names it, the cost and the session count it so", async () => {
+  const cwd = tempDir();
+  mkdirSync(join(cwd, ".git"));
+  mkdirSync(join(cwd, ".harness", "agents"), { recursive: true });
+  writeFileSync(
+    join(cwd, ".harness", "agents", "cheap.md"),
+    "---\nname: cheap\ndescription: Does small things\nmodel: gpt-4o-mini\n---\nBe brief.\n",
+  );
+  const fake = await serve(
+    byConversation({
+      "PARENT:": [
+        { reply: { toolCalls: [taskCall("call_m", { agent: "cheap", prompt: "MU: count to three" })] } },
+        text("counted"),
+      ],
+      "MU:": [
+        { reply: { text: "one two three", usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 } } },
+      ],
+    }),
+  );
+  const env = cleanEnv();
+  // The parent on gpt-4.1 ($2 in, $8 out per million; 10 in, 5 out per call), the child on gpt-4o-mini ($0.15, $0.60; 100 in, 50 out).
+  const flags = ["--provider", "openai", "--base-url", fake.baseUrl, "--model", "gpt-4.1"];
+  const result = await runCli([...flags, "--output", "stream-json", "-p", "PARENT: count"], { cwd, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(requestsOf(fake, "MU:")[0].body.model, "gpt-4o-mini");
+  const events = streamEvents(result.stdout);
+  const usage = events.filter((event) => event.type === "usage");
+  assert.deepEqual(
+    usage.map((event) => [event.model, event.usage.input, event.usage.output]),
+    [
+      ["gpt-4.1", 10, 5],
+      ["gpt-4o-mini", 100, 50],
+      ["gpt-4.1", 10, 5],
+    ],
+  );
+  const done = events.at(-1);
+  // 2 × (10 × 2 + 5 × 8) + (100 × 0.15 + 50 × 0.6) micro-dollars; all three calls at gpt-4.1 would be 720.
+  assert.equal(done.cost, 0.000165);
+
+  // The session file keeps each model's tokens apart, so /cost after a resume prices them the same way.
+  const parent = sessionsOf(env).find((session) => !session.header.parent);
+  assert.deepEqual(
+    parent?.entries.filter((entry) => entry.type === "usage").map((entry) => entry.model),
+    ["gpt-4.1", "gpt-4o-mini", "gpt-4.1"],
+  );
+  const spent = readSession(join(env.HARNESS_HOME as string, "sessions", `${parent?.header.id}.jsonl`)).spent;
+  assert.deepEqual(spent, [
+    { model: "gpt-4.1", usage: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 } },
+    { model: "gpt-4o-mini", usage: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0 } },
+  ]);
+  assert.equal(
+    formatSpent(spent, sessionPrices({ model: "gpt-4.1" })),
+    `tokens: 120 in · 60 out · ${formatCost(0.000165)}`,
+  );
 });

@@ -137,7 +137,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     if (reply.content.length > 0) yield appendMessage(messages, reply);
     if (reply.usage) {
       tally.usage = addUsage(tally.usage, reply.usage);
-      yield { type: "usage", usage: reply.usage, total: tally.usage };
+      yield { type: "usage", usage: reply.usage, total: tally.usage, model: provider.model };
     }
     tally.answer = textOf(reply);
     if (reply.stopReason === "aborted") return { reason: "aborted" };
@@ -150,10 +150,10 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const replyWasCut = reply.stopReason === "length";
     const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks: options });
     messages.push(...batch.results);
-    if (batch.usage) {
-      // Subagents' model calls are this run's cost too.
-      tally.usage = addUsage(tally.usage, batch.usage);
-      yield { type: "usage", usage: batch.usage, total: tally.usage };
+    for (const { model, usage } of batch.spent) {
+      // Subagents' model calls are this run's cost too, priced at the model each ran on.
+      tally.usage = addUsage(tally.usage, usage);
+      yield { type: "usage", usage, total: tally.usage, model };
     }
     if (signal.aborted) return { reason: "aborted" };
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));

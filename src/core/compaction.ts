@@ -203,7 +203,12 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
     }
     if (reply.usage) {
       spent = addUsage(spent, reply.usage);
-      yield { type: "usage", usage: reply.usage, total: addUsage(request.usageSoFar ?? EMPTY_USAGE, spent) };
+      yield {
+        type: "usage",
+        usage: reply.usage,
+        total: addUsage(request.usageSoFar ?? EMPTY_USAGE, spent),
+        model: provider.model,
+      };
     }
     if (reply.stopReason === "aborted") return { ok: false, error: "interrupted", usage: spent };
     summary = textOf(reply).trim();

@@ -126,8 +126,18 @@ const runEvents = [
     })
     .describe("A model call failed and will be retried"),
   z
-    .strictObject({ type: z.literal("usage"), usage: usageSchema, total: usageSchema })
-    .describe("Tokens of one model call, and the run's total so far"),
+    .strictObject({
+      type: z.literal("usage"),
+      usage: usageSchema,
+      total: usageSchema,
+      model: z
+        .string()
+        .optional()
+        .describe("the model that spent them, which prices them: a subagent's may not be the run's (start's) model"),
+    })
+    .describe(
+      "Tokens of one model call, or of the subagents a reply's tool calls ran (one event per model), and the run's total so far",
+    ),
   z
     .strictObject({
       type: z.literal("compaction"),

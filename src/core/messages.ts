@@ -99,6 +99,18 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+/** Tokens spent on one model: a run's subagents may run on other models than its own, at other prices. */
+export interface ModelUsage {
+  model: string;
+  usage: Usage;
+}
+
+/** `spent` with `usage` added to its model's tokens (models in the order they first spent). */
+export function addSpent(spent: readonly ModelUsage[], model: string, usage: Usage): ModelUsage[] {
+  if (!spent.some((entry) => entry.model === model)) return [...spent, { model, usage }];
+  return spent.map((entry) => (entry.model === model ? { model, usage: addUsage(entry.usage, usage) } : entry));
+}
+
 export function userMessage(text: string): UserMessage {
   return { role: "user", content: [{ type: "text", text }] };
 }

@@ -1,7 +1,7 @@
 import { AsyncQueue } from "./async-queue.ts";
 import { limitToolOutput } from "./output-spill.ts";
 import type { AgentEvent } from "./events.ts";
-import { addUsage, type ToolCallPart, type ToolResultMessage, type Usage } from "./messages.ts";
+import { addSpent, type ModelUsage, type ToolCallPart, type ToolResultMessage } from "./messages.ts";
 import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
 
 /**
@@ -54,8 +54,8 @@ export interface ToolCallHooks {
 export interface ToolBatchResult {
   results: ToolResultMessage[];
   invalidJsonCount: number;
-  /** Absent when no tool called a model. */
-  usage?: Usage;
+  /** By model; empty when no tool called a model. */
+  spent: ModelUsage[];
 }
 
 /** What a batch of calls runs with, besides the calls. */
@@ -123,8 +123,10 @@ export async function* runToolCalls(
     }),
   );
   for (const message of results) yield { type: "message", message };
-  const spent = finished.flatMap((output) => (output.usage ? [output.usage] : []));
-  return { results, invalidJsonCount, ...(spent.length > 0 ? { usage: spent.reduce(addUsage) } : {}) };
+  const spent = finished
+    .flatMap((output) => output.spent ?? [])
+    .reduce<ModelUsage[]>((all, { model, usage }) => addSpent(all, model, usage), []);
+  return { results, invalidJsonCount, spent };
 }
 
 /** The one-line trace a call showed when it ran (`bash> ls`), for a replayed conversation; a call that could not run shows why. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AgentEvent } from "./events.ts";
-import type { ImagePart, Usage } from "./messages.ts";
+import type { ImagePart, ModelUsage } from "./messages.ts";
 import type { ToolSpec } from "./provider.ts";
 
 /**
@@ -55,8 +55,8 @@ export interface ToolOutput {
   diff?: string;
   /** Images for the model besides the text (read_file on a picture). */
   images?: ImagePart[];
-  /** Tokens the tool itself spent on model calls (a subagent's run): counted in the run's usage. */
-  usage?: Usage;
+  /** Tokens the tool itself spent on model calls (a subagent's run), by model: counted in the run's usage. */
+  spent?: ModelUsage[];
 }
 
 /** A tool: its schema and handler side by side, declared once. */

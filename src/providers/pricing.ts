@@ -1,6 +1,6 @@
 // What a run costs: a price table for common models, the arithmetic, and the one-line summary.
 // Pure functions; the CLI picks the prices (config.json first, this table second).
-import type { Usage } from "../core/messages.ts";
+import { addUsage, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
 import { formatCost, formatTokens } from "../core/helpers.ts";
 
 /** USD per million tokens. `input` is uncached input; cache reads and writes have their own rates. */
@@ -70,6 +70,29 @@ export function pricesFor(model: string, configured: Prices | undefined): { pric
     : { prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, isKnown: false };
 }
 
+/** Each model's prices as a session finds them (see `sessionPrices`). */
+export type PriceList = (model: string) => { prices: Prices; isKnown: boolean };
+
+/**
+ * A session's prices: config.json's (the provider's or the model's entry) for the session's own
+ * model, the table's for any other, such as a named subagent's `model` or an earlier `/model`.
+ */
+export function sessionPrices(settings: { model: string; prices?: Prices }): PriceList {
+  return (model) => pricesFor(model, model === settings.model ? settings.prices : undefined);
+}
+
+/** USD for tokens spent on several models, each at its own prices; `unpriced` names those counted as free. */
+export function costOfSpent(spent: readonly ModelUsage[], priceList: PriceList): { cost: number; unpriced: string[] } {
+  let cost = 0;
+  const unpriced: string[] = [];
+  for (const { model, usage } of spent) {
+    const priced = priceList(model);
+    if (!priced.isKnown) unpriced.push(model);
+    cost += costOf(usage, priced.prices);
+  }
+  return { cost: Number(cost.toFixed(COST_DECIMALS)), unpriced };
+}
+
 /** The warning for a model without a price; shown once per run. */
 export function unknownPriceWarning(model: string): string {
   return `no price known for model "${model}": counted as free; set its prices in config.json`;
@@ -82,13 +105,19 @@ export function unknownPriceWarning(model: string): string {
  * end of a one-shot run both print this.
  */
 export function formatUsageAndCost(usage: Usage, model: string, prices?: Prices): string {
+  return formatSpent([{ model, usage }], (name) => pricesFor(name, prices));
+}
+
+/** `formatUsageAndCost` for tokens spent on several models (a run's subagents'), each priced at its own. */
+export function formatSpent(spent: readonly ModelUsage[], priceList: PriceList): string {
+  const usage = spent.reduce((total, entry) => addUsage(total, entry.usage), EMPTY_USAGE);
   const totalIn = usage.input + usage.cacheRead + usage.cacheWrite;
   const cacheNotes = [
     usage.cacheRead ? `${formatTokens(usage.cacheRead)} cached` : "",
     usage.cacheWrite ? `${formatTokens(usage.cacheWrite)} to cache` : "",
   ].filter(Boolean);
   const input = `${formatTokens(totalIn)} in${cacheNotes.length ? ` (${cacheNotes.join(", ")})` : ""}`;
-  const priced = pricesFor(model, prices);
-  const cost = formatCost(costOf(usage, priced.prices));
-  return `tokens: ${input} · ${formatTokens(usage.output)} out · ${priced.isKnown ? cost : `${cost} (${unknownPriceWarning(model)})`}`;
+  const { cost, unpriced } = costOfSpent(spent, priceList);
+  const warnings = unpriced.map((model) => ` (${unknownPriceWarning(model)})`).join("");
+  return `tokens: ${input} · ${formatTokens(usage.output)} out · ${formatCost(cost)}${warnings}`;
 }

@@ -32,8 +32,8 @@ export interface SessionHeader {
 export type SessionEntry =
   /** A message appended to the conversation: user prompt, assistant reply or tool result. */
   | { type: "message"; at: string; message: Message }
-  /** Tokens of one model call. */
-  | { type: "usage"; at: string; usage: Usage }
+  /** Tokens of one model call, or of subagents' calls on one model; `model` (absent in older files: the model then in use) prices them. */
+  | { type: "usage"; at: string; usage: Usage; model?: string }
   /** The chat switched model (`/model`), or a resume chose other settings; later replies come from this one. */
   | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string; api?: string }
   /** The user interrupted the turn; its partial reply (stopReason `aborted`) and tool results are above. */

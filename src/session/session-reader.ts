@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { compactedMessages } from "../core/compaction.ts";
 import type { TodoItem } from "../core/event-schema.ts";
-import { addUsage, EMPTY_USAGE, type Message, type Usage } from "../core/messages.ts";
+import { addSpent, addUsage, EMPTY_USAGE, type Message, type ModelUsage, type Usage } from "../core/messages.ts";
 import { repairTranscript } from "./repair-transcript.ts";
 import { loadImages } from "./session-images.ts";
 import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
@@ -22,6 +22,8 @@ export interface SessionData {
   api?: string;
   /** Tokens of every model call in the session. */
   usage: Usage;
+  /** The same, by the model that spent them (to price each at its own). */
+  spent: ModelUsage[];
   /** The turns in the conversation now, oldest first (undone ones left out): what undo can take back. */
   turns: TurnRecord[];
   /** The undo a redo would reverse; absent when there is none, or a turn was run since. */
@@ -95,6 +97,7 @@ export function parseSession(text: string, path: string): SessionData {
   const turns: OpenTurn[] = [];
   const undone: Array<{ messages: Message[]; turns: OpenTurn[]; saved?: string }> = [];
   let usage = EMPTY_USAGE;
+  let spent: ModelUsage[] = [];
   let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl, api: header.api };
   let todo: TodoItem[] = [];
   for (const value of parsed) {
@@ -106,6 +109,7 @@ export function parseSession(text: string, path: string): SessionData {
         break;
       case "usage":
         usage = addUsage(usage, entry.usage);
+        spent = addSpent(spent, entry.model ?? current.model, entry.usage);
         break;
       case "model_change":
         current = { provider: entry.provider, model: entry.model, baseUrl: entry.baseUrl, api: entry.api };
@@ -166,6 +170,7 @@ export function parseSession(text: string, path: string): SessionData {
     messages: repairTranscript(messages),
     ...current,
     usage,
+    spent,
     turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})),
     ...(redo ? { redo } : {}),
     todo,

@@ -2,24 +2,28 @@
 // events the terminal draws: messages are written the moment they complete, and the file is
 // flushed to disk at the end of every turn.
 import type { AgentEvent } from "../core/events.ts";
-import { addUsage, assertNever, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import { addSpent, addUsage, assertNever, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
 import { redactUrl } from "../core/redact.ts";
 import type { SessionEntry } from "./session-entry.ts";
 import { dirname } from "node:path";
 import { storeImages } from "./session-images.ts";
 import type { SessionWriter } from "./session-store.ts";
 
-/** Records one session's events; `usage` is the running total (a resumed session's included). */
+/** Records one session's events; `spent` is the running total by model (a resumed session's included). */
 export class SessionRecorder {
-  usage: Usage;
   /** This session's tool calls so far (a subagent's link is written for its own calls only). */
   private readonly ownCalls = new Set<string>();
+  /** The model of the run being recorded (its start event's): a usage event that names none is its. */
+  private model = "";
 
   constructor(
     readonly writer: SessionWriter,
-    usageSoFar: Usage = EMPTY_USAGE,
-  ) {
-    this.usage = usageSoFar;
+    public spent: ModelUsage[] = [],
+  ) {}
+
+  /** Every token the session spent, whichever model spent it. */
+  get usage(): Usage {
+    return this.spent.reduce((total, entry) => addUsage(total, entry.usage), EMPTY_USAGE);
   }
 
   get id(): string {
@@ -42,8 +46,8 @@ export class SessionRecorder {
         });
         break;
       case "usage":
-        this.usage = addUsage(this.usage, event.usage);
-        this.writer.append({ type: "usage", at, usage: event.usage });
+        this.spent = addSpent(this.spent, event.model ?? this.model, event.usage);
+        this.writer.append({ type: "usage", at, usage: event.usage, model: event.model ?? this.model });
         break;
       case "turn_start":
         this.writer.flush(); // the previous turn's reply and tool results are complete
@@ -69,6 +73,7 @@ export class SessionRecorder {
         this.writer.flush();
         break;
       case "start":
+        this.model = event.model;
         this.writer.append({ type: "turn", at }); // where undo takes a turn back to
         break;
       case "subagent":

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import { cutMiddle, cutWithEllipsis, formatTokens } from "../core/helpers.ts";
+import { addSpent, type ModelUsage } from "../core/messages.ts";
 import { slots } from "../core/run-tools.ts";
 import { defineTool, type Tool, type ToolOutput } from "../core/tool.ts";
 
@@ -64,10 +65,15 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
         const started = await start({ ...call, callId: context.callId ?? "" }, context.signal);
         if ("error" in started) return { isError: true, content: `Error: ${started.error}`, summary: "not started" };
         const { agent, events } = started;
+        // What the child spent, by model, from its own usage events (its subagents' come as its batch's).
+        let spent: ModelUsage[] = [];
+        let childModel = "";
         let step = await events.next();
         try {
           for (; !step.done; step = await events.next()) {
             const event = step.value;
+            if (event.type === "start") childModel = event.model;
+            if (event.type === "usage") spent = addSpent(spent, event.model ?? childModel, event.usage);
             context.emit?.(
               event.type === "subagent"
                 ? event
@@ -77,7 +83,7 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
         } finally {
           if (!step.done) await events.return(undefined as unknown as RunResult);
         }
-        return resultFor(agent, started.sessionId, step.value);
+        return { ...resultFor(agent, started.sessionId, step.value), spent };
       }),
   });
 }
@@ -97,10 +103,6 @@ function resultFor(agent: string, sessionId: string, done: RunResult): ToolOutpu
   const usage = `${done.turns} turn${done.turns === 1 ? "" : "s"}, ${formatTokens(done.usage.input + done.usage.cacheRead)} in, ${formatTokens(done.usage.output)} out`;
   const footer = `[subagent ${agent}: ${usage}; session ${sessionId}]`;
   const answer = cutMiddle(done.answer, ANSWER_KEEP_BYTES);
-  return { ...outcome(agent, answer, footer, usage, done), usage: done.usage };
-}
-
-function outcome(agent: string, answer: string, footer: string, usage: string, done: RunResult): ToolOutput {
   switch (done.reason) {
     case "stop":
       return { content: `${answer}\n\n${footer}`, summary: `${agent}: ${usage}` };

@@ -1,14 +1,14 @@
 // The dim line after each chat turn: model, how full the context is, and the session's tokens and cost.
 import type { AgentEvent } from "../core/events.ts";
-import { addUsage, EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import { addSpent, addUsage, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
 import { formatTokens } from "../core/helpers.ts";
 
 /** What the status line needs from outside the UI (the CLI wiring knows models and prices). */
 export interface StatusLineSources {
   /** The model's context window in tokens. */
   contextWindow(model: string): number;
-  /** The session's cost, formatted (`$0.0042`), or undefined when the model's price is unknown. */
-  formatCost?(usage: Usage, model: string): string | undefined;
+  /** The cost of tokens spent on these models, formatted (`$0.0042`), or undefined when a price is unknown. */
+  formatCost?(spent: readonly ModelUsage[]): string | undefined;
   /** The thinking level set for the session (`high`, `4096 tokens`), or undefined when none is. */
   thinking?(): string | undefined;
   /** How many background processes are running (bash `background: true`). */
@@ -20,6 +20,7 @@ export class SessionStatus {
   private model = "";
   private lastCall: Usage | undefined;
   private total: Usage = EMPTY_USAGE;
+  private spent: ModelUsage[] = [];
 
   constructor(private readonly sources: StatusLineSources) {}
 
@@ -28,7 +29,10 @@ export class SessionStatus {
     // The context's fill comes from the last reply; the totals from every usage event (subagents' too).
     if (event.type === "message" && event.message.role === "assistant" && event.message.usage)
       this.lastCall = event.message.usage;
-    if (event.type === "usage") this.total = addUsage(this.total, event.usage);
+    if (event.type === "usage") {
+      this.total = addUsage(this.total, event.usage);
+      this.spent = addSpent(this.spent, event.model ?? this.model, event.usage);
+    }
   }
 
   /**
@@ -44,7 +48,7 @@ export class SessionStatus {
     const context = `context ${percent > 0 && percent < 1 ? "<1" : Math.round(percent)}% of ${formatTokens(window)}`;
     const input = this.total.input + this.total.cacheRead + this.total.cacheWrite;
     const tokens = `session ${formatTokens(input)} in, ${formatTokens(this.total.output)} out`;
-    const cost = this.sources.formatCost?.(this.total, this.model);
+    const cost = this.sources.formatCost?.(this.spent);
     const thinking = this.sources.thinking?.();
     const running = this.sources.runningInBackground?.() ?? 0;
     return [
