@@ -106,7 +106,7 @@ test("chat: slash commands, history across runs, and a resumed chat", { skip: ne
     "/clear starts from an empty conversation",
   );
   const listed = await chat.send("/sessions", /2 turns {2}hello/);
-  assert.match(listed, /1 turn {2}third/);
+  assert.match(listed, /1 turn {2}\(this session\) {2}third/, "the chat's own session, held by this process");
   const help = await chat.send("/help", /\/resume \[id\] +continue another session/);
   for (const key of ["Esc", "Alt-Enter", "Ctrl-R", "Tab", "@path"])
     assert.match(help, new RegExp(`^${key} +\\S`, "m"), `/help lists ${key}`);

@@ -60,7 +60,7 @@ async function storedSession(fakeSteps: ScriptStep[]) {
   return { fake, env, home, cwd, id: name.replace(/\.jsonl$/, ""), path: join(home, "sessions", name) };
 }
 
-test("a run's new session is locked while it runs: a second -c names its pid, exits 1 and writes nothing; the lock goes with the run", async () => {
+test("a run's new session is locked while it runs: harness sessions marks it in use, a second -c names its pid, exits 1 and writes nothing; the lock goes with the run", async () => {
   let answerFirst = () => {};
   const firstAnswered = new Promise<void>((resolve) => (answerFirst = resolve));
   const fake = await serve([
@@ -86,9 +86,17 @@ test("a run's new session is locked while it runs: a second -c names its pid, ex
   assert.equal(fake.requests.length, 1, "the second run asked the model nothing");
   assert.equal(readFileSync(join(home, "sessions", file), "utf8"), before, "nor wrote to the session");
 
+  const listedBusy = await runCli(["sessions"], { env });
+  assert.match(
+    listedBusy.stdout,
+    new RegExp(`^${id}  .*  1 turn  in use \\(pid ${first.child.pid}\\)  a long task$`, "m"),
+  );
+
   answerFirst();
   assert.deepEqual(await first.exited, { code: 0, signal: null }, first.output());
   assert.deepEqual(filesEndingIn(home, ".lock"), [], "the lock went with the run");
+  const listedFree = await runCli(["sessions"], { env });
+  assert.match(listedFree.stdout, new RegExp(`^${id}  .*  1 turn  a long task$`, "m"), "no longer in use");
   const entries = readFileSync(join(home, "sessions", file), "utf8")
     .trim()
     .split("\n")

@@ -2,6 +2,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { textOf } from "../core/messages.ts";
 import { readSession } from "./session-reader.ts";
+import { liveOwnerOf } from "./session-lock.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { SESSION_ID_PATTERN } from "./session-id.ts";
 import { sessionPath } from "./session-store.ts";
@@ -102,6 +103,8 @@ export interface SessionSummary extends SessionFile {
   /** Prompts the user sent. */
   turns: number;
   firstPrompt: string;
+  /** The pid of the live harness writing it now (its lock, session-lock.ts); continuing it is then refused. */
+  inUseBy?: number;
 }
 
 /** The newest `limit` sessions, read whole to count turns (bounded by `limit`). Unreadable files are left out. */
@@ -131,6 +134,7 @@ export function summarizeSessions(
         cwd: session.header.cwd,
         turns: prompts.length,
         firstPrompt: first.length > PROMPT_PREVIEW_CHARS ? `${first.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : first,
+        inUseBy: liveOwnerOf(file.path)?.pid,
       });
     } catch {
       // not a session we can read: not listed
@@ -139,11 +143,13 @@ export function summarizeSessions(
   return { summaries, more };
 }
 
-/** A listing as text lines: id, time, directory, turns, first prompt. */
+/** A listing as text lines: id, time, directory, turns, "in use" when a live harness writes it, first prompt. */
 export function formatSessionList(summaries: SessionSummary[]): string[] {
   return summaries.map((s) => {
     const time = formatLocalTime(new Date(s.updatedAt));
-    return `${s.id}  ${time}  ${s.cwd}  ${s.turns} turn${s.turns === 1 ? "" : "s"}  ${s.firstPrompt}`;
+    const inUse =
+      s.inUseBy === undefined ? "" : s.inUseBy === process.pid ? "  (this session)" : `  in use (pid ${s.inUseBy})`;
+    return `${s.id}  ${time}  ${s.cwd}  ${s.turns} turn${s.turns === 1 ? "" : "s"}${inUse}  ${s.firstPrompt}`;
   });
 }
 

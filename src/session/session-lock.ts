@@ -130,6 +130,13 @@ function holdOn(file: string, hold: Hold): SessionLock {
   };
 }
 
+/** The live process writing the session at `sessionFile` (this one included), if any: listings mark it "in use". */
+export function liveOwnerOf(sessionFile: string): ProcessOwner | undefined {
+  const found = readText(lockPathFor(sessionFile));
+  const owner = found === undefined ? undefined : parseOwner(found);
+  return owner && isOwnerAlive(owner) ? owner : undefined;
+}
+
 /** Locks the session at `path`, then reads it; the lock is given back when the reading fails. */
 export function lockAndReadSession(path: string): LockedSession {
   return readUnderLock(path, lockSession(path));
