@@ -132,7 +132,7 @@ export class SessionChatControls implements ChatControls {
     const ownLock = path === session.path ? shareHeldLock(path) : undefined;
     const stored = ownLock ? readUnderLock(path, ownLock) : lockAndReadSession(path);
     // A session of another folder: its tools would run here, so the person chooses (resume-folder.ts).
-    const decided = await chatFolder(recordedFolder(stored.header.cwd, cwd), stored.header.id, cwd, false, (question) =>
+    const decided = await chatFolder(recordedFolder(stored.cwd, cwd), stored.header.id, cwd, false, (question) =>
       askResumeFolder(this.options.ask, colors, question),
     ).catch((error: unknown) => {
       stored.lock.release();

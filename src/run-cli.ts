@@ -72,7 +72,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
   for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
   // The folder is settled before anything reads it (@file, AGENTS.md, trust, the sandbox).
   if (resumed) {
-    const place = recordedFolder(resumed.header.cwd, cwd);
+    const place = recordedFolder(resumed.cwd, cwd);
     const decided = isChat
       ? await chatFolder(place, resumed.header.id, cwd, flags.cwd !== undefined, (question) =>
           askResumeFolder((text) => askOnce(text, new AbortController().signal), colors, question),

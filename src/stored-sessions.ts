@@ -105,6 +105,8 @@ export function startRecorder(
     // Resumed with other settings (`-c --api chat`): the file says so, and the next resume goes on with them.
     if (!isSameChoice(resumed, settings))
       recorder.recordModelChange(settings.name, settings.model, settings.baseUrl, settings.api);
+    // Continued in another folder (the person chose to stay here, or gave --cwd): the next resume works here too.
+    if (resumed.cwd !== cwd) recorder.recordFolderChange(cwd);
     return recorder;
   }
   const header = {

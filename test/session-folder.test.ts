@@ -132,17 +132,23 @@ test("chat: -r of another folder's session asks; switching runs its tools there"
   assert.match(systemPrompt(fake, 1), /Rules of folder A/);
 });
 
-test("chat: /resume of another folder's session asks; cancel keeps the chat, staying runs here, switching moves", {
+test("chat: /resume of another folder's session asks; cancel keeps the chat, staying runs here and records the folder, switching moves", {
   skip: needs("tmux"),
 }, async () => {
   const fake = await serve([
     { reply: { text: "started" } },
+    { reply: { text: "second one started" } },
     PWD_CALL,
     { reply: { text: "done in B" } },
     PWD_CALL,
     { reply: { text: "done in A" } },
   ]);
   const { env, dirA, dirB, id } = await sessionInA(fake);
+  const other = await runCli([...fakeFlags(fake), "-p", "another in A"], { env, cwd: dirA });
+  assert.equal(other.code, 0, other.stderr);
+  const otherId = readdirSync(join(env.HARNESS_HOME as string, "sessions"))
+    .filter((name) => name.endsWith(".jsonl") && !name.startsWith(id))[0]
+    .replace(".jsonl", "");
   const term = await chatInB(fake, env, dirB, []);
   await term.waitFor(PROMPT, "the first prompt");
 
@@ -162,18 +168,41 @@ test("chat: /resume of another folder's session asks; cancel keeps the chat, sta
   term.type("where now?");
   term.send(["Enter"]);
   await term.waitFor(/done in B/);
-  assert.equal(pwdResult(fake, 2), dirB);
-
+  assert.equal(pwdResult(fake, 3), dirB);
+  // Staying is recorded: the session now works in B, so resuming it from B asks nothing, and listings say B.
+  const entries = readFileSync(join(env.HARNESS_HOME as string, "sessions", `${id}.jsonl`), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    entries.filter((entry) => entry.type === "folder_change").map((entry) => entry.cwd),
+    [dirB],
+  );
+  const listed = await runCli(["sessions"], { env });
+  assert.match(
+    listed.stdout,
+    new RegExp(`^${id}  \\S+ \\S+  ${dirB}  2 turns  in use \\(pid \\d+\\)  start in A$`, "m"),
+  );
   term.type(`/resume ${id}`);
   term.send(["Enter"]);
-  await term.waitFor(/done in B[\s\S]*\[c\]ancel > *$/m, "the third question");
+  await term.waitFor(
+    new RegExp(`done in B[\\s\\S]*resumed session ${id} \\([^)]*\\)\\n`),
+    "a resume without a question",
+  );
+
+  term.type(`/resume ${otherId}`);
+  term.send(["Enter"]);
+  await term.waitFor(
+    new RegExp(`resumed session ${id}[\\s\\S]*\\[c\\]ancel > *$`, "m"),
+    "the question for the other session",
+  );
   term.type("s");
   term.send(["Enter"]);
-  await term.waitFor(new RegExp(`leaving this session to continue ${id} in ${dirA}[\\s\\S]*>\\s*$`));
+  await term.waitFor(new RegExp(`leaving this session to continue ${otherId} in ${dirA}[\\s\\S]*>\\s*$`));
   term.type("and now?");
   term.send(["Enter"]);
   const screen = await term.waitFor(/done in A/);
-  assert.equal(pwdResult(fake, 4), dirA);
-  assert.match(systemPrompt(fake, 3), /Rules of folder A/);
+  assert.equal(pwdResult(fake, 5), dirA);
+  assert.match(systemPrompt(fake, 4), /Rules of folder A/);
   assert.doesNotMatch(screen, /resume with:/, "switching is not quitting");
 });

@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   for (const notice of session.notices) process.stderr.write(`harness: ${notice}\n`);
 
-  const snapshots = snapshotsFor(process.env, session.header.cwd, session.header.id);
+  const snapshots = snapshotsFor(process.env, session.cwd, session.header.id);
   const recorder = new SessionRecorder(SessionWriter.resume(session.path, session.header, session.lock));
   try {
     const plan = await planUndo(session, flags.turns ?? 1, snapshots);
@@ -58,7 +58,7 @@ export async function run(argv: string[]): Promise<number> {
       ? CONVERSATION_ONLY
       : result.changes.length === 0
         ? "the conversation; no file differed from then"
-        : `files in ${session.header.cwd}:\n${listChanges(result.changes)}`;
+        : `files in ${session.cwd}:\n${listChanges(result.changes)}`;
     process.stdout.write(`undid ${turns} of session ${session.header.id}: ${what}\n`);
     if (result && result.kept.length > 0)
       process.stdout.write(

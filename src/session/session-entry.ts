@@ -36,6 +36,12 @@ export type SessionEntry =
   | { type: "usage"; at: string; usage: Usage; model?: string }
   /** The chat switched model (`/model`), or a resume chose other settings; later replies come from this one. */
   | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string; api?: string }
+  /**
+   * The session goes on in another folder than the one it was in (a resume that chose to stay where
+   * it was run, or an explicit --cwd): its tools work there from now on, and the next resume and
+   * listing take this folder as the session's. The last one wins; the header keeps where it began.
+   */
+  | { type: "folder_change"; at: string; cwd: string }
   /** The user interrupted the turn; its partial reply (stopReason `aborted`) and tool results are above. */
   | { type: "interrupted"; at: string }
   /** A run begins (a prompt and all it led to): what undo counts as one turn. */

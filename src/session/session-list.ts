@@ -1,5 +1,5 @@
 // Finding sessions on disk: the latest one for a directory, one by id prefix, and a listing.
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { textOf } from "../core/messages.ts";
 import { readSession } from "./session-reader.ts";
 import { liveOwnerOf } from "./session-lock.ts";
@@ -67,6 +67,33 @@ export function readSessionHeader(path: string): SessionHeader | undefined {
   }
 }
 
+/** The marker of a `folder_change` line, as the recorder writes it (JSON.stringify keeps `type` first). */
+const FOLDER_CHANGE_MARK = '{"type":"folder_change"';
+
+/**
+ * The folder a session works in now: its header's, unless a `folder_change` line moved it (rare,
+ * so the file is searched for the marker, not parsed whole).
+ */
+function currentFolderOf(path: string, header: SessionHeader): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return header.cwd;
+  }
+  for (let at = text.lastIndexOf(FOLDER_CHANGE_MARK); at > 0; at = text.lastIndexOf(FOLDER_CHANGE_MARK, at - 1)) {
+    if (text[at - 1] !== "\n") continue; // the words inside some message, not a line of its own
+    const end = text.indexOf("\n", at);
+    try {
+      const { cwd } = JSON.parse(text.slice(at, end < 0 ? undefined : end)) as { cwd?: unknown };
+      if (typeof cwd === "string") return cwd;
+    } catch {
+      // a torn last line: the one before it counts
+    }
+  }
+  return header.cwd;
+}
+
 /**
  * The session last written to in this directory. "Latest" is by last activity, not start, so
  * `--continue` returns to the conversation the user was in, even an old one they had resumed.
@@ -74,7 +101,8 @@ export function readSessionHeader(path: string): SessionHeader | undefined {
 export function findLatestSession(sessionsDir: string, cwd: string): SessionFile {
   for (const file of listSessionFiles(sessionsDir)) {
     const header = readSessionHeader(file.path);
-    if (header?.cwd === cwd && !header.parent) return file; // a subagent's session is its parent's part
+    // A subagent's session is its parent's part.
+    if (header && !header.parent && currentFolderOf(file.path, header) === cwd) return file;
   }
   throw new SessionLookupError(`no session to continue in ${cwd}; start one with harness (without -c)`);
 }
@@ -117,7 +145,7 @@ export function summarizeSessions(
   let more = 0;
   for (const file of listSessionFiles(sessionsDir)) {
     const header = readSessionHeader(file.path);
-    if (!header || header.parent || (cwd !== undefined && header.cwd !== cwd)) continue;
+    if (!header || header.parent || (cwd !== undefined && currentFolderOf(file.path, header) !== cwd)) continue;
     if (summaries.length >= limit) {
       more++;
       continue;
@@ -131,7 +159,7 @@ export function summarizeSessions(
       const first = prompts[0] ? textOf(prompts[0]).replace(/\s+/g, " ").trim() : "";
       summaries.push({
         ...file,
-        cwd: session.header.cwd,
+        cwd: session.cwd,
         turns: prompts.length,
         firstPrompt: first.length > PROMPT_PREVIEW_CHARS ? `${first.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : first,
         inUseBy: liveOwnerOf(file.path)?.pid,

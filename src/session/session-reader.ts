@@ -20,6 +20,8 @@ export interface SessionData {
   model: string;
   baseUrl?: string;
   api?: string;
+  /** The folder the session works in: the header's, or the last `folder_change`'s. */
+  cwd: string;
   /** Tokens of every model call in the session. */
   usage: Usage;
   /** The same, by the model that spent them (to price each at its own). */
@@ -100,6 +102,7 @@ export function parseSession(text: string, path: string): SessionData {
   let spent: ModelUsage[] = [];
   let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl, api: header.api };
   let todo: TodoItem[] = [];
+  let cwd = header.cwd;
   for (const value of parsed) {
     let entry = value as SessionEntry;
     switch (entry.type) {
@@ -113,6 +116,9 @@ export function parseSession(text: string, path: string): SessionData {
         break;
       case "model_change":
         current = { provider: entry.provider, model: entry.model, baseUrl: entry.baseUrl, api: entry.api };
+        break;
+      case "folder_change":
+        cwd = entry.cwd;
         break;
       case "turn":
         turns.push({ messages, length: messages.length });
@@ -169,6 +175,7 @@ export function parseSession(text: string, path: string): SessionData {
     entries,
     messages: repairTranscript(messages),
     ...current,
+    cwd,
     usage,
     spent,
     turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})),

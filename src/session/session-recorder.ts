@@ -114,6 +114,12 @@ export class SessionRecorder {
     this.writer.flush();
   }
 
+  /** The session goes on in `cwd` from now on (see SessionEntry `folder_change`). */
+  recordFolderChange(cwd: string): void {
+    this.writer.append({ type: "folder_change", at: new Date().toISOString(), cwd });
+    this.writer.flush();
+  }
+
   /** The workspace's files before the running turn changes any (see SessionEntry `snapshot`). */
   recordSnapshot(commit: string): void {
     this.writer.append({ type: "snapshot", at: new Date().toISOString(), commit });

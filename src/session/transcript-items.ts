@@ -54,6 +54,9 @@ export function transcriptItems(session: SessionData, depth = 0): TranscriptItem
       case "model_change":
         items.push({ type: "note", text: `model switched to ${entry.provider} · ${entry.model}`, at: entry.at });
         break;
+      case "folder_change":
+        items.push({ type: "note", text: `continued in ${entry.cwd}`, at: entry.at });
+        break;
       case "interrupted":
         items.push({ type: "note", text: "interrupted by the user", at: entry.at });
         break;
