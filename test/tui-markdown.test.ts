@@ -51,10 +51,11 @@ function* chunkSizes(seed: number): Generator<number> {
   }
 }
 
-test("any split into deltas renders exactly like the whole text", () => {
-  const whole = renderWhole(SAMPLE);
+test("any split into deltas renders exactly like the whole text, wrapped or not", () => {
   for (let seed = 1; seed <= 50; seed++) {
-    const stream = new MarkdownStream({ isStyled: true, columns: () => 100 });
+    const columns = seed % 2 === 0 ? 100 : 24;
+    const whole = renderWhole(SAMPLE, columns);
+    const stream = new MarkdownStream({ isStyled: true, columns: () => columns });
     const sizes = chunkSizes(seed);
     let out = "";
     for (let i = 0; i < SAMPLE.length; ) {
@@ -67,13 +68,53 @@ test("any split into deltas renders exactly like the whole text", () => {
   }
 });
 
-test("only completed lines are written; a table waits for its last row", () => {
+test("prose is written a word at a time as it streams; an open construct, a table and a code line wait", () => {
   const stream = new MarkdownStream({ isStyled: true, columns: () => 80 });
-  assert.equal(stream.push("Hello **wor"), "");
-  assert.equal(stripAnsi(stream.push("ld**\nnext")), "Hello world\n");
-  assert.equal(stream.push(" line\n| a | b |\n|---|---|\n| 1 | 2 |\n"), "next line\n");
-  assert.equal(stripAnsi(stream.push("after\n")), "│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\nafter\n");
-  assert.equal(stream.flush(), "");
+  assert.equal(stream.push("Hello **wor"), "Hello", "a finished word is written at once");
+  assert.equal(stream.push("ld**"), "", "bold is written once it closes and a space follows");
+  assert.equal(stream.push(" and"), " \x1b[1mworld\x1b[22m");
+  assert.equal(stream.push(" more"), " and");
+  assert.equal(stripAnsi(stream.push("\n| a | b |\n|---|---|\n| 1 | 2 |\n")), " more\n");
+  assert.equal(stripAnsi(stream.push("after it\n")), "│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\nafter it\n");
+  assert.equal(stream.push("``"), "", "the first word may become a code fence");
+  assert.equal(stream.push("`ts\nconst x = 1;"), "\x1b[2m```ts\x1b[22m\n", "a code line waits for its end");
+  assert.match(stripAnsi(stream.push("\n```\n# Head")), /^const x = 1;\n```\n$/);
+  assert.equal(stream.push("ing two"), "", "a heading waits for its end");
+  assert.equal(stripAnsi(stream.push("\n- [")), "Heading two\n");
+  assert.equal(stream.push("x"), "", "`- [x` may still be a checkbox");
+  assert.equal(stripAnsi(stream.push("] done ")), "☑ done");
+  assert.equal(stripAnsi(stream.flush()), "\n");
+});
+
+test("prose wraps at word boundaries to the width; list items hang under their text; code is not re-wrapped", () => {
+  const text = [
+    "The quick brown fox jumps over the lazy dog and `keeps running` far away.",
+    "- a list item long enough to need a second row of its own",
+    "  12. a nested numbered item that wraps too",
+    "> a quoted line long enough to wrap once",
+    "```",
+    "code that is much longer than twenty-five columns stays one line",
+    "```",
+    "averyveryverylongwordwiderthantherow fits nowhere",
+  ].join("\n");
+  assert.deepEqual(stripAnsi(renderWhole(text, 25)).split("\n"), [
+    "The quick brown fox jumps",
+    "over the lazy dog and",
+    "keeps running far away.",
+    "• a list item long enough",
+    "  to need a second row of",
+    "  its own",
+    "  12. a nested numbered",
+    "      item that wraps too",
+    "│ a quoted line long",
+    "│ enough to wrap once",
+    "```",
+    "code that is much longer than twenty-five columns stays one line",
+    "```",
+    "averyveryverylongwordwiderthantherow",
+    "fits nowhere",
+    "",
+  ]);
 });
 
 test("constructs render with their terminal styles and the table's columns align", () => {

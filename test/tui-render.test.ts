@@ -94,3 +94,44 @@ test("with -y (no question) the diff is shown once, after the write", { skip: ne
   assert.match(screen, /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n one\n-two\n\+2\n three$/m);
   assert.equal(screen.match(/^-two$/gm)?.length, 1, screen);
 });
+
+test("a 40-column terminal: prose and list items wrap at word boundaries, code keeps its lines", {
+  skip: needs("tmux"),
+}, async () => {
+  const answer = [
+    "The renderer wraps this sentence at word boundaries instead of cutting words.",
+    "",
+    "- a list item that needs two rows at forty columns",
+    "",
+    "```",
+    "const code = 'is never re-wrapped by the renderer';",
+    "```",
+  ].join("\n");
+  const { term } = await openChat([{ reply: { text: answer } }], [], 40);
+  const screen = await ask(term, "go");
+  // capture-pane -J joins rows the terminal wrapped itself: those would show here as one long line.
+  const start = screen.indexOf("The renderer");
+  assert.deepEqual(screen.slice(start).split("\n").slice(0, 9), [
+    "The renderer wraps this sentence at word",
+    "boundaries instead of cutting words.",
+    "",
+    "• a list item that needs two rows at",
+    "  forty columns",
+    "",
+    "```",
+    "const code = 'is never re-wrapped by the renderer';",
+    "```",
+  ]);
+});
+
+test("a reply's words show while its line is still streaming", { skip: needs("tmux") }, async () => {
+  // The server sends the start of a one-line reply, then goes silent mid-line.
+  const text = "First words show before the line ends";
+  const { term } = await openChat([{ stall: { text, chunkSize: 12 }, afterEvents: 3 }]);
+  term.type("go");
+  term.send(["Enter"]);
+  const screen = await term.waitFor(/^First words show before/m, "the finished words of the unfinished line");
+  assert.doesNotMatch(screen, /the line ends/);
+  term.send(["Escape"]);
+  await term.waitFor(/^interrupted$/m, "the interrupted turn");
+});

@@ -1,8 +1,13 @@
-// Markdown for the terminal, rendered as it streams. Only completed lines are written, each
-// once, so nothing already on screen is redrawn (no flicker, the scrollback stays as written).
-// Held back: the current incomplete line, and a table until its last row (columns need every
-// row to align). Fenced code is highlighted line by line.
+// Markdown for the terminal, rendered as it streams. What is written is never redrawn (no
+// flicker, the scrollback stays as written), so text is held back only while what follows could
+// change how it looks: prose (paragraphs, list items, quotes) is written a word at a time as it
+// streams and wraps at word boundaries (prose-line.ts); a line whose first word could still make
+// it a heading, rule, code fence or table row is held until that is known, a heading or a code
+// line until its end (its style or highlighting needs the whole line), and a table until its
+// last row (columns need every row to align). Code is never re-wrapped.
 import { highlightLine, languageFor, type HighlightState } from "./highlight.ts";
+import { renderInline, STYLE } from "./markdown-inline.ts";
+import { ProseLine, type ProseLayout } from "./prose-line.ts";
 import { visibleWidth } from "./text-width.ts";
 
 /** Horizontal rules are no wider than this, however wide the terminal. */
@@ -17,17 +22,6 @@ export interface MarkdownStreamOptions {
   columns: () => number;
 }
 
-const sgr = (open: string, close: string) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
-const STYLE = {
-  bold: sgr("1", "22"),
-  dim: sgr("2", "22"),
-  italic: sgr("3", "23"),
-  underline: sgr("4", "24"),
-  strike: sgr("9", "29"),
-  code: sgr("36", "39"),
-  heading: sgr("1;4", "22;24"),
-};
-
 interface OpenFence {
   marker: string;
   language: ReturnType<typeof languageFor>;
@@ -36,32 +30,57 @@ interface OpenFence {
 
 /** Turns streamed Markdown into terminal lines; `push` deltas, then `flush` at the end of a reply. */
 export class MarkdownStream {
+  /** The current line as far as it has come, while it is held whole. */
   private pending = "";
+  /** The current line once it is known to be prose: it takes the rest of the line. */
+  private prose: ProseLine | undefined;
   private fence: OpenFence | undefined;
   private table: string[] = [];
 
   constructor(private readonly options: MarkdownStreamOptions) {}
 
-  /** Adds a delta; returns the rendered completed lines (possibly nothing). */
+  /** Adds a delta; returns what can be drawn now (possibly nothing). */
   push(text: string): string {
     if (!this.options.isStyled) return text;
-    this.pending += text;
     let out = "";
-    for (let newline = this.pending.indexOf("\n"); newline >= 0; newline = this.pending.indexOf("\n")) {
-      out += this.renderLine(this.pending.slice(0, newline).replace(/\r$/, ""));
-      this.pending = this.pending.slice(newline + 1);
+    let rest = text;
+    for (let newline = rest.indexOf("\n"); newline >= 0; newline = rest.indexOf("\n")) {
+      out += this.endLine(rest.slice(0, newline));
+      rest = rest.slice(newline + 1);
     }
-    return out;
+    return out + this.continueLine(rest);
   }
 
   /** Ends the reply: renders whatever was held back and resets, ready for the next reply. */
   flush(): string {
     if (!this.options.isStyled) return "";
-    let out = this.pending ? this.renderLine(this.pending.replace(/\r$/, "")) : "";
+    let out = this.prose || this.pending ? this.endLine("") : "";
     out += this.endTable();
-    this.pending = "";
     this.fence = undefined;
     return out;
+  }
+
+  /** The current line's last part came (up to its newline): the whole line is drawn. */
+  private endLine(tail: string): string {
+    if (this.prose) {
+      const out = this.prose.push(tail) + this.prose.end();
+      this.prose = undefined;
+      return out;
+    }
+    const line = (this.pending + tail).replace(/\r$/, "");
+    this.pending = "";
+    return this.renderLine(line);
+  }
+
+  /** Part of a line came: once the line is known to be prose, its finished words are drawn. */
+  private continueLine(text: string): string {
+    if (this.prose) return this.prose.push(text);
+    this.pending += text;
+    if (this.fence || this.table.length > 0 || !isKnownProse(this.pending)) return "";
+    const { layout, text: body } = proseOf(this.pending);
+    this.prose = new ProseLine(layout, this.options.columns);
+    this.pending = "";
+    return this.prose.push(body);
   }
 
   private renderLine(line: string): string {
@@ -82,7 +101,7 @@ export class MarkdownStream {
       this.table.push(line);
       return "";
     }
-    return `${this.renderBlockLine(line)}\n`;
+    return this.renderBlockLine(line);
   }
 
   private renderCode(line: string, fence: OpenFence): string {
@@ -97,19 +116,12 @@ export class MarkdownStream {
   private renderBlockLine(line: string): string {
     const heading = /^\s{0,3}(#{1,6})\s+(.*?)(\s+#+)?\s*$/.exec(line);
     if (heading)
-      return heading[1].length === 1 ? STYLE.heading(renderInline(heading[2])) : STYLE.bold(renderInline(heading[2]));
+      return `${heading[1].length === 1 ? STYLE.heading(renderInline(heading[2])) : STYLE.bold(renderInline(heading[2]))}\n`;
     if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line))
-      return STYLE.dim("─".repeat(Math.max(3, Math.min(this.options.columns(), MAX_RULE_WIDTH))));
-    const quote = /^(\s*)>\s?(.*)$/.exec(line);
-    if (quote) return `${quote[1]}${STYLE.dim("│")} ${STYLE.italic(renderInline(quote[2]))}`;
-    const bullet = /^(\s*)[-*+]\s+(\[[ xX]\]\s+)?(.*)$/.exec(line);
-    if (bullet) {
-      const mark = bullet[2] ? (bullet[2].trim() === "[ ]" ? "☐" : "☑") : "•";
-      return `${bullet[1]}${mark} ${renderInline(bullet[3])}`;
-    }
-    const numbered = /^(\s*)(\d+[.)])\s+(.*)$/.exec(line);
-    if (numbered) return `${numbered[1]}${STYLE.bold(numbered[2])} ${renderInline(numbered[3])}`;
-    return renderInline(line);
+      return `${STYLE.dim("─".repeat(Math.max(3, Math.min(this.options.columns(), MAX_RULE_WIDTH))))}\n`;
+    const { layout, text } = proseOf(line);
+    const prose = new ProseLine(layout, this.options.columns);
+    return prose.push(text) + prose.end();
   }
 
   /** The buffered table, aligned; unaligned rows when it is not a table or does not fit. */
@@ -136,25 +148,38 @@ export class MarkdownStream {
   }
 }
 
-/** Inline Markdown: `code`, **bold**, *italic*, ~~strike~~, [links](url). Code spans are left as written. */
-export function renderInline(text: string): string {
-  return text
-    .split(/(`+[^`]+`+)/)
-    .map((part, index) => (index % 2 === 1 ? STYLE.code(part.replace(/^`+|`+$/g, "")) : renderEmphasis(part)))
-    .join("");
+/**
+ * Whether the start of a line already shows it is prose whatever follows: its first word is
+ * complete and cannot begin a heading, rule, code fence or table row, nor a list item's `[x]`.
+ */
+function isKnownProse(start: string): boolean {
+  if (!/^\s*\S+\s/.test(start)) return false;
+  if (/^\s*(`{3,}|~{3,}|\|)|^\s{0,3}#/.test(start)) return false;
+  if (/^\s{0,3}([-*_])(\s*\1)*\s*$/.test(start)) return false; // `- -` may become the rule `- - -`
+  const item = /^\s*[-*+]\s+(.*)$/s.exec(start);
+  if (!item) return true;
+  // A list item's text decides whether it starts with a checkbox: `[x] ` is one, `[x]y` or `[link` not.
+  const text = item[1];
+  return text !== "" && (!text.startsWith("[") || /^\[[ xX]\]\s|^\[[ xX]\]\S|^\[(?![ xX]\]).{2}/s.test(text));
 }
 
-function renderEmphasis(text: string): string {
-  // Links first: the later styles add escape sequences, whose `[` a link pattern would misread.
-  return text
-    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label: string, url: string) =>
-      label === url ? STYLE.underline(url) : `${STYLE.underline(label)} ${STYLE.dim(`(${url})`)}`,
-    )
-    .replace(/\*\*(?=\S)(.+?)\*\*|(?<!\w)__(?=\S)(.+?)__(?!\w)/g, (_, a, b) => STYLE.bold(a ?? b))
-    .replace(/(?<![*\w])\*(?=[^\s*])([^*]+?)\*(?!\*)|(?<!\w)_(?=[^\s_])([^_]+?)_(?!\w)/g, (_, a, b) =>
-      STYLE.italic(a ?? b),
-    )
-    .replace(/~~(?=\S)(.+?)~~/g, (_, a) => STYLE.strike(a));
+/** A prose line's layout (a list item's marker, a quote's bar, the indent) and its text after that. */
+function proseOf(line: string): { layout: ProseLayout; text: string } {
+  const plain = (first: string) => ({ first, rest: " ".repeat(visibleWidth(first)), style: (text: string) => text });
+  const quote = /^(\s*)>\s?(.*)$/s.exec(line);
+  if (quote) {
+    const bar = `${quote[1]}${STYLE.dim("│")} `;
+    return { layout: { first: bar, rest: bar, style: STYLE.italic }, text: quote[2] };
+  }
+  const bullet = /^(\s*)[-*+]\s+(\[[ xX]\]\s+)?(.*)$/s.exec(line);
+  if (bullet) {
+    const mark = bullet[2] ? (bullet[2].trim() === "[ ]" ? "☐" : "☑") : "•";
+    return { layout: plain(`${bullet[1]}${mark} `), text: bullet[3] };
+  }
+  const numbered = /^(\s*)(\d+[.)])\s+(.*)$/s.exec(line);
+  if (numbered) return { layout: plain(`${numbered[1]}${STYLE.bold(numbered[2])} `), text: numbered[3] };
+  const indent = /^\s*/.exec(line)?.[0] ?? "";
+  return { layout: plain(indent), text: line.slice(indent.length) };
 }
 
 function isTableRow(line: string): boolean {

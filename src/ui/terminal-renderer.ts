@@ -79,7 +79,7 @@ export class TerminalRenderer {
         break;
       case "text_delta":
         this.endThinking();
-        // Markdown holds back the incomplete line, so the spinner keeps running until a line is ready.
+        // Markdown holds back what could still change (markdown-stream.ts), so the spinner runs until a word is ready.
         if (this.options.replies === "stream") this.writeReply(this.markdown.push(event.text));
         else this.spinner.stop();
         break;
