@@ -100,3 +100,50 @@ test("a bash(rm) deny rule catches every disguise of rm, even with --yes", async
   }
   assert.match(toolResult(fake, "cat"), /^still here\n/, "commands the rule does not name still run");
 });
+
+test("a bash(rm) deny rule also stops wrappers, function bodies, trap strings, computed names and shells fed on stdin, with --yes", async () => {
+  const { project, env } = canaryHome({ permissions: { deny: ["bash(rm)"] } });
+  writeFileSync(join(project, "victim.txt"), "still here\n");
+  const forbidden = [
+    "flock lock.file rm victim.txt",
+    "flock lock.file -c 'rm victim.txt'",
+    "taskset 1 rm victim.txt",
+    "chrt -o 0 rm victim.txt",
+    "unshare rm victim.txt",
+    "script -qc 'rm victim.txt' /dev/null",
+    "watch -n 1 -g 'rm victim.txt'",
+    "f() { rm victim.txt; }; f",
+    "trap 'rm victim.txt' EXIT",
+  ];
+  // What no deny rule can be checked against is put to the person; headless, that is a refusal.
+  const uncheckable = [
+    "$(which rm) victim.txt",
+    "a=rm; $a victim.txt",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${IFS}, written literally
+    "rm${IFS}victim.txt",
+    "echo rm victim.txt | bash",
+    "bash <<< 'rm victim.txt'",
+    ". <(echo rm victim.txt)",
+  ];
+  const calls = [...forbidden, ...uncheckable].map((command, index) => ({
+    id: `rm${index}`,
+    name: "bash",
+    arguments: { command },
+  }));
+  const fake = await serve([
+    { reply: { toolCalls: [...calls, { id: "cat", name: "bash", arguments: { command: "cat victim.txt" } }] } },
+    { reply: { text: "done" } },
+  ]);
+  const result = await runCli(["--yes", ...fakeFlags(fake), "-p", "go"], { cwd: project, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(project, "victim.txt"), "utf8"), "still here\n");
+  for (const [index, command] of forbidden.entries())
+    assert.match(toolResult(fake, `rm${index}`), /the rule bash\(rm\) in .*settings\.json forbids `rm\b/, command);
+  for (const [index, command] of uncheckable.entries())
+    assert.match(
+      toolResult(fake, `rm${forbidden.length + index}`),
+      /no one was there to approve it .*: (its command name is computed when it runs|bash reads the commands it runs from its input|\. runs a script inside the shell), so the deny rule bash\(rm\) cannot be checked; write the command out plainly/,
+      command,
+    );
+  assert.match(toolResult(fake, "cat"), /^still here\n/, "commands the rule does not name still run");
+});

@@ -6,10 +6,17 @@
 import path from "node:path";
 import { splitCommand, type SimpleCommand } from "./shell-split.ts";
 
-/** A program that runs the rest of its arguments; `valued` options take the next word, `positional` words precede the command (timeout's duration). */
+/**
+ * A program that runs the rest of its arguments; `valued` options take the next word,
+ * `positional` words precede the command (timeout's duration, flock's lock file), `command`
+ * options take a command line (`su -c '…'`), and `joined` means the words after the options
+ * are joined into one line for `sh -c` (`watch 'rm x'`).
+ */
 interface Wrapper {
   valued: string[];
   positional?: number;
+  command?: string[];
+  joined?: boolean;
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
@@ -47,6 +54,41 @@ const WRAPPERS: Record<string, Wrapper> = {
   time: { valued: ["-f", "-o", "--format", "--output"] },
   timeout: { valued: ["-s", "-k", "--signal", "--kill-after"], positional: 1 },
   stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  busybox: { valued: [] },
+  chroot: { valued: ["--userspec", "--groups"], positional: 1 },
+  chrt: { valued: ["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], positional: 1 },
+  taskset: { valued: [], positional: 1 },
+  flock: { valued: ["-w", "-E", "--timeout", "--conflict-exit-code"], positional: 1, command: ["-c", "--command"] },
+  unshare: {
+    valued: [
+      "-S",
+      "-G",
+      "-R",
+      "-w",
+      "--setuid",
+      "--setgid",
+      "--root",
+      "--wd",
+      "--propagation",
+      "--map-user",
+      "--map-group",
+    ],
+  },
+  setpriv: {
+    valued: ["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups", "--inh-caps", "--ambient-caps"],
+  },
+  prlimit: { valued: ["-p", "--pid"] },
+  numactl: { valued: ["-N", "-m", "-C", "-i", "-p", "--cpunodebind", "--membind", "--physcpubind", "--interleave"] },
+  "systemd-run": {
+    valued: ["-u", "--unit", "-p", "--property", "-E", "--setenv", "--description", "--slice", "--uid"],
+  },
+  su: { valued: ["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w"], command: ["-c", "--command"] },
+  runuser: { valued: ["-u", "--user", "-g", "--group", "-G", "-s", "--shell", "-w"], command: ["-c", "--command"] },
+  script: {
+    valued: ["-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-T", "--log-timing"],
+    command: ["-c", "--command"],
+  },
+  watch: { valued: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"], joined: true },
   xargs: {
     valued: [
       "-I",
@@ -69,7 +111,7 @@ const WRAPPERS: Record<string, Wrapper> = {
   },
 };
 /** Shells, whose `-c` argument is itself a command line. */
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash"]);
 /** Shell options that take the next word (`-o pipefail`). */
 const SHELL_VALUED = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 /** `find` actions that run a command up to `;` or `+`. */
@@ -129,14 +171,38 @@ export function unwrap(words: string[]): Unwrapped {
           opaque: "env -S runs a string as a command",
         };
       }
-      const takesValue =
-        wrapper.valued.includes(word) || (/^-[A-Za-z]{2,}$/.test(word) && wrapper.valued.includes(`-${word.at(-1)}`));
-      index += takesValue ? 2 : 1;
+      const isOption = (options: string[] = []) =>
+        options.includes(word) || (/^-[A-Za-z]{2,}$/.test(word) && options.includes(`-${word.at(-1)}`));
+      if (isOption(wrapper.command)) return runsString(name, word, words, index, lines);
+      index += isOption(wrapper.valued) ? 2 : 1;
     }
     index += wrapper.positional ?? 0;
+    if (wrapper.command?.includes(words[index] ?? "")) return runsString(name, words[index], words, index, lines);
+    if (wrapper.joined && index < words.length) {
+      lines.push(words.slice(index).join(" "));
+      return {
+        words: [],
+        prefixLength: words.length,
+        lines,
+        commands: [],
+        opaque: `${name} runs its words as a command line`,
+      };
+    }
   }
   const rest = words.slice(index);
   return { words: rest, prefixLength: index, ...whatItRuns(rest) };
+}
+
+/** A wrapper's option that takes a command line (`su -c '…'`): that line is what runs. */
+function runsString(name: string, option: string, words: string[], index: number, lines: string[]): Unwrapped {
+  if (words[index + 1] !== undefined) lines.push(words[index + 1]);
+  return {
+    words: [],
+    prefixLength: words.length,
+    lines,
+    commands: [],
+    opaque: `${name} ${option} runs a string as a command`,
+  };
 }
 
 /** What the command proper hands on: a shell's string, eval's words, find's -exec commands. */
@@ -147,6 +213,8 @@ function whatItRuns(words: string[]): { lines: string[]; commands: string[][]; o
     return { lines: [], commands: [], opaque: "its command name is computed when it runs" };
   if (name === "eval")
     return { lines: [words.slice(1).join(" ")], commands: [], opaque: "eval runs a string as a command" };
+  if (name === "trap" && words.length > 2 && !words[1].startsWith("-"))
+    return { lines: [words[1]], commands: [], opaque: "trap runs a string as a command" };
   if (name === "source" || name === ".")
     return { lines: [], commands: [], opaque: `${name} runs a script inside the shell` };
   if (SHELLS.has(name)) return shellArguments(words);
@@ -200,7 +268,8 @@ function findActions(words: string[]): string[][] {
  */
 export function denyViews(command: SimpleCommand, depth = 0): string[][] {
   const views: string[][] = [];
-  for (const words of command.expandedWords ? [command.words, command.expandedWords] : [command.words]) {
+  for (const written of command.expandedWords ? [command.words, command.expandedWords] : [command.words]) {
+    const words = withoutFunctionHead(written);
     const inner = unwrap(words);
     views.push(words, inner.words, withBasename(inner.words));
     if (depth >= MAX_NESTING) continue;
@@ -209,6 +278,35 @@ export function denyViews(command: SimpleCommand, depth = 0): string[][] {
     for (const nested of inner.commands) views.push(...denyViews({ words: nested, writesFile: false }, depth + 1));
   }
   return views.filter((view) => view.length > 0);
+}
+
+/** The first command of a function's body (`f() { rm x; }`, `function f { rm x; }`): the splitter keeps the head on it. */
+function withoutFunctionHead(words: string[]): string[] {
+  let index = 0;
+  if (words[0] === "function") index = 2;
+  else if (/^[^\s$`]+\(\)$/.test(words[0] ?? "")) index = 1;
+  else return words;
+  while (words[index] === "{" || words[index] === "(" || words[index] === "()") index++;
+  return words.slice(index);
+}
+
+/**
+ * Why no deny rule can be checked against this command, when none can: a command name computed
+ * when it runs (`$(which rm)`, `$a`, `rm${IFS}x`), or code a shell reads from its input
+ * (`… | bash`, `bash <<< '…'`) or a file (`source`). The views above cannot follow those.
+ */
+export function uncheckable(command: SimpleCommand, depth = 0): string | undefined {
+  for (const written of command.expandedWords ? [command.expandedWords] : [command.words]) {
+    const inner = unwrap(withoutFunctionHead(written));
+    if (inner.opaque && inner.lines.length === 0) return inner.opaque;
+    if (depth >= MAX_NESTING) continue;
+    for (const line of inner.lines)
+      for (const nested of splitCommand(line).commands) {
+        const why = uncheckable(nested, depth + 1);
+        if (why) return why;
+      }
+  }
+  return undefined;
 }
 
 function withBasename(words: string[]): string[] {

@@ -5,7 +5,7 @@ import type { Tool } from "../core/tool.ts";
 import path from "node:path";
 import { isInside } from "../core/is-inside.ts";
 import { pathsOfCall, realTarget } from "./path-policy.ts";
-import { denyViews, unwrap } from "./command-views.ts";
+import { denyViews, uncheckable, unwrap } from "./command-views.ts";
 import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { protectedPart } from "./protected-paths.ts";
 import { SYSTEM_PATHS } from "./secret-paths.ts";
@@ -125,6 +125,17 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
       if (rule) return deny(rule, `\`${view.join(" ")}\``);
     }
   }
+  // Fail closed for deny rules too: what the views cannot follow might be what a rule forbids, so
+  // it is put to the person, in every mode (headless: refused, with the reason).
+  const denyRule = policy.deny.find((rule) => rule.tool === "bash" && rule.pattern !== undefined);
+  const why = denyRule && split.commands.map((part) => uncheckable(part)).find(Boolean);
+  if (denyRule && why)
+    return {
+      type: "ask",
+      why: `${why}, so the deny rule bash(${denyRule.pattern}) cannot be checked; write the command out plainly`,
+      remember: [],
+      explicit: true,
+    };
   if (policy.mode === "all") return { type: "allow" };
   if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
   if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
