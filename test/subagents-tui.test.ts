@@ -70,7 +70,8 @@ test("two subagents at once show as live blocks, one with its denied call; each 
     }),
   );
   const cwd = tempDir();
-  const chat = TmuxTerminal.start({ args: ["-y", ...fakeFlags(fake)], cwd, env: colourEnv() });
+  const env = colourEnv();
+  const chat = TmuxTerminal.start({ args: ["-y", ...fakeFlags(fake)], cwd, env });
   await chat.waitFor(/^>\s*$/m, "the prompt");
   chat.type("PARENT: split the work");
   chat.send(["Enter"]);
@@ -115,6 +116,14 @@ test("two subagents at once show as live blocks, one with its denied call; each 
   chat.type("/exit");
   chat.send(["Enter"]);
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");
+
+  // A resumed chat replays the conversation: no child runs, so each task call shows as its own line.
+  const resumed = TmuxTerminal.start({ args: [...fakeFlags(fake), "-c"], cwd, env });
+  const replay = await resumed.waitFor(/^task: BETA: wait for it$[\s\S]*^>\s*$/m, "the replayed task calls");
+  assert.match(replay, /^task: ALPHA: look around\n {2}alpha looked around$/m, replay);
+  resumed.type("/exit");
+  resumed.send(["Enter"]);
+  await resumed.waitFor(/\[exit 0\]/, "the end of the resumed chat");
 });
 
 test("without escape sequences (NO_COLOR) a child's calls are plain lines and its end one summary line", {

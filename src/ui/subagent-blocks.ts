@@ -10,7 +10,7 @@ import { formatDuration, formatTokens } from "../core/helpers.ts";
 import type { Usage } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
 import { PinnedLines } from "./pinned-lines.ts";
-import { fitWidth } from "./text-width.ts";
+import { fitWidth, visibleWidth } from "./text-width.ts";
 
 type SubagentEvent = Extract<AgentEvent, { type: "subagent" }>;
 type ChildDone = Extract<SubagentEvent["event"], { type: "done" }>;
@@ -21,8 +21,9 @@ const MAX_ACTIVITY_LINES = 3;
 const MAX_SHOWN_BLOCKS = 4;
 /** How often the blocks' clocks redraw. */
 const TICK_MS = 1000;
-/** Assumed width when the stream does not say. */
+/** Assumed size when the stream does not say. */
 const DEFAULT_COLUMNS = 80;
+const DEFAULT_ROWS = 24;
 
 /** What a running child's block shows. */
 interface RunningChild {
@@ -40,6 +41,8 @@ export class SubagentBlocks {
   private readonly titles = new Map<string, string>();
   /** By the id of the task call that started each child, in the order they started. */
   private readonly running = new Map<string, RunningChild>();
+  /** Task calls whose line waits for their child's block (pinned only); told at their end if no child began. */
+  private readonly untold = new Set<string>();
   private readonly pinned: PinnedLines;
   private timer: NodeJS.Timeout | undefined;
 
@@ -54,13 +57,23 @@ export class SubagentBlocks {
 
   /**
    * Notes a task call's summary as its child's title. True when the child's block will show the
-   * call (pinned), so the renderer leaves out the call's own line: the block, then its summary
-   * line, stand for it.
+   * call (pinned), so the renderer holds back the call's own line: the block, then its summary
+   * line, stand for it. A call whose child never began (an unknown agent; a replayed transcript)
+   * gets its line back from `untoldCall` at its end.
    */
   claimTaskCall(event: Extract<AgentEvent, { type: "tool_start" }>): boolean {
     if (event.name !== "task") return false;
     this.titles.set(event.id, firstLine(event.summary));
+    if (this.isPinnable) this.untold.add(event.id);
     return this.isPinnable;
+  }
+
+  /** A claimed task call's line, at the call's end, when no child's block stood for it. */
+  untoldCall(id: string): string | undefined {
+    if (!this.untold.delete(id)) return undefined;
+    const title = this.titles.get(id);
+    this.titles.delete(id);
+    return title;
   }
 
   /** A child's event; returns the lines for the scrollback (a finished child's summary; plain mode: its calls). */
@@ -123,6 +136,7 @@ export class SubagentBlocks {
     this.pinned.erase();
     this.running.clear();
     this.titles.clear();
+    this.untold.clear();
     this.stopClock();
   }
 
@@ -135,6 +149,7 @@ export class SubagentBlocks {
       activity: [],
     };
     this.running.set(id, child);
+    this.untold.delete(id);
     if (this.isPinnable && !this.timer) {
       // The clock redraws only blocks on screen: erased ones (a question is asked) wait for the next write.
       this.timer = setInterval(() => this.pinned.replace(this.lines()), TICK_MS);
@@ -157,16 +172,26 @@ export class SubagentBlocks {
   private lines(): string[] {
     const columns = this.stream.columns || DEFAULT_COLUMNS;
     const children = [...this.running.values()];
-    const shown = children.slice(0, MAX_SHOWN_BLOCKS).flatMap((child) => {
-      const header = `▸ ${child.title}`;
-      const counts = ` · ${formatDuration(Date.now() - child.startedAt)} · ${counted(child.calls.size, "call")} · ${formatTokens(child.tokens)} tokens`;
-      return [
-        `${this.colors.cyan(fitWidth(header, columns - counts.length))}${this.colors.dim(counts)}`,
-        ...child.activity.map((line) => this.colors.dim(`    ${fitWidth(line, columns - 4)}`)),
-      ];
-    });
+    const blocks = children.slice(0, MAX_SHOWN_BLOCKS);
+    // Half the screen at most, so the cursor can always climb back over the blocks to redraw them.
+    const rows = Math.floor((this.stream.rows || DEFAULT_ROWS) / 2);
+    const activityLines = Math.max(0, Math.min(MAX_ACTIVITY_LINES, Math.floor(rows / blocks.length) - 1));
+    const shown = blocks.flatMap((child) => [
+      this.headerOf(child, columns),
+      ...child.activity
+        .slice(Math.max(0, child.activity.length - activityLines))
+        .map((line) => this.colors.dim(`    ${fitWidth(line, columns - 4)}`)),
+    ]);
     const hidden = children.length - MAX_SHOWN_BLOCKS;
     return hidden > 0 ? [...shown, this.colors.dim(`  … ${counted(hidden, "more subagent")} running`)] : shown;
+  }
+
+  /** `▸ task: <prompt> · 4.2s · 2 calls · 1.2k tokens`, the title cut to leave room for the counts. */
+  private headerOf(child: RunningChild, columns: number): string {
+    const title = `▸ ${child.title}`;
+    const counts = ` · ${formatDuration(Date.now() - child.startedAt)} · ${counted(child.calls.size, "call")} · ${formatTokens(child.tokens)} tokens`;
+    if (visibleWidth(counts) > columns / 2) return this.colors.cyan(fitWidth(`${title}${counts}`, columns));
+    return `${this.colors.cyan(fitWidth(title, columns - visibleWidth(counts)))}${this.colors.dim(counts)}`;
   }
 
   private summaryOf(child: RunningChild, done: ChildDone): string {

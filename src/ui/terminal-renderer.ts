@@ -91,9 +91,12 @@ export class TerminalRenderer {
         this.spinner.stop();
         if (!this.subagents.claimTaskCall(event)) this.traceLine(this.colors.cyan(firstLine(event.summary)));
         break;
-      case "tool_end":
+      case "tool_end": {
+        const untold = this.subagents.untoldCall(event.id);
+        if (untold) this.traceLine(this.colors.cyan(untold));
         this.showToolEnd(event);
         break;
+      }
       case "compaction":
         this.spinner.stop();
         this.traceLine(
