@@ -83,13 +83,13 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<n
 async function main(argv: string[]): Promise<number> {
   const subcommand = SUBCOMMANDS[argv[0] ?? ""];
   if (subcommand) {
-    await useCompileCache();
+    await Promise.all([useCompileCache(), useLeanHeap()]);
     return (await subcommand()).run(argv.slice(1));
   }
   // Alone, --help and --version answer before the flag schema (and zod) is even loaded.
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return help();
   if (argv.length === 1 && argv[0] === "--version") return version();
-  await useCompileCache();
+  await Promise.all([useCompileCache(), useLeanHeap()]);
   const { mistypedSubcommand, parseRunFlags, UsageError } = await import("./cli-args.ts");
   const typo = mistypedSubcommand(argv, Object.keys(SUBCOMMANDS));
   if (typo) {
@@ -124,6 +124,24 @@ async function useCompileCache(): Promise<void> {
   const [{ join }, { stateDir }] = await Promise.all([import("node:path"), import("./config.ts")]);
   enableCompileCache(join(stateDir(process.env), "compile-cache"));
 }
+
+/**
+ * A CLI run holds little (its live heap is about 13 MB after 100 steps), but by default V8 lets
+ * the young generation grow to 16 MB of semi-spaces and optimizes every warm function with
+ * TurboFan, whose compile zones and code touch ~10 MB more: a 100-step run peaked at 82 MB RSS.
+ * Keeping the young generation at its first size (more, smaller scavenges) and optimizing only
+ * functions ten times as hot as Node 20's default brings it to ~65 MB with no measurable change in
+ * own time per step (bench: `npm run bench`). Only the CLI does this: it owns the process; the
+ * library leaves its host's V8 alone. Both flags are read when used, so setting them now works.
+ */
+async function useLeanHeap(): Promise<void> {
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString("--semi-space-growth-factor=1");
+  setFlagsFromString(`--interrupt-budget=${10 * NODE_20_INTERRUPT_BUDGET}`);
+}
+
+/** V8's default `--interrupt-budget` in Node 20: how much bytecode runs before a function is weighed for optimizing. */
+const NODE_20_INTERRUPT_BUDGET = 67_584;
 
 function help(): number {
   process.stdout.write(HELP);
