@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { setupPermissions } from "../src/permissions/setup-permissions.ts";
 import type { WrapCommand } from "../src/sandbox/sandbox-policy.ts";
 import { bash } from "../src/tools/bash.ts";
-import { tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
 const PRIVATE_KEY = "CANARY PRIVATE KEY: never readable from the sandbox";
@@ -18,6 +18,7 @@ const isRoot = process.getuid?.() === 0;
 /** Root is needed to run as root, and to switch to nobody; elsewhere these tests say why they skip. */
 const asRootOnly = isRoot ? false : "needs root (to test the sandbox as root, and to switch to nobody with setpriv)";
 
+const serve = fakeServerPerTest();
 let home: string;
 const servers: Server[] = [];
 const socketFolders: string[] = [];
@@ -158,4 +159,31 @@ test("variables that point at host agents and buses are not in the command's env
   const output = await run("env");
   assert.match(output, /^PLAIN_SETTING=kept$/m);
   for (const name of Object.keys(agents)) assert.doesNotMatch(output, new RegExp(`^${name}=`, "m"));
+});
+
+test("a descriptor the harness inherited (here: open on ~/.ssh's key) does not reach sandboxed commands", {
+  skip: needs("bwrap"),
+}, async () => {
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [{ id: "fd", name: "bash", arguments: { command: "exec 2>&1; cat <&20; ls /proc/self/fd" } }],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  // Whatever started harness left fd 20 open without close-on-exec: an editor's pipe, a service
+  // manager's socket, or, as here, a file the sandbox hides.
+  const keyFile = join(home, ".ssh", "id_ed25519");
+  const wrap = ["bash", "-c", 'exec 20<"$0" && exec "$@"', keyFile];
+  const result = await runCli([...fakeFlags(fake), "--sandbox", "on", "-y", "-p", "go"], {
+    cwd: workspace(),
+    env: cleanEnv({ HOME: home }),
+    wrap,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const output = fake.requests[1].body.messages.at(-1).content as string;
+  assert.match(output, /20: Bad file descriptor/);
+  assert.doesNotMatch(output, new RegExp(PRIVATE_KEY));
+  assert.deepEqual(output.match(/^\d+$/gm), ["0", "1", "2", "3"], "stdio and ls's own folder, nothing inherited");
 });

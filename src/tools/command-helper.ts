@@ -30,6 +30,20 @@ const GRACE = ${killGraceMs};
 // In a PID namespace of its own (the sandbox's), every other process is one a command started,
 // so a command's leftovers can be found and ended, as when each command had its own sandbox.
 const ownPidNamespace = (() => { try { return fs.readlinkSync("/proc/self/ns/pid") !== process.argv[1]; } catch { return false; } })();
+// Descriptors the harness itself inherited without close-on-exec (a shell's, an editor's, a
+// service manager's: a pipe, a socket, a file the sandbox hides) would pass on to every command
+// and reach past the sandbox's masks. Node opens its own with close-on-exec, so those left
+// without it above stdio are the inherited ones: closed here, before any command starts.
+try {
+  for (const name of fs.readdirSync("/proc/self/fd")) {
+    const fd = Number(name);
+    if (fd <= 2) continue;
+    try {
+      const flags = /flags:\\s*([0-7]+)/.exec(fs.readFileSync("/proc/self/fdinfo/" + fd, "latin1"));
+      if (flags && (parseInt(flags[1], 8) & 0o2000000) === 0) fs.closeSync(fd);
+    } catch {}
+  }
+} catch {}
 const commands = new Map(); // id -> { child, exited }
 // Outside a PID namespace, a process that left its group and lost its parent (setsid, a double
 // fork) cannot be traced to its command by ancestry; it still carries this mark in its
