@@ -88,3 +88,24 @@ test("grep and read_file on /proc/self/environ, or through a symlink into /proc,
   assert.match(results[3], /No matches/);
   assert.match(results[4], /is under \/proc: file tools read nothing there/);
 });
+
+test("'..' inside glob patterns and a path through /proc/self/root do not reach ~/.ssh either", {
+  skip: needs("rg"),
+}, async () => {
+  const results = await runCalls([
+    { name: "glob", arguments: { pattern: "../**/id_ed25519" } },
+    { name: "glob", arguments: { pattern: "../.ssh/*" } },
+    { name: "grep", arguments: { pattern: "CANARY", glob: "../.ssh/*" } },
+    { name: "grep", arguments: { pattern: "CANARY", path: `/proc/self/root${home}` } },
+    { name: "read_file", arguments: { path: `/proc/self/root${home}/.ssh/id_ed25519` } },
+    { name: "list_files", arguments: { path: `/proc/self/root${home}`, depth: 3 } },
+  ]);
+  for (const output of results) assert.doesNotMatch(output, /ssh private key|aws_secret|CANARY-netrc|earlier session/);
+  assert.match(
+    results[3],
+    /notes\.txt:1:an ordinary CANARY note in home/,
+    "the search through /proc/self/root did run",
+  );
+  assert.match(results[4], /\.ssh\/id_ed25519 is in .*\.ssh, where credentials live/);
+  assert.doesNotMatch(results[5], /\.ssh|\.aws|\.netrc/);
+});

@@ -187,3 +187,34 @@ test("a descriptor the harness inherited (here: open on ~/.ssh's key) does not r
   assert.doesNotMatch(output, new RegExp(PRIVATE_KEY));
   assert.deepEqual(output.match(/^\d+$/gm), ["0", "1", "2", "3"], "stdio and ls's own folder, nothing inherited");
 });
+
+test("no process in the sandbox (bwrap's own included) holds harness's keys, and no hardlink reaches a hidden or protected file", {
+  skip: needs("bwrap"),
+}, async () => {
+  const key = "sk-proj-CANARYinHarnessEnv0123456789abcdef";
+  const cwd = workspace();
+  const attack = [
+    "exec 2>&1",
+    // /proc/1 is bwrap itself: its environment is the one harness started it with.
+    "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done | grep -c CANARY",
+    `cat /proc/1/root${home}/.ssh/id_ed25519`,
+    // A hardlink would be the same file under a name in the workspace, past every mask and mount.
+    `ln ${home}/.profile profile-link && echo LINKED_HOME`,
+    "ln .git/config config-link && echo LINKED_GIT_CONFIG",
+  ].join("\n");
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "env", name: "bash", arguments: { command: attack } }] } },
+    { reply: { text: "done" } },
+  ]);
+  writeFileSync(join(home, ".profile"), "# the user's profile\n");
+  mkdirSync(join(cwd, ".git"));
+  writeFileSync(join(cwd, ".git", "config"), "[core]\n");
+  const env = cleanEnv({ HOME: home, OPENAI_API_KEY: key, SOME_TOOL_SETTING: key });
+  const result = await runCli([...fakeFlags(fake), "--sandbox", "on", "-y", "-p", "go"], { cwd, env });
+  assert.equal(result.code, 0, result.stderr);
+  const output = fake.requests[1].body.messages.at(-1).content as string;
+  assert.match(output, /^0$/m, "no environment in the sandbox names the key");
+  assert.match(output, /Invalid cross-device link[\s\S]*Invalid cross-device link/);
+  for (const escaped of ["CANARYinHarnessEnv", PRIVATE_KEY, "LINKED_HOME", "LINKED_GIT_CONFIG"])
+    assert.doesNotMatch(output, new RegExp(escaped));
+});
