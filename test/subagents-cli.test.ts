@@ -13,28 +13,9 @@ import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from ".
 import { formatCost } from "../src/core/helpers.ts";
 import { formatSpent, sessionPrices } from "../src/providers/pricing.ts";
 import { readSession } from "../src/session/session-reader.ts";
+import { arrival, taskCall, text } from "./subagent-steps.ts";
 
 const serve = fakeServerPerTest();
-
-/** A liveness bound on waiting for another conversation's request: far above a normal run. */
-const MEET_LIMIT_MS = 60_000;
-
-const taskCall = (id: string, args: Record<string, unknown>) => ({ id, name: "task", arguments: args });
-const text = (reply: string): ScriptStep => ({ reply: { text: reply } });
-
-/** Resolves when `arrive` is called; rejects after MEET_LIMIT_MS, naming what never came. */
-function arrival(what: string): { arrive(): void; arrived: Promise<void> } {
-  let arrive = () => {};
-  const arrived = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} never came`)), MEET_LIMIT_MS);
-    timer.unref();
-    arrive = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-  return { arrive, arrived };
-}
 
 /** Every session file under this HARNESS_HOME: header and entries. */
 function sessionsOf(env: NodeJS.ProcessEnv): Array<{ header: any; entries: any[] }> {

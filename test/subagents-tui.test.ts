@@ -10,31 +10,18 @@ import { byConversation, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
+import { arrival, taskCall, text } from "./subagent-steps.ts";
 
 const serve = fakeServerPerTest();
 
-/** A liveness bound on the test's own go-ahead to a waiting conversation. */
-const GATE_LIMIT_MS = 60_000;
-
-const taskCall = (id: string, args: Record<string, unknown>) => ({ id, name: "task", arguments: args });
-const text = (reply: string): ScriptStep => ({ reply: { text: reply } });
-
-/** A step that answers only once the test opens the gate (or fails after GATE_LIMIT_MS). */
+/** A step that answers only once the test opens the gate (bounded by `arrival`'s limit). */
 function gate(answer: string): { open(): void; step: ScriptStep } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the test never let the subagent answer")), GATE_LIMIT_MS);
-    timer.unref();
-    open = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
+  const go = arrival("the test's go-ahead to the subagent");
   const step: ScriptStep = async () => {
-    await opened;
+    await go.arrived;
     return text(answer);
   };
-  return { open: () => open(), step };
+  return { open: go.arrive, step };
 }
 
 /** A terminal's environment with colour on: live blocks move the cursor, so only where escape sequences are welcome. */
