@@ -1,6 +1,6 @@
-// The line editor's pure parts: what editing keys do to the text, history recall and Ctrl-R,
-// the queue of a running turn, and the drawing's wrapping. The terminal part is driven in tmux
-// (tui-terminal.test.ts, tui-chat-session.test.ts).
+// The line editor's pure parts: what editing keys do to the text, what a key does at the prompt,
+// history recall and Ctrl-R, the queue of a running turn, and the drawing's wrapping. The terminal
+// part is driven in tmux (tui-terminal.test.ts, tui-chat-session.test.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { applyCompletion, completeInput } from "../src/ui/completion.ts";
@@ -16,6 +16,8 @@ import {
   moveVertically,
 } from "../src/ui/edit-buffer.ts";
 import { HISTORY_SIZE, HistorySearch, InputHistory } from "../src/ui/input-history.ts";
+import type { Key } from "../src/ui/keys.ts";
+import { type PromptAction, PromptState, type PromptPlace } from "../src/ui/prompt-state.ts";
 import { isSlashCommand } from "../src/ui/slash-commands.ts";
 import { TypeAhead } from "../src/ui/type-ahead.ts";
 
@@ -142,4 +144,100 @@ test("drawing: a line that wraps puts the cursor on its second row; continuation
   assert.equal(twoLines.output, "\x1b[?25l\x1b[3A\r\x1b[J> ab\r\n<… >cd\x1b[1A\r\x1b[3C\x1b[?25h");
   assert.equal(fitsOneRowAtBoth({ prefix: "> ", text: "short", cursor: 0 }, 80, 40), true);
   assert.equal(fitsOneRowAtBoth({ prefix: "> ", text: "a\nb", cursor: 0 }, 80, 80), false);
+});
+
+const CHAT_PROMPT: PromptPlace = { isChatPrompt: true, isTurnRunning: false };
+const QUESTION_IN_TURN: PromptPlace = { isChatPrompt: false, isTurnRunning: true };
+
+/** A prompt over `history`, with `typed` typed into it. */
+function promptWith(typed: string, history: string[] = []): PromptState {
+  const input = new PromptState(new InputHistory(history), { cwd: "/", commands: ["/clear", "/compact", "/cost"] });
+  input.begin(typed);
+  return input;
+}
+
+function press(input: PromptState, place: PromptPlace, ...keys: Key[]): PromptAction[] {
+  return keys.map((key) => input.press(key, place));
+}
+
+test("prompt: Enter sends the input; after a trailing backslash it starts a new line; on nothing it sends nothing", () => {
+  const continued = promptWith("first line\\");
+  assert.deepEqual(press(continued, CHAT_PROMPT, { name: "enter", isInBurst: false }), [{ type: "draw" }]);
+  assert.deepEqual(continued.buffer, at("first line\n|"));
+  const typed = promptWith("");
+  press(typed, CHAT_PROMPT, { name: "text", text: "fix it" }, { name: "paste", text: "\r\nplease" });
+  assert.deepEqual(typed.buffer, at("fix it\nplease|"));
+  assert.deepEqual(press(typed, CHAT_PROMPT, { name: "enter", isInBurst: false }), [{ type: "submit" }]);
+  assert.deepEqual(press(promptWith("  "), CHAT_PROMPT, { name: "enter", isInBurst: false }), [{ type: "none" }]);
+  assert.deepEqual(
+    press(promptWith(""), QUESTION_IN_TURN, { name: "enter", isInBurst: false }),
+    [{ type: "queue-type-ahead" }],
+    "an empty Enter at a question was meant for the text typed before it appeared",
+  );
+});
+
+test("prompt: Ctrl-C clears the input, then warns, then quits; any other key in between disarms it", () => {
+  const input = promptWith("draft");
+  const note = { type: "note", text: "press Ctrl-C again to quit (or Ctrl-D, or /exit)" };
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "ctrl-c" }, { name: "ctrl-c" }), [{ type: "draw" }, note]);
+  assert.equal(input.buffer.text, "");
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "left" }, { name: "ctrl-c" }), [{ type: "draw" }, note]);
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "ctrl-c" }), [{ type: "close" }]);
+  assert.deepEqual(press(promptWith("draft"), QUESTION_IN_TURN, { name: "ctrl-c" }, { name: "escape" }), [
+    { type: "interrupt" },
+    { type: "interrupt" },
+  ]);
+  assert.deepEqual(press(promptWith(""), CHAT_PROMPT, { name: "escape" }), [{ type: "none" }]);
+});
+
+test("prompt: Ctrl-D quits at the empty chat prompt and deletes under the cursor elsewhere", () => {
+  assert.deepEqual(press(promptWith(""), CHAT_PROMPT, { name: "ctrl-d" }), [{ type: "close" }]);
+  assert.deepEqual(press(promptWith(""), QUESTION_IN_TURN, { name: "ctrl-d" }), [{ type: "draw" }]);
+  const input = promptWith("ab");
+  press(input, CHAT_PROMPT, { name: "home" }, { name: "ctrl-d" });
+  assert.deepEqual(input.buffer, at("|b"));
+});
+
+test("prompt: Up and Down recall history on the first and last line and move between lines inside the input", () => {
+  const input = promptWith("one\ntwo", ["older"]);
+  press(input, CHAT_PROMPT, { name: "up" });
+  assert.deepEqual(input.buffer, at("one|\ntwo"), "Up on the second line moves to the first");
+  press(input, CHAT_PROMPT, { name: "up" });
+  assert.deepEqual(input.buffer, at("older|"));
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "up" }), [{ type: "none" }], "nothing older");
+  press(input, CHAT_PROMPT, { name: "down" });
+  assert.deepEqual(input.buffer, at("one\ntwo|"), "Down past the newest gives back what was typed");
+});
+
+test("prompt: Ctrl-R searches the history; Enter takes the match, another key takes it and acts on it, Esc cancels", () => {
+  const draw = { type: "draw" };
+  const input = promptWith("typed", ["git status", "npm test"]);
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "ctrl-r" }, { name: "text", text: "git" }), [draw, draw]);
+  assert.deepEqual(
+    input.view("> ", (text) => `<${text}>`),
+    {
+      prefix: "<(history search) 'git': >",
+      text: "git status",
+      cursor: 10,
+    },
+  );
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "enter", isInBurst: false }), [draw]);
+  assert.deepEqual(input.view("> ", String), { prefix: "> ", ...at("git status|") });
+  const left = { name: "left" } as const;
+  press(input, CHAT_PROMPT, { name: "ctrl-r" }, { name: "text", text: "npm" });
+  assert.deepEqual(press(input, CHAT_PROMPT, left), [{ type: "draw", next: left }]);
+  assert.deepEqual(input.buffer, at("npm test|"), "the match is taken; the terminal presses Left again on it");
+  press(input, CHAT_PROMPT, { name: "ctrl-r" }, { name: "text", text: "x" }, { name: "escape" });
+  assert.deepEqual(input.buffer, at("npm test|"), "Esc gives back the input the search started from");
+  assert.deepEqual(press(promptWith("", ["a"]), QUESTION_IN_TURN, { name: "ctrl-r" }), [{ type: "none" }]);
+});
+
+test("prompt: Tab completes a single command, and lists several when there is nothing to add", () => {
+  const input = promptWith("/cl");
+  assert.deepEqual(press(input, CHAT_PROMPT, { name: "tab" }), [{ type: "draw" }]);
+  assert.deepEqual(input.buffer, at("/clear |"));
+  assert.deepEqual(press(promptWith("/co"), CHAT_PROMPT, { name: "tab" }), [
+    { type: "list", candidates: ["/compact", "/cost"] },
+  ]);
+  assert.deepEqual(press(promptWith("plain"), CHAT_PROMPT, { name: "tab" }), [{ type: "none" }]);
 });

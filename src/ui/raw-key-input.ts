@@ -1,0 +1,78 @@
+// The terminal's side of the line editor's input: raw mode and bracketed paste on while it is open
+// (and off again even when the process exits without closing it), bytes parsed into keys
+// (keys.ts), and the one timing rule of pasting on a terminal without bracketed paste.
+import { KeyParser, type Key } from "./keys.ts";
+
+/** An Enter that ends a burst of input waits this long: more input means it was a pasted newline. */
+const PASTE_SETTLE_MS = 40;
+const ENABLE_BRACKETED_PASTE = "\x1b[?2004h";
+const DISABLE_BRACKETED_PASTE = "\x1b[?2004l";
+
+/** What the keys go to. */
+export interface KeyHandlers {
+  onKey(key: Key): void;
+  /** A burst-ending Enter turned out to be a newline inside a paste: more input came right after it. */
+  onPastedNewline(): void;
+  /** The terminal's width changed. */
+  onResize(): void;
+}
+
+export class RawKeyInput {
+  private readonly parser = new KeyParser();
+  private pendingEnter: NodeJS.Timeout | undefined;
+  private readonly onData = (chunk: string) => this.handleData(chunk);
+  private readonly onResize = () => this.handlers.onResize();
+  private readonly restoreTerminal = () => this.restore();
+
+  constructor(
+    private readonly stdin: NodeJS.ReadStream,
+    private readonly stdout: NodeJS.WriteStream,
+    private readonly handlers: KeyHandlers,
+  ) {
+    stdin.setRawMode(true);
+    stdin.setEncoding("utf8");
+    stdin.on("data", this.onData);
+    stdin.resume();
+    stdout.on("resize", this.onResize);
+    stdout.write(ENABLE_BRACKETED_PASTE);
+    process.on("exit", this.restoreTerminal);
+  }
+
+  /** The terminal as it was: cooked mode, no bracketed paste; no more keys. */
+  close(): void {
+    this.restore();
+    this.stdin.off("data", this.onData);
+    this.stdout.off("resize", this.onResize);
+    process.off("exit", this.restoreTerminal);
+    this.stdin.pause();
+  }
+
+  private restore(): void {
+    if (this.stdin.isTTY) this.stdin.setRawMode(false);
+    this.stdout.write(DISABLE_BRACKETED_PASTE);
+  }
+
+  private handleData(chunk: string): void {
+    if (this.pendingEnter) {
+      // More input right after a burst-ending Enter: that Enter was a pasted newline.
+      clearTimeout(this.pendingEnter);
+      this.pendingEnter = undefined;
+      this.handlers.onPastedNewline();
+    }
+    const keys = this.parser.parse(chunk);
+    for (const [index, key] of keys.entries()) {
+      if (key.name === "enter" && key.isInBurst) {
+        if (index < keys.length - 1) {
+          this.handlers.onKey({ name: "newline" });
+          continue;
+        }
+        this.pendingEnter = setTimeout(() => {
+          this.pendingEnter = undefined;
+          this.handlers.onKey({ name: "enter", isInBurst: false });
+        }, PASTE_SETTLE_MS);
+        continue;
+      }
+      this.handlers.onKey(key);
+    }
+  }
+}
