@@ -111,6 +111,8 @@ export function stopReasonFor(reason: Exclude<DoneReason, "error">): StopReason 
       return "max_turn_requests";
     case "aborted":
       return "cancelled";
+    default:
+      return assertNever(reason);
   }
 }
 
@@ -124,6 +126,8 @@ export function acpKind(kind: ToolKind | undefined): AcpToolKind {
       return "execute";
     case undefined:
       return "other";
+    default:
+      return assertNever(kind);
   }
 }
 

@@ -6,6 +6,7 @@ import type { BatchProgress } from "./batch-progress.ts";
 import type { ResultsWriter } from "./results-file.ts";
 import { runTask, type RunTaskOptions, type TaskOutcome } from "./run-task.ts";
 import { taskError, type TaskResult } from "./task-result.ts";
+import { assertNever } from "../core/messages.ts";
 
 /** A task rate-limited this many times is recorded as failed rather than tried again. */
 export const MAX_RATE_LIMIT_REQUEUES = 5;
@@ -85,6 +86,8 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
       case "interrupted":
         progress.stopped(pending.task.id);
         return;
+      default:
+        return assertNever(outcome);
     }
   };
 

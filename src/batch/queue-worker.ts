@@ -9,6 +9,7 @@ import type { QueueJobData } from "./queue-batch.ts";
 import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import { runTask } from "./run-task.ts";
 import type { TaskResult } from "./task-result.ts";
+import { assertNever } from "../core/messages.ts";
 
 /** A job that stalled (its worker died) more often than this is failed rather than retried. */
 const MAX_STALLED_COUNT = 2;
@@ -83,6 +84,8 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
           await job.moveToWait(token);
           log(`interrupted ${task.id}: back in the queue`);
           throw new WaitingError();
+        default:
+          return assertNever(outcome);
       }
     },
     {

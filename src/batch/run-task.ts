@@ -1,5 +1,5 @@
 // One task from start to result: working copy, setup, the agent (a child harness), test.
-import type { Usage } from "../core/messages.ts";
+import { assertNever, type Usage } from "../core/messages.ts";
 import type { BatchTask } from "./batch-task.ts";
 import { runHarnessChild, type HarnessCommand } from "./harness-child.ts";
 import { runShellCommand } from "./shell-command.ts";
@@ -131,6 +131,8 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
       const status: TaskStatus = done.reason === "max_turns" ? "max_turns" : test.exitCode === 0 ? "ok" : "failed";
       return result({ ...run, ...testFailed, status, testExitCode: test.exitCode });
     }
+    default:
+      return assertNever(done.reason);
   }
 }
 

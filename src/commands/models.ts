@@ -1,5 +1,6 @@
 // `harness models`: the models the configured endpoint offers, one id per line on stdout.
 import { parseArgs } from "node:util";
+import { assertNever } from "../core/messages.ts";
 import { loadConfigFile } from "../config-file.ts";
 import { ConfigError } from "../config.ts";
 import { resolveProvider } from "../resolve-provider.ts";
@@ -92,6 +93,8 @@ export async function listModels(settings: ProviderSettings, signal: AbortSignal
     }
     case "local": // the models already downloaded, as paths --model takes
       return listDownloadedModels(settings.modelsDir ?? "");
+    default:
+      return assertNever(settings.api);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { AgentEvent } from "./events.ts";
-import type { AssistantMessage } from "./messages.ts";
+import { type AssistantMessage, assertNever } from "./messages.ts";
 import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
 import { sleep } from "./helpers.ts";
 
@@ -48,6 +48,8 @@ export async function* callModel(
             break;
           case "done":
             return event.message;
+          default:
+            assertNever(event);
         }
       }
       throw new ProviderError("network", "the model's reply ended before it was complete");

@@ -13,6 +13,7 @@ import type { Tool } from "../core/tool.ts";
 import { VERSION } from "../version.ts";
 import type { McpServerConfig } from "./config.ts";
 import { toHarnessTool, type McpContent, type McpToolInfo, type PrepareImage } from "./mcp-tool.ts";
+import { assertNever } from "../core/messages.ts";
 
 /** How long a server gets to start, initialise and list its tools. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
@@ -128,6 +129,8 @@ async function connectOne(
     case "sse":
       transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
       break;
+    default:
+      assertNever(config);
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);

@@ -1,7 +1,7 @@
 // Wire to neutral for the Anthropic Messages API: folds stream events into one assistant message.
 // Pure (no I/O), so recorded streams can be replayed through it in tests.
 import type { StopReason as WireStopReason } from "@anthropic-ai/sdk/resources/messages";
-import type { AssistantMessage, StopReason, Usage } from "../core/messages.ts";
+import { assertNever, type AssistantMessage, type StopReason, type Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
 
 /** The parts of a Messages stream event we read; unknown event and block types are ignored. */
@@ -149,6 +149,8 @@ export class AnthropicStreamAccumulator {
         case "opaque":
           wire.push(block.json ? { ...block.wire, input: parseInput(block.json) } : block.wire);
           break;
+        default:
+          assertNever(block);
       }
     }
     const hasToolCalls = content.some((part) => part.type === "tool_call");

@@ -3,6 +3,7 @@
 import type { Provider } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
 import { createOpenAIChatProvider } from "./openai-chat.ts";
+import { assertNever } from "../core/messages.ts";
 
 /** Builds the adapter for the settings' API. Adapters load their SDK lazily, on first use. */
 export async function createProvider(settings: ProviderSettings): Promise<Provider> {
@@ -21,5 +22,7 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
       const { createLocalProvider } = await import("./local-llama.ts");
       return createLocalProvider(settings);
     }
+    default:
+      return assertNever(settings.api);
   }
 }

@@ -2,6 +2,7 @@
 // and Qwen/QwQ deployments without a reasoning parser do. Shown as thinking, as peers (pi,
 // opencode, LiteLLM) do. Only a block that opens the reply counts: a `<think>` further on is the
 // model talking about the tag, and stays text.
+import { assertNever } from "../core/messages.ts";
 
 const OPEN = "<think>";
 const CLOSE = "</think>";
@@ -56,6 +57,8 @@ export class ThinkTagSplitter {
           pieces.push({ text: this.held, isThinking: false });
           this.held = "";
           break;
+        default:
+          assertNever(this.state);
       }
     }
     return pieces;

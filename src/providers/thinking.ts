@@ -3,6 +3,7 @@
 // cannot take is left out, and the notice says so once, instead of sending it blind.
 import { defaultMaxTokens } from "./anthropic-request.ts";
 import type { ApiKind } from "./wire-apis.ts";
+import { assertNever } from "../core/messages.ts";
 
 /** The words `--thinking` takes; a number is a token budget. */
 export const THINKING_WORDS = ["off", "low", "medium", "high"] as const;
@@ -65,6 +66,8 @@ export function planThinking(target: ThinkingTarget): ThinkingPlan {
       return chatPlan(target, level);
     case "local":
       return leftOut(target, level, "the local provider has no thinking control");
+    default:
+      return assertNever(target.api);
   }
 }
 

@@ -1,6 +1,6 @@
 // The Markdown export of a session: readable as plain text, renders anywhere Markdown does.
 import type { SessionData } from "./session-reader.ts";
-import type { ImagePart } from "../core/messages.ts";
+import { assertNever, type ImagePart } from "../core/messages.ts";
 import {
   formatUsage,
   imageDataUrl,
@@ -67,11 +67,15 @@ export function exportMarkdown(session: SessionData): string {
                 );
               break;
             }
+            default:
+              assertNever(part);
           }
         }
         if (message.usage) out.push(`*tokens: ${formatUsage(message.usage)}*`, "");
         break;
       }
+      default:
+        assertNever(item);
     }
   }
   return `${out.join("\n").trimEnd()}\n`;

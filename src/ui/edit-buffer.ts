@@ -1,5 +1,6 @@
 // The input being edited, as plain data: its text and the cursor in it, and what each editing key
 // does to them. No terminal here: line-editor.ts reads the keys and draws the result.
+import { assertNever } from "../core/messages.ts";
 
 /** The text typed so far and the cursor's offset in it. */
 export interface EditBuffer {
@@ -66,6 +67,8 @@ export function applyEditKey(buffer: EditBuffer, key: EditKey): EditBuffer {
       const next = /^\s*\S+/.exec(text.slice(cursor));
       return moveTo(buffer, cursor + (next ? next[0].length : 0));
     }
+    default:
+      return assertNever(key);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { AgentEvent, RunResult } from "../core/events.ts";
+import { assertNever } from "../core/messages.ts";
 
 /** `--output`: plain text for people, one JSON object at the end, or one JSON event per line. */
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
@@ -24,5 +25,7 @@ export function exitCodeFor(result: RunResult): number {
       return 3;
     case "aborted":
       return 130;
+    default:
+      return assertNever(result.reason);
   }
 }
