@@ -4,18 +4,9 @@ import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "../core/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
-import { displayPath, pathError, replaceContent, resolvePath } from "./paths.ts";
+import { displayPath, lockOnFile, pathError, replaceContent, resolvePath, toolPath } from "./paths.ts";
 import { checkReadRecord, recordRead } from "./read-records.ts";
 import { similarity } from "./similarity.ts";
-
-/** How many similar lines a failed match suggests. */
-const MAX_HINT_LINES = 3;
-/** How similar (0..1) a line must be to the first line of old_string to be suggested. */
-const MIN_HINT_SIMILARITY = 0.5;
-/** Suggested lines are cut to this many characters. */
-const MAX_HINT_CHARS = 300;
-/** Where an ambiguous match lists its line numbers, at most this many. */
-const MAX_LISTED_OCCURRENCES = 10;
 
 export const editFile = defineTool({
   name: "edit_file",
@@ -29,11 +20,10 @@ export const editFile = defineTool({
     replace_all: z.boolean().optional().describe("Replace every occurrence"),
   }),
   describe: (input) => `edit ${input.path}`,
-  lockKey: (input, cwd) => resolvePath(cwd, input.path),
+  lockKey: lockOnFile,
   async run(input, context) {
     const { cwd, state } = context;
-    const absolute = resolvePath(cwd, input.path);
-    const shown = displayPath(cwd, absolute);
+    const { absolute, shown } = toolPath(cwd, input.path);
     if (input.old_string === "")
       return {
         isError: true,
@@ -74,6 +64,9 @@ export const editFile = defineTool({
 
 /** What an edit_file call asks for. */
 type EditInput = { old_string: string; new_string: string; replace_all?: boolean };
+
+/** Where an ambiguous match lists its line numbers, at most this many. */
+const MAX_LISTED_OCCURRENCES = 10;
 
 /** The edit applied to a file's text (pure): the new text and how many replacements, or why it cannot apply. */
 export function replaceText(
@@ -128,6 +121,13 @@ function lineAt(content: string, position: number): number {
     line++;
   return line;
 }
+
+/** How many similar lines a failed match suggests. */
+const MAX_HINT_LINES = 3;
+/** How similar (0..1) a line must be to the first line of old_string to be suggested. */
+const MIN_HINT_SIMILARITY = 0.5;
+/** Suggested lines are cut to this many characters. */
+const MAX_HINT_CHARS = 300;
 
 /** Says old_string was not found and shows the lines most like its first line, numbered as read_file numbers them. */
 function noMatchMessage(content: string, oldString: string, shown: string): string {

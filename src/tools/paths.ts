@@ -17,6 +17,17 @@ export function resolvePath(cwd: string, file: string): string {
   return path.resolve(cwd, file);
 }
 
+/** The file a tool's `path` argument names: absolute, and as the model is shown it. */
+export function toolPath(cwd: string, file: string): { absolute: string; shown: string } {
+  const absolute = resolvePath(cwd, file);
+  return { absolute, shown: displayPath(cwd, absolute) };
+}
+
+/** The lock key of a tool that changes the file its `path` names: two calls on one file never overlap. */
+export function lockOnFile(input: { path: string }, cwd: string): string {
+  return resolvePath(cwd, input.path);
+}
+
 /** A path as the model and people should see it: relative to cwd when inside it, `/`-separated. */
 export function displayPath(cwd: string, absolute: string): string {
   const relative = path.relative(cwd, absolute);

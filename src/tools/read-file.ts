@@ -5,11 +5,8 @@ import { defineTool, type ToolOutput } from "../core/tool.ts";
 import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
-import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
+import { isBinaryFile, pathError, toolPath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
-
-/** Longer lines are cut (minified code, data files). */
-const MAX_LINE_CHARS = 2000;
 
 export const readFile = defineTool({
   name: "read_file",
@@ -25,8 +22,7 @@ export const readFile = defineTool({
     `read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}${input.limit ? ` (${input.limit} lines)` : ""}`,
   async run(input, context) {
     const { cwd, signal, state } = context;
-    const absolute = resolvePath(cwd, input.path);
-    const shown = displayPath(cwd, absolute);
+    const { absolute, shown } = toolPath(cwd, input.path);
     const wrongPath = await pathError(cwd, absolute, "file", "; use list_files to see what it holds");
     if (wrongPath) return wrongPath;
     // Opened, and judged where it really is, before a byte is read (open-checked.ts).
@@ -83,6 +79,9 @@ async function readImage(handle: FileHandle, size: number, shown: string): Promi
   const described = describeImage(prepared);
   return { content: `[image ${shown}: ${described}]`, images: [prepared.image], summary: `image ${described}` };
 }
+
+/** Longer lines are cut (minified code, data files). */
+const MAX_LINE_CHARS = 2000;
 
 /**
  * Streams the file and returns numbered lines from `first`, at most `limit` of them and

@@ -4,7 +4,7 @@ import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "../core/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
-import { displayPath, replaceContent, resolvePath } from "./paths.ts";
+import { displayPath, lockOnFile, replaceContent, resolvePath, toolPath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 
 /** Files bigger than this before or after the write get no diff (it would be cut to nothing useful). */
@@ -19,11 +19,10 @@ export const writeFile = defineTool({
     content: z.string().describe("The whole new content"),
   }),
   describe: (input) => `write ${input.path}`,
-  lockKey: (input, cwd) => resolvePath(cwd, input.path),
+  lockKey: lockOnFile,
   async run(input, context) {
     const { cwd, state } = context;
-    const absolute = resolvePath(cwd, input.path);
-    const shown = displayPath(cwd, absolute);
+    const { absolute, shown } = toolPath(cwd, input.path);
     if ((await stat(absolute).catch(() => undefined))?.isDirectory())
       return { isError: true, content: `Error: ${shown} is a folder; give a file path.` };
     const bytes = Buffer.byteLength(input.content);
