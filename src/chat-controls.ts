@@ -1,6 +1,6 @@
 // The chat's slash commands acting on the session (/model, /clear, /resume, /compact, /export, ...),
 // and the input history every typed line is added to.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
 import { formatDuration } from "./core/helpers.ts";
@@ -11,6 +11,7 @@ import { describeThinking, parseThinking } from "./providers/thinking.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
 import { appendInputHistory } from "./session/input-history.ts";
+import { forkSession } from "./session/session-fork.ts";
 import { findSessionByPrefix, formatSessionList, summarizeSessions } from "./session/session-list.ts";
 import { lockAndReadSession, readUnderLock, shareHeldLock, type LockedSession } from "./session/session-lock.ts";
 import { readSession, type SessionData } from "./session/session-reader.ts";
@@ -151,6 +152,15 @@ export class SessionChatControls implements ChatControls {
     replayTranscript(stored.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
     const where = decided.notice ? `; ${decided.notice}` : "";
     return { said: `resumed session ${session.id} (${this.currentModel()})${where}`, isLeaving: false };
+  }
+
+  async fork(): Promise<string> {
+    const { session } = this.options;
+    if (!existsSync(session.path)) throw new Error("nothing to fork yet: this session has no messages");
+    const origin = session.id;
+    const copy = forkSession(session.path);
+    await session.resume(copy, session.settingsFor(copy));
+    return `forked: this chat goes on in ${session.id}; ${origin} stays as it was (harness -r ${origin})`;
   }
 
   promptCommands(): readonly PromptCommand[] {

@@ -172,3 +172,40 @@ test("chat: /thinking shows and sets the level; the next request carries it and 
   assert.equal(fake.requests[0].body.reasoning_effort, "high");
   await chat.exit();
 });
+
+test("chat: /fork goes on in a copy under a new id with the whole conversation; the original keeps only what came before", {
+  skip: needs("script"),
+}, async () => {
+  const fake = await serve([{ reply: { text: "first answer" } }, { reply: { text: "answer in the copy" } }]);
+  const env = cleanEnv({ TERM: "dumb" });
+  const chat = startChat(fakeFlags(fake), env, tempDir());
+  await chat.ready();
+  await chat.send("/fork", /error: nothing to fork yet: this session has no messages/);
+  await chat.send("hello", /first answer/);
+  const [originPath] = sessionFiles(env);
+  const originId = readSession(originPath).header.id;
+  const forked = await chat.send("/fork", /forked: this chat goes on in \S+; \S+ stays as it was/);
+  const copyId = /goes on in (\S+);/.exec(forked)?.[1];
+  assert.match(forked, new RegExp(`; ${originId} stays as it was \\(harness -r ${originId}\\)`));
+  await chat.send("go on", /answer in the copy/);
+  const screen = await chat.exit();
+  assert.match(screen, new RegExp(`resume with: harness -r ${copyId}`), "the hint names the copy");
+
+  assert.deepEqual(
+    fake.requests[1].body.messages.slice(1).map((m: any) => m.content),
+    ["hello", "first answer", "go on"],
+    "the copy carries the conversation on",
+  );
+  const copy = readSession(sessionFiles(env).find((file) => file !== originPath) as string);
+  assert.equal(copy.header.id, copyId);
+  assert.equal(copy.header.forkedFrom, originId);
+  assert.deepEqual(
+    copy.messages.map((m) => m.role),
+    ["user", "assistant", "user", "assistant"],
+  );
+  assert.deepEqual(
+    readSession(originPath).messages.map((m) => m.role),
+    ["user", "assistant"],
+    "the original stays as it was",
+  );
+});

@@ -20,6 +20,8 @@ export interface ChatControls {
   listSessions(): string[];
   /** Continues another session (id or unique prefix), here or, when the person chose its folder, by leaving this chat for one there. */
   resume(id: string): Promise<ResumeOutcome>;
+  /** Goes on in a copy of the current session under a new id (as `--fork`); returns what to tell the person. */
+  fork(): Promise<string>;
   /** Writes the current session to a file; returns the path written. */
   exportSession(format: "md" | "html", file?: string): string;
   /** Commands that expand into a prompt (`.harness/commands/*.md`, /init), for /help and Tab. */
@@ -108,6 +110,11 @@ const COMMANDS: Record<string, CommandSpec> = {
       say(said);
       return isLeaving ? "exit" : "continue";
     },
+  },
+  fork: {
+    usage: "/fork",
+    help: "go on in a copy of this session under a new id (the original stays as it is, as with --fork)",
+    run: async (_, controls, say) => say(await controls.fork()),
   },
   sessions: {
     usage: "/sessions",
