@@ -6,7 +6,7 @@ import { ConfigError } from "../config.ts";
 import { resolveProvider } from "../resolve-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { listDownloadedModels } from "../providers/local-download.ts";
-import { ANTHROPIC_VERSION } from "../providers/post-json.ts";
+import { ANTHROPIC_VERSION } from "../providers/request-headers.ts";
 
 const HELP = `Usage: harness models [--provider <name>] [--base-url <url>]
 

@@ -2,7 +2,8 @@
 import type { Provider } from "../core/provider.ts";
 import { errorContextFor, toProviderError } from "./http-errors.ts";
 import type { ProviderSettings } from "./index.ts";
-import { anthropicHeaders, endpoint, postJson } from "./post-json.ts";
+import { endpoint, postJson } from "./post-json.ts";
+import { anthropicHeaders } from "./request-headers.ts";
 import { planThinking } from "./thinking.ts";
 import { type WireFormat, wireProvider } from "./wire-reply.ts";
 import { serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";

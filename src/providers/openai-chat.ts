@@ -4,7 +4,8 @@ import { errorContextFor, toProviderError, type ErrorContext } from "./http-erro
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
 import { toChatRequest } from "./openai-chat-request.ts";
 import { compatFor } from "./openai-compat.ts";
-import { endpoint, openAIHeaders, postJson, type HttpReply } from "./post-json.ts";
+import { endpoint, postJson, type HttpReply } from "./post-json.ts";
+import { openAIHeaders } from "./request-headers.ts";
 import type { ProviderSettings } from "./index.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";

@@ -11,7 +11,8 @@ import {
   type ResponsesStreamEvent,
   type WireResponse,
 } from "./openai-responses-stream.ts";
-import { endpoint, openAIHeaders, postJson } from "./post-json.ts";
+import { endpoint, postJson } from "./post-json.ts";
+import { openAIHeaders } from "./request-headers.ts";
 import { type WireFormat, wireProvider } from "./wire-reply.ts";
 import { planThinking } from "./thinking.ts";
 
