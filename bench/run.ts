@@ -1,5 +1,8 @@
 // npm run bench: the built CLI against the fake LLM server on 127.0.0.1 at 0 ms latency.
-// Prints start-up time (process start to first request), --version time, the harness's own
+// Prints start-up time (from spawning the process to the first request's last byte at the fake
+// server: Node's own start-up is in it, and so is NODE_EXTRA_CA_CERTS when set), --version time,
+// the floor under both (a tiny Node script posting one request, with `http` and with `fetch`:
+// its start → request and peak RSS), the harness's own
 // time per step of a 20-step shell script (the `echo` included) with the sandbox on and off,
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
@@ -44,9 +47,14 @@ interface Run {
 
 /** Runs the CLI, sampling its peak RSS (VmHWM) from /proc while it lives. */
 function runCli(args: string[], env = cleanEnv()): Promise<Run> {
+  return runNode([cli, ...args], env);
+}
+
+/** Runs Node with `argv`, sampling its peak RSS (VmHWM) from /proc while it lives. */
+function runNode(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
     const startedAt = now();
-    const child = spawn(process.execPath, [cli, ...args], {
+    const child = spawn(process.execPath, argv, {
       cwd: tempDir(),
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -154,6 +162,28 @@ function spawnFloor(): Promise<number[]> {
   });
 }
 
+/**
+ * The floor under start-up and memory: a tiny Node script that posts one request to the fake
+ * server and exits, with `http` (as the adapters do) and with `fetch` (undici). Start → request
+ * and peak RSS, medians of STARTUP_RUNS; the same environment as the CLI's runs.
+ */
+async function nodeFloor(client: "http" | "fetch"): Promise<{ start: number; peakRssKb: number }> {
+  const post =
+    client === "http"
+      ? `const u = new URL(process.argv[1] + "/chat/completions"); require("node:http").request(u, { method: "POST", headers: { "content-type": "application/json" } }, (r) => r.resume()).end("{}");`
+      : `fetch(process.argv[1] + "/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.text());`;
+  const starts: number[] = [];
+  const peaks: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    const server = await startFakeLLM([{ reply: { text: "hi" } }]);
+    const run = await runNode(["-e", post, server.baseUrl], cleanEnv());
+    starts.push(server.requests[0].receivedAt - run.startedAt);
+    peaks.push(run.peakRssKb);
+    await server.close();
+  }
+  return { start: median(starts), peakRssKb: median(peaks) };
+}
+
 /** What the first request spends its bytes on: the system prompt and each built-in tool's declaration (chat-completions JSON). */
 function firstRequestParts(body: {
   messages: { role: string; content: unknown }[];
@@ -175,6 +205,12 @@ console.log(
   `start-up to first request: median ${fmt(median(start))}, min ${fmt(Math.min(...start))} (${STARTUP_RUNS} runs)`,
 );
 console.log(`--version: median ${fmt(median(version))}`);
+for (const client of ["http", "fetch"] as const) {
+  const floor = await nodeFloor(client);
+  console.log(
+    `floor: a tiny Node script posting one request with ${client}: start → request median ${fmt(floor.start)}, peak RSS ${mb(floor.peakRssKb)}`,
+  );
+}
 for (const sandbox of ["on", "off"] as const) {
   const runs = [];
   for (let i = 0; i < SCRIPT_RUNS; i++) runs.push(await shellScript(SCRIPT_STEPS, "echo step", sandbox));
