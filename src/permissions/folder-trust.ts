@@ -16,11 +16,12 @@
 // (sandbox/made-by-commands.ts). Those are asked about, or reported, as if the folder were
 // not named; once trusted with their hash they are covered like any other.
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { unifiedDiff } from "../core/diff.ts";
 import { projectSettingsPaths } from "./settings.ts";
 import { realOrSame } from "../core/real-path.ts";
+import { writeWhole } from "../core/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
@@ -248,10 +249,8 @@ export function recordTrust(review: TrustReview, harnessHome: string): void {
     files: review.files.map(({ path, sha256, content }) => ({ path, sha256, content })),
   };
   mkdirSync(harnessHome, { recursive: true });
-  const file = recordPath(harnessHome);
-  // Written whole and renamed into place, so a crash never leaves half a record.
-  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(`${file}.${process.pid}.tmp`, file);
+  // Whole or not at all, so a crash never leaves half a record.
+  writeWhole(recordPath(harnessHome), `${JSON.stringify({ version: 1, folders }, null, 2)}\n`);
 }
 
 function sameFiles(recorded: RecordedFile[], current: ProjectFile[]): boolean {

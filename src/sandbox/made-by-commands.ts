@@ -5,8 +5,9 @@
 // and what is new is written down here, in $HARNESS_HOME, which commands cannot write. Folder
 // trust by name (`trustedFolders`, which has no hash) does not cover a settings file written
 // down here: the person reviews it once (permissions/folder-trust.ts).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { writeWhole } from "../core/write-whole.ts";
 
 const FILE = "made-by-commands.json";
 /** Entries kept, newest last; older ones drop out (a bound on the file, not a security limit that matters in practice). */
@@ -18,11 +19,7 @@ export function noteMadeByCommands(harnessHome: string, entries: string[]): void
   const all = [...kept, ...entries].slice(-MAX_ENTRIES);
   try {
     mkdirSync(harnessHome, { recursive: true, mode: 0o700 });
-    const file = path.join(harnessHome, FILE);
-    writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify({ version: 1, entries: all }, null, 1)}\n`, {
-      mode: 0o600,
-    });
-    renameSync(`${file}.${process.pid}.tmp`, file); // whole or not at all
+    writeWhole(path.join(harnessHome, FILE), `${JSON.stringify({ version: 1, entries: all }, null, 1)}\n`);
   } catch {
     // $HARNESS_HOME not writable: nothing to remember with
   }

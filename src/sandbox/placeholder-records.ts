@@ -4,9 +4,10 @@
 // down the placeholders it makes, in $HARNESS_HOME/placeholders/<pid>.json with who it is
 // (core/process-owner.ts), and the next harness to set up a sandbox removes those whose owner is
 // gone, if they are still as made. The record is written before the placeholder is made.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { currentOwner, isOwnerAlive, parseOwner } from "../core/process-owner.ts";
+import { writeWhole } from "../core/write-whole.ts";
 
 /** What stands in for a missing entry: an empty folder, or a file with this harmless content. */
 export type Placeholder = { kind: "folder" } | { kind: "file"; content: string };
@@ -22,8 +23,7 @@ export function writeRecord(recordsDir: string, placeholders: Map<string, Placeh
     mkdirSync(recordsDir, { recursive: true, mode: 0o700 });
     const file = recordFile(recordsDir, process.pid);
     const text = `{"owner":${owner},"placeholders":${JSON.stringify([...placeholders])}}\n`;
-    writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
-    renameSync(`${file}.tmp`, file); // whole or not at all
+    writeWhole(file, text);
   } catch {
     // no record: only a SIGKILL now would leave the placeholders behind, as before records
   }

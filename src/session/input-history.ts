@@ -1,7 +1,8 @@
 // Lines typed in chat, kept across runs in $HARNESS_HOME/history (one per line, oldest first)
 // for the up/down arrows.
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { writeWhole } from "../core/write-whole.ts";
 
 /** Lines kept; the file is trimmed back to this when it grows past twice as many. */
 export const HISTORY_LINES = 1000;
@@ -34,9 +35,7 @@ export function appendInputHistory(path: string, line: string): void {
       .split("\n")
       .filter((l) => l !== "");
     if (lines.length > 2 * HISTORY_LINES) {
-      const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, `${lines.slice(-HISTORY_LINES).join("\n")}\n`, { mode: 0o600 });
-      renameSync(temporary, path);
+      writeWhole(path, `${lines.slice(-HISTORY_LINES).join("\n")}\n`);
     }
   } catch {
     // read-only home, full disk: the chat goes on without history
