@@ -19,12 +19,8 @@ import { realOrSame } from "../core/real-path.ts";
 
 /** The folders other agents keep skills in, under a project folder or the home folder. */
 const SKILL_FOLDERS = [".harness/skills", ".claude/skills", ".agents/skills"];
-/** A SKILL.md larger than this is not read (it is meant to be a page of instructions). */
-const MAX_SKILL_FILE_BYTES = 256 * 1024;
 /** Skills listed in the prompt at most: each costs a line on every request. */
 export const MAX_SKILLS = 100;
-/** A description longer than this is cut in the prompt (the format allows 1024 characters). */
-const MAX_DESCRIPTION_CHARS = 1024;
 
 /** One skill: what the prompt lists. */
 export interface Skill {
@@ -89,6 +85,11 @@ function skillsIn(root: string, isProject: boolean, warn: (message: string) => v
   }
   return skills;
 }
+
+/** A SKILL.md larger than this is not read (it is meant to be a page of instructions). */
+const MAX_SKILL_FILE_BYTES = 256 * 1024;
+/** A description longer than this is cut in the prompt (the format allows 1024 characters). */
+const MAX_DESCRIPTION_CHARS = 1024;
 
 /** The skill in `file`, or why it is left out ("" when there is no SKILL.md at all). */
 function readSkill(file: string, folderName: string, isProject: boolean): Skill | string {
