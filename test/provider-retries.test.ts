@@ -90,6 +90,20 @@ test("a stream cut after some text is retried, and the retry says the shown delt
   ]);
 });
 
+test("a server that hangs up in the middle of a streamed reply: retried, and the retry says so in one line", async () => {
+  // delayMs lets the headers and the first events reach the client before the socket is destroyed.
+  const fake = await serve([
+    { cut: { text: "A partial answer, cut.", delayMs: 20 }, afterEvents: 3 },
+    { reply: { text: "Whole answer." } },
+  ]);
+  const result = await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "go"]);
+  assert.equal(result.code, 0, result.stderr);
+  const retry = streamJson(result.stdout).find((e) => e.type === "retry");
+  assert.match(retry.error, /: the connection closed in the middle of the reply \(ECONNRESET\)$/);
+  assert.equal(streamJson(result.stdout).at(-1).answer, "Whole answer.");
+  assert.equal(fake.requests.length, 2);
+});
+
 test("a retry before anything streamed does not void anything", async () => {
   const fake = await serve([{ status: 503 }, { reply: { text: "ok" } }]);
   const events = streamJson((await runCli([...fakeFlags(fake), "--output", "stream-json", "-p", "go"])).stdout);

@@ -83,9 +83,10 @@ function replyOf(message: IncomingMessage, signal: AbortSignal): HttpReply {
       for await (const chunk of message) yield chunk as Buffer;
     } catch (error) {
       if (signal.aborted) throw abortError(signal);
-      // Node says only "aborted" when the server hangs up mid-reply.
+      // Node says only "aborted" when the server hangs up mid-reply. No `cause`: the error line
+      // names the innermost error with a code (http-errors.ts), which would be Node's again.
       if ((error as Error).message === "aborted")
-        throw Object.assign(new Error("the connection closed in the middle of the reply", { cause: error }), {
+        throw Object.assign(new Error("the connection closed in the middle of the reply"), {
           code: (error as NodeJS.ErrnoException).code ?? "ECONNRESET",
         });
       throw error;
