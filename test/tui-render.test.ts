@@ -10,6 +10,8 @@ import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
 const PROMPT = /^>\s*$/m;
+/** A command that runs until the test creates `go` in the working folder. */
+const WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo went";
 
 // The terminal is ended by the shared teardown (tui-tmux.ts registers it), the server by fakeServerPerTest.
 const serve = fakeServerPerTest();
@@ -31,6 +33,10 @@ async function openChat(script: ScriptStep[], args: string[] = [], columns = 100
 async function ask(term: TmuxTerminal, prompt: string): Promise<string> {
   term.type(prompt);
   term.send(["Enter"]);
+  return turnEnd(term);
+}
+
+function turnEnd(term: TmuxTerminal): Promise<string> {
   return term.waitFor(/context [<\d]+%[^\n]*\n>\s*$/, "the status line and the next prompt");
 }
 
@@ -134,4 +140,21 @@ test("a reply's words show while its line is still streaming", { skip: needs("tm
   assert.doesNotMatch(screen, /the line ends/);
   term.send(["Escape"]);
   await term.waitFor(/^interrupted$/m, "the interrupted turn");
+});
+
+test("a running tool shows its elapsed time, counting each second, gone when it ends", {
+  skip: needs("tmux"),
+}, async () => {
+  const { term, cwd } = await openChat(
+    [{ reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } }, { reply: { text: "it went" } }],
+    ["-y"],
+  );
+  term.type("go");
+  term.send(["Enter"]);
+  await term.waitFor(/^bash> while .*done; echo went … 1s$/m, "the clock at one second");
+  await term.waitFor(/^bash> while .*done; echo went … [2-9]s$/m, "the clock counting on");
+  writeFileSync(join(cwd, "go"), "");
+  const screen = await turnEnd(term);
+  assert.doesNotMatch(screen, / … \d+s/, "the clock's line is gone once the tool ended");
+  assert.match(screen, /^bash> while .*\n {2}went\n/m, "the output follows the call's line");
 });

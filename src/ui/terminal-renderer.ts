@@ -7,6 +7,7 @@ import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
+import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
 import { eventForTerminal } from "./terminal-safe.ts";
@@ -44,12 +45,20 @@ export class TerminalRenderer {
   private readonly todo: TodoPanel;
   /** Running subagents, each a live block pinned below the plan. */
   private readonly subagents: SubagentBlocks;
+  /** How long the running tools have run, on the line below the output. */
+  private readonly clock: ToolClock;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
     this.subagents = new SubagentBlocks(options.stderr, this.colors, isColorOn(options.stderr, options.env));
+    this.clock = new ToolClock(
+      options.stderr,
+      this.colors,
+      options.showTrace && isColorOn(options.stderr, options.env),
+      () => this.atLineStart,
+    );
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({
       isStyled: isColorOn(options.stdout, options.env),
@@ -89,11 +98,15 @@ export class TerminalRenderer {
         break;
       case "tool_start":
         this.spinner.stop();
-        if (!this.subagents.claimTaskCall(event)) this.traceLine(this.colors.cyan(firstLine(event.summary)));
+        // A task call's child has its own live block with a clock (subagent-blocks.ts).
+        if (this.subagents.claimTaskCall(event)) break;
+        this.traceLine(this.colors.cyan(firstLine(event.summary)));
+        this.clock.start(event.id, event.summary);
         break;
       case "tool_end": {
         const untold = this.subagents.untoldCall(event.id);
         if (untold) this.traceLine(this.colors.cyan(untold));
+        this.clock.end(event.id);
         this.showToolEnd(event);
         break;
       }
@@ -128,6 +141,7 @@ export class TerminalRenderer {
         break;
       case "done":
         this.spinner.stop();
+        this.clock.stop();
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
@@ -156,9 +170,10 @@ export class TerminalRenderer {
     if (this.options.showTrace) this.todo.update(items, false);
   }
 
-  /** Stops the waiting indicator (before something else writes to the terminal). */
+  /** Stops the waiting indicator and the tool clock (before something else, a question, writes to the terminal). */
   pause(): void {
     this.spinner.stop();
+    this.clock.pause();
     this.subagents.erase();
     this.todo.erase();
   }
@@ -236,9 +251,11 @@ export class TerminalRenderer {
   private write(stream: NodeJS.WriteStream, text: string): void {
     if (!text) return;
     this.isAfterToolOutput = false;
+    this.clock.hide();
     this.subagents.erase();
     this.todo.erase();
     stream.write(text);
+    this.clock.resume();
     this.atLineStart = text.endsWith("\n");
     if (!this.atLineStart || !this.options.showTrace) return;
     this.todo.draw();

@@ -1,0 +1,80 @@
+// A running tool's elapsed time: a dim `bash> sleep 5 … 3s` on the cursor's line, redrawn each
+// second while tools run, from a tool's first second on (a quick tool shows nothing). Like the
+// thinking spinner it lives on the line below the output: whatever the renderer writes takes that
+// line first (hide) and the clock comes back at its next tick. A question (an approval) pauses it
+// until the renderer's next output, so nothing is ever drawn over the question.
+import { formatDuration } from "../core/helpers.ts";
+import type { Palette } from "./colors.ts";
+import { fitWidth } from "./text-width.ts";
+
+/** How often the clock redraws; also how long a tool runs before the clock shows. */
+const TICK_MS = 1000;
+/** Assumed width when the stream does not say. */
+const DEFAULT_COLUMNS = 80;
+
+export class ToolClock {
+  /** By call id, in the order they started. */
+  private readonly running = new Map<string, { summary: string; startedAt: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private isDrawn = false;
+  private isPaused = false;
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly colors: Palette,
+    /** Whether the clock may draw at all (a terminal that takes escape sequences). */
+    private readonly isOn: boolean,
+    /** Whether the cursor is at the start of an empty line, where the clock may go. */
+    private readonly isLineFree: () => boolean,
+  ) {}
+
+  start(id: string, summary: string): void {
+    if (!this.isOn) return;
+    this.running.set(id, { summary, startedAt: Date.now() });
+    if (this.timer) return;
+    this.timer = setInterval(() => this.draw(), TICK_MS);
+    this.timer.unref();
+  }
+
+  end(id: string): void {
+    this.running.delete(id);
+    if (this.running.size === 0) this.stop();
+  }
+
+  /** No tool runs on (the run ended). */
+  stop(): void {
+    this.hide();
+    this.running.clear();
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Takes the clock's line back before something is written there; it returns at the next tick. */
+  hide(): void {
+    if (!this.isDrawn) return;
+    this.stream.write("\r\x1b[2K");
+    this.isDrawn = false;
+  }
+
+  /** A question takes the terminal: no drawing until `resume`. */
+  pause(): void {
+    this.hide();
+    this.isPaused = true;
+  }
+
+  /** The renderer wrote again (any question is over). */
+  resume(): void {
+    this.isPaused = false;
+  }
+
+  private draw(): void {
+    const [oldest, ...others] = this.running.values();
+    if (!oldest || this.isPaused || (!this.isDrawn && !this.isLineFree())) return;
+    const elapsed = Date.now() - oldest.startedAt;
+    const time = ` … ${elapsed < 60_000 ? `${Math.floor(elapsed / 1000)}s` : formatDuration(elapsed)}${others.length > 0 ? ` (+${others.length} more)` : ""}`;
+    // Cut to the width: a wrapped line could not be taken back with one erase.
+    const label = fitWidth(oldest.summary.split("\n")[0], (this.stream.columns || DEFAULT_COLUMNS) - time.length);
+    this.stream.write(`\r\x1b[2K${this.colors.dim(label + time)}`);
+    this.isDrawn = true;
+  }
+}
