@@ -1,11 +1,11 @@
 // How a turn looks in a real terminal (tmux) against the fake LLM server: spacing, widths,
 // diffs and running tools as a person reads them.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
-import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
@@ -157,4 +157,31 @@ test("a running tool shows its elapsed time, counting each second, gone when it 
   const screen = await turnEnd(term);
   assert.doesNotMatch(screen, / … \d+s/, "the clock's line is gone once the tool ended");
   assert.match(screen, /^bash> while .*\n {2}went\n/m, "the output follows the call's line");
+});
+
+test("a resumed chat replays an edit as the coloured diff it showed live, not its result's text", {
+  skip: needs("tmux"),
+}, async () => {
+  const server = await serve([...EDIT_X.slice(0, 2), { reply: { text: "Changed **two** to `2`." } }]);
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  writeFileSync(join(cwd, "x.txt"), "one\ntwo\nthree\n");
+  const first = await runCli([...fakeFlags(server), "-y", "-p", "edit it"], {
+    env: cleanEnv({ HARNESS_HOME: home }),
+    cwd,
+  });
+  assert.equal(first.code, 0, first.stderr);
+  const [file] = readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl"));
+  const term = TmuxTerminal.start({
+    args: [...fakeFlags(server), "-r", file.slice(0, -".jsonl".length)],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: home },
+  });
+  const screen = await term.waitFor(/harness · openai[^\n]*\n>\s*$/, "the prompt after the replay");
+  assert.match(
+    screen,
+    /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n one\n-two\n\+2\n three\n\nChanged two to 2\.$/m,
+  );
+  assert.doesNotMatch(screen, /Edited x\.txt/);
+  assert.match(term.screen(true), /\x1b\[31m(?:\x1b\[\d+m)*-two/, "removed lines red");
 });

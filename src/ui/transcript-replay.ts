@@ -1,7 +1,8 @@
 // A resumed chat opens with the end of its conversation, drawn as it looked live: prompts after
 // `> `, replies as rendered Markdown, each tool call as its one-line trace (`bash> ls`) with its
 // output folded, so the user knows where they were. The stored messages are replayed through the
-// same renderer as live events; what only the live run had (diffs, durations) is not stored.
+// same renderer as live events. What only the live run had is not stored: durations, and diffs,
+// except an edit's, which its result's text carries and which is drawn as the coloured diff again.
 import type { AgentEvent } from "../core/events.ts";
 import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
@@ -60,7 +61,8 @@ function replayEvents(message: Message, describe: ReplayTarget["describe"]): Age
         })),
       ];
     }
-    case "tool":
+    case "tool": {
+      const diff = message.isError ? undefined : diffIn(message.content);
       return [
         {
           type: "tool_end",
@@ -68,12 +70,20 @@ function replayEvents(message: Message, describe: ReplayTarget["describe"]): Age
           name: message.toolName,
           content: message.content,
           isError: message.isError,
+          ...(diff ? { diff } : {}),
           durationMs: 0,
         },
       ];
+    }
     default:
       return assertNever(message);
   }
+}
+
+/** The unified diff a result's text ends with (edit_file's: `Edited x.ts (1 replacement):` then the diff), if any. */
+function diffIn(content: string): string | undefined {
+  const start = content.search(/^--- (a\/|\/dev\/null).*\n\+\+\+ b\/.*\n@@ /m);
+  return start >= 0 ? content.slice(start) : undefined;
 }
 
 function clip(text: string): string {
