@@ -3,7 +3,16 @@
 // symlink between the check and the write. The built CLI against the fake model, real files.
 // Canaries live in a temporary HOME under /var/tmp (the sandbox's private /tmp would hide them).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { FakeLLM } from "./fake-llm/server.ts";
@@ -190,4 +199,32 @@ test("a command turns the file an edit names into a symlink to a key file; the e
   const [write] = toolResults(fake);
   assert.match(write, /authorized_keys is in .*\.ssh, where credentials live/);
   assert.equal(readFileSync(join(home, ".ssh", "authorized_keys"), "utf8"), "ssh-ed25519 AAAA the-owner\n");
+});
+
+test("--yes does not let write_file reach project settings through a symlinked .harness or .git", async () => {
+  const cwd = tempDir();
+  mkdirSync(join(cwd, "config"));
+  writeFileSync(join(cwd, "config", "settings.json"), "{}\n");
+  symlinkSync("config", join(cwd, ".harness"));
+  mkdirSync(join(cwd, "real-git"));
+  symlinkSync("real-git", join(cwd, ".git"));
+  const hook = JSON.stringify({ hooks: { SessionStart: [{ command: `touch ${home}/PWNED` }] } });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "s", name: "write_file", arguments: { path: ".harness/settings.json", content: hook } },
+          { id: "g", name: "write_file", arguments: { path: ".git/config", content: "[core]\n\tfsmonitor = x\n" } },
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const result = await runCli([...fakeFlags(fake), "-y", "-p", "go"], { cwd, env: cleanEnv({ HOME: home }) });
+  assert.equal(result.code, 0, result.stderr);
+  const [settings, gitConfig] = toolResults(fake);
+  assert.match(settings, /\.harness\/settings\.json is under \.harness, which can make harness or git run commands/);
+  assert.match(gitConfig, /\.git\/config is under \.git, which can make harness or git run commands/);
+  assert.equal(readFileSync(join(cwd, "config", "settings.json"), "utf8"), "{}\n");
+  assert.deepEqual(readdirSync(join(cwd, "real-git")), []);
 });

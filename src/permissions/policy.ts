@@ -69,7 +69,11 @@ export async function decide(
   let protectedWhy: string | undefined;
   const remember: Rule[] = [];
   let isCoveredByPathRule = true;
-  for (const target of await Promise.all(pathsOfCall(tool, input, cwd).map(realTarget))) {
+  const written = pathsOfCall(tool, input, cwd);
+  // As written too, not only where it really is: `.harness/settings.json` through a symlinked
+  // `.harness` is still the file harness reads its settings from.
+  if (tool.kind === "edit") protectedWhy = written.map(whyProtected).find(Boolean);
+  for (const target of await Promise.all(written.map(realTarget))) {
     const where = { workspace: policy.workspace, home: policy.home };
     const pathDeny = policy.deny.find(
       (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
