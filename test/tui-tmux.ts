@@ -87,9 +87,12 @@ export class TmuxTerminal {
     return this.tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", "0", ...(withStyles ? ["-e"] : [])]);
   }
 
-  /** Polls the screen until `pattern` shows; fails with the screen when it does not in time. */
-  async waitFor(pattern: RegExp, what = String(pattern)): Promise<string> {
-    const deadline = Date.now() + WAIT_MS;
+  /**
+   * Polls the screen until `pattern` shows; fails with the screen when it does not within `withinMs`
+   * (a liveness bound: slow steps such as loading a native model pass a longer one).
+   */
+  async waitFor(pattern: RegExp, what = String(pattern), withinMs = WAIT_MS): Promise<string> {
+    const deadline = Date.now() + withinMs;
     while (true) {
       const screen = this.screen();
       if (pattern.test(screen)) return screen;
