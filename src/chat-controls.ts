@@ -7,6 +7,8 @@ import { formatDuration } from "./core/helpers.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { formatSpent, sessionPrices } from "./providers/pricing.ts";
+import { LIST_TIMEOUT_MS, listModels, ModelListError } from "./providers/list-models.ts";
+import { KNOWN_MODELS } from "./providers/model-info.ts";
 import { describeThinking, parseThinking } from "./providers/thinking.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
@@ -41,6 +43,9 @@ function oneLine(command: string): string {
   const line = rest.length > 0 ? `${first} …` : first;
   return line.length > PS_COMMAND_CHARS ? `${line.slice(0, PS_COMMAND_CHARS - 1)}…` : line;
 }
+
+/** Models /model lists (OpenRouter offers hundreds; `harness models` lists them all). */
+const CHAT_LISTED_MODELS = 40;
 
 /** Sessions shown by /sessions and /resume without an id. */
 const CHAT_LISTED_SESSIONS = 10;
@@ -89,6 +94,35 @@ export class SessionChatControls implements ChatControls {
   currentModel(): string {
     const { settings } = this.options.session;
     return `${settings.name} · ${settings.model}`;
+  }
+
+  async listModels(): Promise<string[]> {
+    const { settings } = this.options.session;
+    const mark = (ids: readonly string[]) => ids.map((id) => (id === settings.model ? `* ${id}` : `  ${id}`));
+    const using = `using ${this.currentModel()}`;
+    try {
+      const ids = await listModels(settings, AbortSignal.timeout(LIST_TIMEOUT_MS));
+      if (ids.length === 0) return [using, `${settings.name} lists no models`];
+      const more = ids.length - CHAT_LISTED_MODELS;
+      return [
+        `${using}; ${settings.name} offers (* in use):`,
+        ...mark(ids.slice(0, CHAT_LISTED_MODELS)),
+        ...(more > 0 ? [`  … and ${more} more (harness models lists them all)`] : []),
+        "switch with /model <name>",
+      ];
+    } catch (error) {
+      if (!(error instanceof ModelListError)) throw error;
+      // The endpoint cannot say (no list endpoint, down, refused): the models harness knows, marked as such.
+      const known = KNOWN_MODELS[settings.name] ?? [];
+      return [
+        using,
+        `cannot list ${settings.name}'s models: ${error.message}`,
+        ...(known.length > 0
+          ? [`models harness knows for ${settings.name} (not checked with the endpoint):`, ...mark(known)]
+          : []),
+        "switch with /model <name>",
+      ];
+    }
   }
 
   async switchModel(model: string): Promise<string> {

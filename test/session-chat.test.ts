@@ -209,3 +209,34 @@ test("chat: /fork goes on in a copy under a new id with the whole conversation; 
     "the original stays as it was",
   );
 });
+
+test("chat: /model lists the endpoint's models with the one in use marked; when the endpoint cannot list them, the known ones, said so", {
+  skip: needs("script"),
+}, async () => {
+  const fake = await serve([]);
+  fake.models = ["zeta-model", "fake-model", "alpha-model"];
+  const env = cleanEnv({ TERM: "dumb" });
+  const chat = startChat(fakeFlags(fake), env, tempDir());
+  await chat.ready();
+  const listed = await chat.send("/model", /switch with \/model <name>/);
+  assert.match(
+    listed,
+    /using openai · fake-model; openai offers \(\* in use\):\n {2}alpha-model\n\* fake-model\n {2}zeta-model\nswitch with \/model <name>\n/,
+  );
+  assert.deepEqual(
+    fake.requests.map((request) => `${request.method} ${request.path}`),
+    ["GET /v1/models"],
+  );
+
+  fake.models = undefined; // the endpoint has no model list now: 404
+  const known = await chat.send("/model", /switch with \/model <name>/);
+  assert.match(
+    known,
+    new RegExp(
+      `using openai · fake-model\\ncannot list openai's models: openai at ${fake.baseUrl} does not list its models \\(GET ${fake.baseUrl}/models answered 404\\)\\nmodels harness knows for openai \\(not checked with the endpoint\\):\\n(  \\S+\\n)+switch with`,
+    ),
+  );
+  assert.match(known, /^ {2}gpt-5-mini$/m);
+  assert.deepEqual(fake.errors.splice(0), ["request 2 to unknown path /v1/models"]);
+  await chat.exit();
+});

@@ -73,14 +73,11 @@ test("a slash command typed while the agent works waits for the turn's end and n
   term.type("start");
   term.send(["Enter"]);
   await term.waitFor(/bash> while/);
-  term.type("/model");
+  term.type("/thinking");
   term.send(["Enter"]);
-  await term.waitFor(/^queued: \/model \(runs when the agent is done\)$/m);
+  await term.waitFor(/^queued: \/thinking \(runs when the agent is done\)$/m);
   writeFileSync(join(cwd, "go"), "");
-  const screen = await term.waitFor(
-    /finished the work[\s\S]*using openai · fake-model/,
-    "the command run after the turn",
-  );
+  const screen = await term.waitFor(/finished the work[\s\S]*thinking: default/, "the command run after the turn");
   assert.doesNotMatch(screen, /unknown command/);
   assert.equal(fake.requests.length, 2);
   assert.deepEqual(userTexts(fake.requests[1].body), ["start"]);

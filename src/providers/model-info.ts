@@ -27,6 +27,26 @@ const CONTEXT_WINDOWS: Array<[RegExp, number]> = [
 ];
 
 /**
+ * Models of the built-in providers, by provider name, as their vendors listed them in November
+ * 2025: what the chat's `/model` offers when the endpoint cannot list its own (said so beside it).
+ */
+export const KNOWN_MODELS: Readonly<Record<string, readonly string[]>> = {
+  openai: ["gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini", "gpt-4o", "o3", "o4-mini"],
+  anthropic: ["claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"],
+  openrouter: [
+    "anthropic/claude-sonnet-4.5",
+    "anthropic/claude-opus-4.5",
+    "openai/gpt-5",
+    "openai/gpt-5-mini",
+    "google/gemini-2.5-pro",
+    "deepseek/deepseek-chat",
+    "qwen/qwen3-coder",
+    "moonshotai/kimi-k2",
+  ],
+  ollama: ["qwen3", "qwen3-coder", "gpt-oss:20b", "llama3.1", "deepseek-r1"],
+};
+
+/**
  * The smallest context window a person may set (flag, HARNESS_CONTEXT_WINDOW, config.json): the
  * system prompt and tool definitions alone are about 2k tokens, and compaction starts at 80%, so
  * below 4096 no turn fits. 4096 is also the smallest window models are commonly run with.

@@ -8,6 +8,8 @@ import type { Palette } from "./colors.ts";
 export interface ChatControls {
   /** `provider · model` now in use. */
   currentModel(): string;
+  /** The models the provider offers, one line each, the one in use marked (known ones when the endpoint cannot list them). */
+  listModels(): Promise<string[]>;
   /** Switches the model for the next replies (same provider and settings); returns the new `provider · model`. */
   switchModel(model: string): Promise<string>;
   /** Starts a new, empty session; returns its id. */
@@ -81,9 +83,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   model: {
     usage: "/model [name]",
-    help: "show the model, or switch to another of the same provider",
+    help: "list the provider's models (the one in use marked), or switch to another of them",
     run: async (args, controls, say) =>
-      say(args ? `now using ${await controls.switchModel(args)}` : `using ${controls.currentModel()}`),
+      say(args ? `now using ${await controls.switchModel(args)}` : (await controls.listModels()).join("\n")),
   },
   thinking: {
     usage: "/thinking [off|low|medium|high|tokens]",
