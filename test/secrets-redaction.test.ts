@@ -156,12 +156,14 @@ test("a command's long output is spilled to a file with the key redacted, even w
 });
 
 test("a base URL with credentials is stored and shown without them", async () => {
-  const fake = await serve([]);
+  // The request goes out (http sends the URL's user part as Basic auth, as curl does; our bearer key wins).
+  const fake = await serve([{ reply: { text: "hello" } }]);
   const env = canaryEnv();
   const url = `http://user:${ENV_KEY}@${fake.url.replace("http://", "")}/v1`;
   const result = await runCli(["--provider", "openai", "--base-url", url, "--model", "fake-model", "-p", "hi"], {
     env,
   });
+  assert.equal(result.code, 0, result.stderr);
   const [session] = readdirSync(join(env.HARNESS_HOME as string, "sessions")).filter((name) => name.endsWith(".jsonl"));
   const header = JSON.parse(readFileSync(join(env.HARNESS_HOME as string, "sessions", session), "utf8").split("\n")[0]);
   assert.equal(header.baseUrl, `${fake.url}/v1`);
