@@ -5,9 +5,9 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { TmuxTerminal } from "./tui-tmux.ts";
+import { resumeInTerminal, TmuxTerminal } from "./tui-tmux.ts";
 
 const PROMPT = /^>\s*$/m;
 const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
@@ -163,18 +163,7 @@ test("a resumed chat replays its last turns as they were drawn live: rendered Ma
     { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo listed-output" } }] } },
     { reply: { text: "Found **one file** and `README.md`." } },
   ]);
-  const cwd = tempDir();
-  const home = tempDir("harness-home-");
-  const env = cleanEnv({ HARNESS_HOME: home });
-  const first = await runCli([...fakeFlags(server), "-y", "-p", "look around"], { env, cwd });
-  assert.equal(first.code, 0, first.stderr);
-  const [file] = readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl"));
-
-  const term = TmuxTerminal.start({
-    args: [...fakeFlags(server), "-r", file.slice(0, -".jsonl".length)],
-    cwd,
-    env: { TERM: "xterm-256color", HARNESS_HOME: home },
-  });
+  const term = await resumeInTerminal(server, "look around");
   const screen = await term.waitFor(
     /harness · openai · fake-model[^\n]*\n[\s\S]*^>\s*$/m,
     "the prompt after the replay",

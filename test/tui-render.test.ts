@@ -1,13 +1,13 @@
 // How a turn looks in a real terminal (tmux) against the fake LLM server: spacing, widths,
 // diffs and running tools as a person reads them.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { TmuxTerminal } from "./tui-tmux.ts";
+import { resumeInTerminal, TmuxTerminal } from "./tui-tmux.ts";
 
 const PROMPT = /^>\s*$/m;
 /** A command that runs until the test creates `go` in the working folder. */
@@ -163,20 +163,9 @@ test("a resumed chat replays an edit as the coloured diff it showed live, not it
   skip: needs("tmux"),
 }, async () => {
   const server = await serve([...EDIT_X.slice(0, 2), { reply: { text: "Changed **two** to `2`." } }]);
-  const cwd = tempDir();
-  const home = tempDir("harness-home-");
-  writeFileSync(join(cwd, "x.txt"), "one\ntwo\nthree\n");
-  const first = await runCli([...fakeFlags(server), "-y", "-p", "edit it"], {
-    env: cleanEnv({ HARNESS_HOME: home }),
-    cwd,
-  });
-  assert.equal(first.code, 0, first.stderr);
-  const [file] = readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl"));
-  const term = TmuxTerminal.start({
-    args: [...fakeFlags(server), "-r", file.slice(0, -".jsonl".length)],
-    cwd,
-    env: { TERM: "xterm-256color", HARNESS_HOME: home },
-  });
+  const term = await resumeInTerminal(server, "edit it", (cwd) =>
+    writeFileSync(join(cwd, "x.txt"), "one\ntwo\nthree\n"),
+  );
   const screen = await term.waitFor(/harness · openai[^\n]*\n>\s*$/, "the prompt after the replay");
   assert.match(
     screen,

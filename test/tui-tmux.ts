@@ -1,7 +1,10 @@
 // Drives the built CLI inside a real terminal: a detached tmux session on its own socket.
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
-import { CLI } from "./helpers.ts";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { FakeLLM } from "./fake-llm/server.ts";
+import { CLI, cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
 import { onTestEnd } from "./teardown.ts";
 
 /** How long a screen may take to show what a test waits for before the test fails with the screen. */
@@ -118,6 +121,31 @@ export class TmuxTerminal {
   private tmux(args: string[]): string {
     return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8", timeout: TMUX_COMMAND_MS });
   }
+}
+
+/**
+ * A one-shot run (`-y -p prompt`) in a new folder and home (`prepare` fills the folder first),
+ * then `harness -r <its session>` in a terminal, as a person coming back to it.
+ */
+export async function resumeInTerminal(
+  server: FakeLLM,
+  prompt: string,
+  prepare: (cwd: string) => void = () => {},
+): Promise<TmuxTerminal> {
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  prepare(cwd);
+  const first = await runCli([...fakeFlags(server), "-y", "-p", prompt], {
+    env: cleanEnv({ HARNESS_HOME: home }),
+    cwd,
+  });
+  assert.equal(first.code, 0, first.stderr);
+  const [file] = readdirSync(join(home, "sessions")).filter((name) => name.endsWith(".jsonl"));
+  return TmuxTerminal.start({
+    args: [...fakeFlags(server), "-r", file.slice(0, -".jsonl".length)],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: home },
+  });
 }
 
 function shellQuote(text: string): string {
