@@ -241,8 +241,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const session = await open({
     approval: stdin.isTTY
       ? terminalAsk((question, signal) => {
-          renderer?.pause();
-          return askOnce(question, signal);
+          const afterQuestion = renderer?.holdForQuestion();
+          return askOnce(question, signal).finally(afterQuestion);
         })
       : {
           nobody: true,

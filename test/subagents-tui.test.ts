@@ -113,6 +113,67 @@ test("two subagents at once show as live blocks, one with its denied call; each 
   await resumed.waitFor(/\[exit 0\]/, "the end of the resumed chat");
 });
 
+test("an approval question for one subagent stays whole while another works and ends; the blocks and its summary come after the answer", {
+  skip: needs("tmux"),
+}, async () => {
+  const betaMayRead = arrival("the test's go-ahead to BETA");
+  const betaAnswered = arrival("BETA's second request");
+  const fake = await serve(
+    byConversation({
+      "PARENT:": [
+        {
+          reply: {
+            toolCalls: [
+              taskCall("call_a", { prompt: "ALPHA: run it", tools: ["bash"] }),
+              taskCall("call_b", { prompt: "BETA: read the notes" }),
+            ],
+          },
+        },
+        text("Both finished."),
+      ],
+      "ALPHA:": [
+        { reply: { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "echo approved-run" } }] } },
+        text("alpha ran it"),
+      ],
+      "BETA:": [
+        async () => {
+          await betaMayRead.arrived;
+          return { reply: { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "notes.txt" } }] } };
+        },
+        () => {
+          betaAnswered.arrive();
+          return text("beta read them");
+        },
+      ],
+    }),
+  );
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "notes.txt"), "hi\n");
+  const chat = TmuxTerminal.start({ args: ["--sandbox", "off", ...fakeFlags(fake)], cwd, env: colourEnv() });
+  await chat.waitFor(/^>\s*$/m, "the prompt");
+  chat.type("PARENT: two things");
+  chat.send(["Enter"]);
+  await chat.waitFor(/^allow\? bash> echo approved-run[\s\S]*\[y\]es {2}\[n\]o.*> $/m, "ALPHA's approval question");
+  // BETA reads and ends while the question is open.
+  betaMayRead.arrive();
+  await betaAnswered.arrived;
+  chat.type("y");
+  chat.send(["Enter"]);
+  const after = await chat.waitFor(/^Both finished\.$[\s\S]*^>\s*$/m, "the parent's answer, then the prompt");
+  const lines = after.split("\n");
+  const asked = lines.findIndex((line) => line.startsWith("allow? bash> echo approved-run"));
+  const answered = lines.findIndex((line, index) => index > asked && /\[y\]es {2}\[n\]o.*> y$/.test(line));
+  assert.ok(asked >= 0 && answered > asked, `the answer on the question's own line; the screen was:\n${after}`);
+  assert.ok(
+    lines.slice(asked, answered).every((line) => !/^(▸|✓|✗) /.test(line)),
+    `nothing drawn into the question; the screen was:\n${after}`,
+  );
+  const betaDone = lines.findIndex((line) => /^✓ task: BETA: read the notes · 1 call · 30 tokens · /.test(line));
+  const alphaDone = lines.findIndex((line) => /^✓ task: ALPHA: run it · 1 call · 30 tokens · /.test(line));
+  assert.ok(betaDone > answered && alphaDone > answered, `both summaries after the answer; the screen was:\n${after}`);
+  assert.deepEqual(linesStarting(after, "▸ "), [], after);
+});
+
 test("without escape sequences (NO_COLOR) a child's calls are plain lines and its end one summary line", {
   skip: needs("tmux"),
 }, async () => {

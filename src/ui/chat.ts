@@ -83,7 +83,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     renderer.setPlan(options.todo?.() ?? []);
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
-    reader.beforeQuestion = () => renderer.pause();
+    reader.beforeQuestion = () => renderer.holdForQuestion();
     try {
       for await (const event of options.run(attached.prompt, turn.signal)) {
         renderer.handle(event);

@@ -41,7 +41,7 @@ interface ActiveQuestion {
 /** A raw-mode line editor: the LineReader (line-reader.ts) on a real terminal. */
 export class LineEditor {
   onInterrupt: (() => void) | undefined;
-  beforeQuestion: (() => void) | undefined;
+  beforeQuestion: (() => () => void) | undefined;
   private readonly input: PromptState;
   private readonly keys: RawKeyInput;
   private readonly typeAhead = new TypeAhead();
@@ -68,7 +68,7 @@ export class LineEditor {
 
   ask(question: string, signal?: AbortSignal): Promise<string | undefined> {
     if (this.isClosed) return Promise.resolve(undefined);
-    this.beforeQuestion?.();
+    const afterQuestion = this.beforeQuestion?.();
     const lastBreak = question.lastIndexOf("\n");
     if (lastBreak >= 0) this.options.stdout.write(question.slice(0, lastBreak + 1).replace(/\n/g, "\r\n"));
     const prompt = question.slice(lastBreak + 1);
@@ -78,6 +78,7 @@ export class LineEditor {
       const onAbort = () => this.finish(undefined);
       const settle = (line: string | undefined) => {
         signal?.removeEventListener("abort", onAbort);
+        afterQuestion?.();
         resolve(line);
       };
       this.active = { prompt, isChatPrompt, resolve: settle };

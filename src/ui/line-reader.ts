@@ -21,8 +21,11 @@ export interface LineReader {
   ask(question: string, signal?: AbortSignal): Promise<string | undefined>;
   /** Set while a turn runs: Ctrl-C then interrupts the turn instead of quitting. */
   onInterrupt: (() => void) | undefined;
-  /** Set while a turn runs: called before a question (an approval) is drawn, to clear the spinner off its line. */
-  beforeQuestion: (() => void) | undefined;
+  /**
+   * Set while a turn runs: called before a question (an approval) is drawn, to clear the spinner
+   * and the pinned blocks off the screen; the function it returns is called once it is answered.
+   */
+  beforeQuestion: (() => () => void) | undefined;
   close(): void;
   /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?(): string[];
@@ -59,12 +62,13 @@ export function createLineReader(options: LineReaderOptions): LineReader {
     beforeQuestion: undefined,
     ask(question, signal) {
       if (isClosed) return Promise.resolve(undefined);
-      reader.beforeQuestion?.();
+      const afterQuestion = reader.beforeQuestion?.();
       return new Promise((resolve) => {
         const onAbort = () => settle(undefined);
         const settle = (line: string | undefined) => {
           waiters.delete(settle);
           signal?.removeEventListener("abort", onAbort);
+          afterQuestion?.();
           resolve(line);
         };
         waiters.add(settle);

@@ -36,6 +36,10 @@ export class TerminalRenderer {
   private readonly colors: Palette;
   private readonly spinner: Spinner;
   private atLineStart = true;
+  /** An approval question is on the screen: the subagents' blocks wait until it is answered. */
+  private isQuestionOpen = false;
+  /** Subagents' lines that came while a question was open (summaries; in plain mode their calls too). */
+  private readonly heldLines: string[] = [];
   /** The last thing written was a tool's output: the next reply or thinking starts after a blank line. */
   private isAfterToolOutput = false;
   private isThinking = false;
@@ -136,8 +140,11 @@ export class TerminalRenderer {
         // Folded: a live block per child (src/ui/subagent-blocks.ts); its answer comes back as the task call's result.
         if (!this.options.showTrace) break;
         this.spinner.stop();
-        for (const line of this.subagents.record(event)) this.traceLine(line);
-        this.subagents.refresh(this.atLineStart);
+        if (this.isQuestionOpen) this.heldLines.push(...this.subagents.record(event));
+        else {
+          for (const line of this.subagents.record(event)) this.traceLine(line);
+          this.subagents.refresh(this.atLineStart);
+        }
         break;
       case "done":
         this.spinner.stop();
@@ -176,6 +183,21 @@ export class TerminalRenderer {
     this.clock.pause();
     this.subagents.erase();
     this.todo.erase();
+  }
+
+  /**
+   * Clears the screen's live parts for a question (an approval). Other children go on while it is
+   * asked: their blocks stay off the screen and the lines of those that end wait, so the question
+   * stays whole; the function returned shows them once it is answered.
+   */
+  holdForQuestion(): () => void {
+    this.pause();
+    this.isQuestionOpen = true;
+    return () => {
+      this.isQuestionOpen = false;
+      for (const line of this.heldLines.splice(0)) this.traceLine(line);
+      if (this.atLineStart && this.options.showTrace) this.subagents.draw();
+    };
   }
 
   /**
@@ -259,7 +281,7 @@ export class TerminalRenderer {
     this.atLineStart = text.endsWith("\n");
     if (!this.atLineStart || !this.options.showTrace) return;
     this.todo.draw();
-    this.subagents.draw();
+    if (!this.isQuestionOpen) this.subagents.draw();
   }
 
   private newline(stream: NodeJS.WriteStream): void {
