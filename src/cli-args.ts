@@ -233,7 +233,7 @@ export function parseFlags<N extends FlagName>(
 
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
-  const { flags, positionals } = parseFlags(argv, RUN_FLAGS, { positionals: true });
+  const { flags, positionals } = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
   if (flags.yes && flags.approve !== undefined && flags.approve !== "all")
     throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
   if (flags.input !== undefined) {
@@ -244,6 +244,20 @@ export function parseRunFlags(argv: string[]): CliFlags {
       throw new UsageError("--image goes with one prompt (-p or prompt words), not with --input stream-json");
   }
   return { ...flags, positionals };
+}
+
+/**
+ * `-r` (or `--resume`) with no id after it (last, or before another option) asks for a session
+ * from a list, as Claude Code's does: it becomes `--resume=` (an empty id, run-cli.ts picks).
+ * A word after it is always the id, so `-r fix the bug` still resumes session "fix".
+ */
+function withBareResume(argv: string[]): string[] {
+  const end = argv.indexOf("--");
+  return argv.map((token, index) => {
+    const isBare = (token === "-r" || token === "--resume") && (end < 0 || index < end);
+    const next = argv[index + 1];
+    return isBare && (next === undefined || next.startsWith("-")) ? "--resume=" : token;
+  });
 }
 
 /**

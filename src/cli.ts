@@ -49,7 +49,7 @@ Options:
   --output <format>        text (default), json, stream-json (events: docs/events.md)
   --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
   -c, --continue           continue the latest session in this directory
-  -r, --resume <id>        continue that session
+  -r, --resume [id]        continue that session (without an id: pick one of this folder's recent ones)
   --fork                   with -c or -r: continue a copy of the session under a new id (the
                            original stays as it is, and may be in use by another run)
   -h, --help               this help

@@ -14,7 +14,8 @@ import { costOfSpent, formatSpent, sessionPrices } from "./providers/pricing.ts"
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-info.ts";
 import { describeThinking } from "./providers/thinking.ts";
 import type { LockedSession } from "./session/session-lock.ts";
-import { loadChatHistory, loadResumeTarget, sessionErrorExitCode } from "./stored-sessions.ts";
+import { loadChatHistory, loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "./stored-sessions.ts";
+import { formatPickList, pickSession } from "./ui/session-picker.ts";
 import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
@@ -60,6 +61,28 @@ export async function runCli(flags: CliFlags): Promise<number> {
 
   const isStreamInput = flags.input === "stream-json";
   const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
+  // `-r` without an id: pick one from a numbered list at a terminal; headless, the list and how to name one.
+  if (flags.resume === "") {
+    const { summaries, isThisFolder } = sessionsToPick(env, cwd);
+    const where = isThisFolder ? `in ${cwd}` : `anywhere (none in ${cwd})`;
+    if (summaries.length === 0) {
+      stderr.write("harness: no sessions to resume yet\n");
+      return 2;
+    }
+    if (!isChat) {
+      stderr.write(`recent sessions ${where}:\n${formatPickList(summaries, Date.now()).join("\n")}\n`);
+      stderr.write("Usage: harness -r <id> [options] [prompt words...]   (a unique prefix of the id will do)\n");
+      return 2;
+    }
+    stderr.write(`recent sessions ${where}:\n`);
+    const ask = (question: string) => askOnce(question, new AbortController().signal);
+    const picked = await pickSession(summaries, ask, (text) => stderr.write(text), colors);
+    if (picked === undefined) {
+      stderr.write("nothing resumed\n");
+      return 0;
+    }
+    flags = { ...flags, resume: picked };
+  }
   let resumed: LockedSession | undefined;
   try {
     resumed = loadResumeTarget(flags, env, cwd);

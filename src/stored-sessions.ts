@@ -9,7 +9,13 @@ import { isApiKind } from "./providers/wire-apis.ts";
 import { resumeProviderChoice } from "./session/resume-choice.ts";
 import { SESSION_FORMAT_VERSION, type SessionHeader } from "./session/session-entry.ts";
 import { newSessionId } from "./session/session-id.ts";
-import { findLatestSession, findSessionByPrefix, SessionLookupError } from "./session/session-list.ts";
+import {
+  findLatestSession,
+  findSessionByPrefix,
+  SessionLookupError,
+  summarizeSessions,
+  type SessionSummary,
+} from "./session/session-list.ts";
 import { forkSession } from "./session/session-fork.ts";
 import { lockAndReadSession, SessionLockError, type LockedSession } from "./session/session-lock.ts";
 import { SessionReadError, type SessionData } from "./session/session-reader.ts";
@@ -56,6 +62,23 @@ export function loadResumeTarget(
     return undefined;
   }
   return flags.fork ? forkSession(found.path) : lockAndReadSession(found.path);
+}
+
+/** Sessions `-r` without an id offers. */
+const PICKED_FROM_SESSIONS = 10;
+
+/**
+ * What `-r` without an id offers: this folder's newest sessions, or, when it has none, the newest
+ * of every folder (`isThisFolder` false), since a folder never used before is where a person most
+ * likely comes to continue work begun elsewhere.
+ */
+export function sessionsToPick(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { summaries: SessionSummary[]; isThisFolder: boolean } {
+  const here = summarizeSessions(sessionsDirFor(env), PICKED_FROM_SESSIONS, cwd).summaries;
+  if (here.length > 0) return { summaries: here, isThisFolder: true };
+  return { summaries: summarizeSessions(sessionsDirFor(env), PICKED_FROM_SESSIONS).summaries, isThisFolder: false };
 }
 
 /** Flags and environment, with a resumed session's provider and model as the defaults below them. */
