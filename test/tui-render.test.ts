@@ -16,14 +16,14 @@ const WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo went";
 // The terminal is ended by the shared teardown (tui-tmux.ts registers it), the server by fakeServerPerTest.
 const serve = fakeServerPerTest();
 
-async function openChat(script: ScriptStep[], args: string[] = [], columns = 100) {
+async function openChat(script: ScriptStep[], args: string[] = [], columns = 100, env: Record<string, string> = {}) {
   const server = await serve(script);
   const cwd = tempDir();
   const term = TmuxTerminal.start({
     args: [...args, ...fakeFlags(server)],
     cwd,
     columns,
-    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), ...env },
   });
   await term.waitFor(PROMPT, "the first prompt");
   return { fake: server, term, cwd };
@@ -157,6 +157,25 @@ test("a running tool shows its elapsed time, counting each second, gone when it 
   const screen = await turnEnd(term);
   assert.doesNotMatch(screen, / … \d+s/, "the clock's line is gone once the tool ended");
   assert.match(screen, /^bash> while .*\n {2}went\n/m, "the output follows the call's line");
+});
+
+test("NO_COLOR: no clock is drawn while a tool runs (it would need escape sequences)", {
+  skip: needs("tmux"),
+}, async () => {
+  const { term, cwd } = await openChat(
+    [{ reply: { toolCalls: [{ name: "bash", arguments: { command: WAIT_FOR_GO } }] } }, { reply: { text: "it went" } }],
+    ["-y"],
+    100,
+    { NO_COLOR: "1" },
+  );
+  term.type("go");
+  term.send(["Enter"]);
+  await term.waitFor(/^bash> while/m, "the call's line");
+  // Longer than two of the clock's ticks (1 s each): a clock would have drawn by then.
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  assert.doesNotMatch(term.screen(true), / … \d+s|\x1b/, "no clock, no escape sequences");
+  writeFileSync(join(cwd, "go"), "");
+  await term.waitFor(/^it went$/m, "the answer");
 });
 
 test("a resumed chat replays an edit as the coloured diff it showed live, not its result's text", {
