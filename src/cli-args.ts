@@ -279,6 +279,16 @@ function maxTypoDistance(word: string): number {
 
 type ArgvError = Error & { code: string };
 
+/**
+ * A subcommand's own node:util parseArgs complaint in our words (`names`: its options, for "did
+ * you mean"), as the flags of a run are worded; any other error's message as it is.
+ */
+export function argvErrorMessage(error: unknown, names: readonly string[]): string {
+  return String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")
+    ? describeArgvError(error as ArgvError, names as readonly FlagName[])
+    : (error as Error).message;
+}
+
 /** node:util parseArgs' complaints, in our words, with the nearest flag suggested for an unknown one. */
 function describeArgvError(error: ArgvError, names: readonly FlagName[]): string {
   const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
@@ -312,7 +322,7 @@ function closestFlag(option: string, names: readonly FlagName[]): string | undef
 /** `-p` → `--print`. */
 function flagForShort(short: string, names: readonly FlagName[]): string {
   const specs: Record<string, FlagSpec> = FLAGS;
-  const name = names.find((candidate) => `-${specs[candidate].short}` === short);
+  const name = names.find((candidate) => `-${specs[candidate]?.short}` === short);
   return name ? `--${name}` : short;
 }
 

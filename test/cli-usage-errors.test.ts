@@ -92,3 +92,21 @@ test("a context window below the minimum is a usage error, from the flag or the 
   );
   assert.equal(existsSync(join(env.HARNESS_HOME as string, "sessions")), false, "no session was created");
 });
+
+test("one wording across commands: our words for bad options (no parseArgs or zod text), 'Usage:' capitalised", async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["sessions", "--bogus"], /^harness: unknown option --bogus\nUsage: harness sessions /],
+    [["export", "--bogus"], /^harness: unknown option --bogus\nUsage: harness export /],
+    [["undo", "--bogus"], /^harness: unknown option --bogus\nUsage: harness undo /],
+    [["models", "--provder", "x"], /^harness models: unknown option --provder; did you mean --provider\?\n/],
+    [["batch"], /^harness: give one tasks file\nUsage: harness batch /],
+    [["worker"], /Usage: harness worker /],
+    [["--max-turns", "0", "-p", "x"], /^harness: --max-turns takes a positive whole number\n/],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await runCli(args);
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+    assert.match(result.stderr, expected, args.join(" "));
+    assert.doesNotMatch(result.stderr, /Unknown option|To specify a positional|✖|^usage:/m, args.join(" "));
+  }
+});

@@ -18,7 +18,7 @@ import { wireApiName } from "../providers/wire-apis.ts";
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
 
-const USAGE = `usage: harness batch <tasks.jsonl> [options]
+const USAGE = `Usage: harness batch <tasks.jsonl> [options]
        harness batch report <results.jsonl> [--html report.html]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
@@ -138,7 +138,7 @@ export async function run(argv: string[]): Promise<number> {
   return controller.signal.aborted ? 130 : 0;
 }
 
-const REPORT_USAGE = "usage: harness batch report <results.jsonl> [--html report.html]\n";
+const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [--html report.html]\n";
 
 async function runReport(argv: string[]): Promise<number> {
   let parsed;

@@ -8,7 +8,7 @@ import { exportMarkdown } from "../session/export-md.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "../session/session-list.ts";
 import { readSession, SessionReadError } from "../session/session-reader.ts";
 
-const USAGE = `usage: harness export [id] [--html|--md] [-o file]
+const USAGE = `Usage: harness export [id] [--html|--md] [-o file]
   id          a session id or a unique prefix of one (default: the latest session in this directory)
   --html      a self-contained page (the default), written to <id>.html here unless -o is given
   --md        Markdown, printed on stdout unless -o is given
@@ -37,7 +37,8 @@ export async function run(argv: string[]): Promise<number> {
     if (parsed.values.html && parsed.values.md) throw new Error("choose one of --html and --md");
     if (parsed.positionals.length > 1) throw new Error("give one session id");
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
+    const { argvErrorMessage } = await import("../cli-args.ts");
+    process.stderr.write(`harness: ${argvErrorMessage(error, ["html", "md", "help"])}\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

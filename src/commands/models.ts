@@ -24,7 +24,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true }));
   } catch (error) {
-    process.stderr.write(`harness models: ${(error as Error).message}\nTry 'harness models --help'.\n`);
+    const { argvErrorMessage } = await import("../cli-args.ts");
+    process.stderr.write(
+      `harness models: ${argvErrorMessage(error, Object.keys(OPTIONS))}\nTry 'harness models --help'.\n`,
+    );
     return 2;
   }
   if (values.help) {

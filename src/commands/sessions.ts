@@ -7,7 +7,7 @@ import { formatSessionList, summarizeSessions } from "../session/session-list.ts
 /** Sessions listed without --all. */
 const LISTED_SESSIONS = 20;
 
-const USAGE = "usage: harness sessions [--all]   (newest first; continue one with harness -r <id>)\n";
+const USAGE = "Usage: harness sessions [--all]   (newest first; continue one with harness -r <id>)\n";
 
 export async function run(argv: string[]): Promise<number> {
   let all: boolean;
@@ -23,7 +23,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     all = Boolean(values.all);
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
+    const { argvErrorMessage } = await import("../cli-args.ts");
+    process.stderr.write(`harness: ${argvErrorMessage(error, ["all", "help"])}\n${USAGE}`);
     return 2;
   }
   const { summaries, more } = summarizeSessions(

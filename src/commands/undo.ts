@@ -10,7 +10,7 @@ import { SessionRecorder } from "../session/session-recorder.ts";
 import { sessionErrorExitCode, sessionsDirFor } from "../stored-sessions.ts";
 import { applyPlan, CONVERSATION_ONLY, listChanges, planUndo, snapshotsFor, UndoError } from "../undo.ts";
 
-const USAGE = `usage: harness undo [--session id] [--turns n]
+const USAGE = `Usage: harness undo [--session id] [--turns n]
   --session <id>   the session (an id or a unique prefix; default: the latest one in this directory)
   --turns <n>      how many of its last turns to take back (default 1)
 The session's files go back to how they were before those turns, and the turns leave its

@@ -11,7 +11,7 @@ import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-t
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
 
-const USAGE = `usage: harness worker --queue redis://host:port/name [--concurrency n] [--workdir dir]
+const USAGE = `Usage: harness worker --queue redis://host:port/name [--concurrency n] [--workdir dir]
 Takes tasks queued by \`harness batch --queue\` and runs them here, as the batch would.
   --concurrency <n>   tasks at once (default ${DEFAULT_CONCURRENCY})
   --workdir <dir>     where working copies are made (default $HARNESS_HOME/batch-work/<queue name>)
