@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
+import { describeIssues } from "../core/describe-issue.ts";
 
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
 const MAX_TASK_ID_LENGTH = 200;
@@ -53,8 +54,7 @@ export function readTasks(path: string): BatchTask[] {
       throw new TaskFileError(`${path}:${lineNumber}: not a JSON object`);
     }
     const parsed = taskLineSchema.safeParse(json);
-    if (!parsed.success)
-      throw new TaskFileError(`${path}:${lineNumber}: ${z.prettifyError(parsed.error).replace(/\n\s*/g, " ")}`);
+    if (!parsed.success) throw new TaskFileError(`${path}:${lineNumber}: ${describeIssues(parsed.error)}`);
     const task = parsed.data;
     if (task.cwd && task.repo) throw new TaskFileError(`${path}:${lineNumber}: give either cwd or repo, not both`);
     if (task.ref && !task.repo) throw new TaskFileError(`${path}:${lineNumber}: ref needs repo`);

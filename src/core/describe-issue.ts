@@ -16,6 +16,11 @@ export function describeIssue(issue: z.core.$ZodIssue, knownKeys: readonly strin
   return where ? `${where}: ${message}` : message;
 }
 
+/** Every issue of a failed parse on one line, each as describeIssue words it. */
+export function describeIssues(error: z.ZodError, knownKeys: readonly string[] = []): string {
+  return error.issues.map((issue) => describeIssue(issue, knownKeys)).join("; ");
+}
+
 function unknownKeys(keys: string[], knownKeys: readonly string[]): string {
   const meant = keys.length === 1 ? closestName(keys[0], knownKeys, 2) : undefined;
   return `unknown ${keys.length > 1 ? "keys" : "key"} ${keys.map((key) => `"${key}"`).join(", ")}${meant ? ` (did you mean "${meant}"?)` : ""}`;

@@ -5,6 +5,7 @@
 // does not stop the harness.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { describeIssues } from "../core/describe-issue.ts";
 
 /** The points a command hook can attach to. */
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "SessionStart", "Stop"] as const;
@@ -70,7 +71,7 @@ function hooksOfFile(path: string, warn: (message: string) => void): CommandHook
       const where = `hooks.${event}[${index}] in ${path}`;
       const group = groupSchema.safeParse(rawGroup);
       if (!group.success) {
-        warn(`ignoring ${where}: ${z.prettifyError(group.error).replace(/\n/g, " ")}`);
+        warn(`ignoring ${where}: ${describeIssues(group.error)}`);
         continue;
       }
       const matcher = toMatcher(group.data.matcher, where, warn);

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { describeIssues } from "../core/describe-issue.ts";
 
 /** A server started as a child process speaking MCP on its stdin and stdout. */
 export interface StdioServerConfig {
@@ -115,7 +116,7 @@ function serversOfFile(file: McpConfigFile, warn: (message: string) => void): Mc
     if (isRemote) {
       const parsed = httpSchema.safeParse(entry);
       if (!parsed.success) {
-        warn(`ignoring ${where}: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`);
+        warn(`ignoring ${where}: ${describeIssues(parsed.error)}`);
         continue;
       }
       const { type, url, headers } = parsed.data;
