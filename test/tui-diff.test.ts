@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { paletteFor } from "../src/ui/colors.ts";
-import { fitColumns, foldOutput, renderDiff } from "../src/ui/diff-render.ts";
+import { foldOutput, renderDiff } from "../src/ui/diff-render.ts";
+import { fitWidth } from "../src/ui/text-width.ts";
 import { unifiedDiff } from "../src/core/diff.ts";
 
 const tty = { isTTY: true } as NodeJS.WriteStream;
@@ -44,7 +45,7 @@ test("long output keeps its first lines and its last, and says how much is hidde
 });
 
 test("lines are cut to the terminal width, wide characters counted twice", () => {
-  assert.equal(fitColumns("x".repeat(80), 80), "x".repeat(80));
-  assert.equal(fitColumns("x".repeat(81), 80), `${"x".repeat(79)}…`);
-  assert.equal(fitColumns("漢字漢字", 5), "漢字…");
+  assert.equal(fitWidth("x".repeat(80), 80), "x".repeat(80));
+  assert.equal(fitWidth("x".repeat(81), 80), `${"x".repeat(79)}…`);
+  assert.equal(fitWidth("漢字漢字", 5), "漢字…");
 });

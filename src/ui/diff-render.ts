@@ -1,6 +1,6 @@
 // Edits and writes as coloured unified diffs, and long tool output folded to a few lines.
 import type { Palette } from "./colors.ts";
-import { charWidth, visibleWidth } from "./text-width.ts";
+import { fitWidth } from "./text-width.ts";
 import { formatBytes } from "../core/helpers.ts";
 
 /** Diff lines shown for one edit; the rest is summarised (the model saw the whole diff). */
@@ -12,7 +12,7 @@ export const OUTPUT_TAIL_LINES = 1;
 /** A unified diff with `+` green, `-` red, hunk headers cyan, context dim; folded past `maxLines`. */
 export function renderDiff(diff: string, colors: Palette, columns: number, maxLines = DIFF_SHOWN_LINES): string {
   const lines = diff.replace(/\n$/, "").split("\n");
-  const shown = lines.slice(0, maxLines).map((line) => colorDiffLine(fitColumns(line, columns), colors));
+  const shown = lines.slice(0, maxLines).map((line) => colorDiffLine(fitWidth(line, columns), colors));
   if (lines.length > maxLines) shown.push(colors.dim(`… ${lines.length - maxLines} more diff lines`));
   return shown.join("\n");
 }
@@ -40,7 +40,7 @@ function colorDiffLine(line: string, colors: Palette): string {
  */
 export function foldOutput(text: string, columns: number, indent = "  "): string {
   const lines = text.replace(/\n+$/, "").split("\n");
-  const fit = (line: string) => indent + fitColumns(line, columns - indent.length);
+  const fit = (line: string) => indent + fitWidth(line, columns - indent.length);
   if (lines.length <= OUTPUT_HEAD_LINES + OUTPUT_TAIL_LINES + 1) return lines.map(fit).join("\n");
   const hidden = lines.length - OUTPUT_HEAD_LINES - OUTPUT_TAIL_LINES;
   const hiddenBytes = Buffer.byteLength(lines.slice(OUTPUT_HEAD_LINES, lines.length - OUTPUT_TAIL_LINES).join("\n"));
@@ -49,18 +49,4 @@ export function foldOutput(text: string, columns: number, indent = "  "): string
     `${indent}… ${hidden} lines hidden (${formatBytes(hiddenBytes)})`,
     ...lines.slice(lines.length - OUTPUT_TAIL_LINES).map(fit),
   ].join("\n");
-}
-
-/** A line cut to `columns` terminal columns (with an ellipsis), tabs shown as two spaces. */
-export function fitColumns(line: string, columns: number): string {
-  const text = line.replace(/\t/g, "  ");
-  if (visibleWidth(text) <= columns) return text;
-  let width = 0;
-  let out = "";
-  for (const char of text) {
-    width += charWidth(char);
-    if (width > columns - 1) return `${out}…`;
-    out += char;
-  }
-  return out;
 }

@@ -24,11 +24,16 @@ export function charWidth(char: string): number {
   return WIDE_PATTERN.test(char) ? 2 : 1;
 }
 
-/** One line cut to `width` columns with an ellipsis, control characters made spaces, so it never wraps. */
+/**
+ * One line cut to `width` columns with an ellipsis, so it never wraps: a tab shows as two spaces
+ * (a terminal would jump to its next tab stop, which the count cannot know), other control characters as one.
+ */
 export function fitWidth(text: string, width: number): string {
+  const plain = text.replace(/\t/g, "  ").replace(/[\x00-\x1f\x7f]/g, " ");
+  if (visibleWidth(plain) <= width) return plain;
   let used = 0;
   let out = "";
-  for (const char of text.replace(/[\x00-\x1f\x7f]/g, " ")) {
+  for (const char of plain) {
     used += charWidth(char);
     if (used > width - 1) return `${out}…`;
     out += char;
