@@ -325,7 +325,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
       if (event.type === "done") {
         code = exitCodeFor(event);
-        if (!renderer && event.error) stderr.write(`harness: ${event.error}\n`);
+        // Worded as the terminal renderer words it, so a failed run reads the same in every output format.
+        if (!renderer && event.error) stderr.write(`${colors.red("error:")} ${event.error}\n`);
         // The one summary (and the one unknown-price warning) of the run, for the person watching.
         if (stderr.isTTY && event.turns > 0) stderr.write(`${colors.dim(formatSpent(spent, priceList))}\n`);
       }

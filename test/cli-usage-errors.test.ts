@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { MIN_CONTEXT_WINDOW } from "../src/providers/model-info.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, withoutSandboxWarning } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
 
@@ -109,4 +109,16 @@ test("one wording across commands: our words for bad options (no parseArgs or zo
     assert.match(result.stderr, expected, args.join(" "));
     assert.doesNotMatch(result.stderr, /Unknown option|To specify a positional|✖|^usage:/m, args.join(" "));
   }
+});
+
+test("a failed run reads the same in every output format: one 'error:' line", async () => {
+  const lines: string[] = [];
+  for (const output of ["text", "json", "stream-json"]) {
+    const fake = await serve([{ status: 400, body: { error: { message: "bad request body" } } }]);
+    const result = await runCli([...fakeFlags(fake), "--output", output, "-p", "x"]);
+    assert.equal(result.code, 1, result.stderr);
+    lines.push(withoutSandboxWarning(result.stderr).replace(fake.baseUrl, "<base>"));
+  }
+  assert.match(lines[0], /^error: 400 .*bad request body\n$/);
+  assert.deepEqual(lines, [lines[0], lines[0], lines[0]]);
 });

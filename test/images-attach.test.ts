@@ -195,6 +195,6 @@ test("a model that takes no images: the server's refusal becomes one line saying
   assert.equal(result.code, 1);
   assert.equal(server.requests.length, 1, "not retried");
   assert.deepEqual(withoutSandboxWarning(result.stderr).trim().split("\n"), [
-    `harness: 400 fake-model at openai (${server.baseUrl}) cannot take images: Invalid content type. image_url is only supported by certain models. (use a model with vision, or leave the image out: /clear in chat)`,
+    `error: 400 fake-model at openai (${server.baseUrl}) cannot take images: Invalid content type. image_url is only supported by certain models. (use a model with vision, or leave the image out: /clear in chat)`,
   ]);
 });

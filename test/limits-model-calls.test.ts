@@ -37,7 +37,7 @@ test("a 100 MB reply is cut at the 16 MB reply cap with a clear error, not retri
   assert.equal(result.code, 1, result.stderr);
   assert.match(
     result.stderr,
-    /^harness: the reply from openai \(http:\/\/127\.0\.0\.1:\d+\/v1\) passed 16\.0 MB, the most one reply may have; it was cut off and not retried/m,
+    /^error: the reply from openai \(http:\/\/127\.0\.0\.1:\d+\/v1\) passed 16\.0 MB, the most one reply may have; it was cut off and not retried/m,
   );
   const done = JSON.parse(result.stdout);
   assert.equal(done.type, "done");

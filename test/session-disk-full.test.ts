@@ -48,11 +48,11 @@ test("a full disk ends the run with one line, a JSON done event and exit 1; -c t
   assert.equal(full.code, 1, full.stderr);
   const [file] = readdirSync(join(home, "saved"));
   assert.match(file, /\.jsonl$/);
-  const line = `harness: cannot write the session file ${join(sessions, file)}: no space left on device (ENOSPC); the run stopped. The session is kept up to its last whole entry: free some space, then continue it with harness -c\n`;
+  const line = `error: cannot write the session file ${join(sessions, file)}: no space left on device (ENOSPC); the run stopped. The session is kept up to its last whole entry: free some space, then continue it with harness -c\n`;
   assert.equal(withoutSandboxWarning(full.stderr), line);
   const done = JSON.parse(full.stdout);
   assert.deepEqual([done.type, done.reason], ["done", "error"]);
-  assert.equal(`harness: ${done.error}\n`, line);
+  assert.equal(`error: ${done.error}\n`, line, "the failure reads as in text mode");
 
   // The file holds whole lines only: the header, the prompt (and its turn mark); the reply that did not fit is gone.
   const lines = readFileSync(join(home, "saved", file), "utf8").split("\n");
