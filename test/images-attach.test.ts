@@ -163,7 +163,7 @@ test("chat: a pasted path to an image attaches it; one that is no image is refus
   await term.waitFor(/^>\s*$/m, "the first prompt");
   term.paste(`'${join(folder, "fake.png")}'`);
   term.send(["Enter"]);
-  await term.waitFor(/fake\.png is not a PNG, JPEG, GIF or WebP image; nothing was sent/);
+  await term.waitFor(/^error: .*fake\.png is not a PNG, JPEG, GIF or WebP image; nothing was sent/m);
   term.type("what is this? ");
   term.paste(join(folder, "shot.png").replace(/ /g, "\\ "));
   term.send(["Enter"]);

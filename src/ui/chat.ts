@@ -77,7 +77,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     const text = expandFileMentions(prompt, options.cwd);
     const attached = options.withImages ? await options.withImages(text) : { prompt: text };
     if ("error" in attached) {
-      options.stderr.write(`${colors.red(`harness: ${attached.error}; nothing was sent`)}\n`);
+      options.stderr.write(`${colors.red("error:")} ${attached.error}; nothing was sent\n`);
       continue;
     }
     renderer.setPlan(options.todo?.() ?? []);
