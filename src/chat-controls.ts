@@ -3,7 +3,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
-import { formatDuration } from "./core/helpers.ts";
+import { countOf, formatDuration } from "./core/helpers.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { formatSpent, sessionPrices } from "./providers/pricing.ts";
@@ -268,7 +268,7 @@ export class SessionChatControls implements ChatControls {
     while (!step.done) step = await events.next();
     if (!step.value.ok) throw new Error(`nothing was compacted: ${step.value.error}`);
     const { removedMessages, tokensBefore, tokensAfter } = step.value.event;
-    return `compacted: ${removedMessages} older messages summarised (about ${tokensBefore} → ${tokensAfter} tokens)`;
+    return `compacted: ${countOf(removedMessages, "older message")} summarised (about ${tokensBefore} → ${tokensAfter} tokens)`;
   }
 
   exportSession(format: "md" | "html", file?: string): string {

@@ -111,6 +111,25 @@ test("max turns exits 3", async () => {
   assert.match(result.stderr, /stopped after 2 model calls/);
 });
 
+test("counts read right in the singular: --max-turns 1 stops after 1 model call; a one-line write is 1 line", async () => {
+  const fake = await serve([
+    { reply: { toolCalls: [{ name: "write_file", arguments: { path: "one.txt", content: "only line\n" } }] } },
+  ]);
+  const result = await runCli([...fakeFlags(fake), "-y", "--max-turns", "1", "-p", "write one line"]);
+  assert.equal(result.code, 3);
+  assert.match(result.stderr, /stopped after 1 model call \(--max-turns\)/);
+  assert.equal(fake.requests.length, 1);
+
+  const again = await serve([
+    { reply: { toolCalls: [{ name: "write_file", arguments: { path: "two.txt", content: "only line\n" } }] } },
+    { reply: { text: "written" } },
+  ]);
+  const written = await runCli([...fakeFlags(again), "-y", "-p", "write one line"]);
+  assert.equal(written.code, 0, written.stderr);
+  const toolResult = again.requests[1].body.messages.find((m: any) => m.role === "tool");
+  assert.match(toolResult.content, /\(10 bytes, 1 line\)\.$/);
+});
+
 test("an API failure exits 1 with a one-line reason on stderr", async () => {
   const fake = await serve([{ status: 401 }]);
   const result = await runCli([...fakeFlags(fake), "-p", "hi"], { env: cleanEnv({ OPENAI_API_KEY: "sk-bad" }) });

@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
+import { countOf } from "./helpers.ts";
 import { callModelWithinContext } from "./call-model-within-context.ts";
 import { compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
@@ -125,7 +126,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
   while (true) {
     if (signal.aborted) return { reason: "aborted" };
     if (tally.turns >= maxTurns)
-      return { reason: "max_turns", error: `stopped after ${maxTurns} model calls (--max-turns)` };
+      return { reason: "max_turns", error: `stopped after ${countOf(maxTurns, "model call")} (--max-turns)` };
     tally.turns++;
     yield { type: "turn_start", turn: tally.turns };
     const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };

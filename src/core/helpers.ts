@@ -104,6 +104,11 @@ export function cutMiddle(text: string, keep: number): string {
   return `${head}\n[... ${buffer.length - 2 * keep} bytes cut from the middle of this output ...]\n${tail}`;
 }
 
+/** `1 model call`, `2 model calls`: a count with its noun, plural unless the count is one. */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /** The text cut to at most `max` characters, an ellipsis marking the cut (for one-line listings). */
 export function cutWithEllipsis(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

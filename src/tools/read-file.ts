@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { countOf } from "../core/helpers.ts";
 import { defineTool, type ToolOutput } from "../core/tool.ts";
 import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
@@ -62,7 +63,7 @@ export const readFile = defineTool({
       : first > 1
         ? `\n[showing lines ${first}-${last} of ${last}]`
         : "";
-    return { content: lines.join("\n") + note, summary: `${lines.length} lines` };
+    return { content: lines.join("\n") + note, summary: countOf(lines.length, "line") };
   },
 });
 

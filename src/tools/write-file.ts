@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
+import { countOf } from "../core/helpers.ts";
 import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "../core/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
@@ -46,8 +47,8 @@ export const writeFile = defineTool({
     const lines = countLines(input.content);
     const verb = created ? "Created" : "Overwrote";
     return {
-      content: `${verb} ${shown} (${bytes} bytes, ${lines} lines).`,
-      summary: `${verb.toLowerCase()} ${lines} lines`,
+      content: `${verb} ${shown} (${bytes} bytes, ${countOf(lines, "line")}).`,
+      summary: `${verb.toLowerCase()} ${countOf(lines, "line")}`,
       diff: hasDiff ? truncateMiddle(unifiedDiff(before, input.content, shown)) : undefined,
     };
   },
