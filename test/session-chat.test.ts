@@ -170,6 +170,8 @@ test("chat: /thinking shows and sets the level; the next request carries it and 
   const screen = await chat.send("hello", /thought about it/);
   assert.match(screen, /gpt-5-mini · thinking high · context/);
   assert.equal(fake.requests[0].body.reasoning_effort, "high");
+  // A priced model: /cost says dollars (gpt-5-mini: $0.25 in, $2 out per million tokens; 10 in, 5 out).
+  await chat.send("/cost", /this session: tokens: 10 in · 5 out · \$0\.0000\d+/);
   await chat.exit();
 });
 
