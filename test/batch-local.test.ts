@@ -274,3 +274,14 @@ test("a bad tasks file is a usage error naming the line", async () => {
   assert.equal(result.code, 2);
   assert.match(result.stderr, /tasks\.jsonl:2: id "a" is already used on line 1/);
 });
+
+test("a report of one task says '1 task', not '1 tasks'", async () => {
+  const fake = await serve([{ reply: { text: "done" } }]);
+  const dir = tempDir();
+  writeFileSync(join(dir, "tasks.jsonl"), JSON.stringify({ id: "only", prompt: "the one task" }));
+  const run = await runCli(["batch", "tasks.jsonl", ...fakeFlags(fake)], { env: cleanEnv(), cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const report = await runCli(["batch", "report", "results.jsonl"], { env: cleanEnv(), cwd: dir });
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(report.stdout, /^1 task · 1 ok \(100\.0%\)/);
+});

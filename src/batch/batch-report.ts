@@ -1,5 +1,5 @@
 // `harness batch report`: what a results file adds up to, as a table for the terminal.
-import { formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
+import { countOf, formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
 import { TASK_STATUSES, type TaskResult, type TaskStatus } from "./task-result.ts";
 
 /** The middle, the 90th percentile, the largest and the sum of one measure over the tasks. */
@@ -74,7 +74,7 @@ export function formatSummary(summary: BatchSummary): string {
     (status) => `${summary.byStatus[status]} ${status}`,
   );
   const lines = [
-    `${summary.tasks} tasks · ${summary.byStatus.ok} ok (${percent(summary.successRate)}) · ${counts.join(" · ")}`,
+    `${countOf(summary.tasks, "task")} · ${summary.byStatus.ok} ok (${percent(summary.successRate)}) · ${counts.join(" · ")}`,
   ];
   if (summary.testsRun > 0) lines.push(`tests: ${summary.testsPassed} of ${summary.testsRun} passed`);
   const rows: Array<[string, Spread, (n: number) => string]> = [

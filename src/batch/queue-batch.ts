@@ -7,7 +7,7 @@ import { jobIdOf, loadBullmq, waitForRedis, type QueueTarget } from "./queue-tar
 import type { ResultsWriter } from "./results-file.ts";
 import type { TaskDefaults } from "./run-task.ts";
 import { taskError, type TaskResult } from "./task-result.ts";
-import { sleep } from "../core/helpers.ts";
+import { countOf, sleep } from "../core/helpers.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
 const JOB_ATTEMPTS = 3;
@@ -70,7 +70,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       );
     await enqueue([...outstanding]);
     progress.note(
-      `${outstanding.size} tasks queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
+      `${countOf(outstanding.size, "task")} queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
     );
 
     while (outstanding.size > 0 && !signal.aborted) {
