@@ -26,7 +26,7 @@ import { runChat } from "./ui/chat.ts";
 import { ShownDiffs } from "./ui/shown-diffs.ts";
 import { createLineReader, type LineReader } from "./ui/line-reader.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
-import { paletteFor } from "./ui/colors.ts";
+import { paletteFor, type Palette } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
@@ -61,26 +61,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
 
   const isStreamInput = flags.input === "stream-json";
   const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
-  // `-r` without an id: pick one from a numbered list at a terminal; headless, the list and how to name one.
   if (flags.resume === "") {
-    const { summaries, isThisFolder } = sessionsToPick(env, cwd);
-    const where = isThisFolder ? `in ${cwd}` : `anywhere (none in ${cwd})`;
-    if (summaries.length === 0) {
-      stderr.write("harness: no sessions to resume yet\n");
-      return 2;
-    }
-    if (!isChat) {
-      stderr.write(`recent sessions ${where}:\n${formatPickList(summaries, Date.now()).join("\n")}\n`);
-      stderr.write("Usage: harness -r <id> [options] [prompt words...]   (a unique prefix of the id will do)\n");
-      return 2;
-    }
-    stderr.write(`recent sessions ${where}:\n`);
-    const ask = (question: string) => askOnce(question, new AbortController().signal);
-    const picked = await pickSession(summaries, ask, (text) => stderr.write(text), colors);
-    if (picked === undefined) {
-      stderr.write("nothing resumed\n");
-      return 0;
-    }
+    const picked = await pickResumeId({ env, cwd, isChat, stderr, colors });
+    if (typeof picked === "number") return picked;
     flags = { ...flags, resume: picked };
   }
   let resumed: LockedSession | undefined;
@@ -342,6 +325,37 @@ export async function runCli(flags: CliFlags): Promise<number> {
 type PromptInput = { text: string | UserContent } | { error: string };
 
 /** `--input stream-json` lines, each line's pictures made fit as attached files are (a bad one is a bad line). */
+/**
+ * `-r` without an id: at a terminal, the id picked from a numbered list of recent sessions; headless,
+ * the list and how to name one (exit 2). A number is the exit code when nothing is to be resumed.
+ */
+async function pickResumeId(where: {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  isChat: boolean;
+  stderr: NodeJS.WritableStream;
+  colors: Palette;
+}): Promise<string | number> {
+  const { env, cwd, isChat, stderr, colors } = where;
+  const { summaries, isThisFolder } = sessionsToPick(env, cwd);
+  const place = isThisFolder ? `in ${cwd}` : `anywhere (none in ${cwd})`;
+  if (summaries.length === 0) {
+    stderr.write("harness: no sessions to resume yet\n");
+    return 2;
+  }
+  if (!isChat) {
+    stderr.write(`recent sessions ${place}:\n${formatPickList(summaries, Date.now()).join("\n")}\n`);
+    stderr.write("Usage: harness -r <id> [options] [prompt words...]   (a unique prefix of the id will do)\n");
+    return 2;
+  }
+  stderr.write(`recent sessions ${place}:\n`);
+  const ask = (question: string) => askOnce(question, new AbortController().signal);
+  const picked = await pickSession(summaries, ask, (text) => stderr.write(text), colors);
+  if (picked !== undefined) return picked;
+  stderr.write("nothing resumed\n");
+  return 0;
+}
+
 async function* streamPrompts(stdin: NodeJS.ReadableStream): AsyncGenerator<PromptInput> {
   for await (const input of readStreamInput(stdin)) {
     if ("error" in input) yield input;
