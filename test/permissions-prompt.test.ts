@@ -6,13 +6,13 @@ import { paletteFor } from "../src/ui/colors.ts";
 
 const colors = paletteFor({ isTTY: false } as NodeJS.WriteStream, {});
 
-function scripted(answers: Array<string | undefined>) {
+function scripted(answers: Array<string | undefined>, columns = 80) {
   const questions: string[] = [];
   const ask: AskFn = async (question) => {
     questions.push(question);
     return answers.shift();
   };
-  return { questions, ask: createTerminalAsk({ ask, colors, columns: 80 }) };
+  return { questions, ask: createTerminalAsk({ ask, colors, columns }) };
 }
 
 test("the question shows the call, why it asks, the diff and the rule `always` would add", async () => {
@@ -43,4 +43,15 @@ test("answers: yes, no, a reason, an empty line (no), closed input, and always w
   assert.equal(await question(["bash(npm i)"]), undefined);
   assert.deepEqual(await question([]), { type: "yes" }, "always with nothing to remember allows this call only");
   assert.equal(questions[5], "allow? bash> npm i\n  [y]es  [n]o (or type a reason) > ");
+});
+
+test("on a narrow terminal the rule `always` would add gets its own line, so the answer line never wraps", async () => {
+  const { questions, ask } = scripted(["a"], 50);
+  const answer = await ask({ summary: "bash> npm test", remember: ["bash(npm test:*)"] }, new AbortController().signal);
+  assert.deepEqual(answer, { type: "always" });
+  assert.equal(
+    questions[0],
+    "allow? bash> npm test\n  [a]lways allow bash(npm test:*) this session\n  [y]es  [n]o (or type a reason)  [a]lways > ",
+  );
+  for (const line of questions[0].split("\n").slice(1)) assert.ok(line.length <= 50, line);
 });

@@ -3,6 +3,7 @@ import type { Palette } from "./colors.ts";
 import { renderDiff } from "./diff-render.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { visibleForTerminal } from "./terminal-safe.ts";
+import { visibleWidth } from "./text-width.ts";
 
 /** Asks the person one question and returns their line (undefined when input has closed). */
 export type AskFn = (question: string, signal: AbortSignal) => Promise<string | undefined>;
@@ -32,8 +33,7 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
       lines.push(renderDiff(question.diff, colors, options.columns));
       options.shownDiffs?.remember(untrusted.diff);
     }
-    const always = question.remember.length > 0 ? `  [a]lways allow ${question.remember.join(", ")} this session` : "";
-    lines.push(`  [y]es  [n]o (or type a reason)${always} > `);
+    lines.push(...answerLines(question.remember, options.columns));
     const answer = (await options.ask(lines.join("\n"), signal))?.trim();
     if (answer === undefined) return undefined;
     const word = answer.toLowerCase();
@@ -43,4 +43,16 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
     if (word === "" || word === "n" || word === "no") return { type: "no" };
     return { type: "no", reason: answer };
   };
+}
+
+/**
+ * The answers on one line; when the rule `always` would add makes it wider than the terminal, that
+ * rule goes on a line of its own above, so the line the cursor waits on never wraps.
+ */
+function answerLines(remember: string[], columns: number): string[] {
+  const answers = "  [y]es  [n]o (or type a reason)";
+  if (remember.length === 0) return [`${answers} > `];
+  const always = `  [a]lways allow ${remember.join(", ")} this session`;
+  if (visibleWidth(`${answers}${always} > `) <= columns) return [`${answers}${always} > `];
+  return [always, `${answers}  [a]lways > `];
 }
