@@ -214,7 +214,7 @@ export class SessionChatControls implements ChatControls {
       lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
     if (untrusted.length > 0)
       lines.push(
-        `${untrusted.length} project skill${untrusted.length === 1 ? "" : "s"} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`,
+        `${countOf(untrusted.length, "project skill")} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`,
       );
     return lines;
   }

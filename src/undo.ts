@@ -12,6 +12,7 @@ import type { SessionEntry } from "./session/session-entry.ts";
 import type { SessionData } from "./session/session-reader.ts";
 import { ShadowGitError } from "./snapshots/shadow-git.ts";
 import { WorkspaceSnapshots, type FileChange, type RestoreResult } from "./snapshots/workspace-snapshots.ts";
+import { countOf } from "./core/helpers.ts";
 
 /** What an undo says when none of its turns has a snapshot. */
 export const CONVERSATION_ONLY =
@@ -54,8 +55,7 @@ export function snapshotsFor(env: NodeJS.ProcessEnv, cwd: string, sessionId: str
 export async function planUndo(session: SessionData, turns: number, snapshots: WorkspaceSnapshots): Promise<UndoPlan> {
   const available = session.turns.length;
   if (available === 0) throw new UndoError("nothing to undo: this session has no turns left to take back");
-  if (turns > available)
-    throw new UndoError(`this session has only ${available} turn${available === 1 ? "" : "s"} to undo`, true);
+  if (turns > available) throw new UndoError(`this session has only ${countOf(available, "turn")} to undo`, true);
   // The files before the earliest of these turns: the first snapshot among them (turns before it changed none).
   const target = session.turns.slice(-turns).find((turn) => turn.snapshot)?.snapshot;
   return { kind: "undo", turns, target, changes: await changesTo(target, snapshots) };

@@ -2,7 +2,7 @@
 // cost, ETA); otherwise a plain line per finished task, for logs.
 import type { Usage } from "../core/messages.ts";
 import type { TaskResult } from "./task-result.ts";
-import { formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
+import { countOf, formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
 
 /** The bar's width in cells. */
 const BAR_CELLS = 12;
@@ -106,11 +106,7 @@ export class BatchProgress {
 /** `ok t7 · 2 turns · 1.2k tokens · $0.0010 · 3.4s`, with the error for a task that did not succeed. */
 export function describeResult(result: TaskResult): string {
   const tokens = result.tokens.input + result.tokens.output + result.tokens.cached;
-  const parts = [
-    `${result.status} ${result.id}`,
-    `${result.turns} turn${result.turns === 1 ? "" : "s"}`,
-    `${formatTokens(tokens)} tokens`,
-  ];
+  const parts = [`${result.status} ${result.id}`, countOf(result.turns, "turn"), `${formatTokens(tokens)} tokens`];
   if (result.cost !== undefined) parts.push(formatCost(result.cost));
   parts.push(formatDuration(result.durationMs));
   if (result.testExitCode !== null) parts.push(`test exit ${result.testExitCode}`);

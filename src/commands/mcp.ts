@@ -10,6 +10,7 @@ import { filterCommandEnv } from "../permissions/command-env.ts";
 import { settleFolderTrust } from "../permissions/folder-trust.ts";
 import { loadSettings, SettingsError } from "../permissions/settings.ts";
 import { prepareBase64Image } from "../tools/image-file.ts";
+import { countOf } from "../core/helpers.ts";
 
 const HELP = `Usage: harness mcp list [--trust]
 
@@ -92,7 +93,7 @@ export async function run(argv: string[]): Promise<number> {
         stdout.write(`${status.name}: failed: ${redactText(status.error, secrets)}\n  ${where}\n`);
         continue;
       }
-      stdout.write(`${status.name}: ${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}\n  ${where}\n`);
+      stdout.write(`${status.name}: ${countOf(status.tools.length, "tool")}\n  ${where}\n`);
       for (const tool of status.tools)
         stdout.write(`  ${mcpToolName(status.name, tool.name)}  ${shorten(tool.description ?? "")}\n`);
     }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stateDir } from "../config.ts";
 import { formatSessionList, summarizeSessions } from "../session/session-list.ts";
+import { countOf } from "../core/helpers.ts";
 
 /** Sessions listed without --all. */
 const LISTED_SESSIONS = 20;
@@ -36,6 +37,6 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(`${formatSessionList(summaries).join("\n")}\n`);
-  if (more > 0) process.stderr.write(`… ${more} older session${more === 1 ? "" : "s"} (harness sessions --all)\n`);
+  if (more > 0) process.stderr.write(`… ${countOf(more, "older session")} (harness sessions --all)\n`);
   return 0;
 }

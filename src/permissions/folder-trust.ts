@@ -23,6 +23,7 @@ import { projectSettingsPaths } from "./settings.ts";
 import { realOrSame } from "../core/real-path.ts";
 import { writeWhole } from "../core/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
+import { countOf } from "../core/helpers.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
 const MAX_PROJECT_FILE_BYTES = 256 * 1024;
@@ -302,7 +303,7 @@ function reportLine(review: TrustReview, wasAsked: boolean): string {
 }
 
 function plural(count: number, noun: string): string {
-  return count === 0 ? "" : `${count} ${noun}${count === 1 ? "" : "s"}`;
+  return count === 0 ? "" : countOf(count, noun);
 }
 
 /** Project files are an attacker's text: control characters are shown as `\x1b`, never sent to the terminal. */

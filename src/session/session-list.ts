@@ -6,6 +6,7 @@ import { liveOwnerOf } from "./session-lock.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { SESSION_ID_PATTERN } from "./session-id.ts";
 import { sessionPath } from "./session-store.ts";
+import { countOf } from "../core/helpers.ts";
 
 /** Candidates named in an "ambiguous prefix" error. */
 const AMBIGUOUS_SHOWN = 5;
@@ -177,7 +178,7 @@ export function formatSessionList(summaries: SessionSummary[]): string[] {
     const time = formatLocalTime(new Date(s.updatedAt));
     const inUse =
       s.inUseBy === undefined ? "" : s.inUseBy === process.pid ? "  (this session)" : `  in use (pid ${s.inUseBy})`;
-    return `${s.id}  ${time}  ${s.cwd}  ${s.turns} turn${s.turns === 1 ? "" : "s"}${inUse}  ${s.firstPrompt}`;
+    return `${s.id}  ${time}  ${s.cwd}  ${countOf(s.turns, "turn")}${inUse}  ${s.firstPrompt}`;
   });
 }
 

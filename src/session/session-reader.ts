@@ -7,6 +7,7 @@ import { addSpent, addUsage, EMPTY_USAGE, type Message, type ModelUsage, type Us
 import { repairTranscript } from "./repair-transcript.ts";
 import { loadImages } from "./session-images.ts";
 import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
+import { countOf } from "../core/helpers.ts";
 
 /** A session as read from disk. */
 export interface SessionData {
@@ -82,7 +83,7 @@ export function parseSession(text: string, path: string): SessionData {
       else badLines++;
     }
   }
-  if (badLines > 0) notices.push(`session ${path}: skipped ${badLines} unreadable line${badLines === 1 ? "" : "s"}`);
+  if (badLines > 0) notices.push(`session ${path}: skipped ${countOf(badLines, "unreadable line")}`);
 
   const header = parsed.shift() as SessionHeader | undefined;
   if (header?.type !== "session" || typeof header.id !== "string")

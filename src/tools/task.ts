@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AgentEvent, RunResult } from "../core/events.ts";
-import { cutMiddle, cutWithEllipsis, formatTokens } from "../core/helpers.ts";
+import { countOf, cutMiddle, cutWithEllipsis, formatTokens } from "../core/helpers.ts";
 import { addSpent, type ModelUsage } from "../core/messages.ts";
 import { slots } from "../core/run-tools.ts";
 import { defineTool, type Tool, type ToolOutput } from "../core/tool.ts";
@@ -100,7 +100,7 @@ function describeTask(agents: readonly TaskAgent[]): string {
 
 /** The answer, bounded, and a line with how the run went and where its full record is. */
 function resultFor(agent: string, sessionId: string, done: RunResult): ToolOutput {
-  const usage = `${done.turns} turn${done.turns === 1 ? "" : "s"}, ${formatTokens(done.usage.input + done.usage.cacheRead)} in, ${formatTokens(done.usage.output)} out`;
+  const usage = `${countOf(done.turns, "turn")}, ${formatTokens(done.usage.input + done.usage.cacheRead)} in, ${formatTokens(done.usage.output)} out`;
   const footer = `[subagent ${agent}: ${usage}; session ${sessionId}]`;
   const answer = cutMiddle(done.answer, ANSWER_KEEP_BYTES);
   switch (done.reason) {

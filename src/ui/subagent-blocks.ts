@@ -6,7 +6,7 @@
 // tokens, time). Without escape sequences (NO_COLOR, TERM=dumb) nothing is pinned: each call a
 // child makes is one plain line, and its end the same summary line.
 import type { AgentEvent } from "../core/events.ts";
-import { formatDuration, formatTokens } from "../core/helpers.ts";
+import { countOf, formatDuration, formatTokens } from "../core/helpers.ts";
 import type { Usage } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
 import { PinnedLines } from "./pinned-lines.ts";
@@ -183,19 +183,19 @@ export class SubagentBlocks {
         .map((line) => this.colors.dim(`    ${fitWidth(line, columns - 4)}`)),
     ]);
     const hidden = children.length - MAX_SHOWN_BLOCKS;
-    return hidden > 0 ? [...shown, this.colors.dim(`  … ${counted(hidden, "more subagent")} running`)] : shown;
+    return hidden > 0 ? [...shown, this.colors.dim(`  … ${countOf(hidden, "more subagent")} running`)] : shown;
   }
 
   /** `▸ task: <prompt> · 4.2s · 2 calls · 1.2k tokens`, the title cut to leave room for the counts. */
   private headerOf(child: RunningChild, columns: number): string {
     const title = `▸ ${child.title}`;
-    const counts = ` · ${formatDuration(Date.now() - child.startedAt)} · ${counted(child.calls.size, "call")} · ${formatTokens(child.tokens)} tokens`;
+    const counts = ` · ${formatDuration(Date.now() - child.startedAt)} · ${countOf(child.calls.size, "call")} · ${formatTokens(child.tokens)} tokens`;
     if (visibleWidth(counts) > columns / 2) return this.colors.cyan(fitWidth(`${title}${counts}`, columns));
     return `${this.colors.cyan(fitWidth(title, columns - visibleWidth(counts)))}${this.colors.dim(counts)}`;
   }
 
   private summaryOf(child: RunningChild, done: ChildDone): string {
-    const counts = `${counted(child.calls.size, "call")} · ${formatTokens(tokensOf(done.usage))} tokens · ${formatDuration(Date.now() - child.startedAt)}`;
+    const counts = `${countOf(child.calls.size, "call")} · ${formatTokens(tokensOf(done.usage))} tokens · ${formatDuration(Date.now() - child.startedAt)}`;
     switch (done.reason) {
       case "stop":
         return `${this.colors.green("✓")} ${child.title} ${this.colors.dim(`· ${counts}`)}`;
@@ -216,10 +216,6 @@ export class SubagentBlocks {
 /** Every token a call spent, read from the cache or not. */
 function tokensOf(usage: Usage): number {
   return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
-}
-
-function counted(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function firstLine(text: string): string {

@@ -8,6 +8,7 @@ import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } fro
 import type { Palette } from "./colors.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
 import { safeForTerminal } from "./terminal-safe.ts";
+import { countOf } from "../core/helpers.ts";
 
 /** Prompts (with what followed each) shown when a chat resumes. */
 const REPLAY_TURNS = 3;
@@ -31,7 +32,7 @@ export function replayTranscript(untrusted: Message[], target: ReplayTarget): vo
   const from = prompts.length > REPLAY_TURNS ? prompts[prompts.length - REPLAY_TURNS] : 0;
   if (from > 0) {
     const earlier = prompts.length - REPLAY_TURNS;
-    stderr.write(`${colors.dim(`… ${earlier} earlier turn${earlier === 1 ? "" : "s"}`)}\n`);
+    stderr.write(`${colors.dim(`… ${countOf(earlier, "earlier turn")}`)}\n`);
   }
   const renderer = new TerminalRenderer({ ...target, replies: "stream", showTrace: true });
   for (const message of messages.slice(from)) {
