@@ -2,14 +2,13 @@
 // tools (config.json, .mcp.json). Shared by the CLI and the ACP server; the MCP SDK is loaded
 // only when servers are configured. A project's hooks and servers come only from a trusted
 // folder (permissions/folder-trust.ts), and none of them sees a credential it was not given.
-import { join } from "node:path";
 import { stateDir } from "./config.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import type { Tool } from "./core/tool.ts";
 import { createCommandHooks, type CommandHooks } from "./hooks/command-hooks.ts";
 import { loadHooks } from "./hooks/settings.ts";
 import { loadMcpServers, projectMcpFile, userMcpFile, type McpServerConfig } from "./mcp/config.ts";
-import { projectSettingsPaths } from "./permissions/settings.ts";
+import { settingsSources } from "./settings/settings-file.ts";
 import { prepareBase64Image } from "./tools/image-file.ts";
 
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
@@ -41,7 +40,8 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   // A warning may quote a server's URL, headers or error text: keys never reach the terminal.
   const secrets = secretValuesOf(env);
   const warn = (message: string) => options.warn(redactText(message, secrets));
-  const hookFiles = [join(home, "settings.json"), ...(isProjectTrusted ? projectSettingsPaths(cwd, home) : [])];
+  const sources = settingsSources(cwd, home, env);
+  const hookFiles = [...sources.user, ...(isProjectTrusted ? sources.project : [])];
   const hooks = createCommandHooks(loadHooks(hookFiles, warn), { cwd, env: commandEnv, warn });
   const configured = loadMcpServers(
     [userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])],
