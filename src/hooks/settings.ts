@@ -4,7 +4,12 @@
 // Code reads matchers, over harness's and Claude's names of a tool (settings/tool-names.ts).
 import { compileMatcher } from "../settings/tool-names.ts";
 import { type HookEventName, readHookSection } from "../settings/hook-section.ts";
-import { readSettingsFile, SettingsError, type SettingsDialect, type SettingsSource } from "../settings/settings-file.ts";
+import {
+  readSettingsFile,
+  SettingsError,
+  type SettingsDialect,
+  type SettingsSource,
+} from "../settings/settings-file.ts";
 
 export { HOOK_EVENTS, type HookEventName } from "../settings/hook-section.ts";
 

@@ -213,7 +213,9 @@ function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
 
 /** Whether a settings file, or the `.harness` or `.claude` folder holding it, is a symlink a command could point elsewhere. */
 function throughSymlink(file: string): boolean {
-  const parts = [".harness", ".claude"].includes(path.basename(path.dirname(file))) ? [file, path.dirname(file)] : [file];
+  const parts = [".harness", ".claude"].includes(path.basename(path.dirname(file)))
+    ? [file, path.dirname(file)]
+    : [file];
   return parts.some((part) => {
     try {
       return lstatSync(part).isSymbolicLink();

@@ -5,12 +5,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseRule, type Rule } from "./rules.ts";
-import {
-  readSettingsFile,
-  SettingsError,
-  settingsSources,
-  type SettingsSource,
-} from "../settings/settings-file.ts";
+import { readSettingsFile, SettingsError, settingsSources, type SettingsSource } from "../settings/settings-file.ts";
 
 export { SettingsError };
 

@@ -37,10 +37,7 @@ const groupSchema = z.object({
 
 /** The section's shape for editors (docs/settings.schema.json); reading it is tolerant (readHookSection). */
 export const hookSectionSchema = z
-  .partialRecord(
-    z.enum(HOOK_EVENTS),
-    z.array(groupSchema.extend({ hooks: z.array(commandSchema) })),
-  )
+  .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
   .describe("commands run before and after tool calls, at session start and when a run stops (Claude Code's format)");
 
 /** The hooks a section declares, and a sentence for each part skipped. */

@@ -242,7 +242,10 @@ export interface WouldRun {
  */
 export function wouldRunOf(data: SettingsData, file: string): WouldRun[] {
   const hooks = readHookSection(data.hooks, file).entries.map(
-    (hook): WouldRun => ({ kind: "hook", text: `hook ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command}` }),
+    (hook): WouldRun => ({
+      kind: "hook",
+      text: `hook ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command}`,
+    }),
   );
   const allow = data.permissions.allow.map((rule): WouldRun => ({ kind: "allowRule", text: `allow ${rule}` }));
   const folders = data.permissions.additionalDirectories.map(
