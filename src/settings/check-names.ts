@@ -66,10 +66,11 @@ function ruleProblem(rule: CheckedRule, field: "allow" | "deny", known: KnownToo
     return [{ message: `${where} names no tool${meant ? ` (did you mean ${meant}?)` : ""}`, isGuard }];
   }
   if (rule.pattern === undefined || rule.server !== undefined) return [];
-  if (specifierOf(rule.tool) !== "none") return [];
+  const kind = specifierOf(rule.tool);
+  if (kind !== undefined && kind !== "none") return [];
   const tool = known.tools.find((candidate) => candidate.name.toLowerCase() === rule.tool);
   // A library's own file tool is judged by its paths, as the built-in ones are.
-  if (tool && tool.kind !== "execute") return [];
+  if (kind === undefined && !isMcpToolName(rule.tool) && tool && tool.kind !== "execute") return [];
   return [
     {
       message: `${where} has a pattern harness cannot match: patterns apply to Bash commands, WebFetch domains and file paths; write the tool alone to match every call`,

@@ -48,8 +48,12 @@ export const CLAUDE_TOOLS: Record<string, ClaudeTool> = {
   SlashCommand: { note: "custom commands are the person's, not the model's, in harness" },
 };
 
-/** The harness tools whose rules take a pattern, and what it is matched against; every other tool takes none. */
+/** The built-in tools, and what a pattern in a rule on each is matched against (a library's or MCP server's tool is not listed). */
 const SPECIFIERS: Record<string, SpecifierKind> = {
+  bash_output: "none",
+  bash_kill: "none",
+  task: "none",
+  todo: "none",
   bash: "command",
   web_fetch: "domain",
   read: "path",
@@ -62,9 +66,12 @@ const SPECIFIERS: Record<string, SpecifierKind> = {
   list_files: "path",
 };
 
-/** What a pattern of a rule on this (harness, lower-case) tool is matched against. */
-export function specifierOf(tool: string): SpecifierKind {
-  return SPECIFIERS[tool] ?? "none";
+/**
+ * What a pattern of a rule on this (harness, lower-case) tool is matched against; undefined for
+ * a tool not built in: an MCP server's takes none, a library's file tool its paths.
+ */
+export function specifierOf(tool: string): SpecifierKind | undefined {
+  return SPECIFIERS[tool];
 }
 
 /** The model-facing name of an MCP server's tool: `server__tool`, limited to what providers accept (OpenAI: 64 of [a-zA-Z0-9_-]). */
