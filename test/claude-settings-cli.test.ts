@@ -248,3 +248,73 @@ test("the model cannot plant a hook in .claude/settings.json: the sandbox keeps 
   assert.equal(existsSync(pwned), false);
   rmSync(canaryHome, { recursive: true, force: true });
 });
+
+test("hooks in the user's ~/.claude/settings.json: Bash gets tool_input.command, mcp__srv__.* fires on the server's tools with Claude's name; harness's own file keeps ours", async () => {
+  const cwd = tempDir();
+  const claudeHome = tempDir("claude-home-");
+  const harnessHome = tempDir("harness-home-");
+  const record = (name: string) => `cat > ${join(cwd, name)}.json`;
+  writeJson(join(claudeHome, "settings.json"), {
+    hooks: {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [{ type: "command", command: record("claude-bash") }] },
+        { matcher: "mcp__srv__.*", hooks: [{ type: "command", command: record("claude-mcp") }] },
+      ],
+    },
+  });
+  writeJson(join(harnessHome, "settings.json"), {
+    hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: record("harness-write") }] }] },
+  });
+  writeJson(join(harnessHome, "config.json"), {
+    mcpServers: { srv: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
+  });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "sh", name: "bash", arguments: { command: "echo hi" } },
+          { id: "mcp", name: "srv__echo", arguments: { message: "hello" } },
+          { id: "w", name: "write_file", arguments: { path: "out.txt", content: "x" } },
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const env = cleanEnv({ CLAUDE_CONFIG_DIR: claudeHome, HARNESS_HOME: harnessHome });
+  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "go"], { cwd, env });
+  assert.equal(result.code, 0, result.stderr);
+  const bashEvent = JSON.parse(readFileSync(join(cwd, "claude-bash.json"), "utf8"));
+  assert.equal(bashEvent.tool_name, "Bash");
+  assert.deepEqual(bashEvent.tool_input, { command: "echo hi" });
+  const mcpEvent = JSON.parse(readFileSync(join(cwd, "claude-mcp.json"), "utf8"));
+  assert.equal(mcpEvent.tool_name, "mcp__srv__echo");
+  assert.deepEqual(mcpEvent.tool_input, { message: "hello" });
+  const writeEvent = JSON.parse(readFileSync(join(cwd, "harness-write.json"), "utf8"));
+  assert.equal(writeEvent.tool_name, "write_file", "a hook from harness's file is told harness's names");
+  assert.deepEqual(writeEvent.tool_input, { path: "out.txt", file_path: "out.txt", content: "x" });
+  assert.equal(readFileSync(join(cwd, "out.txt"), "utf8"), "x");
+});
+
+test("a Claude hook's updatedInput in Claude's field names rewrites harness's arguments (file_path is path)", async () => {
+  const cwd = tempDir();
+  const answer = JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "allow",
+      updatedInput: { file_path: "redirected.txt", content: "from the hook" },
+    },
+  });
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: {
+      PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: `cat >/dev/null; echo '${answer}'` }] }],
+    },
+  });
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "w", name: "write_file", arguments: { path: "asked.txt", content: "model" } }] } },
+    { reply: { text: "done" } },
+  ]);
+  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "write"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(cwd, "redirected.txt"), "utf8"), "from the hook");
+  assert.equal(existsSync(join(cwd, "asked.txt")), false);
+});
