@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { configJsonSchemas } from "../src/config-file.ts";
 import { settingsJsonSchema } from "../src/settings/settings-file.ts";
 import { CLAUDE_TOOLS, compileMatcher, namesOfTool, specifierOf } from "../src/settings/tool-names.ts";
 import { codingTools } from "../src/tools/index.ts";
@@ -23,6 +24,20 @@ test("docs/settings.schema.json is the schema the settings reader declares (rege
   };
   assert.equal(validate(good), true, JSON.stringify(validate.errors));
   assert.equal(validate({ permisions: { deny: ["Write"] } }), false, "a mistyped key is flagged in the editor too");
+});
+
+test("docs/config.schema.json and docs/mcp.schema.json are what config.json's and .mcp.json's readers declare", () => {
+  const { config, mcp } = configJsonSchemas();
+  const read = (name: string) => JSON.parse(readFileSync(join(ROOT, "docs", name), "utf8"));
+  assert.deepEqual(read("config.schema.json"), config);
+  assert.deepEqual(read("mcp.schema.json"), mcp);
+  const ajv = new Ajv2020({ strict: false });
+  const servers = {
+    mcpServers: { srv: { command: "node", args: ["server.js"] }, web: { url: "https://x.example/mcp" } },
+  };
+  assert.equal(ajv.compile(mcp)(servers), true);
+  assert.equal(ajv.compile(config)({ provider: "openai", model: "gpt-5-mini", ...servers }), true);
+  assert.equal(ajv.compile(config)({ provders: {} }), false, "a mistyped key is flagged");
 });
 
 test("every built-in tool has its line in the name table, and every Claude name there names a built-in tool or none", () => {
