@@ -72,6 +72,7 @@ test("a Claude Code project's deny rules hold under Claude's names, and its Edit
           { id: "fetch", name: "web_fetch", arguments: { url: "http://127.0.0.1:9/" } },
           { id: "mcp", name: "srv__echo", arguments: { message: "hi" } },
           { id: "env", name: "read_file", arguments: { path: ".env" } },
+          { id: "grep", name: "grep", arguments: { pattern: "canary", path: "." } },
           { id: "rm", name: "bash", arguments: { command: "rm notes.md" } },
           { id: "edit", name: "edit_file", arguments: { path: "notes.md", old_string: "old", new_string: "new" } },
         ],
@@ -87,7 +88,8 @@ test("a Claude Code project's deny rules hold under Claude's names, and its Edit
   assert.match(toolResult(fake, 1, "fetch"), /the rule WebFetch in .* forbids/);
   assert.match(toolResult(fake, 1, "mcp"), /the rule mcp__srv__echo in .* forbids srv__echo calls/);
   assert.match(toolResult(fake, 1, "env"), /the rule Read\(\.\/\.env\) in .* forbids/);
-  assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /canary-env-value/);
+  assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /canary-env-value/, "nor does a grep over the folder show it");
+  assert.doesNotMatch(toolResult(fake, 1, "grep"), /\.env/);
   assert.match(toolResult(fake, 1, "rm"), /the rule Bash\(rm:\*\) in .*settings\.local\.json forbids `rm notes\.md`/);
   assert.equal(existsSync(join(cwd, "new.txt")), false);
   assert.equal(readFileSync(join(cwd, "notes.md"), "utf8"), "old notes\n");

@@ -137,6 +137,23 @@ export function pathMatches(pattern: string, absolute: string, where: { workspac
   return regex.test(absolute) || globRegExp(`${full === "/" ? "" : full}/**`).test(absolute);
 }
 
+/**
+ * The files deny rules on reading name outright (`Read(./.env)`, `read_file(~/notes/x)`, no
+ * wildcard): a recursive read (grep, glob, list_files) never enters them either
+ * (ToolContext.unwalked), so a grep over the folder does not show what read_file may not.
+ * A glob (`**\/.env`) cannot be listed ahead: it holds for read_file and a grep started on it.
+ */
+export function deniedReadPaths(deny: Rule[], where: { workspace: string; home: string }): string[] {
+  const readers = new Set(["read", "read_file", "grep", "glob", "list_files"]);
+  return deny
+    .filter((rule) => readers.has(rule.tool) && rule.pattern !== undefined && !/[*?[]/.test(rule.pattern))
+    .map((rule) => {
+      const pattern = rule.pattern as string;
+      const expanded = pattern === "~" || pattern.startsWith("~/") ? path.join(where.home, pattern.slice(1)) : pattern;
+      return path.resolve(where.workspace, expanded);
+    });
+}
+
 function globRegExp(glob: string): RegExp {
   let source = "";
   for (let i = 0; i < glob.length; i++) {

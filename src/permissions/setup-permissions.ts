@@ -13,7 +13,7 @@ import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "../core/is-inside.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
-import type { Rule } from "./rules.ts";
+import { deniedReadPaths, type Rule } from "./rules.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 import { realOrSame } from "../core/real-path.ts";
@@ -135,7 +135,7 @@ export function setupPermissions(
     policy,
     env,
     wrapCommand,
-    unwalked: [...hidden, ...SYSTEM_PATHS],
+    unwalked: [...hidden, ...SYSTEM_PATHS, ...deniedReadPaths(settings.deny, policy).map(realOrSame)],
     secrets: secretValuesOf(where.env),
     warnings,
     projectAllow: settings.projectAllow,
