@@ -88,7 +88,11 @@ test("a Claude Code project's deny rules hold under Claude's names, and its Edit
   assert.match(toolResult(fake, 1, "fetch"), /the rule WebFetch in .* forbids/);
   assert.match(toolResult(fake, 1, "mcp"), /the rule mcp__srv__echo in .* forbids srv__echo calls/);
   assert.match(toolResult(fake, 1, "env"), /the rule Read\(\.\/\.env\) in .* forbids/);
-  assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /canary-env-value/, "nor does a grep over the folder show it");
+  assert.doesNotMatch(
+    JSON.stringify(fake.requests[1].body),
+    /canary-env-value/,
+    "nor does a grep over the folder show it",
+  );
   assert.doesNotMatch(toolResult(fake, 1, "grep"), /\.env/);
   assert.match(toolResult(fake, 1, "rm"), /the rule Bash\(rm:\*\) in .*settings\.local\.json forbids `rm notes\.md`/);
   assert.equal(existsSync(join(cwd, "new.txt")), false);

@@ -53,7 +53,9 @@ export const mcpServersSchema = z
       httpSchema.extend({ disabled: z.boolean().optional() }),
     ]),
   )
-  .describe("MCP servers by name: {command, args, env, cwd} started locally, or {url, headers} remote; $VAR in braces expands");
+  .describe(
+    "MCP servers by name: {command, args, env, cwd} started locally, or {url, headers} remote; $VAR in braces expands",
+  );
 
 /** A file servers are read from, and what `${VAR}` in it may expand. */
 export interface McpConfigFile {
