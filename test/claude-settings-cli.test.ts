@@ -177,7 +177,10 @@ test("headless, a typo in a deny rule or a PreToolUse matcher stops the run with
 test("a typo in an allow rule is a warning naming the file and the nearest name; an unknown key in Claude's file too", async () => {
   const cwd = tempDir();
   writeJson(join(cwd, ".harness", "settings.json"), { permissions: { allow: ["red_file"] } });
-  writeJson(join(cwd, ".claude", "settings.json"), { permisions: { deny: ["Write"] } });
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    permisions: { deny: ["Write"] },
+    hooks: { PreToolUs: [{ hooks: [{ type: "command", command: "true" }] }] },
+  });
   const fake = await serve([{ reply: { text: "fine" } }]);
   const result = await runCli(["--trust", ...fakeFlags(fake), "-p", "hi"], { cwd });
   assert.equal(result.code, 0, result.stderr);
@@ -186,6 +189,7 @@ test("a typo in an allow rule is a warning naming the file and the nearest name;
     /\.harness\/settings\.json: the allow rule red_file names no tool \(did you mean read_file\?\)/,
   );
   assert.match(result.stderr, /\.claude\/settings\.json: unknown key "permisions" \(did you mean "permissions"\?\)/);
+  assert.match(result.stderr, /ignoring hooks\.PreToolUs in .*: did you mean PreToolUse\?/);
 });
 
 test("Claude's path forms: /path is the project's, //path the file system's; a pattern on a tool that takes none is an error", async () => {

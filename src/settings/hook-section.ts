@@ -4,11 +4,24 @@
 // fatal, so a typo in one hook does not stop the harness (and the valid hooks still run).
 import { z } from "zod";
 import { describeIssues } from "../core/describe-issue.ts";
+import { closestName } from "../core/edit-distance.ts";
 import { compileMatcher } from "./tool-names.ts";
 
 /** The points a command hook can attach to. */
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "SessionStart", "Stop"] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
+const CLAUDE_ONLY_EVENTS = [
+  "UserPromptSubmit",
+  "Notification",
+  "SubagentStart",
+  "SubagentStop",
+  "PreCompact",
+  "SessionEnd",
+  "PermissionRequest",
+  "PostToolUseFailure",
+];
 
 /** One declared hook command, as the file says it. */
 export interface HookEntry {
@@ -51,7 +64,10 @@ export function readHookSection(hooks: unknown, file: string): { entries: HookEn
   }
   for (const [event, groups] of Object.entries(hooks)) {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      skipped.push(`ignoring hooks.${event} in ${file}: harness supports ${HOOK_EVENTS.join(", ")}`);
+      const meant = CLAUDE_ONLY_EVENTS.includes(event) ? undefined : closestName(event, HOOK_EVENTS, 3);
+      skipped.push(
+        `ignoring hooks.${event} in ${file}: ${meant ? `did you mean ${meant}? ` : ""}harness supports ${HOOK_EVENTS.join(", ")}`,
+      );
       continue;
     }
     if (!Array.isArray(groups)) {
