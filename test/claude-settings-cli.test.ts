@@ -224,9 +224,10 @@ test("Claude's path forms: /path is the project's, //path the file system's; a p
 
 test("the model cannot plant a hook in .claude/settings.json: the sandbox keeps bash out, write_file asks (headless: refused)", {
   skip: needs("bwrap"),
-}, async () => {
+}, async (t) => {
   const cwd = tempDir();
   const canaryHome = mkdtempSync("/var/tmp/harness-claude-canary-");
+  t.after(() => rmSync(canaryHome, { recursive: true, force: true }));
   const pwned = join(canaryHome, "PWNED");
   const hook = JSON.stringify({
     hooks: { SessionStart: [{ hooks: [{ type: "command", command: `touch ${pwned}` }] }] },
@@ -256,7 +257,6 @@ test("the model cannot plant a hook in .claude/settings.json: the sandbox keeps 
   const second = await runCli(["--trust", ...fakeFlags(fake), "-p", "again"], { cwd, env });
   assert.equal(second.code, 0, second.stderr);
   assert.equal(existsSync(pwned), false);
-  rmSync(canaryHome, { recursive: true, force: true });
 });
 
 test("hooks in the user's ~/.claude/settings.json: Bash gets tool_input.command, mcp__srv__.* fires on the server's tools with Claude's name; harness's own file keeps ours", async () => {
@@ -327,4 +327,38 @@ test("a Claude hook's updatedInput in Claude's field names rewrites harness's ar
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(cwd, "redirected.txt"), "utf8"), "from the hook");
   assert.equal(existsSync(join(cwd, "asked.txt")), false);
+});
+
+test("additionalDirectories: the user's opens a folder to the file tools; a project's only once the folder is trusted", async (t) => {
+  const cwd = tempDir();
+  // Outside the temp folder, which the file tools may use freely anyway.
+  const other = mkdtempSync("/var/tmp/harness-claude-other-");
+  t.after(() => rmSync(other, { recursive: true, force: true }));
+  writeFileSync(join(other, "lib.txt"), "shared library notes\n");
+  const claudeHome = tempDir("claude-home-");
+  const call = { id: "r", name: "read_file", arguments: { path: join(other, "lib.txt") } };
+  const fake = await serve([
+    { reply: { toolCalls: [call] } },
+    { reply: { text: "user" } },
+    { reply: { toolCalls: [call] } },
+    { reply: { text: "untrusted" } },
+    { reply: { toolCalls: [call] } },
+    { reply: { text: "trusted" } },
+  ]);
+  writeJson(join(claudeHome, "settings.json"), { permissions: { additionalDirectories: [other] } });
+  const user = await runCli([...fakeFlags(fake), "-p", "read"], {
+    cwd,
+    env: cleanEnv({ CLAUDE_CONFIG_DIR: claudeHome }),
+  });
+  assert.equal(user.code, 0, user.stderr);
+  assert.match(toolResult(fake, 1, "r"), /shared library notes/);
+
+  writeJson(join(cwd, ".claude", "settings.json"), { permissions: { additionalDirectories: [other] } });
+  const untrusted = await runCli([...fakeFlags(fake), "-p", "read"], { cwd });
+  assert.equal(untrusted.code, 0, untrusted.stderr);
+  assert.doesNotMatch(toolResult(fake, 3, "r"), /shared library notes/);
+  assert.match(untrusted.stderr, /not trusted: ignoring 1 allow rule from \.claude\/settings\.json/);
+  const trusted = await runCli(["--trust", ...fakeFlags(fake), "-p", "read"], { cwd });
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.match(toolResult(fake, 5, "r"), /shared library notes/);
 });
