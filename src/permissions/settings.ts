@@ -31,15 +31,6 @@ export interface Settings {
   ignored: string[];
 }
 
-/** A project's settings files, Claude Code's and harness's, from the repository root down to `cwd` (never the user's own). */
-export function projectSettingsPaths(
-  cwd: string,
-  harnessHome: string,
-  env: Record<string, string | undefined>,
-): string[] {
-  return settingsSources(cwd, harnessHome, env).project.map((source) => source.path);
-}
-
 /**
  * Reads and merges the settings files. A project file (which a cloned repository or the model
  * itself may have written) can add deny rules and tighten the sandbox at once; its allow rules

@@ -7,6 +7,7 @@
 import { closestName } from "../core/edit-distance.ts";
 import type { Tool } from "../core/tool.ts";
 import {
+  BUILT_IN_TOOLS,
   CLAUDE_TOOLS,
   isAbsentClaudeTool,
   isMcpToolName,
@@ -80,7 +81,8 @@ function ruleProblem(rule: CheckedRule, field: "allow" | "deny", known: KnownToo
 }
 
 function namesSomething(rule: CheckedRule, known: KnownTools): boolean {
-  if (rule.tool === "read" || rule.tool === "edit" || isAbsentClaudeTool(rule.tool)) return true;
+  // A built-in tool this session lacks (no subagents, no task tool) is still a name: the rule holds trivially.
+  if (specifierOf(rule.tool) !== undefined || isAbsentClaudeTool(rule.tool)) return true;
   if (rule.server !== undefined) return isServer(rule.server, known);
   if (known.tools.some((tool) => tool.name.toLowerCase() === rule.tool)) return true;
   // A server that did not start lists no tools: its tools' names cannot be checked, so they stand.
@@ -123,7 +125,8 @@ function allNames(known: KnownTools): string[] {
   const absent = Object.entries(CLAUDE_TOOLS)
     .filter(([, tool]) => tool.harness === undefined)
     .map(([name]) => name);
-  return [...new Set([...known.tools.flatMap((tool) => namesOfTool(tool.name)), ...absent])];
+  const tools = [...BUILT_IN_TOOLS, ...known.tools.map((tool) => tool.name)];
+  return [...new Set([...tools.flatMap(namesOfTool), ...absent])];
 }
 
 /**

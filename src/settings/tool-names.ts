@@ -66,6 +66,9 @@ const SPECIFIERS: Record<string, SpecifierKind> = {
   list_files: "path",
 };
 
+/** The built-in tools' names, whether or not a session has each (the task tool comes and goes with subagents). */
+export const BUILT_IN_TOOLS = Object.keys(SPECIFIERS).filter((name) => name !== "read" && name !== "edit");
+
 /**
  * What a pattern of a rule on this (harness, lower-case) tool is matched against; undefined for
  * a tool not built in: an MCP server's takes none, a library's file tool its paths.
