@@ -1,8 +1,8 @@
 // The one reader of settings.json files: harness's own (`$HARNESS_HOME/settings.json`,
 // `.harness/settings.json`) and Claude Code's (`~/.claude/settings.json`,
-// `.claude/settings.json`, `.claude/settings.local.json`). Each section has its schema here;
-// the permission layer, the hooks and the trust question all read a file through it, so a new
-// key is one edit, and a key that runs code says so in its section's `wouldRun`.
+// `.claude/settings.json`, `.claude/settings.local.json`). Each section has its schema in
+// sections.ts; the permission layer, the hooks and the trust question all read a file through
+// this module, so a new key is one entry there, and a key that runs code says so in its `wouldRun`.
 //
 // Error policy, one for every file: not valid JSON, a wrong type, or an unknown key in
 // harness's own file or inside `permissions` is a SettingsError (the run stops, exit 2), naming
@@ -19,7 +19,9 @@ import { z } from "zod";
 import { describeIssue } from "../core/describe-issue.ts";
 import { closestName } from "../core/edit-distance.ts";
 import { foldersFromRoot } from "../core/system-prompt.ts";
-import { hookSectionSchema, readHookSection } from "./hook-section.ts";
+import { editorShape, readShape, type WouldRun, wouldRunOfSections } from "./sections.ts";
+
+export type { WouldRun };
 
 /** A settings file that cannot be used; the message names the file and the field. */
 export class SettingsError extends Error {
@@ -37,17 +39,6 @@ export interface SettingsSource {
   isUser: boolean;
 }
 
-const ruleList = z.array(z.string());
-
-const permissionsSchema = z.strictObject({
-  allow: ruleList.optional().describe("rules that run without asking (a project's: in a trusted folder only)"),
-  deny: ruleList.optional().describe("rules that never run"),
-  additionalDirectories: z
-    .array(z.string())
-    .optional()
-    .describe("more folders the file tools use as freely as the workspace (a project's: in a trusted folder only)"),
-});
-
 /** Claude Code's `permissions` keys harness does not take, each with why (reported when present). */
 const CLAUDE_PERMISSION_KEYS: Record<string, string> = {
   defaultMode: "the approval mode is --approve's (a project file must not widen it)",
@@ -56,33 +47,8 @@ const CLAUDE_PERMISSION_KEYS: Record<string, string> = {
   ask: "not applied yet: those calls follow the approval mode and the allow rules",
 };
 
-const harnessSchema = z.strictObject({
-  $schema: z.string().optional(),
-  permissions: permissionsSchema.optional(),
-  sandbox: z
-    .strictObject({
-      enabled: z.boolean().optional().describe("false turns the sandbox off (the user's file only)"),
-      network: z.boolean().optional().describe("true lets commands reach the network (the user's file only)"),
-    })
-    .optional(),
-  env: z
-    .strictObject({
-      passthrough: z
-        .array(z.string())
-        .optional()
-        .describe(
-          "variables kept in the environment of commands, hooks and MCP servers although they look like credentials",
-        ),
-      strip: z.array(z.string()).optional().describe("more variables removed from it"),
-    })
-    .optional(),
-  trustedFolders: z
-    .array(z.string())
-    .optional()
-    .describe("folders whose project settings apply without asking (`~/src/app`, `~/work/**`); the user's file only"),
-  // Read by its own tolerant policy (hook-section.ts); its shape for editors is hookSectionSchema.
-  hooks: z.unknown().optional(),
-});
+/** harness's settings.json, as read: every section of sections.ts, and no other key. */
+const harnessSchema = z.strictObject(readShape());
 
 /**
  * Claude Code's top-level keys harness knowingly does not use, silently: they choose Claude's
@@ -135,6 +101,8 @@ export interface SettingsData {
   hooks?: unknown;
   /** Sentences for stderr: keys not taken. */
   notices: string[];
+  /** The sections as parsed, for what they would run (wouldRunOf). */
+  sections: z.output<typeof harnessSchema>;
 }
 
 /** The settings files, the user's first, then the project's from the repository root down to `cwd`. */
@@ -194,6 +162,7 @@ export function parseSettingsText(text: string, source: SettingsSource): Setting
     trustedFolders,
     hooks,
     notices,
+    sections: parsed.data,
   };
 }
 
@@ -229,36 +198,19 @@ function claudePermissions(value: unknown, reported: string[]): unknown {
   return kept;
 }
 
-/** One thing a file would run or widen, for the trust question. */
-export interface WouldRun {
-  kind: "hook" | "allowRule";
-  text: string;
-}
-
 /**
- * What a file's sections would run or widen once the folder is trusted: its hooks, allow rules
- * and additional directories. A new key that runs code adds its lines here, and the trust
- * question shows them.
+ * What a file's sections would run or widen once the folder is trusted (each section's
+ * `wouldRun`, sections.ts): a new key that runs code says so there, and the trust question shows it.
  */
 export function wouldRunOf(data: SettingsData, file: string): WouldRun[] {
-  const hooks = readHookSection(data.hooks, file).entries.map(
-    (hook): WouldRun => ({
-      kind: "hook",
-      text: `hook ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command}`,
-    }),
-  );
-  const allow = data.permissions.allow.map((rule): WouldRun => ({ kind: "allowRule", text: `allow ${rule}` }));
-  const folders = data.permissions.additionalDirectories.map(
-    (folder): WouldRun => ({ kind: "allowRule", text: `additional directory ${folder}` }),
-  );
-  return [...hooks, ...allow, ...folders];
+  return wouldRunOfSections(data.sections, file);
 }
 
 /** The JSON Schema of harness's settings.json, for editors (docs/settings.schema.json; scripts/write-settings-schema.ts). */
 export function settingsJsonSchema(): Record<string, unknown> {
   return {
     title: "harness settings.json",
-    ...z.toJSONSchema(harnessSchema.extend({ hooks: hookSectionSchema.optional() }), {
+    ...z.toJSONSchema(z.strictObject(editorShape()), {
       target: "draft-2020-12",
       io: "input",
     }),
