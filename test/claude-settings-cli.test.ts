@@ -362,3 +362,35 @@ test("additionalDirectories: the user's opens a folder to the file tools; a proj
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.match(toolResult(fake, 5, "r"), /shared library notes/);
 });
+
+test("a rule or matcher for an MCP server harness does not configure warns (no such tool can run); a near miss of a configured one stops headless", async () => {
+  const cwd = tempDir();
+  const claudeHome = tempDir("claude-home-");
+  const harnessHome = tempDir("harness-home-");
+  writeJson(join(harnessHome, "config.json"), {
+    mcpServers: { srv: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
+  });
+  // Servers of Claude Code's own (~/.claude.json), which harness does not read.
+  writeJson(join(claudeHome, "settings.json"), {
+    permissions: { deny: ["mcp__github__create_issue"] },
+    hooks: { PreToolUse: [{ matcher: "mcp__github__.*", hooks: [{ type: "command", command: "true" }] }] },
+  });
+  const fake = await serve([{ reply: { text: "ran" } }, { reply: { text: "never" } }]);
+  const env = cleanEnv({ CLAUDE_CONFIG_DIR: claudeHome, HARNESS_HOME: harnessHome });
+  const runs = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd, env });
+  assert.equal(runs.code, 0, runs.stderr);
+  assert.match(
+    runs.stderr,
+    /warning: .*the deny rule mcp__github__create_issue names no tool \(no MCP server "github" is configured here\)\n/,
+  );
+  assert.match(
+    runs.stderr,
+    /warning: .*matcher "mcp__github__\.\*"\) matches no tool this session has \(no MCP server "github"/,
+  );
+
+  writeJson(join(claudeHome, "settings.json"), { permissions: { deny: ["mcp__srvv__echo"] } });
+  const stopped = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd, env });
+  assert.equal(stopped.code, 2, stopped.stderr);
+  assert.match(stopped.stderr, /the deny rule mcp__srvv__echo names no tool \(did you mean mcp__srv__echo\?\)/);
+  assert.equal(fake.requests.length, 1, "the second run made no model call");
+});

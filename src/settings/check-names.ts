@@ -64,7 +64,13 @@ function ruleProblem(rule: CheckedRule, field: "allow" | "deny", known: KnownToo
   const where = `${rule.source}: the ${field} rule ${rule.text}`;
   if (!namesSomething(rule, known)) {
     const meant = closestName(rule.text.replace(/\(.*$/s, ""), allNames(known), 3);
-    return [{ message: `${where} names no tool${meant ? ` (did you mean ${meant}?)` : ""}`, isGuard }];
+    const server = rule.server ?? (isMcpToolName(rule.tool) ? rule.tool.split("__")[0] : undefined);
+    return [
+      {
+        message: `${where} names no tool${hint(meant, server, known)}`,
+        isGuard: isGuard && (server === undefined || isNearServer(server, known)),
+      },
+    ];
   }
   if (rule.pattern === undefined || rule.server !== undefined) return [];
   const kind = specifierOf(rule.tool);
@@ -96,6 +102,22 @@ function isServer(server: string, known: KnownTools): boolean {
   );
 }
 
+/**
+ * Whether an MCP server a name gives is a configured one mistyped. A server harness does not
+ * configure at all (one from Claude Code's own ~/.claude.json) has no tools here to guard: its
+ * rule or matcher is a warning, not a missing guard. A near miss of a configured one is.
+ */
+function isNearServer(server: string, known: KnownTools): boolean {
+  const configured = known.servers.map((name) => name.toLowerCase().replace(/[^a-z0-9_-]/g, "_"));
+  return closestName(server, configured, 2) !== undefined;
+}
+
+/** ` (did you mean X?)`, or for a server harness does not configure, that it does not. */
+function hint(meant: string | undefined, server: string | undefined, known: KnownTools): string {
+  if (server !== undefined && !isNearServer(server, known)) return ` (no MCP server "${server}" is configured here)`;
+  return meant ? ` (did you mean ${meant}?)` : "";
+}
+
 function matcherProblem(hook: CheckedHook, known: KnownTools): NameProblem[] {
   if (hook.event !== "PreToolUse" && hook.event !== "PostToolUse") return [];
   const isGuard = hook.event === "PreToolUse";
@@ -110,14 +132,24 @@ function matcherProblem(hook: CheckedHook, known: KnownTools): NameProblem[] {
     const unknown = plain.filter((name) => !names.includes(name) && !ofServer(name));
     return unknown.map((name) => {
       const meant = closestName(name, names, 3);
-      return { message: `${where}: ${name} names no tool${meant ? ` (did you mean ${meant}?)` : ""}`, isGuard };
+      const server = /^mcp__(.+?)__/.exec(name)?.[1]?.toLowerCase();
+      return {
+        message: `${where}: ${name} names no tool${hint(meant, server, known)}`,
+        isGuard: isGuard && (server === undefined || isNearServer(server, known)),
+      };
     });
   }
   const matches = compileMatcher(hook.matcher);
   if (typeof matches !== "function" || matches(names)) return [];
   // A configured server that did not start lists no tools: a matcher may be meant for them.
   if (known.servers.some((server) => !known.tools.some((tool) => tool.name.startsWith(`${server}__`)))) return [];
-  return [{ message: `${where} matches no tool this session has`, isGuard }];
+  const server = /^\^?mcp__([A-Za-z0-9_-]+?)__/.exec(hook.matcher ?? "")?.[1]?.toLowerCase();
+  return [
+    {
+      message: `${where} matches no tool this session has${hint(undefined, server, known)}`,
+      isGuard: isGuard && (server === undefined || isNearServer(server, known)),
+    },
+  ];
 }
 
 /** Every name an entry may use: each tool's, ours and Claude's, and Claude's tools harness lacks. */
