@@ -394,3 +394,35 @@ test("a rule or matcher for an MCP server harness does not configure warns (no s
   assert.match(stopped.stderr, /the deny rule mcp__srvv__echo names no tool \(did you mean mcp__srv__echo\?\)/);
   assert.equal(fake.requests.length, 1, "the second run made no model call");
 });
+
+test("mcp__srv and mcp__srv__* deny every tool of the server, and no other", async () => {
+  for (const rule of ["mcp__srv", "mcp__srv__*"]) {
+    const cwd = tempDir();
+    const harnessHome = tempDir("harness-home-");
+    writeJson(join(harnessHome, "config.json"), {
+      mcpServers: { srv: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
+    });
+    writeJson(join(cwd, ".claude", "settings.json"), { permissions: { deny: [rule] } });
+    const fake = await serve([
+      {
+        reply: {
+          toolCalls: [
+            { id: "echo", name: "srv__echo", arguments: { message: "hi" } },
+            { id: "sum", name: "srv__get-sum", arguments: { a: 1, b: 2 } },
+            { id: "ls", name: "list_files", arguments: {} },
+          ],
+        },
+      },
+      { reply: { text: "done" } },
+    ]);
+    const result = await runCli(["-y", ...fakeFlags(fake), "-p", "go"], {
+      cwd,
+      env: cleanEnv({ HARNESS_HOME: harnessHome }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const escaped = rule.replace(/\*/g, "\\*");
+    assert.match(toolResult(fake, 1, "echo"), new RegExp(`the rule ${escaped} in .* forbids srv__echo calls`));
+    assert.match(toolResult(fake, 1, "sum"), new RegExp(`the rule ${escaped} in .* forbids srv__get-sum calls`));
+    assert.doesNotMatch(toolResult(fake, 1, "ls"), /forbids/);
+  }
+});
