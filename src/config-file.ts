@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError, PRESETS, stateDir } from "./config.ts";
 import { describeIssue } from "./core/describe-issue.ts";
+import { mcpServersSchema } from "./mcp/config.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { THINKING_WORDS } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, WIRE_APIS, type ApiKind } from "./providers/wire-apis.ts";
@@ -100,6 +101,21 @@ const ConfigSchema = z.strictObject({
 
 /** The parsed config.json: the keys this module owns, plus any others, untouched. */
 export type HarnessConfig = z.output<typeof ConfigSchema>;
+
+/** The JSON Schemas of config.json and of a project's .mcp.json, for editors (scripts/write-settings-schema.ts writes them to docs/). */
+export function configJsonSchemas(): { config: Record<string, unknown>; mcp: Record<string, unknown> } {
+  const options = { target: "draft-2020-12", io: "input", unrepresentable: "any" } as const;
+  return {
+    config: {
+      title: "harness config.json",
+      ...z.toJSONSchema(ConfigSchema.extend({ mcpServers: mcpServersSchema.optional() }), options),
+    },
+    mcp: {
+      title: ".mcp.json (Claude Code's format, as harness reads it)",
+      ...z.toJSONSchema(z.object({ mcpServers: mcpServersSchema.optional() }), options),
+    },
+  };
+}
 
 export function configPath(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "config.json");

@@ -20,6 +20,7 @@ import type { ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
+import { checkNames, reportNameProblems } from "./settings/check-names.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
 import { createApprover, type ApproverOptions, type AskApprovalFn } from "./permissions/approver.ts";
@@ -252,6 +253,17 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   });
   // The task tool after the built-in ones, before MCP servers' (whose lists vary).
   const tools = taskTool ? [...codingTools, taskTool, ...extensions.tools] : ownTools;
+  // Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run).
+  const nameProblems = checkNames(
+    { allow: [...permissions.policy.allow, ...permissions.projectAllow], deny: permissions.policy.deny },
+    extensions.declaredHooks,
+    { tools, servers: extensions.serverNames },
+  );
+  const stopReason = reportNameProblems(nameProblems, "nobody" in options.approval, options.warn);
+  if (stopReason) {
+    await extensions.close();
+    throw new SessionSetupError(stopReason, 2);
+  }
   const approve = createApprover({
     policy: permissions.policy,
     cwd,

@@ -2,20 +2,23 @@
 // tools (config.json, .mcp.json). Shared by the CLI and the ACP server; the MCP SDK is loaded
 // only when servers are configured. A project's hooks and servers come only from a trusted
 // folder (permissions/folder-trust.ts), and none of them sees a credential it was not given.
-import { join } from "node:path";
 import { stateDir } from "./config.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import type { Tool } from "./core/tool.ts";
 import { createCommandHooks, type CommandHooks } from "./hooks/command-hooks.ts";
-import { loadHooks } from "./hooks/settings.ts";
+import { type CommandHook, loadHooks } from "./hooks/settings.ts";
 import { loadMcpServers, projectMcpFile, userMcpFile, type McpServerConfig } from "./mcp/config.ts";
-import { projectSettingsPaths } from "./permissions/settings.ts";
+import { settingsSources } from "./settings/settings-file.ts";
 import { prepareBase64Image } from "./tools/image-file.ts";
 
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
 export interface Extensions {
   hooks: CommandHooks;
+  /** The hooks as declared, for the check that each matcher can match (settings/check-names.ts). */
+  declaredHooks: CommandHook[];
   tools: Tool[];
+  /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
+  serverNames: string[];
   close(): Promise<void>;
 }
 
@@ -41,16 +44,21 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   // A warning may quote a server's URL, headers or error text: keys never reach the terminal.
   const secrets = secretValuesOf(env);
   const warn = (message: string) => options.warn(redactText(message, secrets));
-  const hookFiles = [join(home, "settings.json"), ...(isProjectTrusted ? projectSettingsPaths(cwd, home) : [])];
-  const hooks = createCommandHooks(loadHooks(hookFiles, warn), { cwd, env: commandEnv, warn });
+  const sources = settingsSources(cwd, home, env);
+  const hookFiles = [...sources.user, ...(isProjectTrusted ? sources.project : [])];
+  const declaredHooks = loadHooks(hookFiles, warn);
+  const hooks = createCommandHooks(declaredHooks, { cwd, env: commandEnv, warn });
   const configured = loadMcpServers(
     [userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])],
     warn,
   );
   const extra = options.extraServers ?? [];
   const servers = [...configured.filter((server) => !extra.some((e) => e.name === server.name)), ...extra];
-  if (servers.length === 0) return { hooks, tools: [], close: async () => {} };
+  // Only names: an untrusted project's servers are never started (their problems were reported by folder trust).
+  const untrusted = isProjectTrusted ? [] : loadMcpServers([projectMcpFile(cwd, env, commandEnv)], () => {});
+  const serverNames = [...servers, ...untrusted].map((server) => server.name);
+  if (servers.length === 0) return { hooks, declaredHooks, tools: [], serverNames, close: async () => {} };
   const { connectMcpServers } = await import("./mcp/connect.ts");
   const mcp = await connectMcpServers(servers, { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image });
-  return { hooks, tools: mcp.tools, close: () => mcp.close() };
+  return { hooks, declaredHooks, tools: mcp.tools, serverNames, close: () => mcp.close() };
 }

@@ -47,7 +47,15 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     if (/API_KEY|^HARNESS_|^OPENAI|^ANTHROPIC|^OPENROUTER/.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, HARNESS_HOME: tempDir("harness-home-"), HARNESS_RETRY_BASE_MS: "5", NO_COLOR: "1", ...extra };
+  // CLAUDE_CONFIG_DIR: the user's ~/.claude/settings.json would apply to every run; tests read nothing of the machine's.
+  return {
+    ...env,
+    HARNESS_HOME: tempDir("harness-home-"),
+    CLAUDE_CONFIG_DIR: tempDir("claude-home-"),
+    HARNESS_RETRY_BASE_MS: "5",
+    NO_COLOR: "1",
+    ...extra,
+  };
 }
 
 export interface CliResult {

@@ -20,10 +20,13 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The terminal asks the questions the permission layer puts (their types live there).
   ui: ["core", "permissions"],
   sandbox: ["core"],
-  // The sandbox is how the permission layer confines commands.
-  permissions: ["core", "sandbox"],
-  hooks: ["core"],
-  mcp: ["core"],
+  // Settings files read once, by section, and the one table of tool names (Claude Code's and ours).
+  settings: ["core"],
+  // The sandbox is how the permission layer confines commands; settings/ reads its rules.
+  permissions: ["core", "sandbox", "settings"],
+  hooks: ["core", "settings"],
+  // A server's tools are named as the name table says.
+  mcp: ["core", "settings"],
   acp: ["core"],
   batch: ["core"],
   // Skills and custom commands: Markdown files of the user's own, turned into prompt text.

@@ -55,6 +55,8 @@ test("project settings and MCP servers cannot be created, at the root or in a su
   const output = await runSandboxed(
     [
       `mkdir -p .harness && echo '${hook}' > .harness/settings.json`,
+      // harness reads Claude Code's project settings too.
+      `mkdir -p .claude && echo '${hook}' > .claude/settings.json; echo '${hook}' > .claude/settings.local.json`,
       `echo '${server}' > .mcp.json`,
       `echo '${hook}' > sub/.harness/settings.json`,
       "rm -rf sub/.harness; mv sub/.harness sub/.harness.old",
@@ -65,6 +67,8 @@ test("project settings and MCP servers cannot be created, at the root or in a su
   );
   assert.match(output, /ordinary work\n\[exit code: 0\]$/);
   assert.equal(existsSync(join(cwd, ".harness", "settings.json")), false);
+  assert.equal(existsSync(join(cwd, ".claude", "settings.json")), false);
+  assert.equal(existsSync(join(cwd, ".claude", "settings.local.json")), false);
   assert.equal(
     readFileSync(join(cwd, "sub", ".harness", "settings.json"), "utf8"),
     '{"permissions":{"deny":["bash(curl)"]}}\n',
@@ -79,6 +83,7 @@ test("project settings and MCP servers cannot be created, at the root or in a su
   removePlaceholders();
   assert.equal(existsSync(join(cwd, ".mcp.json")), false);
   assert.equal(existsSync(join(cwd, ".harness")), false);
+  assert.equal(existsSync(join(cwd, ".claude")), false);
   assert.equal(existsSync(pwned), false);
 });
 

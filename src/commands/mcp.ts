@@ -51,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   const home = stateDir(env);
   let settings;
   try {
-    settings = loadSettings(cwd, home);
+    settings = loadSettings(cwd, home, env);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     stderr.write(`harness mcp: ${error.message}\n`);

@@ -9,6 +9,7 @@ import type { ToolCallHooks } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
 import type { CommandHook, HookEventName } from "./settings.ts";
+import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
 
 /** What the command hooks need from the session they serve. */
 export interface CommandHookContext {
@@ -45,8 +46,14 @@ interface HookAnswer {
 }
 
 export function createCommandHooks(hooks: CommandHook[], context: CommandHookContext): CommandHooks {
-  const of = (event: HookEventName, subject: string) =>
-    hooks.filter((hook) => hook.event === event && (hook.matcher?.test(subject) ?? true));
+  // A tool is matched by each of its names, ours and Claude's (`edit_file`, `Edit`, `MultiEdit`).
+  const of = (event: HookEventName, names: string[]) =>
+    hooks.filter((hook) => hook.event === event && hook.matches(names));
+  /** The tool fields of a payload: the name as the hook's file speaks, the input with Claude's field names beside ours. */
+  const toolFields = (hook: CommandHook, name: string, input: unknown) => ({
+    tool_name: hook.dialect === "claude" ? claudeNameOf(name) : name,
+    tool_input: withClaudeFields(name, input),
+  });
   /** Notes for the model about PreToolUse hooks that failed open, appended to the call's result. */
   const notes = new Map<string, string[]>();
   const base = (event: HookEventName) => ({
@@ -66,12 +73,9 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     async beforeToolCall(call, input, signal) {
       let current = input;
       let isRewritten = false;
-      for (const hook of of("PreToolUse", call.name)) {
-        const result = await run(
-          hook,
-          { ...base("PreToolUse"), tool_name: call.name, tool_input: current, tool_use_id: call.id },
-          signal,
-        );
+      for (const hook of of("PreToolUse", namesOfTool(call.name))) {
+        const sent = toolFields(hook, call.name, current);
+        const result = await run(hook, { ...base("PreToolUse"), ...sent, tool_use_id: call.id }, signal);
         if (signal.aborted) return { block: "interrupted by the user" };
         if (result.code === 2)
           return { block: result.stderr.trim() || `a PreToolUse hook (${hook.command}) refused it` };
@@ -86,7 +90,7 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
         if (block !== undefined) return { block };
         const updated = answer?.hookSpecificOutput?.updatedInput ?? answer?.updatedInput;
         if (updated !== undefined) {
-          current = updated;
+          current = fromClaudeFields(call.name, updated, sent.tool_input);
           isRewritten = true;
         }
       }
@@ -96,14 +100,13 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     async afterToolCall(call, output, input, signal) {
       const added = notes.get(call.id) ?? [];
       notes.delete(call.id);
-      for (const hook of of("PostToolUse", call.name)) {
+      for (const hook of of("PostToolUse", namesOfTool(call.name))) {
         const response = { content: output.content, isError: output.isError ?? false };
         const result = await run(
           hook,
           {
             ...base("PostToolUse"),
-            tool_name: call.name,
-            tool_input: input,
+            ...toolFields(hook, call.name, input),
             tool_response: response,
             tool_use_id: call.id,
           },
@@ -130,10 +133,10 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     toolHooks,
     sessionId: () => undefined,
     async sessionStart(source) {
-      await runAll(of("SessionStart", source), { ...base("SessionStart"), source });
+      await runAll(of("SessionStart", [source]), { ...base("SessionStart"), source });
     },
     async stop(result) {
-      await runAll(of("Stop", ""), { ...base("Stop"), stop_hook_active: false, reason: result.reason });
+      await runAll(of("Stop", [""]), { ...base("Stop"), stop_hook_active: false, reason: result.reason });
     },
   };
   return self;

@@ -44,6 +44,19 @@ const httpSchema = z.object({
   headers: z.record(z.string(), z.string()).default({}),
 });
 
+/** The `mcpServers` key's shape for editors (docs/config.schema.json, docs/mcp.schema.json); reading it is tolerant (serversOfFile). */
+export const mcpServersSchema = z
+  .record(
+    z.string(),
+    z.union([
+      stdioSchema.extend({ disabled: z.boolean().optional() }),
+      httpSchema.extend({ disabled: z.boolean().optional() }),
+    ]),
+  )
+  .describe(
+    "MCP servers by name: {command, args, env, cwd} started locally, or {url, headers} remote; $VAR in braces expands",
+  );
+
 /** A file servers are read from, and what `${VAR}` in it may expand. */
 export interface McpConfigFile {
   path: string;

@@ -7,13 +7,15 @@ import { z } from "zod";
 import { cutMiddle } from "../core/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
 import type { Tool, ToolOutput } from "../core/tool.ts";
+import { mcpToolName } from "../settings/tool-names.ts";
+
+/** The model-facing name `server__tool`, which Claude Code's `mcp__server__tool` means too (settings/tool-names.ts). */
+export { mcpToolName };
 
 /** Most of one MCP result the model gets; the middle of a longer one is cut out. */
 export const MAX_MCP_RESULT_BYTES = 30 * 1024;
 /** Pictures one result sends at most (each may be megabytes); further ones are noted in words. */
 export const MAX_MCP_RESULT_IMAGES = 8;
-/** Providers cap tool names (OpenAI: 64 characters of [a-zA-Z0-9_-]). */
-const MAX_TOOL_NAME_LENGTH = 64;
 
 /** A tool as `tools/list` describes it (the fields harness uses). */
 export interface McpToolInfo {
@@ -38,12 +40,6 @@ export type PrepareImage = (
   data: string,
   name: string,
 ) => Promise<{ image: ImagePart; description: string } | { error: string }>;
-
-/** The model-facing name: `server__tool`, limited to the characters and length providers accept. */
-export function mcpToolName(server: string, tool: string): string {
-  const clean = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, "_");
-  return `${clean(server)}__${clean(tool)}`.slice(0, MAX_TOOL_NAME_LENGTH);
-}
 
 export function toHarnessTool(
   server: string,

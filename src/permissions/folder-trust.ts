@@ -19,7 +19,13 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { unifiedDiff } from "../core/diff.ts";
-import { projectSettingsPaths } from "./settings.ts";
+import {
+  parseSettingsText,
+  SettingsError,
+  settingsSources,
+  type SettingsSource,
+  wouldRunOf,
+} from "../settings/settings-file.ts";
 import { realOrSame } from "../core/real-path.ts";
 import { writeWhole } from "../core/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
@@ -82,7 +88,7 @@ export interface ProjectSkill {
 
 /** Decides whether this run may use the folder's project settings, asking and recording when it can. */
 export async function settleFolderTrust(options: TrustOptions): Promise<FolderTrust> {
-  const review = reviewProjectSettings(options.cwd, options.harnessHome, options.skills);
+  const review = reviewProjectSettings(options.cwd, options.harnessHome, options.skills, options.home);
   if (review.wouldRun.length === 0) return { isTrusted: false };
   if (options.flag) return { isTrusted: true };
   if (isNamedByUser(review.folder, options.trustedFolders, options.home)) {
@@ -101,16 +107,23 @@ export async function settleFolderTrust(options: TrustOptions): Promise<FolderTr
 }
 
 /** The project settings files of a folder and what they would run. */
-export function reviewProjectSettings(cwd: string, harnessHome: string, skills: ProjectSkill[] = []): TrustReview {
+export function reviewProjectSettings(
+  cwd: string,
+  harnessHome: string,
+  skills: ProjectSkill[] = [],
+  home?: string,
+): TrustReview {
   const folder = realOrSame(cwd);
-  // The files the loaders read: settings.ts (rules, hooks) and mcp/config.ts (projectMcpFile).
-  const files = [...projectSettingsPaths(cwd, harnessHome), path.join(cwd, ".mcp.json")]
+  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp/config.ts's projectMcpFile.
+  const sources = settingsSources(cwd, harnessHome, home ? { HOME: home } : process.env).project;
+  const files = [...sources.map((source) => source.path), path.join(cwd, ".mcp.json")]
     .filter((file) => existsSync(file))
     .map((file) => readProjectFile(file, cwd));
   const wouldRun: TrustReview["wouldRun"] = [];
   const counts = { hooks: 0, servers: 0, allowRules: 0, skills: 0 };
   for (const file of files) {
-    const items = describe(file, counts);
+    const source = sources.find((candidate) => candidate.path === file.path);
+    const items = source ? describeSettings(file, source, counts) : describeMcp(file, counts);
     if (items.length > 0) wouldRun.push({ file: file.shown, items: items.map(printable) });
   }
   for (const skill of skills) {
@@ -142,8 +155,24 @@ function readProjectFile(file: string, cwd: string): ProjectFile {
   };
 }
 
-/** The lines saying what a file would run; a file that is not valid JSON is one line (it could hold anything). */
-function describe(file: ProjectFile, counts: TrustReview["counts"]): string[] {
+/**
+ * The lines saying what a settings file would run, from the same typed sections the loaders
+ * use (settings-file.ts wouldRunOf); a file that cannot be read is one line (it could hold anything).
+ */
+function describeSettings(file: ProjectFile, source: SettingsSource, counts: TrustReview["counts"]): string[] {
+  let items;
+  try {
+    items = wouldRunOf(parseSettingsText(file.content, source), file.path);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    return file.content.trim() ? ["(not valid settings: not used, but its contents are what you would trust)"] : [];
+  }
+  for (const item of items) counts[item.kind === "hook" ? "hooks" : "allowRules"]++;
+  return items.map((item) => item.text);
+}
+
+/** The lines saying what a .mcp.json would start; a file that is not valid JSON is one line (it could hold anything). */
+function describeMcp(file: ProjectFile, counts: TrustReview["counts"]): string[] {
   let json: unknown;
   try {
     json = JSON.parse(file.content);
@@ -151,21 +180,7 @@ function describe(file: ProjectFile, counts: TrustReview["counts"]): string[] {
     return file.content.trim() ? ["(not valid JSON: not used, but its contents are what you would trust)"] : [];
   }
   const items: string[] = [];
-  const settings = (json ?? {}) as { hooks?: unknown; permissions?: { allow?: unknown }; mcpServers?: unknown };
-  for (const [event, groups] of entries(settings.hooks)) {
-    for (const group of Array.isArray(groups) ? groups : []) {
-      const matcher = typeof group?.matcher === "string" && group.matcher ? ` ${group.matcher}` : "";
-      for (const hook of Array.isArray(group?.hooks) ? group.hooks : []) {
-        if (typeof hook?.command !== "string") continue;
-        counts.hooks++;
-        items.push(`hook ${event}${matcher}: ${hook.command}`);
-      }
-    }
-  }
-  for (const rule of Array.isArray(settings.permissions?.allow) ? settings.permissions.allow : []) {
-    counts.allowRules++;
-    items.push(`allow ${String(rule)}`);
-  }
+  const settings = (json ?? {}) as { mcpServers?: unknown };
   for (const [name, server] of entries(settings.mcpServers)) {
     if (server?.disabled === true) continue;
     counts.servers++;
@@ -196,9 +211,11 @@ function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
   });
 }
 
-/** Whether a settings file, or the `.harness` folder holding it, is a symlink a command could point elsewhere. */
+/** Whether a settings file, or the `.harness` or `.claude` folder holding it, is a symlink a command could point elsewhere. */
 function throughSymlink(file: string): boolean {
-  const parts = path.basename(path.dirname(file)) === ".harness" ? [file, path.dirname(file)] : [file];
+  const parts = [".harness", ".claude"].includes(path.basename(path.dirname(file)))
+    ? [file, path.dirname(file)]
+    : [file];
   return parts.some((part) => {
     try {
       return lstatSync(part).isSymbolicLink();

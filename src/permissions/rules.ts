@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Tool } from "../core/tool.ts";
 import { unwrap } from "./command-views.ts";
 import type { SimpleCommand } from "./shell-split.ts";
+import { resolveRuleTool, specifierOf } from "../settings/tool-names.ts";
 
 /**
  * One rule. `tool` is a tool name (`bash`, `edit_file`), or a group: `read` (every read-only
@@ -11,7 +12,10 @@ import type { SimpleCommand } from "./shell-split.ts";
  * for other tools it is a path glob.
  */
 export interface Rule {
+  /** The harness tool or group, resolved from Claude Code's names too (`Write` is write_file: settings/tool-names.ts). */
   tool: string;
+  /** Set for `mcp__srv` and `mcp__srv__*`: every tool of that MCP server (`tool` is then `mcp__srv`). */
+  server?: string;
   pattern?: string;
   /** As written, for messages: `bash(git status)`. */
   text: string;
@@ -24,23 +28,52 @@ export interface Rule {
   trusted: boolean;
 }
 
-const RULE_SYNTAX = /^([A-Za-z_][A-Za-z0-9_-]*)(?:\((.*)\))?$/s;
+const RULE_SYNTAX = /^([A-Za-z_][A-Za-z0-9_.-]*\*?)(?:\((.*)\))?$/s;
 
-/** Parses `bash(git status)`, `Edit(src/**)`, `read_file`; returns an error message for anything else. */
-export function parseRule(text: string, source: string, trusted: boolean): Rule | string {
+/** How to read a rule's pattern: Claude Code's files give `/path` relative to the project (`root`) and `//path` from `/`. */
+export interface RuleDialect {
+  claudeRoot?: string;
+}
+
+/**
+ * Parses `bash(git status)`, `Edit(src/**)`, `read_file`, and Claude Code's `Write`,
+ * `Bash(npm test:*)`, `WebFetch(domain:example.com)`, `mcp__srv__tool`; returns an error
+ * message for anything else. Whether the name is a real tool is check-names' question, asked
+ * once the tools are known.
+ */
+export function parseRule(text: string, source: string, trusted: boolean, dialect: RuleDialect = {}): Rule | string {
   const match = RULE_SYNTAX.exec(text.trim());
   if (!match)
     return `"${text}" is not a rule: write a tool name, or tool(pattern) like bash(git status) or edit_file(src/**)`;
-  const pattern = match[2]?.trim();
+  let pattern = match[2]?.trim();
   if (match[2] !== undefined && !pattern)
     return `"${text}" has an empty pattern: leave out the parentheses to match every call`;
-  return { tool: match[1].toLowerCase(), pattern, text: text.trim(), source, trusted };
+  const target = resolveRuleTool(match[1]);
+  if (target.server !== undefined) {
+    if (pattern !== undefined) return `"${text}" names a whole MCP server: it takes no pattern`;
+    return { tool: `mcp__${target.server}`, server: target.server, text: text.trim(), source, trusted };
+  }
+  if (pattern !== undefined) {
+    const kind = specifierOf(target.tool);
+    if (kind === "domain") pattern = pattern.replace(/^domain:/, "");
+    if (kind === "path" && dialect.claudeRoot !== undefined) pattern = claudePath(pattern, dialect.claudeRoot);
+  }
+  return { tool: target.tool, pattern, text: text.trim(), source, trusted };
 }
 
-/** Whether a rule's tool part names this tool (by name, case-insensitively, or by its group). */
+/** Claude Code's path forms (https://code.claude.com/docs/en/iam#read-and-edit): `//x` is `/x`, `/x` is under the project. */
+function claudePath(pattern: string, root: string): string {
+  if (pattern.startsWith("//")) return pattern.slice(1);
+  if (pattern.startsWith("/")) return path.join(root, pattern);
+  return pattern;
+}
+
+/** Whether a rule's tool part names this tool (by name, case-insensitively, by its group, or by its MCP server). */
 export function ruleNamesTool(rule: Rule, tool: Tool): boolean {
+  const name = tool.name.toLowerCase();
   return (
-    rule.tool === tool.name.toLowerCase() ||
+    rule.tool === name ||
+    (rule.server !== undefined && name.startsWith(`${rule.server}__`)) ||
     (rule.tool === "read" && tool.kind === "read") ||
     (rule.tool === "edit" && tool.kind === "edit")
   );
@@ -102,6 +135,23 @@ export function pathMatches(pattern: string, absolute: string, where: { workspac
   const full = path.resolve(where.workspace, expanded).replace(/\/+$/, "") || "/";
   const regex = globRegExp(full);
   return regex.test(absolute) || globRegExp(`${full === "/" ? "" : full}/**`).test(absolute);
+}
+
+/**
+ * The files deny rules on reading name outright (`Read(./.env)`, `read_file(~/notes/x)`, no
+ * wildcard): a recursive read (grep, glob, list_files) never enters them either
+ * (ToolContext.unwalked), so a grep over the folder does not show what read_file may not.
+ * A glob (`**\/.env`) cannot be listed ahead: it holds for read_file and a grep started on it.
+ */
+export function deniedReadPaths(deny: Rule[], where: { workspace: string; home: string }): string[] {
+  const readers = new Set(["read", "read_file", "grep", "glob", "list_files"]);
+  return deny
+    .filter((rule) => readers.has(rule.tool) && rule.pattern !== undefined && !/[*?[]/.test(rule.pattern))
+    .map((rule) => {
+      const pattern = rule.pattern as string;
+      const expanded = pattern === "~" || pattern.startsWith("~/") ? path.join(where.home, pattern.slice(1)) : pattern;
+      return path.resolve(where.workspace, expanded);
+    });
 }
 
 function globRegExp(glob: string): RegExp {

@@ -1,55 +1,13 @@
-// Settings files: `$HARNESS_HOME/settings.json` (the user's) and `.harness/settings.json` in
-// the working directory and its parents up to the repository root (the project's).
-import { existsSync, readFileSync } from "node:fs";
+// The permission part of the settings files (read by settings/settings-file.ts): the user's
+// `$HARNESS_HOME/settings.json` and `~/.claude/settings.json`, and the project's
+// `.claude/settings.json`, `.claude/settings.local.json` and `.harness/settings.json` in the
+// working directory and its parents up to the repository root, merged.
+import { homedir } from "node:os";
 import path from "node:path";
-import { z } from "zod";
 import { parseRule, type Rule } from "./rules.ts";
-import { describeIssue } from "../core/describe-issue.ts";
-import { foldersFromRoot } from "../core/system-prompt.ts";
+import { readSettingsFile, SettingsError, settingsSources, type SettingsSource } from "../settings/settings-file.ts";
 
-/** A settings file that cannot be used; the message names the file and the field. */
-export class SettingsError extends Error {
-  override name = "SettingsError";
-}
-
-const ruleList = z.array(z.string()).optional();
-
-/**
- * A settings file. Unknown keys are errors at every level, so a typo (`"permisions"`) is not
- * silently ignored along with the rules it held; `hooks` belongs to hooks/settings.ts.
- */
-const SettingsFile = z.strictObject({
-  $schema: z.string().optional(),
-  permissions: z
-    .strictObject({
-      allow: ruleList.describe("rules that run without asking"),
-      deny: ruleList.describe("rules that never run"),
-    })
-    .optional(),
-  sandbox: z
-    .strictObject({
-      enabled: z.boolean().optional(),
-      network: z.boolean().optional(),
-    })
-    .optional(),
-  env: z
-    .strictObject({
-      passthrough: z
-        .array(z.string())
-        .optional()
-        .describe(
-          "variables kept in the environment of commands, hooks and MCP servers although they look like credentials",
-        ),
-      strip: z.array(z.string()).optional().describe("more variables removed from it"),
-    })
-    .optional(),
-  trustedFolders: z
-    .array(z.string())
-    .optional()
-    .describe("folders whose project settings apply without asking (`~/src/app`, `~/work/**`); the user's file only"),
-  hooks: z.unknown().optional().describe("checked by hooks/settings.ts"),
-});
-type SettingsFile = z.infer<typeof SettingsFile>;
+export { SettingsError };
 
 /** All settings files merged: rules add up; the user's file alone may loosen the sandbox. */
 export interface Settings {
@@ -57,6 +15,9 @@ export interface Settings {
   allow: Rule[];
   projectAllow: Rule[];
   deny: Rule[];
+  /** The user's `permissions.additionalDirectories`; a project's are in `projectDirectories`, used only in a trusted folder. */
+  directories: string[];
+  projectDirectories: string[];
   /** Absent: not set anywhere (the default applies). */
   sandboxEnabled?: boolean;
   network?: boolean;
@@ -70,14 +31,6 @@ export interface Settings {
   ignored: string[];
 }
 
-/** A project's settings files: `.harness/settings.json` from the repository root down to `cwd` (never the user's own). */
-export function projectSettingsPaths(cwd: string, harnessHome: string): string[] {
-  const userFile = path.join(harnessHome, "settings.json");
-  return foldersFromRoot(cwd)
-    .map((folder) => path.join(folder, ".harness", "settings.json"))
-    .filter((file) => file !== userFile);
-}
-
 /**
  * Reads and merges the settings files. A project file (which a cloned repository or the model
  * itself may have written) can add deny rules and tighten the sandbox at once; its allow rules
@@ -85,11 +38,13 @@ export function projectSettingsPaths(cwd: string, harnessHome: string): string[]
  * pass credentials through or trust folders: those lines are ignored with a notice, because
  * only the user may loosen the sandbox.
  */
-export function loadSettings(cwd: string, harnessHome: string): Settings {
+export function loadSettings(cwd: string, harnessHome: string, env: Record<string, string | undefined>): Settings {
   const settings: Settings = {
     allow: [],
     projectAllow: [],
     deny: [],
+    directories: [],
+    projectDirectories: [],
     passthrough: [],
     strip: [],
     trustedFolders: [],
@@ -97,19 +52,27 @@ export function loadSettings(cwd: string, harnessHome: string): Settings {
     ignored: [],
   };
   const userFile = path.join(harnessHome, "settings.json");
-  for (const file of [userFile, ...projectSettingsPaths(cwd, harnessHome)]) {
-    const parsed = readSettingsFile(file);
+  const sources = settingsSources(cwd, harnessHome, env);
+  for (const source of [...sources.user, ...sources.project]) {
+    const parsed = readSettingsFile(source);
     if (!parsed) continue;
+    const file = source.path;
     settings.files.push(file);
-    const isUser = file === userFile;
-    const rules = (list: string[] | undefined, field: string) =>
-      (list ?? []).map((text, index) => {
-        const rule = parseRule(text, file, isUser);
+    settings.ignored.push(...parsed.notices);
+    const isUser = source.isUser;
+    const dialect = { claudeRoot: claudeRootOf(source) };
+    const rules = (list: string[], field: string) =>
+      list.map((text, index) => {
+        const rule = parseRule(text, file, isUser, dialect);
         if (typeof rule === "string") throw new SettingsError(`${file}: permissions.${field}[${index}]: ${rule}`);
         return rule;
       });
-    (isUser ? settings.allow : settings.projectAllow).push(...rules(parsed.permissions?.allow, "allow"));
-    settings.deny.push(...rules(parsed.permissions?.deny, "deny"));
+    const directories = parsed.permissions.additionalDirectories.map((folder) =>
+      path.resolve(dialect.claudeRoot ?? cwd, folder.replace(/^~(?=\/|$)/, env.HOME || homedir())),
+    );
+    (isUser ? settings.directories : settings.projectDirectories).push(...directories);
+    (isUser ? settings.allow : settings.projectAllow).push(...rules(parsed.permissions.allow, "allow"));
+    settings.deny.push(...rules(parsed.permissions.deny, "deny"));
     settings.strip.push(...(parsed.env?.strip ?? []));
     const { enabled, network } = parsed.sandbox ?? {};
     if (isUser) {
@@ -136,16 +99,7 @@ export function loadSettings(cwd: string, harnessHome: string): Settings {
   return settings;
 }
 
-function readSettingsFile(file: string): SettingsFile | undefined {
-  if (!existsSync(file)) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new SettingsError(`${file}: not valid JSON (${(error as Error).message}); fix or remove the file`);
-  }
-  const parsed = SettingsFile.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => describeIssue(issue, Object.keys(SettingsFile.shape)));
-  throw new SettingsError(`${file}: ${problems.join("; ")}`);
+/** For a Claude Code file, the folder its `/path` rules start from: the one holding `.claude` (the home folder for the user's). */
+function claudeRootOf(source: SettingsSource): string | undefined {
+  return source.dialect === "claude" ? path.dirname(path.dirname(source.path)) : undefined;
 }

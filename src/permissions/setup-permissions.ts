@@ -13,7 +13,7 @@ import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "../core/is-inside.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
-import type { Rule } from "./rules.ts";
+import { deniedReadPaths, type Rule } from "./rules.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 import { realOrSame } from "../core/real-path.ts";
@@ -41,6 +41,8 @@ export interface PermissionSetup {
   warnings: string[];
   /** The project's allow rules, not in `policy` until the folder is trusted (withProjectRules). */
   projectAllow: Rule[];
+  /** The project's `permissions.additionalDirectories` (real paths), likewise. */
+  projectDirectories: string[];
   /** Folders the user's settings trust without asking (folder-trust.ts). */
   trustedFolders: string[];
 }
@@ -71,7 +73,7 @@ export function setupPermissions(
     detect?: () => SandboxSupport;
   },
 ): PermissionSetup {
-  const settings = loadSettingsOrThrow(where.cwd, where.harnessHome);
+  const settings = loadSettingsOrThrow(where.cwd, where.harnessHome, where.env);
   const warnings = [...settings.ignored];
   const home = where.env.HOME || homedir();
   const workspace = realpathSync(where.cwd);
@@ -122,7 +124,7 @@ export function setupPermissions(
     deny: settings.deny,
     sandbox,
     workspace,
-    freeRoots: [realOrSame(tmpdir())],
+    freeRoots: [realOrSame(tmpdir()), ...settings.directories.map(realOrSame)],
     secretPaths: hidden,
     // Where the session store keeps over-long tool output (src/session/session-store.ts spillDir).
     readableGlobs: [path.join(realOrSame(where.harnessHome), "sessions", "*", "spill")],
@@ -133,20 +135,27 @@ export function setupPermissions(
     policy,
     env,
     wrapCommand,
-    unwalked: [...hidden, ...SYSTEM_PATHS],
+    unwalked: [...hidden, ...SYSTEM_PATHS, ...deniedReadPaths(settings.deny, policy).map(realOrSame)],
     secrets: secretValuesOf(where.env),
     warnings,
     projectAllow: settings.projectAllow,
+    projectDirectories: settings.projectDirectories.map(realOrSame),
     trustedFolders: settings.trustedFolders,
   };
 }
 
-/** The setup of a trusted folder: its project's allow rules join the user's. */
+/** The setup of a trusted folder: its project's allow rules and additional directories join the user's. */
 export function withProjectRules(setup: PermissionSetup): PermissionSetup {
+  const { policy } = setup;
   return {
     ...setup,
-    policy: { ...setup.policy, allow: [...setup.policy.allow, ...setup.projectAllow] },
+    policy: {
+      ...policy,
+      allow: [...policy.allow, ...setup.projectAllow],
+      freeRoots: [...policy.freeRoots, ...setup.projectDirectories],
+    },
     projectAllow: [],
+    projectDirectories: [],
   };
 }
 
@@ -166,9 +175,9 @@ function socketFolders(env: Record<string, string | undefined>): string[] {
   return folders;
 }
 
-function loadSettingsOrThrow(cwd: string, harnessHome: string) {
+function loadSettingsOrThrow(cwd: string, harnessHome: string, env: Record<string, string | undefined>) {
   try {
-    return loadSettings(cwd, harnessHome);
+    return loadSettings(cwd, harnessHome, env);
   } catch (error) {
     if (error instanceof SettingsError) throw new PermissionSetupError(error.message, 2);
     throw error;

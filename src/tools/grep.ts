@@ -179,11 +179,17 @@ async function searchWithRipgrep(
   if (search.ignoreCase) args.push("--ignore-case");
   if (search.context > 0) args.push("--context", String(search.context));
   if (search.glob) args.push("--glob", search.glob);
-  // The search is given its real root, so globs naming the unwalked paths keep it out of them
-  // (rg anchors a leading `/` at its cwd, hence `**` and the absolute path).
+  // The search is given its real root, so globs naming the unwalked paths keep it out of them.
+  // rg matches a glob against the path relative to its cwd when the path is under it (a leading
+  // `/` anchors there), else against the whole path (hence `**` and the absolute path): an
+  // absolute glob for a path under the cwd matches nothing, so a denied `.env` there was searched.
   const root = await realpath(search.root).catch(() => search.root);
+  const cwd = await realpath(search.cwd).catch(() => search.cwd);
+  const isBelow = (file: string, folder: string) =>
+    file.startsWith(folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`);
   for (const folder of search.unwalked)
-    if (folder.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`)) args.push("--glob", `!**${folder}`);
+    if (isBelow(folder, root))
+      args.push("--glob", isBelow(folder, cwd) ? `!/${path.relative(cwd, folder)}` : `!**${folder}`);
   args.push("--regexp", search.regexSource, "--", root);
 
   const child = spawn(ripgrep, args, {
