@@ -1,5 +1,9 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
+import { describeWireApis, WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { VERSION } from "./version.ts";
+
+/** The key variables, each once, in the order of the wire APIs that read them. */
+const KEY_VARIABLES = [...new Set(WIRE_API_NAMES.map((name) => WIRE_APIS[name].keyEnv))];
 
 const HELP = `harness ${VERSION}: a coding agent in your terminal
 
@@ -20,10 +24,10 @@ Usage:
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
-  --provider <name>        openai, anthropic, openrouter, ollama, local (a model run in-process, no key)
+  --provider <name>        openai, anthropic, openrouter, gemini, ollama, local (a model run in-process, no key)
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
-  --api <wire>             chat (OpenAI chat completions), responses (OpenAI Responses), anthropic:
+  --api <wire>             ${describeWireApis()}:
                            overrides the provider's wire API
   --max-turns <n>          most model calls in one run (default 100)
   --max-tokens <n>         output limit of one model reply
@@ -56,7 +60,7 @@ Options:
   --version                print the version
 
 Environment:
-  OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, HARNESS_API_KEY (wins),
+  ${[...KEY_VARIABLES, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
   (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000)
