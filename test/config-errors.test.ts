@@ -109,7 +109,10 @@ test("an unknown provider lists the built-in and the configured ones (exit 2)", 
   const env = envWithConfig(JSON.stringify({ providers: { myllm: { api: "openai", baseUrl: LOCAL } } }));
   const result = await runCli(["--provider", "nope", "-p", "hi"], { env });
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /unknown provider "nope"; choose one of: openai, anthropic, openrouter, gemini, ollama.*myllm/);
+  assert.match(
+    result.stderr,
+    /unknown provider "nope"; choose one of: openai, anthropic, openrouter, gemini, ollama.*myllm/,
+  );
 });
 
 test("--max-tokens and --thinking are checked before any call", async () => {

@@ -6,12 +6,24 @@ import type { AddressInfo } from "node:net";
 import { anthropicFormat } from "./anthropic-format.ts";
 import { openaiFormat } from "./openai-format.ts";
 import { responsesFormat } from "./responses-format.ts";
+import { geminiFormat } from "./gemini-format.ts";
+import type { Persona } from "./personas.ts";
 
 /** A reply in neutral terms; each wire format renders it its own way. */
 export interface ReplySpec {
   text?: string;
   reasoning?: string;
-  toolCalls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
+  /** `extra`: wire fields on the call (Gemini's `extra_content` on chat completions, `thoughtSignature` natively). */
+  toolCalls?: Array<{
+    id?: string;
+    name: string;
+    arguments: string | Record<string, unknown>;
+    extra?: Record<string, unknown>;
+  }>;
+  /** Chat completions: `reasoning_details` entries sent with the reply (OpenRouter). */
+  reasoningDetails?: Array<Record<string, unknown>>;
+  /** Anthropic: the thinking block's signature (default: one derived from the reasoning). */
+  signature?: string;
   /** Wire-level stop reason; defaults to the format's "tool calls" or "stop" value. */
   finishReason?: string;
   /** Format-specific usage object; `null` sends none. */
@@ -46,7 +58,7 @@ export type ScriptStep =
   | ((request: RecordedRequest) => ScriptStep | Promise<ScriptStep>);
 
 /** A step as it is answered: a function step has been called for its answer. */
-type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
+export type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
 
 export interface RecordedRequest {
   method: string;
@@ -76,6 +88,7 @@ const FORMATS: ReadonlyArray<{ match: RegExp; format: WireFormat }> = [
   { match: /\/chat\/completions$/, format: openaiFormat },
   { match: /\/v1\/messages$/, format: anthropicFormat },
   { match: /\/responses$/, format: responsesFormat },
+  { match: /:streamGenerateContent$/, format: geminiFormat },
 ];
 
 export class FakeLLM {
@@ -92,6 +105,11 @@ export class FakeLLM {
   readonly windowProbesAnsweredAt: number[] = [];
   /** Model ids answered to `GET .../models` (OpenAI and Anthropic shape at once); unset = 404. */
   models: string[] | undefined;
+  /**
+   * A strict persona (personas.ts): requests the real service refuses are refused with its real
+   * error body (and noted in `errors`), and replies carry the signatures that service issues.
+   */
+  persona: Persona | undefined;
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
@@ -157,6 +175,11 @@ export class FakeLLM {
       return send(res, 404, { error: { message: `fake LLM: no format for ${path}` } });
     }
     for (const problem of format.validate(body)) this.errors.push(`request ${this.requests.length}: ${problem}`);
+    const refusal = this.persona?.check(body, request);
+    if (refusal) {
+      this.errors.push(`request ${this.requests.length}: ${this.persona?.name} refuses it: ${refusal.rule}`);
+      return send(res, refusal.status, refusal.body);
+    }
 
     let step = this.script.shift();
     if (!step) {
@@ -172,7 +195,11 @@ export class FakeLLM {
         return send(res, 500, format.errorBody(500, `fake LLM: ${(error as Error).message}`));
       }
     }
-    await this.answer(step as FixedStep, format, res);
+    await this.answer(
+      this.persona ? this.persona.decorate(step as FixedStep, request) : (step as FixedStep),
+      format,
+      res,
+    );
     request.answeredAt = now();
   }
 
