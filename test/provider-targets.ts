@@ -84,7 +84,7 @@ export const TARGETS: Record<string, Target> = {
     label: "Mistral (magistral-medium-latest)",
     persona: "mistral",
     ...custom("mistral", "magistral-medium-latest"),
-    id: (n) => `gSIMJiOk${n}`,
+    id: (n) => `gSIMJiO${String(n).padStart(2, "0")}`,
     thinks: true,
   },
   groq: {
