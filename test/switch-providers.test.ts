@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { test } from "node:test";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { fakeServerPerTest } from "./helpers.ts";
-import { replyOf, runOn, TARGETS, type Target, toolLoop, workspace } from "./provider-targets.ts";
+import { runOn, TARGETS, type Target, toolLoop, workspace } from "./provider-targets.ts";
 
 const serve = fakeServerPerTest();
 
