@@ -115,6 +115,7 @@ export class GeminiStreamAccumulator {
     }
     const isThought = part.thought === true;
     const last = this.parts.at(-1);
+    if (!part.text && !part.thoughtSignature) return []; // the closing empty part carries nothing
     // Streamed text arrives in many parts; one of a kind is kept, with any signature the pieces had.
     if (last && typeof last.text === "string" && (last.thought === true) === isThought && !last.thoughtSignature) {
       last.text += part.text;

@@ -63,6 +63,8 @@ export type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknow
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The path with its query (`?alt=sse`). */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
   format: string;
@@ -163,6 +165,7 @@ export class FakeLLM {
     const request: RecordedRequest = {
       method: req.method ?? "",
       path,
+      url: req.url ?? "",
       headers: req.headers,
       body,
       format: format?.name ?? "unknown",
@@ -300,7 +303,7 @@ export async function startFakeLLM(script: ScriptStep[] = []): Promise<FakeLLM> 
   return new FakeLLM(script).start();
 }
 
-/** A model list both the OpenAI (`object`, `owned_by`) and the Anthropic (`type`, `has_more`) client accept. */
+/** A model list the OpenAI (`object`, `owned_by`), Anthropic (`type`, `has_more`) and Gemini (`models`) clients accept. */
 function modelList(ids: string[]) {
   const data = ids.map((id) => ({
     id,
@@ -311,7 +314,9 @@ function modelList(ids: string[]) {
     created_at: "2025-01-01T00:00:00Z",
     owned_by: "fake",
   }));
-  return { object: "list", data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
+  // Gemini's list is `models`, each named `models/<id>` with the methods it serves.
+  const models = ids.map((id) => ({ name: `models/${id}`, supportedGenerationMethods: ["generateContent"] }));
+  return { object: "list", data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, models };
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
