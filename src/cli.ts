@@ -2,6 +2,16 @@
 import { describeWireApis, WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { VERSION } from "./version.ts";
 
+/** Help text for the option column: words wrapped at 100 columns, continued under the column. */
+function helpColumn(text: string): string {
+  const lines = [""];
+  for (const word of text.split(" ")) {
+    if (lines[lines.length - 1].length + word.length + 1 > 100 - 27) lines.push("");
+    lines[lines.length - 1] += `${lines[lines.length - 1] ? " " : ""}${word}`;
+  }
+  return lines.join(`\n${" ".repeat(27)}`);
+}
+
 /** The key variables, each once, in the order of the wire APIs that read them. */
 const KEY_VARIABLES = [...new Set(WIRE_API_NAMES.map((name) => WIRE_APIS[name].keyEnv))];
 
@@ -27,8 +37,7 @@ Options:
   --provider <name>        openai, anthropic, openrouter, gemini, ollama, local (a model run in-process, no key)
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
-  --api <wire>             ${describeWireApis()}:
-                           overrides the provider's wire API
+  --api <wire>             ${helpColumn(`the wire API instead of the provider's own: ${describeWireApis()}`)}
   --max-turns <n>          most model calls in one run (default 100)
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)
