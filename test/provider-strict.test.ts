@@ -62,6 +62,16 @@ const REFUSED: Array<{ persona: PersonaName; path: string; body: unknown; status
     says: /Invalid `signature` in `thinking` block/,
   },
   {
+    persona: "openai",
+    path: "/v1/responses",
+    body: {
+      model: "gpt-5",
+      input: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAAfromgpt5miniQQ==" }],
+    },
+    status: 400,
+    says: /The encrypted content gAAA\.\.\.QQ== could not be verified\./,
+  },
+  {
     persona: "deepseek",
     path: "/v1/chat/completions",
     body: {

@@ -43,7 +43,7 @@ test("chat ⇄ responses ⇄ anthropic ⇄ gemini and back, on one session", asy
   await chain(["openai", "responses", "anthropic", "gemini", "anthropic", "responses", "openai", "gemini", "openai"]);
 });
 
-test("another model on the same API: Claude Sonnet's signed thinking is not replayed to Opus, Gemini Pro's signatures not to Flash", async () => {
+test("another model on the same API: Sonnet's signed thinking is not replayed to Opus, gpt-5-mini's encrypted reasoning not to gpt-5, Gemini Pro's signatures not to Flash", async () => {
   const place = workspace();
   const anthropic = TARGETS.anthropic;
   const claude = await serve([...toolLoop(anthropic, "sonnet done"), ...toolLoop(anthropic, "opus done", 11)]);
@@ -53,6 +53,12 @@ test("another model on the same API: Claude Sonnet's signed thinking is not repl
   // The persona refuses thinking signed for another model; here is what was sent instead.
   assert.doesNotMatch(JSON.stringify(claude.requests.at(-3)?.body.messages), /"type":"thinking"/, "none of Sonnet's");
   assert.match(JSON.stringify(claude.requests.at(-1)?.body.messages), /"type":"thinking"/, "Opus's own, back to it");
+
+  const responses = TARGETS.responses;
+  const openai = await serve([...toolLoop(responses, "mini done"), ...toolLoop(responses, "gpt-5 done", 11)]);
+  assert.equal((await runOn(responses, openai, place, ["-p", "fifth"])).code, 0);
+  const gpt5 = await runOn(responses, openai, place, ["-c", "--model", "gpt-5", "-p", "sixth"]);
+  assert.equal(gpt5.code, 0, gpt5.stderr);
 
   const gemini = TARGETS.gemini;
   const google = await serve([...toolLoop(gemini, "pro done"), ...toolLoop(gemini, "flash done", 11)]);

@@ -98,6 +98,30 @@ const openaiIdLength: Rule = (body) => {
   return undefined;
 };
 
+/**
+ * Responses: encrypted reasoning is readable only by the model that wrote it ("The encrypted
+ * content gAAA...CwHs could not be verified.", openai/codex#8126; on a model switch,
+ * openai/codex#17541).
+ */
+const responsesEncrypted: Rule = (body, state) => {
+  for (const item of Array.isArray(body?.input) ? body.input : [])
+    if (
+      item.type === "reasoning" &&
+      item.encrypted_content &&
+      state.signatures.get(item.encrypted_content) !== body.model
+    )
+      return {
+        status: 400,
+        body: openaiError(
+          `The encrypted content ${String(item.encrypted_content).slice(0, 4)}...${String(item.encrypted_content).slice(-4)} could not be verified.`,
+          null,
+          "invalid_encrypted_content",
+        ),
+        rule: "encrypted reasoning of this model",
+      };
+  return undefined;
+};
+
 // ---- Servers with chat completions of their own ---------------------------------------------------
 
 /** DeepSeek thinking mode: tool-call messages of the current turn carry reasoning_content (https://api-docs.deepseek.com/guides/thinking_mode#tool-calls; abhigyanpatwari/GitNexus#43). */
@@ -453,7 +477,11 @@ const signFirstCall =
   });
 
 export const PERSONAS = {
-  openai: () => persona("openai", [openaiToolCount, openaiToolNames, openaiIdLength]),
+  openai: () =>
+    persona("openai", [openaiToolCount, openaiToolNames, openaiIdLength, responsesEncrypted], (reply, signature) => ({
+      ...reply,
+      signature,
+    })),
   anthropic: () =>
     persona("anthropic", [anthropicShapes, anthropicSignatures, anthropicThinkingTurn], (reply, signature) => ({
       ...reply,

@@ -22,7 +22,7 @@ export interface ReplySpec {
   }>;
   /** Chat completions: `reasoning_details` entries sent with the reply (OpenRouter). */
   reasoningDetails?: Array<Record<string, unknown>>;
-  /** Anthropic: the thinking block's signature (default: one derived from the reasoning). */
+  /** Anthropic: the thinking block's signature; Responses: the reasoning's encrypted content (default: derived from the reasoning). */
   signature?: string;
   /** Wire-level stop reason; defaults to the format's "tool calls" or "stop" value. */
   finishReason?: string;
