@@ -38,7 +38,7 @@ const BY_API: Record<Exclude<ApiKind, "local">, WireRules> = {
   // Portkey-AI/gateway#1062). Names: https://platform.openai.com/docs/api-reference/chat/create
   // (tools.function.name "a-z, A-Z, 0-9, underscores and dashes, maximum length of 64").
   openai: { toolCallId: { pattern: /^[\x21-\x7e]+$/, maxLength: 40 }, toolName: NAME_64 },
-  responses: { toolCallId: { pattern: /^[\x21-\x7e]+$/, maxLength: 64 }, toolName: NAME_64, maxTools: 128 },
+  responses: { toolCallId: { pattern: /^[\x21-\x7e]+$/, maxLength: 64 }, toolName: NAME_64 },
   // "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
   // (CommandCodeAI/command-code#323, RooCodeInc/Roo-Code#10649); names "tools.7.custom.name: String
   // should match pattern '^[a-zA-Z0-9_-]{1,64}$'" (apify/tester-mcp-client#11); images at most 5 MB
