@@ -66,6 +66,15 @@ export const TARGETS: Record<string, Target> = {
     id: (n) => `toolu_0${n}ABC`,
     thinks: true,
   },
+  // An Anthropic-compatible endpoint of another vendor: its thinking is signed by its own server.
+  minimax: {
+    label: "MiniMax's Anthropic-compatible endpoint (MiniMax-M2)",
+    persona: "anthropic",
+    flags: () => ["--provider", "minimax", "--model", "MiniMax-M2", "--thinking", "low"],
+    providers: (fake) => ({ minimax: { api: "anthropic", baseUrl: fake.url } }),
+    id: (n) => `call_function_${n}abc`,
+    thinks: true,
+  },
   deepseek: {
     label: "DeepSeek (deepseek-reasoner)",
     persona: "deepseek",
