@@ -119,6 +119,22 @@ export const TARGETS: Record<string, Target> = {
     id: (n) => `tool_read_file_${n}`,
     thinks: true,
   },
+  "openrouter-kimi": {
+    label: "Kimi K2.5 through OpenRouter",
+    persona: "kimi",
+    flags: (fake) => [
+      "--provider",
+      "openrouter",
+      "--base-url",
+      fake.baseUrl,
+      "--model",
+      "moonshotai/kimi-k2.5",
+      "--thinking",
+      "high",
+    ],
+    id: (n) => `functions.read_file:${n}`,
+    thinks: true,
+  },
   "gemini-openai": {
     label: "Gemini 3 via Google's OpenAI-compatible endpoint",
     persona: "gemini-openai",

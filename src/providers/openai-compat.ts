@@ -16,8 +16,8 @@ export interface OpenAICompat {
 
 const DEFAULT_COMPAT: OpenAICompat = { maxTokensField: "max_tokens", streamUsage: true, echoReasoningContent: false };
 
-/** Matched against the base URL's host, or the provider's name; first match wins. */
-const COMPAT_BY_SERVER: Array<{ host: RegExp; name?: RegExp; compat: Partial<OpenAICompat> }> = [
+/** Matched against the base URL's host, or the provider's name, and the model when one is given; first match wins. */
+const COMPAT_BY_SERVER: Array<{ host: RegExp; name?: RegExp; model?: RegExp; compat: Partial<OpenAICompat> }> = [
   { host: /(^|\.)openai\.com$/, compat: { maxTokensField: "max_completion_tokens" } },
   // Mistral answers 422 to unknown fields such as stream_options, and sends usage anyway.
   { host: /(^|\.)mistral\.ai$/, name: /^mistral$/, compat: { streamUsage: false } },
@@ -30,10 +30,20 @@ const COMPAT_BY_SERVER: Array<{ host: RegExp; name?: RegExp; compat: Partial<Ope
   // (mastra-ai/mastra#12592, MoonshotAI/kimi-agent-sdk#169); Moonshot's guide says to keep it:
   // https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model#multi-step-tool-call
   { host: /(^|\.)moonshot\.(ai|cn)$/, name: /^(moonshot|kimi)$/, compat: { echoReasoningContent: true } },
+  // Kimi behind OpenRouter refuses the same way ("thinking is enabled but reasoning_content is
+  // missing in assistant tool call message at index 2", earendil-works/pi#987).
+  {
+    host: /(^|\.)openrouter\.ai$/,
+    name: /^openrouter$/,
+    model: /kimi-k2/,
+    compat: { echoReasoningContent: true },
+  },
 ];
 
-export function compatFor(baseUrl: string, name = ""): OpenAICompat {
+export function compatFor(baseUrl: string, name = "", model = ""): OpenAICompat {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : "";
-  const entry = COMPAT_BY_SERVER.find((e) => e.host.test(host) || e.name?.test(name));
+  const entry = COMPAT_BY_SERVER.find(
+    (e) => (e.host.test(host) || e.name?.test(name)) && (e.model === undefined || e.model.test(model)),
+  );
   return { ...DEFAULT_COMPAT, ...entry?.compat };
 }
