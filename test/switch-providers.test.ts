@@ -4,6 +4,8 @@
 // none may be one the next service refuses. Also after an interrupt and after kill -9 mid-loop.
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { fakeServerPerTest } from "./helpers.ts";
@@ -95,4 +97,35 @@ test("after an interrupt mid-loop: a Kimi session goes on on Anthropic with thin
 test("after kill -9 mid-loop: a Gemini session goes on on Mistral, an OpenRouter one on Anthropic", async () => {
   await stoppedThenMoved(TARGETS.gemini, TARGETS.mistral, "SIGKILL", null);
   await stoppedThenMoved(TARGETS.openrouter, TARGETS.anthropic, "SIGKILL", null);
+});
+
+test("a session written before replies carried their source goes on: on its own model, and on another", async () => {
+  const place = workspace();
+  const anthropic = TARGETS.anthropic;
+  const claude = await serve([
+    ...toolLoop(anthropic, "first"),
+    ...toolLoop(anthropic, "second", 11),
+    ...toolLoop(anthropic, "third", 21),
+  ]);
+  assert.equal((await runOn(anthropic, claude, place, ["-p", "one"])).code, 0);
+  const folder = join(place.env.HARNESS_HOME as string, "sessions");
+  const files = readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl"));
+  assert.equal(files.length, 1);
+  const file = join(folder, files[0]);
+  // As an older harness wrote it: no source on the replies, the model as Anthropic's server names it.
+  const lines = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  for (const entry of lines.filter((line) => line.message?.role === "assistant")) {
+    delete entry.message.source;
+    entry.message.model = "claude-sonnet-4-5-20250929";
+  }
+  writeFileSync(file, `${lines.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+  const same = await runOn(anthropic, claude, place, ["-c", "-p", "two"]);
+  assert.equal(same.code, 0, same.stderr);
+  const resumed = JSON.stringify(claude.requests[3].body.messages);
+  assert.match(resumed, /"type":"thinking"/, "its own model gets its signed thinking back");
+  const other = await runOn(anthropic, claude, place, ["-c", "--model", "claude-opus-4-1", "-p", "three"]);
+  assert.equal(other.code, 0, other.stderr);
 });

@@ -22,12 +22,13 @@ export function sourceOf(target: ReplayTarget): ReplySource {
 
 /**
  * Whether a reply was written by this same provider, model and wire API, so its opaque data may
- * go back. A reply recorded before replies carried their source is judged by its API alone, as
- * harness did then.
+ * go back. A reply recorded before replies carried their source is judged by its API and the
+ * model its server named, which may be a dated snapshot of the one asked for
+ * (`claude-sonnet-4-5-20250929` for `claude-sonnet-4-5`).
  */
 export function isOwnReply(message: AssistantMessage, target: ReplySource): boolean {
   const source = message.source;
-  if (!source) return message.api === target.api;
+  if (!source) return message.api === target.api && (!message.model || sameModel(message.model, target.model));
   return (
     source.api === target.api &&
     source.provider === target.provider &&
@@ -67,6 +68,10 @@ export function forTarget(messages: readonly Message[], target: ReplayTarget, ru
     }
   }
   return out;
+}
+
+function sameModel(replied: string, asked: string): boolean {
+  return replied.startsWith(asked) || asked.startsWith(replied);
 }
 
 function ownReply(message: AssistantMessage, rules: WireRules): AssistantMessage {
