@@ -1,9 +1,11 @@
-// The wire APIs, by the names users give them: one record each, from which `--help`, config.json's
-// errors and `--api` are derived. A leaf module: the flag table and config.json read it without
-// loading any adapter. What runs an API (its adapter, model listing, headers) is its entry in
-// create-provider.ts's ADAPTERS, typed by `WireKind` so no API can lack one; its thinking fields
-// are thinking.ts's, switched over the same kinds. A new wire API is its request, stream and
-// adapter files, a record here and an entry there.
+// The wire APIs, by the names users give them: one record each (name, label, key variable), from
+// which `--help`, the `--api` error and config.json's error are derived. A leaf module: the flag
+// table and config.json read it without loading any adapter. What runs an API is switched over its
+// kind, exhaustively, so the compiler names every place a new one needs: its adapter (ADAPTERS in
+// create-provider.ts), its thinking fields (thinking.ts), its model listing (list-models.ts) and its
+// headers (request-headers.ts). Decision: those stay beside their kin rather than in this record,
+// which would then load every adapter at start-up or import them in a circle. A new wire API is
+// its request, stream and adapter files, a record here, and the cases the compiler asks for.
 
 /**
  * The wire APIs we speak: `openai` is chat completions, `responses` OpenAI's Responses API,
