@@ -3,9 +3,11 @@
 // the session continued with `-c` on the same provider, must never send what that service refuses.
 // And each persona is shown to refuse, with its real error body, what its service refuses.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { PERSONAS, type PersonaName } from "./fake-llm/personas.ts";
-import { fakeServerPerTest } from "./helpers.ts";
+import { fakeServerPerTest, ROOT } from "./helpers.ts";
 import { replyOf, runOn, TARGETS, toolLoop, workspace } from "./provider-targets.ts";
 
 const serve = fakeServerPerTest();
@@ -197,3 +199,31 @@ test("each persona refuses what its service refuses, with the service's error bo
     fake.errors.length = 0; // these bodies break the formats' own checks too, on purpose; every other test asserts none
   }
 });
+
+/** Recorded replies (test/fixtures/wire, origins in its MANIFEST.md) whose reasoning the service wants back. */
+const RECORDED: Array<{ target: string; file: string; reasoning: RegExp }> = [
+  // vercel/ai packages/deepseek/src/chat/__fixtures__/deepseek-tool-call.chunks.txt (api.deepseek.com, deepseek-reasoner)
+  {
+    target: "deepseek",
+    file: "openai-chat--deepseek--reasoning-content-tool-call.sse",
+    reasoning: /^The user is asking for the weather in San Francisco/,
+  },
+  // charmbracelet/fantasy TestOpenAICompatibleThinking/avian-kimi (moonshotai/kimi-k2.5)
+  {
+    target: "kimi",
+    file: "openai-chat--avian--kimi-reasoning-content-and-details.sse",
+    reasoning: /^I need to get the weather information for Florence/,
+  },
+];
+
+for (const { target: key, file, reasoning } of RECORDED) {
+  test(`a recorded ${key} tool call goes back with the recorded reasoning as reasoning_content`, async () => {
+    const raw = readFileSync(join(ROOT, "test", "fixtures", "wire", file), "utf8");
+    const fake = await serve([{ raw }, { reply: { text: "done" } }]);
+    const result = await runOn(TARGETS[key], fake, workspace(), ["-p", "what is the weather"]);
+    assert.equal(result.code, 0, result.stderr);
+    const assistant = fake.requests[1].body.messages.find((message: any) => message.role === "assistant");
+    assert.match(assistant.reasoning_content, reasoning);
+    assert.equal(assistant.tool_calls.length, 1);
+  });
+}
