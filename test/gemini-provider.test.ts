@@ -7,7 +7,7 @@ import { test } from "node:test";
 import type { AssistantMessage, Message } from "../src/core/messages.ts";
 import type { ModelEvent, ModelRequest } from "../src/core/provider.ts";
 import { createProvider } from "../src/providers/create-provider.ts";
-import { toDeclaration } from "../src/providers/gemini-request.ts";
+import { toContents, toDeclaration } from "../src/providers/gemini-request.ts";
 import type { ProviderSettings } from "../src/providers/index.ts";
 import { planThinking } from "../src/providers/thinking.ts";
 import { PERSONAS } from "./fake-llm/personas.ts";
@@ -223,4 +223,37 @@ test("no key: --provider gemini names GEMINI_API_KEY; harness models lists Gemin
   assert.match(listed.stdout, /gemini-2\.5-flash\n.*gemini-3-pro-preview/s);
   assert.doesNotMatch(listed.stdout, /models\//);
   assert.equal(fake.requests[0].headers["x-goog-api-key"], "AIza-list");
+});
+
+test("a call Gemini gave an id of its own is answered under that id; calls without one are paired by order", () => {
+  const reply: AssistantMessage = {
+    role: "assistant",
+    content: [
+      { type: "tool_call", id: "fc_gemini_1", name: "read_file", arguments: "{}" },
+      { type: "tool_call", id: "call_0_local", name: "read_file", arguments: "{}" },
+    ],
+    stopReason: "tool_use",
+    api: "gemini",
+    providerData: {
+      parts: [
+        { functionCall: { id: "fc_gemini_1", name: "read_file", args: {} }, thoughtSignature: "s" },
+        { functionCall: { name: "read_file", args: {} } },
+      ],
+    },
+  };
+  const result = (id: string): Message => ({
+    role: "tool",
+    toolCallId: id,
+    toolName: "read_file",
+    content: "x",
+    isError: false,
+  });
+  const [, , answers] = toContents([ask("go"), reply, result("fc_gemini_1"), result("call_0_local")]);
+  assert.deepEqual(
+    answers.parts.map((part) => part.functionResponse),
+    [
+      { id: "fc_gemini_1", name: "read_file", response: { result: "x" } },
+      { name: "read_file", response: { result: "x" } },
+    ],
+  );
 });

@@ -57,6 +57,18 @@ export function toDeclaration(tool: ToolSpec): WirePart {
  */
 export function toContents(messages: Message[]): WireContent[] {
   const contents: WireContent[] = [];
+  // "If populated, the client [returns] the response with the matching id"
+  // (https://ai.google.dev/api/caching#FunctionCall): the ids Gemini itself gave its calls.
+  const geminiIds = new Set(
+    messages.flatMap((message) =>
+      message.role === "assistant" && message.api === GEMINI_API && Array.isArray(message.providerData?.parts)
+        ? (message.providerData.parts as WirePart[]).flatMap((part) => {
+            const id = (part.functionCall as { id?: unknown } | undefined)?.id;
+            return typeof id === "string" && id ? [id] : [];
+          })
+        : [],
+    ),
+  );
   for (const message of messages) {
     switch (message.role) {
       case "user":
@@ -71,8 +83,9 @@ export function toContents(messages: Message[]): WireContent[] {
         break;
       case "tool": {
         const response = message.isError ? { error: message.content } : { result: message.content };
+        const id = geminiIds.has(message.toolCallId) ? { id: message.toolCallId } : {};
         append(contents, "user", [
-          { functionResponse: { name: message.toolName, response } },
+          { functionResponse: { ...id, name: message.toolName, response } },
           ...(message.images ?? []).map(inlineData),
         ]);
         break;
