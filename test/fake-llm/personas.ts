@@ -2,28 +2,15 @@
 // that service refuses, and signs its replies the way it does (so a test sees whether the
 // signatures come back, to the same model only). Every rule names its source.
 import type { FixedStep, RecordedRequest, ReplySpec } from "./server.ts";
-
-export interface Refusal {
-  status: number;
-  body: unknown;
-  /** The rule, in words, for the test's failure message. */
-  rule: string;
-}
-
+import * as chat from "./persona-rules.ts";
+import type { PersonaState, Refusal, Rule } from "./persona-rules.ts";
+import * as messages from "./persona-rules-messages.ts";
 export interface Persona {
   name: string;
   /** The refusal of this request, if the real service would refuse it. */
   check(body: any, request: RecordedRequest): Refusal | undefined;
   /** The step's reply as this service writes it (signatures added and remembered). */
   decorate(step: FixedStep, request: RecordedRequest): FixedStep;
-}
-
-type Rule = (body: any, persona: PersonaState) => Refusal | undefined;
-
-/** What a persona has issued: signatures, by the model they were issued for. */
-interface PersonaState {
-  signatures: Map<string, string>;
-  count: number;
 }
 
 function persona(name: string, rules: Rule[], sign?: (reply: ReplySpec, signature: string) => ReplySpec): Persona {
@@ -44,428 +31,6 @@ function modelOfPath(path: string): string {
   return /models\/([^:]+):/.exec(path)?.[1] ?? "";
 }
 
-const messagesOf = (body: any): any[] => (Array.isArray(body?.messages) ? body.messages : []);
-
-/** Index of the last plain user message (a user message of text, not tool results). */
-function currentTurnStart(messages: any[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === "user") return i;
-  return 0;
-}
-
-// ---- OpenAI chat completions ------------------------------------------------------------------
-
-/** OpenAI's error body. */
-function openaiError(message: string, param: string | null, code: string | null): unknown {
-  return { error: { message, type: "invalid_request_error", param, code } };
-}
-
-/** "Invalid 'tools': array too long. Expected an array with maximum length 128" (https://platform.openai.com/docs/api-reference/chat/create: "A max of 128 functions"). */
-const openaiToolCount: Rule = (body) => {
-  const count = body?.tools?.length ?? 0;
-  if (count <= 128) return undefined;
-  const message = `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${count} instead.`;
-  return { status: 400, body: openaiError(message, "tools", "array_above_max_length"), rule: "at most 128 tools" };
-};
-
-/** Function names `^[a-zA-Z0-9_-]{1,64}$` (https://platform.openai.com/docs/api-reference/chat/create, tools.function.name). */
-const openaiToolNames: Rule = (body) => {
-  const index = (body?.tools ?? []).findIndex(
-    (tool: any) => !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function?.name ?? tool.name ?? ""),
-  );
-  if (index < 0) return undefined;
-  const param = `tools[${index}].function.name`;
-  const message = `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`;
-  return {
-    status: 400,
-    body: openaiError(message, param, "invalid_value"),
-    rule: "tool names match ^[a-zA-Z0-9_-]{1,64}$",
-  };
-};
-
-/** Ids at most 40 characters ("string too long. Expected a string with maximum length 40", Portkey-AI/gateway#1062). */
-const openaiIdLength: Rule = (body) => {
-  for (const [m, message] of messagesOf(body).entries())
-    for (const [c, call] of (message.tool_calls ?? []).entries())
-      if (String(call.id).length > 40) {
-        const param = `messages[${m}].tool_calls[${c}].id`;
-        const text = `Invalid '${param}': string too long. Expected a string with maximum length 40, but got a string with length ${String(call.id).length} instead.`;
-        return {
-          status: 400,
-          body: openaiError(text, param, "string_above_max_length"),
-          rule: "tool call ids of at most 40 characters",
-        };
-      }
-  return undefined;
-};
-
-/**
- * Responses: encrypted reasoning is readable only by the model that wrote it ("The encrypted
- * content gAAA...CwHs could not be verified.", openai/codex#8126; on a model switch,
- * openai/codex#17541).
- */
-const responsesEncrypted: Rule = (body, state) => {
-  for (const item of Array.isArray(body?.input) ? body.input : [])
-    if (
-      item.type === "reasoning" &&
-      item.encrypted_content &&
-      state.signatures.get(item.encrypted_content) !== body.model
-    )
-      return {
-        status: 400,
-        body: openaiError(
-          `The encrypted content ${String(item.encrypted_content).slice(0, 4)}...${String(item.encrypted_content).slice(-4)} could not be verified.`,
-          null,
-          "invalid_encrypted_content",
-        ),
-        rule: "encrypted reasoning of this model",
-      };
-  return undefined;
-};
-
-// ---- Servers with chat completions of their own ---------------------------------------------------
-
-/** DeepSeek thinking mode: tool-call messages of the current turn carry reasoning_content (https://api-docs.deepseek.com/guides/thinking_mode#tool-calls; abhigyanpatwari/GitNexus#43). */
-const deepseekReasoning: Rule = (body) => {
-  const thinks = /reasoner/.test(body?.model ?? "") || body?.thinking?.type === "enabled";
-  if (!thinks) return undefined;
-  const messages = messagesOf(body);
-  for (let i = currentTurnStart(messages); i < messages.length; i++) {
-    const message = messages[i];
-    if (message.role === "assistant" && message.tool_calls?.length && typeof message.reasoning_content !== "string") {
-      const text = `Missing \`reasoning_content\` field in the assistant message at message index ${i}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`;
-      return {
-        status: 400,
-        body: { error: { message: text, type: "invalid_request_error", param: null, code: "invalid_request_error" } },
-        rule: "reasoning_content on the turn's tool-call messages",
-      };
-    }
-  }
-  return undefined;
-};
-
-/** Kimi thinking: every tool-call message carries reasoning_content (mastra-ai/mastra#12592; https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model#multi-step-tool-call). */
-const kimiReasoning: Rule = (body) => {
-  const thinks = /thinking|k2\.5|k2-5/.test(body?.model ?? "") || body?.thinking?.type === "enabled";
-  if (!thinks) return undefined;
-  const index = messagesOf(body).findIndex(
-    (message) =>
-      message.role === "assistant" && message.tool_calls?.length && typeof message.reasoning_content !== "string",
-  );
-  if (index < 0) return undefined;
-  const text = `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${index}`;
-  return {
-    status: 400,
-    body: { error: { message: text, type: "invalid_request_error" } },
-    rule: "reasoning_content on tool-call messages",
-  };
-};
-
-/** Mistral: ids of 9 letters and digits, in calls and results (karthink/gptel#1203, editor-code-assistant/eca#233). */
-const mistralIds: Rule = (body) => {
-  for (const message of messagesOf(body)) {
-    const ids = [
-      ...(message.tool_calls ?? []).map((call: any) => call.id),
-      ...(message.tool_call_id ? [message.tool_call_id] : []),
-    ];
-    const bad = ids.find((id) => !/^[a-zA-Z0-9]{9}$/.test(String(id)));
-    if (bad !== undefined)
-      return {
-        status: 400,
-        body: {
-          object: "error",
-          message: `Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`,
-          type: "invalid_function_call",
-          param: null,
-          code: "3280",
-        },
-        rule: "tool call ids of 9 letters and digits",
-      };
-  }
-  return undefined;
-};
-
-/** Fields chat messages have in OpenAI's reference; strict servers refuse others. */
-const CHAT_FIELDS = new Set(["role", "content", "name", "tool_calls", "tool_call_id", "refusal", "prefix"]);
-
-/** Mistral answers 422 to fields it does not know ("Extra inputs are not permitted"; openai-compat.ts has met it on stream_options). */
-const mistralExtraFields: Rule = (body) => {
-  for (const [index, message] of messagesOf(body).entries()) {
-    const extra = Object.keys(message).find((key) => !CHAT_FIELDS.has(key));
-    const extraInCall = (message.tool_calls ?? [])
-      .flatMap((call: any) => Object.keys(call))
-      .find((key: string) => !["id", "type", "function", "index"].includes(key));
-    const field = extra ?? extraInCall;
-    if (field)
-      return {
-        status: 422,
-        body: {
-          object: "error",
-          message: {
-            detail: [
-              {
-                type: "extra_forbidden",
-                loc: ["body", "messages", index, message.role, field],
-                msg: "Extra inputs are not permitted",
-                input: message[field] ?? null,
-              },
-            ],
-          },
-          type: "invalid_request_message_error",
-          param: null,
-          code: null,
-        },
-        rule: `no foreign field (${field}) on messages`,
-      };
-  }
-  return undefined;
-};
-
-/** Groq refuses reasoning fields on assistant messages (janhq/jan#8136, tashfeenahmed/freellmapi#1070). */
-const groqExtraFields: Rule = (body) => {
-  for (const [index, message] of messagesOf(body).entries()) {
-    const field = ["reasoning_content", "reasoning_details", "reasoning", "extra_content"].find(
-      (key) => key in message,
-    );
-    if (message.role === "assistant" && field) {
-      const text = `'messages.${index}' : for 'role:assistant' the following must be satisfied[('messages.${index}' : property '${field}' is unsupported)]`;
-      return {
-        status: 400,
-        body: { error: { message: text, type: "invalid_request_error" } },
-        rule: `no ${field} on assistant messages`,
-      };
-    }
-  }
-  return undefined;
-};
-
-/** Gemini 3's thought signatures, in the words and body Google's endpoints answer with (anomalyco/opencode-style reports: manthanabc/paws#103, niki914/zafiro#100). */
-function missingSignature(name: string, position: number): { error: unknown } {
-  return {
-    error: {
-      code: 400,
-      message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
-      status: "INVALID_ARGUMENT",
-    },
-  };
-}
-
-/** Google's documented stand-in for a call another model made (https://ai.google.dev/gemini-api/docs/thought-signatures#faqs). */
-const DUMMY_SIGNATURES = new Set(["skip_thought_signature_validator", "context_engineering_is_the_way_to_go"]);
-
-/** The first call of each reply in the current turn carries the signature issued with it (https://ai.google.dev/gemini-api/docs/thought-signatures, "OpenAI compatibility"). */
-const geminiCompatSignatures: Rule = (body, state) => {
-  if (!/gemini-3/.test(body?.model ?? "")) return undefined;
-  const messages = messagesOf(body);
-  for (let i = currentTurnStart(messages); i < messages.length; i++) {
-    const first = messages[i].role === "assistant" ? messages[i].tool_calls?.[0] : undefined;
-    const signature = first?.extra_content?.google?.thought_signature;
-    if (first && !DUMMY_SIGNATURES.has(signature) && state.signatures.get(signature) !== body.model)
-      return {
-        status: 400,
-        body: [missingSignature(first.function?.name, i + 1)],
-        rule: "thought_signature on the first call of each reply",
-      };
-  }
-  return undefined;
-};
-
-/** OpenRouter passes Gemini 3's refusal on when `reasoning_details` do not come back (https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks). */
-const openrouterDetails: Rule = (body, state) => {
-  if (!/gemini-3/.test(body?.model ?? "")) return undefined;
-  const messages = messagesOf(body);
-  for (let i = currentTurnStart(messages); i < messages.length; i++) {
-    const message = messages[i];
-    if (message.role !== "assistant" || !message.tool_calls?.length) continue;
-    const signed = (message.reasoning_details ?? []).some(
-      (detail: any) => state.signatures.get(detail.data) === body.model,
-    );
-    if (!signed)
-      return {
-        status: 400,
-        body: {
-          error: {
-            message: "Provider returned error",
-            code: 400,
-            metadata: {
-              raw: JSON.stringify(missingSignature(message.tool_calls[0].function?.name, i + 1)),
-              provider_name: "Google",
-            },
-          },
-        },
-        rule: "reasoning_details back on the turn's tool-call messages",
-      };
-  }
-  return undefined;
-};
-
-// ---- Anthropic Messages ---------------------------------------------------------------------------
-
-function anthropicError(message: string): unknown {
-  return { type: "error", error: { type: "invalid_request_error", message } };
-}
-
-/** tool_use ids `^[a-zA-Z0-9_-]+$` (CommandCodeAI/command-code#323); text never blank (https://docs.claude.com/en/api/messages); tool names `^[a-zA-Z0-9_-]{1,64}$` (apify/tester-mcp-client#11). */
-const anthropicShapes: Rule = (body) => {
-  for (const [m, message] of messagesOf(body).entries())
-    for (const [b, block] of (message.content ?? []).entries()) {
-      if (block.type === "tool_use" && !/^[a-zA-Z0-9_-]+$/.test(block.id))
-        return {
-          status: 400,
-          body: anthropicError(
-            `messages.${m}.content.${b}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
-          ),
-          rule: "tool_use ids match ^[a-zA-Z0-9_-]+$",
-        };
-      if (block.type === "tool_result" && !/^[a-zA-Z0-9_-]+$/.test(block.tool_use_id))
-        return {
-          status: 400,
-          body: anthropicError(
-            `messages.${m}.content.${b}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
-          ),
-          rule: "tool_result ids match ^[a-zA-Z0-9_-]+$",
-        };
-      if (block.type === "text" && !String(block.text).trim())
-        return {
-          status: 400,
-          body: anthropicError("messages: text content blocks must contain non-whitespace text"),
-          rule: "no blank text blocks",
-        };
-    }
-  const tool = (body?.tools ?? []).findIndex((t: any) => t.name && !/^[a-zA-Z0-9_-]{1,64}$/.test(t.name));
-  if (tool >= 0)
-    return {
-      status: 400,
-      body: anthropicError(`tools.${tool}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`),
-      rule: "tool names match ^[a-zA-Z0-9_-]{1,64}$",
-    };
-  return undefined;
-};
-
-/** Thinking is signed for the model that wrote it (anthropics/anthropic-sdk-python#1598: "blocks generated by a different model replayed"). */
-const anthropicSignatures: Rule = (body, state) => {
-  for (const [m, message] of messagesOf(body).entries())
-    for (const [b, block] of (message.content ?? []).entries())
-      if (block.type === "thinking" && state.signatures.get(block.signature) !== body.model)
-        return {
-          status: 400,
-          body: anthropicError(`messages.${m}.content.${b}: Invalid \`signature\` in \`thinking\` block`),
-          rule: "thinking signed by this model",
-        };
-  return undefined;
-};
-
-/** With thinking on, the assistant turn the tool results answer starts with thinking (lbjlaq/Antigravity-Manager#139; https://docs.claude.com/en/docs/build-with-claude/extended-thinking). */
-const anthropicThinkingTurn: Rule = (body) => {
-  if (body?.thinking?.type !== "enabled") return undefined;
-  const messages = messagesOf(body);
-  const last = messages.at(-1);
-  if (!last?.content?.some?.((block: any) => block.type === "tool_result")) return undefined;
-  const turn = messages.length - 2;
-  const first = messages[turn]?.content?.[0];
-  if (first?.type === "thinking" || first?.type === "redacted_thinking") return undefined;
-  const message = `messages.${turn}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
-  return { status: 400, body: anthropicError(message), rule: "a thinking tool turn starts with thinking" };
-};
-
-// ---- Gemini generateContent -----------------------------------------------------------------------
-
-const GEMINI_SCHEMA_KEYS = new Set([
-  "type",
-  "format",
-  "title",
-  "description",
-  "nullable",
-  "enum",
-  "maxItems",
-  "minItems",
-  "properties",
-  "required",
-  "minProperties",
-  "maxProperties",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "example",
-  "anyOf",
-  "propertyOrdering",
-  "default",
-  "items",
-  "minimum",
-  "maximum",
-]);
-
-/** Declarations in Gemini's Schema subset, an OBJECT never without properties (https://ai.google.dev/api/caching#Schema). */
-const geminiDeclarations: Rule = (body) => {
-  const declarations = (body?.tools ?? []).flatMap((tool: any) => tool.functionDeclarations ?? []);
-  for (const [index, declaration] of declarations.entries()) {
-    const at = `tools[0].function_declarations[${index}].parameters`;
-    const parameters = declaration.parameters;
-    if (!parameters) continue;
-    if (parameters.type === "object" && Object.keys(parameters.properties ?? {}).length === 0)
-      return {
-        status: 400,
-        body: {
-          error: {
-            code: 400,
-            message: `* GenerateContentRequest.${at}.properties: should be non-empty for OBJECT type\n`,
-            status: "INVALID_ARGUMENT",
-          },
-        },
-        rule: "no OBJECT without properties",
-      };
-    const unknown = findUnknownKey(parameters);
-    if (unknown)
-      return {
-        status: 400,
-        body: {
-          error: {
-            code: 400,
-            message: `Invalid JSON payload received. Unknown name "${unknown}" at '${at}': Cannot find field.`,
-            status: "INVALID_ARGUMENT",
-          },
-        },
-        rule: `schema keys in Gemini's subset (${unknown})`,
-      };
-  }
-  return undefined;
-};
-
-function findUnknownKey(schema: any): string | undefined {
-  if (!schema || typeof schema !== "object") return undefined;
-  for (const [key, value] of Object.entries(schema)) {
-    if (!GEMINI_SCHEMA_KEYS.has(key)) return key;
-    if (key === "properties")
-      for (const child of Object.values(value as object)) {
-        const found = findUnknownKey(child);
-        if (found) return found;
-      }
-    if (key === "items") {
-      const found = findUnknownKey(value);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
-/** The first functionCall of each model content in the current turn carries its signature (https://ai.google.dev/gemini-api/docs/thought-signatures). */
-const geminiSignatures: Rule = (body, state) => {
-  const contents: any[] = body?.contents ?? [];
-  let start = 0;
-  contents.forEach((content, index) => {
-    if (content.role === "user" && content.parts?.some((part: any) => typeof part.text === "string")) start = index;
-  });
-  for (let i = start; i < contents.length; i++) {
-    const first = contents[i].role === "model" ? contents[i].parts?.find((part: any) => part.functionCall) : undefined;
-    if (first && !DUMMY_SIGNATURES.has(first.thoughtSignature) && !state.signatures.has(first.thoughtSignature))
-      return {
-        status: 400,
-        body: missingSignature(first.functionCall.name, i + 1),
-        rule: "thoughtSignature on the first call of each reply",
-      };
-  }
-  return undefined;
-};
-
 // ---- The personas -----------------------------------------------------------------------------------
 
 const signFirstCall =
@@ -478,34 +43,42 @@ const signFirstCall =
 
 export const PERSONAS = {
   openai: () =>
-    persona("openai", [openaiToolCount, openaiToolNames, openaiIdLength, responsesEncrypted], (reply, signature) => ({
-      ...reply,
-      signature,
-    })),
+    persona(
+      "openai",
+      [chat.openaiToolCount, chat.openaiToolNames, chat.openaiIdLength, chat.responsesEncrypted],
+      (reply, signature) => ({
+        ...reply,
+        signature,
+      }),
+    ),
   anthropic: () =>
-    persona("anthropic", [anthropicShapes, anthropicSignatures, anthropicThinkingTurn], (reply, signature) => ({
-      ...reply,
-      signature,
-    })),
-  deepseek: () => persona("deepseek", [deepseekReasoning, openaiIdLength]),
-  kimi: () => persona("kimi", [kimiReasoning]),
-  mistral: () => persona("mistral", [mistralIds, mistralExtraFields]),
-  groq: () => persona("groq", [groqExtraFields, openaiToolNames]),
+    persona(
+      "anthropic",
+      [messages.anthropicShapes, messages.anthropicSignatures, messages.anthropicThinkingTurn],
+      (reply, signature) => ({
+        ...reply,
+        signature,
+      }),
+    ),
+  deepseek: () => persona("deepseek", [chat.deepseekReasoning, chat.openaiIdLength]),
+  kimi: () => persona("kimi", [chat.kimiReasoning]),
+  mistral: () => persona("mistral", [chat.mistralIds, chat.mistralExtraFields]),
+  groq: () => persona("groq", [chat.groqExtraFields, chat.openaiToolNames]),
   openrouter: () =>
-    persona("openrouter", [openrouterDetails], (reply, signature) => ({
+    persona("openrouter", [chat.openrouterDetails], (reply, signature) => ({
       ...reply,
       reasoningDetails: [{ type: "reasoning.encrypted", data: signature, format: "google-gemini-v1", index: 0 }],
     })),
   "gemini-openai": () =>
     persona(
       "gemini-openai",
-      [geminiCompatSignatures, openaiToolNames],
+      [chat.geminiCompatSignatures, chat.openaiToolNames],
       signFirstCall((signature) => ({ extra_content: { google: { thought_signature: signature } } })),
     ),
   gemini: () =>
     persona(
       "gemini",
-      [geminiDeclarations, geminiSignatures],
+      [messages.geminiDeclarations, messages.geminiSignatures],
       signFirstCall((signature) => ({ thoughtSignature: signature })),
     ),
 } satisfies Record<string, () => Persona>;
