@@ -11,7 +11,7 @@ import { readRegularFile } from "./core/read-regular-file.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { parseThinking } from "./providers/thinking.ts";
-import { WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
+import { WIRE_API_NAMES, wireKind } from "./providers/wire-apis.ts";
 import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
@@ -93,7 +93,7 @@ export const FLAGS = {
   provider: { schema: text },
   model: { schema: text },
   "base-url": { schema: text },
-  api: { schema: oneOf(WIRE_API_NAMES).transform((name) => WIRE_APIS[name]) },
+  api: { schema: oneOf(WIRE_API_NAMES).transform(wireKind) },
   "max-turns": { schema: positiveInteger("takes a positive whole number") },
   "max-tokens": { schema: positiveInteger("takes a positive whole number") },
   "context-window": {

@@ -1,5 +1,19 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
+import { describeWireApis, WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { VERSION } from "./version.ts";
+
+/** Help text for the option column: words wrapped at 100 columns, continued under the column. */
+function helpColumn(text: string): string {
+  const lines = [""];
+  for (const word of text.split(" ")) {
+    if (lines[lines.length - 1].length + word.length + 1 > 100 - 27) lines.push("");
+    lines[lines.length - 1] += `${lines[lines.length - 1] ? " " : ""}${word}`;
+  }
+  return lines.join(`\n${" ".repeat(27)}`);
+}
+
+/** The key variables, each once, in the order of the wire APIs that read them. */
+const KEY_VARIABLES = [...new Set(WIRE_API_NAMES.map((name) => WIRE_APIS[name].keyEnv))];
 
 const HELP = `harness ${VERSION}: a coding agent in your terminal
 
@@ -20,11 +34,10 @@ Usage:
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
-  --provider <name>        openai, anthropic, openrouter, ollama, local (a model run in-process, no key)
+  --provider <name>        openai, anthropic, openrouter, gemini, ollama, local (a model run in-process, no key)
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
-  --api <wire>             chat (OpenAI chat completions), responses (OpenAI Responses), anthropic:
-                           overrides the provider's wire API
+  --api <wire>             ${helpColumn(`the wire API instead of the provider's own: ${describeWireApis()}`)}
   --max-turns <n>          most model calls in one run (default 100)
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)
@@ -56,7 +69,7 @@ Options:
   --version                print the version
 
 Environment:
-  OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, HARNESS_API_KEY (wins),
+  ${[...KEY_VARIABLES, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
   (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000)

@@ -36,6 +36,14 @@ export const PRESETS: Record<string, ProviderPreset> = {
     keyEnv: "OPENROUTER_API_KEY",
     defaultModel: "anthropic/claude-sonnet-4.5",
   },
+  // Google's own API (generateContent), not its OpenAI-compatible layer: thought signatures, thinking
+  // config and cached-token usage come whole only there (contract: `--provider gemini`).
+  gemini: {
+    api: "gemini",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+    keyEnv: "GEMINI_API_KEY",
+    defaultModel: "gemini-2.5-flash",
+  },
   ollama: { api: "openai", baseUrl: "http://localhost:11434/v1", defaultModel: "qwen3" },
   local: { api: "local", baseUrl: "", defaultModel: DEFAULT_LOCAL_MODEL },
 };

@@ -9,7 +9,7 @@ import type { ApiKind, ProviderSettings } from "./providers/index.ts";
 import { MIN_ANTHROPIC_BUDGET } from "./providers/thinking.ts";
 
 /** Which provider to pick when none is named: the first whose key is set. */
-const KEY_ORDER = ["anthropic", "openai", "openrouter"];
+const KEY_ORDER = ["anthropic", "openai", "openrouter", "gemini"];
 
 /**
  * Resolves provider settings. Each setting takes the first of: flags, environment, config.json
@@ -171,6 +171,6 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined): str
   if (withKey) return withKey;
   if (env.HARNESS_API_KEY) return "openai";
   throw new NoProviderError(
-    'no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json',
+    'no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json',
   );
 }

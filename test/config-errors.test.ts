@@ -19,12 +19,12 @@ function configFile(env: NodeJS.ProcessEnv): string {
 const LOCAL = "http://127.0.0.1:9/v1";
 
 test("an invalid field: exit 2, the file and the field named", async () => {
-  const env = envWithConfig(JSON.stringify({ providers: { myllm: { api: "gemini", baseUrl: LOCAL } } }));
+  const env = envWithConfig(JSON.stringify({ providers: { myllm: { api: "cohere", baseUrl: LOCAL } } }));
   const result = await runCli(["-p", "hi"], { env });
   assert.equal(result.code, 2);
   assert.equal(
     result.stderr,
-    `harness: ${configFile(env)}: providers.myllm.api: expected "chat", "responses" or "anthropic"\n`,
+    `harness: ${configFile(env)}: providers.myllm.api: expected one of "chat", "responses", "anthropic", "gemini"\n`,
   );
 });
 
@@ -99,7 +99,7 @@ test("a top-level typo in config.json or settings.json is an error (exit 2) nami
 test("no key anywhere: the message names the variable for the provider chosen", async () => {
   const none = await runCli(["-p", "hi"]);
   assert.equal(none.code, 1);
-  assert.match(none.stderr, /set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY/);
+  assert.match(none.stderr, /set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY/);
   const anthropic = await runCli(["-p", "hi"], { env: envWithConfig(JSON.stringify({ provider: "anthropic" })) });
   assert.equal(anthropic.code, 1);
   assert.match(anthropic.stderr, /no API key for anthropic: set ANTHROPIC_API_KEY/);
@@ -109,7 +109,10 @@ test("an unknown provider lists the built-in and the configured ones (exit 2)", 
   const env = envWithConfig(JSON.stringify({ providers: { myllm: { api: "openai", baseUrl: LOCAL } } }));
   const result = await runCli(["--provider", "nope", "-p", "hi"], { env });
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /unknown provider "nope"; choose one of: openai, anthropic, openrouter, ollama.*myllm/);
+  assert.match(
+    result.stderr,
+    /unknown provider "nope"; choose one of: openai, anthropic, openrouter, gemini, ollama.*myllm/,
+  );
 });
 
 test("--max-tokens and --thinking are checked before any call", async () => {

@@ -230,7 +230,7 @@ test("choosing the API: --provider openai alone stays on chat completions; confi
 test("--api refuses an unknown wire, and the local provider, with one line and exit 2", async () => {
   const unknown = await runCli(["--api", "soap", "-p", "hi"]);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /--api takes chat, responses or anthropic/);
+  assert.match(unknown.stderr, /--api takes chat, responses, anthropic or gemini/);
   const local = await runCli(["--provider", "local", "--api", "responses", "-p", "hi"]);
   assert.equal(local.code, 2);
   assert.match(local.stderr, /does not apply to the local provider/);

@@ -33,6 +33,10 @@ const toolCallPart = z.strictObject({
   id: z.string(),
   name: z.string(),
   arguments: z.string().describe("raw JSON text as the model wrote it"),
+  providerData: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("wire fields of this call its API wants back on it (Gemini's thought signature)"),
 });
 
 export const messageSchema = z
@@ -46,6 +50,10 @@ export const messageSchema = z
       api: z.string().optional(),
       model: z.string().optional(),
       providerData: z.record(z.string(), z.unknown()).optional(),
+      source: z
+        .strictObject({ api: z.string(), provider: z.string(), model: z.string(), host: z.string() })
+        .optional()
+        .describe("the provider, model, wire API and endpoint host that wrote the reply"),
     }),
     z.strictObject({
       role: z.literal("tool"),

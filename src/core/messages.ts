@@ -36,6 +36,12 @@ export interface ToolCallPart {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * Wire fields of this one call that its API wants back on it (Gemini's thought signature:
+   * `extra_content` on chat completions, `thoughtSignature` natively). Sent back only to the
+   * reply's own source (AssistantMessage `source`).
+   */
+  providerData?: Record<string, unknown>;
 }
 
 /** What the user said. */
@@ -58,6 +64,24 @@ export interface AssistantMessage {
   model?: string;
   /** Wire fields a provider must see again on the next request (e.g. OpenRouter `reasoning_details`). */
   providerData?: Record<string, unknown>;
+  /**
+   * Who wrote the reply: opaque data (signatures, encrypted reasoning, provider fields) goes back
+   * only to this same provider, model and wire API. Absent in sessions written before it existed;
+   * those fall back to `api` alone.
+   */
+  source?: ReplySource;
+}
+
+/** The provider, model and wire API a reply came from (providers/replay.ts compares them). */
+export interface ReplySource {
+  /** The wire API kind (`openai`, `responses`, `anthropic`, `gemini`). */
+  api: string;
+  /** The provider's name as the user chose it. */
+  provider: string;
+  /** The model as requested (the reply's own `model` may be a dated snapshot of it). */
+  model: string;
+  /** The endpoint's host (no path, no credentials): one name may point at different servers. */
+  host: string;
 }
 
 /** The result of one tool call; every call gets exactly one. */

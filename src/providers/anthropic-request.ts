@@ -44,6 +44,13 @@ export function toAnthropicRequest(
     messages: markCacheBreakpoints(toWireMessages(request.messages)),
     stream: true,
   };
+  if (thinkingFields.thinking && continuesForeignToolTurn(body.messages as WireMessage[])) {
+    // "When `thinking` is enabled, a final `assistant` message must start with a thinking block
+    // ... To avoid this requirement, disable `thinking`" (lbjlaq/Antigravity-Manager#139,
+    // https://docs.claude.com/en/docs/build-with-claude/extended-thinking): a tool loop another
+    // model began goes on without thinking until its next reply of our own.
+    thinkingFields = {};
+  }
   if (request.system) body.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
   // Server tools first: the cache breakpoint on the last tool then covers them too.
   const tools: WireBlock[] = [
@@ -59,6 +66,15 @@ export function toAnthropicRequest(
       index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool,
     );
   return { ...body, ...thinkingFields };
+}
+
+/** Whether the request ends in tool results answering an assistant turn that has no thinking block of its own. */
+function continuesForeignToolTurn(messages: WireMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== "user" || !last.content.some((block) => block.type === "tool_result")) return false;
+  const turn = messages.at(-2);
+  const first = turn?.role === "assistant" ? turn.content[0] : undefined;
+  return first?.type !== "thinking" && first?.type !== "redacted_thinking";
 }
 
 /** The server-side tools a provider's settings turn on (config.json `webSearch`). */
@@ -127,7 +143,11 @@ function toAssistantBlocks(message: AssistantMessage): WireBlock[] {
   // A reply with server-side blocks (web search, code execution, compaction) goes back exactly
   // as it came: a paused turn resumes from it, and the blocks cannot be rebuilt from the parts.
   const wire = message.providerData?.content;
-  if (isOwn && Array.isArray(wire)) return structuredClone(wire) as WireBlock[];
+  // Whitespace-only text is refused in any block ("text content blocks must contain non-whitespace text").
+  if (isOwn && Array.isArray(wire))
+    return (structuredClone(wire) as WireBlock[]).filter(
+      (block) => block.type !== "text" || String(block.text ?? "").trim() !== "",
+    );
   const blocks: WireBlock[] = [];
   for (const part of message.content) {
     switch (part.type) {

@@ -3,26 +3,28 @@
 import type { Provider } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
 import { createOpenAIChatProvider } from "./openai-chat.ts";
-import { assertNever } from "../core/messages.ts";
+import { atTheEdge } from "./edge.ts";
+import type { WireKind } from "./wire-apis.ts";
 
-/** Builds the adapter for the settings' API. Adapters load their SDK lazily, on first use. */
+/**
+ * What runs each wire API (wire-apis.ts has what users see of it): its adapter, loaded on first
+ * use. Typed by kind, so a wire API added there without an adapter here does not compile.
+ */
+const ADAPTERS: Record<WireKind, (settings: ProviderSettings) => Promise<Provider>> = {
+  openai: async (settings) => createOpenAIChatProvider(settings),
+  responses: async (settings) => (await import("./openai-responses.ts")).createOpenAIResponsesProvider(settings),
+  anthropic: async (settings) => (await import("./anthropic-messages.ts")).createAnthropicProvider(settings),
+  gemini: async (settings) => (await import("./gemini.ts")).createGeminiProvider(settings),
+};
+
+/**
+ * Builds the adapter for the settings' API, behind the edge (edge.ts) that converts what goes
+ * to it. The local model runs in-process and takes the neutral messages as they are.
+ */
 export async function createProvider(settings: ProviderSettings): Promise<Provider> {
-  switch (settings.api) {
-    case "openai":
-      return createOpenAIChatProvider(settings);
-    case "responses": {
-      const { createOpenAIResponsesProvider } = await import("./openai-responses.ts");
-      return createOpenAIResponsesProvider(settings);
-    }
-    case "anthropic": {
-      const { createAnthropicProvider } = await import("./anthropic-messages.ts");
-      return createAnthropicProvider(settings);
-    }
-    case "local": {
-      const { createLocalProvider } = await import("./local-llama.ts");
-      return createLocalProvider(settings);
-    }
-    default:
-      return assertNever(settings.api);
+  if (settings.api === "local") {
+    const { createLocalProvider } = await import("./local-llama.ts");
+    return createLocalProvider(settings);
   }
+  return atTheEdge(await ADAPTERS[settings.api](settings), settings);
 }

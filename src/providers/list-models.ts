@@ -1,6 +1,6 @@
 // The models an endpoint offers, from its model list (GET {base}/models; Anthropic: /v1/models),
 // for `harness models` and the chat's `/model`.
-import { ANTHROPIC_VERSION } from "./request-headers.ts";
+import { ANTHROPIC_VERSION, geminiHeaders } from "./request-headers.ts";
 import type { ProviderSettings } from "./index.ts";
 import { listDownloadedModels } from "./local-download.ts";
 
@@ -9,6 +9,8 @@ export const LIST_TIMEOUT_MS = 15_000;
 /** Anthropic pages its list; this many pages of its largest size is far more than exist. */
 const ANTHROPIC_PAGE_SIZE = 1000;
 const MAX_PAGES = 10;
+/** Gemini's largest page of models. */
+const GEMINI_PAGE_SIZE = 1000;
 
 /** A listing that failed, with a message a user can act on. */
 export class ModelListError extends Error {
@@ -47,9 +49,38 @@ export async function listModels(settings: ProviderSettings, signal: AbortSignal
       }
       return ids.sort();
     }
+    case "gemini":
+      return listGeminiModels(settings, signal);
     case "local": // the models already downloaded, as paths --model takes
       return listDownloadedModels(settings.modelsDir ?? "");
   }
+}
+
+/**
+ * Gemini's list: `{ models: [{ name: "models/gemini-2.5-flash", supportedGenerationMethods }] }`,
+ * paged by `nextPageToken`; only models that generate content are offered, without the prefix.
+ */
+async function listGeminiModels(settings: ProviderSettings, signal: AbortSignal): Promise<string[]> {
+  const headers = geminiHeaders(settings);
+  const ids: string[] = [];
+  let token: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const url = `${settings.baseUrl}/models?pageSize=${GEMINI_PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ""}`;
+    const page = (await getJson(url, headers, settings, signal)) as {
+      models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }>;
+      nextPageToken?: string;
+    };
+    if (!Array.isArray(page?.models))
+      throw new ModelListError(`${settings.name} answered the model list in an unknown shape (no "models" array)`);
+    for (const model of page.models) {
+      const methods = Array.isArray(model.supportedGenerationMethods) ? model.supportedGenerationMethods : [];
+      if (typeof model.name === "string" && (methods.length === 0 || methods.includes("generateContent")))
+        ids.push(model.name.replace(/^models\//, ""));
+    }
+    token = page.nextPageToken;
+    if (!token) break;
+  }
+  return ids.sort();
 }
 
 async function getJson(

@@ -20,7 +20,7 @@ const CONTEXT_WINDOWS: Array<[RegExp, number]> = [
   [/^(qwen3|qwen2\.5)/, 32_768],
   [/^llama-?3[.-]?[123]/, 131_072],
   [/^llama-?3/, 8_192],
-  [/^gemini-(1\.5|2)/, 1_048_576],
+  [/^gemini-(1\.5|2|3)/, 1_048_576],
   [/^(mistral-large|mistral-medium|devstral|codestral)/, 131_072],
   [/^glm-4\.[56]/, 131_072],
   [/^kimi-k2/, 131_072],

@@ -1,11 +1,16 @@
 // Neutral to wire for chat completions: pure functions, tested without a server.
-import { assertNever, type ImagePart, type Message } from "../core/messages.ts";
+import { type AssistantMessage, assertNever, type ImagePart, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import type { OpenAICompat } from "./openai-compat.ts";
 import { portableSchema } from "./portable-schema.ts";
 
 type WireMessage = Record<string, unknown>;
 type WireContent = Record<string, unknown>;
+
+/** A reply's reasoning as one text ("" when it has none). */
+function thinkingOf(message: AssistantMessage): string {
+  return message.content.map((part) => (part.type === "thinking" ? part.text : "")).join("");
+}
 
 /** An image as chat completions take it: a data URL. */
 function imageUrl(part: ImagePart): WireContent {
@@ -21,7 +26,7 @@ export function toChatRequest(
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
-    messages: toWireMessages(request.system, request.messages),
+    messages: toWireMessages(request.system, request.messages, compat),
     stream: true,
   };
   if (compat.streamUsage) body.stream_options = { include_usage: true };
@@ -41,7 +46,11 @@ export function toChatRequest(
  * The conversation in chat-completions form. An assistant message with tool calls goes back
  * as received: same ids, names and raw argument text, plus any provider data it came with.
  */
-export function toWireMessages(system: string, messages: Message[]): WireMessage[] {
+export function toWireMessages(
+  system: string,
+  messages: Message[],
+  compat: Pick<OpenAICompat, "echoReasoningContent"> = { echoReasoningContent: false },
+): WireMessage[] {
   const wire: WireMessage[] = [];
   if (system) wire.push({ role: "system", content: system });
   // Tool messages carry text only: a result's images follow in one user message after the run
@@ -61,11 +70,20 @@ export function toWireMessages(system: string, messages: Message[]): WireMessage
         const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
         const toolCalls = message.content.flatMap((part) =>
           part.type === "tool_call"
-            ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }]
+            ? [
+                {
+                  id: part.id,
+                  type: "function",
+                  function: { name: part.name, arguments: part.arguments },
+                  ...part.providerData, // Gemini's `extra_content` with the call's thought signature
+                },
+              ]
             : [],
         );
         const entry: WireMessage = { role: "assistant", content: text || null };
         if (toolCalls.length > 0) entry.tool_calls = toolCalls;
+        if (toolCalls.length > 0 && compat.echoReasoningContent) entry.reasoning_content = thinkingOf(message);
+        // replay.ts has already left out the provider data of replies from another source.
         if (message.api === "openai" && message.providerData) Object.assign(entry, message.providerData);
         wire.push(entry);
         break;

@@ -29,6 +29,8 @@ interface ChatDelta {
     index?: number;
     id?: string | null;
     function?: { name?: string | null; arguments?: string | null } | null;
+    /** Gemini's compatibility layer: `{ google: { thought_signature } }`, which must come back on this call. */
+    extra_content?: Record<string, unknown> | null;
   }> | null;
 }
 
@@ -47,6 +49,7 @@ interface PendingCall {
   id: string;
   name: string;
   arguments: string;
+  extraContent?: Record<string, unknown>;
 }
 
 /** Accumulates one streamed reply. Feed it chunks in order, then call `finish()`. */
@@ -111,7 +114,9 @@ export class ChatStreamAccumulator {
     this.calls.forEach((call, position) => {
       // Some servers (Gemini's compatibility layer) send empty ids; the API needs one to pair the result.
       const id = call.id || `call_${position}_${Date.now().toString(36)}`;
-      content.push({ type: "tool_call", id, name: call.name, arguments: call.arguments } satisfies ToolCallPart);
+      const part: ToolCallPart = { type: "tool_call", id, name: call.name, arguments: call.arguments };
+      if (call.extraContent) part.providerData = { extra_content: call.extraContent };
+      content.push(part);
     });
     const message: AssistantMessage = { role: "assistant", content, stopReason: this.stopReason(), api: "openai" };
     if (this.model) message.model = this.model;
@@ -187,6 +192,7 @@ export class ChatStreamAccumulator {
       events.push({ type: "tool_call_delta", index: this.calls.indexOf(call), id: call.id, name: call.name });
     }
     if (delta.function?.arguments) call.arguments += delta.function.arguments;
+    if (delta.extra_content && typeof delta.extra_content === "object") call.extraContent = delta.extra_content;
   }
 
   /**

@@ -14,7 +14,7 @@ import { watchedCall } from "./wire-reply.ts";
 
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
-  const compat = compatFor(config.baseUrl);
+  const compat = compatFor(config.baseUrl, config.name, config.model);
   const errorContext = errorContextFor(config, "OpenAI chat completions");
   const url = endpoint(config.baseUrl, "chat/completions");
   const headers = openAIHeaders(config);

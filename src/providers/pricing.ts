@@ -40,6 +40,8 @@ const PRICE_TABLE: Array<[RegExp, Prices]> = [
   [/^deepseek-(chat|reasoner)/, { input: 0.28, output: 0.42, cacheRead: 0.028, cacheWrite: 0 }],
   [/^gemini-2\.5-pro/, { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }],
   [/^gemini-2\.5-flash($|-preview)/, { input: 0.3, output: 2.5, cacheRead: 0.03, cacheWrite: 0 }],
+  // Prompts up to 200k tokens (https://ai.google.dev/gemini-api/docs/pricing); longer ones cost more.
+  [/^gemini-3-pro/, { input: 2, output: 12, cacheRead: 0.2, cacheWrite: 0 }],
 ];
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000;

@@ -33,6 +33,15 @@ export function anthropicHeaders(settings: Pick<ProviderSettings, "apiKey" | "he
   );
 }
 
+/**
+ * The headers of a Gemini request: the key as `x-goog-api-key` (kept out of the URL, where logs
+ * and errors would show it), and the settings' own headers, which win whatever their case.
+ * https://ai.google.dev/gemini-api/docs/api-key
+ */
+export function geminiHeaders(settings: Pick<ProviderSettings, "apiKey" | "headers">): Record<string, string> {
+  return jsonHeaders({ "x-goog-api-key": settings.apiKey || "no-key" }, settings.headers);
+}
+
 /** Names are kept lower-case, so a header of the settings replaces ours whatever its case. */
 function jsonHeaders(auth: Record<string, string>, own: Record<string, string> = {}): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };

@@ -64,6 +64,8 @@ export function planThinking(target: ThinkingTarget): ThinkingPlan {
       }));
     case "openai":
       return chatPlan(target, level);
+    case "gemini":
+      return geminiPlan(target, level);
     case "local":
       return leftOut(target, level, "the local provider has no thinking control");
     default:
@@ -126,6 +128,33 @@ function openaiPlan(
   if (/^gpt-5\.\d/.test(model)) return { fields: fieldsFor("none") };
   if (/^gpt-5/.test(model)) return { fields: fieldsFor("minimal") };
   return leftOut(target, level, `${target.model} cannot turn its reasoning off (low is the least)`);
+}
+
+/** Gemini 2.5 budgets per level (https://ai.google.dev/gemini-api/docs/thinking#set-budget). */
+const GEMINI_BUDGETS = { low: 1024, medium: 8192, high: 24_576 } as const;
+
+/**
+ * Gemini's `thinkingConfig` (generationConfig), with the thoughts' summaries asked for so they
+ * can be shown. Gemini 3 takes a `thinkingLevel` (Pro: low or high; Flash also minimal and
+ * medium) and cannot stop thinking; 2.5 takes a budget, 0 turns Flash's off, Pro's cannot be.
+ * https://ai.google.dev/gemini-api/docs/thinking#thinking-levels
+ */
+function geminiPlan(target: ThinkingTarget, level: ThinkingLevel): ThinkingPlan {
+  const config = (fields: Record<string, unknown>) => ({
+    fields: { thinkingConfig: { ...fields, includeThoughts: true } },
+  });
+  if (typeof level === "number") return config({ thinkingBudget: level });
+  if (/gemini-3/.test(target.model)) {
+    const isFlash = /flash/.test(target.model);
+    if (level === "off")
+      return isFlash ? config({ thinkingLevel: "minimal" }) : leftOut(target, level, "Gemini 3 Pro always thinks");
+    return config({ thinkingLevel: level === "medium" && !isFlash ? "high" : level });
+  }
+  if (level === "off")
+    return /pro/.test(target.model)
+      ? leftOut(target, level, "Gemini 2.5 Pro always thinks")
+      : { fields: { thinkingConfig: { thinkingBudget: 0 } } };
+  return config({ thinkingBudget: GEMINI_BUDGETS[level] });
 }
 
 function leftOut(target: ThinkingTarget, level: ThinkingLevel, why: string): ThinkingPlan {

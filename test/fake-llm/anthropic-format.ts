@@ -57,7 +57,7 @@ export const anthropicFormat: WireFormat = {
       events.push(
         sse("content_block_delta", {
           index,
-          delta: { type: "signature_delta", signature: fakeSignature(reply.reasoning) },
+          delta: { type: "signature_delta", signature: reply.signature ?? fakeSignature(reply.reasoning) },
         }),
       );
       events.push(sse("content_block_stop", { index: index++ }));

@@ -32,11 +32,14 @@ export const openaiFormat: WireFormat = {
     const events = [chunk({ role: "assistant", content: "" })];
     if (reply.reasoning)
       for (const piece of pieces(reply.reasoning, size)) events.push(chunk({ reasoning_content: piece }));
+    if (reply.reasoningDetails) events.push(chunk({ reasoning_details: reply.reasoningDetails }));
     if (reply.text) for (const piece of pieces(reply.text, size)) events.push(chunk({ content: piece }));
     (reply.toolCalls ?? []).forEach((call, index) => {
       const id = call.id ?? `call_${index + 1}`;
       events.push(
-        chunk({ tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] }),
+        chunk({
+          tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" }, ...call.extra }],
+        }),
       );
       for (const piece of pieces(argumentsText(call.arguments), size))
         events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));

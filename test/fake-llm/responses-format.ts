@@ -36,7 +36,7 @@ function outputItems(reply: ReplySpec): Array<Record<string, unknown>> {
       id: "rs_fake",
       type: "reasoning",
       summary: [{ type: "summary_text", text: reply.reasoning }],
-      encrypted_content: fakeEncryptedReasoning(reply.reasoning),
+      encrypted_content: reply.signature ?? fakeEncryptedReasoning(reply.reasoning),
     });
   if (reply.text)
     items.push({

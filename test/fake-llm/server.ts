@@ -6,12 +6,24 @@ import type { AddressInfo } from "node:net";
 import { anthropicFormat } from "./anthropic-format.ts";
 import { openaiFormat } from "./openai-format.ts";
 import { responsesFormat } from "./responses-format.ts";
+import { geminiFormat } from "./gemini-format.ts";
+import type { Persona } from "./personas.ts";
 
 /** A reply in neutral terms; each wire format renders it its own way. */
 export interface ReplySpec {
   text?: string;
   reasoning?: string;
-  toolCalls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
+  /** `extra`: wire fields on the call (Gemini's `extra_content` on chat completions, `thoughtSignature` natively). */
+  toolCalls?: Array<{
+    id?: string;
+    name: string;
+    arguments: string | Record<string, unknown>;
+    extra?: Record<string, unknown>;
+  }>;
+  /** Chat completions: `reasoning_details` entries sent with the reply (OpenRouter). */
+  reasoningDetails?: Array<Record<string, unknown>>;
+  /** Anthropic: the thinking block's signature; Responses: the reasoning's encrypted content (default: derived from the reasoning). */
+  signature?: string;
   /** Wire-level stop reason; defaults to the format's "tool calls" or "stop" value. */
   finishReason?: string;
   /** Format-specific usage object; `null` sends none. */
@@ -46,11 +58,13 @@ export type ScriptStep =
   | ((request: RecordedRequest) => ScriptStep | Promise<ScriptStep>);
 
 /** A step as it is answered: a function step has been called for its answer. */
-type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
+export type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
 
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The path with its query (`?alt=sse`). */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
   format: string;
@@ -76,6 +90,7 @@ const FORMATS: ReadonlyArray<{ match: RegExp; format: WireFormat }> = [
   { match: /\/chat\/completions$/, format: openaiFormat },
   { match: /\/v1\/messages$/, format: anthropicFormat },
   { match: /\/responses$/, format: responsesFormat },
+  { match: /:streamGenerateContent$/, format: geminiFormat },
 ];
 
 export class FakeLLM {
@@ -92,6 +107,11 @@ export class FakeLLM {
   readonly windowProbesAnsweredAt: number[] = [];
   /** Model ids answered to `GET .../models` (OpenAI and Anthropic shape at once); unset = 404. */
   models: string[] | undefined;
+  /**
+   * A strict persona (personas.ts): requests the real service refuses are refused with its real
+   * error body (and noted in `errors`), and replies carry the signatures that service issues.
+   */
+  persona: Persona | undefined;
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
@@ -145,6 +165,7 @@ export class FakeLLM {
     const request: RecordedRequest = {
       method: req.method ?? "",
       path,
+      url: req.url ?? "",
       headers: req.headers,
       body,
       format: format?.name ?? "unknown",
@@ -157,6 +178,11 @@ export class FakeLLM {
       return send(res, 404, { error: { message: `fake LLM: no format for ${path}` } });
     }
     for (const problem of format.validate(body)) this.errors.push(`request ${this.requests.length}: ${problem}`);
+    const refusal = this.persona?.check(body, request);
+    if (refusal) {
+      this.errors.push(`request ${this.requests.length}: ${this.persona?.name} refuses it: ${refusal.rule}`);
+      return send(res, refusal.status, refusal.body);
+    }
 
     let step = this.script.shift();
     if (!step) {
@@ -172,7 +198,11 @@ export class FakeLLM {
         return send(res, 500, format.errorBody(500, `fake LLM: ${(error as Error).message}`));
       }
     }
-    await this.answer(step as FixedStep, format, res);
+    await this.answer(
+      this.persona ? this.persona.decorate(step as FixedStep, request) : (step as FixedStep),
+      format,
+      res,
+    );
     request.answeredAt = now();
   }
 
@@ -273,7 +303,7 @@ export async function startFakeLLM(script: ScriptStep[] = []): Promise<FakeLLM> 
   return new FakeLLM(script).start();
 }
 
-/** A model list both the OpenAI (`object`, `owned_by`) and the Anthropic (`type`, `has_more`) client accept. */
+/** A model list the OpenAI (`object`, `owned_by`), Anthropic (`type`, `has_more`) and Gemini (`models`) clients accept. */
 function modelList(ids: string[]) {
   const data = ids.map((id) => ({
     id,
@@ -284,7 +314,9 @@ function modelList(ids: string[]) {
     created_at: "2025-01-01T00:00:00Z",
     owned_by: "fake",
   }));
-  return { object: "list", data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
+  // Gemini's list is `models`, each named `models/<id>` with the methods it serves.
+  const models = ids.map((id) => ({ name: `models/${id}`, supportedGenerationMethods: ["generateContent"] }));
+  return { object: "list", data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, models };
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,0 +1,92 @@
+// Every wire adapter behind one edge: the conversation converted for the target (replay.ts), the
+// tools fitted to its limits (tool-limits.ts), images it cannot take left out, each reply tagged
+// with its source, and renamed tool calls given their own names back. The adapters below see
+// only what their API accepts.
+import type { ImagePart, Message } from "../core/messages.ts";
+import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
+import type { ProviderSettings } from "./index.ts";
+import { forTarget, sourceOf } from "./replay.ts";
+import { fitTools } from "./tool-limits.ts";
+import { rulesFor, type WireRules } from "./wire-rules.ts";
+
+export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider {
+  const rules = rulesFor(settings);
+  const source = sourceOf(settings);
+  const target = `${settings.name} (${settings.model})`;
+  const told = new Set<string>();
+  const tell = (line: string) => {
+    if (told.has(line)) return;
+    told.add(line);
+    settings.onWait?.(line);
+  };
+  return {
+    name: inner.name,
+    model: inner.model,
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      const tools = fitTools(request.tools, rules, target);
+      const messages = withWireNames(forTarget(request.messages, settings, rules), tools.renamed);
+      const images = fitImages(messages, rules, target);
+      for (const line of [...tools.notices, ...images.notices]) tell(line);
+      const own = (name: string | undefined) => (name === undefined ? name : (tools.renamed.get(name) ?? name));
+      for await (const event of inner.stream({ ...request, messages: images.messages, tools: tools.tools }, signal)) {
+        if (event.type === "tool_call_delta") yield { ...event, name: own(event.name) };
+        else if (event.type === "done") {
+          const content = event.message.content.map((part) =>
+            part.type === "tool_call" ? { ...part, name: own(part.name) ?? part.name } : part,
+          );
+          yield { type: "done", message: { ...event.message, content, source } };
+        } else yield event;
+      }
+    },
+  };
+}
+
+/** Calls and results of renamed tools under the names the request gave them, as the API saw them. */
+function withWireNames(messages: Message[], renamed: Map<string, string>): Message[] {
+  if (renamed.size === 0) return messages;
+  const wireName = new Map([...renamed].map(([wire, own]) => [own, wire]));
+  return messages.map((message): Message => {
+    if (message.role === "tool") return { ...message, toolName: wireName.get(message.toolName) ?? message.toolName };
+    if (message.role !== "assistant") return message;
+    const content = message.content.map((part) =>
+      part.type === "tool_call" ? { ...part, name: wireName.get(part.name) ?? part.name } : part,
+    );
+    return { ...message, content };
+  });
+}
+
+/** Images over the target's size limit become a line of text saying so, in the message and once on stderr. */
+function fitImages(messages: Message[], rules: WireRules, target: string): { messages: Message[]; notices: string[] } {
+  const limit = rules.maxImageBytes;
+  if (limit === undefined) return { messages, notices: [] };
+  const notices: string[] = [];
+  const tooLarge = (part: ImagePart) => Math.floor((part.data.length * 3) / 4) > limit;
+  const note = (part: ImagePart) => {
+    const line = `an image of ${megabytes(Math.floor((part.data.length * 3) / 4))} is left out: ${target} takes at most ${megabytes(limit)} per image`;
+    notices.push(line);
+    return `[${line}]`;
+  };
+  const fitted = messages.map((message): Message => {
+    if (message.role === "user" && message.content.some((part) => part.type === "image" && tooLarge(part)))
+      return {
+        ...message,
+        content: message.content.map((part) =>
+          part.type === "image" && tooLarge(part) ? { type: "text", text: note(part) } : part,
+        ),
+      };
+    if (message.role === "tool" && message.images?.some(tooLarge)) {
+      const notes = message.images.filter(tooLarge).map(note);
+      return {
+        ...message,
+        images: message.images.filter((part) => !tooLarge(part)),
+        content: [message.content, ...notes].join("\n"),
+      };
+    }
+    return message;
+  });
+  return { messages: fitted, notices };
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
