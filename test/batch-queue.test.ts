@@ -123,13 +123,14 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
     [1, 2, 3, 4].map((n) => JSON.stringify({ id: `q${n}`, prompt: `task ${n}` })).join("\n"),
   );
   const out = join(dir, "results.jsonl");
-  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, ...fakeFlags(fake)], {
+  // The batch names no base URL (a worker sends its key only where its own settings say).
+  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, "--model", "fake-model"], {
     env: cleanEnv(),
     cwd: dir,
   });
 
   let workerA: ChildProcess | undefined;
-  const firstWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "1"], {
+  const firstWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "1", ...fakeFlags(fake)], {
     env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }),
     onSpawn: (child) => (workerA = child),
   });
@@ -146,7 +147,7 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   release(); // the dead worker's orphaned harness gets its answer, and its result goes nowhere
 
   let workerB: ChildProcess | undefined;
-  const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2"], {
+  const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2", ...fakeFlags(fake)], {
     env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: SURVIVOR_LOCK_MS }),
     onSpawn: (child) => (workerB = child),
   });

@@ -18,12 +18,25 @@ const taskLineSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   setup: z.string().min(1).optional(),
   test: z.string().min(1).optional(),
+  /** Wall-clock seconds for the whole task (setup, agent, test). */
+  timeout: z.number().positive().optional(),
+  /** USD the task's model calls may spend. */
+  maxCost: z.number().positive().optional(),
+});
+
+/** A task as a queue job carries it: paths already absolute (the batch resolved them). */
+export const queuedTaskSchema = taskLineSchema.superRefine((task, context) => {
+  if (task.cwd && !isAbsolute(task.cwd))
+    context.addIssue({ code: "custom", path: ["cwd"], message: "must be absolute" });
+  if (task.cwd && task.repo) context.addIssue({ code: "custom", path: ["repo"], message: "give either cwd or repo" });
+  if (task.ref && !task.repo) context.addIssue({ code: "custom", path: ["ref"], message: "ref needs repo" });
 });
 
 /**
  * A task: `prompt` run in `cwd` (used as it is), or in a fresh clone of `repo` at `ref`, or in a
  * fresh empty folder. `setup` runs before the agent and `test` after it (`sh -c` in the working
- * copy). Paths are absolute once read (relative ones are taken from the tasks file's folder).
+ * copy). `timeout` and `maxCost` end it when reached. Paths are absolute once read (relative ones
+ * are taken from the tasks file's folder).
  */
 export type BatchTask = z.infer<typeof taskLineSchema>;
 

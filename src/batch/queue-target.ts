@@ -6,10 +6,13 @@ import { parsePositiveInteger } from "../core/helpers.ts";
 const DEFAULT_QUEUE_NAME = "harness";
 /**
  * BullMQ's lock on a job a worker runs; the worker renews it every half of this while alive.
- * A worker that dies stops renewing, and within about this long (plus one stalled check)
- * another worker takes the job back. HARNESS_QUEUE_LOCK_MS changes it (tests use 1 s).
+ * A worker that dies stops renewing; its lock lapses within this long, and the next stalled
+ * check (every STALLED_SHARE of it) gives the job back: a dead worker's tasks return within
+ * about 1.5 × this. HARNESS_QUEUE_LOCK_MS changes it.
  */
-const DEFAULT_LOCK_MS = 60_000;
+const DEFAULT_LOCK_MS = 10_000;
+/** The stalled-job check runs every this share of the lock. */
+const STALLED_SHARE = 0.5;
 /** How long the queue commands wait for Redis to answer at all before saying it is unreachable. */
 export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -64,7 +67,7 @@ export function parseQueueUrl(value: string): QueueTarget {
 /** The job lock duration (ms) and the stalled-job check interval of workers. */
 export function queueTimings(env: NodeJS.ProcessEnv): { lockDuration: number; stalledInterval: number } {
   const lockDuration = parsePositiveInteger(env.HARNESS_QUEUE_LOCK_MS ?? "") ?? DEFAULT_LOCK_MS;
-  return { lockDuration, stalledInterval: Math.min(lockDuration, 30_000) };
+  return { lockDuration, stalledInterval: Math.max(1, Math.round(lockDuration * STALLED_SHARE)) };
 }
 
 /** Resolves when `ready` does, or fails saying Redis is unreachable and what to do. */
@@ -93,9 +96,4 @@ export async function loadBullmq(): Promise<typeof import("bullmq")> {
   const module = await import("bullmq");
   // Bundled, BullMQ's CommonJS build shows its exports on `default` only.
   return "Queue" in module ? module : (module as unknown as { default: typeof import("bullmq") }).default;
-}
-
-/** A task's BullMQ job id: BullMQ refuses ids that are whole numbers or hold ':'. */
-export function jobIdOf(folderName: string): string {
-  return `task-${folderName}`;
 }

@@ -1,0 +1,48 @@
+// What `harness batch` and `harness worker` give the batch layer from the rest of harness: the
+// sandbox and environment of a task's setup and test (the agent's own command rules), the prices
+// of its model calls, and where its sessions go.
+import { join } from "node:path";
+import type { PriceCall } from "../batch/harness-child.ts";
+import type { CommandSandbox } from "../batch/shell-command.ts";
+import { stateDir } from "../config.ts";
+import type { HarnessConfig } from "../config-file.ts";
+import { setupPermissions } from "../permissions/setup-permissions.ts";
+import { costOf, lookupPrices } from "../providers/pricing.ts";
+
+/**
+ * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash
+ * tool gets there, and its environment (the provider keys and other credentials removed). Where
+ * no sandbox works they still get that environment; the child harness says the sandbox is missing.
+ */
+export function commandSandboxFor(env: NodeJS.ProcessEnv): (cwd: string) => CommandSandbox {
+  return (cwd) => {
+    const setup = setupPermissions({ approve: "all" }, { cwd, env, harnessHome: stateDir(env) });
+    return { env: setup.env, ...(setup.wrapCommand ? { wrap: setup.wrapCommand } : {}) };
+  };
+}
+
+/**
+ * Prices a model call as the child harness will: config.json's prices for the model (under the
+ * run's provider, else any provider that lists it), the provider's, else the built-in table.
+ */
+export function priceCallFor(config: HarnessConfig, provider: string | undefined): PriceCall {
+  return (model, usage) => {
+    const providers = Object.entries(config.providers ?? {});
+    const own = provider ? config.providers?.[provider] : undefined;
+    const prices =
+      own?.models?.[model]?.prices ??
+      providers.find(([, entry]) => entry.models?.[model]?.prices)?.[1].models?.[model]?.prices ??
+      own?.prices ??
+      lookupPrices(model);
+    return prices ? costOf(usage, prices) : undefined;
+  };
+}
+
+/** The child harness's environment: this one's, with undo snapshots off unless asked for. */
+export function childEnvFor(env: NodeJS.ProcessEnv, withSnapshots: boolean): NodeJS.ProcessEnv {
+  return withSnapshots ? env : { ...env, HARNESS_SNAPSHOTS: "off" };
+}
+
+export function sessionsDirOf(env: NodeJS.ProcessEnv): string {
+  return join(stateDir(env), "sessions");
+}
