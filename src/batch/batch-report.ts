@@ -77,7 +77,9 @@ export function formatSummary(summary: BatchSummary): string {
     (status) => `${summary.byStatus[status]} ${status}`,
   );
   const lines = [
-    [`${countOf(summary.tasks, "task")} · ${summary.byStatus.ok} ok (${percent(summary.successRate)})`, ...counts].join(" · "),
+    [`${countOf(summary.tasks, "task")} · ${summary.byStatus.ok} ok (${percent(summary.successRate)})`, ...counts].join(
+      " · ",
+    ),
   ];
   if (summary.testsRun > 0) lines.push(`tests: ${summary.testsPassed} of ${summary.testsRun} passed`);
   const rows: Array<[string, Spread, (n: number) => string]> = [
