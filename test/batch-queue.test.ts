@@ -3,16 +3,15 @@
 // middle of a task; BullMQ's stalled-job check gives the task to the second, and every task
 // ends up in results.jsonl exactly once.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { killAtTestEnd } from "./teardown.ts";
+import { startRedis } from "./redis-server.ts";
 
 /** How often the test looks for the moment to act. */
 const POLL_MS = 50;
@@ -24,8 +23,6 @@ const LOCK_MS = "1000";
  * lapsed, and a live task ran twice (BullMQ delivers at least once).
  */
 const SURVIVOR_LOCK_MS = "5000";
-/** Longest wait for redis-server to accept connections. */
-const REDIS_START_MS = 10_000;
 /** Longest wait for a step of the story, so a broken queue fails the test rather than hanging it. */
 const STEP_LIMIT_MS = 120_000;
 
@@ -36,46 +33,6 @@ afterEach(async () => {
   await server.close();
   server = undefined;
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** A throwaway redis-server on 127.0.0.1, killed when the test ends; the queue test skips without one. */
-async function startRedis(): Promise<number> {
-  const port = await freePort();
-  const child = killAtTestEnd(
-    spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(
-      () => reject(new Error(`redis-server did not start within ${REDIS_START_MS} ms:\n${output}`)),
-      REDIS_START_MS,
-    );
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (!output.includes("Ready to accept connections")) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`redis-server exited ${code}:\n${output}`)));
-  });
-  return port;
-}
 
 function promptOf(request: RecordedRequest): string {
   return request.body.messages.find((message: { role: string }) => message.role === "user").content;
@@ -99,7 +56,7 @@ function waitFor(isTime: () => boolean, what: string): Promise<void> {
 test("queue mode: two workers, one killed mid-task; every task is finished exactly once", {
   skip: needs("redis-server"),
 }, async () => {
-  const port = await startRedis();
+  const { port } = await startRedis();
   const queueUrl = `redis://127.0.0.1:${port}/batch-test`;
 
   // The first request of all is held until the test has killed the worker running it.

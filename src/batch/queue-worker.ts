@@ -129,10 +129,11 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     const closed = await withinGrace(worker.close().then(() => running));
     if (!closed) log("Redis did not answer: stopping without it (the running jobs return when their locks lapse)");
   } finally {
+    // Each bounded: with Redis gone, BullMQ's close and disconnect wait for it forever.
     await withinGrace(worker.close(true));
     await withinGrace(queue.close());
-    await worker.disconnect().catch(() => {});
-    await queue.disconnect().catch(() => {});
+    await withinGrace(worker.disconnect());
+    await withinGrace(queue.disconnect());
   }
 }
 
