@@ -4,7 +4,8 @@
 // in a fresh copy; a killed batch takes its tasks' harnesses with it; per-task and per-batch
 // limits end tasks with their own status; the report puts two runs side by side.
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
@@ -358,4 +359,61 @@ test("a task may not run in the home folder", async () => {
   assert.equal(result.status, "error");
   assert.match(result.error ?? "", /is the root or a home folder \(or holds one\): no task runs there/);
   assert.equal(fake.requests.length, 0);
+});
+
+test("SWE-bench instances run as tasks, and the predictions file holds each one's patch", async () => {
+  const dir = tempDir();
+  const repo = join(dir, "acme", "widget");
+  mkdirSync(repo, { recursive: true });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo, encoding: "utf8" });
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(repo, "f.txt"), "broken\n");
+  git("add", ".");
+  git("commit", "-qm", "base");
+  const baseCommit = git("rev-parse", "HEAD").trim();
+  writeFileSync(join(repo, "f.txt"), "later\n");
+  git("commit", "-qam", "later");
+  const fake = await serveByPrompt((_, request) =>
+    request.body.messages.some((message: { role: string }) => message.role === "tool")
+      ? { reply: { text: "fixed it" } }
+      : { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo fixed > f.txt" } }] } },
+  );
+  const instance = {
+    instance_id: "acme__widget-1",
+    repo: "acme/widget",
+    base_commit: baseCommit,
+    problem_statement: "f.txt says broken; make it say fixed",
+    test_command: 'test "$(cat f.txt)" = fixed',
+    patch: "the gold patch, not shown to the agent",
+    FAIL_TO_PASS: '["test_f"]',
+    PASS_TO_PASS: "[]",
+    hints_text: "",
+    created_at: "2024-01-01T00:00:00Z",
+    version: "1.0",
+    environment_setup_commit: baseCommit,
+  };
+  writeFileSync(join(dir, "swe.jsonl"), `${JSON.stringify(instance)}\n`);
+  const run = await runCli(["batch", "swe.jsonl", ...fakeFlags(fake)], { env: cleanEnv(), cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const [result] = readLines(join(dir, "results.jsonl"));
+  assert.deepEqual([result.id, result.status, result.testExitCode], ["acme__widget-1", "ok", 0]);
+  assert.equal(promptOf(fake.requests[0]), "f.txt says broken; make it say fixed");
+  const [prediction] = readFileSync(join(dir, "results.predictions.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(Object.keys(prediction), ["instance_id", "model_name_or_path", "model_patch"]);
+  assert.deepEqual([prediction.instance_id, prediction.model_name_or_path], ["acme__widget-1", "fake-model"]);
+  // The patch applies to the instance's base commit and makes the fix.
+  const check = join(dir, "check");
+  execFileSync("git", ["clone", "-q", repo, check]);
+  execFileSync("git", ["checkout", "-q", baseCommit], { cwd: check });
+  execFileSync("git", ["apply"], { cwd: check, input: prediction.model_patch });
+  assert.equal(readFileSync(join(check, "f.txt"), "utf8"), "fixed\n");
+
+  writeFileSync(join(dir, "bad.jsonl"), `${JSON.stringify({ ...instance, hint_text: "typo" })}\n`);
+  const bad = await runCli(["batch", "bad.jsonl"], { cwd: dir });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /bad\.jsonl:1: SWE-bench instance: unknown key "hint_text" \(did you mean "hints_text"\?\)/);
 });
