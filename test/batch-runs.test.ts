@@ -11,6 +11,7 @@ import { test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { harnessesIn, isAlive } from "./process-finder.ts";
 
 /** More steps than any test makes requests: every step is the same routing function. */
 const SCRIPT_STEPS = 400;
@@ -53,30 +54,6 @@ function pricedEnv(): NodeJS.ProcessEnv {
     JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
   );
   return env;
-}
-
-/** The pids of harness processes (node running bin/harness.js) whose working folder is inside `dir`. */
-function harnessesIn(dir: string): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((name) => {
-      try {
-        const cwd = readlinkSync(`/proc/${name}/cwd`);
-        const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
-        return cwd.startsWith(`${dir}/`) && cmdline.includes("harness.js") ? [Number(name)] : [];
-      } catch {
-        return []; // gone meanwhile, or not ours to look at
-      }
-    });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function waitFor(isTime: () => boolean, what: string, limitMs = GONE_LIMIT_MS * 3): Promise<void> {

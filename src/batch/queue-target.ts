@@ -5,14 +5,14 @@ import { parsePositiveInteger } from "../core/helpers.ts";
 /** Queue name when the URL has no path. */
 const DEFAULT_QUEUE_NAME = "harness";
 /**
- * BullMQ's lock on a job a worker runs; the worker renews it every half of this while alive.
- * A worker that dies stops renewing; its lock lapses within this long, and the next stalled
- * check (every STALLED_SHARE of it) gives the job back: a dead worker's tasks return within
- * about 1.5 × this. HARNESS_QUEUE_LOCK_MS changes it.
+ * BullMQ's lock on a job a worker runs; the worker renews it every half of this while alive. A
+ * stall shorter than this reruns nothing even by BullMQ's own check. A dead worker is noticed much
+ * sooner, by its heartbeat standing still (dead-workers.ts: about 6 s); the lock is the backstop,
+ * for a worker whose heartbeat cannot say (an older one). HARNESS_QUEUE_LOCK_MS changes it.
  */
-const DEFAULT_LOCK_MS = 10_000;
-/** The stalled-job check runs every this share of the lock. */
-const STALLED_SHARE = 0.5;
+const DEFAULT_LOCK_MS = 5 * 60_000;
+/** The stalled-job check (the lock's backstop) runs every this share of the lock. */
+const STALLED_SHARE = 0.1;
 /** How long the queue commands wait for Redis to answer at all before saying it is unreachable. */
 export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 

@@ -4,7 +4,10 @@
 // the job back in the queue (the "visibility timeout": HARNESS_QUEUE_LOCK_MS). A job is checked
 // before it runs (queue-job.ts): whoever can write to the Redis must not choose where this
 // worker's keys go.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { describeResult } from "./batch-progress.ts";
+import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { MAX_RATE_LIMIT_REQUEUES } from "./local-pool.ts";
 import { acceptJob, JobRefused, type QueueJobData, type WorkerPolicy } from "./queue-job.ts";
 import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
@@ -54,6 +57,8 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   const { target, log, signal } = options;
   const { Queue, Worker, WaitingError, UnrecoverableError } = await loadBullmq();
   const queue = new Queue<QueueJobData, TaskResult>(target.name, { connection: target.connection });
+  // Each job it takes records this name, and its heartbeat goes by it (dead-workers.ts).
+  const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const worker = new Worker<QueueJobData, TaskResult>(
     target.name,
     async (job, token) => {
@@ -105,6 +110,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     },
     {
       connection: target.connection,
+      name,
       concurrency: options.concurrency,
       ...queueTimings(process.env),
       maxStalledCount: MAX_STALLED_COUNT,
@@ -118,9 +124,16 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   };
   worker.on("error", onError);
   queue.on("error", onError);
+  let stopWatching = () => {};
   try {
     await waitForRedis(Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]), target);
-    log(`waiting for tasks on ${target.display} (${options.concurrency} at once)`);
+    log(`${name} waiting for tasks on ${target.display} (${options.concurrency} at once)`);
+    const stopBeating = startHeartbeat(queue, name);
+    const stopChecking = watchDeadWorkers(queue, name, log);
+    stopWatching = () => {
+      stopBeating();
+      stopChecking();
+    };
     const running = worker.run();
     await new Promise<void>((resolve) =>
       signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
@@ -129,6 +142,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     const closed = await withinGrace(worker.close().then(() => running));
     if (!closed) log("Redis did not answer: stopping without it (the running jobs return when their locks lapse)");
   } finally {
+    stopWatching();
     // Each bounded: with Redis gone, BullMQ's close and disconnect wait for it forever.
     await withinGrace(worker.close(true));
     await withinGrace(queue.close());
