@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
+import { promptOf, readLines } from "./batch-files.ts";
 import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 /** How often the test looks at the results file for the moment to interrupt. */
@@ -21,22 +22,6 @@ const serve = fakeServerPerTest();
 async function serveByPrompt(route: (prompt: string, request: RecordedRequest) => ScriptStep) {
   const step: ScriptStep = (request) => route(promptOf(request), request);
   return serve(Array.from({ length: SCRIPT_STEPS }, () => step));
-}
-
-function promptOf(request: RecordedRequest): string {
-  const user = request.body.messages.find((message: { role: string }) => message.role === "user");
-  return typeof user.content === "string"
-    ? user.content
-    : user.content.map((part: { text?: string }) => part.text ?? "").join("");
-}
-
-function readLines(path: string): TaskResult[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, "utf8");
-  return text
-    .split("\n")
-    .filter((line) => line.endsWith("}"))
-    .map((line) => JSON.parse(line));
 }
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {

@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { TaskResult } from "../src/batch/task-result.ts";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
+import { promptOf, readLines } from "./batch-files.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { harnessesIn, isAlive } from "./process-finder.ts";
 
@@ -25,21 +25,6 @@ const serve = fakeServerPerTest();
 function serveByPrompt(route: (prompt: string, request: RecordedRequest) => ScriptStep | Promise<ScriptStep>) {
   const step: ScriptStep = (request) => route(promptOf(request), request);
   return serve(Array.from({ length: SCRIPT_STEPS }, () => step));
-}
-
-function promptOf(request: RecordedRequest): string {
-  const user = request.body.messages.find((message: { role: string }) => message.role === "user");
-  return typeof user.content === "string"
-    ? user.content
-    : user.content.map((part: { text?: string }) => part.text ?? "").join("");
-}
-
-function readLines(path: string): TaskResult[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.endsWith("}"))
-    .map((line) => JSON.parse(line));
 }
 
 function writeTasks(dir: string, tasks: Array<Record<string, unknown>>): void {

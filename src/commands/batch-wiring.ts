@@ -2,7 +2,10 @@
 // sandbox and environment of a task's setup and test (the agent's own command rules), the prices
 // of its model calls, and where its sessions go.
 import { join } from "node:path";
+import type { RunSettings } from "../batch/batch-run.ts";
 import type { PriceCall } from "../batch/harness-child.ts";
+import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { wireApiName } from "../providers/wire-apis.ts";
 import type { CommandSandbox } from "../batch/shell-command.ts";
 import { stateDir } from "../config.ts";
 import type { HarnessConfig } from "../config-file.ts";
@@ -45,4 +48,16 @@ export function childEnvFor(env: NodeJS.ProcessEnv, withSnapshots: boolean): Nod
 
 export function sessionsDirOf(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "sessions");
+}
+
+/** The run settings the provider flags of `harness batch` or `harness worker` give. */
+export function settingsFromFlags(flags: Flags<(typeof PROVIDER_FLAGS)[number]>): RunSettings {
+  return {
+    provider: flags.provider,
+    model: flags.model,
+    baseUrl: flags["base-url"],
+    api: flags.api && wireApiName(flags.api),
+    thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
+    maxTurns: flags["max-turns"],
+  };
 }

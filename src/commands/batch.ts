@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { ConfigError } from "../config.ts";
 import { loadConfigFile } from "../config-file.ts";
-import { openRun, pendingTasks, type RunSettings } from "../batch/batch-run.ts";
+import { openRun, pendingTasks } from "../batch/batch-run.ts";
 import { readTasks, TaskFileError } from "../batch/batch-task.ts";
 import { BatchProgress } from "../batch/batch-progress.ts";
 import { finalResults, summarize } from "../batch/batch-report.ts";
@@ -17,8 +17,7 @@ import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-t
 import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
-import { wireApiName } from "../providers/wire-apis.ts";
-import { childEnvFor, commandSandboxFor, priceCallFor, sessionsDirOf } from "./batch-wiring.ts";
+import { childEnvFor, commandSandboxFor, priceCallFor, sessionsDirOf, settingsFromFlags } from "./batch-wiring.ts";
 import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -82,14 +81,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const settings: RunSettings = {
-    provider: flags.provider,
-    model: flags.model,
-    baseUrl: flags["base-url"],
-    api: flags.api && wireApiName(flags.api),
-    thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
-    maxTurns: flags["max-turns"],
-  };
+  const settings = settingsFromFlags(flags);
   let tasks;
   let config;
   try {

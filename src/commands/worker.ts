@@ -6,13 +6,11 @@ import { join, resolve } from "node:path";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { stateDir } from "../config.ts";
 import { loadConfigFile } from "../config-file.ts";
-import type { RunSettings } from "../batch/batch-run.ts";
 import { currentHarnessCommand } from "../batch/harness-child.ts";
 import { rateLimitBackoffFrom } from "../batch/local-pool.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
-import { wireApiName } from "../providers/wire-apis.ts";
-import { childEnvFor, commandSandboxFor, priceCallFor, sessionsDirOf } from "./batch-wiring.ts";
+import { childEnvFor, commandSandboxFor, priceCallFor, sessionsDirOf, settingsFromFlags } from "./batch-wiring.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
@@ -69,14 +67,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`harness: ${(error as Error).message}\n`);
     return 2;
   }
-  const settings: RunSettings = {
-    provider: flags.provider,
-    model: flags.model,
-    baseUrl: flags["base-url"],
-    api: flags.api && wireApiName(flags.api),
-    thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
-    maxTurns: flags["max-turns"],
-  };
+  const settings = settingsFromFlags(flags);
   const allowModels = (flags["allow-models"] ?? "")
     .split(",")
     .map((pattern) => pattern.trim())
