@@ -176,3 +176,39 @@ test("a worker whose Redis went away still stops on SIGTERM", { skip: needs("red
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.match(stopped.stderr, /worker: stopping; running tasks go back to the queue/);
 });
+
+test("a Redis that wants a password: without it the worker says so; with it in the URL it works", {
+  skip: needs("redis-server"),
+}, async () => {
+  const redis = await startRedis(["--requirepass", "s3cret-pass"]);
+  const env = cleanEnv({ OPENAI_API_KEY: KEY });
+  const refused = await runCli(
+    ["worker", "--queue", `redis://127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
+    { env },
+  );
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /Redis at redis:\/\/127\.0\.0\.1:\d+\/locked refused us: NOAUTH.*; give its password in the URL \(redis:\/\/:password@host:port\/name\)/,
+  );
+  let workerProcess: ChildProcess | undefined;
+  let stderr = "";
+  const worker = runCli(
+    ["worker", "--queue", `redis://:s3cret-pass@127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
+    {
+      env,
+      onSpawn: (child) => {
+        workerProcess = child;
+        child.stderr?.on("data", (chunk) => (stderr += chunk));
+      },
+    },
+  );
+  const deadline = Date.now() + JOB_LIMIT_MS;
+  while (!stderr.includes("waiting for tasks") && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  workerProcess?.kill("SIGTERM");
+  const stopped = await worker;
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.match(stopped.stderr, /waiting for tasks on redis:\/\/127\.0\.0\.1:\d+\/locked /, "the password is not shown");
+  assert.doesNotMatch(stopped.stderr, /s3cret-pass/);
+});

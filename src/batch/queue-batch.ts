@@ -53,7 +53,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
     if (error.message !== lastError) progress.note(`queue: ${(lastError = error.message)}`);
   });
   try {
-    await waitForRedis(queue.waitUntilReady(), target);
+    await waitForRedis(queue.waitUntilReady(), target, () => lastError);
     const outstanding = new Map(
       options.tasks.map((pending) => [jobIdOf(runId, folderNameOf(pending.task.id), pending.attempt), pending]),
     );

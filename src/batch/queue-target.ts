@@ -70,25 +70,38 @@ export function queueTimings(env: NodeJS.ProcessEnv): { lockDuration: number; st
   return { lockDuration, stalledInterval: Math.max(1, Math.round(lockDuration * STALLED_SHARE)) };
 }
 
-/** Resolves when `ready` does, or fails saying Redis is unreachable and what to do. */
-export async function waitForRedis(ready: Promise<unknown>, target: QueueTarget): Promise<void> {
+/**
+ * Resolves when `ready` does, or fails saying why Redis cannot be used and what to do;
+ * `lastError` is the connection's last complaint (a refused password says so).
+ */
+export async function waitForRedis(
+  ready: Promise<unknown>,
+  target: QueueTarget,
+  lastError: () => string = () => "",
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new QueueUrlError(
-            `cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s: start redis-server there, or check --queue`,
-          ),
+    timer = setTimeout(() => {
+      const why = lastError();
+      reject(
+        new QueueUrlError(
+          isAuthError(why)
+            ? `Redis at ${target.display} refused us: ${why.split("\n")[0]}; give its password in the URL (redis://:password@host:port/name), or check the one given`
+            : `cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s${why ? ` (${why})` : ""}: start redis-server there, or check --queue`,
         ),
-      REDIS_CONNECT_TIMEOUT_MS,
-    );
+      );
+    }, REDIS_CONNECT_TIMEOUT_MS);
   });
   try {
     await Promise.race([ready, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether Redis said it wants a password, or another one. */
+function isAuthError(message: string): boolean {
+  return /NOAUTH|WRONGPASS|invalid password|AUTH failed/i.test(message);
 }
 
 /** BullMQ, loaded only by the queue modes (it and its Redis client weigh about 2 MB). */

@@ -126,7 +126,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   queue.on("error", onError);
   let stopWatching = () => {};
   try {
-    await waitForRedis(Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]), target);
+    await waitForRedis(Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]), target, () => lastError);
     log(`${name} waiting for tasks on ${target.display} (${options.concurrency} at once)`);
     const stopBeating = startHeartbeat(queue, name);
     const stopChecking = watchDeadWorkers(queue, name, log);

@@ -2,6 +2,7 @@
 // machine (a pool of child harnesses) or across machines (`--queue`: BullMQ on Redis, run by
 // `harness worker`). `harness batch report a.jsonl [b.jsonl ...]`: what runs added up to.
 import { resolve } from "node:path";
+import { countOf } from "../core/helpers.ts";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { ConfigError } from "../config.ts";
 import { loadConfigFile } from "../config-file.ts";
@@ -110,7 +111,7 @@ export async function run(argv: string[]): Promise<number> {
     progress.note(
       isResumed
         ? `resuming run ${run.runId}: ${tasks.length - pending.length} of ${tasks.length} tasks already have results in ${outPath}; running the other ${pending.length}`
-        : `run ${run.runId}: ${tasks.length} tasks`,
+        : `run ${run.runId}: ${countOf(tasks.length, "task")}`,
     );
     const spentBefore = earlier.reduce((sum, result) => sum + (result.cost ?? 0), 0);
     const budget = flags["max-cost"] === undefined ? undefined : new CostBudget(flags["max-cost"], spentBefore);
