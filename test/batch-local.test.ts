@@ -111,7 +111,7 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
       runId,
       provider: "openai",
       model: "fake-model",
-      api: "openai",
+      api: "chat",
       thinking: null,
       harnessVersion: JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version,
       attempt: 1,
@@ -200,7 +200,7 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   assert.match(
     report.stdout,
     new RegExp(
-      `^fake-model \\(openai, openai, thinking default\\) · run ${runId} · harness [^ ]+ · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d · ${out}\n` +
+      `^fake-model \\(openai, chat, thinking default\\) · run ${runId} · harness [^ ]+ · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d · ${out}\n` +
         "  17 of 20 tasks ok: 85\\.0% \\(95% CI 64\\.0%–94\\.8%\\) · \\$0\\.0004 spent · \\$0\\.000024 per solved task · median time ",
     ),
   );

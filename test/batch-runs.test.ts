@@ -118,7 +118,7 @@ test("the same command resumes its run; another model is a new run that runs eve
   // Two files compared: a's run and b's runs, side by side per task.
   const report = await runCli(["batch", "report", "results.jsonl", "--html", "report.html"], { env, cwd: dir });
   assert.equal(report.code, 0, report.stderr);
-  assert.match(report.stdout, /^model-a \(openai, openai, thinking default\) · run /);
+  assert.match(report.stdout, /^model-a \(openai, chat, thinking default\) · run /);
   assert.match(
     report.stdout,
     /\n {2}3 of 3 tasks ok: 100\.0% \(95% CI 43\.9%–100\.0%\) · \$0\.00006 spent · \$0\.00002 per solved task/,

@@ -125,6 +125,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   worker.on("error", onError);
   queue.on("error", onError);
   let stopWatching = () => {};
+  let isRedisGone = false;
   try {
     await waitForRedis(Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]), target, () => lastError);
     log(`${name} waiting for tasks on ${target.display} (${options.concurrency} at once)`);
@@ -139,15 +140,16 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
       signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
     );
     // The aborted tasks' processors put their jobs back; close() waits for them to return.
-    const closed = await withinGrace(worker.close().then(() => running));
-    if (!closed) log("Redis did not answer: stopping without it (the running jobs return when their locks lapse)");
+    isRedisGone = !(await withinGrace(worker.close().then(() => running)));
+    if (isRedisGone) log("Redis did not answer: stopping without it (the running jobs return when their locks lapse)");
   } finally {
     stopWatching();
-    // Each bounded: with Redis gone, BullMQ's close and disconnect wait for it forever.
-    await withinGrace(worker.close(true));
-    await withinGrace(queue.close());
-    await withinGrace(worker.disconnect());
-    await withinGrace(queue.disconnect());
+    // With Redis gone, BullMQ's close and disconnect wait for it forever: bounded, and not waited
+    // for at all once it has not answered.
+    const closing = Promise.all([worker.close(true), queue.close(), worker.disconnect(), queue.disconnect()]).catch(
+      () => {},
+    );
+    if (!isRedisGone) await withinGrace(closing);
   }
 }
 

@@ -31,6 +31,8 @@ export interface RunTaskOptions {
   /** The sandbox and environment of setup and test in a working copy: the agent's command rules. */
   sandboxFor(cwd: string): CommandSandbox;
   price?: PriceCall;
+  /** The user's name of a wire API the child reports by its kind (`openai` is `chat`). */
+  nameApi?(kind: string): string;
   groups?: GroupTracker;
   /** The batch's --max-cost, shared by its tasks. */
   budget?: CostBudget;
@@ -135,7 +137,7 @@ async function attemptTask(
         ...stampOf(options.runId, options.settings.thinking),
         provider: child?.provider ?? null,
         model: child?.model ?? null,
-        api: child?.api ?? null,
+        api: child?.api ? (options.nameApi?.(child.api) ?? child.api) : null,
         attempt,
         answer: "",
         turns: 0,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { RunSettings } from "../batch/batch-run.ts";
 import type { PriceCall } from "../batch/harness-child.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
-import { wireApiName } from "../providers/wire-apis.ts";
+import { type ApiKind, wireApiName } from "../providers/wire-apis.ts";
 import type { CommandSandbox } from "../batch/shell-command.ts";
 import { stateDir } from "../config.ts";
 import type { HarnessConfig } from "../config-file.ts";
@@ -60,4 +60,9 @@ export function settingsFromFlags(flags: Flags<(typeof PROVIDER_FLAGS)[number]>)
     thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
     maxTurns: flags["max-turns"],
   };
+}
+
+/** A wire API kind as users name it (`openai` is `chat`), for results. */
+export function nameApi(kind: string): string {
+  return wireApiName(kind as ApiKind) ?? kind;
 }

@@ -18,7 +18,14 @@ import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-t
 import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
-import { childEnvFor, commandSandboxFor, priceCallFor, sessionsDirOf, settingsFromFlags } from "./batch-wiring.ts";
+import {
+  childEnvFor,
+  commandSandboxFor,
+  nameApi,
+  priceCallFor,
+  sessionsDirOf,
+  settingsFromFlags,
+} from "./batch-wiring.ts";
 import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -158,6 +165,7 @@ export async function run(argv: string[]): Promise<number> {
             sessionsDir: sessionsDirOf(process.env),
             sandboxFor: commandSandboxFor(process.env),
             price: priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider),
+            nameApi,
             groups: reaper,
             budget,
           },

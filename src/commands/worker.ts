@@ -10,7 +10,14 @@ import { currentHarnessCommand } from "../batch/harness-child.ts";
 import { rateLimitBackoffFrom } from "../batch/local-pool.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
-import { childEnvFor, commandSandboxFor, priceCallFor, sessionsDirOf, settingsFromFlags } from "./batch-wiring.ts";
+import {
+  childEnvFor,
+  commandSandboxFor,
+  nameApi,
+  priceCallFor,
+  sessionsDirOf,
+  settingsFromFlags,
+} from "./batch-wiring.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
@@ -93,6 +100,7 @@ export async function run(argv: string[]): Promise<number> {
         sessionsDir: sessionsDirOf(process.env),
         sandboxFor: commandSandboxFor(process.env),
         price: priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider),
+        nameApi,
         groups: reaper,
       },
       policy: { settings, allowModels, home: process.env.HOME || homedir() },
