@@ -70,6 +70,23 @@ async function settled(queue: Queue, jobId: string): Promise<{ state: string; re
   throw new Error(`job ${jobId} did not settle within ${JOB_LIMIT_MS} ms`);
 }
 
+/** A worker started with `args`, once it says it waits for tasks; `stop` sends it SIGTERM. */
+async function waitingWorker(args: string[], env: NodeJS.ProcessEnv) {
+  let workerProcess: ChildProcess | undefined;
+  let stderr = "";
+  const done = runCli(["worker", ...args], {
+    env,
+    onSpawn: (child) => {
+      workerProcess = child;
+      child.stderr?.on("data", (chunk) => (stderr += chunk));
+    },
+  });
+  const deadline = Date.now() + JOB_LIMIT_MS;
+  while (!stderr.includes("waiting for tasks") && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  return { done, stop: () => workerProcess?.kill("SIGTERM") };
+}
+
 for (const identity of ["root", "nobody"] as const) {
   test(`as ${identity}: jobs pushed into Redis cannot redirect the worker's key, read it in setup, or work in the home folder`, {
     skip: needs("redis-server", "bwrap", "setpriv") || asRootOnly,
@@ -157,22 +174,14 @@ for (const identity of ["root", "nobody"] as const) {
 
 test("a worker whose Redis went away still stops on SIGTERM", { skip: needs("redis-server") }, async () => {
   const redis = await startRedis();
-  let workerProcess: ChildProcess | undefined;
-  let stderr = "";
-  const worker = runCli(["worker", "--queue", `redis://127.0.0.1:${redis.port}/gone`, "--provider", "openai"], {
-    env: cleanEnv({ OPENAI_API_KEY: KEY }),
-    onSpawn: (child) => {
-      workerProcess = child;
-      child.stderr?.on("data", (chunk) => (stderr += chunk));
-    },
-  });
-  const deadline = Date.now() + JOB_LIMIT_MS;
-  while (!stderr.includes("waiting for tasks") && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  const worker = await waitingWorker(
+    ["--queue", `redis://127.0.0.1:${redis.port}/gone`, "--provider", "openai"],
+    cleanEnv({ OPENAI_API_KEY: KEY }),
+  );
   redis.process.kill("SIGKILL");
   await new Promise((resolve) => redis.process.once("exit", resolve));
-  workerProcess?.kill("SIGTERM");
-  const stopped = await worker;
+  worker.stop();
+  const stopped = await worker.done;
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.match(stopped.stderr, /worker: stopping; running tasks go back to the queue/);
 });
@@ -191,23 +200,12 @@ test("a Redis that wants a password: without it the worker says so; with it in t
     refused.stderr,
     /Redis at redis:\/\/127\.0\.0\.1:\d+\/locked refused us: NOAUTH.*; give its password in the URL \(redis:\/\/:password@host:port\/name\)/,
   );
-  let workerProcess: ChildProcess | undefined;
-  let stderr = "";
-  const worker = runCli(
-    ["worker", "--queue", `redis://:s3cret-pass@127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
-    {
-      env,
-      onSpawn: (child) => {
-        workerProcess = child;
-        child.stderr?.on("data", (chunk) => (stderr += chunk));
-      },
-    },
+  const worker = await waitingWorker(
+    ["--queue", `redis://:s3cret-pass@127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
+    env,
   );
-  const deadline = Date.now() + JOB_LIMIT_MS;
-  while (!stderr.includes("waiting for tasks") && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  workerProcess?.kill("SIGTERM");
-  const stopped = await worker;
+  worker.stop();
+  const stopped = await worker.done;
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.match(stopped.stderr, /waiting for tasks on redis:\/\/127\.0\.0\.1:\d+\/locked /, "the password is not shown");
   assert.doesNotMatch(stopped.stderr, /s3cret-pass/);

@@ -3,7 +3,8 @@
 // of its model calls, and where its sessions go.
 import { join } from "node:path";
 import type { RunSettings } from "../batch/batch-run.ts";
-import type { PriceCall } from "../batch/harness-child.ts";
+import { currentHarnessCommand, type GroupTracker, type PriceCall } from "../batch/harness-child.ts";
+import type { RunTaskOptions } from "../batch/run-task.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { type ApiKind, wireApiName } from "../providers/wire-apis.ts";
 import type { CommandSandbox } from "../batch/shell-command.ts";
@@ -42,11 +43,11 @@ export function priceCallFor(config: HarnessConfig, provider: string | undefined
 }
 
 /** The child harness's environment: this one's, with undo snapshots off unless asked for. */
-export function childEnvFor(env: NodeJS.ProcessEnv, withSnapshots: boolean): NodeJS.ProcessEnv {
+function childEnvFor(env: NodeJS.ProcessEnv, withSnapshots: boolean): NodeJS.ProcessEnv {
   return withSnapshots ? env : { ...env, HARNESS_SNAPSHOTS: "off" };
 }
 
-export function sessionsDirOf(env: NodeJS.ProcessEnv): string {
+function sessionsDirOf(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "sessions");
 }
 
@@ -65,4 +66,26 @@ export function settingsFromFlags(flags: Flags<(typeof PROVIDER_FLAGS)[number]>)
 /** A wire API kind as users name it (`openai` is `chat`), for results. */
 export function nameApi(kind: string): string {
   return wireApiName(kind as ApiKind) ?? kind;
+}
+
+/** How this process runs a task (for `harness batch` and `harness worker` alike). */
+export function taskRunOptions(where: {
+  env: NodeJS.ProcessEnv;
+  config: HarnessConfig;
+  provider: string | undefined;
+  workRoot: string;
+  withSnapshots: boolean;
+  groups: GroupTracker;
+}): Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend" | "budget"> {
+  const { env, config } = where;
+  return {
+    command: currentHarnessCommand(),
+    workRoot: where.workRoot,
+    env: childEnvFor(env, where.withSnapshots),
+    sessionsDir: sessionsDirOf(env),
+    sandboxFor: commandSandboxFor(env),
+    price: priceCallFor(config, where.provider ?? env.HARNESS_PROVIDER ?? config.provider),
+    nameApi,
+    groups: where.groups,
+  };
 }

@@ -11,21 +11,13 @@ import { readTasks, TaskFileError } from "../batch/batch-task.ts";
 import { BatchProgress } from "../batch/batch-progress.ts";
 import { finalResults, summarize } from "../batch/batch-report.ts";
 import { CostBudget } from "../batch/cost-budget.ts";
-import { currentHarnessCommand } from "../batch/harness-child.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../batch/local-pool.ts";
 import { writePredictions } from "../batch/predictions.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
-import {
-  childEnvFor,
-  commandSandboxFor,
-  nameApi,
-  priceCallFor,
-  sessionsDirOf,
-  settingsFromFlags,
-} from "./batch-wiring.ts";
+import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -157,16 +149,16 @@ export async function run(argv: string[]): Promise<number> {
           tasks: pending,
           concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
           run: {
-            command: currentHarnessCommand(),
+            ...taskRunOptions({
+              env: process.env,
+              config,
+              provider: settings.provider,
+              workRoot,
+              withSnapshots: Boolean(flags.snapshots),
+              groups: reaper,
+            }),
             runId: run.runId,
             settings,
-            workRoot,
-            env: childEnvFor(process.env, Boolean(flags.snapshots)),
-            sessionsDir: sessionsDirOf(process.env),
-            sandboxFor: commandSandboxFor(process.env),
-            price: priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider),
-            nameApi,
-            groups: reaper,
             budget,
           },
           writer,

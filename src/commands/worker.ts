@@ -6,18 +6,10 @@ import { join, resolve } from "node:path";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { stateDir } from "../config.ts";
 import { loadConfigFile } from "../config-file.ts";
-import { currentHarnessCommand } from "../batch/harness-child.ts";
 import { rateLimitBackoffFrom } from "../batch/local-pool.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
-import {
-  childEnvFor,
-  commandSandboxFor,
-  nameApi,
-  priceCallFor,
-  sessionsDirOf,
-  settingsFromFlags,
-} from "./batch-wiring.ts";
+import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
@@ -93,16 +85,14 @@ export async function run(argv: string[]): Promise<number> {
     await runQueueWorker({
       target,
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
-      run: {
-        command: currentHarnessCommand(),
+      run: taskRunOptions({
+        env: process.env,
+        config,
+        provider: settings.provider,
         workRoot: resolve(flags.workdir ?? join(stateDir(process.env), "batch-work", target.name)),
-        env: childEnvFor(process.env, Boolean(flags.snapshots)),
-        sessionsDir: sessionsDirOf(process.env),
-        sandboxFor: commandSandboxFor(process.env),
-        price: priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider),
-        nameApi,
+        withSnapshots: Boolean(flags.snapshots),
         groups: reaper,
-      },
+      }),
       policy: { settings, allowModels, home: process.env.HOME || homedir() },
       rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
       log: (line) => process.stderr.write(`worker: ${line}\n`),
