@@ -142,6 +142,17 @@ export const FLAGS = {
   workdir: { schema: text },
   queue: { schema: text },
   html: { schema: text },
+  rerun: { schema: toggle },
+  "max-cost": {
+    schema: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/, "takes an amount of USD above 0, such as 2.50")
+      .transform(Number)
+      .refine((usd) => usd > 0, "takes an amount of USD above 0, such as 2.50"),
+  },
+  snapshots: { schema: toggle },
+  // harness worker
+  "allow-models": { schema: text },
 } satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;

@@ -29,7 +29,7 @@ Usage:
   harness acp                           serve the Agent Client Protocol on stdio (for editors such as Zed)
   harness batch tasks.jsonl [--concurrency n] [--out results.jsonl] [--queue redis://host:port/name]
                                         many tasks, each in its own working copy (harness batch --help)
-  harness batch report results.jsonl [--html report.html]   success rate, tokens, cost, durations
+  harness batch report a.jsonl [b.jsonl ...] [--html report.html]   runs side by side: success, cost, time
   harness worker --queue redis://host:port/name   run queued batch tasks on this machine
 
 Options:

@@ -153,6 +153,9 @@ export class TurnSnapshots {
   }
 
   private async take(sessionId: string, record: (commit: string) => void): Promise<void> {
+    // Batch tasks run in fresh copies no one undoes: `harness batch` turns snapshots off for its
+    // tasks (HARNESS_SNAPSHOTS=off) unless given --snapshots.
+    if (this.options.env.HARNESS_SNAPSHOTS === "off") return;
     try {
       // A home folder or the root is no project: walking it would hold the first command for minutes.
       const workspace = realpathSync(this.options.cwd);

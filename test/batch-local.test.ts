@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { promptOf, readLines } from "./batch-files.ts";
+import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 
 /** How often the test looks at the results file for the moment to interrupt. */
 const POLL_MS = 50;
@@ -21,22 +22,6 @@ const serve = fakeServerPerTest();
 async function serveByPrompt(route: (prompt: string, request: RecordedRequest) => ScriptStep) {
   const step: ScriptStep = (request) => route(promptOf(request), request);
   return serve(Array.from({ length: SCRIPT_STEPS }, () => step));
-}
-
-function promptOf(request: RecordedRequest): string {
-  const user = request.body.messages.find((message: { role: string }) => message.role === "user");
-  return typeof user.content === "string"
-    ? user.content
-    : user.content.map((part: { text?: string }) => part.text ?? "").join("");
-}
-
-function readLines(path: string): TaskResult[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, "utf8");
-  return text
-    .split("\n")
-    .filter((line) => line.endsWith("}"))
-    .map((line) => JSON.parse(line));
 }
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
@@ -116,26 +101,41 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   );
   const byId = new Map(firstResults.map((result) => [result.id, result]));
   const t1 = byId.get("t1") as TaskResult;
+  const runId = t1.runId;
+  assert.match(runId, /^\d{8}-\d{6}-[0-9a-f]{6}$/);
   assert.deepEqual(
-    { ...t1, durationMs: 0, sessionId: "" },
+    { ...t1, durationMs: 0, sessionId: "", finishedAt: "" },
     {
       id: "t1",
       status: "ok",
+      runId,
+      provider: "openai",
+      model: "fake-model",
+      api: "chat",
+      thinking: null,
+      harnessVersion: JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version,
+      attempt: 1,
       answer: "answer 1",
       turns: 1,
       tokens: { input: 10, output: 5, cached: 0 },
       cost: 0.00002,
-      durationMs: 0,
       testExitCode: 0,
+      durationMs: 0,
+      finishedAt: "",
       sessionId: "",
+      sessionPath: join(env.HARNESS_HOME as string, "sessions", `${t1.sessionId}.jsonl`),
+      workdir: join(dir, "results.work", runId, "t1"),
+      // setup's file is what the task's copy gained; the diff is against the empty folder it started as.
+      diff: "diff --git a/setup.txt b/setup.txt\nnew file mode 100644\nindex 0000000..395527d\n--- /dev/null\n+++ b/setup.txt\n@@ -0,0 +1 @@\n+ready\n",
     },
   );
+  assert.ok(Date.parse(t1.finishedAt) > 0, "finishedAt is a time");
   assert.ok(
     existsSync(join(env.HARNESS_HOME as string, "sessions", `${t1.sessionId}.jsonl`)),
     "each task has its own session file",
   );
   assert.equal(
-    existsSync(join(dir, "results.work", "t1", "setup.txt")),
+    existsSync(join(dir, "results.work", runId, "t1", "setup.txt")),
     true,
     "setup ran in the task's own working copy",
   );
@@ -160,7 +160,7 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   phase = 2;
   const second = await runCli(args, { env, cwd: dir });
   assert.equal(second.code, 0, second.stderr);
-  assert.match(second.stderr, /10 of 20 tasks already have results/);
+  assert.match(second.stderr, new RegExp(`resuming run ${runId}: 10 of 20 tasks already have results`));
   const results = readLines(out);
   assert.ok(
     readFileSync(out, "utf8")
@@ -199,14 +199,19 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   assert.equal(report.code, 0, report.stderr);
   assert.match(
     report.stdout,
-    /^20 tasks · 17 ok \(85\.0%\) · 2 failed · 1 max_turns · 0 error · 0 interrupted\ntests: 2 of 3 passed\n/,
+    new RegExp(
+      `^fake-model \\(openai, chat, thinking default\\) · run ${runId} · harness [^ ]+ · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d · ${out}\n` +
+        "  17 of 20 tasks ok: 85\\.0% \\(95% CI 64\\.0%–94\\.8%\\) · \\$0\\.0004 spent · \\$0\\.000024 per solved task · median time ",
+    ),
   );
+  assert.match(report.stdout, /\n20 tasks · 17 ok \(85\.0%\) · 2 failed · 1 max_turns\ntests: 2 of 3 passed\n/);
   assert.match(report.stdout, /\nturns +1 +1 +2 +21\n/);
   assert.match(report.stdout, /\ncost +\$0\.00002 +\$0\.00002 +\$0\.00004 +\$0\.0004\n/);
   assert.match(report.stdout, /\nduration +\d/);
   const html = readFileSync(join(dir, "report.html"), "utf8");
-  assert.equal(html.match(/<rect /g)?.length, 40, "a cost bar and a duration bar per task");
-  assert.doesNotMatch(html, /<script|<link|src=|href=|url\(/, "self-contained: nothing to fetch");
+  assert.equal(html.match(/<tr data-statuses=/g)?.length, 20, "a row per task");
+  assert.match(html, /<tr data-statuses="failed"><td>t2<\/td>/, "tasks that failed come first");
+  assert.doesNotMatch(html, /<link|src=|href=|url\(/, "self-contained: nothing to fetch");
 });
 
 test("a rate limit the child could not outlast slows the pool and the task runs again; it does not fail", async () => {
@@ -283,5 +288,6 @@ test("a report of one task says '1 task', not '1 tasks'", async () => {
   assert.equal(run.code, 0, run.stderr);
   const report = await runCli(["batch", "report", "results.jsonl"], { env: cleanEnv(), cwd: dir });
   assert.equal(report.code, 0, report.stderr);
-  assert.match(report.stdout, /^1 task · 1 ok \(100\.0%\)/);
+  assert.match(report.stdout, /\n {2}1 of 1 task ok: 100\.0% \(95% CI 20\.7%–100\.0%\) /);
+  assert.match(report.stdout, /\n1 task · 1 ok \(100\.0%\)\n/);
 });

@@ -3,29 +3,23 @@
 // middle of a task; BullMQ's stalled-job check gives the task to the second, and every task
 // ends up in results.jsonl exactly once.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { killAtTestEnd } from "./teardown.ts";
+import { harnessesIn, isAlive } from "./process-finder.ts";
+import { startRedis } from "./redis-server.ts";
 
 /** How often the test looks for the moment to act. */
 const POLL_MS = 50;
-/** The job lock the worker that gets killed uses here, so its task returns in seconds. */
-const LOCK_MS = "1000";
-/**
- * The surviving worker's lock (and stalled check, which is what takes the dead worker's task back).
- * Longer: a 1 s lock is renewed every 0.5 s, and on a loaded machine a renewal came late, the lock
- * lapsed, and a live task ran twice (BullMQ delivers at least once).
- */
-const SURVIVOR_LOCK_MS = "5000";
-/** Longest wait for redis-server to accept connections. */
-const REDIS_START_MS = 10_000;
+/** How long Redis is stopped: longer than the lock was (10 s) and than many dead-worker checks (2 s). */
+const STALL_MS = 12_000;
+/** After the stall, how long the workers get to (wrongly) take tasks back before the tasks finish. */
+const AFTER_STALL_MS = 6000;
 /** Longest wait for a step of the story, so a broken queue fails the test rather than hanging it. */
 const STEP_LIMIT_MS = 120_000;
 
@@ -36,46 +30,6 @@ afterEach(async () => {
   await server.close();
   server = undefined;
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** A throwaway redis-server on 127.0.0.1, killed when the test ends; the queue test skips without one. */
-async function startRedis(): Promise<number> {
-  const port = await freePort();
-  const child = killAtTestEnd(
-    spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(
-      () => reject(new Error(`redis-server did not start within ${REDIS_START_MS} ms:\n${output}`)),
-      REDIS_START_MS,
-    );
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (!output.includes("Ready to accept connections")) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`redis-server exited ${code}:\n${output}`)));
-  });
-  return port;
-}
 
 function promptOf(request: RecordedRequest): string {
   return request.body.messages.find((message: { role: string }) => message.role === "user").content;
@@ -99,7 +53,7 @@ function waitFor(isTime: () => boolean, what: string): Promise<void> {
 test("queue mode: two workers, one killed mid-task; every task is finished exactly once", {
   skip: needs("redis-server"),
 }, async () => {
-  const port = await startRedis();
+  const { port } = await startRedis();
   const queueUrl = `redis://127.0.0.1:${port}/batch-test`;
 
   // The first request of all is held until the test has killed the worker running it.
@@ -123,14 +77,20 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
     [1, 2, 3, 4].map((n) => JSON.stringify({ id: `q${n}`, prompt: `task ${n}` })).join("\n"),
   );
   const out = join(dir, "results.jsonl");
-  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, ...fakeFlags(fake)], {
+  // The batch names no base URL (a worker sends its key only where its own settings say).
+  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, "--model", "fake-model"], {
     env: cleanEnv(),
     cwd: dir,
   });
 
   let workerA: ChildProcess | undefined;
-  const firstWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "1"], {
-    env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: LOCK_MS }),
+  // Both workers make their copies in one folder, as two workers on one machine would.
+  const workdir = join(dir, "copies");
+  const workerArgs = ["worker", "--queue", queueUrl, "--workdir", workdir, ...fakeFlags(fake)];
+  // Default timings: the dead worker's task comes back because its connections closed, not
+  // because its (5-minute) lock lapsed.
+  const firstWorker = runCli([...workerArgs, "--concurrency", "1"], {
+    env: cleanEnv(),
     onSpawn: (child) => (workerA = child),
   });
   const firstExit = firstWorker.then((result) => `worker A exited: ${result.code} ${result.stderr}`);
@@ -140,14 +100,17 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   );
   await waitFor(() => heldPrompt !== undefined || early !== "", "the first request");
   assert.equal(early, "", early);
+  const orphans = harnessesIn(workdir);
+  assert.equal(orphans.length, 1, "worker A's task harness");
   workerA?.kill("SIGKILL");
   const killed = await firstWorker;
   assert.equal(killed.signal, "SIGKILL");
-  release(); // the dead worker's orphaned harness gets its answer, and its result goes nowhere
+  await waitFor(() => orphans.every((pid) => !isAlive(pid)), "worker A's task harness to end with it");
+  release();
 
   let workerB: ChildProcess | undefined;
-  const secondWorker = runCli(["worker", "--queue", queueUrl, "--concurrency", "2"], {
-    env: cleanEnv({ HARNESS_QUEUE_LOCK_MS: SURVIVOR_LOCK_MS }),
+  const secondWorker = runCli([...workerArgs, "--concurrency", "2"], {
+    env: cleanEnv(),
     onSpawn: (child) => (workerB = child),
   });
   let collected: CliResult;
@@ -173,8 +136,56 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   ]);
   const heldId = `q${heldPrompt?.split(" ")[1]}`;
   assert.match(killed.stderr, new RegExp(`started ${heldId}\\n`), "worker A had the task when it was killed");
-  assert.match(stopped.stderr, new RegExp(`started ${heldId}\\n`), "worker B took it back after A's lock expired");
+  assert.match(stopped.stderr, new RegExp(`worker \\S+ is gone: ${heldId} is back in the queue\\n`));
+  assert.match(stopped.stderr, new RegExp(`started ${heldId}\\n`), "worker B took it back");
+  const held = results.find((result) => result.id === heldId) as TaskResult;
+  assert.equal(held.workdir, join(workdir, held.runId, `${heldId}.2`), "the retry ran in a fresh copy of its own");
   const perPrompt = fake.requests.map(promptOf);
   for (const n of [1, 2, 3, 4])
     assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 2 : 1);
+});
+
+test("queue mode: Redis paused (SIGSTOP) for longer than a check or the old 10 s lock reruns nothing that is still running", {
+  skip: needs("redis-server"),
+}, async () => {
+  const redis = await startRedis();
+  const queueUrl = `redis://127.0.0.1:${redis.port}/stall-test`;
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const step: ScriptStep = async (request) => {
+    await gate;
+    return { reply: { text: `answer to ${promptOf(request)}` } };
+  };
+  server = await startFakeLLM(Array.from({ length: 20 }, () => step));
+  const fake = server;
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, "tasks.jsonl"),
+    [1, 2, 3].map((n) => JSON.stringify({ id: `s${n}`, prompt: `task ${n}` })).join("\n"),
+  );
+  const batch = runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--model", "fake-model"], {
+    env: cleanEnv(),
+    cwd: dir,
+  });
+  const workers = [1, 2].map(() => {
+    let child: ChildProcess | undefined;
+    const done = runCli(["worker", "--queue", queueUrl, "--concurrency", "2", ...fakeFlags(fake)], {
+      env: cleanEnv(),
+      onSpawn: (spawned) => (child = spawned),
+    });
+    return { done, stop: () => child?.kill("SIGTERM") };
+  });
+  await waitFor(() => fake.requests.length === 3, "three running tasks");
+  redis.process.kill("SIGSTOP");
+  await new Promise((resolve) => setTimeout(resolve, STALL_MS));
+  redis.process.kill("SIGCONT");
+  // Time for the checks that would misfire after a stall: several rounds of each.
+  await new Promise((resolve) => setTimeout(resolve, AFTER_STALL_MS));
+  release();
+  const collected = await batch;
+  for (const worker of workers) worker.stop();
+  const logs = await Promise.all(workers.map((worker) => worker.done));
+  assert.equal(collected.code, 0, collected.stderr);
+  for (const log of logs) assert.doesNotMatch(log.stderr, /back in the queue/);
+  assert.deepEqual(fake.requests.map(promptOf).sort(), ["task 1", "task 2", "task 3"], "each task ran once");
 });

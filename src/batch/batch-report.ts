@@ -25,9 +25,12 @@ export interface BatchSummary {
   durationMs: Spread;
 }
 
-/** The last result of each task id (a results file holds one per task; a hand-merged one may repeat). */
-export function latestResults(results: TaskResult[]): TaskResult[] {
-  return [...new Map(results.map((result) => [result.id, result])).values()];
+/**
+ * The final result of each task of a run: its last line (a crashed attempt's line is followed by
+ * the next attempt's). Lines of other runs are left out.
+ */
+export function finalResults(results: TaskResult[], runId: string): TaskResult[] {
+  return [...new Map(results.filter((result) => result.runId === runId).map((result) => [result.id, result])).values()];
 }
 
 export function summarize(results: TaskResult[]): BatchSummary {
@@ -70,11 +73,13 @@ function spreadOf(values: number[]): Spread {
 /** The summary as aligned text for stdout. */
 export function formatSummary(summary: BatchSummary): string {
   const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
-  const counts = TASK_STATUSES.filter((status) => status !== "ok").map(
+  const counts = TASK_STATUSES.filter((status) => status !== "ok" && summary.byStatus[status] > 0).map(
     (status) => `${summary.byStatus[status]} ${status}`,
   );
   const lines = [
-    `${countOf(summary.tasks, "task")} · ${summary.byStatus.ok} ok (${percent(summary.successRate)}) · ${counts.join(" · ")}`,
+    [`${countOf(summary.tasks, "task")} · ${summary.byStatus.ok} ok (${percent(summary.successRate)})`, ...counts].join(
+      " · ",
+    ),
   ];
   if (summary.testsRun > 0) lines.push(`tests: ${summary.testsPassed} of ${summary.testsRun} passed`);
   const rows: Array<[string, Spread, (n: number) => string]> = [

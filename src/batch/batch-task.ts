@@ -1,5 +1,5 @@
 // One task of a batch, as a line of tasks.jsonl says it, and the file of them.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../core/describe-issue.ts";
@@ -18,12 +18,70 @@ const taskLineSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   setup: z.string().min(1).optional(),
   test: z.string().min(1).optional(),
+  /** Wall-clock seconds for the whole task (setup, agent, test). */
+  timeout: z.number().positive().optional(),
+  /** USD the task's model calls may spend. */
+  maxCost: z.number().positive().optional(),
+});
+
+/**
+ * A SWE-bench instance (a line of the dataset as JSONL, as `datasets` exports it): its
+ * `problem_statement` is the prompt, run in a clone of `repo` at `base_commit`. The dataset's
+ * other columns are known and not used (the gold `patch`, `test_patch`, FAIL_TO_PASS, ...); a
+ * column not listed here is an error, as for our own lines. `test_command` (ours: SWE-bench has
+ * none) is run after the agent, like `test`.
+ */
+const sweBenchSchema = z.strictObject({
+  instance_id: z.string().min(1).max(MAX_TASK_ID_LENGTH),
+  repo: z.string().min(1),
+  base_commit: z.string().min(1),
+  problem_statement: z.string().min(1),
+  test_command: z.string().min(1).optional(),
+  setup: z.string().min(1).optional(),
+  maxTurns: z.number().int().positive().optional(),
+  timeout: z.number().positive().optional(),
+  maxCost: z.number().positive().optional(),
+  patch: z.string().optional(),
+  test_patch: z.string().optional(),
+  hints_text: z.string().optional(),
+  created_at: z.string().optional(),
+  version: z.string().optional(),
+  environment_setup_commit: z.string().optional(),
+  FAIL_TO_PASS: z.union([z.string(), z.array(z.string())]).optional(),
+  PASS_TO_PASS: z.union([z.string(), z.array(z.string())]).optional(),
+  image_name: z.string().optional(),
+});
+
+/** A SWE-bench instance as a task line; `repo` (`owner/name`) is a folder beside the tasks file if there is one, else GitHub. */
+function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z.input<typeof taskLineSchema> {
+  const local = resolve(base, instance.repo);
+  const isSlug = /^[\w.-]+\/[\w.-]+$/.test(instance.repo);
+  return {
+    id: instance.instance_id,
+    prompt: instance.problem_statement,
+    repo: isSlug && !existsSync(local) ? `https://github.com/${instance.repo}.git` : instance.repo,
+    ref: instance.base_commit,
+    ...(instance.test_command ? { test: instance.test_command } : {}),
+    ...(instance.setup ? { setup: instance.setup } : {}),
+    ...(instance.maxTurns ? { maxTurns: instance.maxTurns } : {}),
+    ...(instance.timeout ? { timeout: instance.timeout } : {}),
+    ...(instance.maxCost ? { maxCost: instance.maxCost } : {}),
+  };
+}
+
+/** A task as a queue job carries it: paths already absolute (the batch resolved them). */
+export const queuedTaskSchema = taskLineSchema.superRefine((task, context) => {
+  if (task.cwd && !isAbsolute(task.cwd))
+    context.addIssue({ code: "custom", path: ["cwd"], message: "must be absolute" });
+  if (task.cwd && task.repo) context.addIssue({ code: "custom", path: ["repo"], message: "give either cwd or repo" });
+  if (task.ref && !task.repo) context.addIssue({ code: "custom", path: ["ref"], message: "ref needs repo" });
 });
 
 /**
  * A task: `prompt` run in `cwd` (used as it is), or in a fresh clone of `repo` at `ref`, or in a
  * fresh empty folder. `setup` runs before the agent and `test` after it (`sh -c` in the working
- * copy). Paths are absolute once read (relative ones are taken from the tasks file's folder).
+ * copy). `timeout` and `maxCost` end it when reached. Paths are absolute once read (relative ones
+ * are taken from the tasks file's folder).
  */
 export type BatchTask = z.infer<typeof taskLineSchema>;
 
@@ -53,8 +111,17 @@ export function readTasks(path: string): BatchTask[] {
     } catch {
       throw new TaskFileError(`${path}:${lineNumber}: not a JSON object`);
     }
-    const parsed = taskLineSchema.safeParse(json);
-    if (!parsed.success) throw new TaskFileError(`${path}:${lineNumber}: ${describeIssues(parsed.error)}`);
+    const isInstance = typeof json === "object" && json !== null && "instance_id" in json;
+    const instance = isInstance ? sweBenchSchema.safeParse(json) : undefined;
+    if (instance && !instance.success)
+      throw new TaskFileError(
+        `${path}:${lineNumber}: SWE-bench instance: ${describeIssues(instance.error, Object.keys(sweBenchSchema.shape))}`,
+      );
+    const parsed = taskLineSchema.safeParse(instance?.success ? fromSweBench(instance.data, base) : json);
+    if (!parsed.success)
+      throw new TaskFileError(
+        `${path}:${lineNumber}: ${describeIssues(parsed.error, Object.keys(taskLineSchema.shape))}`,
+      );
     const task = parsed.data;
     if (task.cwd && task.repo) throw new TaskFileError(`${path}:${lineNumber}: give either cwd or repo, not both`);
     if (task.ref && !task.repo) throw new TaskFileError(`${path}:${lineNumber}: ref needs repo`);

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { RunResult } from "../core/events.ts";
 import { killGroup } from "../core/helpers.ts";
-import type { Usage } from "../core/messages.ts";
+import { EMPTY_USAGE, type Usage } from "../core/messages.ts";
 
 /** After an interrupt, how long a child gets to stop on its own before it is killed. */
 const INTERRUPT_GRACE_MS = 5000;
@@ -25,9 +25,30 @@ export function currentHarnessCommand(): HarnessCommand {
 export interface ChildRun {
   done?: RunResult & { cost?: number };
   sessionId?: string;
+  /** What the child said it runs: its start event's provider and model, its replies' wire API. */
+  provider?: string;
+  model?: string;
+  api?: string;
+  /** Spent so far, from its usage events: what a child that died without a `done` had spent. */
+  spent: Spend;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   stderrTail: string;
+}
+
+/** Tokens spent, and their cost in USD (undefined while some model's price is unknown). */
+export interface Spend {
+  usage: Usage;
+  cost: number | undefined;
+}
+
+/** The price of one model call's tokens, USD; undefined when the model's price is unknown. */
+export type PriceCall = (model: string, usage: Usage) => number | undefined;
+
+/** Process groups to end if this process dies first (reaper.ts). */
+export interface GroupTracker {
+  track(pid: number): void;
+  untrack(pid: number): void;
 }
 
 export interface ChildRunOptions {
@@ -38,8 +59,11 @@ export interface ChildRunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
-  /** The run's token total so far, after each model call (for the progress line). */
-  onUsage?(total: Usage): void;
+  /** Prices the usage events, so what a run spends is known while it runs (and if it dies). */
+  price?: PriceCall;
+  /** What the run has spent so far, after each model call (progress line, cost caps). */
+  onSpend?(spent: Spend): void;
+  groups?: GroupTracker;
 }
 
 /** Runs one prompt to completion in a child harness; never throws for what the child does. */
@@ -55,7 +79,13 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    const run: ChildRun = { exitCode: null, signal: null, stderrTail: "" };
+    const run: ChildRun = {
+      spent: { usage: { ...EMPTY_USAGE }, cost: 0 },
+      exitCode: null,
+      signal: null,
+      stderrTail: "",
+    };
+    if (child.pid) options.groups?.track(child.pid);
     child.stdin.on("error", () => {}); // a child that exits before reading its prompt
     child.stdin.end(options.prompt);
     child.stderr.on(
@@ -63,15 +93,13 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
       (chunk: Buffer) => (run.stderrTail = (run.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS)),
     );
     createInterface({ input: child.stdout }).on("line", (line) => {
-      let event: { type?: string; sessionId?: string; total?: Usage };
+      let event: ChildEvent;
       try {
         event = JSON.parse(line);
       } catch {
         return; // stdout carries only events; anything else is not ours to read
       }
-      if (event.type === "start" && event.sessionId) run.sessionId = event.sessionId;
-      else if (event.type === "usage" && event.total) options.onUsage?.(event.total);
-      else if (event.type === "done") run.done = event as ChildRun["done"];
+      readEvent(event, run, options);
     });
     let killTimer: NodeJS.Timeout | undefined;
     const interrupt = () => {
@@ -90,7 +118,49 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
       finish(null, null);
     });
     // Whatever the child left running in its group goes with it (and lets its pipes close).
-    child.on("exit", () => killGroup(child.pid));
+    child.on("exit", () => {
+      killGroup(child.pid);
+      if (child.pid) options.groups?.untrack(child.pid);
+    });
     child.on("close", finish);
   });
+}
+
+/** The parts of the child's stream-json events the batch reads. */
+interface ChildEvent {
+  type?: string;
+  sessionId?: string;
+  provider?: string;
+  model?: string;
+  usage?: Usage;
+  total?: Usage;
+  message?: { role?: string; api?: string };
+}
+
+function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): void {
+  switch (event.type) {
+    case "start":
+      run.sessionId = event.sessionId;
+      run.provider = event.provider;
+      run.model = event.model;
+      return;
+    case "message":
+      if (event.message?.role === "assistant" && event.message.api) run.api ??= event.message.api;
+      return;
+    case "usage": {
+      if (!event.total || !event.usage) return;
+      // A usage event without a model is the run's own model's (a subagent's names its own).
+      const model = event.model ?? run.model ?? "";
+      const cost = options.price?.(model, event.usage);
+      const sum = run.spent.cost === undefined || cost === undefined ? undefined : run.spent.cost + cost;
+      run.spent = { usage: event.total, cost: sum === undefined ? undefined : Number(sum.toFixed(6)) };
+      options.onSpend?.(run.spent);
+      return;
+    }
+    case "done":
+      run.done = event as unknown as ChildRun["done"];
+      return;
+    default:
+      return; // the other events say nothing the batch records
+  }
 }

@@ -1,11 +1,11 @@
 // The batch on this machine: a pool of at most N tasks at once, each a child harness.
 // A task that fails is a result like any other; a rate limit instead slows the whole pool.
 import { sleep } from "../core/helpers.ts";
-import type { BatchTask } from "./batch-task.ts";
+import type { PendingTask } from "./batch-run.ts";
 import type { BatchProgress } from "./batch-progress.ts";
 import type { ResultsWriter } from "./results-file.ts";
 import { runTask, type RunTaskOptions, type TaskOutcome } from "./run-task.ts";
-import { taskError, type TaskResult } from "./task-result.ts";
+import { stampOf, taskError, type TaskResult } from "./task-result.ts";
 import { assertNever } from "../core/messages.ts";
 
 /** A task rate-limited this many times is recorded as failed rather than tried again. */
@@ -16,10 +16,10 @@ const RATE_LIMIT_BACKOFF_MS = 30_000;
 const MAX_RATE_LIMIT_BACKOFF_MS = 5 * 60_000;
 
 export interface LocalBatchOptions {
-  /** Tasks to run (those without a result yet), in order. */
-  tasks: BatchTask[];
+  /** Tasks to run (those without a final result in this run yet), in order. */
+  tasks: PendingTask[];
   concurrency: number;
-  run: Omit<RunTaskOptions, "signal" | "onUsage">;
+  run: Omit<RunTaskOptions, "signal" | "onSpend">;
   writer: ResultsWriter;
   progress: BatchProgress;
   /** The batch was interrupted: running tasks are stopped and left unrecorded. */
@@ -28,8 +28,7 @@ export interface LocalBatchOptions {
   rateLimitBackoffMs: number;
 }
 
-interface PendingTask {
-  task: BatchTask;
+interface QueuedTask extends PendingTask {
   /** Not started before this time (ms since the epoch). */
   notBefore: number;
   rateLimits: number;
@@ -44,7 +43,8 @@ interface PendingTask {
  */
 export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
   const { progress, signal } = options;
-  const queue: PendingTask[] = options.tasks.map((task) => ({ task, notBefore: 0, rateLimits: 0 }));
+  const queue: QueuedTask[] = options.tasks.map((pending) => ({ ...pending, notBefore: 0, rateLimits: 0 }));
+  const budget = options.run.budget?.signal;
   const running = new Set<Promise<void>>();
   let limit = options.concurrency;
   let successesSinceCut = 0;
@@ -55,7 +55,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
     progress.record(result);
   };
 
-  const settle = (pending: PendingTask, outcome: TaskOutcome) => {
+  const settle = (pending: QueuedTask, outcome: TaskOutcome) => {
     switch (outcome.kind) {
       case "finished":
         record(outcome.result);
@@ -91,19 +91,26 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
     }
   };
 
-  const start = (pending: PendingTask) => {
+  const start = (pending: QueuedTask) => {
     const { id } = pending.task;
     progress.started(id);
-    const job = runTask(pending.task, { ...options.run, signal, onUsage: (total) => progress.usage(id, total) })
-      .catch((error: unknown): TaskOutcome => ({ kind: "finished", result: internalError(pending.task, error) }))
+    const job = runTask(pending.task, pending.attempt, {
+      ...options.run,
+      signal,
+      onSpend: (spent) => progress.usage(id, spent.usage),
+    })
+      .catch(
+        (error: unknown): TaskOutcome => ({ kind: "finished", result: internalError(pending, options.run, error) }),
+      )
       .then((outcome) => settle(pending, outcome))
       .finally(() => running.delete(job));
     running.add(job);
   };
 
-  while (!signal.aborted && (queue.length > 0 || running.size > 0)) {
+  // Once the batch's --max-cost is reached, no more tasks start; the running ones stop themselves.
+  while (!signal.aborted && ((queue.length > 0 && !budget?.aborted) || running.size > 0)) {
     const now = Date.now();
-    while (running.size < limit) {
+    while (running.size < limit && !budget?.aborted) {
       const index = queue.findIndex((pending) => pending.notBefore <= now);
       if (index < 0) break;
       start(queue.splice(index, 1)[0]);
@@ -122,7 +129,12 @@ export function rateLimitBackoffFrom(env: NodeJS.ProcessEnv): number {
   return env.HARNESS_RETRY_BASE_MS && Number.isFinite(base) && base >= 0 ? base : RATE_LIMIT_BACKOFF_MS;
 }
 
-function internalError(task: BatchTask, error: unknown): TaskResult {
+function internalError(pending: PendingTask, run: LocalBatchOptions["run"], error: unknown): TaskResult {
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return taskError(task.id, `internal error: ${message}`);
+  return taskError(
+    pending.task.id,
+    stampOf(run.runId, run.settings.thinking),
+    pending.attempt,
+    `internal error: ${message}`,
+  );
 }

@@ -5,11 +5,14 @@ import { parsePositiveInteger } from "../core/helpers.ts";
 /** Queue name when the URL has no path. */
 const DEFAULT_QUEUE_NAME = "harness";
 /**
- * BullMQ's lock on a job a worker runs; the worker renews it every half of this while alive.
- * A worker that dies stops renewing, and within about this long (plus one stalled check)
- * another worker takes the job back. HARNESS_QUEUE_LOCK_MS changes it (tests use 1 s).
+ * BullMQ's lock on a job a worker runs; the worker renews it every half of this while alive. A
+ * stall shorter than this reruns nothing even by BullMQ's own check. A dead worker is noticed much
+ * sooner, by its heartbeat standing still (dead-workers.ts: about 6 s); the lock is the backstop,
+ * for a worker whose heartbeat cannot say (an older one). HARNESS_QUEUE_LOCK_MS changes it.
  */
-const DEFAULT_LOCK_MS = 60_000;
+const DEFAULT_LOCK_MS = 5 * 60_000;
+/** The stalled-job check (the lock's backstop) runs every this share of the lock. */
+const STALLED_SHARE = 0.1;
 /** How long the queue commands wait for Redis to answer at all before saying it is unreachable. */
 export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -64,22 +67,30 @@ export function parseQueueUrl(value: string): QueueTarget {
 /** The job lock duration (ms) and the stalled-job check interval of workers. */
 export function queueTimings(env: NodeJS.ProcessEnv): { lockDuration: number; stalledInterval: number } {
   const lockDuration = parsePositiveInteger(env.HARNESS_QUEUE_LOCK_MS ?? "") ?? DEFAULT_LOCK_MS;
-  return { lockDuration, stalledInterval: Math.min(lockDuration, 30_000) };
+  return { lockDuration, stalledInterval: Math.max(1, Math.round(lockDuration * STALLED_SHARE)) };
 }
 
-/** Resolves when `ready` does, or fails saying Redis is unreachable and what to do. */
-export async function waitForRedis(ready: Promise<unknown>, target: QueueTarget): Promise<void> {
+/**
+ * Resolves when `ready` does, or fails saying why Redis cannot be used and what to do;
+ * `lastError` is the connection's last complaint (a refused password says so).
+ */
+export async function waitForRedis(
+  ready: Promise<unknown>,
+  target: QueueTarget,
+  lastError: () => string = () => "",
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new QueueUrlError(
-            `cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s: start redis-server there, or check --queue`,
-          ),
+    timer = setTimeout(() => {
+      const why = lastError();
+      reject(
+        new QueueUrlError(
+          isAuthError(why)
+            ? `Redis at ${target.display} refused us: ${why.split("\n")[0]}; give its password in the URL (redis://:password@host:port/name), or check the one given`
+            : `cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s${why ? ` (${why})` : ""}: start redis-server there, or check --queue`,
         ),
-      REDIS_CONNECT_TIMEOUT_MS,
-    );
+      );
+    }, REDIS_CONNECT_TIMEOUT_MS);
   });
   try {
     await Promise.race([ready, timeout]);
@@ -88,14 +99,14 @@ export async function waitForRedis(ready: Promise<unknown>, target: QueueTarget)
   }
 }
 
+/** Whether Redis said it wants a password, or another one. */
+function isAuthError(message: string): boolean {
+  return /NOAUTH|WRONGPASS|invalid password|AUTH failed/i.test(message);
+}
+
 /** BullMQ, loaded only by the queue modes (it and its Redis client weigh about 2 MB). */
 export async function loadBullmq(): Promise<typeof import("bullmq")> {
   const module = await import("bullmq");
   // Bundled, BullMQ's CommonJS build shows its exports on `default` only.
   return "Queue" in module ? module : (module as unknown as { default: typeof import("bullmq") }).default;
-}
-
-/** A task's BullMQ job id: BullMQ refuses ids that are whole numbers or hold ':'. */
-export function jobIdOf(folderName: string): string {
-  return `task-${folderName}`;
 }

@@ -1,84 +1,142 @@
-// The batch report as one self-contained page: the summary, a chart of cost and duration per
-// task (inline SVG, no script, nothing fetched), and a table of every task.
+// The batch report as one self-contained page (nothing fetched): it opens on the runs' summary
+// (model, date, version, success rate with its interval, cost per solved task, median time), then
+// one table of every task with a column group per run, tasks not ok in every run first. A small
+// inline script sorts by any column and filters by text and status; without it the page still
+// reads top to bottom. A thousand tasks are a thousand rows of a plain table.
 import { escapeHtml, formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
-import { formatSummary, summarize, totalTokens } from "./batch-report.ts";
+import { percent, type RunReport, runLabel, taskRows } from "./batch-compare.ts";
+import { totalTokens } from "./batch-report.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
 
 const STATUS_COLORS: Record<TaskStatus, string> = {
   ok: "#2e7d32",
   failed: "#c62828",
   max_turns: "#ef6c00",
+  timeout: "#ad1457",
+  max_cost: "#4527a0",
+  crashed: "#6d4c41",
   error: "#6a1b9a",
   interrupted: "#757575",
 };
-/** Chart geometry, in pixels. */
-const ROW_HEIGHT = 18;
-const LABEL_WIDTH = 200;
-const BAR_WIDTH = 300;
-const VALUE_WIDTH = 90;
-const HEADER_HEIGHT = 24;
 
-export function reportHtml(results: TaskResult[], title: string): string {
-  const summary = formatSummary(summarize(results));
-  const rows = results
-    .map(
-      (result) =>
-        `<tr><td>${escapeHtml(result.id)}</td><td style="color:${STATUS_COLORS[result.status] ?? "#000"}">${escapeHtml(result.status)}</td>` +
-        `<td class="n">${result.turns}</td><td class="n">${formatTokens(totalTokens(result))}</td>` +
-        `<td class="n">${typeof result.cost === "number" ? formatCost(result.cost) : "–"}</td><td class="n">${formatDuration(result.durationMs ?? 0)}</td>` +
-        `<td class="n">${result.testExitCode ?? "–"}</td><td>${escapeHtml((result.error ?? "").slice(0, 300))}</td></tr>`,
-    )
-    .join("\n");
+/** Sorting and filtering; rows carry `data-*` sort keys per cell, so the script knows no data. */
+const SCRIPT = `
+const table = document.getElementById("tasks");
+const body = table.tBodies[0];
+const rows = [...body.rows];
+let sorted = { column: -1, descending: false };
+table.tHead.addEventListener("click", (event) => {
+  const th = event.target.closest("th[data-column]");
+  if (!th) return;
+  const column = Number(th.dataset.column);
+  sorted = { column, descending: sorted.column === column ? !sorted.descending : false };
+  const key = (row) => row.cells[column].dataset.v ?? row.cells[column].textContent;
+  const numeric = th.dataset.numeric === "1";
+  rows.sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    const order = numeric ? Number(x) - Number(y) : String(x).localeCompare(String(y), "en", { numeric: true });
+    return sorted.descending ? -order : order;
+  });
+  body.append(...rows);
+});
+const text = document.getElementById("filter-text");
+const status = document.getElementById("filter-status");
+const count = document.getElementById("shown");
+function filter() {
+  const needle = text.value.toLowerCase();
+  let shown = 0;
+  for (const row of rows) {
+    const statuses = row.dataset.statuses.split(" ");
+    const wanted = status.value === "" || (status.value === "not-ok" ? statuses.some((s) => s !== "ok") : statuses.includes(status.value));
+    const visible = wanted && (needle === "" || row.textContent.toLowerCase().includes(needle));
+    row.hidden = !visible;
+    if (visible) shown++;
+  }
+  count.textContent = String(shown);
+}
+text.addEventListener("input", filter);
+status.addEventListener("change", filter);
+`;
+
+export function reportHtml(runs: RunReport[], title: string): string {
+  const rows = taskRows(runs);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-pre { background: #f6f6f6; padding: 1em; }
-table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.legend span { margin-right: 1em; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; white-space: nowrap; }
+th[data-column] { cursor: pointer; user-select: none; } th[data-column]:hover { text-decoration: underline; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+thead th { position: sticky; top: 0; background: #fff; }
+.run-start { border-left: 2px solid #ccc; }
+.controls { margin: 1em 0; } .controls > * { margin-right: 1em; }
 </style></head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<pre>${escapeHtml(summary)}</pre>
-<h2>Cost and duration per task</h2>
-<p class="legend">${Object.entries(STATUS_COLORS)
-    .map(([status, color]) => `<span style="color:${color}">■ ${status}</span>`)
-    .join("")}</p>
-${chartSvg(results)}
+<h2>Runs</h2>
+${summaryTable(runs)}
 <h2>Tasks</h2>
-<table><thead><tr><th>id</th><th>status</th><th>turns</th><th>tokens</th><th>cost</th><th>duration</th><th>test exit</th><th>error</th></tr></thead>
-<tbody>
-${rows}
+<div class="controls"><input id="filter-text" type="search" placeholder="filter: id, status, error…" size="30">
+<select id="filter-status"><option value="">every status</option><option value="not-ok">not ok in some run</option>${Object.keys(
+    STATUS_COLORS,
+  )
+    .map((status) => `<option value="${status}">${status} in some run</option>`)
+    .join("")}</select>
+<span><span id="shown">${rows.length}</span> of ${rows.length} tasks shown; click a heading to sort</span></div>
+<table id="tasks"><thead>
+<tr><th></th>${runs.map((run, index) => `<th colspan="6" class="run-start">run ${index + 1}: ${escapeHtml(run.model)}</th>`).join("")}</tr>
+<tr><th data-column="0">task</th>${runs
+    .map((_, index) =>
+      ["status", "test", "turns", "tokens", "cost", "time"]
+        .map((name, offset) => {
+          const column = 1 + index * 6 + offset;
+          const numeric = offset >= 2 || offset === 1 ? ' data-numeric="1" class="n"' : "";
+          return `<th data-column="${column}"${numeric}${offset === 0 ? ' class="run-start"' : ""}>${name}</th>`;
+        })
+        .join(""),
+    )
+    .join("")}</tr>
+</thead><tbody>
+${rows
+  .map(
+    (row) =>
+      `<tr data-statuses="${row.cells.map((cell) => cell?.status ?? "none").join(" ")}"><td>${escapeHtml(row.id)}</td>${row.cells.map(taskCells).join("")}</tr>`,
+  )
+  .join("\n")}
 </tbody></table>
+<script>${SCRIPT}</script>
 </body></html>
 `;
 }
 
-/** One row per task: its id, a bar for its cost and one for its duration, each scaled to the largest. */
-function chartSvg(results: TaskResult[]): string {
-  const maxCost = Math.max(0, ...results.map((result) => result.cost ?? 0));
-  const maxDuration = Math.max(0, ...results.map((result) => result.durationMs ?? 0));
-  const costX = LABEL_WIDTH;
-  const durationX = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH;
-  const width = durationX + BAR_WIDTH + VALUE_WIDTH;
-  const height = HEADER_HEIGHT + results.length * ROW_HEIGHT;
-  const bar = (x: number, y: number, value: number, max: number, color: string, label: string) => {
-    const length = max > 0 ? Math.max(1, (value / max) * BAR_WIDTH) : 0;
-    return `<rect x="${x}" y="${y + 3}" width="${length.toFixed(1)}" height="${ROW_HEIGHT - 6}" fill="${color}"/><text x="${(x + length + 4).toFixed(1)}" y="${y + ROW_HEIGHT - 5}">${escapeHtml(label)}</text>`;
+function summaryTable(runs: RunReport[]): string {
+  const line = (run: RunReport, index: number) => {
+    const { summary } = run;
+    const [low, high] = run.interval;
+    const statuses = Object.entries(summary.byStatus)
+      .filter(([status, n]) => n > 0 && status !== "ok")
+      .map(([status, n]) => `${n} ${status}`)
+      .join(", ");
+    return `<tr><td>run ${index + 1}</td><td>${escapeHtml(runLabel(run))}</td><td>${escapeHtml(run.startedAt.slice(0, 16).replace("T", " "))}</td><td>${escapeHtml(run.harnessVersion)}</td>
+<td class="n">${summary.byStatus.ok} / ${summary.tasks}</td><td class="n"><b>${percent(summary.successRate)}</b> (${percent(low)}–${percent(high)})</td>
+<td class="n">${summary.testsRun > 0 ? `${summary.testsPassed} / ${summary.testsRun}` : "–"}</td>
+<td class="n">${run.spent === undefined ? "unknown" : formatCost(run.spent)}</td><td class="n">${run.costPerSolved === undefined ? "–" : formatCost(run.costPerSolved)}</td>
+<td class="n">${formatDuration(summary.durationMs.p50)}</td><td class="n">${formatTokens(summary.tokens.total)}</td><td>${escapeHtml(statuses)}</td></tr>`;
   };
-  const rows = results.map((result, index) => {
-    const y = HEADER_HEIGHT + index * ROW_HEIGHT;
-    const color = STATUS_COLORS[result.status] ?? "#000";
-    const cost =
-      typeof result.cost === "number"
-        ? bar(costX, y, result.cost, maxCost, color, formatCost(result.cost))
-        : `<text x="${costX}" y="${y + ROW_HEIGHT - 5}">unknown</text>`;
-    const id = result.id.length > 28 ? `${result.id.slice(0, 27)}…` : result.id;
-    return `<g><title>${escapeHtml(`${result.id}: ${result.status}`)}</title><text x="0" y="${y + ROW_HEIGHT - 5}">${escapeHtml(id)}</text>${cost}${bar(durationX, y, result.durationMs ?? 0, maxDuration, color, formatDuration(result.durationMs ?? 0))}</g>`;
-  });
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="cost and duration per task" width="${width}" height="${height}" font-size="12" font-family="system-ui, sans-serif">
-<text x="${costX}" y="14" font-weight="bold">cost (USD)</text><text x="${durationX}" y="14" font-weight="bold">duration</text>
-${rows.join("\n")}
-</svg>`;
+  return `<table id="runs"><thead><tr><th></th><th>model (provider, API, thinking) · run id</th><th>started</th><th>harness</th><th class="n">ok</th><th class="n">success (95% CI, Wilson)</th><th class="n">tests passed</th><th class="n">cost</th><th class="n">per solved task</th><th class="n">median time</th><th class="n">tokens</th><th>other statuses</th></tr></thead>
+<tbody>${runs.map(line).join("\n")}</tbody></table>`;
+}
+
+function taskCells(cell: TaskResult | undefined): string {
+  if (!cell) return `<td class="run-start">–</td><td></td><td></td><td></td><td></td><td></td>`;
+  const tokens = totalTokens(cell);
+  const error = cell.error ? ` title="${escapeHtml(cell.error.slice(0, 500))}"` : "";
+  return (
+    `<td class="run-start" style="color:${STATUS_COLORS[cell.status] ?? "#000"}"${error}>${escapeHtml(cell.status)}</td>` +
+    `<td class="n" data-v="${cell.testExitCode ?? -1}">${cell.testExitCode ?? "–"}</td>` +
+    `<td class="n" data-v="${cell.turns}">${cell.turns}</td>` +
+    `<td class="n" data-v="${tokens}">${formatTokens(tokens)}</td>` +
+    `<td class="n" data-v="${cell.cost ?? -1}">${typeof cell.cost === "number" ? formatCost(cell.cost) : "–"}</td>` +
+    `<td class="n" data-v="${cell.durationMs ?? 0}">${formatDuration(cell.durationMs ?? 0)}</td>`
+  );
 }

@@ -1,41 +1,57 @@
-// One task from start to result: working copy, setup, the agent (a child harness), test.
+// One attempt of a task from start to result: working copy, setup, the agent (a child harness),
+// test, diff. Its own limits (`timeout`, `maxCost`) and the batch's `--max-cost` end it cleanly:
+// the child is interrupted (its session ends properly) and the result says which limit it was.
+import { join } from "node:path";
 import { assertNever, type Usage } from "../core/messages.ts";
+import type { RunSettings } from "./batch-run.ts";
 import type { BatchTask } from "./batch-task.ts";
-import { runHarnessChild, type HarnessCommand } from "./harness-child.ts";
-import { runShellCommand } from "./shell-command.ts";
-import { NO_TOKENS, type TaskResult, type TaskStatus, type TaskTokens } from "./task-result.ts";
-import { prepareWorkingCopy } from "./working-copy.ts";
-
-/** Settings for every task of a batch; a task's own `provider`, `model`, `maxTurns` win. */
-export interface TaskDefaults {
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  /** `--api` and `--thinking` as a user types them (`chat`, `high`), passed on to each task's harness. */
-  api?: string;
-  thinking?: string;
-  maxTurns?: number;
-}
+import type { CostBudget } from "./cost-budget.ts";
+import {
+  type ChildRun,
+  type GroupTracker,
+  type HarnessCommand,
+  type PriceCall,
+  runHarnessChild,
+  type Spend,
+} from "./harness-child.ts";
+import { type CommandSandbox, runShellCommand } from "./shell-command.ts";
+import { NO_TOKENS, stampOf, type TaskResult, type TaskStatus, type TaskTokens } from "./task-result.ts";
+import { diffOf, prepareWorkingCopy, type WorkingCopy } from "./working-copy.ts";
 
 export interface RunTaskOptions {
   command: HarnessCommand;
-  defaults: TaskDefaults;
-  /** Where working copies of repositories (and empty folders) are made, one folder per task. */
+  runId: string;
+  settings: RunSettings;
+  /** Where working copies of repositories (and empty folders) are made. */
   workRoot: string;
+  /** The child harness's environment (its provider key included). */
   env: NodeJS.ProcessEnv;
+  /** Where the child's sessions are written ($HARNESS_HOME/sessions). */
+  sessionsDir: string;
+  /** The sandbox and environment of setup and test in a working copy: the agent's command rules. */
+  sandboxFor(cwd: string): CommandSandbox;
+  price?: PriceCall;
+  /** The user's name of a wire API the child reports by its kind (`openai` is `chat`). */
+  nameApi?(kind: string): string;
+  groups?: GroupTracker;
+  /** The batch's --max-cost, shared by its tasks. */
+  budget?: CostBudget;
   signal: AbortSignal;
-  onUsage?(total: Usage): void;
+  onSpend?(spent: Spend): void;
 }
 
 /**
  * What became of a run: a result to record; a rate limit the child's own retries could not
- * outlast (the pool waits and runs it again, and records its failed result when it gives up); or an interrupt by the batch (nothing to record,
- * so a resumed batch runs it again).
+ * outlast (the pool waits and runs it again, and records its failed result when it gives up); or
+ * an interrupt by the batch (nothing to record, so a resumed batch runs it again).
  */
 export type TaskOutcome =
   | { kind: "finished"; result: TaskResult }
   | { kind: "rate_limited"; result: TaskResult }
   | { kind: "interrupted" };
+
+/** Why the batch itself ended a task before it finished. */
+type Stop = { status: "timeout" | "max_cost" | "error"; error: string };
 
 /**
  * How provider errors read once the child gave up retrying: `429 ...` and `529 ...` (the status
@@ -47,72 +63,139 @@ export function isRateLimitError(error: string): boolean {
   return RATE_LIMIT_ERROR.test(error);
 }
 
-export async function runTask(task: BatchTask, options: RunTaskOptions): Promise<TaskOutcome> {
+export async function runTask(task: BatchTask, attempt: number, options: RunTaskOptions): Promise<TaskOutcome> {
   const started = Date.now();
-  const { signal, env } = options;
-  const result = ({ status, ...fields }: Partial<TaskResult> & { status: TaskStatus }): TaskOutcome => ({
-    kind: "finished",
-    // Key order is the order a person reads a results line in.
-    result: {
-      id: task.id,
-      status,
-      answer: "",
-      turns: 0,
-      tokens: NO_TOKENS,
-      ...fields,
-      durationMs: Date.now() - started,
-      testExitCode: fields.testExitCode ?? null,
-      sessionId: fields.sessionId ?? null,
-    },
-  });
-
-  let cwd: string;
+  const stopper = new AbortController();
+  let stop: Stop | undefined;
+  const stopWith = (reason: Stop) => {
+    stop ??= reason;
+    stopper.abort();
+  };
+  const timer = task.timeout
+    ? setTimeout(() => stopWith({ status: "timeout", error: `timeout: ran ${task.timeout} s` }), task.timeout * 1000)
+    : undefined;
+  const onBudget = () =>
+    stopWith({ status: "max_cost", error: `the batch's --max-cost $${options.budget?.limit} was reached` });
+  if (options.budget?.signal.aborted) onBudget();
+  options.budget?.signal.addEventListener("abort", onBudget, { once: true });
+  const budgetKey = `${task.id}#${attempt}#${started}`;
+  let spentCost = 0;
   try {
-    cwd = await prepareWorkingCopy(task, options.workRoot, signal);
-  } catch (error) {
-    if (signal.aborted) return { kind: "interrupted" };
-    return result({ status: "error", error: `working copy: ${(error as Error).message}` });
+    const signal = AbortSignal.any([options.signal, stopper.signal]);
+    const outcome = await attemptTask(task, attempt, options, signal, {
+      started,
+      stopped: () => stop,
+      onSpend: (spent) => {
+        if (spent.cost === undefined && (task.maxCost !== undefined || options.budget))
+          stopWith({
+            status: "error",
+            error: "maxCost and --max-cost need the model's price: set its prices in config.json",
+          });
+        spentCost = spent.cost ?? 0;
+        if (task.maxCost !== undefined && spentCost >= task.maxCost)
+          stopWith({ status: "max_cost", error: `maxCost: spent $${spentCost} of $${task.maxCost}` });
+        options.budget?.update(budgetKey, spentCost);
+        options.onSpend?.(spent);
+      },
+    });
+    if (outcome.kind !== "interrupted") spentCost = outcome.result.cost ?? spentCost;
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+    options.budget?.signal.removeEventListener("abort", onBudget);
+    options.budget?.settle(budgetKey, spentCost);
   }
+}
+
+interface AttemptState {
+  started: number;
+  /** Set once the batch ended the attempt itself (a limit). */
+  stopped(): Stop | undefined;
+  onSpend(spent: Spend): void;
+}
+
+async function attemptTask(
+  task: BatchTask,
+  attempt: number,
+  options: RunTaskOptions,
+  signal: AbortSignal,
+  state: AttemptState,
+): Promise<TaskOutcome> {
+  let copy: WorkingCopy | undefined;
+  let child: ChildRun | undefined;
+  const interruptedOr = (outcome: () => Promise<TaskOutcome> | TaskOutcome) =>
+    options.signal.aborted ? { kind: "interrupted" as const } : outcome();
+  const result = async ({ status, ...fields }: Partial<TaskResult> & { status: TaskStatus }): Promise<TaskOutcome> => {
+    // A limit the batch enforced names the end of a task that did not succeed anyway.
+    const stop = status === "ok" ? undefined : state.stopped();
+    return {
+      kind: "finished",
+      // Key order is the order a person reads a results line in.
+      result: {
+        id: task.id,
+        status: stop?.status ?? status,
+        ...stampOf(options.runId, options.settings.thinking),
+        provider: child?.provider ?? null,
+        model: child?.model ?? null,
+        api: child?.api ? (options.nameApi?.(child.api) ?? child.api) : null,
+        attempt,
+        answer: "",
+        turns: 0,
+        tokens: NO_TOKENS,
+        ...fields,
+        ...(stop ? { error: stop.error } : {}),
+        durationMs: Date.now() - state.started,
+        finishedAt: new Date().toISOString(),
+        testExitCode: fields.testExitCode ?? null,
+        sessionId: child?.sessionId ?? null,
+        sessionPath: child?.sessionId ? join(options.sessionsDir, `${child.sessionId}.jsonl`) : null,
+        workdir: copy?.dir ?? null,
+        diff: copy ? await diffOf(copy, options.signal) : null,
+      },
+    };
+  };
+
+  try {
+    copy = await prepareWorkingCopy(task, { workRoot: options.workRoot, runId: options.runId }, signal);
+  } catch (error) {
+    return interruptedOr(() => result({ status: "error", error: `working copy: ${(error as Error).message}` }));
+  }
+  const sandbox = options.sandboxFor(copy.dir);
   if (task.setup) {
-    const setup = await runShellCommand(task.setup, cwd, env, signal);
-    if (signal.aborted) return { kind: "interrupted" };
-    if (setup.exitCode !== 0)
-      return result({
-        status: "error",
-        error: `setup ${setup.timedOut ? "timed out" : `exited ${setup.exitCode}`}: ${setup.output}`.trim(),
-      });
+    const setup = await runShellCommand(task.setup, copy.dir, sandbox, signal, { groups: options.groups });
+    if (setup.exitCode !== 0 || signal.aborted)
+      return interruptedOr(() =>
+        result({
+          status: "error",
+          error: `setup ${setup.timedOut ? "timed out" : `exited ${setup.exitCode}`}: ${setup.output}`.trim(),
+        }),
+      );
   }
 
-  const child = await runHarnessChild({
+  child = await runHarnessChild({
     command: options.command,
     prompt: task.prompt,
-    flags: flagsFor(task, options.defaults),
-    cwd,
-    env,
+    flags: flagsFor(task, options.settings),
+    cwd: copy.dir,
+    env: options.env,
     signal,
-    onUsage: options.onUsage,
+    price: options.price,
+    groups: options.groups,
+    onSpend: state.onSpend,
   });
-  if (signal.aborted) return { kind: "interrupted" };
+  if (options.signal.aborted) return { kind: "interrupted" };
   const done = child.done;
-  if (!done) {
-    const how = child.signal ? `was killed by ${child.signal}` : `exited ${child.exitCode} without a result`;
-    return result({
-      status: "error",
-      sessionId: child.sessionId ?? null,
-      error: `the harness ${how}${child.stderrTail ? `: ${child.stderrTail}` : ""}`,
-    });
-  }
+  if (!done) return result(withoutResult(child));
   const run = {
     answer: done.answer,
     turns: done.turns,
     tokens: tokensOf(done.usage),
     ...(done.cost !== undefined ? { cost: done.cost } : {}),
-    sessionId: child.sessionId ?? null,
     ...(done.error ? { error: done.error } : {}),
   };
   switch (done.reason) {
     case "error": {
-      const failed = result({ ...run, status: "failed" });
+      const failed = await result({ ...run, status: "failed" });
       return done.error && isRateLimitError(done.error) && failed.kind === "finished"
         ? { kind: "rate_limited", result: failed.result }
         : failed;
@@ -121,9 +204,9 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
       return result({ ...run, status: "interrupted" });
     case "stop":
     case "max_turns": {
-      if (!task.test) return result({ ...run, status: done.reason === "stop" ? "ok" : "max_turns" });
-      const test = await runShellCommand(task.test, cwd, env, signal);
-      if (signal.aborted) return { kind: "interrupted" };
+      if (!task.test || signal.aborted) return result({ ...run, status: done.reason === "stop" ? "ok" : "max_turns" });
+      const test = await runShellCommand(task.test, copy.dir, sandbox, signal, { groups: options.groups });
+      if (options.signal.aborted) return { kind: "interrupted" };
       const testFailed =
         test.exitCode !== 0
           ? { error: `test ${test.timedOut ? "timed out" : `exited ${test.exitCode}`}: ${test.output}`.trim() }
@@ -136,17 +219,33 @@ export async function runTask(task: BatchTask, options: RunTaskOptions): Promise
   }
 }
 
+/**
+ * A child that ended without its final event. Killed by a signal, or gone after it had called
+ * the model: `crashed` (out of memory, killed from outside), with what it had spent, and tried
+ * again by the next run. Else it never got going (a bad flag, no key): `error`.
+ */
+function withoutResult(child: ChildRun): Partial<TaskResult> & { status: TaskStatus } {
+  const how = child.signal ? `was killed by ${child.signal}` : `exited ${child.exitCode} without a result`;
+  const hasSpent = child.spent.usage.input + child.spent.usage.output + child.spent.usage.cacheRead > 0;
+  return {
+    status: child.signal || hasSpent ? "crashed" : "error",
+    tokens: tokensOf(child.spent.usage),
+    ...(child.spent.cost !== undefined ? { cost: child.spent.cost } : {}),
+    error: `the harness ${how}${child.stderrTail ? `: ${child.stderrTail}` : ""}`,
+  };
+}
+
 /** CLI flags for the task's child harness. */
-function flagsFor(task: BatchTask, defaults: TaskDefaults): string[] {
-  const provider = task.provider ?? defaults.provider;
-  const model = task.model ?? defaults.model;
-  const maxTurns = task.maxTurns ?? defaults.maxTurns;
+function flagsFor(task: BatchTask, settings: RunSettings): string[] {
+  const provider = task.provider ?? settings.provider;
+  const model = task.model ?? settings.model;
+  const maxTurns = task.maxTurns ?? settings.maxTurns;
   return [
     ...(provider ? ["--provider", provider] : []),
     ...(model ? ["--model", model] : []),
-    ...(defaults.baseUrl ? ["--base-url", defaults.baseUrl] : []),
-    ...(defaults.api ? ["--api", defaults.api] : []),
-    ...(defaults.thinking ? ["--thinking", defaults.thinking] : []),
+    ...(settings.baseUrl ? ["--base-url", settings.baseUrl] : []),
+    ...(settings.api ? ["--api", settings.api] : []),
+    ...(settings.thinking ? ["--thinking", settings.thinking] : []),
     ...(maxTurns ? ["--max-turns", String(maxTurns)] : []),
   ];
 }

@@ -1,6 +1,8 @@
-// Runs a task's setup or test command (`sh -c` in the working copy), bounded in time and output.
+// Runs a task's setup or test command (`sh -c` in the working copy), bounded in time and output,
+// in the task's sandbox and with the environment the agent's own commands get (no keys).
 import { spawn } from "node:child_process";
 import { killGroup } from "../core/helpers.ts";
+import type { GroupTracker } from "./harness-child.ts";
 
 /** A setup or test command running longer than this is killed (with all it started). */
 export const COMMAND_TIMEOUT_MS = 30 * 60_000;
@@ -14,17 +16,37 @@ export interface CommandOutcome {
   timedOut: boolean;
 }
 
+/**
+ * Builds the command line that runs `argv` inside the sandbox, in `cwd` (the shape of
+ * sandbox/sandbox-policy.ts's WrapCommand, which this layer may not import).
+ */
+export type WrapArgv = (argv: string[], cwd: string) => string[];
+
+/** How a task's setup and test commands run: their environment, and their sandbox when there is one. */
+export interface CommandSandbox {
+  env: Record<string, string>;
+  wrap?: WrapArgv;
+}
+
 /** Runs `command` with `sh -c` in `cwd`; an abort or the timeout kills its whole process group. */
 export function runShellCommand(
   command: string,
   cwd: string,
-  env: NodeJS.ProcessEnv,
+  sandbox: CommandSandbox,
   signal: AbortSignal,
-  timeoutMs = COMMAND_TIMEOUT_MS,
+  options: { timeoutMs?: number; groups?: GroupTracker } = {},
 ): Promise<CommandOutcome> {
+  const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS;
   return new Promise((resolve) => {
+    const argv = sandbox.wrap ? sandbox.wrap(["sh", "-c", command], cwd) : ["sh", "-c", command];
     // Its own process group, so killing it takes its children too.
-    const child = spawn("sh", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd,
+      env: sandbox.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (child.pid) options.groups?.track(child.pid);
     let output = "";
     let timedOut = false;
     const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS));
@@ -35,9 +57,11 @@ export function runShellCommand(
       timedOut = true;
       kill();
     }, timeoutMs);
-    signal.addEventListener("abort", kill, { once: true });
+    if (signal.aborted) kill();
+    else signal.addEventListener("abort", kill, { once: true });
     const finish = (exitCode: number | null) => {
       clearTimeout(timer);
+      if (child.pid) options.groups?.untrack(child.pid);
       signal.removeEventListener("abort", kill);
       resolve({ exitCode, output: output.trim(), timedOut });
     };

@@ -1,62 +1,146 @@
-// Each task runs in a working copy of its own: a fresh clone of its repository at its ref, a
-// fresh empty folder, or the `cwd` it names (used as it is: tasks that share a cwd share files).
+// Each attempt of a task runs in a working copy of its own: a fresh clone of its repository at
+// its ref, a fresh empty folder, or the `cwd` it names (used as it is: tasks that share a cwd
+// share files). What the attempt changed is its diff against where the copy started.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { folderNameOf, type BatchTask } from "./batch-task.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */
 const GIT_TIMEOUT_MS = 10 * 60_000;
+/** The longest diff a result carries; a longer one is cut, and says so. */
+const MAX_DIFF_BYTES = 4 * 1024 * 1024;
+/** Git's empty tree: what an empty folder's diff is taken against. */
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/** Copies of one task in one run: more than this many attempts is a bug, not a retry. */
+const MAX_COPIES = 100;
 
 /** The working copy could not be made; the message says what git or the file system said. */
 export class WorkingCopyError extends Error {
   override name = "WorkingCopyError";
 }
 
+/** Where an attempt runs, and what its diff is taken against (absent: no diff, a `cwd` task). */
+export interface WorkingCopy {
+  dir: string;
+  base?: { gitDir: string; commit: string };
+}
+
 /**
- * Makes the task's working copy under `workRoot` and returns its path. A repository is cloned
- * with `git clone --shared` (objects are borrowed from the source, so it is fast and uses no
- * network for a local path; the source must stay where it is while the batch runs), then `ref`
- * is checked out detached. A clone rather than `git worktree add` leaves nothing in the source
- * repository and lets many tasks clone the same repository at once.
- * A folder left by an earlier, interrupted attempt is removed first: every attempt starts fresh.
+ * Makes the attempt's working copy and returns it. The folder is `<workRoot>/<run>/<task>`, or
+ * `<task>.2`, `<task>.3`, ... when an earlier attempt's folder is there: each attempt claims a
+ * folder no one else has (mkdir fails if it exists), so a retry never starts in what an earlier,
+ * perhaps still running, attempt edited, and no attempt deletes another's files. Old copies
+ * stay for inspection. A repository is cloned with `git clone --shared` (objects borrowed from
+ * the source: fast, no network for a local path; the source must stay where it is while the
+ * batch runs), then `ref` is checked out detached. A clone rather than `git worktree add`
+ * leaves nothing in the source repository and lets many tasks clone the same one at once.
  */
-export async function prepareWorkingCopy(task: BatchTask, workRoot: string, signal: AbortSignal): Promise<string> {
+export async function prepareWorkingCopy(
+  task: BatchTask,
+  where: { workRoot: string; runId: string },
+  signal: AbortSignal,
+): Promise<WorkingCopy> {
   if (task.cwd) {
+    if (isForbiddenWorkspace(task.cwd))
+      throw new WorkingCopyError(`cwd ${task.cwd} is the root or a home folder (or holds one): no task runs there`);
     if (!existsSync(task.cwd) || !statSync(task.cwd).isDirectory())
       throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
-    return task.cwd;
+    return { dir: task.cwd };
   }
-  const dir = join(workRoot, folderNameOf(task.id));
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(workRoot, { recursive: true });
-  if (!task.repo) {
-    mkdirSync(dir);
-    return dir;
-  }
-  await git(["clone", "--quiet", "--shared", ...(task.ref ? ["--no-checkout"] : []), task.repo, dir], workRoot, signal);
+  const dir = claimFolder(join(where.workRoot, where.runId), folderNameOf(task.id));
+  if (!task.repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
+  await git(
+    ["clone", "--quiet", "--shared", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir],
+    dir,
+    signal,
+  );
   if (task.ref) {
     const commit = (await revParse(task.ref, dir, signal)) ?? (await revParse(`origin/${task.ref}`, dir, signal));
     if (!commit) throw new WorkingCopyError(`ref "${task.ref}" not found in ${task.repo}`);
     await git(["checkout", "--quiet", "--detach", commit], dir, signal);
   }
-  return dir;
+  const head = await revParse("HEAD", dir, signal);
+  return { dir, ...(head ? { base: { gitDir: join(dir, ".git"), commit: head } } : {}) };
+}
+
+function claimFolder(parent: string, name: string): string {
+  mkdirSync(parent, { recursive: true });
+  for (let n = 1; n <= MAX_COPIES; n++) {
+    const dir = join(parent, n === 1 ? name : `${name}.${n}`);
+    try {
+      mkdirSync(dir);
+      return dir;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new WorkingCopyError((error as Error).message);
+    }
+  }
+  throw new WorkingCopyError(`${MAX_COPIES} working copies of this task already exist in ${parent}`);
+}
+
+/**
+ * What the attempt changed: every file added, changed or removed against the copy's start,
+ * as a patch `git apply` takes (binary files included). Git's own index is not touched: the
+ * files are staged into a throwaway index. `.mcp.json` holding only the sandbox's placeholder
+ * (`{}`) is left out: the sandbox made it, not the task.
+ */
+export async function diffOf(copy: WorkingCopy, signal: AbortSignal): Promise<string | null> {
+  if (!copy.base) return null;
+  const { gitDir, commit } = copy.base;
+  const index = `${copy.dir}.diff-index`;
+  const env = { GIT_DIR: gitDir, GIT_WORK_TREE: copy.dir, GIT_INDEX_FILE: index };
+  try {
+    if (!existsSync(gitDir)) await git(["init", "--quiet", "--bare", gitDir], copy.dir, signal, {});
+    const placeholder = join(copy.dir, ".mcp.json");
+    const skip =
+      existsSync(placeholder) && readFileSync(placeholder, "utf8") === "{}\n" ? [":(exclude,top).mcp.json"] : [];
+    await git(["add", "--all", "--force", "--", ".", ...skip], copy.dir, signal, env);
+    const diff = await git(
+      ["diff", "--cached", "--binary", "--no-color", commit, "--", ".", ...skip],
+      copy.dir,
+      signal,
+      env,
+    );
+    return diff.length > MAX_DIFF_BYTES
+      ? `${diff.slice(0, MAX_DIFF_BYTES)}\n[diff cut at ${MAX_DIFF_BYTES} bytes of ${diff.length}]\n`
+      : diff;
+  } catch {
+    return null; // no diff is better than a wrong one
+  }
+}
+
+/** Whether a folder is one no task may run in: the root, a home folder, or a folder holding one. */
+export function isForbiddenWorkspace(dir: string, home = process.env.HOME || homedir()): boolean {
+  const target = resolve(dir);
+  const homes = [resolve(home), resolve(homedir())];
+  return target === "/" || homes.some((h) => h === target || h.startsWith(`${target}/`));
 }
 
 async function revParse(ref: string, cwd: string, signal: AbortSignal): Promise<string | undefined> {
   try {
-    return (await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], cwd, signal)).trim() || undefined;
+    return (
+      (await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], cwd, signal)).trim() ||
+      undefined
+    );
   } catch {
     return undefined;
   }
 }
 
-function git(args: string[], cwd: string, signal: AbortSignal): Promise<string> {
+function git(args: string[], cwd: string, signal: AbortSignal, extraEnv: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      args,
-      { cwd, signal, timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } },
+      // No hooks or fsmonitor from the copy's own config: git here runs outside any sandbox.
+      ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never", ...args],
+      {
+        cwd,
+        signal,
+        timeout: GIT_TIMEOUT_MS,
+        maxBuffer: 4 * MAX_DIFF_BYTES,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: "0", ...extraEnv },
+      },
       (error, stdout, stderr) => {
         if (error)
           reject(

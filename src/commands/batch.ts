@@ -1,40 +1,62 @@
 // `harness batch tasks.jsonl`: many tasks, each in its own working copy and session, on this
 // machine (a pool of child harnesses) or across machines (`--queue`: BullMQ on Redis, run by
-// `harness worker`). `harness batch report results.jsonl`: what a batch added up to.
-import { writeFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
+// `harness worker`). `harness batch report a.jsonl [b.jsonl ...]`: what runs added up to.
+import { resolve } from "node:path";
+import { countOf } from "../core/helpers.ts";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { ConfigError } from "../config.ts";
+import { loadConfigFile } from "../config-file.ts";
+import { openRun, pendingTasks } from "../batch/batch-run.ts";
 import { readTasks, TaskFileError } from "../batch/batch-task.ts";
 import { BatchProgress } from "../batch/batch-progress.ts";
-import { formatSummary, latestResults, summarize } from "../batch/batch-report.ts";
-import { currentHarnessCommand } from "../batch/harness-child.ts";
+import { finalResults, summarize } from "../batch/batch-report.ts";
+import { CostBudget } from "../batch/cost-budget.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../batch/local-pool.ts";
+import { writePredictions } from "../batch/predictions.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
-import { reportHtml } from "../batch/report-html.ts";
+import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
-import type { TaskDefaults } from "../batch/run-task.ts";
-import { wireApiName } from "../providers/wire-apis.ts";
+import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
+import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
 
 const USAGE = `Usage: harness batch <tasks.jsonl> [options]
-       harness batch report <results.jsonl> [--html report.html]
+       harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
-and ref, model, provider, maxTurns, setup, test) in its own working copy and session, and
-appends one JSON line per finished task to the results file. Running the same command again
-skips the tasks that already have a result, so an interrupted batch resumes.
+and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD); or SWE-bench
+instances) in its own working copy and session, and appends one JSON line per finished task to
+the results file. Running the same command again resumes the same run: finished tasks are
+skipped. Other settings (another --model), or --rerun, make a new run in which every task runs.
 
 Options:
   --out <file>            results file (default results.jsonl)
   --concurrency <n>       tasks at once on this machine (default ${DEFAULT_CONCURRENCY})
   --workdir <dir>         where working copies are made (default <out without .jsonl>.work)
-  --queue <url>           redis://host:port/name: queue the tasks for \`harness worker\`s instead
+  --queue <url>           redis://[:password@]host:port/name (rediss:// for TLS): queue the tasks
+                          for \`harness worker\`s instead
+  --max-cost <usd>        stop the run once its tasks have spent this much
+  --rerun                 a new run even when the results file holds one with these settings
+  --snapshots             keep undo snapshots of the tasks' working copies (off in batches)
   --provider, --model, --base-url, --api, --thinking, --max-turns
                           for every task (a task's own provider, model, maxTurns win)
 Tasks run with --yes: every tool call is approved. Run batches where that is safe.
 `;
+
+const BATCH_FLAGS = [
+  "out",
+  "concurrency",
+  "workdir",
+  "queue",
+  "max-cost",
+  "rerun",
+  "snapshots",
+  ...PROVIDER_FLAGS,
+  "help",
+] as const;
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "report") return runReport(argv.slice(1));
@@ -42,9 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   let tasksPath: string;
   let target: QueueTarget | undefined;
   try {
-    const parsed = parseFlags(argv, ["out", "concurrency", "workdir", "queue", ...PROVIDER_FLAGS, "help"], {
-      positionals: true,
-    });
+    const parsed = parseFlags(argv, BATCH_FLAGS, { positionals: true });
     flags = parsed.flags;
     if (flags.help) {
       process.stdout.write(USAGE);
@@ -53,117 +73,148 @@ export async function run(argv: string[]): Promise<number> {
     if (parsed.positionals.length !== 1) throw new Error("give one tasks file");
     tasksPath = parsed.positionals[0];
     target = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
+    if (target && flags["base-url"] !== undefined)
+      throw new Error(
+        "--base-url is not sent to workers (it says where they send their keys): give it to each `harness worker`",
+      );
   } catch (error) {
     process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY;
-  const defaults: TaskDefaults = {
-    provider: flags.provider,
-    model: flags.model,
-    baseUrl: flags["base-url"],
-    api: flags.api && wireApiName(flags.api),
-    thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
-    maxTurns: flags["max-turns"],
-  };
-
+  const settings = settingsFromFlags(flags);
   let tasks;
+  let config;
   try {
     tasks = readTasks(tasksPath);
+    config = loadConfigFile(process.env);
   } catch (error) {
-    if (!(error instanceof TaskFileError)) throw error;
+    if (!(error instanceof TaskFileError) && !(error instanceof ConfigError)) throw error;
     process.stderr.write(`harness: ${error.message}\n`);
     return 2;
   }
   const outPath = resolve(flags.out ?? "results.jsonl");
-  const finished = new Set(readResults(outPath).map((result) => result.id));
-  const pending = tasks.filter((task) => !finished.has(task.id));
-  const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
-  if (finished.size > 0)
-    progress.note(
-      `${tasks.length - pending.length} of ${tasks.length} tasks already have results in ${outPath}; running the other ${pending.length}`,
-    );
-
-  // The first Ctrl-C (or SIGTERM) stops the running tasks and leaves them unrecorded, so the
-  // same command runs them again; a second one exits at once.
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-    progress.note(
-      target
-        ? "interrupted: the queued tasks stay queued; run the same command again to collect their results"
-        : "interrupted: stopping the running tasks; run the same command again to resume",
-    );
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  const writer = new ResultsWriter(outPath);
+  let unlock: () => void;
   try {
-    if (target) {
-      const { runQueueBatch } = await import("../batch/queue-batch.ts");
-      await runQueueBatch({ target, tasks: pending, defaults, writer, progress, signal: controller.signal });
-    } else {
-      const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
-      const runOptions = { command: currentHarnessCommand(), defaults, workRoot, env: process.env };
-      await runLocalBatch({
-        tasks: pending,
-        concurrency,
-        run: runOptions,
-        writer,
-        progress,
-        signal: controller.signal,
-        rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
-      });
-    }
+    unlock = lockResults(outPath);
   } catch (error) {
-    if (!(error instanceof QueueUrlError)) throw error;
-    progress.close();
+    if (!(error instanceof ResultsLockError)) throw error;
     process.stderr.write(`harness: ${error.message}\n`);
     return 1;
-  } finally {
-    writer.close();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
   }
-  progress.close();
-  const ids = new Set(tasks.map((task) => task.id));
-  const summary = summarize(latestResults(readResults(outPath).filter((result) => ids.has(result.id))));
+  const reaper = new Reaper();
+  try {
+    const { run, isResumed } = openRun(outPath, settings, Boolean(flags.rerun));
+    const earlier = readResults(outPath).filter((result) => result.runId === run.runId);
+    const pending = pendingTasks(tasks, earlier, run.runId);
+    const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
+    progress.note(
+      isResumed
+        ? `resuming run ${run.runId}: ${tasks.length - pending.length} of ${tasks.length} tasks already have results in ${outPath}; running the other ${pending.length}`
+        : `run ${run.runId}: ${countOf(tasks.length, "task")}`,
+    );
+    const spentBefore = earlier.reduce((sum, result) => sum + (result.cost ?? 0), 0);
+    const budget = flags["max-cost"] === undefined ? undefined : new CostBudget(flags["max-cost"], spentBefore);
+
+    // The first Ctrl-C (or SIGTERM) stops the running tasks and leaves them unrecorded, so the
+    // same command runs them again; a second one exits at once.
+    const controller = new AbortController();
+    const onSignal = () => {
+      if (controller.signal.aborted) process.exit(130);
+      controller.abort();
+      progress.note(
+        target
+          ? "interrupted: the queued tasks stay queued; run the same command again to collect their results"
+          : "interrupted: stopping the running tasks; run the same command again to resume",
+      );
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    const writer = new ResultsWriter(outPath);
+    try {
+      if (target) {
+        const { runQueueBatch } = await import("../batch/queue-batch.ts");
+        await runQueueBatch({
+          target,
+          runId: run.runId,
+          tasks: pending,
+          settings,
+          writer,
+          progress,
+          budget,
+          signal: controller.signal,
+        });
+      } else {
+        const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
+        await runLocalBatch({
+          tasks: pending,
+          concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+          run: {
+            ...taskRunOptions({
+              env: process.env,
+              config,
+              provider: settings.provider,
+              workRoot,
+              withSnapshots: Boolean(flags.snapshots),
+              groups: reaper,
+            }),
+            runId: run.runId,
+            settings,
+            budget,
+          },
+          writer,
+          progress,
+          signal: controller.signal,
+          rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
+        });
+      }
+    } catch (error) {
+      if (!(error instanceof QueueUrlError)) throw error;
+      progress.close();
+      process.stderr.write(`harness: ${error.message}\n`);
+      return 1;
+    } finally {
+      writer.close();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+    progress.close();
+    return finish({
+      outPath,
+      runId: run.runId,
+      tasks: tasks.map((task) => task.id),
+      budget,
+      aborted: controller.signal.aborted,
+    });
+  } finally {
+    reaper.close();
+    unlock();
+  }
+}
+
+/** The closing lines: how many tasks of the run have results, the predictions file; the exit code. */
+function finish(end: {
+  outPath: string;
+  runId: string;
+  tasks: string[];
+  budget?: CostBudget;
+  aborted: boolean;
+}): number {
+  const ids = new Set(end.tasks);
+  const results = finalResults(readResults(end.outPath), end.runId).filter((result) => ids.has(result.id));
+  const summary = summarize(results);
   const counts = Object.entries(summary.byStatus)
     .filter(([, count]) => count > 0)
     .map(([status, count]) => `${count} ${status}`);
   process.stderr.write(
-    `${summary.tasks} of ${tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${outPath}\n`,
+    `${summary.tasks} of ${end.tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${end.outPath}\n`,
   );
-  return controller.signal.aborted ? 130 : 0;
-}
-
-const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [--html report.html]\n";
-
-async function runReport(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseFlags(argv, ["html", "help"], { positionals: true });
-    if (parsed.flags.help) {
-      process.stdout.write(REPORT_USAGE);
-      return 0;
-    }
-    if (parsed.positionals.length !== 1) throw new Error("give one results file");
-  } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${REPORT_USAGE}`);
-    return 2;
-  }
-  const path = resolve(parsed.positionals[0]);
-  const results = latestResults(readResults(path));
-  if (results.length === 0) {
-    process.stderr.write(`harness: ${path} has no results (is it the --out file of a batch?)\n`);
-    return 2;
-  }
-  process.stdout.write(formatSummary(summarize(results)));
-  if (parsed.flags.html) {
-    const htmlPath = resolve(parsed.flags.html);
-    writeFileSync(htmlPath, reportHtml(results, `batch report: ${basename(path)}`));
-    process.stderr.write(`report: ${htmlPath}\n`);
+  if (results.length > 0) process.stderr.write(`predictions: ${writePredictions(end.outPath, results)}\n`);
+  if (end.aborted) return 130;
+  if (end.budget?.signal.aborted && results.length < end.tasks.length) {
+    process.stderr.write(
+      `harness: --max-cost $${end.budget.limit} reached ($${end.budget.spent.toFixed(4)} spent): ${end.tasks.length - results.length} tasks not run; run again with a higher --max-cost to go on\n`,
+    );
+    return 1;
   }
   return 0;
 }
