@@ -21,17 +21,14 @@ import type { Usage } from "../core/messages.ts";
 import type { ProviderSettings } from "./index.ts";
 import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
 import { imageRefusal, toAssistantMessage, toChatHistory, toFunctions } from "./local-history.ts";
+import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";
+import { offeredTools, toDocumentedFunctions, withDocumentedTools } from "./local-tools.ts";
+import { CONTEXT_STEPS, chooseContextSize, chooseThreads, describeLoad, freeMemoryBytes } from "./local-resources.ts";
 
 /** The node-llama-cpp release this adapter is written and tested against. */
 export const NODE_LLAMA_CPP_VERSION = "3.21.1";
-/** Upper bound on the context we allocate; node-llama-cpp shrinks it further to fit free memory. */
-const MAX_CONTEXT_TOKENS = 32_768;
 /** Output cap when the request names none: a runaway small model must not fill the whole context. */
 const DEFAULT_MAX_TOKENS = 8192;
-/** Qwen's recommended sampling for its instruct models; greedy decoding makes small models loop. */
-const SAMPLING = { temperature: 0.7, topP: 0.8, topK: 20 } as const;
-/** Below this a model is a toy (tests make ~350 KB ones) and runs on one thread. */
-const SMALL_MODEL_BYTES = 50_000_000;
 /** How often the download bar is redrawn. */
 const PROGRESS_INTERVAL_MS = 200;
 /** llama.cpp error lines kept to explain a failed load. */
@@ -44,7 +41,7 @@ const GGUF_MAGIC = "GGUF";
 
 /** The local provider: a Provider plus what only an in-process model can tell. */
 export interface LocalProvider extends Provider {
-  /** Tokens the loaded context holds: the model's trained length, capped by memory and MAX_CONTEXT_TOKENS. Loads the model. */
+  /** Tokens the loaded context holds (local-resources.ts chooses them). Loads the model. */
   contextWindow(): Promise<number>;
   /** Frees the model and its memory; the next call loads it again. */
   dispose(): Promise<void>;
@@ -54,14 +51,21 @@ interface LoadedModel {
   model: LlamaModel;
   context: LlamaContext;
   chat: LlamaChat;
+  /** What the load took (`context 8k · ~2.0 GB · 2 threads`), said with the first reply on a terminal. */
+  loadLine: string;
+  /** How this model's replies are sampled (local-chat-settings.ts). */
+  sampling: Sampling;
+  /** The tools as the next prompt documents them (local-tools.ts); set per request. */
+  documented: { functions?: ChatModelFunctions };
 }
 
 export function createLocalProvider(settings: ProviderSettings): LocalProvider {
   const modelsDir = settings.modelsDir ?? join(homedir(), ".harness", "models");
   let loading: Promise<LoadedModel> | undefined;
+  let hasSaidLoad = false;
 
   const load = (signal: AbortSignal) => {
-    loading ??= loadModel(settings.model, modelsDir, signal).catch((error: unknown) => {
+    loading ??= loadModel(settings, modelsDir, signal).catch((error: unknown) => {
       loading = undefined; // a failed load (an interrupted download, say) is tried again next time
       throw error;
     });
@@ -82,7 +86,18 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const refusal = imageRefusal(request, settings.model);
       if (refusal) throw new ProviderError("bad_request", refusal);
-      const { chat } = await load(signal);
+      const loaded = await load(signal);
+      const { chat } = loaded;
+      const { offered, left } = offeredTools(request.tools, loaded.context.contextSize);
+      loaded.documented.functions = toDocumentedFunctions(offered);
+      if (!hasSaidLoad) {
+        hasSaidLoad = true;
+        const tools =
+          left.length > 0
+            ? ` · ${offered.length} of ${request.tools.length} tools (small context: ${left.join(", ")} left out)`
+            : "";
+        showLoad(`${loaded.loadLine}${tools}`);
+      }
       const queue = new AsyncQueue<ModelEvent>();
       const controller = new AbortController(); // also stops generation if our consumer walks away
       const forwardAbort = () => controller.abort();
@@ -93,9 +108,9 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
       let callIndex = 0;
       const generation = chat
         .generateResponse(toChatHistory(request) as ChatHistoryItem[], {
-          functions: toFunctions(request.tools),
+          functions: toFunctions(offered),
           maxTokens: request.maxTokens ?? settings.maxTokens ?? DEFAULT_MAX_TOKENS,
-          ...SAMPLING,
+          ...loaded.sampling,
           signal: controller.signal,
           stopOnAbortSignal: true,
           onTextChunk: (text) => text && queue.push({ type: "text_delta", text }),
@@ -121,7 +136,7 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
       }
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       if (failure !== undefined || !response) throw generationError(failure, chat);
-      const message = toAssistantMessage(response, settings.model, request.tools);
+      const message = toAssistantMessage(response, settings.model, offered);
       message.usage = usageSince(meter, chat);
       yield { type: "done", message };
     },
@@ -148,27 +163,38 @@ function generationError(error: unknown, chat: LlamaChat): ProviderError {
   return new ProviderError("server", `the local model failed: ${message}`, { cause: error });
 }
 
+/** The part of a GGUF file's metadata that names the model and may carry its sampling. */
+interface GeneralMetadata {
+  architecture?: string;
+  name?: string;
+  sampling?: Record<string, unknown>;
+}
+
 /** llama.cpp's recent error lines: its one native logger serves the whole process. */
 const logLines: string[] = [];
 let llamaInstance: Promise<import("node-llama-cpp").Llama> | undefined;
 
 /** One llama.cpp runtime per process (its native logger and backends are process-wide anyway). */
 function getLlama(nlc: typeof import("node-llama-cpp")) {
-  llamaInstance ??= nlc.getLlama({
-    build: "never", // building llama.cpp needs a compiler and the network; the prebuilt binaries come from npm
-    logLevel: nlc.LlamaLogLevel.error,
-    logger: (_level, line) => {
-      logLines.push(line.trim());
-      if (logLines.length > MAX_LOG_LINES) logLines.shift();
-    },
-  });
+  llamaInstance ??= nlc
+    .getLlama({
+      build: "never", // building llama.cpp needs a compiler and the network; the prebuilt binaries come from npm
+      logLevel: nlc.LlamaLogLevel.error,
+      logger: (_level, line) => {
+        logLines.push(line.trim());
+        if (logLines.length > MAX_LOG_LINES) logLines.shift();
+      },
+    })
+    .catch((error: unknown) => {
+      throw error instanceof nlc.NoBinaryFoundError ? noBinaryError(error) : error;
+    });
   llamaInstance.catch(() => (llamaInstance = undefined));
   return llamaInstance;
 }
 
-async function loadModel(reference: string, modelsDir: string, signal: AbortSignal): Promise<LoadedModel> {
+async function loadModel(settings: ProviderSettings, modelsDir: string, signal: AbortSignal): Promise<LoadedModel> {
   const nlc = await importNodeLlamaCpp();
-  const source = resolveModelSource(reference, modelsDir, process.cwd());
+  const source = resolveModelSource(settings.model, modelsDir, process.cwd());
   if (!existsSync(source.path)) {
     if (!source.url) {
       throw new ProviderError(
@@ -195,11 +221,57 @@ async function loadModel(reference: string, modelsDir: string, signal: AbortSign
       { cause: error },
     );
   }
-  // 0 = every core. On a toy model, handing work between threads costs more than it saves, and
-  // ggml's spinning barrier stalls badly on a busy machine: one thread is faster there.
-  const threads = model.size < SMALL_MODEL_BYTES ? 1 : 0;
-  const context = await model.createContext({ contextSize: { max: MAX_CONTEXT_TOKENS }, threads });
-  return { model, context, chat: new nlc.LlamaChat({ contextSequence: context.getSequence() }) };
+  const { context, loadLine } = await createContext(model, settings);
+  const wrapper = nlc.resolveChatWrapper(model);
+  const general = (model.fileInfo.metadata as { general?: GeneralMetadata }).general;
+  const names = [general?.architecture ?? "", general?.name ?? "", basename(source.path)];
+  const { sampling, source: samplingSource } = chooseSampling(names, general?.sampling);
+  const isJinjaWithTools = wrapper instanceof nlc.JinjaTemplateChatWrapper && wrapper.usingJinjaFunctionCallTemplate;
+  const documented: LoadedModel["documented"] = {};
+  const chatWrapper = withDocumentedTools(wrapper, () => documented.functions);
+  const chat = new nlc.LlamaChat({ contextSequence: context.getSequence(), chatWrapper });
+  const line = `${loadLine} · ${describeToolSyntax(wrapper.wrapperName, isJinjaWithTools)} · sampling from ${samplingSource}`;
+  return { model, context, chat, loadLine: line, documented, sampling };
+}
+
+/**
+ * The model's context: on the CPU, the size local-resources.ts chooses from the model and the free
+ * memory, with its threads, said once on a terminal; on a GPU, node-llama-cpp fits it to the VRAM
+ * (it knows that memory; we do not), within the same cap.
+ */
+async function createContext(
+  model: LlamaModel,
+  settings: ProviderSettings,
+): Promise<{ context: LlamaContext; loadLine: string }> {
+  const threads = chooseThreads({
+    configured: settings.threads,
+    mathCores: model.llama.cpuMathCores,
+    modelBytes: model.size,
+  });
+  if (model.gpuLayers > 0) {
+    const max = settings.contextWindow ?? CONTEXT_STEPS[0];
+    const context = await model.createContext({ contextSize: { max }, threads });
+    return { context, loadLine: describeLoad({ contextSize: context.contextSize, memoryBytes: model.size }, threads) };
+  }
+  const insights = model.fileInsights;
+  const choice = await chooseContextSize({
+    configured: settings.contextWindow,
+    trainedLength: model.trainContextSize,
+    parameters: insights.totalParameters,
+    modelBytes: model.size,
+    freeBytes: freeMemoryBytes(),
+    bytesFor: async (contextSize) => {
+      const need = await insights.estimateContextResourceRequirementsV2({ contextSize, modelGpuLayers: 0 });
+      return need.cpuRam + need.gpuVram;
+    },
+  });
+  const context = await model.createContext({ contextSize: choice.contextSize, threads });
+  return { context, loadLine: describeLoad(choice, threads) };
+}
+
+/** The load line on a terminal (stderr stays quiet otherwise, as the contract says). */
+function showLoad(line: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2Klocal model: ${line}\n`);
 }
 
 /**
@@ -226,6 +298,20 @@ async function importNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
       { cause: error },
     );
   }
+}
+
+/**
+ * node-llama-cpp found no llama.cpp build it can load: its prebuilt binaries come as optional
+ * packages (`@node-llama-cpp/linux-x64`, ...) that an install with --omit=optional, or on a
+ * platform with none, lacks; harness never builds llama.cpp (build: "never").
+ */
+function noBinaryError(error: Error): ProviderError {
+  const platform = `${process.platform}-${process.arch}`;
+  return new ProviderError(
+    "bad_request",
+    `--provider local found no prebuilt llama.cpp binary for ${platform}: node-llama-cpp brings them as optional packages such as @node-llama-cpp/${platform}. Run \`npm install --no-save node-llama-cpp@${NODE_LLAMA_CPP_VERSION}\` in ${harnessFolder()} without --omit=optional (if ${platform} has no prebuilt binary, see https://node-llama-cpp.withcat.ai/guide/building-from-source)`,
+    { cause: error },
+  );
 }
 
 /** The folder of harness's package.json, whose node_modules the import above searches. */
