@@ -179,6 +179,7 @@ function getLlama(nlc: typeof import("node-llama-cpp")) {
   llamaInstance ??= nlc
     .getLlama({
       build: "never", // building llama.cpp needs a compiler and the network; the prebuilt binaries come from npm
+    progressLogs: false, // its console lines ("A prebuilt binary was not found") would break the stderr contract; noBinaryError says it
       logLevel: nlc.LlamaLogLevel.error,
       logger: (_level, line) => {
         logLines.push(line.trim());
