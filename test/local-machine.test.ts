@@ -236,3 +236,32 @@ test("without a prebuilt llama.cpp binary, --provider local says what to install
   );
   assert.doesNotMatch(child.stderr, /NoBinaryFoundError|\n\s+at /);
 });
+
+test("while it reads a long prompt the model says how far it is, before any output, and the clock shows it", {
+  skip: needs("script"),
+}, async () => {
+  const result = await runCli(["--provider", "local", "--model", HELLO, "--output", "stream-json", "-p", "Say hello."]);
+  assert.equal(result.code, 0, result.stderr);
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  const progress = events.filter((event) => event.type === "prompt_progress");
+  assert.ok(progress.length >= 1, result.stdout);
+  assert.equal(progress[0].done, 0);
+  const total = progress[0].total;
+  assert.ok(total > 256, `total ${total}`); // the tiny model's tokens are characters: thousands
+  for (const [i, event] of progress.entries()) {
+    assert.equal(event.total, total);
+    assert.ok(event.done <= total && (i === 0 || event.done > progress[i - 1].done), JSON.stringify(progress));
+  }
+  const firstText = events.findIndex((event) => event.type === "text_delta");
+  assert.ok(events.lastIndexOf(progress.at(-1)) < firstText, "progress comes before the reply");
+
+  // On a colour terminal the waiting clock carries it.
+  const env = cleanEnv();
+  delete env.NO_COLOR;
+  const screen = await runInTerminal(["--provider", "local", "--model", HELLO, "-p", "Say hello."], { env });
+  assert.equal(screen.code, 0, screen.output);
+  assert.match(screen.output, /thinking \d+s · reading the prompt 0\/[\d,]+ tokens/);
+});
