@@ -136,9 +136,9 @@ test("the model reads the tools as written, without the grammar's null wrappers;
   assert.ok(lean.length < stock.length, `lean ${lean.length} chars, stock ${stock.length}`);
 });
 
-test("a small context offers the core tools and keeps every tool of MCP servers and library users", () => {
+test("a CPU or a small context offers the core tools and keeps every tool of MCP servers and library users", () => {
   const specs = [...TOOL_SPECS, { name: "srv__lookup", description: "an MCP tool", parameters: {} }];
-  const { offered, left } = offeredTools(specs, 8192);
+  const { offered, left } = offeredTools(specs, { contextSize: 8192, onCpu: false });
   assert.deepEqual(offered.map((spec) => spec.name).sort(), [
     "bash",
     "edit_file",
@@ -149,7 +149,8 @@ test("a small context offers the core tools and keeps every tool of MCP servers 
     "write_file",
   ]);
   assert.ok(left.includes("web_fetch") && left.includes("task"));
-  assert.equal(offeredTools(specs, 16_384).offered.length, specs.length);
+  assert.equal(offeredTools(specs, { contextSize: 16_384, onCpu: false }).offered.length, specs.length);
+  assert.deepEqual(offeredTools(specs, { contextSize: 16_384, onCpu: true }).offered, offered);
 });
 
 test("at a terminal the load says context, memory, threads, how tools are called and which were left out", {
@@ -161,7 +162,7 @@ test("at a terminal the load says context, memory, threads, how tools are called
   assert.equal(result.code, 0, result.output);
   assert.match(
     result.output,
-    /local model: context 8k · ~\d+ MB · 2 threads · tool calls in the model's own template · sampling from Llama's recommendation · 6 of 12 tools \(small context: [a-z_, ]+ left out\)/,
+    /local model: context 8k · ~\d+ MB · 2 threads · tool calls in the model's own template · sampling from Llama's recommendation · 6 of 12 tools \(on the CPU: [a-z_, ]+ left out\)/,
   );
   assert.match(result.output, /Hello from a tiny model\./);
 });

@@ -53,13 +53,16 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
       if (refusal) throw new ProviderError("bad_request", refusal);
       const loaded = await load(signal);
       const { chat } = loaded;
-      const { offered, left } = offeredTools(request.tools, loaded.context.contextSize);
+      const { offered, left } = offeredTools(request.tools, {
+        contextSize: loaded.context.contextSize,
+        onCpu: loaded.model.gpuLayers === 0,
+      });
       loaded.documented.functions = toDocumentedFunctions(offered);
       if (!hasSaidLoad) {
         hasSaidLoad = true;
         const tools =
           left.length > 0
-            ? ` · ${offered.length} of ${request.tools.length} tools (small context: ${left.join(", ")} left out)`
+            ? ` · ${offered.length} of ${request.tools.length} tools (${loaded.model.gpuLayers === 0 ? "on the CPU" : "small context"}: ${left.join(", ")} left out)`
             : "";
         showLoad(`${loaded.loadLine}${tools}`);
       }

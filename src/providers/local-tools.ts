@@ -4,19 +4,23 @@ import type { ChatModelFunctions, ChatWrapper } from "node-llama-cpp";
 import type { ToolSpec } from "../core/provider.ts";
 
 /**
- * Tools kept when the context is SMALL_CONTEXT tokens or less: a coding loop needs these, and
- * each one left out saves its schema on every prompt (about 1,700 tokens for all twelve, issue 37).
- * The rest overlap them (glob: list_files and grep; bash_output, bash_kill: background commands)
- * or pay off only in long sessions (todo, task, web_fetch). Tools of MCP servers and library users
- * are not ours to judge and are always offered.
+ * Tools kept on a CPU or when the context is SMALL_CONTEXT tokens or less: a coding loop needs
+ * these. The twelve tools' schemas were 1,698 of the first prompt's ~2,000 tokens, and a CPU reads
+ * a prompt at tens of tokens a second (47 s to the first token for Qwen3 4B on 2 cores, issue 37);
+ * these six take 46% fewer characters. The rest overlap them (glob: list_files and grep;
+ * bash_output, bash_kill: background commands) or pay off only in long sessions (todo, task,
+ * web_fetch). Tools of MCP servers and library users are not ours to judge and are always offered.
  */
 const CORE_TOOLS = new Set(["bash", "read_file", "write_file", "edit_file", "list_files", "grep"]);
 const SHIPPED_EXTRAS = new Set(["glob", "web_fetch", "todo", "task", "bash_output", "bash_kill"]);
 export const SMALL_CONTEXT = 8192;
 
-/** The tools offered in a context of this size, and those left out (said on the load line). */
-export function offeredTools(tools: ToolSpec[], contextSize: number): { offered: ToolSpec[]; left: string[] } {
-  if (contextSize > SMALL_CONTEXT) return { offered: tools, left: [] };
+/** The tools offered to a model in this context, on a CPU or not, and those left out (said on the load line). */
+export function offeredTools(
+  tools: ToolSpec[],
+  where: { contextSize: number; onCpu: boolean },
+): { offered: ToolSpec[]; left: string[] } {
+  if (where.contextSize > SMALL_CONTEXT && !where.onCpu) return { offered: tools, left: [] };
   const offered = tools.filter((tool) => CORE_TOOLS.has(tool.name) || !SHIPPED_EXTRAS.has(tool.name));
   return { offered, left: tools.filter((tool) => !offered.includes(tool)).map((tool) => tool.name) };
 }
