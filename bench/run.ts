@@ -7,10 +7,11 @@
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
-// stay bounded, and the undo snapshot of a 10,000-file workspace (bench/snapshots.ts).
+// stay bounded, the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
+// model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
@@ -236,3 +237,7 @@ console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.l
 console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
 reportSnapshots(await snapshotBench());
+// The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
+// the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.
+if (!process.argv.includes("--quick"))
+  spawnSync(process.execPath, ["--import", "tsx", "bench/local-model.ts"], { stdio: "inherit" });

@@ -8,6 +8,8 @@ import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts"
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { formatSpent, sessionPrices } from "./providers/pricing.ts";
 import { LIST_TIMEOUT_MS, listModels, ModelListError } from "./providers/list-models.ts";
+import { howToAddModel } from "./providers/local-download.ts";
+import { noModelsLine } from "./commands/models.ts";
 import { KNOWN_MODELS } from "./providers/model-info.ts";
 import { describeThinking, parseThinking } from "./providers/thinking.ts";
 import { exportHtml } from "./session/export-html.ts";
@@ -102,13 +104,15 @@ export class SessionChatControls implements ChatControls {
     const using = `using ${this.currentModel()}`;
     try {
       const ids = await listModels(settings, AbortSignal.timeout(LIST_TIMEOUT_MS));
-      if (ids.length === 0) return [using, `${settings.name} lists no models`];
+      if (ids.length === 0) return [using, noModelsLine(settings)];
       const more = ids.length - CHAT_LISTED_MODELS;
       return [
         `${using}; ${settings.name} offers (* in use):`,
         ...mark(ids.slice(0, CHAT_LISTED_MODELS)),
         ...(more > 0 ? [`  … and ${more} more (harness models lists them all)`] : []),
-        "switch with /model <name>",
+        settings.api === "local"
+          ? `switch with /model <name>; to add one, ${howToAddModel(settings.modelsDir ?? "")}`
+          : "switch with /model <name>",
       ];
     } catch (error) {
       if (!(error instanceof ModelListError)) throw error;

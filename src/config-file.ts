@@ -57,6 +57,8 @@ const ProviderEntrySchema = z.strictObject({
   maxTokens: tokenCount.optional(),
   prices: PricesSchema.optional(),
   models: z.record(z.string(), ModelEntrySchema).optional(),
+  /** `--provider local` only: threads llama.cpp computes on (HARNESS_LOCAL_THREADS wins); default the math cores. */
+  threads: z.number().int().positive().max(256).optional(),
 });
 
 /**

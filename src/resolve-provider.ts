@@ -85,7 +85,7 @@ export function resolveProvider(
     apiKey,
     keyEnv,
     ...(custom?.headers ? { headers: custom.headers } : {}),
-    ...(api === "local" ? { modelsDir: join(stateDir(env), "models") } : {}),
+    ...(api === "local" ? { modelsDir: join(stateDir(env), "models"), ...localThreads(env, custom?.threads) } : {}),
     ...callLimitsFrom(flags, env, config),
     ...(api === "anthropic" && config.webSearch ? { webSearch: webSearchFrom(config.webSearch) } : {}),
     ...definedOnly({
@@ -95,6 +95,18 @@ export function resolveProvider(
       prices: perModel?.prices ?? custom?.prices,
     }),
   };
+}
+
+/** `HARNESS_LOCAL_THREADS`, else config.json's `threads`; absent: the local provider takes the math cores. */
+function localThreads(env: NodeJS.ProcessEnv, configured: number | undefined): { threads?: number } {
+  const fromEnv = env.HARNESS_LOCAL_THREADS;
+  if (fromEnv === undefined || fromEnv === "") return configured === undefined ? {} : { threads: configured };
+  const threads = Number(fromEnv);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256)
+    throw new ConfigError(`HARNESS_LOCAL_THREADS must be a whole number from 1 to 256, not "${fromEnv}"`, {
+      isUsage: true,
+    });
+  return { threads };
 }
 
 /** Searches per request when config.json says only `"webSearch": true`. */

@@ -108,6 +108,31 @@ export function runCli(
   });
 }
 
+/**
+ * Runs the built CLI with a pseudo-terminal as stdin, stdout and stderr (util-linux `script`),
+ * so what harness says only on a terminal is seen; the output is merged.
+ */
+export function runInTerminal(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, CLI, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" ");
+  return new Promise((resolve, reject) => {
+    const child = killAtTestEnd(
+      spawn("script", ["-qefc", command, "/dev/null"], {
+        cwd: options.cwd ?? tempDir(),
+        env: options.env ?? cleanEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
 /** CLI flags that point the harness at a fake server. */
 export function fakeFlags(server: FakeLLM): string[] {
   return ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];

@@ -1,6 +1,5 @@
 // What a run costs: the price table, the arithmetic, the summary line, and the CLI's `cost`.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -13,9 +12,8 @@ import {
   lookupPrices,
   sessionPrices,
 } from "../src/providers/pricing.ts";
-import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
+import { cleanEnv, fakeFlags, runCli, runInTerminal, fakeServerPerTest, withoutSandboxWarning } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { killAtTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
 
@@ -157,28 +155,9 @@ test("an unknown model is free: no cost in JSON, no warning off a terminal, one 
   assert.equal(JSON.parse(json.stdout).cost, undefined);
 
   // Two model calls under a pseudo-terminal: the warning still comes once, in the summary.
-  const tty = await runInTerminal([CLI, ...fakeFlags(fake), "-y", "-p", "hi"]);
+  const tty = await runInTerminal([...fakeFlags(fake), "-y", "-p", "hi"]);
   assert.equal(tty.code, 0, tty.output);
   assert.match(tty.output, /tty answer/);
   assert.match(tty.output, /tokens: 20 in · 10 out · \$0 \(no price known for model "fake-model"/);
   assert.equal(tty.output.match(/no price known/g)?.length, 1);
 });
-
-/** Runs node with a pseudo-terminal as stdin, stdout and stderr (util-linux `script`); output merged. */
-function runInTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" ");
-  return new Promise((resolve, reject) => {
-    const child = killAtTestEnd(
-      spawn("script", ["-qefc", command, "/dev/null"], {
-        cwd: tempDir(),
-        env: cleanEnv(),
-        stdio: ["ignore", "pipe", "pipe"],
-      }),
-    );
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}

@@ -90,6 +90,7 @@ export class UpdateTranslator {
         ];
       case "start":
       case "turn_start":
+      case "prompt_progress": // the editor shows its own waiting state
       case "message":
       case "usage":
       case "compaction":

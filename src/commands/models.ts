@@ -3,7 +3,9 @@ import { parseArgs } from "node:util";
 import { loadConfigFile } from "../config-file.ts";
 import { ConfigError } from "../config.ts";
 import { resolveProvider } from "../resolve-provider.ts";
+import type { ProviderSettings } from "../providers/index.ts";
 import { LIST_TIMEOUT_MS, listModels, ModelListError } from "../providers/list-models.ts";
+import { howToAddModel } from "../providers/local-download.ts";
 
 const HELP = `Usage: harness models [--provider <name>] [--base-url <url>]
 
@@ -40,11 +42,18 @@ export async function run(argv: string[]): Promise<number> {
     const settings = resolveProvider(choice, process.env, loadConfigFile(process.env));
     const ids = await listModels(settings, AbortSignal.timeout(LIST_TIMEOUT_MS));
     process.stdout.write(ids.length > 0 ? `${ids.join("\n")}\n` : "");
-    if (ids.length === 0) process.stderr.write(`harness models: ${settings.name} lists no models\n`);
+    if (ids.length === 0) process.stderr.write(`harness models: ${noModelsLine(settings)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError || error instanceof ModelListError)) throw error;
     process.stderr.write(`harness models: ${error.message}\n`);
     return error instanceof ConfigError && error.isUsage ? 2 : 1;
   }
+}
+
+/** What an empty listing means; for the local provider, how to add a model file. */
+export function noModelsLine(settings: ProviderSettings): string {
+  return settings.api === "local"
+    ? `no local model downloaded yet: ${howToAddModel(settings.modelsDir ?? "the models folder")}`
+    : `${settings.name} lists no models`;
 }

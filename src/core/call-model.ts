@@ -46,6 +46,9 @@ export async function* callModel(
             break;
           case "tool_call_delta":
             break;
+          case "prompt_progress":
+            yield event;
+            break;
           case "done":
             return event.message;
           default:

@@ -96,6 +96,9 @@ const runEvents = [
     .describe("A piece of the reply's text, as it streams"),
   z.strictObject({ type: z.literal("thinking_delta"), text: z.string() }).describe("A piece of the model's reasoning"),
   z
+    .strictObject({ type: z.literal("prompt_progress"), done: count, total: count })
+    .describe("How many of the prompt's tokens the model has read before its first output (a local model on a CPU)"),
+  z
     .strictObject({ type: z.literal("message"), message: messageSchema })
     .describe("A message was appended to the conversation"),
   z

@@ -24,6 +24,8 @@ export type ModelEvent =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; text: string }
   | { type: "tool_call_delta"; index: number; id?: string; name?: string }
+  /** How many of the prompt's tokens the model has read, before its first output (an in-process model on a CPU). */
+  | { type: "prompt_progress"; done: number; total: number }
   | { type: "done"; message: AssistantMessage };
 
 /** A model behind some wire API. Translators live in the adapter; this is all the loop knows. */

@@ -27,6 +27,8 @@ export interface ProviderSettings extends CallLimits {
   prices?: Prices;
   /** Anthropic's server-side web search, on with at most this many searches per request (config.json `webSearch`). */
   webSearch?: { maxUses: number };
+  /** Threads `--provider local` computes on (config.json `providers.local.threads`, `HARNESS_LOCAL_THREADS`); absent: the math cores. */
+  threads?: number;
   /** Where `--provider local` keeps downloaded models (`$HARNESS_HOME/models`). */
   modelsDir?: string;
 }

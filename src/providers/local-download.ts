@@ -49,6 +49,11 @@ export function resolveModelSource(model: string, modelsDir: string, cwd: string
   return { path: resolve(cwd, model.replace(/^~(?=\/|$)/, homedir())) };
 }
 
+/** How to bring a model file, for listings and errors that find none (`harness models`, `/model`). */
+export function howToAddModel(modelsDir: string): string {
+  return `use a GGUF file you have with --model /path/to/file.gguf (in chat: /model /path/to/file.gguf), or download one into ${modelsDir} with --model hf:<user>/<repo>/<file>.gguf or an https URL`;
+}
+
 /** The complete .gguf files in the models folder, as paths `--model` takes. */
 export async function listDownloadedModels(modelsDir: string): Promise<string[]> {
   const names = await readdir(modelsDir).catch(() => [] as string[]);
@@ -85,7 +90,7 @@ export async function downloadFile(
       headers: resumedFrom > 0 ? { range: `bytes=${resumedFrom}-` } : {},
     });
   } catch (error) {
-    throw downloadError(error, url, options.signal);
+    throw neverOpened(error, url, resolve(path, "..")) ?? downloadError(error, url, options.signal);
   }
   if (response.status === 416 && resumedFrom > 0) {
     // The partial file already holds everything the server has.
@@ -129,6 +134,33 @@ export async function downloadFile(
   if (total !== undefined && received !== total)
     throw downloadError(new Error("connection closed early"), url, options.signal, received, total);
   await rename(partial, path);
+}
+
+/** Codes of a connection that never opened: no route, no name, nothing listening. */
+const UNREACHABLE_CODES = new Set([
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNREFUSED",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * The download never started (offline, DNS, refused): said as such, with the way to go on
+ * without the network, not as a download that "broke off" (issue 37). Not retried more than once.
+ */
+function neverOpened(error: unknown, url: string, modelsDir: string): ProviderError | undefined {
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  if (!cause?.code || !UNREACHABLE_CODES.has(cause.code)) return undefined;
+  const isNameLookup = cause.code === "ENOTFOUND" || cause.code === "EAI_AGAIN";
+  const why = isNameLookup ? `${cause.code}: offline, or the name does not resolve` : cause.code;
+  return new ProviderError(
+    "unreachable",
+    `cannot reach ${new URL(url).host} to download the model (${why}); nothing was downloaded. Instead, ${howToAddModel(modelsDir)}`,
+    { cause: error },
+  );
 }
 
 function downloadError(

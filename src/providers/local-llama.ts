@@ -1,67 +1,36 @@
 // `--provider local`: a GGUF model run in-process by node-llama-cpp; no key, no server.
-// node-llama-cpp is optional (its binaries weigh hundreds of MB), so it is imported only here,
-// on the first model call, and its absence is an error that says how to add it.
-import { existsSync } from "node:fs";
-import { open } from "node:fs/promises";
+// node-llama-cpp is optional (its binaries weigh hundreds of MB), so it is imported only on the
+// first model call (local-load.ts), and its absence is an error that says how to add it.
 import { homedir } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type {
-  ChatHistoryItem,
-  LlamaChat,
-  LlamaChatResponse,
-  LlamaContext,
-  LlamaModel,
-  ChatModelFunctions,
-} from "node-llama-cpp";
+import { join } from "node:path";
+import type { ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaChatResponse } from "node-llama-cpp";
 import { AsyncQueue } from "../core/async-queue.ts";
-import { sleep } from "../core/helpers.ts";
-import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../core/provider.ts";
 import type { Usage } from "../core/messages.ts";
+import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
-import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
 import { imageRefusal, toAssistantMessage, toChatHistory, toFunctions } from "./local-history.ts";
+import { type LoadedModel, loadModel, showLoad } from "./local-load.ts";
+import { tokensToRead, watchPromptReading } from "./local-progress.ts";
+import { offeredTools, toDocumentedFunctions } from "./local-tools.ts";
 
-/** The node-llama-cpp release this adapter is written and tested against. */
-export const NODE_LLAMA_CPP_VERSION = "3.21.1";
-/** Upper bound on the context we allocate; node-llama-cpp shrinks it further to fit free memory. */
-const MAX_CONTEXT_TOKENS = 32_768;
 /** Output cap when the request names none: a runaway small model must not fill the whole context. */
 const DEFAULT_MAX_TOKENS = 8192;
-/** Qwen's recommended sampling for its instruct models; greedy decoding makes small models loop. */
-const SAMPLING = { temperature: 0.7, topP: 0.8, topK: 20 } as const;
-/** Below this a model is a toy (tests make ~350 KB ones) and runs on one thread. */
-const SMALL_MODEL_BYTES = 50_000_000;
-/** How often the download bar is redrawn. */
-const PROGRESS_INTERVAL_MS = 200;
-/** llama.cpp error lines kept to explain a failed load. */
-const MAX_LOG_LINES = 8;
-/** How long a failed load waits for llama.cpp's log line that says why. */
-const LOG_WAIT_MS = 1000;
-/** How often that wait looks for the line. */
-const LOG_POLL_MS = 10;
-const GGUF_MAGIC = "GGUF";
 
 /** The local provider: a Provider plus what only an in-process model can tell. */
 export interface LocalProvider extends Provider {
-  /** Tokens the loaded context holds: the model's trained length, capped by memory and MAX_CONTEXT_TOKENS. Loads the model. */
+  /** Tokens the loaded context holds (local-resources.ts chooses them). Loads the model. */
   contextWindow(): Promise<number>;
   /** Frees the model and its memory; the next call loads it again. */
   dispose(): Promise<void>;
 }
 
-interface LoadedModel {
-  model: LlamaModel;
-  context: LlamaContext;
-  chat: LlamaChat;
-}
-
 export function createLocalProvider(settings: ProviderSettings): LocalProvider {
   const modelsDir = settings.modelsDir ?? join(homedir(), ".harness", "models");
   let loading: Promise<LoadedModel> | undefined;
+  let hasSaidLoad = false;
 
   const load = (signal: AbortSignal) => {
-    loading ??= loadModel(settings.model, modelsDir, signal).catch((error: unknown) => {
+    loading ??= loadModel(settings, modelsDir, signal).catch((error: unknown) => {
       loading = undefined; // a failed load (an interrupted download, say) is tried again next time
       throw error;
     });
@@ -82,22 +51,42 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const refusal = imageRefusal(request, settings.model);
       if (refusal) throw new ProviderError("bad_request", refusal);
-      const { chat } = await load(signal);
+      const loaded = await load(signal);
+      const { chat } = loaded;
+      const { offered, left } = offeredTools(request.tools, {
+        contextSize: loaded.context.contextSize,
+        onCpu: loaded.model.gpuLayers === 0,
+      });
+      loaded.documented.functions = toDocumentedFunctions(offered);
+      if (!hasSaidLoad) {
+        hasSaidLoad = true;
+        const tools =
+          left.length > 0
+            ? ` · ${offered.length} of ${request.tools.length} tools (${loaded.model.gpuLayers === 0 ? "on the CPU" : "small context"}: ${left.join(", ")} left out)`
+            : "";
+        showLoad(`${loaded.loadLine}${tools}`);
+      }
       const queue = new AsyncQueue<ModelEvent>();
       const controller = new AbortController(); // also stops generation if our consumer walks away
       const forwardAbort = () => controller.abort();
       signal.addEventListener("abort", forwardAbort, { once: true });
       const meter = chat.sequence.tokenMeter.getState();
+      const history = toChatHistory(request) as ChatHistoryItem[];
+      const functions = toFunctions(offered);
+      const reading = watchPromptReading(chat, tokensToRead(chat, history, loaded.documented.functions), (event) =>
+        queue.push(event),
+      );
       let response: LlamaChatResponse<ChatModelFunctions> | undefined;
       let failure: unknown;
       let callIndex = 0;
       const generation = chat
-        .generateResponse(toChatHistory(request) as ChatHistoryItem[], {
-          functions: toFunctions(request.tools),
+        .generateResponse(history, {
+          functions,
           maxTokens: request.maxTokens ?? settings.maxTokens ?? DEFAULT_MAX_TOKENS,
-          ...SAMPLING,
+          ...loaded.sampling,
           signal: controller.signal,
           stopOnAbortSignal: true,
+          onToken: () => reading.stop(), // the prompt is read once the first token comes
           onTextChunk: (text) => text && queue.push({ type: "text_delta", text }),
           onResponseChunk: (chunk) => {
             if (chunk.type === "segment" && chunk.segmentType === "thought" && chunk.text)
@@ -110,7 +99,10 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
           (result) => void (response = result),
           (error: unknown) => void (failure = error),
         )
-        .finally(() => queue.close());
+        .finally(() => {
+          reading.stop();
+          queue.close();
+        });
       try {
         for await (const event of queue) yield event;
         await generation;
@@ -121,7 +113,7 @@ export function createLocalProvider(settings: ProviderSettings): LocalProvider {
       }
       if (signal.aborted) throw new ProviderError("aborted", "interrupted");
       if (failure !== undefined || !response) throw generationError(failure, chat);
-      const message = toAssistantMessage(response, settings.model, request.tools);
+      const message = toAssistantMessage(response, settings.model, offered);
       message.usage = usageSince(meter, chat);
       yield { type: "done", message };
     },
@@ -146,120 +138,4 @@ function generationError(error: unknown, chat: LlamaChat): ProviderError {
     );
   }
   return new ProviderError("server", `the local model failed: ${message}`, { cause: error });
-}
-
-/** llama.cpp's recent error lines: its one native logger serves the whole process. */
-const logLines: string[] = [];
-let llamaInstance: Promise<import("node-llama-cpp").Llama> | undefined;
-
-/** One llama.cpp runtime per process (its native logger and backends are process-wide anyway). */
-function getLlama(nlc: typeof import("node-llama-cpp")) {
-  llamaInstance ??= nlc.getLlama({
-    build: "never", // building llama.cpp needs a compiler and the network; the prebuilt binaries come from npm
-    logLevel: nlc.LlamaLogLevel.error,
-    logger: (_level, line) => {
-      logLines.push(line.trim());
-      if (logLines.length > MAX_LOG_LINES) logLines.shift();
-    },
-  });
-  llamaInstance.catch(() => (llamaInstance = undefined));
-  return llamaInstance;
-}
-
-async function loadModel(reference: string, modelsDir: string, signal: AbortSignal): Promise<LoadedModel> {
-  const nlc = await importNodeLlamaCpp();
-  const source = resolveModelSource(reference, modelsDir, process.cwd());
-  if (!existsSync(source.path)) {
-    if (!source.url) {
-      throw new ProviderError(
-        "not_found",
-        `no model file at ${source.path}: give --model a path to a .gguf file, or a reference such as hf:<user>/<repo>/<file>.gguf to download one`,
-      );
-    }
-    await downloadFile(source.url, source.path, { signal, onProgress: progressBar(basename(source.path)) });
-  }
-  await checkGgufHeader(source.path);
-  signal.throwIfAborted();
-
-  const llama = await getLlama(nlc);
-  let model: LlamaModel;
-  logLines.length = 0;
-  try {
-    model = await llama.loadModel({ modelPath: source.path });
-  } catch (error) {
-    const detail = (await llamaCppError()) ?? (error instanceof Error ? error.message : String(error));
-    const redownload = source.url ? "delete it to download it again" : "get a fresh copy";
-    throw new ProviderError(
-      "bad_request",
-      `could not load the model ${source.path} (${detail}); the file may be truncated or damaged: ${redownload}`,
-      { cause: error },
-    );
-  }
-  // 0 = every core. On a toy model, handing work between threads costs more than it saves, and
-  // ggml's spinning barrier stalls badly on a busy machine: one thread is faster there.
-  const threads = model.size < SMALL_MODEL_BYTES ? 1 : 0;
-  const context = await model.createContext({ contextSize: { max: MAX_CONTEXT_TOKENS }, threads });
-  return { model, context, chat: new nlc.LlamaChat({ contextSequence: context.getSequence() }) };
-}
-
-/**
- * llama.cpp's own reason for a failed load. Its log lines come from a native thread and may reach
- * us just after the failure does, so wait for one a little (this runs only on the error path).
- */
-async function llamaCppError(): Promise<string | undefined> {
-  const deadline = Date.now() + LOG_WAIT_MS;
-  while (true) {
-    const line = [...logLines].reverse().find((entry) => /error/i.test(entry));
-    if (line || Date.now() > deadline) return line;
-    await sleep(LOG_POLL_MS);
-  }
-}
-
-async function importNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
-  try {
-    return await import("node-llama-cpp");
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
-    throw new ProviderError(
-      "bad_request",
-      `--provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@${NODE_LLAMA_CPP_VERSION}\` in ${harnessFolder()}`,
-      { cause: error },
-    );
-  }
-}
-
-/** The folder of harness's package.json, whose node_modules the import above searches. */
-function harnessFolder(): string {
-  let folder = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(folder, "package.json")) && dirname(folder) !== folder) folder = dirname(folder);
-  return folder;
-}
-
-/** Says plainly what a file is not, before llama.cpp says it less plainly. */
-async function checkGgufHeader(path: string): Promise<void> {
-  const file = await open(path, "r");
-  try {
-    const { bytesRead, buffer } = await file.read(Buffer.alloc(4), 0, 4, 0);
-    if (bytesRead < 4 || buffer.toString("latin1") !== GGUF_MAGIC) {
-      throw new ProviderError(
-        "bad_request",
-        `${path} is not a GGUF model file (it does not start with "GGUF"): give --model a .gguf file`,
-      );
-    }
-  } finally {
-    await file.close();
-  }
-}
-
-/** A one-line bar on stderr, only when it is a terminal (the contract keeps stderr quiet otherwise). */
-function progressBar(name: string): ((progress: DownloadProgress) => void) | undefined {
-  const stderr = process.stderr;
-  if (!stderr.isTTY) return undefined;
-  let drawnAt = 0;
-  return (progress) => {
-    const isDone = progress.total !== undefined && progress.received >= progress.total;
-    if (!isDone && Date.now() - drawnAt < PROGRESS_INTERVAL_MS) return;
-    drawnAt = Date.now();
-    stderr.write(`\r\x1b[2Kdownloading ${formatProgress(name, progress)}${isDone ? "\n" : ""}`);
-  };
 }

@@ -93,6 +93,7 @@ export class SessionRecorder {
         break;
       case "text_delta":
       case "thinking_delta":
+      case "prompt_progress":
       case "tool_end":
       case "retry":
         break; // in flight or repeated in the messages: not stored

@@ -8,6 +8,8 @@ const TICK_MS = 1000;
 export class Spinner {
   private timer: NodeJS.Timeout | undefined;
   private started = 0;
+  /** Said after the clock (`thinking 12s · reading the prompt 512/2,140 tokens`) until the next stop. */
+  private detail = "";
 
   constructor(
     private readonly stream: NodeJS.WriteStream,
@@ -21,7 +23,15 @@ export class Spinner {
     this.timer = setInterval(() => this.draw(), TICK_MS);
   }
 
+  /** Redraws at once with `detail` after the clock; nothing when the spinner is not running. */
+  setDetail(detail: string): void {
+    if (!this.timer || detail === this.detail) return;
+    this.detail = detail;
+    this.draw();
+  }
+
   stop(): void {
+    this.detail = "";
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
@@ -30,6 +40,7 @@ export class Spinner {
 
   private draw(): void {
     const seconds = Math.floor((Date.now() - this.started) / 1000);
-    this.stream.write(`\r\x1b[2K\x1b[2m${this.label} ${seconds}s\x1b[22m`);
+    const detail = this.detail ? ` · ${this.detail}` : "";
+    this.stream.write(`\r\x1b[2K\x1b[2m${this.label} ${seconds}s${detail}\x1b[22m`);
   }
 }

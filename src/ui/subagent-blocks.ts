@@ -102,6 +102,7 @@ export class SubagentBlocks {
       case "turn_start":
       case "text_delta":
       case "thinking_delta":
+      case "prompt_progress":
       case "message":
       case "retry":
       case "compaction":

@@ -80,6 +80,12 @@ export class TerminalRenderer {
         // The spinner redraws with escape sequences: none for TERM=dumb or NO_COLOR.
         if (this.options.showTrace && isColorOn(this.options.stderr, this.options.env)) this.spinner.start();
         break;
+      case "prompt_progress":
+        // A local model reading a long prompt: the clock says how far it is (local-progress.ts).
+        this.spinner.setDetail(
+          `reading the prompt ${event.done.toLocaleString("en-US")}/${event.total.toLocaleString("en-US")} tokens`,
+        );
+        break;
       case "thinking_delta":
         this.spinner.stop();
         if (!this.options.showTrace) break;

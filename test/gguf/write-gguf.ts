@@ -4,7 +4,7 @@
 
 /** GGUF metadata value types (gguf.h). */
 const GGUF_TYPE = { uint32: 4, int32: 5, float32: 6, bool: 7, string: 8, array: 9, uint64: 10 } as const;
-const GGML_TYPE_F32 = 0;
+export const GGML_TYPE_F32 = 0;
 const GGUF_VERSION = 3;
 /** `general.alignment` default; tensor data offsets must be multiples of it. */
 const ALIGNMENT = 32;
@@ -28,8 +28,42 @@ export const u32 = (value: number): GgufValue => ({ type: "uint32", value });
 export const f32 = (value: number): GgufValue => ({ type: "float32", value });
 export const str = (value: string): GgufValue => ({ type: "string", value });
 
+/** A tensor as the header describes it: its GGML type and how many bytes its data takes. */
+export interface GgufTensorInfo {
+  name: string;
+  dims: number[];
+  ggmlType: number;
+  bytes: number;
+}
+
 /** Serialises metadata and tensors into one GGUF v3 file image. */
 export function writeGguf(metadata: Record<string, GgufValue>, tensors: GgufTensor[]): Buffer {
+  for (const tensor of tensors) {
+    const count = tensor.dims.reduce((a, b) => a * b, 1);
+    if (count !== tensor.data.length)
+      throw new Error(`${tensor.name}: dims ${tensor.dims} need ${count} values, got ${tensor.data.length}`);
+  }
+  const infos = tensors.map(({ name, dims, data }) => ({
+    name,
+    dims,
+    ggmlType: GGML_TYPE_F32,
+    bytes: data.byteLength,
+  }));
+  const out = new ByteWriter();
+  out.raw(ggufHeader(metadata, infos));
+  for (const tensor of tensors) {
+    out.raw(Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength));
+    out.pad();
+  }
+  return out.toBuffer();
+}
+
+/**
+ * Everything before the tensor data: magic, metadata, tensor infos, padding. Each tensor's data
+ * then follows at the next multiple of ALIGNMENT (`alignedSize`), so a large model can be
+ * streamed to disk after this header.
+ */
+export function ggufHeader(metadata: Record<string, GgufValue>, tensors: GgufTensorInfo[]): Buffer {
   const out = new ByteWriter();
   out.raw(Buffer.from("GGUF", "ascii"));
   out.u32(GGUF_VERSION);
@@ -41,22 +75,20 @@ export function writeGguf(metadata: Record<string, GgufValue>, tensors: GgufTens
   }
   let offset = 0;
   for (const tensor of tensors) {
-    const count = tensor.dims.reduce((a, b) => a * b, 1);
-    if (count !== tensor.data.length)
-      throw new Error(`${tensor.name}: dims ${tensor.dims} need ${count} values, got ${tensor.data.length}`);
     out.string(tensor.name);
     out.u32(tensor.dims.length);
     for (const dim of tensor.dims) out.u64(dim);
-    out.u32(GGML_TYPE_F32);
+    out.u32(tensor.ggmlType);
     out.u64(offset);
-    offset = alignUp(offset + tensor.data.byteLength);
+    offset += alignedSize(tensor.bytes);
   }
   out.pad();
-  for (const tensor of tensors) {
-    out.raw(Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength));
-    out.pad();
-  }
   return out.toBuffer();
+}
+
+/** The bytes a tensor's data takes in the file, padding included. */
+export function alignedSize(bytes: number): number {
+  return alignUp(bytes);
 }
 
 function writeValue(out: ByteWriter, value: GgufValue): void {
