@@ -53,8 +53,16 @@ import { codingTools } from "./tools/index.ts";
 import { previewChange } from "./tools/preview-change.ts";
 import { todoEvents } from "./tools/todo.ts";
 import { acceptsLocalModel } from "./ui/local-offer.ts";
-import type { RestoreResult } from "./snapshots/workspace-snapshots.ts";
-import { applyPlan, planRedo, planUndo, snapshotsFor, TurnSnapshots, UndoError, type UndoPlan } from "./undo.ts";
+import {
+  applyPlan,
+  planRedo,
+  planUndo,
+  snapshotsFor,
+  TurnSnapshots,
+  UndoError,
+  type UndoPlan,
+  type UndoResult,
+} from "./undo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
 export interface SessionOptions {
@@ -145,7 +153,7 @@ export interface Session {
   /** Works out reversing the latest undo (`/redo`). Throws UndoError. */
   planRedo(): Promise<UndoPlan>;
   /** Does a planned undo or redo: the files, the session's record, and the conversation the model sees. */
-  applyUndo(plan: UndoPlan): Promise<RestoreResult | undefined>;
+  applyUndo(plan: UndoPlan): Promise<UndoResult | undefined>;
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
   close(): Promise<void>;
@@ -387,9 +395,13 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
     promptCommands,
     background,
-    run: (prompt, signal) => {
+    async *run(prompt, signal) {
       turnSnapshots.newTurn();
-      return recorded((stop) => agent.prompt(prompt, stop), signal);
+      try {
+        return yield* recorded((stop) => agent.prompt(prompt, stop), signal);
+      } finally {
+        await turnSnapshots.afterTurn(recorder.id, (commit) => recorder.recordSnapshot(commit));
+      }
     },
     compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
     async switchModel(model) {
