@@ -167,6 +167,10 @@ export class TerminalRenderer {
           );
         } else this.newline(this.options.stdout);
         if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
+        else if (event.stopReason === "length")
+          this.options.stderr.write(
+            `${this.colors.yellow("warning:")} the reply was cut off at the output limit; a larger --max-tokens lets it finish\n`,
+          );
         else if (event.reason === "aborted" && this.options.showTrace)
           this.traceLine(this.colors.yellow("interrupted"));
         this.subagents.leave();
