@@ -47,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     session = lockAndReadSession(
       (flags.session !== undefined
         ? findSessionByPrefix(sessionsDir, flags.session)
-        : findLatestSession(sessionsDir, process.cwd())
+        : findLatestSession(sessionsDir, process.cwd(), "undo")
       ).path,
     );
   } catch (error) {

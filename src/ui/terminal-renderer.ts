@@ -11,6 +11,7 @@ import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
 import { eventForTerminal } from "./terminal-safe.ts";
+import { firstLine } from "./text-width.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;
@@ -297,9 +298,4 @@ export class TerminalRenderer {
   private newline(stream: NodeJS.WriteStream): void {
     if (!this.atLineStart) this.write(stream, "\n");
   }
-}
-
-function firstLine(text: string): string {
-  const [first, ...rest] = text.split("\n");
-  return rest.length > 0 ? `${first} …` : first;
 }

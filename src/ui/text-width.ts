@@ -48,8 +48,15 @@ export function fitWidth(text: string, width: number): string {
   let out = "";
   for (const cluster of graphemesOf(plain)) {
     used += clusterWidth(cluster);
-    if (used > width - 1) return `${out}…`;
+    // One ellipsis: a cut through a line that already ended in one (firstLine's "more lines" mark) keeps only the cut's.
+    if (used > width - 1) return `${out.replace(/\s*…?\s*$/, "")}…`;
     out += cluster;
   }
   return out;
+}
+
+/** A multi-line text named on one line: its first line, and " …" when more lines follow. */
+export function firstLine(text: string): string {
+  const [first, ...rest] = text.split("\n");
+  return rest.length > 0 ? `${first} …` : first;
 }
