@@ -183,9 +183,9 @@ export class TerminalRenderer {
     }
   }
 
-  /** The session's plan before a run (a resumed session's, or none after /clear): pinned from the run's first output on. */
+  /** The session's plan before a run (a resumed session's, or none after /clear): pinned from the run's first output on, unless finished. */
   setPlan(items: readonly TodoItem[]): void {
-    if (this.options.showTrace) this.todo.update(items, false);
+    if (this.options.showTrace) this.todo.restore(items);
   }
 
   /** Stops the waiting indicator and the tool clock (before something else, a question, writes to the terminal). */
