@@ -11,7 +11,7 @@ import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
 import { eventForTerminal } from "./terminal-safe.ts";
-import { firstLine } from "./text-width.ts";
+import { firstLine, wrapToWidth } from "./text-width.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;
@@ -115,6 +115,8 @@ export class TerminalRenderer {
         this.clock.start(event.id, event.summary);
         break;
       case "tool_end": {
+        // A call that never started (invalid arguments, refused) ends while the spinner still waits on the line.
+        this.spinner.stop();
         const untold = this.subagents.untoldCall(event.id);
         if (untold) this.traceLine(this.colors.cyan(untold));
         this.clock.end(event.id);
@@ -167,10 +169,10 @@ export class TerminalRenderer {
               this.markdown.flush(),
           );
         } else this.newline(this.options.stdout);
-        if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
+        if (event.error) this.options.stderr.write(`${this.fit(`${this.colors.red("error:")} ${event.error}`)}\n`);
         else if (event.stopReason === "length")
           this.options.stderr.write(
-            `${this.colors.yellow("warning:")} the reply was cut off at the output limit; a larger --max-tokens lets it finish\n`,
+            `${this.fit(`${this.colors.yellow("warning:")} the reply was cut off at the output limit; a larger --max-tokens lets it finish`)}\n`,
           );
         else if (event.reason === "aborted" && this.options.showTrace)
           this.traceLine(this.colors.yellow("interrupted"));
@@ -273,6 +275,12 @@ export class TerminalRenderer {
 
   private trace(text: string): void {
     if (this.options.showTrace) this.write(this.options.stderr, text);
+  }
+
+  /** A message line wrapped at words to stderr's width, at a terminal (piped, a line stays one line). */
+  private fit(text: string): string {
+    const columns = this.options.stderr.columns;
+    return columns ? wrapToWidth(text, columns) : text;
   }
 
   private traceLine(text: string): void {

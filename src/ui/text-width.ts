@@ -60,3 +60,41 @@ export function firstLine(text: string): string {
   const [first, ...rest] = text.split("\n");
   return rest.length > 0 ? `${first} …` : first;
 }
+
+/**
+ * Text wrapped at spaces to `columns`, so the terminal never breaks a word: each row after the
+ * first of a line is indented as its text began (the second column of a `/help` table row, after
+ * its two-space gap, or the line's own indent). Styles are kept: widths ignore them. A word wider
+ * than a row is left to the terminal.
+ */
+export function wrapToWidth(text: string, columns: number): string {
+  return text
+    .split("\n")
+    .map((line) => wrapLine(line, columns))
+    .join("\n");
+}
+
+/** Where a narrow table's second column starts, on the row below its first. */
+const TABLE_INDENT = "    ";
+
+function wrapLine(line: string, columns: number): string {
+  if (visibleWidth(line) <= columns) return line;
+  const plain = stripAnsi(line);
+  const gap = /^\s*\S.*?\s{2,}(?=\S)/.exec(plain)?.[0].length;
+  // A table row whose first column takes more than half the row: its second column goes below it.
+  if (gap !== undefined && gap > columns / 2 && plain === line)
+    return `${line.slice(0, gap).trimEnd()}\n${wrapLine(`${TABLE_INDENT}${line.slice(gap)}`, columns)}`;
+  const hang = gap !== undefined && gap <= columns / 2 ? gap : (/^\s*/.exec(plain)?.[0].length ?? 0);
+  const indent = " ".repeat(hang);
+  const rows: string[] = [];
+  let row = "";
+  for (const word of line.split(/(?<=\S)(?= )/)) {
+    // `word` keeps the spaces before it; a new row drops them for the indent.
+    if (row && visibleWidth(row + word) > columns) {
+      rows.push(row);
+      row = indent + word.trimStart();
+    } else row += word;
+  }
+  rows.push(row);
+  return rows.join("\n");
+}

@@ -1,0 +1,72 @@
+// The screen stays true in a real terminal (tmux) at 60 columns: /help and errors are wrapped at
+// words (a line the terminal wrapped itself shows as one over-long line in tmux's joined capture),
+// and a call with invalid arguments does not glue its error onto the spinner's "thinking" line.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+import { visibleWidth } from "../src/ui/text-width.ts";
+
+const serve = fakeServerPerTest();
+const COLUMNS = 60;
+
+async function chatAt60(script: ScriptStep[]) {
+  const fake = await serve(script);
+  const term = TmuxTerminal.start({
+    args: ["-y", ...fakeFlags(fake)],
+    cwd: tempDir(),
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+    columns: COLUMNS,
+    rows: 20,
+  });
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  return { fake, term };
+}
+
+function overLong(screen: string): string[] {
+  return screen.split("\n").filter((line) => visibleWidth(line) > COLUMNS);
+}
+
+test("at 60 columns /help is wrapped at words, each help below its command when the columns do not fit side by side", {
+  skip: needs("tmux"),
+}, async () => {
+  const { term } = await chatAt60([]);
+  term.type("/help");
+  term.send(["Enter"]);
+  const screen = await term.waitFor(/^keys:[\s\S]*Ctrl-D[\s\S]*^> $/m, "the whole of /help");
+  assert.deepEqual(overLong(screen), [], screen);
+  // Too narrow for the two columns side by side: each command's help goes below it, indented.
+  assert.match(
+    screen,
+    /^\/model \[name\]\n {4}list the provider's models \(the one in use marked\), or\n {4}switch to another of them$/m,
+    screen,
+  );
+});
+
+test("at 60 columns an error is wrapped at words, and an invalid call's error is not glued to the spinner", {
+  skip: needs("tmux"),
+}, async () => {
+  const { term } = await chatAt60([
+    { reply: { toolCalls: [{ name: "bash", arguments: {} }] } },
+    { reply: { text: "tried" } },
+    {
+      status: 400,
+      body: {
+        error: {
+          message: "this request was refused by the server because of a reason that takes more than one line to tell",
+          type: "invalid_request_error",
+        },
+      },
+    },
+  ]);
+  term.type("go");
+  term.send(["Enter"]);
+  const first = await term.waitFor(/^tried$[\s\S]*^> $/m, "the answer after the invalid call");
+  assert.doesNotMatch(first, /thinking \d+s\S*.*Error|thinking \d+sError/, first);
+  term.type("again");
+  term.send(["Enter"]);
+  const second = await term.waitFor(/^error: [\s\S]*^> $/m, "the error");
+  assert.deepEqual(overLong(second), [], second);
+});
