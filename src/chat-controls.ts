@@ -129,9 +129,13 @@ export class SessionChatControls implements ChatControls {
     }
   }
 
+  /** `openai · gpt-5: context window 400k (was 33k); $1.25/$10 per million tokens in/out`: the switch and what it changed. */
   async switchModel(model: string): Promise<string> {
-    await this.options.session.switchModel(model);
-    return this.currentModel();
+    const changes = await this.options.session.switchModel(model);
+    const { settings } = this.options.session;
+    const { prices, isKnown } = sessionPrices(settings)(settings.model);
+    const price = isKnown ? `$${prices.input}/$${prices.output} per million tokens in/out` : "its price is unknown";
+    return `${this.currentModel()}: ${[...changes, price].join("; ")}`;
   }
 
   thinking(): string {

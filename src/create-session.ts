@@ -12,7 +12,7 @@ import type { CompactionResult } from "./core/compaction.ts";
 import type { TodoItem } from "./core/event-schema.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { ModelUsage, Usage, UserContent } from "./core/messages.ts";
-import { parsePositiveInteger } from "./core/helpers.ts";
+import { formatTokens, parsePositiveInteger } from "./core/helpers.ts";
 import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
@@ -141,7 +141,8 @@ export interface Session {
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
   /** Replies come from this model from now on. */
-  switchModel(model: string): Promise<void>;
+  /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
+  switchModel(model: string): Promise<string[]>;
   /** The model thinks this much from now on (`/thinking`); returns the notice when the API cannot carry it. */
   setThinking(level: ThinkingLevel): Promise<string | undefined>;
   /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
@@ -405,10 +406,28 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     },
     compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
     async switchModel(model) {
-      const next = { ...current, model };
+      // A window configured or probed for the old model is not the new one's (compaction would
+      // use the wrong one): resolved again, unless --context-window or the environment fixed it.
+      // So are prices configured for it (config.json `prices`): the new model is priced from the table.
+      const next = {
+        ...current,
+        model,
+        prices: undefined,
+        ...(windowOverride === undefined ? { contextWindow: undefined } : {}),
+      };
       agent.configure({ provider: await providerFor(next) });
+      const before = window.context.window;
+      if (windowOverride === undefined) window.context.window = await resolveContextWindow(next);
       current = next;
       recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
+      const changes = [
+        window.context.window === before
+          ? `context window ${formatTokens(before)}`
+          : `context window ${formatTokens(window.context.window)} (was ${formatTokens(before)})`,
+      ];
+      const thinking = planThinking(next).notice;
+      if (thinking) changes.push(thinking);
+      return changes;
     },
     async setThinking(level) {
       const next = { ...current, thinking: level };

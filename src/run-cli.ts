@@ -383,6 +383,7 @@ function statusSources(session: Session): StatusLineSources {
     },
     thinking: () => (session.settings.thinking === undefined ? undefined : describeThinking(session.settings.thinking)),
     runningInBackground: () => session.background.runningCount,
+    spent: () => session.spent,
   };
 }
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
-import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 import { visibleWidth } from "../src/ui/text-width.ts";
@@ -69,4 +69,43 @@ test("at 60 columns an error is wrapped at words, and an invalid call's error is
   term.send(["Enter"]);
   const second = await term.waitFor(/^error: [\s\S]*^> $/m, "the error");
   assert.deepEqual(overLong(second), [], second);
+});
+
+test("/model re-resolves the context window and the price and says what changed; the next status line and request follow it", {
+  skip: needs("tmux"),
+}, async () => {
+  const { fake, term } = await chatAt60([{ reply: { text: "from mini" } }]);
+  term.type("/model gpt-5-mini");
+  term.send(["Enter"]);
+  await term.waitFor(
+    /now using openai · gpt-5-mini: context window 400k \(was\s+\d+k\); \$0\.25\/\$2 per million\s+tokens in\/out/,
+    "what the switch changed",
+  );
+  term.type("hi");
+  term.send(["Enter"]);
+  await term.waitFor(/^gpt-5-mini · context <1% of 400k · session/m, "the status line after the switch");
+  assert.equal(fake.requests[0].body.model, "gpt-5-mini");
+});
+
+test("after -c the status line and /cost give the same session total, earlier runs included", {
+  skip: needs("tmux"),
+}, async () => {
+  const fake = await serve([{ reply: { text: "first" } }, { reply: { text: "second" } }]);
+  const cwd = tempDir();
+  const home = tempDir("harness-home-");
+  const first = await runCli([...fakeFlags(fake), "-p", "one"], { env: cleanEnv({ HARNESS_HOME: home }), cwd });
+  assert.equal(first.code, 0, first.stderr);
+  const term = TmuxTerminal.start({
+    args: [...fakeFlags(fake), "-c"],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: home },
+  });
+  await term.waitFor(/^>\s*$/m, "the prompt");
+  term.type("two");
+  term.send(["Enter"]);
+  // Each fake reply spends 10 in and 5 out: two runs are 20 and 10.
+  await term.waitFor(/^fake-model · context .* · session 20 in, 10 out$/m, "the status line counting both runs");
+  term.type("/cost");
+  term.send(["Enter"]);
+  await term.waitFor(/^this session: tokens: 20 in · 10 out · /m, "/cost with the same total");
 });
