@@ -2,6 +2,8 @@
 // words (a line the terminal wrapped itself shows as one over-long line in tmux's joined capture),
 // and a call with invalid arguments does not glue its error onto the spinner's "thinking" line.
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
@@ -109,3 +111,53 @@ test("after -c the status line and /cost give the same session total, earlier ru
   term.send(["Enter"]);
   await term.waitFor(/^this session: tokens: 20 in · 10 out · /m, "/cost with the same total");
 });
+
+test("a message queued while a command runs under a pinned plan keeps its note, and no stray plan line is left in the output", {
+  skip: needs("tmux"),
+}, async () => {
+  const plan = [
+    { content: "look around", status: "done" },
+    { content: "run the slow step", status: "in_progress" },
+    { content: "report", status: "pending" },
+  ];
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "t1", name: "todo", arguments: { items: plan } }] } },
+    {
+      reply: {
+        toolCalls: [
+          {
+            id: "b1",
+            name: "bash",
+            arguments: { command: "echo begun; while [ ! -f go ]; do sleep 0.05; done; echo went" },
+          },
+        ],
+      },
+    },
+    { reply: { text: "noted the extra ask" } },
+  ]);
+  const cwd = tempDir();
+  const term = TmuxTerminal.start({
+    args: ["-y", "--sandbox", "off", ...fakeFlags(fake)],
+    cwd,
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+  });
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  term.type("do the slow thing");
+  term.send(["Enter"]);
+  await term.waitFor(/^bash> echo begun[\s\S]*^plan: 1\/3 done$/m, "the command running under the plan");
+  term.type("also this");
+  term.send(["Enter"]);
+  await term.waitFor(/^queued: also this/m, "the queued note");
+  writeFileSync(join(cwd, "go"), "");
+  const screen = await term.waitFor(/noted the extra ask[\s\S]*^> $/m, "the answer");
+  assert.match(screen, /^queued: also this \(sent after the running step/m, screen);
+  assert.equal(screen.split("\n").filter((line) => line.startsWith("plan: ")).length, 1, screen);
+  const lines = screen.split("\n");
+  assert.ok(lines.indexOf("plan: 1/3 done") > lines.indexOf("  went"), `the plan stays below the output:\n${screen}`);
+  assert.equal(lastUser(fake.requests[2].body), "also this");
+});
+
+function lastUser(body: any): string {
+  const content = body.messages.filter((message: any) => message.role === "user").at(-1).content;
+  return typeof content === "string" ? content : content.map((part: any) => part.text).join("");
+}

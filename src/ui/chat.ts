@@ -84,6 +84,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
     reader.beforeQuestion = () => renderer.holdForQuestion();
+    reader.showNote = (text) => renderer.note(text);
     try {
       for await (const event of options.run(attached.prompt, turn.signal)) {
         renderer.handle(event);
@@ -92,6 +93,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     } finally {
       reader.onInterrupt = undefined;
       reader.beforeQuestion = undefined;
+      reader.showNote = undefined;
       renderer.pause();
     }
     const summary = status?.format();

@@ -44,6 +44,7 @@ interface ActiveQuestion {
 export class LineEditor {
   onInterrupt: (() => void) | undefined;
   beforeQuestion: (() => () => void) | undefined;
+  showNote: ((text: string) => void) | undefined;
   private readonly input: PromptState;
   private readonly keys: RawKeyInput;
   private readonly typeAhead = new TypeAhead();
@@ -177,6 +178,7 @@ export class LineEditor {
 
   /** A dim line above the input (or on its own while the agent works); the input is drawn again below it. */
   private note(text: string): void {
+    if (!this.active && this.showNote) return this.showNote(text);
     if (this.active) this.leaveInput();
     this.options.stdout.write(`\r\x1b[2K${this.options.colors.dim(text)}\r\n`);
     this.cursorRow = 0;

@@ -190,6 +190,12 @@ export class TerminalRenderer {
     if (this.options.showTrace) this.todo.restore(items);
   }
 
+  /** A dim line of the chat's own (a queued message) above the pinned plan and blocks, which are drawn again below it. */
+  note(text: string): void {
+    this.spinner.stop();
+    this.traceLine(this.colors.dim(text));
+  }
+
   /** Stops the waiting indicator and the tool clock (before something else, a question, writes to the terminal). */
   pause(): void {
     this.spinner.stop();
