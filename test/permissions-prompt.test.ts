@@ -29,7 +29,7 @@ test("the question shows the call, why it asks, the diff and the rule `always` w
   assert.deepEqual(answer, { type: "always" });
   assert.equal(
     questions[0],
-    "allow? edit src/a.ts\n  (/etc/a is outside the workspace)\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n  [y]es  [n]o  [r]efuse, saying why  [a]lways allow edit_file this session > ",
+    "allow? edit src/a.ts\n  (/etc/a is outside the workspace)\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n1 -old\n1 +new\n  [y]es  [n]o  [r]efuse, saying why  [a]lways allow edit_file this session > ",
   );
 });
 
