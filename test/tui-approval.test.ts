@@ -84,14 +84,20 @@ test("chat: twelve approvals in one turn print no MaxListenersExceededWarning", 
   assert.equal(fake.requests.length, CALLS + 1);
 });
 
+/** A chat asked to "run it", waiting at the approval question of the script's first call. */
+async function chatAtApproval(script: ScriptStep[]) {
+  const started = await start(script, []);
+  await started.term.waitFor(/^>\s*$/m, "the first prompt");
+  started.term.type("run it");
+  started.term.send(["Enter"]);
+  await started.term.waitFor(APPROVAL_LINE, "the approval question");
+  return started;
+}
+
 test("chat: 'ok' at the approval question runs the call (it was a refusal whose reason was 'ok')", {
   skip: needs("tmux"),
 }, async () => {
-  const { fake, term } = await start(TOOL_CALL_WITHOUT_TEXT, []);
-  await term.waitFor(/^>\s*$/m, "the first prompt");
-  term.type("run it");
-  term.send(["Enter"]);
-  await term.waitFor(APPROVAL_LINE, "the approval question");
+  const { fake, term } = await chatAtApproval(TOOL_CALL_WITHOUT_TEXT);
   term.type("ok");
   term.send(["Enter"]);
   await term.waitFor(/it printed approved-call/);
@@ -101,11 +107,7 @@ test("chat: 'ok' at the approval question runs the call (it was a refusal whose 
 test("chat: Esc at the approval question interrupts; the model is told the call was interrupted, not that the user said so", {
   skip: needs("tmux"),
 }, async () => {
-  const { fake, term } = await start([TOOL_CALL_WITHOUT_TEXT[0], { reply: { text: "understood" } }], []);
-  await term.waitFor(/^>\s*$/m, "the first prompt");
-  term.type("run it");
-  term.send(["Enter"]);
-  await term.waitFor(APPROVAL_LINE, "the approval question");
+  const { fake, term } = await chatAtApproval([TOOL_CALL_WITHOUT_TEXT[0], { reply: { text: "understood" } }]);
   term.send(["Escape"]);
   await term.waitFor(/^interrupted$/m, "the interrupt");
   term.type("never mind");
