@@ -72,7 +72,7 @@ test("a slash command typed while the agent works waits for the turn's end and n
   );
   term.type("start");
   term.send(["Enter"]);
-  await term.waitFor(/bash> while/);
+  await term.waitFor(/^bash> while/m, "the command running (the answer taken)");
   term.type("/thinking");
   term.send(["Enter"]);
   await term.waitFor(/^queued: \/thinking \(runs when the agent is done\)$/m);
@@ -127,7 +127,7 @@ test("a realistic session: tool calls without text, a denial with a reason, a qu
   await term.waitFor(/^allow\? bash> while/m, "the second question");
   term.type("y");
   term.send(["Enter"]);
-  await term.waitFor(/bash> while/);
+  await term.waitFor(/^bash> while/m, "the command running (the answer taken)");
   term.type("also update the README");
   term.send(["Enter"]);
   await term.waitFor(/^queued: also update the README/m);
