@@ -34,7 +34,7 @@ import { replayTranscript } from "./ui/transcript-replay.ts";
 import { describeCall } from "./core/run-tools.ts";
 import type { ToolCallPart } from "./core/messages.ts";
 import { displayPath } from "./tools/paths.ts";
-import { describePlan, type UndoPlan } from "./undo.ts";
+import { describeLeftAlone, describePlan, type UndoPlan } from "./undo.ts";
 
 /** Longest command /ps shows (its first line, cut). */
 const PS_COMMAND_CHARS = 80;
@@ -129,9 +129,13 @@ export class SessionChatControls implements ChatControls {
     }
   }
 
+  /** `openai · gpt-5: context window 400k (was 33k); $1.25/$10 per million tokens in/out`: the switch and what it changed. */
   async switchModel(model: string): Promise<string> {
-    await this.options.session.switchModel(model);
-    return this.currentModel();
+    const changes = await this.options.session.switchModel(model);
+    const { settings } = this.options.session;
+    const { prices, isKnown } = sessionPrices(settings)(settings.model);
+    const price = isKnown ? `$${prices.input}/$${prices.output} per million tokens in/out` : "its price is unknown";
+    return `${this.currentModel()}: ${[...changes, price].join("; ")}`;
   }
 
   thinking(): string {
@@ -239,9 +243,9 @@ export class SessionChatControls implements ChatControls {
     if (!/^\s*y(es)?\s*$/i.test(answer ?? "")) return `nothing was ${plan.kind === "undo" ? "undone" : "redone"}`;
     const result = await session.applyUndo(plan);
     const kept =
-      result && result.kept.length > 0
+      (result && result.kept.length > 0
         ? `; left as they are (ignored or too large to snapshot then): ${result.kept.join(", ")}`
-        : "";
+        : "") + (result && result.leftAlone.length > 0 ? `\n${describeLeftAlone(result.leftAlone)}\n` : "");
     const turns = plan.turns === 1 ? "1 turn" : `${plan.turns} turns`;
     return plan.kind === "undo"
       ? `undid ${turns}: the files and the conversation are back to before ${plan.turns === 1 ? "it" : "them"}${kept} (/redo reverses this)`

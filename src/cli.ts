@@ -94,14 +94,20 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<n
 };
 
 async function main(argv: string[]): Promise<number> {
+  // Alone, --help and --version answer before the flag schema (and zod) is even loaded.
+  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return help();
+  if (argv.length === 1 && argv[0] === "--version") return version();
+  if (!isCurrentFolderThere()) {
+    process.stderr.write(
+      "error: the current folder no longer exists (it was deleted or moved); cd to a folder that exists and run harness again\n",
+    );
+    return 1;
+  }
   const subcommand = SUBCOMMANDS[argv[0] ?? ""];
   if (subcommand) {
     await Promise.all([useCompileCache(), useLeanHeap()]);
     return (await subcommand()).run(argv.slice(1));
   }
-  // Alone, --help and --version answer before the flag schema (and zod) is even loaded.
-  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return help();
-  if (argv.length === 1 && argv[0] === "--version") return version();
   await Promise.all([useCompileCache(), useLeanHeap()]);
   const { mistypedSubcommand, parseRunFlags, UsageError } = await import("./cli-args.ts");
   const typo = mistypedSubcommand(argv, Object.keys(SUBCOMMANDS));
@@ -159,6 +165,16 @@ const NODE_20_INTERRUPT_BUDGET = 67_584;
 function help(): number {
   process.stdout.write(HELP);
   return 0;
+}
+
+/** False when the folder harness was started in has been deleted: every later cwd() would throw ENOENT. */
+function isCurrentFolderThere(): boolean {
+  try {
+    process.cwd();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function version(): number {

@@ -12,7 +12,7 @@ import type { CompactionResult } from "./core/compaction.ts";
 import type { TodoItem } from "./core/event-schema.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
 import type { ModelUsage, Usage, UserContent } from "./core/messages.ts";
-import { parsePositiveInteger } from "./core/helpers.ts";
+import { formatTokens, parsePositiveInteger } from "./core/helpers.ts";
 import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
@@ -53,8 +53,16 @@ import { codingTools } from "./tools/index.ts";
 import { previewChange } from "./tools/preview-change.ts";
 import { todoEvents } from "./tools/todo.ts";
 import { acceptsLocalModel } from "./ui/local-offer.ts";
-import type { RestoreResult } from "./snapshots/workspace-snapshots.ts";
-import { applyPlan, planRedo, planUndo, snapshotsFor, TurnSnapshots, UndoError, type UndoPlan } from "./undo.ts";
+import {
+  applyPlan,
+  planRedo,
+  planUndo,
+  snapshotsFor,
+  TurnSnapshots,
+  UndoError,
+  type UndoPlan,
+  type UndoResult,
+} from "./undo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
 export interface SessionOptions {
@@ -133,7 +141,8 @@ export interface Session {
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
   /** Replies come from this model from now on. */
-  switchModel(model: string): Promise<void>;
+  /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
+  switchModel(model: string): Promise<string[]>;
   /** The model thinks this much from now on (`/thinking`); returns the notice when the API cannot carry it. */
   setThinking(level: ThinkingLevel): Promise<string | undefined>;
   /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
@@ -145,7 +154,7 @@ export interface Session {
   /** Works out reversing the latest undo (`/redo`). Throws UndoError. */
   planRedo(): Promise<UndoPlan>;
   /** Does a planned undo or redo: the files, the session's record, and the conversation the model sees. */
-  applyUndo(plan: UndoPlan): Promise<RestoreResult | undefined>;
+  applyUndo(plan: UndoPlan): Promise<UndoResult | undefined>;
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
   close(): Promise<void>;
@@ -387,16 +396,38 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
     promptCommands,
     background,
-    run: (prompt, signal) => {
+    async *run(prompt, signal) {
       turnSnapshots.newTurn();
-      return recorded((stop) => agent.prompt(prompt, stop), signal);
+      try {
+        return yield* recorded((stop) => agent.prompt(prompt, stop), signal);
+      } finally {
+        await turnSnapshots.afterTurn(recorder.id, (commit) => recorder.recordSnapshot(commit));
+      }
     },
     compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
     async switchModel(model) {
-      const next = { ...current, model };
+      // A window configured or probed for the old model is not the new one's (compaction would
+      // use the wrong one): resolved again, unless --context-window or the environment fixed it.
+      // So are prices configured for it (config.json `prices`): the new model is priced from the table.
+      const next = {
+        ...current,
+        model,
+        prices: undefined,
+        ...(windowOverride === undefined ? { contextWindow: undefined } : {}),
+      };
       agent.configure({ provider: await providerFor(next) });
+      const before = window.context.window;
+      if (windowOverride === undefined) window.context.window = await resolveContextWindow(next);
       current = next;
       recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
+      const changes = [
+        window.context.window === before
+          ? `context window ${formatTokens(before)}`
+          : `context window ${formatTokens(window.context.window)} (was ${formatTokens(before)})`,
+      ];
+      const thinking = planThinking(next).notice;
+      if (thinking) changes.push(thinking);
+      return changes;
     },
     async setThinking(level) {
       const next = { ...current, thinking: level };

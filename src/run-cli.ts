@@ -33,6 +33,7 @@ import type { StatusLineSources } from "./ui/status-line.ts";
 import { readStreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
 import { replayTranscript } from "./ui/transcript-replay.ts";
+import { firstLine } from "./ui/text-width.ts";
 
 /** Where a chat works, and the stored session it continues. */
 interface ChatPlace {
@@ -169,7 +170,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
       return await createSession({ ...sessionOptions, ...where, ...more });
     } catch (error) {
       if (!(error instanceof SessionSetupError)) throw error;
-      warn(error.message);
+      // The README's rule: `harness:` leads a usage mistake (exit 2), `error:` a run that cannot go (exit 1).
+      stderr.write(error.exitCode === 2 ? `harness: ${error.message}\n` : `${colors.red("error:")} ${error.message}\n`);
       return error.exitCode;
     }
   };
@@ -381,6 +383,7 @@ function statusSources(session: Session): StatusLineSources {
     },
     thinking: () => (session.settings.thinking === undefined ? undefined : describeThinking(session.settings.thinking)),
     runningInBackground: () => session.background.runningCount,
+    spent: () => session.spent,
   };
 }
 
@@ -399,10 +402,4 @@ function askOnce(question: string, signal: AbortSignal): Promise<string | undefi
       resolve(line);
     });
   });
-}
-
-/** A multi-line command named on one line. */
-function firstLine(text: string): string {
-  const [first, ...rest] = text.split("\n");
-  return rest.length > 0 ? `${first} …` : first;
 }

@@ -92,7 +92,7 @@ test("a top-level typo in config.json or settings.json is an error (exit 2) nami
   assert.equal(result.code, 1);
   assert.equal(
     result.stderr,
-    "harness: no API key for myllm: set MYLLM_KEY (or HARNESS_API_KEY), or choose another --provider\n",
+    "error: no API key for myllm: set MYLLM_KEY (or HARNESS_API_KEY), or choose another --provider\n",
   );
 });
 

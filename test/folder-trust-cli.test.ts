@@ -233,7 +233,7 @@ test("trust given in chat is recorded with the files' hashes; a changed file is 
   const second = chat();
   const diff = await second.waitFor(/trust this folder\? \[y\]es/, "the question again");
   assert.match(diff, /changed since you trusted it/);
-  assert.match(diff, /^\+.*"more"/m, "the diff shows the added server");
+  assert.match(diff, /^ *\d+ \+.*"more"/m, "the diff shows the added server");
   await answerAndExit(second, "n");
   assert.equal(hookRuns(), 2, "a no runs nothing");
 });

@@ -29,12 +29,12 @@ test("the question shows the call, why it asks, the diff and the rule `always` w
   assert.deepEqual(answer, { type: "always" });
   assert.equal(
     questions[0],
-    "allow? edit src/a.ts\n  (/etc/a is outside the workspace)\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n  [y]es  [n]o (or type a reason)  [a]lways allow edit_file this session > ",
+    "allow? edit src/a.ts\n  (/etc/a is outside the workspace)\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n1 -old\n1 +new\n  [y]es  [n]o  [r]efuse, saying why  [a]lways allow edit_file this session > ",
   );
 });
 
 test("answers: yes, no, a reason, an empty line (no), closed input, and always where nothing can be remembered", async () => {
-  const { questions, ask } = scripted(["Y", "n", "use pnpm, not npm", "", undefined, "always"]);
+  const { questions, ask } = scripted(["Y", "n", "no, use pnpm, not npm", "", undefined, "always"]);
   const question = (remember: string[]) => ask({ summary: "bash> npm i", remember }, new AbortController().signal);
   assert.deepEqual(await question(["bash(npm i)"]), { type: "yes" });
   assert.deepEqual(await question(["bash(npm i)"]), { type: "no" });
@@ -42,7 +42,7 @@ test("answers: yes, no, a reason, an empty line (no), closed input, and always w
   assert.deepEqual(await question(["bash(npm i)"]), { type: "no" });
   assert.equal(await question(["bash(npm i)"]), undefined);
   assert.deepEqual(await question([]), { type: "yes" }, "always with nothing to remember allows this call only");
-  assert.equal(questions[5], "allow? bash> npm i\n  [y]es  [n]o (or type a reason) > ");
+  assert.equal(questions[5], "allow? bash> npm i\n  [y]es  [n]o  [r]efuse, saying why > ");
 });
 
 test("on a narrow terminal the rule `always` would add gets its own line, so the answer line never wraps", async () => {
@@ -51,7 +51,27 @@ test("on a narrow terminal the rule `always` would add gets its own line, so the
   assert.deepEqual(answer, { type: "always" });
   assert.equal(
     questions[0],
-    "allow? bash> npm test\n  [a]lways allow bash(npm test:*) this session\n  [y]es  [n]o (or type a reason)  [a]lways > ",
+    "allow? bash> npm test\n  [a]lways allow bash(npm test:*) this session\n  [y]es  [n]o  [r]efuse, saying why  [a]lways > ",
   );
   for (const line of questions[0].split("\n").slice(1)) assert.ok(line.length <= 50, line);
+});
+
+test("answers cannot be misread: yes-words run the call, r asks for the reason, anything else is asked again (three times at most)", async () => {
+  const question = (ask: ReturnType<typeof scripted>["ask"]) =>
+    ask({ summary: "bash> npm i", remember: ["bash(npm i)"] }, new AbortController().signal);
+  for (const word of ["ok", "OK.", "sure", "go", "yes please", "Go ahead!", "yep"]) {
+    const { ask } = scripted([word]);
+    assert.deepEqual(await question(ask), { type: "yes" }, word);
+  }
+  const withReason = scripted(["r", "  use pnpm  "]);
+  assert.deepEqual(await question(withReason.ask), { type: "no", reason: "use pnpm" });
+  assert.equal(withReason.questions[1], "  why not? (the model is told; Enter for no reason) > ");
+  const unclear = scripted(["hmm", "maybe later", "y"]);
+  assert.deepEqual(await question(unclear.ask), { type: "yes" });
+  assert.equal(
+    unclear.questions[1],
+    '  "hmm" is not one of the answers\n  [y]es  [n]o  [r]efuse, saying why  [a]lways allow bash(npm i) this session > ',
+  );
+  const never = scripted(["hmm", "what", "eh", "y"]);
+  assert.deepEqual(await question(never.ask), { type: "no" }, "three answers that are none: a no");
 });

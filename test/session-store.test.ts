@@ -103,18 +103,23 @@ test("undo and redo lines: undone turns leave the conversation, redo brings them
     recorder.record(start);
     if (prompt === "two") recorder.recordSnapshot("snap-two");
     recorder.record({ type: "message", message: user(prompt) });
-    if (prompt !== "one") recorder.recordSnapshot(`late-${prompt}`); // only a turn's first snapshot counts
+    // A turn's first snapshot is taken before its changes; a later one is its end (undo.ts afterTurn).
+    if (prompt !== "one") recorder.recordSnapshot(`late-${prompt}`);
     recorder.record({ type: "message", message: reply(answer) });
   }
   const path = join(dir, "mabcdefg-0003.jsonl");
   const at = "2026-01-01T00:00:00.000Z";
-  assert.deepEqual(readSession(path).turns, [{}, { snapshot: "snap-two" }, { snapshot: "late-three" }]);
+  assert.deepEqual(readSession(path).turns, [
+    {},
+    { snapshot: "snap-two", after: "late-two" },
+    { snapshot: "late-three" },
+  ]);
 
   recorder.recordUndo({ type: "undo", at, turns: 2, restored: "snap-two", saved: "before-undo" });
   let session = readSession(path);
   assert.deepEqual(session.messages, [user("one"), reply("1")]);
   assert.deepEqual(session.turns, [{}]);
-  assert.deepEqual(session.redo, { turns: 2, saved: "before-undo" });
+  assert.deepEqual(session.redo, { turns: 2, saved: "before-undo", restored: "snap-two" });
 
   recorder.recordUndo({ type: "redo", at });
   session = readSession(path);

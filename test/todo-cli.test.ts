@@ -161,3 +161,41 @@ test("the first request declares every built-in tool, todo, web_fetch, the backg
   const bytes = Buffer.byteLength(JSON.stringify(body));
   assert.ok(bytes < 6 * 1024, `the first request is ${bytes} bytes`);
 });
+
+test("a finished plan is shown once: not again after later answers, nor when the chat is resumed", {
+  skip: needs("tmux"),
+}, async () => {
+  const finished = [
+    { content: "read the parser", status: "done" },
+    { content: "fix the off-by-one", status: "done" },
+  ];
+  const fake = await serve([
+    todoCall("t1", finished),
+    { reply: { text: "All done." } },
+    { reply: { text: "You are welcome." } },
+    { reply: { text: "Still here." } },
+  ]);
+  const env = cleanEnv() as Record<string, string>;
+  delete env.NO_COLOR;
+  const cwd = tempDir();
+  const terminalEnv = { ...env, TERM: "xterm-256color" };
+  const chat = TmuxTerminal.start({ args: ["-y", ...fakeFlags(fake)], cwd, env: terminalEnv });
+  await chat.waitFor(/^>\s*$/m, "the prompt");
+  chat.type("fix the parser");
+  chat.send(["Enter"]);
+  await chat.waitFor(/All done\.[\s\S]*^> $/m, "the first answer");
+  chat.type("thanks");
+  chat.send(["Enter"]);
+  const later = await chat.waitFor(/You are welcome\.[\s\S]*^> $/m, "the second answer");
+  assert.equal(later.split("\n").filter((line) => line.startsWith("plan: ")).length, 1, later);
+  chat.type("/exit");
+  chat.send(["Enter"]);
+  await chat.waitFor(/\[exit 0\]/, "the end of the chat");
+
+  const resumed = TmuxTerminal.start({ args: [...fakeFlags(fake), "-c"], cwd, env: terminalEnv });
+  await resumed.waitFor(/^>\s*$/m, "the resumed prompt");
+  resumed.type("still there?");
+  resumed.send(["Enter"]);
+  const replay = await resumed.waitFor(/Still here\.[\s\S]*^> $/m, "the answer in the resumed chat");
+  assert.equal(replay.split("\n").filter((line) => line.startsWith("plan: ")).length, 0, replay);
+});

@@ -6,7 +6,7 @@ import { fakeFlags, fakeServerPerTest, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
-const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
+const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o {2}\[r\]efuse, saying why.* > *$/m;
 /** Longer than two ticks of the spinner (1 s each): a running timer would have redrawn by then. */
 const SPINNER_TICKS_MS = 2500;
 
@@ -82,4 +82,37 @@ test("chat: twelve approvals in one turn print no MaxListenersExceededWarning", 
   const screen = await term.waitFor(/twelve done/);
   assert.doesNotMatch(screen, /MaxListenersExceededWarning|memory leak/);
   assert.equal(fake.requests.length, CALLS + 1);
+});
+
+/** A chat asked to "run it", waiting at the approval question of the script's first call. */
+async function chatAtApproval(script: ScriptStep[]) {
+  const started = await start(script, []);
+  await started.term.waitFor(/^>\s*$/m, "the first prompt");
+  started.term.type("run it");
+  started.term.send(["Enter"]);
+  await started.term.waitFor(APPROVAL_LINE, "the approval question");
+  return started;
+}
+
+test("chat: 'ok' at the approval question runs the call (it was a refusal whose reason was 'ok')", {
+  skip: needs("tmux"),
+}, async () => {
+  const { fake, term } = await chatAtApproval(TOOL_CALL_WITHOUT_TEXT);
+  term.type("ok");
+  term.send(["Enter"]);
+  await term.waitFor(/it printed approved-call/);
+  assert.match(fake.requests[1].body.messages.at(-1).content, /approved-call/);
+});
+
+test("chat: Esc at the approval question interrupts; the model is told the call was interrupted, not that the user said so", {
+  skip: needs("tmux"),
+}, async () => {
+  const { fake, term } = await chatAtApproval([TOOL_CALL_WITHOUT_TEXT[0], { reply: { text: "understood" } }]);
+  term.send(["Escape"]);
+  await term.waitFor(/^interrupted$/m, "the interrupt");
+  term.type("never mind");
+  term.send(["Enter"]);
+  await term.waitFor(/understood/);
+  const toolResult = fake.requests[1].body.messages.find((message: any) => message.role === "tool");
+  assert.equal(toolResult.content, "The user interrupted before this tool call ran.");
 });

@@ -10,7 +10,7 @@ import { needs } from "./system-programs.ts";
 import { resumeInTerminal, TmuxTerminal } from "./tui-tmux.ts";
 
 const PROMPT = /^>\s*$/m;
-const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o \(or type a reason\).* > *$/m;
+const APPROVAL_LINE = /^ {2}\[y\]es {2}\[n\]o {2}\[r\]efuse, saying why.* > *$/m;
 /** A command that runs until the test creates `go` in the working folder. */
 const WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo went";
 
@@ -72,7 +72,7 @@ test("a slash command typed while the agent works waits for the turn's end and n
   );
   term.type("start");
   term.send(["Enter"]);
-  await term.waitFor(/bash> while/);
+  await term.waitFor(/^bash> while/m, "the command running (the answer taken)");
   term.type("/thinking");
   term.send(["Enter"]);
   await term.waitFor(/^queued: \/thinking \(runs when the agent is done\)$/m);
@@ -127,7 +127,7 @@ test("a realistic session: tool calls without text, a denial with a reason, a qu
   await term.waitFor(/^allow\? bash> while/m, "the second question");
   term.type("y");
   term.send(["Enter"]);
-  await term.waitFor(/bash> while/);
+  await term.waitFor(/^bash> while/m, "the command running (the answer taken)");
   term.type("also update the README");
   term.send(["Enter"]);
   await term.waitFor(/^queued: also update the README/m);
@@ -135,7 +135,7 @@ test("a realistic session: tool calls without text, a denial with a reason, a qu
 
   await term.waitFor(/^allow\? write NOTES\.md/m, "the write's question");
   await term.waitFor(APPROVAL_LINE);
-  term.type("not now, just report");
+  term.type("no, not now, just report");
   term.send(["Enter"]);
 
   await term.waitFor(/the notes were not written, as you asked/);

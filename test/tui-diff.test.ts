@@ -10,21 +10,36 @@ const tty = { isTTY: true } as NodeJS.WriteStream;
 const colors = paletteFor(tty, { TERM: "xterm-256color" });
 const plain = paletteFor(tty, { NO_COLOR: "1" });
 
-test("a diff is coloured by line kind: + green, - red, hunks cyan, context dim", () => {
+test("a diff is coloured by line kind: + green, - red, hunks cyan, context dim; each hunk line numbered", () => {
   const diff = unifiedDiff("one\ntwo\nthree\n", "one\n2\nthree\n", "n.txt");
+  const number = (n: number) => `\x1b[2m${n} \x1b[22m`;
   assert.equal(
     renderDiff(diff, colors, 80),
     [
       "\x1b[1m--- a/n.txt\x1b[22m",
       "\x1b[1m+++ b/n.txt\x1b[22m",
       "\x1b[36m@@ -1,3 +1,3 @@\x1b[39m",
-      "\x1b[2m one\x1b[22m",
-      "\x1b[31m-two\x1b[39m",
-      "\x1b[32m+2\x1b[39m",
-      "\x1b[2m three\x1b[22m",
+      `${number(1)}\x1b[2m one\x1b[22m`,
+      `${number(2)}\x1b[31m-two\x1b[39m`,
+      `${number(2)}\x1b[32m+2\x1b[39m`,
+      `${number(3)}\x1b[2m three\x1b[22m`,
     ].join("\n"),
   );
-  assert.equal(renderDiff(diff, plain, 80), diff.trimEnd(), "NO_COLOR: the diff as it is");
+  assert.equal(
+    renderDiff(diff, plain, 80),
+    "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,3 @@\n1  one\n2 -two\n2 +2\n3  three",
+    "NO_COLOR: the diff with its line numbers",
+  );
+});
+
+test("in a changed line paired with its new version only the characters that changed are inverted; numbers follow each file", () => {
+  const before = `${Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n")}\nconst limit = 10;\nend\n`;
+  const after = `${Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n")}\nconst limit = 20;\nadded\nend\n`;
+  const lines = renderDiff(unifiedDiff(before, after, "c.ts"), colors, 80).split("\n");
+  assert.ok(lines.includes("\x1b[2m10 \x1b[22m\x1b[31m-const limit = \x1b[7m1\x1b[27m0;\x1b[39m"), lines.join("\n"));
+  assert.ok(lines.includes("\x1b[2m10 \x1b[22m\x1b[32m+const limit = \x1b[7m2\x1b[27m0;\x1b[39m"), lines.join("\n"));
+  assert.ok(lines.includes("\x1b[2m11 \x1b[22m\x1b[32m+added\x1b[39m"), "an added line alone: no inverted part");
+  assert.ok(lines.includes("\x1b[2m12 \x1b[22m\x1b[2m end\x1b[22m"), "context after it: the new file's number");
 });
 
 test("a long diff is folded with a count of the hidden lines", () => {

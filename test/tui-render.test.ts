@@ -85,7 +85,7 @@ test("an edit's diff is shown once: in the approval question, then a one-line su
   term.type("y");
   term.send(["Enter"]);
   const screen = await term.waitFor(/^edited$/m, "the answer");
-  assert.equal(screen.match(/^-two$/gm)?.length, 1, `the diff once, in the question:\n${screen}`);
+  assert.equal(screen.match(/^2 -two$/gm)?.length, 1, `the diff once, in the question:\n${screen}`);
   assert.match(screen, /^edit x\.txt\n {2}\+1 -1 x\.txt$/m, "the result is one line");
   assert.equal(readFileSync(join(cwd, "x.txt"), "utf8"), "one\n2\nthree\n");
 });
@@ -97,8 +97,11 @@ test("with -y (no question) the diff is shown once, after the write", { skip: ne
   term.send(["Enter"]);
   const screen = await term.waitFor(/^edited$/m, "the answer");
   assert.doesNotMatch(screen, /allow\?/);
-  assert.match(screen, /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n one\n-two\n\+2\n three$/m);
-  assert.equal(screen.match(/^-two$/gm)?.length, 1, screen);
+  assert.match(
+    screen,
+    /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n1 {2}one\n2 -two\n2 \+2\n3 {2}three$/m,
+  );
+  assert.equal(screen.match(/^2 -two$/gm)?.length, 1, screen);
 });
 
 test("a 40-column terminal: prose and list items wrap at word boundaries, code keeps its lines", {
@@ -188,7 +191,7 @@ test("a resumed chat replays an edit as the coloured diff it showed live, not it
   const screen = await term.waitFor(/harness · openai[^\n]*\n>\s*$/, "the prompt after the replay");
   assert.match(
     screen,
-    /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n one\n-two\n\+2\n three\n\nChanged two to 2\.$/m,
+    /^edit x\.txt\n--- a\/x\.txt\n\+\+\+ b\/x\.txt\n@@ -1,3 \+1,3 @@\n1 {2}one\n2 -two\n2 \+2\n3 {2}three\n\nChanged two to 2\.$/m,
   );
   assert.doesNotMatch(screen, /Edited x\.txt/);
   assert.match(term.screen(true), /\x1b\[31m(?:\x1b\[\d+m)*-two/, "removed lines red");

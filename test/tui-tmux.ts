@@ -90,6 +90,12 @@ export class TmuxTerminal {
     return this.tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", "0", ...(withStyles ? ["-e"] : [])]);
   }
 
+  /** Where the terminal's cursor is: column and row from 0, as tmux placed it after what was drawn. */
+  cursor(): { column: number; row: number } {
+    const [column, row] = this.tmux(["display-message", "-p", "-t", "0", "#{cursor_x} #{cursor_y}"]).trim().split(" ");
+    return { column: Number(column), row: Number(row) };
+  }
+
   /**
    * Polls the screen until `pattern` shows; fails with the screen when it does not within `withinMs`
    * (a liveness bound: slow steps such as loading a native model pass a longer one).

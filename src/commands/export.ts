@@ -47,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const file = positionals[0]
       ? findSessionByPrefix(sessionsDir, positionals[0])
-      : findLatestSession(sessionsDir, process.cwd());
+      : findLatestSession(sessionsDir, process.cwd(), "export");
     session = readSession(file.path);
   } catch (error) {
     if (!(error instanceof SessionLookupError || error instanceof SessionReadError)) throw error;

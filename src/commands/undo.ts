@@ -8,13 +8,23 @@ import { lockAndReadSession } from "../session/session-lock.ts";
 import { SessionWriter } from "../session/session-store.ts";
 import { SessionRecorder } from "../session/session-recorder.ts";
 import { sessionErrorExitCode, sessionsDirFor } from "../stored-sessions.ts";
-import { applyPlan, CONVERSATION_ONLY, listChanges, planUndo, snapshotsFor, UndoError } from "../undo.ts";
+import {
+  applyPlan,
+  CONVERSATION_ONLY,
+  describeLeftAlone,
+  listChanges,
+  planUndo,
+  snapshotsFor,
+  UndoError,
+} from "../undo.ts";
 
 const USAGE = `Usage: harness undo [--session id] [--turns n]
   --session <id>   the session (an id or a unique prefix; default: the latest one in this directory)
   --turns <n>      how many of its last turns to take back (default 1)
 The session's files go back to how they were before those turns, and the turns leave its
-conversation. What changed is printed; /redo in the continued chat (harness -c) reverses it.
+conversation, in the files those turns changed: a file changed again after them (by you, an
+editor, another program) is left as it is, and named. What changed is printed; /redo in the
+continued chat (harness -r <id>) reverses it.
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -37,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     session = lockAndReadSession(
       (flags.session !== undefined
         ? findSessionByPrefix(sessionsDir, flags.session)
-        : findLatestSession(sessionsDir, process.cwd())
+        : findLatestSession(sessionsDir, process.cwd(), "undo")
       ).path,
     );
   } catch (error) {
@@ -64,6 +74,8 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(
         `left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${path}`).join("\n")}\n`,
       );
+    if (result && result.leftAlone.length > 0) process.stdout.write(`${describeLeftAlone(result.leftAlone)}\n`);
+    process.stdout.write(`to redo it: harness -r ${session.header.id}, then /redo\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof UndoError)) throw error;

@@ -7,6 +7,7 @@ import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
 import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
 import {
   addUsage,
+  type AssistantMessage,
   EMPTY_USAGE,
   textOf,
   toolCallsOf,
@@ -69,6 +70,9 @@ export interface RunOptions extends AgentOptions {
 interface RunExit {
   reason: DoneReason;
   error?: string;
+  /** The last reply was cut at the output limit or refused: said on `done`, with the tokens it spent. */
+  stopReason?: "length" | "refusal";
+  outputTokens?: number;
 }
 
 /** What the `done` event reports besides the exit: counted as the run goes. */
@@ -110,6 +114,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     usage: tally.usage,
     ...session,
     ...(exit.error ? { error: exit.error } : {}),
+    ...(exit.stopReason ? { stopReason: exit.stopReason } : {}),
+    ...(exit.outputTokens !== undefined ? { outputTokens: exit.outputTokens } : {}),
   };
   yield result;
   return result;
@@ -146,7 +152,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const calls = toolCallsOf(reply);
     if (calls.length === 0) {
       if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
-      return { reason: "stop" };
+      return endOfReply(reply, options.maxTokens);
     }
     const replyWasCut = reply.stopReason === "length";
     const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks: options });
@@ -161,6 +167,25 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
     if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };
   }
+}
+
+/**
+ * How a run ends on a reply without tool calls. A reply cut at the output limit or refused says
+ * so on `done`; one that left no text at all is an error, so it never ends silently with exit 0
+ * (a reasoning model can spend the whole limit thinking).
+ */
+function endOfReply(reply: AssistantMessage, maxTokens: number | undefined): RunExit {
+  if (reply.stopReason !== "length" && reply.stopReason !== "refusal") return { reason: "stop" };
+  const said = { stopReason: reply.stopReason, ...(reply.usage ? { outputTokens: reply.usage.output } : {}) };
+  if (textOf(reply).trim() !== "") return { reason: "stop", ...said };
+  if (reply.stopReason === "refusal") return { reason: "error", error: "the model declined to answer", ...said };
+  const spent = reply.usage ? ` after ${countOf(reply.usage.output, "output token")}` : "";
+  const limit = maxTokens ? ` (--max-tokens ${maxTokens})` : "";
+  return {
+    reason: "error",
+    error: `the reply was cut off at the output limit${limit}${spent}, before any text (a reasoning model may spend it all thinking); try a larger --max-tokens`,
+    ...said,
+  };
 }
 
 const INVALID_JSON_ERROR = `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`;

@@ -175,6 +175,17 @@ const runEvents = [
       sessionId: z.string().optional().describe("set when the run is recorded as a session (as on start)"),
       cost: z.number().nonnegative().optional().describe("USD, when the model's prices are known"),
       error: z.string().optional(),
+      stopReason: z
+        .enum(["length", "refusal"])
+        .optional()
+        .describe(
+          "how the last reply ended when it was not a plain stop: cut at the output limit (length) or declined (refusal); with no text at all, reason is error",
+        ),
+      outputTokens: count
+        .optional()
+        .describe(
+          "with stopReason: the output tokens the last reply spent (reasoning included), as the server counted them",
+        ),
     })
     .describe("The run ended; always the last event of a run"),
 ] as const;

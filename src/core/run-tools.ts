@@ -104,7 +104,11 @@ export async function* runToolCalls(
     );
     prepared[index] = decision.allow
       ? { ...item, checkAtUse: decision.checkAtUse }
-      : { kind: "failed", call: item.call, failed: refusal(decision.reason) };
+      : {
+          kind: "failed",
+          call: item.call,
+          failed: context.signal.aborted ? { ...INTERRUPTED, summary: "interrupted" } : refusal(decision.reason),
+        };
   }
 
   const queue = new AsyncQueue<AgentEvent>();
@@ -193,6 +197,9 @@ function invalidJson(call: ToolCallPart, replyWasCut: boolean, detail: string): 
     summary: "invalid JSON arguments",
   };
 }
+
+/** A call the user's interrupt (Esc, Ctrl-C) stopped before it ran, at its approval question or after. */
+const INTERRUPTED: ToolOutput = { isError: true, content: "The user interrupted before this tool call ran." };
 
 function refusal(reason: string | undefined): ToolOutput {
   const because = reason ? ` The user said: ${reason}` : "";
@@ -287,7 +294,7 @@ async function runOne(
   queue.push({ type: "tool_start", id: call.id, name: call.name, arguments: args, summary: item.summary });
   let output: ToolOutput;
   if (context.signal.aborted) {
-    output = { isError: true, content: "The user interrupted before this tool call ran." };
+    output = INTERRUPTED;
   } else {
     try {
       const emit = (event: AgentEvent) => queue.push(event);

@@ -75,7 +75,8 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       { summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) },
       signal,
     );
-    if (answer === undefined || signal.aborted) return { allow: false, reason: "the user interrupted" };
+    // Esc or Ctrl-C at the question interrupts the turn: no reason, the call is reported as interrupted (run-tools).
+    if (answer === undefined || signal.aborted) return { allow: false };
     switch (answer.type) {
       case "yes":
         return allowed(await approvedTargets(request, options.cwd));

@@ -113,11 +113,15 @@ function summarizeBody(body: string): string {
 /**
  * The kind of an HTTP status (the retry table in docs/events.md follows from it): 408 and 409
  * ask for the same request again, so they are retried; every other 4xx but 429 is final.
+ * Decision: 501 (Not Implemented) and 505 (HTTP Version Not Supported) say the server does not do
+ * this at all (RFC 9110 15.6.2, 15.6.6), so they are final too, and an HTML page with one names the
+ * wrong server at once instead of after a quarter of a minute of retries.
  */
 export function classifyStatus(status: number): ProviderErrorKind {
   if (status === 401 || status === 403) return "auth";
   if (status === 404) return "not_found";
   if (status === 408 || status === 409) return "transient";
+  if (status === 501 || status === 505) return "bad_request";
   if (status === 413) return "context_overflow"; // a body too large in bytes is cured the same way
   if (status === 429) return "rate_limit";
   if (status === 529) return "overloaded";
@@ -149,6 +153,14 @@ function classify(status: number | undefined, sdk: SdkError, detail: string): Pr
       return "server";
   }
 }
+
+/**
+ * A 404 about the model, not the route: OpenAI "The model `x` does not exist" (code
+ * model_not_found), Anthropic "model: x" (not_found_error), Ollama "model 'x' not found",
+ * OpenRouter "No endpoints found for x". A 404 that names no model is a missing route: FastAPI
+ * servers (vLLM) answer `{"detail":"Not Found"}`, llama.cpp "File Not Found".
+ */
+const MODEL_NOT_FOUND = /model|no endpoints found/i;
 
 /** Node's error codes for a connection that never opened, and what each means. */
 const UNREACHABLE_CAUSES: Array<[RegExp, string]> = [
@@ -221,6 +233,8 @@ function describe(kind: ProviderErrorKind, status: number | undefined, detail: s
         ? `${code}authentication failed at ${where(context)}: check ${context.keyEnv} (or HARNESS_API_KEY). ${detail}`.trim()
         : `${code}authentication failed at ${where(context)}: set HARNESS_API_KEY. ${detail}`.trim();
     case "not_found":
+      if (!MODEL_NOT_FOUND.test(detail) && !detail.includes(context.model))
+        return `${code}${where(context)} has no such route: it does not serve the ${context.api} API there (check --api and --base-url). ${detail}`.trim();
       return `${code}model "${context.model}" not found at ${where(context)} (check --model). ${detail}`.trim();
     case "network":
     case "unreachable":

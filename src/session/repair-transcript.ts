@@ -1,5 +1,6 @@
 import type { Message, ToolResultMessage } from "../core/messages.ts";
 import { toolCallsOf } from "../core/messages.ts";
+import { wellFormed } from "../core/well-formed.ts";
 
 /** What a call that never finished is told, so the conversation stays valid for every provider. */
 export const UNFINISHED_TOOL_RESULT = "interrupted: the harness stopped before this call finished";
@@ -8,9 +9,29 @@ export const UNFINISHED_TOOL_RESULT = "interrupted: the harness stopped before t
  * Makes a transcript valid again after a crash: every tool call of an assistant message gets
  * exactly one result right after it. A call whose result never reached the disk (the harness
  * was killed while it ran) gets an error result saying so; a result with no call is dropped.
+ * Text holding a lone surrogate (half an emoji, saved by an older version) gets U+FFFD in its
+ * place, as a strict server refuses every request that carries one.
  * Pure: returns a new array and leaves the input alone.
  */
 export function repairTranscript(messages: Message[]): Message[] {
+  return pairToolResults(messages.map((message) => withWellFormedText(message)));
+}
+
+/** `value` with each string in it well-formed; the same object when nothing needed it. */
+function withWellFormedText<T>(value: T): T {
+  if (typeof value === "string") return wellFormed(value) as T;
+  if (typeof value !== "object" || value === null) return value;
+  let copy: Record<string, unknown> | unknown[] | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const repaired = withWellFormedText(item);
+    if (repaired === item) continue;
+    copy ??= Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) };
+    (copy as Record<string, unknown>)[key] = repaired;
+  }
+  return (copy ?? value) as T;
+}
+
+function pairToolResults(messages: Message[]): Message[] {
   const repaired: Message[] = [];
   let pending: Map<string, string> = new Map(); // call id -> tool name, waiting for a result
   const closePending = () => {

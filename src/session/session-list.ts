@@ -99,13 +99,17 @@ function currentFolderOf(path: string, header: SessionHeader): string {
  * The session last written to in this directory. "Latest" is by last activity, not start, so
  * `--continue` returns to the conversation the user was in, even an old one they had resumed.
  */
-export function findLatestSession(sessionsDir: string, cwd: string): SessionFile {
+export function findLatestSession(sessionsDir: string, cwd: string, purpose = "continue"): SessionFile {
   for (const file of listSessionFiles(sessionsDir)) {
     const header = readSessionHeader(file.path);
     // A subagent's session is its parent's part.
     if (header && !header.parent && currentFolderOf(file.path, header) === cwd) return file;
   }
-  throw new SessionLookupError(`no session to continue in ${cwd}; start one with harness (without -c)`);
+  throw new SessionLookupError(
+    purpose === "continue"
+      ? `no session to continue in ${cwd}; start one with harness (without -c)`
+      : `no session to ${purpose} in ${cwd}: none has run in this folder yet (harness sessions lists every session with its id)`,
+  );
 }
 
 /** The one session whose id starts with `prefix`. */

@@ -30,16 +30,21 @@ export interface SessionData {
   /** The turns in the conversation now, oldest first (undone ones left out): what undo can take back. */
   turns: TurnRecord[];
   /** The undo a redo would reverse; absent when there is none, or a turn was run since. */
-  redo?: { turns: number; saved?: string };
+  redo?: { turns: number; saved?: string; restored?: string };
   /** The model's plan as the last todo call left it (empty when it never made one). */
   todo: TodoItem[];
   /** Things the user should hear about (a torn last line, unreadable lines), each said once. */
   notices: string[];
 }
 
-/** One turn as undo sees it: the snapshot of the files before it changed any, if it did. */
+/**
+ * One turn as undo sees it: the snapshot of the files before it changed any, if it did, and the
+ * one taken when it ended (absent for a turn that was killed, or recorded by an older harness), so
+ * that undo can tell the turn's changes from what someone else changed after it.
+ */
 export interface TurnRecord {
   snapshot?: string;
+  after?: string;
 }
 
 /** A turn while reading: where the conversation stood when it began. */
@@ -98,7 +103,7 @@ export function parseSession(text: string, path: string): SessionData {
   // Arrays are only ever appended to or replaced, so a turn's (array, length) is where it began.
   let messages: Message[] = [];
   const turns: OpenTurn[] = [];
-  const undone: Array<{ messages: Message[]; turns: OpenTurn[]; saved?: string }> = [];
+  const undone: Array<{ messages: Message[]; turns: OpenTurn[]; saved?: string; restored?: string }> = [];
   let usage = EMPTY_USAGE;
   let spent: ModelUsage[] = [];
   let current = { provider: header.provider, model: header.model, baseUrl: header.baseUrl, api: header.api };
@@ -127,14 +132,16 @@ export function parseSession(text: string, path: string): SessionData {
         break;
       case "snapshot": {
         const turn = turns.at(-1);
+        // The first snapshot of a turn is taken before its first change; a later one, as it ended.
         if (turn && turn.snapshot === undefined) turn.snapshot = entry.commit;
+        else if (turn) turn.after = entry.commit;
         break;
       }
       case "undo": {
         const count = Math.min(entry.turns, turns.length);
         if (count === 0) break;
         const taken = turns.splice(turns.length - count, count);
-        undone.push({ messages, turns: taken, saved: entry.saved });
+        undone.push({ messages, turns: taken, saved: entry.saved, restored: entry.restored });
         messages = taken[0].messages.slice(0, taken[0].length);
         break;
       }
@@ -168,7 +175,11 @@ export function parseSession(text: string, path: string): SessionData {
   }
   const redoable = undone.at(-1);
   const redo = redoable
-    ? { turns: redoable.turns.length, ...(redoable.saved ? { saved: redoable.saved } : {}) }
+    ? {
+        turns: redoable.turns.length,
+        ...(redoable.saved ? { saved: redoable.saved } : {}),
+        ...(redoable.restored ? { restored: redoable.restored } : {}),
+      }
     : undefined;
   return {
     path,
@@ -179,7 +190,7 @@ export function parseSession(text: string, path: string): SessionData {
     cwd,
     usage,
     spent,
-    turns: turns.map(({ snapshot }) => (snapshot ? { snapshot } : {})),
+    turns: turns.map(({ snapshot, after }) => ({ ...(snapshot ? { snapshot } : {}), ...(after ? { after } : {}) })),
     ...(redo ? { redo } : {}),
     todo,
     notices,

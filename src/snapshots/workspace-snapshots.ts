@@ -4,9 +4,10 @@
 // size or time changed are read again). Works the same whether or not the folder is a git
 // repository; the folder's own .git is never read or written (shadow-git.ts).
 import { createHash } from "node:crypto";
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { initShadowRepo, runGit, ShadowGitError, startGitDetached, type ShadowGit } from "./shadow-git.ts";
+import { newestFile, realFolderCheck, removeOlderThan, sizeOf, touch } from "./workspace-files.ts";
 
 /** Files larger than this are not snapshotted (in practice binaries, data sets and logs); undo leaves them as they are. */
 export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
@@ -138,6 +139,51 @@ export class WorkspaceSnapshots {
     return { saved, changes: changes.filter((c) => !kept.has(c.path)), kept: [...kept] };
   }
 
+  /** The paths whose content or mode differs between two snapshots. */
+  async changedPaths(from: string, to: string): Promise<string[]> {
+    return (await this.diff(from, to)).map((change) => change.path);
+  }
+
+  /**
+   * A snapshot that is `base` with each source's `paths` as they were in its `snapshot` (a later
+   * source wins; a path absent there is absent here): what an undo puts back, and only that.
+   * Built in an index of its own, so this session's index (the stat cache) is left alone.
+   */
+  async compose(base: string, sources: ReadonlyArray<{ snapshot: string; paths: readonly string[] }>): Promise<string> {
+    const scratch: ShadowGit = { ...this.shadow, indexFile: `${this.shadow.indexFile}.compose` };
+    const git = (args: string[], lines?: string[]) =>
+      runGit(scratch, args, { input: lines?.map((line) => `${line}\0`).join("") });
+    const skipped = new Set<string>();
+    try {
+      await git(["read-tree", base]);
+      for (const { snapshot, paths } of sources) {
+        if (paths.length === 0) continue;
+        const wanted = new Set(paths);
+        const entries = new Map<string, string>();
+        for (const line of (await git(["ls-tree", "-r", "-z", snapshot])).split("\0")) {
+          const tab = line.indexOf("\t");
+          const path = line.slice(tab + 1);
+          if (tab > 0 && wanted.has(path)) entries.set(path, line.slice(0, tab)); // "mode type id", as --index-info takes it
+        }
+        const absent = paths.filter((path) => !entries.has(path));
+        if (absent.length > 0) await git(["update-index", "-z", "--force-remove", "--stdin"], absent);
+        if (entries.size > 0)
+          await git(
+            ["update-index", "-z", "--index-info"],
+            [...entries].map(([path, entry]) => `${entry}\t${path}`),
+          );
+        for (const path of await this.skippedIn(snapshot)) skipped.add(path);
+      }
+      const tree = (await git(["write-tree"])).trim();
+      const note = JSON.stringify({ skipped: [...skipped].slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.size });
+      const commit = (await git(["commit-tree", tree, "-m", "harness undo", "-m", note])).trim();
+      writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`);
+      return commit;
+    } finally {
+      rmSync(scratch.indexFile, { force: true });
+    }
+  }
+
   /** Whether `snapshot` is still there (pruned ones are not); throws ShadowGitError when not. */
   async exists(snapshot: string): Promise<void> {
     await this.ready();
@@ -246,66 +292,5 @@ export class WorkspaceSnapshots {
       input: lines ? lines.map((line) => `${line}${separator}`).join("") : input,
       okCodes,
     });
-  }
-}
-
-/** A file's size, without following a symlink; undefined when there is none. */
-function sizeOf(path: string): number | undefined {
-  try {
-    return lstatSync(path).size;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether a folder of the workspace (relative, "." for the top) is really there as a folder,
- * with no symlink on the way: a path behind a planted symlink counts as gone, never followed.
- */
-function realFolderCheck(workTree: string): (folder: string) => boolean {
-  const known = new Map<string, boolean>([[".", true]]);
-  const check = (folder: string): boolean => {
-    let isReal = known.get(folder);
-    if (isReal === undefined) {
-      const stat = lstatSync(join(workTree, folder), { throwIfNoEntry: false });
-      isReal = Boolean(stat?.isDirectory()) && check(dirname(folder));
-      known.set(folder, isReal);
-    }
-    return isReal;
-  };
-  return check;
-}
-
-function touch(path: string): void {
-  const now = new Date();
-  try {
-    utimesSync(path, now, now);
-  } catch {
-    writeFileSync(path, "");
-  }
-}
-
-function newestFile(dir: string, isWanted: (name: string) => boolean): string | undefined {
-  let newest: { name: string; time: number } | undefined;
-  for (const name of readdirSync(dir)) {
-    if (!isWanted(name)) continue;
-    const time = statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    if (!newest || time > newest.time) newest = { name, time };
-  }
-  return newest?.name;
-}
-
-/** Removes entries of `dir` last changed before `before` (judged by `marker` inside them, when given). */
-function removeOlderThan(dir: string, before: number, isCandidate: (name: string) => boolean, marker?: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!isCandidate(name)) continue;
-    const time = statSync(marker ? join(dir, name, marker) : join(dir, name), { throwIfNoEntry: false })?.mtimeMs;
-    if (time !== undefined && time < before) rmSync(join(dir, name), { recursive: true, force: true });
   }
 }

@@ -1,9 +1,10 @@
 import type { ApprovalAnswer, ApprovalQuestion, AskApprovalFn } from "../permissions/approver.ts";
 import type { Palette } from "./colors.ts";
+import { readApprovalAnswer } from "./approval-answer.ts";
 import { renderDiff } from "./diff-render.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { visibleForTerminal } from "./terminal-safe.ts";
-import { visibleWidth } from "./text-width.ts";
+import { fitWidth, visibleWidth } from "./text-width.ts";
 
 /** Asks the person one question and returns their line (undefined when input has closed). */
 export type AskFn = (question: string, signal: AbortSignal) => Promise<string | undefined>;
@@ -19,7 +20,8 @@ export interface TerminalAskOptions {
 
 /**
  * Approval questions on the terminal: the call, why it asks, the diff of an edit, then
- * yes / no (or type a reason, which the model gets) / always (the rule it would add is shown).
+ * yes / no / refuse saying why (the model gets the reason) / always (the rule it would add is shown);
+ * approval-answer.ts reads the answer.
  * An empty answer is a no, so a stray Enter never runs anything (the chat's line editor does not
  * even send one: an Enter there queues what was typed before the question appeared).
  */
@@ -33,24 +35,35 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
       lines.push(renderDiff(question.diff, colors, options.columns));
       options.shownDiffs?.remember(untrusted.diff);
     }
-    lines.push(...answerLines(question.remember, options.columns));
-    const answer = (await options.ask(lines.join("\n"), signal))?.trim();
-    if (answer === undefined) return undefined;
-    const word = answer.toLowerCase();
-    if (word === "y" || word === "yes") return { type: "yes" };
-    // "always" where nothing can be remembered (the command could not be checked part by part) allows this once.
-    if (word === "a" || word === "always") return question.remember.length > 0 ? { type: "always" } : { type: "yes" };
-    if (word === "" || word === "n" || word === "no") return { type: "no" };
-    return { type: "no", reason: answer };
+    const choices = answerLines(question.remember, options.columns);
+    let asked = [...lines, ...choices].join("\n");
+    for (let tries = 1; ; tries++) {
+      const typed = await options.ask(asked, signal);
+      if (typed === undefined) return undefined;
+      // "always" where nothing can be remembered (the command could not be checked part by part) allows this once.
+      const answer = readApprovalAnswer(typed, question.remember.length > 0);
+      if (answer.type === "ask-reason") {
+        const reason = await options.ask(colors.dim("  why not? (the model is told; Enter for no reason) > "), signal);
+        if (reason === undefined) return undefined;
+        return reason.trim() ? { type: "no", reason: reason.trim() } : { type: "no" };
+      }
+      if (answer.type !== "unclear") return answer;
+      if (tries >= MAX_UNCLEAR_ANSWERS) return { type: "no" };
+      const shown = fitWidth(visibleForTerminal(typed.trim()), 40);
+      asked = [colors.dim(`  "${shown}" is not one of the answers`), ...choices].join("\n");
+    }
   };
 }
+
+/** Answers that are none of the choices before the question counts as a no (bounded, like everything). */
+const MAX_UNCLEAR_ANSWERS = 3;
 
 /**
  * The answers on one line; when the rule `always` would add makes it wider than the terminal, that
  * rule goes on a line of its own above, so the line the cursor waits on never wraps.
  */
 function answerLines(remember: string[], columns: number): string[] {
-  const answers = "  [y]es  [n]o (or type a reason)";
+  const answers = "  [y]es  [n]o  [r]efuse, saying why";
   if (remember.length === 0) return [`${answers} > `];
   const always = `  [a]lways allow ${remember.join(", ")} this session`;
   if (visibleWidth(`${answers}${always} > `) <= columns) return [`${answers}${always} > `];

@@ -10,7 +10,7 @@ import type { ShownDiffs } from "./shown-diffs.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
 import { fitWidth } from "./text-width.ts";
-import { formatTodoBlock } from "./todo-panel.ts";
+import { formatTodoBlock, isPlanFinished } from "./todo-panel.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 
 export interface ChatOptions {
@@ -57,7 +57,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
   const fit = (line: string) => fitWidth(line, options.stderr.columns || 80);
   options.stderr.write(`${colors.dim(fit(`harness · ${options.title()} · /exit or Ctrl-D quits · /help`))}\n`);
   const plan = options.todo?.() ?? [];
-  if (plan.length > 0)
+  if (plan.length > 0 && !isPlanFinished(plan))
     options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
   const status = options.status ? new SessionStatus(options.status) : undefined;
   while (true) {
@@ -84,6 +84,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     const turn = new AbortController();
     reader.onInterrupt = () => turn.abort();
     reader.beforeQuestion = () => renderer.holdForQuestion();
+    reader.showNote = (text) => renderer.note(text);
     try {
       for await (const event of options.run(attached.prompt, turn.signal)) {
         renderer.handle(event);
@@ -92,6 +93,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     } finally {
       reader.onInterrupt = undefined;
       reader.beforeQuestion = undefined;
+      reader.showNote = undefined;
       renderer.pause();
     }
     const summary = status?.format();

@@ -6,6 +6,8 @@ export interface Palette {
   green(text: string): string;
   yellow(text: string): string;
   cyan(text: string): string;
+  /** Foreground and background swapped: the changed characters inside a changed diff line. */
+  inverse(text: string): string;
 }
 
 /** Whether a stream gets escape sequences: a TTY, without NO_COLOR, not TERM=dumb. */
@@ -23,5 +25,6 @@ export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): 
     green: style(32, 39),
     yellow: style(33, 39),
     cyan: style(36, 39),
+    inverse: style(7, 27),
   };
 }

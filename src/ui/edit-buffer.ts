@@ -1,6 +1,9 @@
 // The input being edited, as plain data: its text and the cursor in it, and what each editing key
-// does to them. No terminal here: line-editor.ts reads the keys and draws the result.
+// does to them. No terminal here: line-editor.ts reads the keys and draws the result. The cursor
+// moves and deletes by grapheme cluster (graphemes.ts), so it never stands inside an emoji.
 import { assertNever } from "../core/messages.ts";
+import { graphemesOf, nextBoundary, previousBoundary } from "./graphemes.ts";
+import { visibleWidth } from "./text-width.ts";
 
 /** The text typed so far and the cursor's offset in it. */
 export interface EditBuffer {
@@ -41,9 +44,9 @@ export function applyEditKey(buffer: EditBuffer, key: EditKey): EditBuffer {
   const { text, cursor } = buffer;
   switch (key) {
     case "backspace":
-      return cursor === 0 ? buffer : cut(buffer, cursor - 1, cursor);
+      return cursor === 0 ? buffer : cut(buffer, previousBoundary(text, cursor), cursor);
     case "delete":
-      return cut(buffer, cursor, cursor + 1);
+      return cut(buffer, cursor, nextBoundary(text, cursor));
     case "word-backspace":
     case "ctrl-w":
       return cut(buffer, text.slice(0, cursor).search(/\S*\s*$/), cursor);
@@ -52,9 +55,9 @@ export function applyEditKey(buffer: EditBuffer, key: EditKey): EditBuffer {
     case "ctrl-k":
       return cut(buffer, cursor, lineEnd(buffer));
     case "left":
-      return moveTo(buffer, Math.max(0, cursor - 1));
+      return moveTo(buffer, previousBoundary(text, cursor));
     case "right":
-      return moveTo(buffer, Math.min(text.length, cursor + 1));
+      return moveTo(buffer, nextBoundary(text, cursor));
     case "home":
     case "ctrl-a":
       return moveTo(buffer, lineStart(buffer));
@@ -72,13 +75,21 @@ export function applyEditKey(buffer: EditBuffer, key: EditKey): EditBuffer {
   }
 }
 
-/** The cursor one line up or down, at the same column or the end of a shorter line. */
+/** The cursor one line up or down, at the same screen column (never inside a wide character) or the end of a shorter line. */
 export function moveVertically(buffer: EditBuffer, step: -1 | 1): EditBuffer {
   const { text, cursor } = buffer;
   const start = lineStart(buffer);
+  const column = visibleWidth(text.slice(start, cursor));
   const target = step < 0 ? text.lastIndexOf("\n", start - 2) + 1 : lineEnd(buffer) + 1;
   const targetEnd = text.indexOf("\n", target);
-  return moveTo(buffer, Math.min(target + cursor - start, targetEnd < 0 ? text.length : targetEnd));
+  let offset = target;
+  let width = 0;
+  for (const cluster of graphemesOf(text.slice(target, targetEnd < 0 ? text.length : targetEnd))) {
+    width += visibleWidth(cluster);
+    if (width > column) break;
+    offset += cluster.length;
+  }
+  return moveTo(buffer, offset);
 }
 
 /** The cursor is on the input's first line, where Up recalls history instead of moving. */

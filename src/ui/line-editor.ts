@@ -6,9 +6,11 @@
 // come from raw-key-input.ts; what they do to the input is prompt-state.ts (over edit-buffer.ts and
 // input-history.ts), the queue of a running turn type-ahead.ts, the escape sequences draw-input.ts.
 import { assertNever } from "../core/messages.ts";
+import { wellFormed } from "../core/well-formed.ts";
 import type { Palette } from "./colors.ts";
 import { drawInput, fitsOneRowAtBoth, type InputView } from "./draw-input.ts";
 import { bufferWith } from "./edit-buffer.ts";
+import { graphemesOf } from "./graphemes.ts";
 import { InputHistory } from "./input-history.ts";
 import type { Key } from "./keys.ts";
 import { PromptState } from "./prompt-state.ts";
@@ -42,6 +44,7 @@ interface ActiveQuestion {
 export class LineEditor {
   onInterrupt: (() => void) | undefined;
   beforeQuestion: (() => () => void) | undefined;
+  showNote: ((text: string) => void) | undefined;
   private readonly input: PromptState;
   private readonly keys: RawKeyInput;
   private readonly typeAhead = new TypeAhead();
@@ -165,7 +168,7 @@ export class LineEditor {
     const line = this.typeAhead.enter(isSlashCommand);
     if (!line) return;
     this.input.history.add(line.text);
-    const preview = line.text.split("\n")[0].slice(0, 40);
+    const preview = graphemesOf(line.text.split("\n")[0]).slice(0, 40).join("");
     this.note(
       line.isCommand
         ? `queued: ${preview} (runs when the agent is done)`
@@ -175,6 +178,7 @@ export class LineEditor {
 
   /** A dim line above the input (or on its own while the agent works); the input is drawn again below it. */
   private note(text: string): void {
+    if (!this.active && this.showNote) return this.showNote(text);
     if (this.active) this.leaveInput();
     this.options.stdout.write(`\r\x1b[2K${this.options.colors.dim(text)}\r\n`);
     this.cursorRow = 0;
@@ -187,7 +191,7 @@ export class LineEditor {
   }
 
   private submit(): void {
-    const line = this.input.buffer.text;
+    const line = wellFormed(this.input.buffer.text);
     if (this.active?.isChatPrompt) this.input.history.add(line);
     this.leaveInput();
     this.cursorRow = 0;

@@ -26,6 +26,11 @@ export interface LineReader {
    * and the pinned blocks off the screen; the function it returns is called once it is answered.
    */
   beforeQuestion: (() => () => void) | undefined;
+  /**
+   * Set while a turn runs: where a note about keys typed then (`queued: ...`) is shown, so it goes
+   * above the pinned plan and blocks instead of under them, where their next redraw would erase it.
+   */
+  showNote?: ((text: string) => void) | undefined;
   close(): void;
   /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?(): string[];

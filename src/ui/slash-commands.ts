@@ -3,6 +3,7 @@
 import { closestName } from "../core/edit-distance.ts";
 import { parsePositiveInteger } from "../core/helpers.ts";
 import type { Palette } from "./colors.ts";
+import { wrapToWidth } from "./text-width.ts";
 
 /** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
 export interface ChatControls {
@@ -186,8 +187,11 @@ export async function runSlashCommand(
   colors: Palette,
 ): Promise<CommandOutcome> {
   const [, name, args] = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim()) ?? [];
+  // Wrapped at words to the terminal's width: a 60-column terminal broke /help and /cost mid-word.
+  const columns = (output as NodeJS.WriteStream).columns;
+  const fit = (text: string) => (columns ? wrapToWidth(text, columns) : text);
   const say = (text: string): void => {
-    output.write(`${colors.dim(text)}\n`);
+    output.write(`${colors.dim(fit(text))}\n`);
   };
   const command = COMMANDS[name?.toLowerCase() ?? ""];
   if (!command) {
@@ -203,14 +207,14 @@ export async function runSlashCommand(
       (COMMANDS[closest]?.usage ??
         usageOf(promptCommands.find((custom) => custom.name === closest) as PromptCommandInfo));
     output.write(
-      `${colors.yellow(`unknown command /${name}`)}${usage ? `; did you mean ${usage}?` : ""} (/help lists them)\n`,
+      `${fit(`${colors.yellow(`unknown command /${name}`)}${usage ? `; did you mean ${usage}?` : ""} (/help lists them)`)}\n`,
     );
     return "continue";
   }
   try {
     return (await command.run(args.trim(), controls, say)) ?? "continue";
   } catch (error) {
-    output.write(`${colors.red("error:")} ${error instanceof Error ? error.message : String(error)}\n`);
+    output.write(`${fit(`${colors.red("error:")} ${error instanceof Error ? error.message : String(error)}`)}\n`);
     return "continue";
   }
 }

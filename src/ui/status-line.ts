@@ -13,13 +13,17 @@ export interface StatusLineSources {
   thinking?(): string | undefined;
   /** How many background processes are running (bash `background: true`). */
   runningInBackground?(): number;
+  /**
+   * The session's tokens by model as its record has them (a resumed session's earlier turns
+   * included): the one total /cost prints too. Without it, the tokens of this chat's own events.
+   */
+  spent?(): readonly ModelUsage[];
 }
 
 /** Follows a chat's events and formats the status line for the turn just ended. */
 export class SessionStatus {
   private model = "";
   private lastCall: Usage | undefined;
-  private total: Usage = EMPTY_USAGE;
   private spent: ModelUsage[] = [];
 
   constructor(private readonly sources: StatusLineSources) {}
@@ -30,7 +34,6 @@ export class SessionStatus {
     if (event.type === "message" && event.message.role === "assistant" && event.message.usage)
       this.lastCall = event.message.usage;
     if (event.type === "usage") {
-      this.total = addUsage(this.total, event.usage);
       this.spent = addSpent(this.spent, event.model ?? this.model, event.usage);
     }
   }
@@ -46,9 +49,11 @@ export class SessionStatus {
     const used = this.lastCall.input + this.lastCall.cacheRead + this.lastCall.cacheWrite + this.lastCall.output;
     const percent = (used / window) * 100;
     const context = `context ${percent > 0 && percent < 1 ? "<1" : Math.round(percent)}% of ${formatTokens(window)}`;
-    const input = this.total.input + this.total.cacheRead + this.total.cacheWrite;
-    const tokens = `session ${formatTokens(input)} in, ${formatTokens(this.total.output)} out`;
-    const cost = this.sources.formatCost?.(this.spent);
+    const spent = this.sources.spent?.() ?? this.spent;
+    const total = spent.reduce((sum, entry) => addUsage(sum, entry.usage), EMPTY_USAGE);
+    const input = total.input + total.cacheRead + total.cacheWrite;
+    const tokens = `session ${formatTokens(input)} in, ${formatTokens(total.output)} out`;
+    const cost = this.sources.formatCost?.(spent);
     const thinking = this.sources.thinking?.();
     const running = this.sources.runningInBackground?.() ?? 0;
     return [

@@ -10,7 +10,7 @@ import { countOf, formatDuration, formatTokens } from "../core/helpers.ts";
 import type { Usage } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
 import { PinnedLines } from "./pinned-lines.ts";
-import { fitWidth, visibleWidth } from "./text-width.ts";
+import { firstLine, fitWidth, visibleWidth } from "./text-width.ts";
 
 type SubagentEvent = Extract<AgentEvent, { type: "subagent" }>;
 type ChildDone = Extract<SubagentEvent["event"], { type: "done" }>;
@@ -217,9 +217,4 @@ export class SubagentBlocks {
 /** Every token a call spent, read from the cache or not. */
 function tokensOf(usage: Usage): number {
   return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
-}
-
-function firstLine(text: string): string {
-  const [first, ...rest] = text.split("\n");
-  return rest.length > 0 ? `${first} …` : first;
 }

@@ -11,6 +11,7 @@ import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
 import { eventForTerminal } from "./terminal-safe.ts";
+import { firstLine, wrapToWidth } from "./text-width.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;
@@ -114,6 +115,8 @@ export class TerminalRenderer {
         this.clock.start(event.id, event.summary);
         break;
       case "tool_end": {
+        // A call that never started (invalid arguments, refused) ends while the spinner still waits on the line.
+        this.spinner.stop();
         const untold = this.subagents.untoldCall(event.id);
         if (untold) this.traceLine(this.colors.cyan(untold));
         this.clock.end(event.id);
@@ -166,7 +169,11 @@ export class TerminalRenderer {
               this.markdown.flush(),
           );
         } else this.newline(this.options.stdout);
-        if (event.error) this.options.stderr.write(`${this.colors.red("error:")} ${event.error}\n`);
+        if (event.error) this.options.stderr.write(`${this.fit(`${this.colors.red("error:")} ${event.error}`)}\n`);
+        else if (event.stopReason === "length")
+          this.options.stderr.write(
+            `${this.fit(`${this.colors.yellow("warning:")} the reply was cut off at the output limit; a larger --max-tokens lets it finish`)}\n`,
+          );
         else if (event.reason === "aborted" && this.options.showTrace)
           this.traceLine(this.colors.yellow("interrupted"));
         this.subagents.leave();
@@ -178,9 +185,15 @@ export class TerminalRenderer {
     }
   }
 
-  /** The session's plan before a run (a resumed session's, or none after /clear): pinned from the run's first output on. */
+  /** The session's plan before a run (a resumed session's, or none after /clear): pinned from the run's first output on, unless finished. */
   setPlan(items: readonly TodoItem[]): void {
-    if (this.options.showTrace) this.todo.update(items, false);
+    if (this.options.showTrace) this.todo.restore(items);
+  }
+
+  /** A dim line of the chat's own (a queued message) above the pinned plan and blocks, which are drawn again below it. */
+  note(text: string): void {
+    this.spinner.stop();
+    this.traceLine(this.colors.dim(text));
   }
 
   /** Stops the waiting indicator and the tool clock (before something else, a question, writes to the terminal). */
@@ -270,6 +283,12 @@ export class TerminalRenderer {
     if (this.options.showTrace) this.write(this.options.stderr, text);
   }
 
+  /** A message line wrapped at words to stderr's width, at a terminal (piped, a line stays one line). */
+  private fit(text: string): string {
+    const columns = this.options.stderr.columns;
+    return columns ? wrapToWidth(text, columns) : text;
+  }
+
   private traceLine(text: string): void {
     if (!this.options.showTrace) return;
     this.newline(this.options.stderr);
@@ -293,9 +312,4 @@ export class TerminalRenderer {
   private newline(stream: NodeJS.WriteStream): void {
     if (!this.atLineStart) this.write(stream, "\n");
   }
-}
-
-function firstLine(text: string): string {
-  const [first, ...rest] = text.split("\n");
-  return rest.length > 0 ? `${first} …` : first;
 }

@@ -28,6 +28,11 @@ export function formatTodoBlock(items: readonly TodoItem[], colors: Palette, col
   ];
 }
 
+/** Every step is done: the plan was shown as it finished, and is not shown again (a later turn, a resume, an undo). */
+export function isPlanFinished(items: readonly TodoItem[]): boolean {
+  return items.length > 0 && items.every((item) => item.status === "done");
+}
+
 /** The pinned block on one terminal stream. */
 export class TodoPanel {
   private items: readonly TodoItem[] = [];
@@ -63,10 +68,15 @@ export class TodoPanel {
     if (this.isPinnable && this.items.length > 0) this.pinned.draw(this.lines());
   }
 
+  /** The session's plan before a run: pinned from the run's first output on, unless it is finished. */
+  restore(items: readonly TodoItem[]): void {
+    this.update(isPlanFinished(items) ? [] : items, false);
+  }
+
   /** The turn ended: the block stays in the scrollback as it stands; a finished plan is pinned no more. */
   leave(): void {
     this.pinned.leave();
-    if (this.items.every((item) => item.status === "done")) this.items = [];
+    if (isPlanFinished(this.items)) this.items = [];
   }
 
   private lines(): string[] {

@@ -1,6 +1,7 @@
 // Keys typed while a turn runs and nothing is asked. A line entered then is queued: a message goes
 // to the agent at its next step boundary, a slash command waits for the turn's end (it is for the
 // chat, not the model). Text typed and not entered becomes the start of the next prompt.
+import { previousBoundary } from "./graphemes.ts";
 
 /** A line entered while the agent worked, as queued. */
 export interface QueuedLine {
@@ -26,8 +27,9 @@ export class TypeAhead {
     this.typed += text;
   }
 
+  /** Backspace: the last character as seen (a whole emoji), never half of one. */
   eraseLast(): void {
-    this.typed = this.typed.slice(0, -1);
+    this.typed = this.typed.slice(0, previousBoundary(this.typed, this.typed.length));
   }
 
   /** Enter: the typed line is queued, as a message or a command; nothing when it is blank. */

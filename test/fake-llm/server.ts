@@ -60,6 +60,10 @@ export type ScriptStep =
 /** A step as it is answered: a function step has been called for its answer. */
 export type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
 
+/** A high surrogate escape with no low one after it, or a low one with no high one before it. */
+const LONE_SURROGATE_ESCAPE =
+  /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i;
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -172,6 +176,13 @@ export class FakeLLM {
       receivedAt: now(),
     };
     this.requests.push(request);
+    // Strict JSON parsers refuse half of a surrogate pair (JSON.stringify writes a lone one as
+    // \udXXX) with a 400, for this and every later request of the session:
+    // https://github.com/anthropics/claude-code/issues/3277
+    if (LONE_SURROGATE_ESCAPE.test(raw)) {
+      this.errors.push(`request ${this.requests.length}: the body holds a lone surrogate`);
+      return send(res, 400, format?.errorBody(400, "The request body is not valid JSON: no low surrogate in string"));
+    }
     if (req.method === "GET" && /\/models$/.test(path) && this.models) return send(res, 200, modelList(this.models));
     if (!format) {
       this.errors.push(`request ${this.requests.length} to unknown path ${path}`);
