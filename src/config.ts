@@ -83,6 +83,15 @@ export class NoProviderError extends ConfigError {
   override name = "NoProviderError";
 }
 
+/** The providers whose key alone chooses them, in the order a set key is looked for. */
+export const KEYED_PROVIDERS = ["anthropic", "openai", "openrouter", "gemini"] as const;
+
+/** `ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY`: for messages that say which keys choose a provider. */
+export function keyVariableList(): string {
+  const names = KEYED_PROVIDERS.map((name) => PRESETS[name].keyEnv as string);
+  return `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+}
+
 export function stateDir(env: NodeJS.ProcessEnv): string {
   return env.HARNESS_HOME || join(homedir(), ".harness");
 }

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadConfigFile, type HarnessConfig } from "./config-file.ts";
-import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
+import { ConfigError, keyVariableList, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
@@ -493,6 +493,7 @@ async function settingsResolver(options: SessionOptions): Promise<{
       resolve: () => settingsFor(resumed),
       isNoProvider: (e: unknown) => e instanceof SessionSetupError && e.cause instanceof NoProviderError,
       isTerminal: true,
+      keyVariables: keyVariableList(),
       ...localOffer,
     };
     if (await acceptsLocalModel(offer)) choice = { ...choice, provider: "local" };

@@ -1,7 +1,16 @@
 // How flags, environment, config.json and the built-in presets (config.ts) combine into one
 // provider's settings.
 import { join } from "node:path";
-import { ConfigError, NoProviderError, PRESETS, type ProviderChoice, type ProviderPreset, stateDir } from "./config.ts";
+import {
+  ConfigError,
+  KEYED_PROVIDERS,
+  keyVariableList,
+  NoProviderError,
+  PRESETS,
+  type ProviderChoice,
+  type ProviderPreset,
+  stateDir,
+} from "./config.ts";
 import type { HarnessConfig } from "./config-file.ts";
 import { defaultMaxTokens } from "./providers/anthropic-request.ts";
 import type { CallLimits } from "./providers/call-limits.ts";
@@ -9,7 +18,6 @@ import type { ApiKind, ProviderSettings } from "./providers/index.ts";
 import { MIN_ANTHROPIC_BUDGET } from "./providers/thinking.ts";
 
 /** Which provider to pick when none is named: the first whose key is set. */
-const KEY_ORDER = ["anthropic", "openai", "openrouter", "gemini"];
 
 /**
  * Resolves provider settings. Each setting takes the first of: flags, environment, config.json
@@ -179,10 +187,10 @@ function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
 
 function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined): string {
   if (baseUrl) return /anthropic/.test(baseUrl) ? "anthropic" : "openai";
-  const withKey = KEY_ORDER.find((name) => env[PRESETS[name].keyEnv as string]);
+  const withKey = KEYED_PROVIDERS.find((name) => env[PRESETS[name].keyEnv as string]);
   if (withKey) return withKey;
   if (env.HARNESS_API_KEY) return "openai";
   throw new NoProviderError(
-    'no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json',
+    `no provider configured: set ${keyVariableList()}, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json`,
   );
 }

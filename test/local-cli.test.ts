@@ -39,7 +39,7 @@ test("a headless first run with no key and no provider says how to choose one, -
   assert.equal(result.code, 1);
   assert.match(
     result.stderr,
-    /^error: no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY, or use --provider local to run a model in-process with no key/,
+    /^error: no provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or use --provider local to run a model in-process with no key/,
   );
 });
 

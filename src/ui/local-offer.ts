@@ -8,11 +8,13 @@ export interface LocalOfferOptions {
   isNoProvider: (error: unknown) => boolean;
   isTerminal: boolean;
   ask: (question: string) => Promise<string | undefined>;
+  /** The key variables that would choose a provider (`ANTHROPIC_API_KEY, ... or GEMINI_API_KEY`). */
+  keyVariables: string;
   write: (text: string) => void;
 }
 
-const QUESTION =
-  "No API key is set (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY).\n" +
+const question = (keyVariables: string) =>
+  `No API key is set (${keyVariables}).\n` +
   "Run a model on this computer instead? The default one (Qwen3 4B, about 2.5 GB) is downloaded once\n" +
   "into $HARNESS_HOME/models, then it works offline, with no key. [y/N] ";
 
@@ -25,7 +27,7 @@ export async function acceptsLocalModel(options: LocalOfferOptions): Promise<boo
   } catch (error) {
     if (!options.isNoProvider(error)) return false;
   }
-  const answer = (await options.ask(QUESTION))?.trim().toLowerCase();
+  const answer = (await options.ask(question(options.keyVariables)))?.trim().toLowerCase();
   if (answer !== "y" && answer !== "yes") return false;
   options.write("harness: using --provider local (pass it next time, or set HARNESS_PROVIDER=local)\n");
   return true;
