@@ -4,10 +4,9 @@
 // so `session/load` (and `harness -r <id>`) can continue it.
 import { Readable, Writable } from "node:stream";
 import type { McpServer } from "@agentclientprotocol/sdk";
-import type { AcpHost, HostedSession } from "../acp/acp-server.ts";
+import type { AcpHost, AskEditorFn, HostedSession } from "../acp/acp-server.ts";
 import { parseFlags, PROVIDER_FLAGS, UsageError } from "../cli-args.ts";
 import type { ProviderChoice } from "../config.ts";
-import type { ApproveFn } from "../core/run-tools.ts";
 import { createSession } from "../create-session.ts";
 import { preparePromptImages } from "../prompt-images.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
@@ -70,7 +69,7 @@ function hostFor(
   const open = async (
     cwd: string,
     mcpServers: McpServer[],
-    approve: ApproveFn,
+    askEditor: AskEditorFn,
     resumed: LockedSession | undefined,
   ): Promise<HostedSession> => {
     const session = await createSession({
@@ -79,9 +78,10 @@ function hostFor(
       choice,
       resumed,
       maxTurns,
-      // The same sandbox, credential-free environment and rules as the CLI; the editor answers what the rules leave open.
+      // The same sandbox, credential-free environment and rules as the CLI; the editor answers what
+      // the rules leave open, as a person at the terminal would (an "always" adds only what it names).
       permissions: {},
-      approval: { delegate: approve },
+      approval: { delegate: askEditor },
       // An editor session cannot be asked about trust: as in a headless run, a trust given in a
       // chat or in the user's settings counts, or --trust; otherwise one line in the editor's log.
       trust: { flag: trustFlag },
@@ -93,12 +93,12 @@ function hostFor(
   return {
     name: "harness",
     version: VERSION,
-    newSession: ({ cwd, mcpServers, approve }) => open(cwd, mcpServers, approve, undefined),
+    newSession: ({ cwd, mcpServers, askEditor }) => open(cwd, mcpServers, askEditor, undefined),
     prepareImages: (prompt) => preparePromptImages(prompt),
-    async loadSession({ sessionId, cwd, mcpServers, approve }) {
+    async loadSession({ sessionId, cwd, mcpServers, askEditor }) {
       // Locked, as for -r: a session another harness (or another editor session here) writes is refused, saying who.
       const session = lockAndReadSession(findSessionByPrefix(sessionsDirFor(env), sessionId).path);
-      const hosted = await open(cwd, mcpServers, approve, session);
+      const hosted = await open(cwd, mcpServers, askEditor, session);
       return { ...hosted, history: session.messages };
     },
   };
