@@ -3,6 +3,7 @@
 // command starts dies with it.
 import { realpathSync } from "node:fs";
 import { isInside } from "../core/is-inside.ts";
+import { systemProgram } from "../core/system-program.ts";
 import { kindOf } from "./file-kind.ts";
 import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
@@ -72,7 +73,7 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
 
 /** Wraps commands in bwrap with this policy. */
 export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {
-  return (argv, cwd) => ["bwrap", ...bwrapArgs(policy, cwd), "--", ...argv];
+  return (argv, cwd) => [systemProgram("bwrap"), ...bwrapArgs(policy, cwd), "--", ...argv];
 }
 
 function unique<T>(items: T[]): T[] {
