@@ -9,12 +9,15 @@ import { isInside } from "./is-inside.ts";
 /** Searched when the PATH holds no usable entry. */
 const SYSTEM_FOLDERS = ["/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"];
 
+/** Where a helper no trusted folder has is "found": a folder that never exists (nobody's home on Debian). */
+const NOT_FOUND = "/nonexistent";
+
 /**
  * The absolute path of helper `name` from the trusted part of the PATH; when none has it, a
- * path under /usr/bin that does not exist, so starting it fails as a missing program does.
+ * path that does not exist, so starting it fails as a missing program does (ENOENT).
  */
 export function systemProgram(name: string): string {
-  return findSystemProgram(name) ?? path.join("/usr/bin", name);
+  return findSystemProgram(name) ?? path.join(NOT_FOUND, name);
 }
 
 /** Helper `name` from the PATH's absolute entries outside `cwd` (or the system folders, if it has none); undefined: none has it. */

@@ -6,8 +6,9 @@
 // are (binding one would bind where it points); a code file that is a symlink is read-only where
 // it leads, too. Comes before the protected entries' mounts: a later bind of a folder would
 // cover the read-only mounts inside it.
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { realOrSame } from "../core/real-path.ts";
 import type { SandboxPolicy } from "./sandbox-policy.ts";
 
 /** The bwrap arguments for `policy.homeCode`; none when the workspace does not hold the home folder. */
@@ -33,16 +34,8 @@ export function homeCodeMounts(policy: SandboxPolicy): string[] {
   };
   guard(code.home);
   for (const file of code.files) {
-    const real = realOrMissing(file);
-    if (real && real !== file) args.push("--ro-bind", real, real);
+    const real = realOrSame(file);
+    if (real !== file) args.push("--ro-bind", real, real);
   }
   return args;
-}
-
-function realOrMissing(file: string): string | undefined {
-  try {
-    return realpathSync(file);
-  } catch {
-    return undefined;
-  }
 }
