@@ -16,14 +16,19 @@ import { formatTokens, parsePositiveInteger } from "./core/helpers.ts";
 import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
-import type { ApproveFn } from "./core/run-tools.ts";
+import type { ApprovalRequest, ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
 import { checkNames, reportNameProblems } from "./settings/check-names.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
-import { createApprover, type ApproverOptions, type AskApprovalFn } from "./permissions/approver.ts";
+import {
+  createApprover,
+  type ApproverOptions,
+  type AskApprovalFn,
+  type DelegateApprovalFn,
+} from "./permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
 import {
   PermissionSetupError,
@@ -84,7 +89,7 @@ export interface SessionOptions {
    */
   approval:
     | { ask: AskApprovalFn }
-    | { delegate: ApproveFn }
+    | { delegate: DelegateApprovalFn }
     | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
   /** An editor's MCP servers, added to the configured ones. */
   mcpServers?: McpServerConfig[];
@@ -276,10 +281,9 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const approve = createApprover({
     policy: permissions.policy,
     cwd,
-    ...("ask" in options.approval
-      ? { ask: options.approval.ask, preview: (request) => previewChange(request, cwd) }
-      : {}),
+    ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
+    ...("nobody" in options.approval ? {} : { preview: (request: ApprovalRequest) => previewChange(request, cwd) }),
     ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
   });
   let recorder = startRecorder(env, cwd, settings, resumed);

@@ -20,6 +20,7 @@ import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-fol
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createTrustQuestion } from "./ui/trust-question.ts";
+import { settleHomeWorkspace } from "./home-workspace.ts";
 import { commandNames } from "./ui/slash-commands.ts";
 import { promptForLine } from "./prompts/custom-commands.ts";
 import { runChat } from "./ui/chat.ts";
@@ -92,6 +93,15 @@ export async function runCli(flags: CliFlags): Promise<number> {
     if (decided.notice) stderr.write(`harness: ${decided.notice}\n`);
     if (decided.moveTo) cwd = moveTo(decided.moveTo);
   }
+
+  const home = await settleHomeWorkspace({
+    cwd,
+    env,
+    allowed: Boolean(flags["allow-home"]),
+    ask: isChat ? (question) => askOnce(question, new AbortController().signal) : undefined,
+    write: (text) => stderr.write(text),
+  });
+  if (home !== undefined) return home;
 
   const prompt = isStreamInput
     ? undefined

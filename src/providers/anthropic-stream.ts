@@ -3,6 +3,7 @@
 import type { StopReason as WireStopReason } from "@anthropic-ai/sdk/resources/messages";
 import { assertNever, type AssistantMessage, type StopReason, type Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
+import { appendArguments } from "../core/run-tools.ts";
 
 /** The parts of a Messages stream event we read; unknown event and block types are ignored. */
 export interface AnthropicStreamEvent {
@@ -212,7 +213,7 @@ export class AnthropicStreamAccumulator {
     if (block.type === "thinking" && delta.type === "signature_delta" && delta.signature)
       block.signature += delta.signature;
     if (block.type === "tool_use" && delta.type === "input_json_delta" && delta.partial_json)
-      block.json += delta.partial_json;
+      block.json = appendArguments(block.json, delta.partial_json);
     if (block.type === "text" && delta.type === "citations_delta" && delta.citation)
       (block.citations ??= []).push(delta.citation);
     if (block.type === "opaque") addOpaqueDelta(block, delta);

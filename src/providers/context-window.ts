@@ -2,6 +2,7 @@
 import type { ProviderSettings } from "./index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
 import { sendRequest } from "./post-json.ts";
+import { deadline } from "../core/helpers.ts";
 
 /** A local server that has not said its window by then is not going to; the table answers instead. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -68,7 +69,8 @@ async function probeServer(settings: ProviderSettings): Promise<number | undefin
     ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
     ...settings.headers,
   };
-  const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  const cap = deadline(PROBE_TIMEOUT_MS);
+  const signal = cap.signal;
   const [llamaCpp, ollama] = await Promise.all([
     askJson(`${root}/props`, { method: "GET", headers, signal }).then(llamaCppWindow),
     askJson(`${root}/api/show`, {
@@ -77,7 +79,7 @@ async function probeServer(settings: ProviderSettings): Promise<number | undefin
       body: JSON.stringify({ model: settings.model }),
       signal,
     }).then(ollamaWindow),
-  ]);
+  ]).finally(() => cap.clear());
   return llamaCpp ?? ollama;
 }
 

@@ -3,7 +3,9 @@
 // command starts dies with it.
 import { realpathSync } from "node:fs";
 import { isInside } from "../core/is-inside.ts";
+import { systemProgram } from "../core/system-program.ts";
 import { kindOf } from "./file-kind.ts";
+import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { protectedMounts } from "./protected-entries.ts";
 import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
@@ -30,7 +32,7 @@ export const ISOLATION_ARGS = [
 /**
  * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
  * later mounts cover earlier ones, so the private /tmp comes before the workspace (which may
- * live in /tmp), protected entries after the workspace, and hidden paths and socket folders
+ * live in /tmp), the home folder's code files and protected entries after the workspace, and hidden paths and socket folders
  * last (they stay hidden even inside the workspace), except one that holds the workspace.
  * Reads the file system (protected entries, host sockets) and may create placeholders (see
  * protected-entries.ts), so call it when the command starts.
@@ -38,6 +40,7 @@ export const ISOLATION_ARGS = [
 export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
+  args.push(...homeCodeMounts(policy));
   args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
   const masked = ["/tmp"];
   for (const hidden of policy.hidden) {
@@ -70,7 +73,7 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
 
 /** Wraps commands in bwrap with this policy. */
 export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {
-  return (argv, cwd) => ["bwrap", ...bwrapArgs(policy, cwd), "--", ...argv];
+  return (argv, cwd) => [systemProgram("bwrap"), ...bwrapArgs(policy, cwd), "--", ...argv];
 }
 
 function unique<T>(items: T[]): T[] {

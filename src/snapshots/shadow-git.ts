@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { systemProgram } from "../core/system-program.ts";
 
 /** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
 const GIT_TIMEOUT_MS = 120_000;
@@ -85,7 +86,7 @@ export function runGit(
   options: { input?: string; okCodes?: number[] } = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...configArgs(), ...args], {
+    const child = spawn(systemProgram("git"), [...configArgs(), ...args], {
       cwd: shadow.workTree,
       env: shadowEnv(shadow),
       stdio: ["pipe", "pipe", "pipe"],
@@ -123,7 +124,7 @@ export function runGit(
 /** Starts `git <args>` on its own, not waited for (housekeeping that may outlive the harness). */
 export function startGitDetached(shadow: ShadowGit, args: string[]): void {
   try {
-    const child = spawn("git", [...configArgs(), ...args], {
+    const child = spawn(systemProgram("git"), [...configArgs(), ...args], {
       cwd: shadow.gitDir,
       env: shadowEnv(shadow),
       stdio: "ignore",

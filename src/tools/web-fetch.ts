@@ -7,6 +7,7 @@ import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { guardedLookup, whyRefused } from "./public-address.ts";
+import { deadline } from "../core/helpers.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -170,15 +171,14 @@ export const webFetch = defineTool({
         summary: "bad URL",
       };
     const limit = timeoutMs();
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(limit)]);
+    const cap = deadline(limit, context.signal);
     try {
-      return await fetchPage(new URL(call.url), signal);
+      return await fetchPage(new URL(call.url), cap.signal);
     } catch (error) {
-      const reason =
-        signal.aborted && !context.signal.aborted
-          ? `no complete answer within ${limit / 1000} s`
-          : (error as Error).message;
+      const reason = cap.isExpired() ? `no complete answer within ${limit / 1000} s` : (error as Error).message;
       return { content: `Not fetched: ${reason}.`, isError: true, summary: "failed" };
+    } finally {
+      cap.clear();
     }
   },
 });
