@@ -33,11 +33,12 @@ export function tempDir(prefix = "harness-test-"): string {
 }
 
 /**
- * Retries on ENOTEMPTY: a `git gc` the harness leaves running on its own (snapshot pruning) may
- * still be writing into a test's HARNESS_HOME while it is removed. Bounded: about 5 s at most.
+ * No retries: nothing the harness starts may still write into a test's folders once the test has
+ * ended (snapshot pruning's `git gc` is awaited, and ended with the harness: src/snapshots/shadow-git.ts),
+ * so an ENOTEMPTY here is a bug to find, not a race to wait out.
  */
 function removeTempDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** An environment with no real keys or settings leaking in from the developer's shell. */
