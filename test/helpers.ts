@@ -41,11 +41,13 @@ function removeTempDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** An environment with no real keys or settings leaking in from the developer's shell. */
+/** An environment with no real keys, settings or proxies leaking in from the developer's shell. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (/API_KEY|^HARNESS_|^OPENAI|^ANTHROPIC|^OPENROUTER/.test(key)) continue;
+    // A developer's proxy would carry the tests' loopback traffic; test/proxy.test.ts sets its own.
+    if (/^(https?|no|all)_proxy$/i.test(key)) continue;
     env[key] = value;
   }
   // CLAUDE_CONFIG_DIR: the user's ~/.claude/settings.json would apply to every run; tests read nothing of the machine's.
