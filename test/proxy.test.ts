@@ -3,10 +3,16 @@
 // NODE_EXTRA_CA_CERTS, NO_PROXY reaches the server directly, and web_fetch's address checks still
 // judge the page's address, not the proxy's. The proxy is test/proxy-server.ts on 127.0.0.1.
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { downloadFile } from "../src/providers/local-download.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { startProxy, startTlsFront } from "./proxy-server.ts";
 import { needs } from "./system-programs.ts";
+import { onTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
 /** The model's fixed context window: no window probes, so a model call is the only request. */
@@ -79,4 +85,101 @@ test("a proxy setting harness cannot use is an error naming the variable, and no
     assert.match(result.stderr, new RegExp(message.replace(/[[\]/.]/g, "\\$&")));
   }
   assert.equal(fake.requests.length, 0);
+});
+
+/** A page server on 127.0.0.1 (and ::1): one HTML page; records the paths asked. */
+async function startPage(): Promise<{ port: number; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.url ?? "");
+    response.writeHead(200, { "content-type": "text/html" }).end("<h1>Behind the proxy</h1>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "::", resolve));
+  onTestEnd(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { port: (server.address() as AddressInfo).port, seen };
+}
+
+function fetchCall(url: string) {
+  return [{ reply: { toolCalls: [{ id: "f1", name: "web_fetch", arguments: { url } }] } }, { reply: { text: "done" } }];
+}
+
+test("web_fetch goes through HTTP_PROXY, and the proxy is told the address harness checked, not the name", async () => {
+  const page = await startPage();
+  const fake = await serve(fetchCall(`http://localhost:${page.port}/notes`));
+  const proxy = await startProxy();
+  const env = cleanEnv({
+    HTTP_PROXY: proxy.url,
+    NO_PROXY: `127.0.0.1:${new URL(fake.url).port}`, // the model call goes direct; the page through the proxy
+    HARNESS_WEB_FETCH_ALLOW: "127.0.0.1,::1",
+  });
+  const result = await runCli(["-y", ...fakeFlags(fake), ...NO_PROBES, "-p", "fetch it"], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(fake.requests[1].body.messages.at(-1).content, /# Behind the proxy/);
+  assert.equal(proxy.seen.length, 1);
+  assert.match(proxy.seen[0], new RegExp(`^GET http://(127\\.0\\.0\\.1|\\[::1\\]):${page.port}/notes$`));
+  assert.deepEqual(page.seen, ["/notes"]);
+});
+
+test("web_fetch's address check still holds behind a proxy: a name for loopback is refused before the proxy hears of it", async () => {
+  // The proxy would reach loopback; it is the harness that must refuse, as it does without one.
+  const page = await startPage();
+  const fake = await serve(fetchCall(`http://localhost:${page.port}/secret`));
+  const proxy = await startProxy();
+  const env = cleanEnv({ HTTP_PROXY: proxy.url, NO_PROXY: `127.0.0.1:${new URL(fake.url).port}` });
+  const result = await runCli(["-y", ...fakeFlags(fake), ...NO_PROBES, "-p", "fetch it"], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(fake.requests[1].body.messages.at(-1).content, /private or loopback address/);
+  assert.deepEqual(proxy.seen, []);
+  assert.deepEqual(page.seen, []);
+});
+
+test("harness models and an MCP server over HTTP go through the proxy too", async () => {
+  const fake = await serve([]);
+  fake.models = ["behind-proxy"];
+  const proxy = await startProxy();
+  const env = cleanEnv({ HTTP_PROXY: proxy.url });
+  const models = await runCli(["models", "--provider", "openai", "--base-url", fake.baseUrl], { env });
+  assert.equal(models.code, 0, models.stderr);
+  assert.equal(models.stdout, "behind-proxy\n");
+  assert.deepEqual(proxy.seen, [`GET ${fake.baseUrl}/models`]);
+  // The page server is no MCP server (the connection fails): what matters is the route the request took.
+  const page = await startPage();
+  const mcpUrl = `http://127.0.0.1:${page.port}/mcp`;
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({ mcpServers: { remote: { url: mcpUrl } } }),
+  );
+  const mcp = await runCli(["mcp", "list"], { env });
+  assert.equal(mcp.code, 1, mcp.stdout);
+  assert.ok(proxy.seen.includes(`POST ${mcpUrl}`), proxy.seen.join("\n"));
+  assert.ok(page.seen.includes("/mcp"));
+});
+
+test("the local model's download goes through the proxy, redirects followed and re-routed (NO_PROXY per hop)", async () => {
+  const model = Buffer.from("GGUF not really, but bytes");
+  const files = createServer((request, response) => {
+    if (request.url === "/hub/tiny.gguf")
+      return void response.writeHead(302, { location: `http://127.0.0.1:${port}/cdn/tiny.gguf` }).end();
+    if (request.url === "/cdn/tiny.gguf") return void response.writeHead(200).end(model);
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
+  onTestEnd(() => new Promise<void>((resolve) => files.close(() => resolve())));
+  const port = (files.address() as AddressInfo).port;
+  const proxy = await startProxy();
+  const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+  Object.assign(process.env, { HTTP_PROXY: proxy.url, NO_PROXY: "example.com" });
+  try {
+    const path = join(tempDir(), "tiny.gguf");
+    await downloadFile(`http://localhost:${port}/hub/tiny.gguf`, path, { signal: new AbortController().signal });
+    assert.deepEqual(readFileSync(path), model);
+  } finally {
+    for (const [key, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+  }
+  assert.deepEqual(proxy.seen, [
+    `GET http://localhost:${port}/hub/tiny.gguf`,
+    `GET http://127.0.0.1:${port}/cdn/tiny.gguf`,
+  ]);
 });
