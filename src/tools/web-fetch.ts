@@ -45,7 +45,10 @@ interface Fetched {
  * the name to another (a private one) behind our check. The proxy's own address is not checked:
  * the user chose it.
  */
-async function route(url: URL, allowed: string[]): Promise<{ client: Pick<typeof http, "get">; options: http.RequestOptions }> {
+async function route(
+  url: URL,
+  allowed: string[],
+): Promise<{ client: Pick<typeof http, "get">; options: http.RequestOptions }> {
   const proxy = proxyFor(url);
   if (!proxy)
     return { client: url.protocol === "https:" ? https : http, options: { lookup: guardedLookup(allowed) as never } };
