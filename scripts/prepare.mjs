@@ -4,13 +4,14 @@
 //
 // Two cases need more than `node scripts/build.mjs`:
 // - `npm install -g git+https://...` (or git+file:): npm prepares the clone with an inner
-//   `npm install`, but it inherits the outer install's global setting and installs the clone
-//   into the global prefix instead of installing its devDependencies into it
-//   (https://github.com/npm/cli/issues/8440, open in npm 11), so esbuild is not there. Here that
-//   inner install is done again, locally and from the lockfile (`npm ci`), then the build runs.
+//   `npm install` that inherits the outer install's global setting, so it installs the clone into
+//   the global prefix instead of installing its devDependencies into it
+//   (https://github.com/npm/cli/issues/8440, open in npm 11): esbuild is not there. Installing them
+//   here was tried: the build then works, but what npm installs afterwards is empty. So say the
+//   two steps that work (`npm pack <url>`, then install the tarball) instead of failing on a
+//   missing module.
 // - `npm ci --omit=dev` in a clone: there are no build tools by request. With dist/ already built
-//   (an earlier `npm ci`), there is nothing to do; without it, say what to run instead of
-//   failing on a missing module.
+//   (an earlier `npm ci`), there is nothing to do; without it, say what to run.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -30,22 +31,15 @@ function hasBuildTools() {
 /** npm preparing a git dependency: it clones into its cache's tmp folder and runs `install --force` there. */
 const preparingGitDependency = /[\\/]_cacache[\\/]tmp[\\/]git-clone/.test(process.cwd());
 
-if (!hasBuildTools() && preparingGitDependency) {
-  const env = { ...process.env, npm_config_global: "false", npm_config_location: "project" };
-  delete env.npm_config_prefix;
-  console.error("agent-harness: installing the build tools into the git clone (npm ci), then building dist/");
-  execFileSync(
-    process.env.npm_execpath ? process.execPath : "npm",
-    [...npmCommand(), "ci", "--include=dev", "--ignore-scripts", "--no-audit", "--no-fund"],
-    {
-      stdio: ["ignore", 2, 2],
-      env,
-    },
-  );
-}
-
 if (hasBuildTools()) {
   execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
+} else if (preparingGitDependency) {
+  console.error(
+    "agent-harness: npm did not install the build tools (esbuild, typescript) into its clone, as happens\n" +
+      "for `npm install -g <git URL>` (https://github.com/npm/cli/issues/8440). Install in two steps:\n" +
+      "  npm pack <git URL> && npm install -g ./agent-harness-<version>.tgz",
+  );
+  process.exit(1);
 } else if (existsSync("dist/cli.js")) {
   console.error("agent-harness: devDependencies omitted; keeping the dist/ already built");
 } else {
@@ -55,9 +49,4 @@ if (hasBuildTools()) {
       "  npm install -g agent-harness",
   );
   process.exit(1);
-}
-
-/** The npm that runs this script (npm_execpath is its CLI file), else the one on PATH. */
-function npmCommand() {
-  return process.env.npm_execpath ? [process.env.npm_execpath] : [];
 }
