@@ -72,7 +72,8 @@ Environment:
   ${[...KEY_VARIABLES, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
-  (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000)
+  (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000),
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (lower case too; every request harness makes), NODE_EXTRA_CA_CERTS
   Defaults and custom providers: $HARNESS_HOME/config.json (see the README); flags and variables win.
 
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.
