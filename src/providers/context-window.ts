@@ -45,7 +45,7 @@ export async function resolveContextWindow(settings: ProviderSettings): Promise<
 function askServerOnce(settings: ProviderSettings): Promise<number | undefined> | undefined {
   if (settings.api !== "openai" && settings.api !== "responses") return undefined;
   if (!(settings.local ?? looksLocal(settings.baseUrl))) return undefined;
-  const key = `${settings.baseUrl}\n${settings.model}`;
+  const key = `${withoutCredentials(settings.baseUrl)}\n${settings.model}`;
   let probe = probes.get(key);
   if (!probe) {
     const file = settings.windowCacheFile;
@@ -59,6 +59,15 @@ function askServerOnce(settings: ProviderSettings): Promise<number | undefined> 
     probes.set(key, probe);
   }
   return probe;
+}
+
+/**
+ * The base URL as the cache file names it: scheme, host and path. A `user:password@` or a query
+ * (`?api-key=...`) may be a credential, never written down.
+ */
+function withoutCredentials(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname}`;
 }
 
 /** Asks both kinds of server at once; each answers the other's question with a 404. */
