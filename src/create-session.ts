@@ -209,7 +209,13 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     secretPaths: permissions.policy.secretPaths,
     warn: (message) => options.warn(`warning: ${message}`),
   });
-  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) =>
+  const commandPlaces = {
+    cwd,
+    harnessHome: stateDir(env),
+    home: permissions.policy.home,
+    secretPaths: permissions.policy.secretPaths,
+  };
+  const promptCommands = findPromptCommands(commandPlaces, BUILT_IN_COMMANDS, (message) =>
     options.warn(`warning: ${message}`),
   );
   // The model is told to read a skill's files: that never asks, wherever the skill lives.

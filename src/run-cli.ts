@@ -1,6 +1,9 @@
 // Wires configuration, provider, tools and a terminal mode together for one CLI invocation.
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { stateDir } from "./config.ts";
+import { secretPaths } from "./permissions/secret-paths.ts";
 import { secretValuesOf } from "./core/redact.ts";
 import { redactWrites } from "./core/stream-redactor.ts";
 import { createInterface } from "node:readline";
@@ -93,6 +96,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
     if (decided.moveTo) cwd = moveTo(decided.moveTo);
   }
 
+  // What no `@path` attaches, whoever wrote the text: the same list the sandbox hides.
+  const mentionSecrets = secretPaths(env.HOME || homedir(), stateDir(env));
   const prompt = isStreamInput
     ? undefined
     : await oneShotPrompt({
@@ -100,6 +105,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
         positionals: flags.positionals,
         stdin,
         cwd,
+        secretPaths: mentionSecrets,
         notice: (text) => stderr.write(`harness: ${text}\n`),
       });
   if (!isChat && !isStreamInput && !prompt?.trim()) {
@@ -223,6 +229,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
         todo: () => session.todo,
         run: session.run,
         withImages,
+        secretPaths: mentionSecrets,
         title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`,
         cwd,
         stdout,
@@ -292,7 +299,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     }
     // `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
     // With pictures attached the command is the first part's text; the images stay after it.
-    const expand = (text: string) => promptForLine(text, session.promptCommands) ?? text;
+    const expand = (text: string) => promptForLine(text, session.promptCommands, cwd) ?? text;
     const prompt =
       typeof input.text === "string"
         ? expand(input.text)

@@ -12,8 +12,10 @@
 // credential path (permissions/secret-paths.ts, passed in as `secretPaths`) or harness's state.
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { isInside } from "./is-inside.ts";
+import { mentionsIn, resolveMention } from "./mentions.ts";
+import { whyOutOfReach } from "./path-reach.ts";
 import { readRegularFile } from "./read-regular-file.ts";
 import { realOrSame } from "./real-path.ts";
 
@@ -141,7 +143,7 @@ class InstructionReader {
   private importsOf(file: string, text: string, scope: Scope, hops: number): void {
     for (const name of importsIn(text)) {
       if (this.imported >= MAX_IMPORTED_FILES) return;
-      const target = resolve(dirname(file), name.replace(/^~(?=\/|$)/, this.where.home));
+      const target = resolveMention(name, dirname(file), this.where.home);
       if (!this.isRegularFile(target)) continue; // `@someone`, a folder: not an import
       const why = this.whyRefused(target, scope);
       if (why) {
@@ -153,17 +155,12 @@ class InstructionReader {
     }
   }
 
-  /** Why `file` may not be read for `scope`: a secret path (named or reached by a link), or outside the scope's roots. */
   private whyRefused(file: string, scope: Scope): string | undefined {
-    const real = realOrSame(file);
-    const secrets = this.where.secretPaths;
-    if (secrets.some((secret) => isInside(resolve(file), secret) || isInside(real, realOrSame(secret))))
-      return "a credential or harness state path is never read into instructions";
-    if (!scope.roots.some((root) => isInside(real, root)))
-      return scope.owner === "repository"
-        ? `it leads outside the repository (to ${real})`
-        : `it leads outside the home folder (to ${real})`;
-    return undefined;
+    return whyOutOfReach(file, {
+      secretPaths: this.where.secretPaths,
+      roots: scope.roots,
+      rootsName: scope.owner === "repository" ? "the repository" : "the home folder",
+    });
   }
 
   /** A file as a header or a notice names it: relative to the working directory inside the repository, else from `~`, else absolute. */
@@ -182,9 +179,7 @@ export function importsIn(text: string): string[] {
   const prose = text
     .replace(/^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n {0,3}\1[^\n]*|$(?![\s\S]))/gm, "")
     .replace(/(`+)[\s\S]*?\1/g, "");
-  return [...prose.matchAll(/(?:^|\s)@([^\s`]+)/g)]
-    .map((match) => match[1].replace(/[.,;:!?)\]]+$/, ""))
-    .filter(Boolean);
+  return mentionsIn(prose);
 }
 
 /** `cwd` and its parents up to the enclosing git repository's root, outermost first (just `cwd` outside one). */
