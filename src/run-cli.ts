@@ -31,6 +31,7 @@ import { createLineReader, type LineReader } from "./ui/line-reader.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor, type Palette } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
+import { ClaudeOutput } from "./ui/claude-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
 import { readStreamInput } from "./ui/stream-input.ts";
@@ -306,6 +307,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
         : input.text.map((part, index) =>
             index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part,
           );
+    const claude =
+      format !== "text" && flags.format === "claude" ? claudeOutput(format, session, flags, cwd, stdout) : undefined;
     // The session's model is priced even before it spends, so an unknown price leaves `cost` out.
     let spent: ModelUsage[] = [{ model: settings.model, usage: EMPTY_USAGE }];
     for await (const redacted of session.run(prompt, controller.signal)) {
@@ -314,6 +317,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
       const event =
         redacted.type === "done" && priced?.unpriced.length === 0 ? { ...redacted, cost: priced.cost } : redacted;
       if (renderer) renderer.handle(event);
+      else if (claude) claude.write(event);
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
       if (event.type === "done") {
         code = exitCodeFor(event);
@@ -328,6 +332,24 @@ export async function runCli(flags: CliFlags): Promise<number> {
   process.off("SIGINT", onSigint);
   await session.close();
   return isOutputClosed ? CLOSED_OUTPUT_EXIT : code;
+}
+
+/** `--format claude`: one run's events as Claude Code's messages (ui/claude-output.ts). */
+function claudeOutput(
+  format: "json" | "stream-json",
+  session: Session,
+  flags: CliFlags,
+  cwd: string,
+  stdout: NodeJS.WritableStream,
+): ClaudeOutput {
+  const init = {
+    cwd,
+    tools: session.agent.options.tools.map((tool) => tool.name),
+    model: session.settings.model,
+    approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
+    slashCommands: session.promptCommands.map((command) => command.name),
+  } as const;
+  return new ClaudeOutput(format, init, stdout);
 }
 
 /** One prompt of a headless run, or why a stdin line could not be one. */

@@ -1,0 +1,134 @@
+// --format claude: scripts built on `claude -p --output-format stream-json|json` read harness's
+// run unchanged. The built CLI runs a tool loop against the fake server; every line is checked
+// against a schema written from Claude Code's SDK docs (test/fixtures/claude-stream-json.schema.json),
+// and the messages carry what the run did. --output-format is --output's other name.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir } from "./helpers.ts";
+
+const serve = fakeServerPerTest();
+const SCHEMA = JSON.parse(
+  readFileSync(join(import.meta.dirname, "fixtures", "claude-stream-json.schema.json"), "utf8"),
+);
+
+function validator() {
+  return new Ajv2020({ strict: false, allErrors: true }).compile(SCHEMA);
+}
+
+function toolLoop() {
+  return serve([
+    {
+      reply: {
+        text: "Looking.",
+        toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo from-bash" } }],
+      },
+    },
+    { reply: { text: "It printed from-bash." } },
+  ]);
+}
+
+test("--output-format stream-json --format claude: system init, assistant tool_use, user tool_result, assistant text, result", async () => {
+  const fake = await toolLoop();
+  const cwd = tempDir();
+  const result = await runCli(
+    ["-y", ...fakeFlags(fake), "--output-format", "stream-json", "--format", "claude", "-p", "run it"],
+    { cwd },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const lines = jsonLines(result.stdout);
+  const validate = validator();
+  for (const line of lines)
+    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  assert.deepEqual(
+    lines.map((line) => (line.subtype ? `${line.type}:${line.subtype}` : line.type)),
+    ["system:init", "assistant", "user", "assistant", "result:success"],
+  );
+  const [init, toolUse, toolResult, answer, done] = lines;
+  assert.equal(init.cwd, cwd);
+  assert.equal(init.model, "fake-model");
+  assert.equal(init.permissionMode, "bypassPermissions");
+  assert.ok(init.tools.includes("bash") && init.tools.includes("read_file"), init.tools.join(","));
+  assert.ok(init.slash_commands.includes("init"));
+  assert.match(init.session_id, /\S/);
+  for (const line of lines) assert.equal(line.session_id, init.session_id, "every message names the session");
+
+  assert.deepEqual(toolUse.message.content, [
+    { type: "text", text: "Looking." },
+    { type: "tool_use", id: "call_1", name: "bash", input: { command: "echo from-bash" } },
+  ]);
+  assert.equal(toolUse.message.stop_reason, "tool_use");
+  assert.equal(toolResult.message.content[0].tool_use_id, "call_1");
+  assert.equal(toolResult.message.content[0].is_error, false);
+  assert.match(toolResult.message.content[0].content, /from-bash/);
+  assert.deepEqual(answer.message.content, [{ type: "text", text: "It printed from-bash." }]);
+  assert.equal(answer.message.stop_reason, "end_turn");
+
+  assert.equal(done.result, "It printed from-bash.");
+  assert.equal(done.is_error, false);
+  assert.equal(done.num_turns, 2);
+  assert.equal(done.total_cost_usd, 0, "fake-model has no price");
+  assert.ok(done.usage.input_tokens > 0 && done.usage.output_tokens > 0, JSON.stringify(done.usage));
+  assert.ok(done.duration_ms >= done.duration_api_ms);
+});
+
+test("--output json --format claude: one result object, as claude -p --output-format json writes", async () => {
+  const fake = await toolLoop();
+  const result = await runCli(["-y", ...fakeFlags(fake), "--output", "json", "--format", "claude", "-p", "run it"]);
+  assert.equal(result.code, 0, result.stderr);
+  const lines = jsonLines(result.stdout);
+  assert.equal(lines.length, 1);
+  const validate = validator();
+  assert.ok(validate(lines[0]), JSON.stringify(validate.errors?.slice(0, 3)));
+  assert.equal(lines[0].type, "result");
+  assert.equal(lines[0].result, "It printed from-bash.");
+});
+
+test("--format claude at the turn limit: result error_max_turns with is_error, and exit 3", async () => {
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "true" } }] } },
+  ]);
+  const result = await runCli([
+    "-y",
+    ...fakeFlags(fake),
+    "--max-turns",
+    "1",
+    "--output-format",
+    "json",
+    "--format",
+    "claude",
+    "-p",
+    "loop",
+  ]);
+  assert.equal(result.code, 3, result.stderr);
+  const [done] = jsonLines(result.stdout);
+  const validate = validator();
+  assert.ok(validate(done), JSON.stringify(validate.errors?.slice(0, 3)));
+  assert.equal(done.subtype, "error_max_turns");
+  assert.equal(done.is_error, true);
+  assert.equal(done.result, undefined);
+});
+
+test("--output-format is --output with no notice; without --format the events stay harness's own", async () => {
+  const fake = await serve([{ reply: { text: "hi" } }]);
+  const result = await runCli([...fakeFlags(fake), "--output-format", "stream-json", "-p", "hi"]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stderr, "");
+  const events = jsonLines(result.stdout);
+  assert.equal(events[0].type, "start");
+  assert.equal(events.at(-1).type, "done");
+});
+
+test("--format with text output, and --output and --output-format that disagree, are usage errors", async () => {
+  const text = await runCli(["--format", "claude", "-p", "hi"]);
+  assert.equal(text.code, 2);
+  assert.match(text.stderr, /--format claude shapes --output json or stream-json/);
+  const disagree = await runCli(["--output", "json", "--output-format", "stream-json", "-p", "hi"]);
+  assert.equal(disagree.code, 2);
+  assert.match(disagree.stderr, /--output json and --output-format stream-json disagree/);
+  const unknown = await runCli(["--output", "json", "--format", "claud", "-p", "hi"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /--format takes harness or claude/);
+});
