@@ -31,6 +31,7 @@ import { createLineReader, type LineReader } from "./ui/line-reader.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor, type Palette } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
+import { attachmentBlocks } from "./ui/attachments.ts";
 import { ClaudeOutput } from "./ui/claude-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
@@ -300,7 +301,9 @@ export async function runCli(flags: CliFlags): Promise<number> {
     }
     // `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
     // With pictures attached the command is the first part's text; the images stay after it.
-    const expand = (text: string) => promptForLine(text, session.promptCommands, cwd) ?? text;
+    // The typed text's mentions are attached already (oneShotPrompt); the command's own are attached here.
+    const attach = (mentions: readonly string[]) => attachmentBlocks(mentions, cwd, mentionSecrets);
+    const expand = (text: string) => promptForLine(text, session.promptCommands, { cwd, attach }) ?? text;
     const prompt =
       typeof input.text === "string"
         ? expand(input.text)

@@ -36,8 +36,16 @@ test(".claude/commands: a subfolder is a namespace, $1 and $ARGUMENTS fill in, f
     join(repo, ".claude", "commands", "frontend", "component.md"),
     "---\ndescription: Make a component\nargument-hint: <name>\nallowed-tools: Bash(npm test:*)\ndescripton: typo\n---\nCreate the component $1. Notes: $ARGUMENTS\n",
   );
+  writeFileSync(join(repo, ".claude", "commands", "frontend", "styled.md"), "Style $1 as @docs/style.md says.\n");
+  mkdirSync(join(repo, "docs"));
+  writeFileSync(join(repo, "docs", "style.md"), "tabs, not spaces\n");
   writeFileSync(join(home, ".claude", "commands", "standup.md"), "Summarise yesterday's commits.\n");
-  const fake = await serve([{ reply: { text: "one" } }, { reply: { text: "two" } }, { reply: { text: "three" } }]);
+  const fake = await serve([
+    { reply: { text: "one" } },
+    { reply: { text: "two" } },
+    { reply: { text: "three" } },
+    { reply: { text: "four" } },
+  ]);
 
   const namespaced = await runCli([...fakeFlags(fake), "-p", "/frontend:component Button with a big icon"], {
     cwd: repo,
@@ -55,6 +63,14 @@ test(".claude/commands: a subfolder is a namespace, $1 and $ARGUMENTS fill in, f
   const user = await runCli([...fakeFlags(fake), "-p", "/standup"], { cwd: repo, env });
   assert.equal(user.code, 0, user.stderr);
   assert.equal(promptOf(fake.requests[2]), "Summarise yesterday's commits.");
+
+  // The command's own @mention attaches its file in a one-shot run, as the chat attaches it.
+  const styled = await runCli([...fakeFlags(fake), "-p", "/styled Card"], { cwd: repo, env });
+  assert.equal(styled.code, 0, styled.stderr);
+  assert.equal(
+    promptOf(fake.requests[3]),
+    "Style Card as @docs/style.md says.\n\ndocs/style.md:\n```\ntabs, not spaces\n```",
+  );
 });
 
 test("CLAUDE.md imports: relative to the file, ~/, nested, each file once, none inside code; the user's file comes first", async () => {

@@ -193,30 +193,41 @@ function reportKeys(file: string, fields: Record<string, string>, warn: (message
  * the command's own text that is out of its reach loses its `@` (the name stays, so the model
  * knows what was meant, and is told why nothing came with it); the user's arguments are the user's.
  */
-export function expandPromptCommand(command: PromptCommand, args: string, cwd: string): string {
+export function expandPromptCommand(command: PromptCommand, args: string, where: CommandUse): string {
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
-  const { template, refused } = withinReach(command, cwd);
+  const { template, refused, kept } = withinReach(command, where.cwd);
   const hasPlaceholder = /\$(ARGUMENTS|[1-9])/.test(template);
   const filled = template.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) =>
     which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? ""),
   );
   const prompt = (hasPlaceholder || !args ? filled : `${filled}\n\n${args}`).trim();
-  return refused.length > 0 ? `${prompt}\n\n${refused.join("\n")}` : prompt;
+  const notes = [...(where.attach?.(kept) ?? []), ...refused];
+  return notes.length > 0 ? `${prompt}\n\n${notes.join("\n\n")}` : prompt;
+}
+
+/** Where a command is used: the working directory its mentions are resolved in, and, where the text is not attached after (a one-shot run), what attaches the template's own mentions. */
+export interface CommandUse {
+  cwd: string;
+  attach?(mentions: readonly string[]): string[];
 }
 
 /** The command's text with the mentions it may not attach taken out of `@` form, and a line for each. */
-function withinReach(command: PromptCommand, cwd: string): { template: string; refused: string[] } {
+function withinReach(command: PromptCommand, cwd: string): { template: string; refused: string[]; kept: string[] } {
   const { reach } = command;
-  if (!reach) return { template: command.template, refused: [] };
+  if (!reach) return { template: command.template, refused: [], kept: mentionsIn(command.template) };
   const refused: string[] = [];
+  const kept: string[] = [];
   let template = command.template;
   for (const mention of new Set(mentionsIn(command.template))) {
     const why = whyOutOfReach(resolveMention(mention, cwd), reach);
-    if (!why) continue;
+    if (!why) {
+      kept.push(mention);
+      continue;
+    }
     template = template.replace(new RegExp(`(^|\\s)@${escapeRegExp(mention)}`, "g"), `$1${mention}`);
     refused.push(`[${mention}: not attached, it is named by the /${command.name} command's file and ${why}]`);
   }
-  return { template, refused };
+  return { template, refused, kept };
 }
 
 function escapeRegExp(text: string): string {
@@ -227,12 +238,12 @@ function escapeRegExp(text: string): string {
  * The prompt a typed line stands for, when it names one of `commands`; undefined otherwise.
  * `/component` names `frontend:component` too, when no command is called `component` and it is the first so namespaced.
  */
-export function promptForLine(line: string, commands: readonly PromptCommand[], cwd: string): string | undefined {
+export function promptForLine(line: string, commands: readonly PromptCommand[], where: CommandUse): string | undefined {
   const match = /^\/([\w:-]+)(?:\s+([\s\S]*))?$/.exec(line.trim());
   if (!match) return undefined;
   const typed = match[1].toLowerCase();
   const command =
     commands.find((candidate) => candidate.name === typed) ??
     (typed.includes(":") ? undefined : commands.find((candidate) => candidate.name.endsWith(`:${typed}`)));
-  return command ? expandPromptCommand(command, (match[2] ?? "").trim(), cwd) : undefined;
+  return command ? expandPromptCommand(command, (match[2] ?? "").trim(), where) : undefined;
 }

@@ -16,9 +16,15 @@ export const MAX_ATTACHMENTS = 10;
  * built from a file (`-p "$(cat task.md)"`) is not always the user's own words; the prompt says so.
  */
 export function expandFileMentions(text: string, cwd: string, secretPaths: readonly string[]): string {
+  const blocks = attachmentBlocks(mentionsIn(text), cwd, secretPaths);
+  return blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text;
+}
+
+/** The blocks `mentions` attach (as expandFileMentions does), for a text whose mentions were found elsewhere. */
+export function attachmentBlocks(mentions: readonly string[], cwd: string, secretPaths: readonly string[]): string[] {
   const blocks: string[] = [];
   const seen = new Set<string>();
-  for (const mention of mentionsIn(text)) {
+  for (const mention of mentions) {
     const path = resolveMention(mention, cwd);
     if (seen.has(path) || blocks.length >= MAX_ATTACHMENTS || IMAGE_NAME.test(path)) continue; // images go as pictures (imagesNamedIn)
     seen.add(path);
@@ -26,7 +32,7 @@ export function expandFileMentions(text: string, cwd: string, secretPaths: reado
     const block = why ? `@${mention}: not attached (${why})` : attachmentFor(mention, path);
     if (block) blocks.push(block);
   }
-  return blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text;
+  return blocks;
 }
 
 /** File names taken as pictures; the file's first bytes decide whether it really is one. */
