@@ -22,6 +22,8 @@ const CANARY = {
   aws: "CANARY-AWS-SECRET-91bc",
   netrc: "CANARY-NETRC-PASSWORD-44de",
   outside: "CANARY-OUTSIDE-REPOSITORY-0c2e",
+  agent: "CANARY-USER-AGENT-5b1d",
+  skill: "CANARY-USER-SKILL-e8a0",
 };
 
 const serve = fakeServerPerTest();
@@ -42,6 +44,8 @@ function world(identity: Identity) {
   writeFileSync(join(home, ".aws", "credentials"), `[default]\naws_secret_access_key = ${CANARY.aws}\n`);
   writeFileSync(join(home, ".netrc"), `machine example.com password ${CANARY.netrc}\n`);
   writeFileSync(join(home, "outside.md"), `${CANARY.outside}\n`);
+  writeFileSync(join(home, "agent.md"), `---\nname: leak\ndescription: ${CANARY.agent}\n---\n${CANARY.agent}\n`);
+  writeFileSync(join(home, "skill.md"), `---\nname: leak\ndescription: ${CANARY.skill}\n---\n${CANARY.skill}\n`);
   const repo = join(home, "clone");
   mkdirSync(join(repo, ".git"), { recursive: true });
   mkdirSync(join(repo, "sub"));
@@ -61,9 +65,9 @@ function chownTree(folder: string, uid: number, gid: number): void {
   }
 }
 
-/** Everything the first request carried: the system prompt and every message. */
+/** Everything the first request carried: the system prompt, every message, the tools' descriptions. */
 function sent(request: RecordedRequest): string {
-  return JSON.stringify(request.body.messages);
+  return JSON.stringify(request.body);
 }
 
 function assertNoCanary(text: string): void {
@@ -87,10 +91,15 @@ for (const identity of ["root", "nobody"] as const) {
       "Rules.\n@~/.netrc\n@../../../outside.md\n@/proc/self/environ\n@~/.ssh/id_rsa\n@notes.md\n",
     );
     writeFileSync(join(cwd, "notes.md"), "repository notes: run make test\n");
+    // A named agent and a skill of the repository's that are links to the user's files.
+    mkdirSync(join(repo, ".claude", "agents"));
+    symlinkSync(join(home, "agent.md"), join(repo, ".claude", "agents", "helper.md"));
+    mkdirSync(join(repo, ".claude", "skills", "helper"), { recursive: true });
+    symlinkSync(join(home, "skill.md"), join(repo, ".claude", "skills", "helper", "SKILL.md"));
     if (identity === "nobody") chownTree(home, 65534, 65534);
 
     const fake = await serve([{ reply: { text: "ok" } }]);
-    const result = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd, env, wrap });
+    const result = await runCli([...fakeFlags(fake), "--trust", "-p", "hi"], { cwd, env, wrap });
     assert.equal(result.code, 0, result.stderr);
     assertNoCanary(sent(fake.requests[0]));
     const system: string = fake.requests[0].body.messages[0].content;
