@@ -3,11 +3,13 @@
 // against a schema written from Claude Code's SDK docs (test/fixtures/claude-stream-json.schema.json),
 // and the messages carry what the run did. --output-format is --output's other name.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { byConversation } from "./fake-llm/server.ts";
 import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir } from "./helpers.ts";
+import { taskCall, text } from "./subagent-steps.ts";
 
 const serve = fakeServerPerTest();
 const SCHEMA = JSON.parse(
@@ -132,4 +134,43 @@ test("--format with text output, and --output and --output-format that disagree,
   const unknown = await runCli(["--output", "json", "--format", "claud", "-p", "hi"]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /--format takes harness or claude/);
+});
+
+test("--format claude with a subagent: its replies and results carry parent_tool_use_id, the task call; one init and one result", async () => {
+  const fake = await serve(
+    byConversation({
+      "PARENT:": [{ reply: { toolCalls: [taskCall("call_task", { prompt: "CHILD: list files" })] } }, text("all done")],
+      "CHILD:": [
+        { reply: { toolCalls: [{ id: "call_ls", name: "read_file", arguments: { path: "a.txt" } }] } },
+        text("child found it"),
+      ],
+    }),
+  );
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "a.txt"), "child-ran\n");
+  const result = await runCli(
+    ["-y", ...fakeFlags(fake), "--output", "stream-json", "--format", "claude", "-p", "PARENT: go"],
+    { cwd },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const lines = jsonLines(result.stdout);
+  const validate = validator();
+  for (const line of lines)
+    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  assert.equal(lines.filter((line) => line.subtype === "init").length, 1);
+  assert.equal(lines.filter((line) => line.type === "result").length, 1);
+  const child = lines.filter((line) => line.parent_tool_use_id === "call_task");
+  assert.deepEqual(
+    child.map((line) => line.type),
+    ["assistant", "user", "assistant"],
+  );
+  assert.equal(child[1].message.content[0].tool_use_id, "call_ls");
+  assert.match(child[1].message.content[0].content, /child-ran/);
+  const own = lines.filter((line) => line.parent_tool_use_id === null);
+  assert.deepEqual(
+    own.map((line) => line.type),
+    ["assistant", "user", "assistant"],
+  );
+  assert.equal(own[1].message.content[0].tool_use_id, "call_task");
+  assert.equal(lines.at(-1).result, "all done");
 });
