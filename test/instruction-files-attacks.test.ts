@@ -115,6 +115,29 @@ for (const identity of ["root", "nobody"] as const) {
     );
   });
 
+  test(`as ${identity}: harness's own state inside the repository is never imported`, {
+    skip: needs("setpriv") || asRootOnly,
+  }, async () => {
+    const { repo, env } = world(identity);
+    const state = join(repo, ".state");
+    mkdirSync(join(state, "sessions"), { recursive: true });
+    writeFileSync(join(state, "sessions", "old.jsonl"), `{"type":"message","text":"${CANARY.outside}"}\n`);
+    writeFileSync(join(repo, "AGENTS.md"), "Rules.\n@.state/sessions/old.jsonl\n");
+    if (identity === "nobody") chownTree(join(repo, ".."), 65534, 65534);
+    const fake = await serve([{ reply: { text: "ok" } }]);
+    const result = await runCli([...fakeFlags(fake), "-p", "hi"], {
+      cwd: repo,
+      env: { ...env, HARNESS_HOME: state },
+      wrap,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assertNoCanary(sent(fake.requests[0]));
+    assert.match(
+      result.stderr,
+      /AGENTS\.md: @\.state\/sessions\/old\.jsonl not imported: a credential or harness state path/,
+    );
+  });
+
   test(`as ${identity}: @~/.ssh/id_rsa in a prompt built from a file attaches nothing; a file in the workspace still attaches`, {
     skip: needs("setpriv") || asRootOnly,
   }, async () => {
