@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
@@ -122,4 +124,32 @@ test("imports stop after five hops", async () => {
   const system = systemOf(fake.requests[0]);
   assert.match(system, /hop 5/);
   assert.doesNotMatch(system, /hop 6/);
+});
+
+test("in chat, /frontend:component runs the namespaced command and /help lists it", {
+  skip: needs("tmux"),
+}, async () => {
+  const { env, repo } = claudeWorld();
+  writeFileSync(
+    join(repo, ".claude", "commands", "frontend", "component.md"),
+    "---\ndescription: Make a component\nargument-hint: <name>\n---\nCreate the component $1.\n",
+  );
+  const fake = await serve([{ reply: { text: "Made." } }]);
+  const terminal = TmuxTerminal.start({
+    args: fakeFlags(fake),
+    cwd: repo,
+    env: { ...(env as Record<string, string>), TERM: "xterm-256color" },
+    columns: 120,
+  });
+  await terminal.waitFor(/> $/m, "the chat prompt");
+  terminal.type("/help");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/^\/frontend:component <name> +Make a component$/m, "/help");
+  terminal.type("/frontend:component Button");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/Made\./, "the reply");
+  assert.equal(promptOf(fake.requests[0]), "Create the component Button.");
+  terminal.type("/exit");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
 });

@@ -121,7 +121,7 @@ class InstructionReader {
     const real = realOrSame(section.file);
     if (this.isFull || this.seen.has(real)) return;
     this.seen.add(real);
-    const head = readRegularFile(section.file, MAX_INSTRUCTIONS_BYTES);
+    const head = readRegularFile(real, MAX_INSTRUCTIONS_BYTES); // the path judged, not the link again
     if (!head) return;
     let text = head.bytes.toString("utf8").trim();
     const by = section.importedBy ? ` (imported by ${this.shown(section.importedBy)})` : "";
