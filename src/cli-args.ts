@@ -123,6 +123,8 @@ export const FLAGS = {
   // The shapes json and stream-json are written in: harness's versioned events, or Claude Code's messages.
   format: { schema: oneOf(JSON_FORMATS) },
   input: { schema: oneOf(["stream-json"]) },
+  // Claude Code's name for --input.
+  "input-format": { schema: oneOf(["stream-json"]) },
   "system-prompt": { schema: textOrFile },
   "append-system-prompt": { schema: textOrFile },
   // Resolved where the command was typed, as the shell completed it (also with --cwd).
@@ -186,6 +188,7 @@ export const RUN_FLAGS = [
   "output-format",
   "format",
   "input",
+  "input-format",
   "system-prompt",
   "append-system-prompt",
   "image",
@@ -207,8 +210,10 @@ export const PROVIDER_FLAGS = [
   "max-turns",
 ] as const satisfies readonly FlagName[];
 
-/** The parsed command line of a prompt run (`--output-format` is folded into `output`). */
-export type CliFlags = Flags<Exclude<(typeof RUN_FLAGS)[number], "output-format">> & { positionals: string[] };
+/** The parsed command line of a prompt run (Claude Code's `--output-format` and `--input-format` are folded into `output` and `input`). */
+export type CliFlags = Flags<Exclude<(typeof RUN_FLAGS)[number], "output-format" | "input-format">> & {
+  positionals: string[];
+};
 
 /**
  * Reads `argv` against the named flags; throws UsageError for an unknown flag, a missing value,
@@ -251,11 +256,12 @@ export function parseFlags<N extends FlagName>(
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
   const parsed = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
-  const { "output-format": outputFormat, ...flags } = parsed.flags;
+  const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
   const { positionals } = parsed;
   if (outputFormat !== undefined && flags.output !== undefined && outputFormat !== flags.output)
     throw new UsageError(`--output ${flags.output} and --output-format ${outputFormat} disagree; give one`);
   flags.output ??= outputFormat;
+  flags.input ??= inputFormat;
   if (flags.format !== undefined && (flags.output ?? "text") === "text")
     throw new UsageError(`--format ${flags.format} shapes --output json or stream-json; text has no shapes`);
   if (flags.yes && flags.approve !== undefined && flags.approve !== "all")

@@ -63,7 +63,8 @@ Options:
                            also --output-format, as Claude Code spells it
   --format claude          json and stream-json in Claude Code's message shapes (system init,
                            assistant, user tool results, result) instead of harness's events
-  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
+  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json);
+                           also --input-format, as Claude Code spells it
   -c, --continue           continue the latest session in this directory
   -r, --resume [id]        continue that session (without an id: pick one of this folder's recent ones)
   --fork                   with -c or -r: continue a copy of the session under a new id (the

@@ -174,3 +174,28 @@ test("--format claude with a subagent: its replies and results carry parent_tool
   assert.equal(own[1].message.content[0].tool_use_id, "call_task");
   assert.equal(lines.at(-1).result, "all done");
 });
+
+test("Claude Code's stream-json in and out: --input-format and --output-format with --format claude, one init and result per input line", async () => {
+  const fake = await serve([{ reply: { text: "first" } }, { reply: { text: "second" } }]);
+  const input = [
+    { type: "user", message: { role: "user", content: [{ type: "text", text: "one" }] } },
+    { type: "user", message: { role: "user", content: "two" } },
+  ]
+    .map((line) => JSON.stringify(line))
+    .join("\n");
+  const result = await runCli(
+    [...fakeFlags(fake), "--input-format", "stream-json", "--output-format", "stream-json", "--format", "claude"],
+    { input: `${input}\n` },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const lines = jsonLines(result.stdout);
+  assert.deepEqual(
+    lines.map((line) => (line.subtype ? `${line.type}:${line.subtype}` : line.type)),
+    ["system:init", "assistant", "result:success", "system:init", "assistant", "result:success"],
+  );
+  assert.deepEqual(
+    lines.filter((line) => line.type === "result").map((line) => line.result),
+    ["first", "second"],
+  );
+  assert.equal(lines[0].session_id, lines[3].session_id, "one conversation");
+});
