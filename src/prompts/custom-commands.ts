@@ -18,7 +18,7 @@
 // (the user's commands: inside the home folder), never a credential path: a cloned repository's
 // `/review` holding `@~/.ssh/id_rsa` sends nothing. (A skill, which the model follows on its own,
 // does need trust: prompts/skills.ts.)
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { closestName } from "../core/edit-distance.ts";
 import { foldersFromRoot } from "../core/instruction-files.ts";
@@ -219,7 +219,8 @@ function withinReach(command: PromptCommand, cwd: string): { template: string; r
   const kept: string[] = [];
   let template = command.template;
   for (const mention of new Set(mentionsIn(command.template))) {
-    const why = whyOutOfReach(resolveMention(mention, cwd), reach);
+    const file = resolveMention(mention, cwd);
+    const why = existsSync(file) ? whyOutOfReach(file, reach) : undefined; // `@someone` names no file: nothing to refuse
     if (!why) {
       kept.push(mention);
       continue;
