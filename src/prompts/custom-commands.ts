@@ -190,8 +190,9 @@ function reportKeys(file: string, fields: Record<string, string>, warn: (message
 /**
  * The prompt for `/name args`: `$ARGUMENTS` and `$1` … `$9` filled in. Arguments given to a
  * command without placeholders are added after its text, so nothing typed is lost. A mention in
- * the command's own text that is out of its reach loses its `@` (the name stays, so the model
- * knows what was meant, and is told why nothing came with it); the user's arguments are the user's.
+ * the command's own text that is out of its reach loses its `@` and is quoted as code (the name
+ * stays, so the model knows what was meant, and is told why nothing came with it); the user's
+ * arguments are the user's.
  */
 export function expandPromptCommand(command: PromptCommand, args: string, where: CommandUse): string {
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
@@ -225,7 +226,8 @@ function withinReach(command: PromptCommand, cwd: string): { template: string; r
       kept.push(mention);
       continue;
     }
-    template = template.replace(new RegExp(`(^|\\s)@${escapeRegExp(mention)}`, "g"), `$1${mention}`);
+    // In backticks: bare, `~/a.png` would read as a pasted path, which the chat attaches as a picture.
+    template = template.replace(new RegExp(`(^|\\s)@${escapeRegExp(mention)}`, "g"), `$1\`${mention}\``);
     refused.push(`[${mention}: not attached, it is named by the /${command.name} command's file and ${why}]`);
   }
   return { template, refused, kept };
