@@ -5,8 +5,11 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { EVENT_SCHEMA_VERSION } from "../src/core/event-schema.ts";
+import { ClaudeOutput } from "../src/ui/claude-output.ts";
 import { byConversation } from "./fake-llm/server.ts";
 import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir } from "./helpers.ts";
 import { taskCall, text } from "./subagent-steps.ts";
@@ -198,4 +201,43 @@ test("Claude Code's stream-json in and out: --input-format and --output-format w
     ["first", "second"],
   );
   assert.equal(lines[0].session_id, lines[3].session_id, "one conversation");
+});
+
+test("a compaction is Claude Code's compact_boundary (auto or manual, with the tokens before)", () => {
+  let written = "";
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      written += chunk;
+      done();
+    },
+  });
+  const init = { cwd: "/w", tools: ["bash"], model: "m", approvalMode: "ask", slashCommands: [] } as const;
+  const output = new ClaudeOutput("stream-json", init, stdout);
+  const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 };
+  output.write({ type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: "p", model: "m", sessionId: "s1" });
+  for (const reason of ["threshold", "manual"] as const)
+    output.write({
+      type: "compaction",
+      summary: "so far",
+      removedMessages: 4,
+      keptMessages: 2,
+      tokensBefore: 9000,
+      tokensAfter: 800,
+      reason,
+    });
+  output.write({ type: "done", reason: "aborted", answer: "", turns: 1, usage, sessionId: "s1" });
+  const lines = jsonLines(written);
+  const validate = validator();
+  for (const line of lines)
+    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  assert.equal(lines[0].permissionMode, "default");
+  assert.deepEqual(
+    lines.slice(1, 3).map((line) => line.compact_metadata),
+    [
+      { trigger: "auto", pre_tokens: 9000 },
+      { trigger: "manual", pre_tokens: 9000 },
+    ],
+  );
+  assert.equal(lines[3].subtype, "error_during_execution");
+  assert.deepEqual(lines[3].errors, []);
 });
