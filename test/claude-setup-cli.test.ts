@@ -105,13 +105,18 @@ test("CLAUDE.md imports: relative to the file, ~/, nested, each file once, none 
   assert.match(system, /deeper rule/);
   assert.doesNotMatch(system, /NEVER IMPORTED/);
 
-  // harness's own user file, when there is one, stands for the user's instructions (it may import Claude's).
-  writeFileSync(join(harnessHome, "AGENTS.md"), "harness user rules\n");
+  // harness's own user file comes after Claude Code's; one that imports the other reads it once.
+  writeFileSync(join(harnessHome, "AGENTS.md"), "harness user rules\n@~/.claude/CLAUDE.md\n");
   const second = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd: repo, env });
   assert.equal(second.code, 0, second.stderr);
   const again = systemOf(fake.requests[1]);
-  assert.match(again, /^# Instructions from .*AGENTS\.md\nharness user rules$/m);
-  assert.doesNotMatch(again, /claude user rules/);
+  assert.deepEqual([...again.matchAll(/^# Instructions from (.+)$/gm)].map((match) => match[1]).slice(0, 3), [
+    "~/.claude/CLAUDE.md",
+    "~/prefs/style.md (imported by ~/.claude/CLAUDE.md)",
+    `${join(harnessHome, "AGENTS.md")}`,
+  ]);
+  assert.equal(again.match(/claude user rules/g)?.length, 1);
+  assert.match(again, /\nharness user rules\n/);
 });
 
 test("imports stop after five hops", async () => {

@@ -54,24 +54,26 @@ interface Section {
 }
 
 /**
- * The user's instruction file for every project: harness's own, else Claude Code's (one, as in a
- * project folder; either can import the other).
+ * The user's instruction files for every project: Claude Code's, then harness's own (which speaks
+ * later). Both, unlike a project folder's pair: they are two programs' files, often written apart,
+ * and leaving one out would drop instructions without a word; one that links to or imports the
+ * other is read once.
  */
 function userFilesOf(places: InstructionPlaces): string[] {
-  return [join(places.harnessHome, "AGENTS.md"), join(places.home, ".claude", "CLAUDE.md")];
+  return [join(places.home, ".claude", "CLAUDE.md"), join(places.harnessHome, "AGENTS.md")];
 }
 
 /**
- * The user's instruction file, then AGENTS.md (CLAUDE.md where a folder has none) from the
+ * The user's instruction files, then AGENTS.md (CLAUDE.md where a folder has none) from the
  * repository root down to `cwd`, each followed by its imports; outermost first, so the nearest
  * file speaks last. Capped at MAX_INSTRUCTIONS_BYTES in all.
  */
 export function loadInstructions(cwd: string, places?: InstructionPlaces): string {
   const folders = foldersFromRoot(cwd);
   const repository: Scope = { roots: [realOrSame(folders[0])], owner: "repository" };
-  const userFile = places && userFilesOf(places).find((file) => readRegularFile(file, 0) !== undefined);
   const reader = new InstructionReader(places ?? { home: homedir(), secretPaths: [], warn: () => {} }, cwd, folders[0]);
-  if (userFile) reader.add(userFile, { roots: [realOrSame(reader.home)], owner: "user" });
+  for (const file of places ? userFilesOf(places) : [])
+    reader.add(file, { roots: [realOrSame(reader.home)], owner: "user" });
   for (const folder of folders) {
     const file = PROJECT_FILES.map((name) => join(folder, name)).find((candidate) => reader.isRegularFile(candidate));
     if (file) reader.add(file, repository);
