@@ -19,9 +19,17 @@ const SCHEMA = JSON.parse(
   readFileSync(join(import.meta.dirname, "fixtures", "claude-stream-json.schema.json"), "utf8"),
 );
 
-/** Checks one line against the schema; not a type guard, so the line stays `any` to read after. */
-function validator(): ((line: unknown) => boolean) & { errors?: unknown[] | null } {
-  return new Ajv2020({ strict: false, allErrors: true }).compile(SCHEMA);
+const validate: ((line: unknown) => boolean) & { errors?: unknown[] | null } = new Ajv2020({
+  strict: false,
+  allErrors: true,
+}).compile(SCHEMA);
+
+/** Every line is one of Claude Code's messages, by the schema; the lines, to read after. */
+function claudeLines(stdout: string): any[] {
+  const lines = jsonLines(stdout);
+  for (const line of lines)
+    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  return lines;
 }
 
 function toolLoop() {
@@ -44,10 +52,7 @@ test("--output-format stream-json --format claude: system init, assistant tool_u
     { cwd },
   );
   assert.equal(result.code, 0, result.stderr);
-  const lines = jsonLines(result.stdout);
-  const validate = validator();
-  for (const line of lines)
-    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  const lines = claudeLines(result.stdout);
   assert.deepEqual(
     lines.map((line) => (line.subtype ? `${line.type}:${line.subtype}` : line.type)),
     ["system:init", "assistant", "user", "assistant", "result:success"],
@@ -84,10 +89,8 @@ test("--output json --format claude: one result object, as claude -p --output-fo
   const fake = await toolLoop();
   const result = await runCli(["-y", ...fakeFlags(fake), "--output", "json", "--format", "claude", "-p", "run it"]);
   assert.equal(result.code, 0, result.stderr);
-  const lines = jsonLines(result.stdout);
+  const lines = claudeLines(result.stdout);
   assert.equal(lines.length, 1);
-  const validate = validator();
-  assert.ok(validate(lines[0]), JSON.stringify(validate.errors?.slice(0, 3)));
   assert.equal(lines[0].type, "result");
   assert.equal(lines[0].result, "It printed from-bash.");
 });
@@ -109,9 +112,7 @@ test("--format claude at the turn limit: result error_max_turns with is_error, a
     "loop",
   ]);
   assert.equal(result.code, 3, result.stderr);
-  const [done] = jsonLines(result.stdout);
-  const validate = validator();
-  assert.ok(validate(done), JSON.stringify(validate.errors?.slice(0, 3)));
+  const [done] = claudeLines(result.stdout);
   assert.equal(done.subtype, "error_max_turns");
   assert.equal(done.is_error, true);
   assert.equal(done.result, undefined);
@@ -156,10 +157,7 @@ test("--format claude with a subagent: its replies and results carry parent_tool
     { cwd },
   );
   assert.equal(result.code, 0, result.stderr);
-  const lines = jsonLines(result.stdout);
-  const validate = validator();
-  for (const line of lines)
-    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  const lines = claudeLines(result.stdout);
   assert.equal(lines.filter((line) => line.subtype === "init").length, 1);
   assert.equal(lines.filter((line) => line.type === "result").length, 1);
   const child = lines.filter((line) => line.parent_tool_use_id === "call_task");
@@ -191,7 +189,7 @@ test("Claude Code's stream-json in and out: --input-format and --output-format w
     { input: `${input}\n` },
   );
   assert.equal(result.code, 0, result.stderr);
-  const lines = jsonLines(result.stdout);
+  const lines = claudeLines(result.stdout);
   assert.deepEqual(
     lines.map((line) => (line.subtype ? `${line.type}:${line.subtype}` : line.type)),
     ["system:init", "assistant", "result:success", "system:init", "assistant", "result:success"],
@@ -226,10 +224,7 @@ test("a compaction is Claude Code's compact_boundary (auto or manual, with the t
       reason,
     });
   output.write({ type: "done", reason: "aborted", answer: "", turns: 1, usage, sessionId: "s1" });
-  const lines = jsonLines(written);
-  const validate = validator();
-  for (const line of lines)
-    assert.ok(validate(line), `${JSON.stringify(line)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+  const lines = claudeLines(written);
   assert.equal(lines[0].permissionMode, "default");
   assert.deepEqual(
     lines.slice(1, 3).map((line) => line.compact_metadata),
