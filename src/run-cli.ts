@@ -32,6 +32,7 @@ import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor, type Palette } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
 import { attachmentBlocks } from "./ui/attachments.ts";
+import { claudeNameOf, withClaudeFields } from "./settings/tool-names.ts";
 import { ClaudeOutput } from "./ui/claude-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
@@ -351,6 +352,8 @@ function claudeOutput(
     model: session.settings.model,
     approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
     slashCommands: session.promptCommands.map((command) => command.name),
+    claudeName: claudeNameOf,
+    claudeInput: withClaudeFields,
   } as const;
   return new ClaudeOutput(format, init, stdout);
 }

@@ -61,14 +61,17 @@ test("--output-format stream-json --format claude: system init, assistant tool_u
   assert.equal(init.cwd, cwd);
   assert.equal(init.model, "fake-model");
   assert.equal(init.permissionMode, "bypassPermissions");
-  assert.ok(init.tools.includes("bash") && init.tools.includes("read_file"), init.tools.join(","));
+  assert.ok(
+    init.tools.includes("Bash") && init.tools.includes("Read") && init.tools.includes("Write"),
+    init.tools.join(","),
+  );
   assert.ok(init.slash_commands.includes("init"));
   assert.match(init.session_id, /\S/);
   for (const line of lines) assert.equal(line.session_id, init.session_id, "every message names the session");
 
   assert.deepEqual(toolUse.message.content, [
     { type: "text", text: "Looking." },
-    { type: "tool_use", id: "call_1", name: "bash", input: { command: "echo from-bash" } },
+    { type: "tool_use", id: "call_1", name: "Bash", input: { command: "echo from-bash" } },
   ]);
   assert.equal(toolUse.message.stop_reason, "tool_use");
   assert.equal(toolResult.message.content[0].tool_use_id, "call_1");
@@ -165,6 +168,9 @@ test("--format claude with a subagent: its replies and results carry parent_tool
     child.map((line) => line.type),
     ["assistant", "user", "assistant"],
   );
+  assert.deepEqual(child[0].message.content, [
+    { type: "tool_use", id: "call_ls", name: "Read", input: { path: "a.txt", file_path: "a.txt" } },
+  ]);
   assert.equal(child[1].message.content[0].tool_use_id, "call_ls");
   assert.match(child[1].message.content[0].content, /child-ran/);
   const own = lines.filter((line) => line.parent_tool_use_id === null);
@@ -209,7 +215,15 @@ test("a compaction is Claude Code's compact_boundary (auto or manual, with the t
       done();
     },
   });
-  const init = { cwd: "/w", tools: ["bash"], model: "m", approvalMode: "ask", slashCommands: [] } as const;
+  const init = {
+    cwd: "/w",
+    tools: ["bash"],
+    model: "m",
+    approvalMode: "ask",
+    slashCommands: [],
+    claudeName: (tool: string) => tool,
+    claudeInput: (_: string, input: unknown) => input,
+  } as const;
   const output = new ClaudeOutput("stream-json", init, stdout);
   const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 };
   output.write({ type: "start", schemaVersion: EVENT_SCHEMA_VERSION, provider: "p", model: "m", sessionId: "s1" });

@@ -7,8 +7,10 @@
 // the result is written, as `claude -p --output-format json` does. The events stay declared once
 // (core/event-schema.ts); this is a translation of them at the edge, not a second event stream.
 //
-// Where harness cannot say what Claude Code says, it says less rather than invent: tool names are
-// harness's (`bash`, `read_file`; the README's table maps them), `permission_denials` is always
+// Tool names are Claude Code's where it has one (`Bash`, `Read`, `mcp__srv__tool`; settings/
+// tool-names.ts, passed in as `claudeName`), and a tool_use's input carries Claude's field names
+// beside ours (`file_path` beside `path`), as the hook payloads do. Where harness cannot say what
+// Claude Code says, it says less rather than invent: `permission_denials` is always
 // empty (a refused call is a tool_result with is_error), `total_cost_usd` is 0 when the model's
 // prices are unknown, `apiKeySource` is "none", and `modelUsage` is left out.
 import { randomUUID } from "node:crypto";
@@ -23,6 +25,10 @@ export interface ClaudeInit {
   /** harness's approval mode (`ask`, `edits`, `all`), named as Claude Code names its permission modes. */
   approvalMode: "ask" | "edits" | "all";
   slashCommands: readonly string[];
+  /** Claude Code's name for a harness tool (`bash` -> `Bash`), ours where it has none. */
+  claudeName(tool: string): string;
+  /** A tool's input as Claude Code's tools read it: ours, with Claude's field names beside. */
+  claudeInput(tool: string, input: Record<string, unknown>): unknown;
 }
 
 const PERMISSION_MODES = { ask: "default", edits: "acceptEdits", all: "bypassPermissions" } as const;
@@ -100,7 +106,7 @@ export class ClaudeOutput {
       subtype: "init",
       cwd: this.init.cwd,
       session_id: this.sessionId,
-      tools: [...this.init.tools],
+      tools: this.init.tools.map((tool) => this.init.claudeName(tool)),
       mcp_servers: servers.map((name) => ({ name, status: "connected" })),
       model: this.init.model,
       permissionMode: PERMISSION_MODES[this.init.approvalMode],
@@ -124,7 +130,12 @@ export class ClaudeOutput {
         case "thinking":
           return { type: "thinking", thinking: part.text, signature: part.signature ?? "" };
         case "tool_call":
-          return { type: "tool_use", id: part.id, name: part.name, input: inputOf(part.arguments) };
+          return {
+            type: "tool_use",
+            id: part.id,
+            name: this.init.claudeName(part.name),
+            input: this.init.claudeInput(part.name, inputOf(part.arguments)),
+          };
         default:
           return assertNever(part);
       }
