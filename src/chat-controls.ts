@@ -213,7 +213,7 @@ export class SessionChatControls implements ChatControls {
   }
 
   promptFor(line: string): string | undefined {
-    return promptForLine(line, this.options.session.promptCommands);
+    return promptForLine(line, this.options.session.promptCommands, { cwd: this.options.cwd }); // the chat attaches the whole prompt after
   }
 
   listSkills(): string[] {

@@ -61,8 +61,12 @@ Options:
   --image <file>           attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable.
                            @shot.png in a prompt attaches one too
   --cwd <dir>              work in that directory, as if harness were started there
-  --output <format>        text (default), json, stream-json (events: docs/events.md)
-  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
+  --output <format>        text (default), json, stream-json (events: docs/events.md);
+                           also --output-format, as Claude Code spells it
+  --format claude          json and stream-json in Claude Code's message shapes (system init,
+                           assistant, user tool results, result) instead of harness's events
+  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json);
+                           also --input-format, as Claude Code spells it
   -c, --continue           continue the latest session in this directory
   -r, --resume [id]        continue that session (without an id: pick one of this folder's recent ones)
   --fork                   with -c or -r: continue a copy of the session under a new id (the

@@ -17,6 +17,7 @@ import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
 import type { ApprovalRequest, ApproveFn } from "./core/run-tools.ts";
+import { loadInstructions } from "./core/instruction-files.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
@@ -206,7 +207,20 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   if (trust.report) options.warn(trust.report);
   if (trust.isTrusted) permissions = withProjectRules(permissions);
   const skills = activeSkills(found, trust.isTrusted);
-  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) =>
+  // Read once: the main agent's prompt and its subagents' share them (and their notices).
+  const instructions = loadInstructions(cwd, {
+    home: permissions.policy.home,
+    harnessHome: stateDir(env),
+    secretPaths: permissions.policy.secretPaths,
+    warn: (message) => options.warn(`warning: ${message}`),
+  });
+  const commandPlaces = {
+    cwd,
+    harnessHome: stateDir(env),
+    home: permissions.policy.home,
+    secretPaths: permissions.policy.secretPaths,
+  };
+  const promptCommands = findPromptCommands(commandPlaces, BUILT_IN_COMMANDS, (message) =>
     options.warn(`warning: ${message}`),
   );
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
@@ -261,6 +275,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         [...given],
         { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
         skills,
+        instructions,
       ),
     parentSessionId: () => recorder.id,
     redact: (events) => outgoing(events),
@@ -305,7 +320,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       messages: resumed?.messages,
       provider,
       tools,
-      system: systemPromptFor(cwd, tools, options.systemPrompt, skills),
+      system: systemPromptFor(cwd, tools, options.systemPrompt, skills, instructions),
       cwd,
       maxTurns: options.maxTurns,
       maxTokens: settings.maxTokens,
@@ -530,7 +545,13 @@ function setupPermissionsOrThrow(options: SessionOptions) {
 }
 
 /** The system prompt with this machine's facts: the one place they are gathered. */
-function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides | undefined, skills: Skill[]): string {
+function systemPromptFor(
+  cwd: string,
+  tools: Tool[],
+  overrides: PromptOverrides | undefined,
+  skills: Skill[],
+  instructions: string,
+): string {
   const machine = {
     cwd,
     platform: `${process.platform} ${process.arch}`,
@@ -542,6 +563,7 @@ function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides 
     tools.map((tool) => tool.name),
     overrides,
     skills,
+    instructions,
   );
 }
 

@@ -15,7 +15,8 @@ export type { ApprovalDecision, ApprovalRequest, ApproveFn, ToolCallHooks } from
 export type { ContextOptions } from "./core/context-budget.ts";
 export type { CompactionResult } from "./core/compaction.ts";
 export { defineTool, toToolSpec, type Tool, type ToolContext, type ToolKind, type ToolOutput } from "./core/tool.ts";
-export { buildSystemPrompt, loadProjectInstructions } from "./core/system-prompt.ts";
+export { type InstructionPlaces, loadInstructions } from "./core/instruction-files.ts";
+export { buildSystemPrompt } from "./core/system-prompt.ts";
 export { createProvider } from "./providers/create-provider.ts";
 export type { ApiKind, ProviderSettings } from "./providers/index.ts";
 export { PRESETS } from "./config.ts";

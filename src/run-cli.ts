@@ -1,6 +1,9 @@
 // Wires configuration, provider, tools and a terminal mode together for one CLI invocation.
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { stateDir } from "./config.ts";
+import { secretPaths } from "./permissions/secret-paths.ts";
 import { secretValuesOf } from "./core/redact.ts";
 import { redactWrites } from "./core/stream-redactor.ts";
 import { createInterface } from "node:readline";
@@ -29,6 +32,9 @@ import { createLineReader, type LineReader } from "./ui/line-reader.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
 import { paletteFor, type Palette } from "./ui/colors.ts";
 import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
+import { attachmentBlocks } from "./ui/attachments.ts";
+import { claudeNameOf, withClaudeFields } from "./settings/tool-names.ts";
+import { ClaudeOutput } from "./ui/claude-output.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import type { StatusLineSources } from "./ui/status-line.ts";
 import { readStreamInput } from "./ui/stream-input.ts";
@@ -103,6 +109,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
   });
   if (home !== undefined) return home;
 
+  // What no `@path` attaches, whoever wrote the text: the same list the sandbox hides.
+  const mentionSecrets = secretPaths(env.HOME || homedir(), stateDir(env));
   const prompt = isStreamInput
     ? undefined
     : await oneShotPrompt({
@@ -110,6 +118,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
         positionals: flags.positionals,
         stdin,
         cwd,
+        secretPaths: mentionSecrets,
         notice: (text) => stderr.write(`harness: ${text}\n`),
       });
   if (!isChat && !isStreamInput && !prompt?.trim()) {
@@ -233,6 +242,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
         todo: () => session.todo,
         run: session.run,
         withImages,
+        secretPaths: mentionSecrets,
         title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`,
         cwd,
         stdout,
@@ -302,13 +312,17 @@ export async function runCli(flags: CliFlags): Promise<number> {
     }
     // `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
     // With pictures attached the command is the first part's text; the images stay after it.
-    const expand = (text: string) => promptForLine(text, session.promptCommands) ?? text;
+    // The typed text's mentions are attached already (oneShotPrompt); the command's own are attached here.
+    const attach = (mentions: readonly string[]) => attachmentBlocks(mentions, cwd, mentionSecrets);
+    const expand = (text: string) => promptForLine(text, session.promptCommands, { cwd, attach }) ?? text;
     const prompt =
       typeof input.text === "string"
         ? expand(input.text)
         : input.text.map((part, index) =>
             index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part,
           );
+    const claude =
+      format !== "text" && flags.format === "claude" ? claudeOutput(format, session, flags, cwd, stdout) : undefined;
     // The session's model is priced even before it spends, so an unknown price leaves `cost` out.
     let spent: ModelUsage[] = [{ model: settings.model, usage: EMPTY_USAGE }];
     for await (const redacted of session.run(prompt, controller.signal)) {
@@ -317,6 +331,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
       const event =
         redacted.type === "done" && priced?.unpriced.length === 0 ? { ...redacted, cost: priced.cost } : redacted;
       if (renderer) renderer.handle(event);
+      else if (claude) claude.write(event);
       else writeJsonEvent(format as Exclude<OutputFormat, "text">, event, stdout);
       if (event.type === "done") {
         code = exitCodeFor(event);
@@ -331,6 +346,26 @@ export async function runCli(flags: CliFlags): Promise<number> {
   process.off("SIGINT", onSigint);
   await session.close();
   return isOutputClosed ? CLOSED_OUTPUT_EXIT : code;
+}
+
+/** `--format claude`: one run's events as Claude Code's messages (ui/claude-output.ts). */
+function claudeOutput(
+  format: "json" | "stream-json",
+  session: Session,
+  flags: CliFlags,
+  cwd: string,
+  stdout: NodeJS.WritableStream,
+): ClaudeOutput {
+  const init = {
+    cwd,
+    tools: session.agent.options.tools.map((tool) => tool.name),
+    model: session.settings.model,
+    approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
+    slashCommands: session.promptCommands.map((command) => command.name),
+    claudeName: claudeNameOf,
+    claudeInput: withClaudeFields,
+  } as const;
+  return new ClaudeOutput(format, init, stdout);
 }
 
 /** One prompt of a headless run, or why a stdin line could not be one. */
