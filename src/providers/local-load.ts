@@ -10,7 +10,14 @@ import { ProviderError } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
 import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";
 import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
-import { CONTEXT_STEPS, chooseContextSize, chooseThreads, describeLoad, freeMemoryBytes } from "./local-resources.ts";
+import {
+  CONTEXT_STEPS,
+  type ContextChoice,
+  chooseContextSize,
+  chooseThreads,
+  describeLoad,
+  freeMemoryBytes,
+} from "./local-resources.ts";
 import { withDocumentedTools } from "./local-tools.ts";
 
 /** The node-llama-cpp release this adapter is written and tested against. */
@@ -133,9 +140,16 @@ async function createContext(
     const context = await model.createContext({ contextSize: { max }, threads });
     return { context, loadLine: describeLoad({ contextSize: context.contextSize, memoryBytes: model.size }, threads) };
   }
+  const choice = await chooseCpuContext(model, settings.contextWindow);
+  const context = await model.createContext({ contextSize: choice.contextSize, threads });
+  return { context, loadLine: describeLoad(choice, threads) };
+}
+
+/** The context chooseContextSize picks for this model on the CPU, from node-llama-cpp's memory estimate. */
+export function chooseCpuContext(model: LlamaModel, configured?: number): Promise<ContextChoice> {
   const insights = model.fileInsights;
-  const choice = await chooseContextSize({
-    configured: settings.contextWindow,
+  return chooseContextSize({
+    configured,
     trainedLength: model.trainContextSize,
     parameters: insights.totalParameters,
     modelBytes: model.size,
@@ -145,8 +159,6 @@ async function createContext(
       return need.cpuRam + need.gpuVram;
     },
   });
-  const context = await model.createContext({ contextSize: choice.contextSize, threads });
-  return { context, loadLine: describeLoad(choice, threads) };
 }
 
 /** The load line on a terminal (stderr stays quiet otherwise, as the contract says). */
