@@ -154,6 +154,14 @@ export function shapedModelFile(shape: Shape): string {
   return path;
 }
 
+/** Reads every weight once (the first evaluation pages the mmapped file in), so the first thread count measured pays no disk reads. */
+async function warmUp(model: import("node-llama-cpp").LlamaModel): Promise<void> {
+  const context = await model.createContext({ contextSize: 512 });
+  const sequence = context.getSequence();
+  for await (const _token of sequence.evaluate([300 as Token, 301 as Token], { temperature: 0 })) break;
+  await context.dispose();
+}
+
 /** One model's figures. */
 export interface LocalModelRun {
   name: string;
@@ -176,6 +184,7 @@ export async function measureLocalModel(path: string, name: string): Promise<Loc
   const ours = chooseThreads({ mathCores: llama.cpuMathCores, modelBytes: model.size });
   const stock = Math.max(4, llama.cpuMathCores); // node-llama-cpp's CPU default, what threads: 0 gave
   const byThreads: LocalModelRun["byThreads"] = [];
+  await warmUp(model);
   for (const threads of [...new Set([ours, stock])]) {
     llama.maxThreads = threads;
     const context = await model.createContext({ contextSize: 2048, threads });
@@ -218,19 +227,21 @@ function peakRssMb(): number {
 }
 
 /**
- * `node --import tsx bench/local-model.ts [all]`: the 0.6B shape (all: the 4B too), or BENCH_GGUF.
- * A process of its own per model, so its peak RSS is that model's.
+ * `node --import tsx bench/local-model.ts [all | "Qwen3 4B"]`: the 0.6B shape (all: each shape in a
+ * process of its own, so its peak RSS is that model's), or the file BENCH_GGUF names.
  */
 if (import.meta.url === `file://${process.argv[1]}`) {
   const which = process.argv[2];
-  const files = process.env.BENCH_GGUF
-    ? [{ name: process.env.BENCH_GGUF, path: process.env.BENCH_GGUF }]
-    : SHAPES.filter((shape) => which === "all" || shape.name === which || shape.name === "Qwen3 0.6B").map((shape) => ({
-        name: shape.name,
-        path: shapedModelFile(shape),
-      }));
-  for (const { name, path } of files) {
-    reportLocalModel(await measureLocalModel(path, name));
+  if (which === "all") {
+    const { spawnSync } = await import("node:child_process");
+    for (const shape of SHAPES)
+      spawnSync(process.execPath, ["--import", "tsx", process.argv[1], shape.name], { stdio: "inherit" });
+  } else {
+    const file = process.env.BENCH_GGUF;
+    const shape = SHAPES.find((candidate) => candidate.name === (which ?? "Qwen3 0.6B"));
+    const path = file ?? (shape ? shapedModelFile(shape) : undefined);
+    if (!path) throw new Error(`no model shape named ${which}: ${SHAPES.map((s) => s.name).join(", ")}`);
+    reportLocalModel(await measureLocalModel(path, file ?? which ?? "Qwen3 0.6B"));
     console.log(`  peak RSS ${peakRssMb().toFixed(0)} MB`);
   }
 }
