@@ -50,7 +50,6 @@ import type { SessionRecorder } from "./session/session-recorder.ts";
 import { BackgroundJobs } from "./tools/background-jobs.ts";
 import { closeHosted } from "./tools/command-host.ts";
 import { codingTools } from "./tools/index.ts";
-import { previewChange } from "./tools/preview-change.ts";
 import { todoEvents } from "./tools/todo.ts";
 import { acceptsLocalModel } from "./ui/local-offer.ts";
 import {
@@ -276,9 +275,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const approve = createApprover({
     policy: permissions.policy,
     cwd,
-    ...("ask" in options.approval
-      ? { ask: options.approval.ask, preview: (request) => previewChange(request, cwd) }
-      : {}),
+    ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
     ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
   });

@@ -26,7 +26,7 @@ export interface ApprovalRequest {
  * again where it really is when the tool opens it (ToolContext.checkAtUse).
  */
 export type ApprovalDecision =
-  | { allow: true; checkAtUse?: (real: string) => Promise<string | undefined> }
+  | { allow: true; checkAtUse?: ToolContext["checkAtUse"] }
   | { allow: false; reason?: string };
 
 /**

@@ -32,7 +32,7 @@ export interface ToolContext {
    * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
    * from the approval (ApprovalDecision.checkAtUse); absent: no check.
    */
-  checkAtUse?(real: string): Promise<string | undefined>;
+  checkAtUse?(real: string, access: "read" | "write"): Promise<string | undefined>;
   /**
    * Real paths a recursive read (grep, list_files, glob) never enters on its way: credential
    * folders, harness's own state, /proc and /sys. One the search starts inside is not skipped
@@ -46,6 +46,19 @@ export interface ToolContext {
   emit?(event: AgentEvent): void;
 }
 
+/**
+ * What a call touches, declared by its tool as a function of the validated input: the files it
+ * reads or writes (absolute, or relative to cwd), the shell command it runs, the URL it fetches.
+ * The permission policy, the approver and the check at the moment of use judge these, never an
+ * argument's name or a tool's name. `{}` says the call touches none of them (todo).
+ */
+export interface ToolEffects {
+  reads?: string[];
+  writes?: string[];
+  command?: string;
+  fetches?: string;
+}
+
 /** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */
 export interface ToolOutput {
   content: string;
@@ -57,6 +70,8 @@ export interface ToolOutput {
   images?: ImagePart[];
   /** Tokens the tool itself spent on model calls (a subagent's run), by model: counted in the run's usage. */
   spent?: ModelUsage[];
+  /** Absolute paths of the files the call changed (written, edited, created), for after-edit hooks. */
+  changedFiles?: string[];
 }
 
 /** A tool: its schema and handler side by side, declared once. */
@@ -82,6 +97,13 @@ export interface Tool<Input = any> {
   describe?(input: Input, cwd: string): string;
   /** Calls with the same key run one after another, in order (e.g. two edits of one file). */
   lockKey?(input: Input, cwd: string): string | undefined;
+  /**
+   * What a call touches (ToolEffects). A `read` or `edit` tool without it is asked about in
+   * every mode: nothing can tell which files it would use.
+   */
+  effects?(input: Input, cwd: string): ToolEffects;
+  /** The change a call would make, as a unified diff, for the approval question; computed with the tool's own logic. */
+  preview?(input: Input, cwd: string): Promise<string | undefined>;
   run(input: Input, context: ToolContext): Promise<ToolOutput | string>;
 }
 
@@ -94,6 +116,8 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   parameters?: Record<string, unknown>;
   describe?(input: z.infer<Schema>, cwd: string): string;
   lockKey?(input: z.infer<Schema>, cwd: string): string | undefined;
+  effects?(input: z.infer<Schema>, cwd: string): ToolEffects;
+  preview?(input: z.infer<Schema>, cwd: string): Promise<string | undefined>;
   run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
 }): Tool<z.infer<Schema>> {
   return tool as Tool<z.infer<Schema>>;

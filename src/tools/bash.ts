@@ -41,6 +41,8 @@ export const bash = defineTool({
     background: z.boolean().optional().describe("For servers and watchers: returns an id and the first output at once"),
   }),
   describe: (input) => `bash${input.background ? " (background)" : ""}> ${input.command}`,
+  // No files: the sandbox bounds what a command touches.
+  effects: (input) => ({ command: input.command }),
   async run(input, context) {
     const { cwd, signal, env, wrapCommand } = context;
     const quietEnv = { ...(env ?? process.env), ...QUIET_ENV };

@@ -21,6 +21,8 @@ export const editFile = defineTool({
   }),
   describe: (input) => `edit ${input.path}`,
   lockKey: lockOnFile,
+  effects: (input, cwd) => ({ writes: [resolvePath(cwd, input.path)] }),
+  preview: (input, cwd) => previewEdit(input, cwd),
   async run(input, context) {
     const { cwd, state } = context;
     const { absolute, shown } = toolPath(cwd, input.path);
