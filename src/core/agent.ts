@@ -18,7 +18,7 @@ import {
   type UserMessage,
 } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
-import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
+import { runToolCalls, toolHooksOf, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type Tool, type ToolContext } from "./tool.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
@@ -128,6 +128,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
   const context = toolContextFor(options, signal);
+  const hooks = toolHooksOf(options);
   let invalidJsonTurns = 0;
   while (true) {
     if (signal.aborted) return { reason: "aborted" };
@@ -155,7 +156,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
       return endOfReply(reply, options.maxTokens);
     }
     const replyWasCut = reply.stopReason === "length";
-    const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks: options });
+    const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks });
     messages.push(...batch.results);
     for (const { model, usage } of batch.spent) {
       // Subagents' model calls are this run's cost too, priced at the model each ran on.

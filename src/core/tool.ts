@@ -70,7 +70,12 @@ export interface ToolOutput {
   images?: ImagePart[];
   /** Tokens the tool itself spent on model calls (a subagent's run), by model: counted in the run's usage. */
   spent?: ModelUsage[];
-  /** Absolute paths of the files the call changed (written, edited, created), for after-edit hooks. */
+  /**
+   * Absolute paths (as named, not through symlinks) of the files the call changed, for after-edit
+   * hooks (ToolHook). write_file and edit_file set it. bash does not: which files a command
+   * changed takes a scan of the workspace after every command (undo snapshots once per turn,
+   * before the first change, not per call), so a hook that wants a command's changes scans itself.
+   */
   changedFiles?: string[];
 }
 

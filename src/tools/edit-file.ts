@@ -60,7 +60,7 @@ export const editFile = defineTool({
     }
     const diff = truncateMiddle(unifiedDiff(before, edited.after, shown));
     const count = edited.count === 1 ? "1 replacement" : `${edited.count} replacements`;
-    return { content: `Edited ${shown} (${count}):\n${diff}`, summary: count, diff };
+    return { content: `Edited ${shown} (${count}):\n${diff}`, summary: count, diff, changedFiles: [absolute] };
   },
 });
 

@@ -52,6 +52,7 @@ export const writeFile = defineTool({
       content: `${verb} ${shown} (${bytes} bytes, ${countOf(lines, "line")}).`,
       summary: `${verb.toLowerCase()} ${countOf(lines, "line")}`,
       diff: hasDiff ? truncateMiddle(unifiedDiff(before, input.content, shown)) : undefined,
+      changedFiles: [absolute],
     };
   },
 });
