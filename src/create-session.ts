@@ -294,7 +294,6 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const agent = new HookedAgent(
     {
       sessionId: recorder.id,
-      spillDir: recorder.writer.spillDir,
       messages: resumed?.messages,
       provider,
       tools,
@@ -304,11 +303,14 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       maxTokens: settings.maxTokens,
       retry: retryPolicyFrom(env),
       context: window.context,
-      env: permissions.env,
-      secrets: permissions.secrets,
-      wrapCommand: permissions.wrapCommand,
-      unwalked: permissions.unwalked,
-      sessionState,
+      toolContext: {
+        env: permissions.env,
+        secrets: permissions.secrets,
+        wrapCommand: permissions.wrapCommand,
+        unwalked: permissions.unwalked,
+        sessionState,
+        spillDir: recorder.writer.spillDir,
+      },
       approve: approveAndSnapshot,
       takeQueuedMessages: options.takeQueuedMessages,
     },
@@ -366,7 +368,10 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const moveTo = (next: SessionRecorder) => {
     recorder.close();
     recorder = next;
-    agent.configure({ sessionId: recorder.id, spillDir: recorder.writer.spillDir });
+    agent.configure({
+      sessionId: recorder.id,
+      toolContext: { ...agent.options.toolContext, spillDir: recorder.writer.spillDir },
+    });
   };
 
   return {

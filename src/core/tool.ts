@@ -9,12 +9,14 @@ import type { ToolSpec } from "./provider.ts";
  */
 export type ToolKind = "read" | "edit" | "execute";
 
-/** What a tool handler gets besides its arguments. Tools never read process.cwd(). */
-export interface ToolContext {
-  cwd: string;
-  signal: AbortSignal;
-  /** Per-run state shared by tools (e.g. which files the model has read, and when). */
-  state: Map<string, unknown>;
+/** Builds the command line that runs `argv` inside a sandbox (`bwrap ... -- bash -c cmd`), in `cwd`. */
+export type WrapCommand = (argv: string[], cwd: string) => string[];
+
+/**
+ * The part of a tool's context a session sets once, the same for every call: given to the
+ * Agent as one object (AgentOptions.toolContext) and passed on whole to each call's context.
+ */
+export interface SessionToolContext {
   /** State that outlives a run, shared by tools for the whole session (its background processes); absent: none. */
   sessionState?: Map<string, unknown>;
   /** The environment commands run with (secrets already removed); defaults to process.env. */
@@ -23,22 +25,30 @@ export interface ToolContext {
   spillDir?: string;
   /** Credential values to redact from what tools write down (spill files), besides the key shapes redact.ts knows. */
   secrets?: readonly string[];
-  /** The id of the call being run (names its spill file). */
-  callId?: string;
-  /** Rewrites a command's argv to run it inside a sandbox (`bwrap ... -- bash -c cmd`); absent: run as is. */
-  wrapCommand?(argv: string[], cwd: string): string[];
-  /**
-   * The permission check again, at the moment a file tool opens its file: `real` is where the
-   * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
-   * from the approval (ApprovalDecision.checkAtUse); absent: no check.
-   */
-  checkAtUse?(real: string, access: "read" | "write"): Promise<string | undefined>;
+  /** Runs commands inside a sandbox; absent: run as is. */
+  wrapCommand?: WrapCommand;
   /**
    * Real paths a recursive read (grep, list_files, glob) never enters on its way: credential
    * folders, harness's own state, /proc and /sys. One the search starts inside is not skipped
    * (the policy already allowed that).
    */
   unwalked?: string[];
+}
+
+/** What a tool handler gets besides its arguments: the session's part, and the run's and the call's. Tools never read process.cwd(). */
+export interface ToolContext extends SessionToolContext {
+  cwd: string;
+  signal: AbortSignal;
+  /** Per-run state shared by tools (e.g. which files the model has read, and when). */
+  state: Map<string, unknown>;
+  /** The id of the call being run (names its spill file). */
+  callId?: string;
+  /**
+   * The permission check again, at the moment a file tool opens its file: `real` is where the
+   * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
+   * from the approval (ApprovalDecision.checkAtUse); absent: no check.
+   */
+  checkAtUse?(real: string, access: "read" | "write"): Promise<string | undefined>;
   /**
    * Sends an event into the run's stream while the call works, in order with the run's own
    * (a subagent's progress, wrapped by the task tool). Set per call by the loop.

@@ -6,7 +6,8 @@ import { isInside } from "../core/is-inside.ts";
 import { kindOf } from "./file-kind.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { protectedMounts } from "./protected-entries.ts";
-import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
+import type { WrapCommand } from "../core/tool.ts";
+import type { SandboxPolicy } from "./sandbox-policy.ts";
 
 /**
  * Namespaces and privileges, the same for every command (and for the start-up probe):

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { openSpillFile, spillDirOf } from "../core/output-spill.ts";
-import { defineTool } from "../core/tool.ts";
+import { defineTool, type WrapCommand } from "../core/tool.ts";
 import { startInBackground } from "./background-jobs.ts";
 import { BoundedCapture, KEEP_BYTES, outputForModel, type CapturedOutput, type SpillFile } from "./bounded-capture.ts";
 import { exitStatus, PIPE_DRAIN_MS, runHosted } from "./command-host.ts";
@@ -94,7 +94,7 @@ export function runCommand(
     timeoutMs: number;
     signal: AbortSignal;
     openSpill?: () => SpillFile;
-    wrapCommand?(argv: string[], cwd: string): string[];
+    wrapCommand?: WrapCommand;
     secrets?: readonly string[];
   },
 ): Promise<CommandResult> {
