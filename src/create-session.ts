@@ -5,18 +5,17 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadConfigFile, type HarnessConfig } from "./config-file.ts";
-import { ConfigError, keyVariableList, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
+import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
 import { resolveProvider } from "./resolve-provider.ts";
-import type { Agent } from "./core/agent.ts";
 import type { CompactionResult } from "./core/compaction.ts";
 import type { TodoItem } from "./core/event-schema.ts";
 import type { AgentEvent, RunResult } from "./core/events.ts";
-import type { ModelUsage, Usage, UserContent } from "./core/messages.ts";
+import type { ModelUsage, ToolCallPart, Usage, UserContent } from "./core/messages.ts";
 import { formatTokens, parsePositiveInteger } from "./core/helpers.ts";
 import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
-import type { ApproveFn } from "./core/run-tools.ts";
+import { describeCall, type ApproveFn } from "./core/run-tools.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "./core/tool.ts";
 import { loadExtensions } from "./extensions.ts";
@@ -35,7 +34,6 @@ import {
 import { findPromptCommands, type PromptCommand } from "./prompts/custom-commands.ts";
 import { findAgents } from "./prompts/agents.ts";
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
-import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { createProvider } from "./providers/create-provider.ts";
@@ -51,7 +49,6 @@ import { BackgroundJobs } from "./tools/background-jobs.ts";
 import { closeHosted } from "./tools/command-host.ts";
 import { codingTools } from "./tools/index.ts";
 import { todoEvents } from "./tools/todo.ts";
-import { acceptsLocalModel } from "./ui/local-offer.ts";
 import {
   applyPlan,
   planRedo,
@@ -89,8 +86,16 @@ export interface SessionOptions {
   mcpServers?: McpServerConfig[];
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?: () => string[];
-  /** At a terminal with no provider configured: offer the local model (the question and the note). */
-  localOffer?: { ask(question: string): Promise<string | undefined>; write(text: string): void };
+  /**
+   * Names a command file cannot take (the chat's own slash commands): such a file is left out
+   * with a warning. Given by the mode, so the factory imports nothing of the chat's.
+   */
+  reservedCommands: readonly string[];
+  /**
+   * At a terminal: asked when no provider is configured; true means use the local model
+   * (ui/local-offer.ts puts the question). Absent: the missing provider is an error.
+   */
+  offerLocalModel?: () => Promise<boolean>;
   /**
    * Folder trust for this folder's hooks, MCP servers and allow rules: `flag` is `--trust`;
    * `ask` puts the question to a person (chat); without either, only a trust given before counts.
@@ -113,12 +118,22 @@ export class SessionSetupError extends Error {
   }
 }
 
-/** One built session: its agent, the runs it records, and the controls the chat's slash commands use. */
+/**
+ * One built session: the runs it records, and the controls the chat's slash commands use. Its
+ * Agent stays inside: a mode runs prompts only through `run`, the one redaction point.
+ */
 export interface Session {
-  readonly agent: Agent;
   /** The session's id (changes with `startNew` and `resume`). */
   readonly id: string;
   readonly settings: ProviderSettings;
+  /** The adapter and the model replies come from now (`/model` changes it). */
+  readonly model: { provider: string; model: string };
+  /** The context window compaction works within, when known. */
+  readonly contextWindow: number | undefined;
+  /** The tools the model is offered (an editor shows their kinds). */
+  readonly tools: readonly Tool[];
+  /** The one-line trace a call shows (`bash> ls`), by the session's tools and folder, for a replayed conversation. */
+  describeCall(call: ToolCallPart): string;
   /** Tokens spent in this session so far (a resumed session's included). */
   readonly usage: Usage;
   /** The same, by the model that spent them (subagents may run on other models). */
@@ -200,7 +215,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   if (trust.report) options.warn(trust.report);
   if (trust.isTrusted) permissions = withProjectRules(permissions);
   const skills = activeSkills(found, trust.isTrusted);
-  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, BUILT_IN_COMMANDS, (message) =>
+  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, options.reservedCommands, (message) =>
     options.warn(`warning: ${message}`),
   );
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
@@ -375,10 +390,17 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   };
 
   return {
-    agent,
     get id() {
       return recorder.id;
     },
+    get model() {
+      return { provider: agent.options.provider.name, model: agent.options.provider.model };
+    },
+    get contextWindow() {
+      return agent.options.context?.window;
+    },
+    tools,
+    describeCall: (call) => describeCall(call, agent.options.tools, agent.options.cwd),
     get settings() {
       return current;
     },
@@ -485,22 +507,24 @@ async function settingsResolver(options: SessionOptions): Promise<{
   settingsFor: (session: SessionData | undefined) => ProviderSettings;
   config: HarnessConfig;
 }> {
-  const { env, localOffer, resumed } = options;
+  const { env, offerLocalModel, resumed } = options;
   const config = wrapConfigError(() => loadConfigFile(env));
   let choice = options.choice;
   const settingsFor = (session: SessionData | undefined) =>
     wrapConfigError(() => resolveProvider(providerChoiceFor(choice, env, session), env, config));
-  if (localOffer) {
-    const offer = {
-      resolve: () => settingsFor(resumed),
-      isNoProvider: (e: unknown) => e instanceof SessionSetupError && e.cause instanceof NoProviderError,
-      isTerminal: true,
-      keyVariables: keyVariableList(),
-      ...localOffer,
-    };
-    if (await acceptsLocalModel(offer)) choice = { ...choice, provider: "local" };
-  }
+  if (offerLocalModel && isProviderMissing(() => settingsFor(resumed)) && (await offerLocalModel()))
+    choice = { ...choice, provider: "local" };
   return { settingsFor, config };
+}
+
+/** Whether resolving settings fails for want of a provider (not for a broken config, which is reported as it is). */
+function isProviderMissing(resolve: () => unknown): boolean {
+  try {
+    resolve();
+    return false;
+  } catch (error) {
+    return error instanceof SessionSetupError && error.cause instanceof NoProviderError;
+  }
 }
 
 function wrapConfigError<T>(read: () => T): T {

@@ -20,7 +20,9 @@ import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-fol
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { createTerminalAsk, type AskFn } from "./ui/approval.ts";
 import { createTrustQuestion } from "./ui/trust-question.ts";
-import { commandNames } from "./ui/slash-commands.ts";
+import { BUILT_IN_COMMANDS, commandNames } from "./ui/slash-commands.ts";
+import { acceptsLocalModel } from "./ui/local-offer.ts";
+import { keyVariableList } from "./config.ts";
 import { promptForLine } from "./prompts/custom-commands.ts";
 import { runChat } from "./ui/chat.ts";
 import { ShownDiffs } from "./ui/shown-diffs.ts";
@@ -143,12 +145,15 @@ export async function runCli(flags: CliFlags): Promise<number> {
       sandbox: flags.sandbox,
       allowNetwork: flags["allow-network"],
     },
-    localOffer:
+    reservedCommands: BUILT_IN_COMMANDS,
+    offerLocalModel:
       stdin.isTTY && stderr.isTTY
-        ? {
-            ask: (question: string) => askOnce(question, new AbortController().signal),
-            write: (text: string) => stderr.write(text),
-          }
+        ? () =>
+            acceptsLocalModel({
+              ask: (question: string) => askOnce(question, new AbortController().signal),
+              keyVariables: keyVariableList(),
+              write: (text: string) => stderr.write(text),
+            })
         : undefined,
     // At a terminal the folder-trust question is asked once, before the session starts; headless, --trust.
     trust: {
@@ -223,7 +228,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
         todo: () => session.todo,
         run: session.run,
         withImages,
-        title: () => `${session.agent.options.provider.name} · ${session.agent.options.provider.model}`,
+        title: () => `${session.model.provider} · ${session.model.model}`,
         cwd,
         stdout,
         stderr,
@@ -373,7 +378,7 @@ function statusSources(session: Session): StatusLineSources {
   const isConfigured = (model: string) => model === session.settings.model;
   return {
     contextWindow: (model) =>
-      session.agent.options.context?.window ??
+      session.contextWindow ??
       (isConfigured(model) ? session.settings.contextWindow : undefined) ??
       lookupContextWindow(model) ??
       DEFAULT_CONTEXT_WINDOW,

@@ -14,6 +14,7 @@ import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionsDirFor } from "../stored-sessions.ts";
 import { findSessionByPrefix } from "../session/session-list.ts";
 import { lockAndReadSession, type LockedSession } from "../session/session-lock.ts";
+import { BUILT_IN_COMMANDS } from "../ui/slash-commands.ts";
 import { VERSION } from "../version.ts";
 
 const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--api <wire>]
@@ -75,6 +76,7 @@ function hostFor(
   ): Promise<HostedSession> => {
     const session = await createSession({
       cwd,
+      reservedCommands: BUILT_IN_COMMANDS,
       env,
       choice,
       resumed,
@@ -88,7 +90,7 @@ function hostFor(
       mcpServers: mcpServers.map(toServerConfig),
       warn: (message) => process.stderr.write(`harness: ${message}\n`),
     });
-    return { id: session.id, agent: session.agent, run: session.run, close: session.close };
+    return { id: session.id, tools: session.tools, run: session.run, close: session.close };
   };
   return {
     name: "harness",
