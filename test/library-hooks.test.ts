@@ -204,7 +204,7 @@ test("the command hooks are the first entry of an agent's tool hooks: a PreToolU
   );
   const warnings: string[] = [];
   const commandHooks = createCommandHooks(
-    loadHooks([settings], (message) => warnings.push(message)),
+    loadHooks([{ path: settings, dialect: "harness", isUser: true }], (message) => warnings.push(message)),
     {
       cwd,
       env: process.env,
