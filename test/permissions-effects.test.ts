@@ -1,29 +1,33 @@
 // Tools declare what they touch (Tool.effects), and the permission check judges that, never the
 // name of an argument. From the attacker's side: a library tool, defined the way a library user
 // defines one, whose file argument is not called `path`, is pointed at a credential and at a
-// system file through the real loop, the real approver and the permissions a CLI run sets up;
-// and a file tool that declares nothing is refused in every mode. The canaries live in a HOME
-// under /var/tmp, outside the temp folder the policy lets file tools use.
+// system file through the real loop, the real approver and the permissions a CLI run sets up
+// (fixtures/effects/probe.ts); and a file tool that declares nothing is refused in every mode.
+// As root, and as nobody (its own process under setpriv). The canary lives in a HOME under
+// /var/tmp, outside the temp folder the policy lets file tools use, readable by anyone: only the
+// policy stands between the tool and the key.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, test } from "node:test";
-import { z } from "zod";
-import { defineTool, runAgent, type AgentEvent, type Tool, type ToolKind } from "../src/index.ts";
-import { createApprover } from "../src/permissions/approver.ts";
-import type { ApprovalMode } from "../src/permissions/policy.ts";
-import { setupPermissions } from "../src/permissions/setup-permissions.ts";
+import { promisify } from "node:util";
+import { runProbe, type Probe, type ProbeOutcome } from "./fixtures/effects/probe.ts";
 import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
-import { fakeOpenAIProvider, tempDir } from "./helpers.ts";
+import { ROOT, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
 
 const CANARY = "CANARY-private-key-4f1c";
 const home = mkdtempSync("/var/tmp/harness-effects-home-");
-mkdirSync(join(home, ".ssh"));
-writeFileSync(join(home, ".ssh", "id_rsa"), `${CANARY}\n`);
+chmodSync(home, 0o755);
+mkdirSync(join(home, ".ssh"), { mode: 0o755 });
+writeFileSync(join(home, ".ssh", "id_rsa"), `${CANARY}\n`, { mode: 0o644 });
 after(() => rmSync(home, { recursive: true, force: true }));
 
 /** Argument names a tool from elsewhere might use for its file; none of them is `path`. */
 const ARGUMENT_NAMES = ["file_path", "filename", "target", "p"];
+const isRoot = process.getuid?.() === 0;
+const PROBE = join(ROOT, "test", "fixtures", "effects", "probe.ts");
 
 const servers: FakeLLM[] = [];
 afterEach(async () => {
@@ -33,124 +37,98 @@ afterEach(async () => {
   }
 });
 
-/** A library tool that really reads or writes the file its `name` argument names; `declare` says whether it declares so. */
-function libraryTool(
-  kind: Exclude<ToolKind, "execute">,
-  name: string,
-  declare: boolean,
-): { tool: Tool; ran: string[] } {
-  const ran: string[] = [];
-  const tool = defineTool({
-    name: `my_${kind}`,
-    description: `${kind} a file`,
-    kind,
-    input: z.object({ [name]: z.string() }),
-    ...(declare
-      ? {
-          effects: (input: Record<string, string>) =>
-            kind === "read" ? { reads: [input[name]] } : { writes: [input[name]] },
-        }
-      : {}),
-    async run(input: Record<string, string>) {
-      ran.push(input[name]);
-      if (kind === "read") return readFileSync(input[name], "utf8");
-      writeFileSync(input[name], "written by the model\n");
-      return "written";
-    },
-  });
-  return { tool, ran };
-}
+type Identity = "root" | "nobody";
 
-/** One call of `tool` through the real loop, approved by the policy a headless CLI run in `mode` gets. */
-async function callHeadless(tool: Tool, argument: Record<string, string>, mode: ApprovalMode) {
+/** One call of the probe's tool, headless in `mode`, by `identity`. */
+async function attack(
+  identity: Identity,
+  tool: Pick<Probe, "kind" | "argument" | "value" | "declares" | "mode">,
+): Promise<ProbeOutcome> {
   const cwd = tempDir();
   const harnessHome = tempDir("harness-state-");
-  const permissions = setupPermissions({ approve: mode }, { cwd, env: { HOME: home }, harnessHome });
-  const approve = createApprover({ policy: permissions.policy, cwd });
+  for (const folder of [cwd, harnessHome]) chmodSync(folder, 0o777);
   const server = await startFakeLLM([
-    { reply: { toolCalls: [{ id: "probe", name: tool.name, arguments: argument }] } },
+    { reply: { toolCalls: [{ id: "probe", name: `my_${tool.kind}`, arguments: { [tool.argument]: tool.value } }] } },
     { reply: { text: "done" } },
   ]);
   servers.push(server);
-  const events: AgentEvent[] = [];
-  for await (const event of runAgent({
-    provider: fakeOpenAIProvider(server),
-    tools: [tool],
-    system: "",
-    cwd,
-    messages: [],
-    prompt: "go",
-    approve,
-    retry: { maxRetries: 0, baseDelayMs: 1 },
-  }))
-    events.push(event);
-  const sent = server.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === "probe");
-  return { result: sent.content as string, cwd };
+  const probe: Probe = { ...tool, home, harnessHome, cwd, baseUrl: server.baseUrl };
+  if (identity === "root") return runProbe(probe);
+  const { stdout } = await promisify(execFile)(
+    "setpriv",
+    [
+      "--reuid=nobody",
+      "--regid=nogroup",
+      "--clear-groups",
+      process.execPath,
+      "--import",
+      "tsx",
+      PROBE,
+      JSON.stringify(probe),
+    ],
+    { cwd: ROOT, env: { PATH: process.env.PATH, HOME: home, TMPDIR: cwd } },
+  );
+  return JSON.parse(stdout) as ProbeOutcome;
 }
 
-for (const name of ARGUMENT_NAMES) {
-  test(`a read tool declaring its file as \`${name}\` is refused ~/.ssh/id_rsa in the default mode`, async () => {
-    const { tool, ran } = libraryTool("read", name, true);
-    const { result } = await callHeadless(tool, { [name]: join(home, ".ssh", "id_rsa") }, "ask");
-    assert.deepEqual(ran, [], "the tool never ran");
-    assert.doesNotMatch(result, new RegExp(CANARY));
-    assert.match(result, /The user did not allow this tool call\. .*where credentials live/);
-  });
+for (const identity of ["root", "nobody"] as const) {
+  const skip = identity === "nobody" && (needs("setpriv") || (isRoot ? false : "needs root, to switch to nobody"));
+  for (const argument of ARGUMENT_NAMES) {
+    test(`as ${identity}, a read tool declaring its file as \`${argument}\` is refused ~/.ssh/id_rsa in the default mode`, {
+      skip,
+    }, async () => {
+      const value = join(home, ".ssh", "id_rsa");
+      const outcome = await attack(identity, { kind: "read", argument, value, declares: true, mode: "ask" });
+      assert.deepEqual(outcome.ran, [], "the tool never ran");
+      assert.doesNotMatch(outcome.result, new RegExp(CANARY));
+      assert.match(outcome.result, /The user did not allow this tool call\. .*where credentials live/);
+    });
 
-  test(`an edit tool declaring its file as \`${name}\` is refused /etc/x under --approve edits`, async () => {
-    const target = join("/etc", `harness-effects-${name}`);
-    const { tool, ran } = libraryTool("edit", name, true);
-    const { result } = await callHeadless(tool, { [name]: target }, "edits");
-    assert.deepEqual(ran, []);
-    assert.equal(existsSync(target), false);
-    assert.match(result, /The user did not allow this tool call\. .*outside the workspace/);
-  });
+    test(`as ${identity}, an edit tool declaring its file as \`${argument}\` is refused /etc/x under --approve edits`, {
+      skip,
+    }, async () => {
+      const value = join("/etc", `harness-effects-${argument}`);
+      const outcome = await attack(identity, { kind: "edit", argument, value, declares: true, mode: "edits" });
+      assert.deepEqual(outcome.ran, []);
+      assert.equal(existsSync(value), false);
+      assert.match(outcome.result, /The user did not allow this tool call\. .*outside the workspace/);
+    });
 
-  test(`a file tool with \`${name}\` that declares no effects is refused headless, even under --yes`, async () => {
-    for (const kind of ["read", "edit"] as const) {
-      for (const mode of ["ask", "edits", "all"] as const) {
-        const { tool, ran } = libraryTool(kind, name, false);
-        const { result } = await callHeadless(tool, { [name]: "inside.txt" }, mode);
-        assert.deepEqual(ran, [], `${kind} in mode ${mode} never ran`);
-        assert.match(result, /no one was there to approve it .*does not declare which files it reads or writes/);
+    test(`as ${identity}, a file tool with \`${argument}\` that declares no effects is refused headless, even under --yes`, {
+      skip,
+    }, async () => {
+      for (const kind of ["read", "edit"] as const) {
+        for (const mode of ["ask", "edits", "all"] as const) {
+          const outcome = await attack(identity, { kind, argument, value: "inside.txt", declares: false, mode });
+          assert.deepEqual(outcome.ran, [], `${kind} in mode ${mode} never ran`);
+          assert.match(
+            outcome.result,
+            /no one was there to approve it .*does not declare which files it reads or writes/,
+          );
+        }
       }
-    }
-  });
+    });
+  }
 }
 
 test("the same tool declaring its file runs inside the workspace, so the refusals above are the policy's", async () => {
-  const { tool } = libraryTool("read", "file_path", true);
-  const cwd = tempDir();
-  writeFileSync(join(cwd, "inside.txt"), "inside\n");
-  const permissions = setupPermissions({}, { cwd, env: { HOME: home }, harnessHome: tempDir("harness-state-") });
-  const decision = await createApprover({ policy: permissions.policy, cwd })(
-    {
-      tool,
-      call: { type: "tool_call", id: "1", name: tool.name, arguments: "" },
-      input: { file_path: "inside.txt" },
-      summary: "read",
-    },
-    new AbortController().signal,
-  );
-  assert.equal(decision.allow, true);
+  const outcome = await attack("root", {
+    kind: "edit",
+    argument: "file_path",
+    value: "notes.txt",
+    declares: true,
+    mode: "edits",
+  });
+  assert.equal(outcome.result, "done");
+  assert.equal(outcome.ran.length, 1);
 });
 
 test("an execute tool that declares nothing (an MCP server's) asks in the default mode and runs under --yes", async () => {
-  const ran: string[] = [];
-  const tool = defineTool({
-    name: "server__deploy",
-    description: "deploy",
-    kind: "execute",
-    input: z.object({ to: z.string() }),
-    run: async ({ to }) => {
-      ran.push(to);
-      return "deployed";
-    },
-  });
-  const asked = await callHeadless(tool, { to: "staging" }, "ask");
-  assert.deepEqual(ran, [], "a call that names no file is not allowed by the lack of a path rule");
+  const base = { kind: "execute", argument: "to", declares: false } as const;
+  const asked = await attack("root", { ...base, value: "staging", mode: "ask" });
+  assert.deepEqual(asked.ran, [], "a call that names no file is not allowed by the lack of a path rule");
   assert.match(asked.result, /no one was there to approve it \(headless run without --yes or an allow rule\)/);
-  const allowed = await callHeadless(tool, { to: "prod" }, "all");
-  assert.equal(allowed.result, "deployed");
-  assert.deepEqual(ran, ["prod"]);
+  const allowed = await attack("root", { ...base, value: "prod", mode: "all" });
+  assert.equal(allowed.result, "done");
+  assert.deepEqual(allowed.ran, ["prod"]);
 });
