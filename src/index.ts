@@ -19,9 +19,11 @@ export {
   toToolSpec,
   type Tool,
   type ToolContext,
+  type SessionToolContext,
   type ToolEffects,
   type ToolKind,
   type ToolOutput,
+  type WrapCommand,
 } from "./core/tool.ts";
 export { buildSystemPrompt, loadProjectInstructions } from "./core/system-prompt.ts";
 export { createProvider } from "./providers/create-provider.ts";
