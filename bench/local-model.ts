@@ -9,7 +9,8 @@ import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Token } from "node-llama-cpp";
-import { chooseContextSize, chooseThreads, describeLoad, freeMemoryBytes } from "../src/providers/local-resources.ts";
+import { chooseCpuContext } from "../src/providers/local-load.ts";
+import { chooseThreads, describeLoad } from "../src/providers/local-resources.ts";
 import {
   GGML_TYPE_F32,
   type GgufTensorInfo,
@@ -171,17 +172,7 @@ export async function measureLocalModel(path: string, name: string): Promise<Loc
     logLevel: nlc.LlamaLogLevel.error,
   });
   const model = await llama.loadModel({ modelPath: path });
-  const insights = model.fileInsights;
-  const choice = await chooseContextSize({
-    trainedLength: model.trainContextSize,
-    parameters: insights.totalParameters,
-    modelBytes: model.size,
-    freeBytes: freeMemoryBytes(),
-    bytesFor: async (contextSize) => {
-      const need = await insights.estimateContextResourceRequirementsV2({ contextSize, modelGpuLayers: 0 });
-      return need.cpuRam + need.gpuVram;
-    },
-  });
+  const choice = await chooseCpuContext(model);
   const ours = chooseThreads({ mathCores: llama.cpuMathCores, modelBytes: model.size });
   const stock = Math.max(4, llama.cpuMathCores); // node-llama-cpp's CPU default, what threads: 0 gave
   const byThreads: LocalModelRun["byThreads"] = [];

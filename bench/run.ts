@@ -10,7 +10,8 @@
 // stay bounded, the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
 // model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
-// another build (before/after comparisons); `--quick` leaves out the long session.
+// another build (before/after comparisons); `--quick` leaves out the long session. The compile
+// cache row compares a cold and a warm cache on Node 22.1+ (`--compile-cache`: that row alone).
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
@@ -95,6 +96,38 @@ async function startup(): Promise<number[]> {
     await server.close();
   }
   return times;
+}
+
+/**
+ * Node's module compile cache (src/cli.ts useCompileCache, Node 22.1+): start → first request with
+ * an empty $HARNESS_HOME/compile-cache (a fresh home each run, which also pays for writing it) and
+ * with a warm one (one home, warmed by a run first), alternating run by run so load drifts alike.
+ */
+async function compileCacheStartup(): Promise<{ cold: number[]; warm: number[] } | undefined> {
+  const { enableCompileCache } = (await import("node:module")) as { enableCompileCache?: unknown };
+  if (typeof enableCompileCache !== "function") return undefined;
+  const warmEnv = cleanEnv();
+  const firstRequest = async (env: NodeJS.ProcessEnv) => {
+    const server = await startFakeLLM([{ reply: { text: "hi" } }]);
+    const run = await runCli([...fakeFlags(server), "--context-window", "100000", "-p", "hi"], env);
+    await server.close();
+    return server.requests[0].receivedAt - run.startedAt;
+  };
+  await firstRequest(warmEnv);
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    cold.push(await firstRequest(cleanEnv()));
+    warm.push(await firstRequest(warmEnv));
+  }
+  return { cold, warm };
+}
+
+function reportCompileCache(result: { cold: number[]; warm: number[] } | undefined): void {
+  if (!result) return console.log(`compile cache: none on Node ${process.version} (it needs 22.1)`);
+  console.log(
+    `compile cache (Node ${process.version}): start → first request median ${fmt(median(result.cold))} cold, ${fmt(median(result.warm))} warm (${STARTUP_RUNS} each, alternating)`,
+  );
 }
 
 async function versionTimes(): Promise<number[]> {
@@ -200,12 +233,18 @@ function firstRequestParts(body: {
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
+// `--compile-cache`: that row alone, on the Node running the bench (PATH=.node-versions/<v>/bin:$PATH npm run bench -- --compile-cache).
+if (process.argv.includes("--compile-cache")) {
+  reportCompileCache(await compileCacheStartup());
+  process.exit(0);
+}
 const start = await startup();
 const version = await versionTimes();
 console.log(
   `start-up to first request: median ${fmt(median(start))}, min ${fmt(Math.min(...start))} (${STARTUP_RUNS} runs)`,
 );
 console.log(`--version: median ${fmt(median(version))}`);
+reportCompileCache(await compileCacheStartup());
 for (const client of ["http", "fetch"] as const) {
   const floor = await nodeFloor(client);
   console.log(

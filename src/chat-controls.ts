@@ -3,7 +3,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "./create-session.ts";
-import { countOf, formatDuration } from "./core/helpers.ts";
+import { countOf, formatDuration, deadline } from "./core/helpers.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { formatSpent, sessionPrices } from "./providers/pricing.ts";
@@ -101,8 +101,9 @@ export class SessionChatControls implements ChatControls {
     const { settings } = this.options.session;
     const mark = (ids: readonly string[]) => ids.map((id) => (id === settings.model ? `* ${id}` : `  ${id}`));
     const using = `using ${this.currentModel()}`;
+    const cap = deadline(LIST_TIMEOUT_MS);
     try {
-      const ids = await listModels(settings, AbortSignal.timeout(LIST_TIMEOUT_MS));
+      const ids = await listModels(settings, cap.signal);
       if (ids.length === 0) return [using, noModelsLine(settings)];
       const more = ids.length - CHAT_LISTED_MODELS;
       return [
@@ -125,6 +126,8 @@ export class SessionChatControls implements ChatControls {
           : []),
         "switch with /model <name>",
       ];
+    } finally {
+      cap.clear();
     }
   }
 
@@ -209,7 +212,7 @@ export class SessionChatControls implements ChatControls {
   }
 
   promptFor(line: string): string | undefined {
-    return promptForLine(line, this.options.session.promptCommands);
+    return promptForLine(line, this.options.session.promptCommands, { cwd: this.options.cwd }); // the chat attaches the whole prompt after
   }
 
   listSkills(): string[] {

@@ -12,7 +12,7 @@ import { APPROVAL_MODES } from "./permissions/policy.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { parseThinking } from "./providers/thinking.ts";
 import { WIRE_API_NAMES, wireKind } from "./providers/wire-apis.ts";
-import { OUTPUT_FORMATS } from "./ui/headless-output.ts";
+import { JSON_FORMATS, OUTPUT_FORMATS } from "./ui/headless-output.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -117,8 +117,15 @@ export const FLAGS = {
   sandbox: { schema: oneOf(["on", "off"]) },
   "allow-network": { schema: toggle },
   trust: { schema: toggle },
+  "allow-home": { schema: toggle },
   output: { schema: oneOf(OUTPUT_FORMATS) },
+  // Claude Code's name for --output, so its scripts' command lines work unchanged.
+  "output-format": { schema: oneOf(OUTPUT_FORMATS) },
+  // The shapes json and stream-json are written in: harness's versioned events, or Claude Code's messages.
+  format: { schema: oneOf(JSON_FORMATS) },
   input: { schema: oneOf(["stream-json"]) },
+  // Claude Code's name for --input.
+  "input-format": { schema: oneOf(["stream-json"]) },
   "system-prompt": { schema: textOrFile },
   "append-system-prompt": { schema: textOrFile },
   // Resolved where the command was typed, as the shell completed it (also with --cwd).
@@ -178,8 +185,12 @@ export const RUN_FLAGS = [
   "sandbox",
   "allow-network",
   "trust",
+  "allow-home",
   "output",
+  "output-format",
+  "format",
   "input",
+  "input-format",
   "system-prompt",
   "append-system-prompt",
   "image",
@@ -201,8 +212,10 @@ export const PROVIDER_FLAGS = [
   "max-turns",
 ] as const satisfies readonly FlagName[];
 
-/** The parsed command line of a prompt run. */
-export type CliFlags = Flags<(typeof RUN_FLAGS)[number]> & { positionals: string[] };
+/** The parsed command line of a prompt run (Claude Code's `--output-format` and `--input-format` are folded into `output` and `input`). */
+export type CliFlags = Flags<Exclude<(typeof RUN_FLAGS)[number], "output-format" | "input-format">> & {
+  positionals: string[];
+};
 
 /**
  * Reads `argv` against the named flags; throws UsageError for an unknown flag, a missing value,
@@ -244,7 +257,15 @@ export function parseFlags<N extends FlagName>(
 
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
-  const { flags, positionals } = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
+  const parsed = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
+  const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
+  const { positionals } = parsed;
+  if (outputFormat !== undefined && flags.output !== undefined && outputFormat !== flags.output)
+    throw new UsageError(`--output ${flags.output} and --output-format ${outputFormat} disagree; give one`);
+  flags.output ??= outputFormat;
+  flags.input ??= inputFormat;
+  if (flags.format !== undefined && (flags.output ?? "text") === "text")
+    throw new UsageError(`--format ${flags.format} shapes --output json or stream-json; text has no shapes`);
   if (flags.yes && flags.approve !== undefined && flags.approve !== "all")
     throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
   if (flags.input !== undefined) {
@@ -322,7 +343,7 @@ function describeArgvError(error: ArgvError, names: readonly FlagName[]): string
   }
 }
 
-/** `--output-format` → `output` (a flag it extends), `--out` → `output` (one it starts), `--modle` → `model` (a typo). */
+/** `--output-type` → `output` (a flag it extends), `--out` → `output` (one it starts), `--modle` → `model` (a typo). */
 function closestFlag(option: string, names: readonly FlagName[]): string | undefined {
   const typed = option.replace(/^-+/, "").split("=")[0];
   if (typed.length < 2) return undefined;

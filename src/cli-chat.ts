@@ -74,6 +74,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
       todo: () => session.todo,
       run: session.run,
       withImages,
+      secretPaths: cli.mentionSecrets,
       title: () => `${session.model.provider} · ${session.model.model}`,
       cwd,
       stdout,

@@ -7,9 +7,12 @@ import { addSpent, EMPTY_USAGE, type ModelUsage, type UserContent } from "./core
 import { preparePromptImages } from "./prompt-images.ts";
 import { promptForLine } from "./prompts/custom-commands.ts";
 import { costOfSpent, formatSpent, sessionPrices } from "./providers/pricing.ts";
+import { claudeNameOf, withClaudeFields } from "./settings/tool-names.ts";
 import { askOnce } from "./ui/ask-once.ts";
+import { attachmentBlocks } from "./ui/attachments.ts";
+import { ClaudeOutput } from "./ui/claude-output.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "./ui/closed-output.ts";
-import { exitCodeFor, writeJsonEvent, type OutputFormat } from "./ui/headless-output.ts";
+import { exitCodeFor, writeJsonEvent, type JSON_FORMATS, type OutputFormat } from "./ui/headless-output.ts";
 import { readStreamInput } from "./ui/stream-input.ts";
 import { TerminalRenderer } from "./ui/terminal-renderer.ts";
 import { firstLine } from "./ui/text-width.ts";
@@ -20,7 +23,13 @@ type PromptInput = { text: string | UserContent } | { error: string };
 /** What a headless run was given: the output format, and its one prompt (absent with `--input stream-json`). */
 export interface HeadlessRun {
   format: OutputFormat;
+  /** The JSON output's shape (--format): harness's events, or Claude Code's messages. */
+  shape?: (typeof JSON_FORMATS)[number];
+  /** The approval mode, as `--format claude`'s init message names it. */
+  approvalMode: "ask" | "edits" | "all";
   prompt?: string | UserContent;
+  /** The folder it works in (custom commands' @mentions resolve there). */
+  cwd: string;
 }
 
 /** Runs the prompt(s) to the end; returns the exit code. */
@@ -50,20 +59,24 @@ export async function runHeadless(cli: CliModeContext, run: HeadlessRun): Promis
   // One prompt, or with --input stream-json one run per stdin line, until EOF or a run that did not finish.
   const inputs: AsyncIterable<PromptInput> | Iterable<PromptInput> =
     run.prompt === undefined ? streamPrompts(stdin) : [{ text: run.prompt }];
-  const show = (event: AgentEvent) => {
-    if (renderer) renderer.handle(event);
-    else writeJsonEvent(run.format as Exclude<OutputFormat, "text">, event, stdout);
-  };
   for await (const input of inputs) {
     if ("error" in input) {
       stderr.write(`harness: ${input.error}\n`);
       code = 2;
       break;
     }
+    // One Claude output per prompt: each run is one `claude -p`, its init first and its result last.
+    const claude =
+      run.format !== "text" && run.shape === "claude" ? claudeOutput(run.format, run, session, stdout) : undefined;
+    const show = (event: AgentEvent) => {
+      if (renderer) renderer.handle(event);
+      else if (claude) claude.write(event);
+      else writeJsonEvent(run.format as Exclude<OutputFormat, "text">, event, stdout);
+    };
     code = await runPrompt(
       cli,
       session,
-      expandCommand(input.text, session),
+      expandCommand(input.text, session, run.cwd, cli.mentionSecrets),
       { show, hasRenderer: Boolean(renderer) },
       controller.signal,
     );
@@ -96,9 +109,16 @@ function openHeadless(cli: CliModeContext, renderer: TerminalRenderer | undefine
 /**
  * `harness -p "/review src"` runs a prompt command as the chat would; other text runs as is.
  * With pictures attached the command is the first part's text; the images stay after it.
+ * The typed text's mentions are attached already (oneShotPrompt); the command's own are attached here.
  */
-function expandCommand(text: string | UserContent, session: Session): string | UserContent {
-  const expand = (line: string) => promptForLine(line, session.promptCommands) ?? line;
+function expandCommand(
+  text: string | UserContent,
+  session: Session,
+  cwd: string,
+  mentionSecrets: readonly string[],
+): string | UserContent {
+  const attach = (mentions: readonly string[]) => attachmentBlocks(mentions, cwd, mentionSecrets);
+  const expand = (line: string) => promptForLine(line, session.promptCommands, { cwd, attach }) ?? line;
   if (typeof text === "string") return expand(text);
   return text.map((part, index) => (index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part));
 }
@@ -145,4 +165,23 @@ async function* streamPrompts(stdin: NodeJS.ReadableStream): AsyncGenerator<Prom
       yield "error" in prepared ? prepared : { text: prepared.prompt };
     }
   }
+}
+
+/** `--format claude`: one run's events as Claude Code's messages (ui/claude-output.ts). */
+function claudeOutput(
+  format: "json" | "stream-json",
+  run: HeadlessRun,
+  session: Session,
+  stdout: NodeJS.WritableStream,
+): ClaudeOutput {
+  const init = {
+    cwd: run.cwd,
+    tools: session.tools.map((tool) => tool.name),
+    model: session.settings.model,
+    approvalMode: run.approvalMode,
+    slashCommands: session.promptCommands.map((command) => command.name),
+    claudeName: claudeNameOf,
+    claudeInput: withClaudeFields,
+  } as const;
+  return new ClaudeOutput(format, init, stdout);
 }

@@ -20,6 +20,8 @@ export interface CliTerminal {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   colors: Palette;
+  /** What no `@path` attaches, whoever wrote the text (a prompt, a custom command): the sandbox's hidden list. */
+  mentionSecrets: readonly string[];
 }
 
 /** What the chat and the headless mode share: the terminal, and how to open a session on it. */

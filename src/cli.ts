@@ -53,14 +53,20 @@ Options:
   --trust                  use this folder's project settings that run code or widen permissions
                            (.harness/settings.json hooks and allow rules, .mcp.json servers) in this
                            run; without it they need a trust you gave in chat or in your settings
+  --allow-home             work in a folder that holds your home folder (~, /home, /); without it a
+                           chat asks and a headless run stops (exit 2). Dotfiles stay read-only
   --system-prompt <text|@file>   replace harness's own system prompt (AGENTS.md and the
                            working directory stay); @file reads a file
   --append-system-prompt <text|@file>   add to the end of the system prompt
   --image <file>           attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable.
                            @shot.png in a prompt attaches one too
   --cwd <dir>              work in that directory, as if harness were started there
-  --output <format>        text (default), json, stream-json (events: docs/events.md)
-  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json)
+  --output <format>        text (default), json, stream-json (events: docs/events.md);
+                           also --output-format, as Claude Code spells it
+  --format claude          json and stream-json in Claude Code's message shapes (system init,
+                           assistant, user tool results, result) instead of harness's events
+  --input stream-json      read user messages as JSON lines from stdin, one run each (needs --output stream-json);
+                           also --input-format, as Claude Code spells it
   -c, --continue           continue the latest session in this directory
   -r, --resume [id]        continue that session (without an id: pick one of this folder's recent ones)
   --fork                   with -c or -r: continue a copy of the session under a new id (the
@@ -72,7 +78,8 @@ Environment:
   ${[...KEY_VARIABLES, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
-  (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000)
+  (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000),
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (lower case too; every request harness makes), NODE_EXTRA_CA_CERTS
   Defaults and custom providers: $HARNESS_HOME/config.json (see the README); flags and variables win.
 
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.
@@ -146,21 +153,46 @@ async function useCompileCache(): Promise<void> {
 
 /**
  * A CLI run holds little (its live heap is about 13 MB after 100 steps), but by default V8 lets
- * the young generation grow to 16 MB of semi-spaces and optimizes every warm function with
- * TurboFan, whose compile zones and code touch ~10 MB more: a 100-step run peaked at 82 MB RSS.
+ * the young generation grow to 16 MB of semi-spaces and optimizes every warm function, whose
+ * compile zones and code touch ~10 MB more: a 100-step run peaked at 82 MB RSS on Node 20.
  * Keeping the young generation at its first size (more, smaller scavenges) and optimizing only
- * functions ten times as hot as Node 20's default brings it to ~65 MB with no measurable change in
+ * functions ten times as hot as V8's default brings it to ~65 MB with no measurable change in
  * own time per step (bench: `npm run bench`). Only the CLI does this: it owns the process; the
- * library leaves its host's V8 alone. Both flags are read when used, so setting them now works.
+ * library leaves its host's V8 alone. The flags are read when used, so setting them now works.
  */
 async function useLeanHeap(): Promise<void> {
   const { setFlagsFromString } = await import("node:v8");
-  setFlagsFromString("--semi-space-growth-factor=1");
-  setFlagsFromString(`--interrupt-budget=${10 * NODE_20_INTERRUPT_BUDGET}`);
+  for (const flag of leanHeapFlags(process.versions.v8)) setFlagsFromString(flag);
 }
 
-/** V8's default `--interrupt-budget` in Node 20: how much bytecode runs before a function is weighed for optimizing. */
-const NODE_20_INTERRUPT_BUDGET = 67_584;
+/**
+ * The lean-heap flags the running V8 has. An unknown flag is not an exception: V8 prints
+ * `Error: unrecognized flag` on stderr, so a flag is set only on a V8 known to have it. V8 12
+ * (Node 22) replaced the bytecode `--interrupt-budget` with invocation counts per tier; Maglev,
+ * on by default from V8 13 (Node 24), gets the same tenfold count. A V8 newer than the newest
+ * we test (14, Node 26) gets nothing until it is tested: a stray line on every run costs more
+ * than a few MB (the CLI tests assert an empty stderr on every Node that CI runs).
+ */
+function leanHeapFlags(v8Version: string): string[] {
+  const major = Number.parseInt(v8Version, 10);
+  if (major === 11) return ["--semi-space-growth-factor=1", `--interrupt-budget=${10 * V8_11_INTERRUPT_BUDGET}`];
+  if (major >= 12 && major <= NEWEST_TESTED_V8) {
+    return [
+      "--semi-space-growth-factor=1",
+      `--invocation-count-for-turbofan=${10 * V8_12_TURBOFAN_COUNT}`,
+      `--invocation-count-for-maglev=${10 * V8_12_MAGLEV_COUNT}`,
+    ];
+  }
+  return [];
+}
+
+/** V8's default `--interrupt-budget` in V8 11 (Node 20): how much bytecode runs before a function is weighed for optimizing. */
+const V8_11_INTERRUPT_BUDGET = 67_584;
+/** V8 12 to 14's defaults (Node 22, 24, 26): calls before a function is optimized by TurboFan, by Maglev. */
+const V8_12_TURBOFAN_COUNT = 3000;
+const V8_12_MAGLEV_COUNT = 400;
+/** V8 14.6 is Node 26's; .ci/run tests each of 20, 22, 24, 26 (scripts/node-versions.sh). */
+const NEWEST_TESTED_V8 = 14;
 
 function help(): number {
   process.stdout.write(HELP);

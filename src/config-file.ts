@@ -56,6 +56,8 @@ const ProviderEntrySchema = z.strictObject({
   contextWindow: contextWindow.optional(),
   maxTokens: tokenCount.optional(),
   prices: PricesSchema.optional(),
+  /** The server is on this machine or network (true) or not (false): whether to ask it its context window. */
+  local: z.boolean().optional(),
   models: z.record(z.string(), ModelEntrySchema).optional(),
   /** `--provider local` only: threads llama.cpp computes on (HARNESS_LOCAL_THREADS wins); default the math cores. */
   threads: z.number().int().positive().max(256).optional(),

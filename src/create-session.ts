@@ -11,13 +11,19 @@ import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
 import { describeCall, type ApproveFn } from "./core/run-tools.ts";
+import { loadInstructions } from "./core/instruction-files.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "./core/tool.ts";
 import { loadExtensions, type Extensions } from "./extensions.ts";
 import { checkNames, reportNameProblems } from "./settings/check-names.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
-import { createApprover, type ApproverOptions, type AskApprovalFn } from "./permissions/approver.ts";
+import {
+  createApprover,
+  type ApproverOptions,
+  type AskApprovalFn,
+  type DelegateApprovalFn,
+} from "./permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "./permissions/folder-trust.ts";
 import {
   PermissionSetupError,
@@ -65,7 +71,7 @@ export interface SessionOptions {
    */
   approval:
     | { ask: AskApprovalFn }
-    | { delegate: ApproveFn }
+    | { delegate: DelegateApprovalFn }
     | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
   /** An editor's MCP servers, added to the configured ones. */
   mcpServers?: McpServerConfig[];
@@ -205,7 +211,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       messages: resumed?.messages,
       provider,
       tools,
-      system: systemPromptFor(cwd, tools, options.systemPrompt, folder.skills),
+      system: systemPromptFor(cwd, tools, options.systemPrompt, folder.skills, folder.instructions),
       cwd,
       maxTurns: options.maxTurns,
       maxTokens: settings.maxTokens,
@@ -313,7 +319,20 @@ async function settleFolder(options: SessionOptions) {
   if (trust.report) options.warn(trust.report);
   if (trust.isTrusted) permissions = withProjectRules(permissions);
   const skills = activeSkills(found, trust.isTrusted);
-  const promptCommands = findPromptCommands({ cwd, harnessHome: stateDir(env) }, options.reservedCommands, (message) =>
+  // Read once: the main agent's prompt and its subagents' share them (and their notices).
+  const instructions = loadInstructions(cwd, {
+    home: permissions.policy.home,
+    harnessHome: stateDir(env),
+    secretPaths: permissions.policy.secretPaths,
+    warn: (message) => options.warn(`warning: ${message}`),
+  });
+  const commandPlaces = {
+    cwd,
+    harnessHome: stateDir(env),
+    home: permissions.policy.home,
+    secretPaths: permissions.policy.secretPaths,
+  };
+  const promptCommands = findPromptCommands(commandPlaces, options.reservedCommands, (message) =>
     options.warn(`warning: ${message}`),
   );
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
@@ -321,7 +340,7 @@ async function settleFolder(options: SessionOptions) {
     permissions,
     skills.map((skill) => dirname(skill.path)),
   );
-  return { permissions, trust, found, skills, promptCommands };
+  return { permissions, trust, found, skills, instructions, promptCommands };
 }
 
 /**
@@ -368,6 +387,7 @@ function toolsFor(
         [...given],
         { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
         folder.skills,
+        folder.instructions,
       ),
   });
   // The task tool after the built-in ones, before MCP servers' (whose lists vary).
@@ -473,7 +493,13 @@ function setupPermissionsOrThrow(options: SessionOptions) {
 }
 
 /** The system prompt with this machine's facts: the one place they are gathered. */
-function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides | undefined, skills: Skill[]): string {
+function systemPromptFor(
+  cwd: string,
+  tools: Tool[],
+  overrides: PromptOverrides | undefined,
+  skills: Skill[],
+  instructions: string,
+): string {
   const machine = {
     cwd,
     platform: `${process.platform} ${process.arch}`,
@@ -485,6 +511,7 @@ function systemPromptFor(cwd: string, tools: Tool[], overrides: PromptOverrides 
     tools.map((tool) => tool.name),
     overrides,
     skills,
+    instructions,
   );
 }
 

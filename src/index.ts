@@ -25,7 +25,8 @@ export {
   type ToolOutput,
   type WrapCommand,
 } from "./core/tool.ts";
-export { buildSystemPrompt, loadProjectInstructions } from "./core/system-prompt.ts";
+export { type InstructionPlaces, loadInstructions } from "./core/instruction-files.ts";
+export { buildSystemPrompt } from "./core/system-prompt.ts";
 export { createProvider } from "./providers/create-provider.ts";
 export type { ApiKind, ProviderSettings } from "./providers/index.ts";
 export { PRESETS } from "./config.ts";

@@ -94,12 +94,14 @@ export function resolveProvider(
     keyEnv,
     ...(custom?.headers ? { headers: custom.headers } : {}),
     ...(api === "local" ? { modelsDir: join(stateDir(env), "models"), ...localThreads(env, custom?.threads) } : {}),
+    windowCacheFile: join(stateDir(env), "cache", "context-windows.json"),
     ...callLimitsFrom(flags, env, config),
     ...(api === "anthropic" && config.webSearch ? { webSearch: webSearchFrom(config.webSearch) } : {}),
     ...definedOnly({
       thinking,
       maxTokens,
       contextWindow: perModel?.contextWindow ?? custom?.contextWindow,
+      local: custom?.local,
       prices: perModel?.prices ?? custom?.prices,
     }),
   };

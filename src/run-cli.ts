@@ -2,18 +2,22 @@
 // the folder, the session to resume, the prompt, then the chat (cli-chat.ts) or the headless
 // run (cli-headless.ts) over the flags' session options (cli-session-options.ts).
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
+import { homedir } from "node:os";
 import type { CliFlags } from "./cli-args.ts";
 import { runChatMode } from "./cli-chat.ts";
 import { runHeadless } from "./cli-headless.ts";
 import { cliModeContext, type CliTerminal } from "./cli-session-options.ts";
+import { stateDir } from "./config.ts";
 import type { UserContent } from "./core/messages.ts";
 import { secretValuesOf } from "./core/redact.ts";
 import { redactWrites } from "./core/stream-redactor.ts";
+import { settleHomeWorkspace } from "./home-workspace.ts";
+import { secretPaths } from "./permissions/secret-paths.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 import type { LockedSession } from "./session/session-lock.ts";
 import { loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "./stored-sessions.ts";
-import { askOnceUncancelled } from "./ui/ask-once.ts";
+import { askOnce, askOnceUncancelled } from "./ui/ask-once.ts";
 import { paletteFor } from "./ui/colors.ts";
 import { oneShotPrompt } from "./ui/one-shot-prompt.ts";
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
@@ -23,7 +27,15 @@ export async function runCli(flags: CliFlags): Promise<number> {
   const { env, stdin, stdout } = process;
   // Errors and warnings: no key reaches the terminal (events come redacted from the session).
   const stderr = redactWrites(process.stderr, secretValuesOf(env));
-  const terminal: CliTerminal = { env, stdin, stdout, stderr, colors: paletteFor(stderr, env) };
+  const terminal: CliTerminal = {
+    env,
+    stdin,
+    stdout,
+    stderr,
+    colors: paletteFor(stderr, env),
+    // What no `@path` attaches, whoever wrote the text: the same list the sandbox hides.
+    mentionSecrets: secretPaths(env.HOME || homedir(), stateDir(env)),
+  };
   // --cwd is `cd dir && harness`: tools, instruction files, folder trust, the sessions' recorded
   // folder (and so -c), relative paths in settings and child processes all start there.
   if (flags.cwd !== undefined) {
@@ -45,6 +57,14 @@ export async function runCli(flags: CliFlags): Promise<number> {
   }
   const place = await settlePlace(flags, terminal, isChat);
   if (typeof place === "number") return place;
+  const home = await settleHomeWorkspace({
+    cwd: place.cwd,
+    env,
+    allowed: Boolean(flags["allow-home"]),
+    ask: isChat ? (question) => askOnce(question, new AbortController().signal) : undefined,
+    write: (text) => stderr.write(text),
+  });
+  if (home !== undefined) return home;
 
   if (isChat) {
     if (flags.image) {
@@ -57,7 +77,13 @@ export async function runCli(flags: CliFlags): Promise<number> {
   }
   const prompt = isStreamInput ? undefined : await headlessPrompt(flags, place.cwd, terminal);
   if (typeof prompt === "number") return prompt;
-  return runHeadless(cliModeContext(flags, place, terminal), { format: flags.output ?? "text", prompt });
+  return runHeadless(cliModeContext(flags, place, terminal), {
+    format: flags.output ?? "text",
+    shape: flags.format,
+    approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
+    prompt,
+    cwd: place.cwd,
+  });
 }
 
 /**
@@ -106,12 +132,13 @@ async function headlessPrompt(
   cwd: string,
   terminal: CliTerminal,
 ): Promise<string | UserContent | number> {
-  const { stdin, stderr } = terminal;
+  const { stdin, stderr, mentionSecrets } = terminal;
   const prompt = await oneShotPrompt({
     print: flags.print,
     positionals: flags.positionals,
     stdin,
     cwd,
+    secretPaths: mentionSecrets,
     notice: (text) => stderr.write(`harness: ${text}\n`),
   });
   if (!prompt?.trim()) {

@@ -2,83 +2,19 @@
 // child process, with the fake LLM behind it. A prompt round trip with tool calls and permission
 // questions answered by the client, a cancel, and a recorded session loaded in a new process.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
 import { test } from "node:test";
-import {
-  client as acpClient,
-  methods,
-  ndJsonStream,
-  PROTOCOL_VERSION,
-  type ClientContext,
-  type RequestPermissionRequest,
-  type SessionNotification,
-} from "@agentclientprotocol/sdk";
+import { methods, PROTOCOL_VERSION, type ClientContext } from "@agentclientprotocol/sdk";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, CLI, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { cleanEnv, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { pngOf } from "./images.ts";
-import { killAtTestEnd, onTestEnd } from "./teardown.ts";
+import { onTestEnd } from "./teardown.ts";
+import { withEditor, type EditorLog } from "./acp-editor.ts";
 
 const serve = fakeServerPerTest();
 /** A bound on waiting for the agent's first model request (it comes at once). */
 const FIRST_REQUEST_LIMIT_MS = 30_000;
-
-/** What the editor saw during one connection. */
-interface EditorLog {
-  updates: SessionNotification[];
-  permissions: RequestPermissionRequest[];
-  stderr: string;
-  code: number | null;
-}
-
-/** Runs `harness acp` and the SDK's client against it for the length of `work`. */
-async function withEditor(
-  options: {
-    env: NodeJS.ProcessEnv;
-    cwd: string;
-    answer(request: RequestPermissionRequest): string;
-    /** Flags after `harness acp`. */
-    args?: string[];
-  },
-  work: (ctx: ClientContext, log: EditorLog) => Promise<void>,
-): Promise<EditorLog> {
-  const child = killAtTestEnd(
-    spawn(process.execPath, [CLI, "acp", ...(options.args ?? [])], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    }),
-  );
-  const log: EditorLog = { updates: [], permissions: [], stderr: "", code: null };
-  child.stderr.on("data", (chunk) => (log.stderr += chunk));
-  const exited = new Promise<void>((resolve) =>
-    child.on("close", (code) => {
-      log.code = code;
-      resolve();
-    }),
-  );
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  );
-  const app = acpClient({ name: "test-editor" })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => {
-      log.permissions.push(params);
-      return { outcome: { outcome: "selected", optionId: options.answer(params) } };
-    })
-    .onNotification(methods.client.session.update, ({ params }) => {
-      log.updates.push(params);
-    });
-  try {
-    await app.connectWith(stream, (ctx) => work(ctx, log));
-  } finally {
-    child.stdin.end();
-    await exited;
-  }
-  return log;
-}
 
 /** A working folder with one file to read. */
 function workspace(): string {

@@ -35,7 +35,7 @@ test("a lone word far from every command is a prompt", async () => {
 });
 
 for (const [args, message] of [
-  [["--output-format", "json", "-p", "x"], "unknown option --output-format; did you mean --output?"],
+  [["--output-type", "json", "-p", "x"], "unknown option --output-type; did you mean --output?"],
   [["--modle", "gpt", "-p", "x"], "unknown option --modle; did you mean --model?"],
   [["--frobnicate"], "unknown option --frobnicate"],
   [["-p"], "--print needs a value"],

@@ -60,7 +60,8 @@ test("a compacted session resumes from its summary; the file keeps everything, s
     },
   );
 
-  // The file: every message (the summarised ones too), then the compaction entry.
+  // The file: every message (the summarised ones too), then the compaction entry; the turn's end
+  // snapshot last (undo restores only what the turn changed between its two snapshots).
   const sessions = join(env.HARNESS_HOME as string, "sessions");
   const [file] = readdirSync(sessions).filter((name) => name.endsWith(".jsonl"));
   const lines = readFileSync(join(sessions, file), "utf8")
@@ -70,7 +71,19 @@ test("a compacted session resumes from its summary; the file keeps everything, s
   const kinds = lines.map((line) => (line.type === "message" ? line.message.role : line.type));
   assert.deepEqual(
     kinds.filter((kind) => kind !== "usage"),
-    ["session", "turn", "user", "assistant", "snapshot", "tool", "assistant", "tool", "compaction", "assistant"],
+    [
+      "session",
+      "turn",
+      "user",
+      "assistant",
+      "snapshot",
+      "tool",
+      "assistant",
+      "tool",
+      "compaction",
+      "assistant",
+      "snapshot",
+    ],
   );
   assert.deepEqual(
     lines.find((line) => line.type === "compaction"),

@@ -33,18 +33,21 @@ export function tempDir(prefix = "harness-test-"): string {
 }
 
 /**
- * Retries on ENOTEMPTY: a `git gc` the harness leaves running on its own (snapshot pruning) may
- * still be writing into a test's HARNESS_HOME while it is removed. Bounded: about 5 s at most.
+ * No retries: nothing the harness starts may still write into a test's folders once the test has
+ * ended (snapshot pruning's `git gc` is awaited, and ended with the harness: src/snapshots/shadow-git.ts),
+ * so an ENOTEMPTY here is a bug to find, not a race to wait out.
  */
 function removeTempDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  rmSync(dir, { recursive: true, force: true });
 }
 
-/** An environment with no real keys or settings leaking in from the developer's shell. */
+/** An environment with no real keys, settings or proxies leaking in from the developer's shell. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (/API_KEY|^HARNESS_|^OPENAI|^ANTHROPIC|^OPENROUTER/.test(key)) continue;
+    // A developer's proxy would carry the tests' loopback traffic; test/proxy.test.ts sets its own.
+    if (/^(https?|no|all)_proxy$/i.test(key)) continue;
     env[key] = value;
   }
   // CLAUDE_CONFIG_DIR: the user's ~/.claude/settings.json would apply to every run; tests read nothing of the machine's.

@@ -30,7 +30,7 @@ function consumerProject(): string {
   );
   const dir = tempDir("harness-consumer-");
   mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
-  symlinkSync(ROOT, join(dir, "node_modules", "harness"), "dir");
+  symlinkSync(ROOT, join(dir, "node_modules", "agent-harness"), "dir");
   symlinkSync(join(ROOT, "node_modules", "zod"), join(dir, "node_modules", "zod"), "dir");
   symlinkSync(join(ROOT, "node_modules", "@types", "node"), join(dir, "node_modules", "@types", "node"), "dir");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
@@ -75,7 +75,7 @@ test("the package's declarations type-check a consumer that uses Agent, runAgent
   writeFileSync(join(dir, "example.ts"), readmeExample());
   writeFileSync(
     join(dir, "typed.ts"),
-    `import { runAgent, defineTool, type AgentEvent, type RunResult, type ToolHook } from "harness";
+    `import { runAgent, defineTool, type AgentEvent, type RunResult, type ToolHook } from "agent-harness";
 import { z } from "zod";
 const count = defineTool({ name: "count", description: "Count letters.", kind: "read", input: z.object({ word: z.string() }), effects: () => ({}), run: async ({ word }) => String(word.length) });
 const lines = defineTool({ name: "lines", description: "Count a file's lines.", kind: "read", input: z.object({ file_path: z.string() }), effects: ({ file_path }) => ({ reads: [file_path] }), run: async () => "0" });

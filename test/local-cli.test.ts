@@ -76,7 +76,8 @@ test("without node-llama-cpp installed, --provider local says exactly how to add
   const result = { code: child.status, stderr: child.stderr };
   assert.equal(
     withoutSandboxWarning(result.stderr),
-    `error: --provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@3.21.1\` in ${install}\n`,
+    // A clone's `npm ci` installs it (a devDependency); an installed package's message is in package-install.test.ts.
+    `error: --provider local needs node-llama-cpp, which is not installed: run \`npm ci\` in ${install}\n`,
   );
   assert.equal(result.code, 1);
 });

@@ -233,7 +233,7 @@ test("without a prebuilt llama.cpp binary, --provider local says what to install
   assert.equal(child.status, 1, child.stderr);
   assert.match(
     withoutSandboxWarning(child.stderr),
-    /^error: --provider local found no prebuilt llama\.cpp binary for linux-x64: node-llama-cpp brings them as optional packages such as @node-llama-cpp\/linux-x64\. Run `npm install --no-save node-llama-cpp@3\.21\.1` in /,
+    /^error: --provider local found no prebuilt llama\.cpp binary for linux-x64: node-llama-cpp brings them as optional packages such as @node-llama-cpp\/linux-x64\. Run `npm ci` in \/.* without --omit=optional/,
   );
   assert.doesNotMatch(child.stderr, /NoBinaryFoundError|\n\s+at /);
 });

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setupPermissions } from "../src/permissions/setup-permissions.ts";
-import { removePlaceholders } from "../src/sandbox/protected-entries.ts";
+import { removePlaceholders, scanProtectedEntries } from "../src/sandbox/protected-entries.ts";
 import { bash } from "../src/tools/bash.ts";
 import { tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
@@ -136,4 +136,14 @@ test("in a folder that is not a repository, a command cannot create .git at its 
   assert.equal(readFileSync(join(cwd, "kept.txt"), "utf8"), "fine\n");
   removePlaceholders();
   assert.equal(existsSync(join(cwd, ".git")), false);
+});
+
+test("a scan out of time says so, so its callers can fail closed", () => {
+  const workspace = tempDir();
+  mkdirSync(join(workspace, "sub", ".git"), { recursive: true });
+  assert.deepEqual(scanProtectedEntries(workspace, [".git"]), {
+    entries: [join(workspace, "sub", ".git")],
+    complete: true,
+  });
+  assert.equal(scanProtectedEntries(workspace, [".git"], -1).complete, false);
 });

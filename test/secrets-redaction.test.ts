@@ -30,9 +30,14 @@ function canaryEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return cleanEnv({ HARNESS_HOME: home, MY_SERVICE_API_KEY: ENV_KEY, ...extra });
 }
 
-/** Every file under a folder, as text. */
+/**
+ * Every file under a folder, as text, but Node's compile cache (Node 22.1+, src/cli.ts): it holds V8's
+ * compiled code of harness's own modules, made from their files on disk before any key is read, and
+ * its bytes happen to contain runs such as "0123456789", the tail of ENV_KEY.
+ */
 function everyFile(dir: string): Array<{ path: string; text: string }> {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name !== "compile-cache" && !name.startsWith("compile-cache/"))
     .map((name) => join(dir, name))
     .filter((path) => statSync(path).isFile())
     .map((path) => ({ path, text: readFileSync(path, "utf8") }));

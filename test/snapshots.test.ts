@@ -192,9 +192,12 @@ test("pruning drops snapshots beyond the newest N and older than the age limit",
     // second tie and any of them may be the one dropped. Turns are seconds apart; here each waits for the next second.
     await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
   }
+  // Asked of git, not read from refs/harness/: the gc packs the refs that are left into one file.
   const kept = () =>
     readdirSync(join(home, "snapshots")).flatMap((shadow) =>
-      readdirSync(join(home, "snapshots", shadow, "refs/harness")),
+      git(home, `--git-dir=${join(home, "snapshots", shadow)}`, "for-each-ref", "--format=%(refname:lstrip=2)")
+        .split("\n")
+        .filter(Boolean),
     );
   assert.deepEqual(kept().sort(), [...taken].sort());
   await snapshots.prune({ maxCount: 2 });
@@ -202,4 +205,25 @@ test("pruning drops snapshots beyond the newest N and older than the age limit",
   assert.ok(!kept().includes(taken[0]) || !kept().includes(taken[1]), "an older one went");
   await snapshots.prune({ now: Date.now() + SNAPSHOT_MAX_AGE_MS + 60_000 });
   assert.deepEqual(kept(), []);
+  // Its `git gc` is over when prune resolves: nothing still works in the home folder, so removing it
+  // now cannot meet a pack being written (test/teardown.ts once failed on ENOTEMPTY that way).
+  assert.deepEqual(processesWorkingIn(home), []);
+  rmSync(home, { recursive: true });
 });
+
+/** Live processes whose working directory is inside `folder` (Linux /proc; none elsewhere). */
+function processesWorkingIn(folder: string): string[] {
+  if (!existsSync("/proc/self/cwd")) return [];
+  return readdirSync("/proc")
+    .filter((pid) => /^\d+$/.test(pid))
+    .flatMap((pid) => {
+      try {
+        const cwd = readlinkSync(`/proc/${pid}/cwd`);
+        return cwd === folder || cwd.startsWith(`${folder}/`)
+          ? [`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "latin1")}`]
+          : [];
+      } catch {
+        return []; // gone, or not ours to read
+      }
+    });
+}

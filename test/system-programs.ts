@@ -12,6 +12,7 @@ const PACKAGES = {
   rg: "ripgrep",
   script: "bsdutils",
   setpriv: "util-linux",
+  openssl: "openssl",
 } as const;
 
 /** A program some tests need that a machine may lack. */

@@ -43,14 +43,19 @@ test("a test that fails with a child still running: the runner reports the failu
     ].join("\n"),
   );
   // A runner of its own, not a child of ours: without NODE_TEST_CONTEXT it reports as `npm test` does.
+  // TAP named: node 23 and later report `spec` by default, also to a pipe.
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
-  const run = await promisify(execFile)(process.execPath, ["--import", "tsx", "--test", failing], {
-    cwd: ROOT,
-    env,
-    timeout: RUNNER_LIMIT_MS,
-    killSignal: "SIGKILL",
-  }).then(
+  const run = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "--test", "--test-reporter=tap", failing],
+    {
+      cwd: ROOT,
+      env,
+      timeout: RUNNER_LIMIT_MS,
+      killSignal: "SIGKILL",
+    },
+  ).then(
     () => ({ code: 0, signal: null, stdout: "" }),
     (error: { code: number | null; signal: NodeJS.Signals | null; stdout: string }) => error,
   );

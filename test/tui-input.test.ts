@@ -81,15 +81,15 @@ test("attachments: @file appends its text in a fence, bounded; other mentions ar
   writeFileSync(join(cwd, "big.txt"), "x".repeat(MAX_ATTACHMENT_BYTES + 10));
   writeFileSync(join(cwd, "bin.dat"), Buffer.from([1, 0, 2]));
   assert.equal(
-    expandFileMentions("see @a.md, @someone and @bin.dat", cwd),
+    expandFileMentions("see @a.md, @someone and @bin.dat", cwd, []),
     "see @a.md, @someone and @bin.dat\n\na.md:\n````\nhas ``` inside\n````",
   );
-  const big = expandFileMentions("@big.txt", cwd);
+  const big = expandFileMentions("@big.txt", cwd, []);
   assert.ok(
     big.includes(
       `[attachment cut: the first ${MAX_ATTACHMENT_BYTES} of ${MAX_ATTACHMENT_BYTES + 10} bytes; read_file shows the rest]`,
     ),
   );
   assert.ok(big.length < MAX_ATTACHMENT_BYTES + 200);
-  assert.equal(expandFileMentions("no mentions", cwd), "no mentions");
+  assert.equal(expandFileMentions("no mentions", cwd, []), "no mentions");
 });

@@ -20,6 +20,8 @@ export interface TerminalOptions {
   env: Record<string, string>;
   columns?: number;
   rows?: number;
+  /** A command the harness runs under (`setpriv --reuid=nobody ...`), given the rest of the line last. */
+  wrap?: string[];
 }
 
 let sessions = 0;
@@ -36,7 +38,8 @@ export class TmuxTerminal {
     const assignments = Object.entries(options.env).map(([key, value]) => shellQuote(`${key}=${value}`));
     const unset = "NO_COLOR" in options.env ? "" : "-u NO_COLOR ";
     // After the harness exits the pane stays (sleep), so its last screen can still be read.
-    const command = `env ${unset}${assignments.join(" ")} ${shellQuote(process.execPath)} ${shellQuote(CLI)} ${options.args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
+    const wrap = (options.wrap ?? []).map(shellQuote).join(" ");
+    const command = `${wrap} env ${unset}${assignments.join(" ")} ${shellQuote(process.execPath)} ${shellQuote(CLI)} ${options.args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
     const serverEnv = { ...process.env };
     delete serverEnv.NO_COLOR;
     execFileSync(

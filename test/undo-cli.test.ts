@@ -4,7 +4,7 @@
 // killed with SIGKILL in the middle of a turn still leaves a snapshot to go back to.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readSession } from "../src/session/session-reader.ts";
@@ -156,14 +156,16 @@ test("killed with SIGKILL in the middle of a turn: `harness undo` restores the f
 
 test("in the home folder no snapshot is taken (said once); the turn still runs and undo takes back the conversation only", async () => {
   const fake = await serve([
-    { reply: { toolCalls: [{ id: "w", name: "bash", arguments: { command: "echo made > made.txt" } }] } },
+    { reply: { toolCalls: [{ id: "w", name: "bash", arguments: { command: "echo made > notes/made.txt" } }] } },
     { reply: { text: "made it" } },
   ]);
   const home = tempDir("harness-undo-home-");
+  // The top of the home folder is read-only to commands (nothing new beside the dotfiles): a folder in it is not.
+  mkdirSync(join(home, "notes"));
   const env = cleanEnv({ HOME: home });
-  const run = await runCli([...fakeFlags(fake), "-y", "-p", "make a file"], { env, cwd: home });
+  const run = await runCli([...fakeFlags(fake), "--allow-home", "-y", "-p", "make a file"], { env, cwd: home });
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(read(home, "made.txt"), "made\n");
+  assert.equal(read(home, "notes/made.txt"), "made\n");
   assert.match(
     run.stderr,
     /^harness: warning: no snapshot of the workspace before this turn, so its file changes cannot be undone: the workspace is your home folder \(or \/\)/m,
@@ -172,5 +174,5 @@ test("in the home folder no snapshot is taken (said once); the turn still runs a
   const undo = await runCli(["undo"], { env, cwd: home });
   assert.equal(undo.code, 0, undo.stderr);
   assert.match(undo.stdout, /: the conversation only \(no snapshot of the files was taken/);
-  assert.equal(read(home, "made.txt"), "made\n", "without a snapshot the files stay as they are");
+  assert.equal(read(home, "notes/made.txt"), "made\n", "without a snapshot the files stay as they are");
 });

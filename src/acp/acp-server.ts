@@ -1,6 +1,6 @@
 // `harness acp`: the Agent Client Protocol over stdio, so editors (Zed, ...) can drive harness.
 // Each ACP session is one Agent; a prompt runs the loop and streams its events as session
-// updates; tool calls that need approval become `session/request_permission` requests to the
+// updates; tool calls the permission policy leaves open become `session/request_permission` requests to the
 // editor; `session/cancel` aborts the running turn, which then ends with stopReason "cancelled".
 import {
   agent as acpAgent,
@@ -9,14 +9,22 @@ import {
   RequestError,
   type AgentContext,
   type McpServer,
+  type PermissionOption,
   type RequestPermissionResponse,
   type Stream,
 } from "@agentclientprotocol/sdk";
 import type { Tool } from "../core/tool.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Message, UserContent } from "../core/messages.ts";
-import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
-import { acpKind, promptContent, replayUpdates, stopReasonFor, UpdateTranslator } from "./session-updates.ts";
+import type { ApprovalRequest } from "../core/run-tools.ts";
+import {
+  acpKind,
+  promptContent,
+  replayUpdates,
+  stopReasonFor,
+  textContent,
+  UpdateTranslator,
+} from "./session-updates.ts";
 
 /** One conversation the server hosts, made by the host (provider, tools, storage are its business). */
 export interface HostedSession {
@@ -28,12 +36,34 @@ export interface HostedSession {
   close(): Promise<void>;
 }
 
+/**
+ * What the host's permission policy puts to the editor about one call: why it asks, whether only
+ * this once can allow it, and the rules an "always" would add (none: no "always" is offered).
+ */
+export interface EditorQuestion {
+  why?: string;
+  explicit?: true;
+  remember: string[];
+  /** The change an edit would make, as a unified diff. */
+  diff?: string;
+}
+
+/** The editor's answer as the host's policy takes it; `undefined`: cancelled. */
+export type EditorAnswer = { type: "yes" } | { type: "no"; reason?: string } | { type: "always" };
+
+/** Asks the editor about one call the host's policy leaves open. */
+export type AskEditorFn = (
+  request: ApprovalRequest,
+  question: EditorQuestion,
+  signal: AbortSignal,
+) => Promise<EditorAnswer | undefined>;
+
 /** What the server needs from the program around it. */
 export interface AcpHost {
   name: string;
   version: string;
   /** A new conversation in `cwd`, with the editor's MCP servers added to the configured ones. */
-  newSession(request: { cwd: string; mcpServers: McpServer[]; approve: ApproveFn }): Promise<HostedSession>;
+  newSession(request: { cwd: string; mcpServers: McpServer[]; askEditor: AskEditorFn }): Promise<HostedSession>;
   /** A prompt's pictures made fit for the model (checked, downscaled), or why one cannot be sent. */
   prepareImages(prompt: string | UserContent): Promise<{ prompt: string | UserContent } | { error: string }>;
   /** A stored conversation, continued; absent when sessions cannot be loaded. */
@@ -41,7 +71,7 @@ export interface AcpHost {
     sessionId: string;
     cwd: string;
     mcpServers: McpServer[];
-    approve: ApproveFn;
+    askEditor: AskEditorFn;
   }): Promise<HostedSession & { history: Message[] }>;
 }
 
@@ -49,8 +79,6 @@ interface LiveSession {
   hosted: HostedSession;
   /** The running prompt's abort switch; undefined between prompts. */
   turn?: AbortController;
-  /** Tools the editor allowed for the whole session ("always"). */
-  alwaysAllowed: Set<string>;
   /** The running prompt's translator (it knows which calls were announced for permission). */
   translator?: UpdateTranslator;
 }
@@ -73,12 +101,12 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
     }))
     .onRequest(methods.agent.session.new, async ({ params, client: context }) => {
       client = context;
-      const live = { alwaysAllowed: new Set<string>() } as LiveSession;
+      const live = {} as LiveSession;
       live.hosted = await host
         .newSession({
           cwd: params.cwd,
           mcpServers: params.mcpServers,
-          approve: approverFor(live, () => live.hosted.id),
+          askEditor: askerFor(live, () => live.hosted.id),
         })
         .catch(asRequestError);
       sessions.set(live.hosted.id, live);
@@ -87,13 +115,13 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
     .onRequest(methods.agent.session.load, async ({ params, client: context }) => {
       client = context;
       if (!host.loadSession) throw RequestError.invalidRequest(undefined, "this harness cannot load sessions");
-      const live = { alwaysAllowed: new Set<string>() } as LiveSession;
+      const live = {} as LiveSession;
       const loaded = await host
         .loadSession({
           sessionId: params.sessionId,
           cwd: params.cwd,
           mcpServers: params.mcpServers,
-          approve: approverFor(live, () => live.hosted.id),
+          askEditor: askerFor(live, () => live.hosted.id),
         })
         .catch(asRequestError);
       live.hosted = loaded;
@@ -138,11 +166,14 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       sessions.get(params.sessionId)?.turn?.abort();
     });
 
-  /** Read-only tools run freely; the rest ask the editor (allow once / always / reject). */
-  function approverFor(live: LiveSession, sessionId: () => string): ApproveFn {
-    return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
-      if (request.tool.kind === "read" || live.alwaysAllowed.has(request.tool.name)) return { allow: true };
-      if (!client) return { allow: false, reason: "no editor is connected" };
+  /**
+   * The host's policy decided that this call needs a question; the editor gets it with the reason.
+   * "Always" is offered only when the policy names the rules it would add (never for a protected
+   * path or a deny rule it cannot check), and the policy, not this server, keeps them.
+   */
+  function askerFor(live: LiveSession, sessionId: () => string): AskEditorFn {
+    return async (request, question, signal) => {
+      if (!client) return { type: "no", reason: "no editor is connected" };
       const toolCall = {
         toolCallId: request.call.id,
         title: request.summary,
@@ -161,25 +192,28 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
           methods.client.session.requestPermission,
           {
             sessionId: sessionId(),
-            toolCall,
-            options: [
-              { optionId: "allow_once", name: "Allow", kind: "allow_once" as const },
-              { optionId: "allow_always", name: `Always allow ${request.tool.name}`, kind: "allow_always" as const },
-              { optionId: "reject_once", name: "Reject", kind: "reject_once" as const },
-            ],
+            toolCall: { ...toolCall, content: textContent(questionText(question)) },
+            options: permissionOptions(question),
+            _meta: {
+              harness: { why: question.why ?? null, explicit: question.explicit === true, remember: question.remember },
+            },
           },
           { cancellationSignal: signal, stopWaitingOnCancel: true },
         );
       } catch (error) {
-        return {
-          allow: false,
-          reason: signal.aborted ? "the user cancelled" : `the editor could not ask: ${(error as Error).message}`,
-        };
+        if (signal.aborted) return undefined;
+        return { type: "no", reason: `the editor could not ask: ${(error as Error).message}` };
       }
-      if (response.outcome.outcome === "cancelled") return { allow: false, reason: "the user cancelled" };
-      const option = response.outcome.optionId;
-      if (option === "allow_always") live.alwaysAllowed.add(request.tool.name);
-      return option === "allow_once" || option === "allow_always" ? { allow: true } : { allow: false };
+      if (response.outcome.outcome === "cancelled") return undefined;
+      switch (response.outcome.optionId) {
+        case "allow_once":
+          return { type: "yes" };
+        // An "always" the policy did not offer (an editor that answers with its own ids) is a yes, this once.
+        case "allow_always":
+          return question.remember.length > 0 ? { type: "always" } : { type: "yes" };
+        default:
+          return { type: "no" };
+      }
     };
   }
 
@@ -187,6 +221,36 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
   await connection.closed;
   for (const live of sessions.values()) live.turn?.abort();
   await Promise.allSettled([...sessions.values()].map((live) => live.hosted.close()));
+}
+
+/** The buttons: "always" only where the policy names what it would add. */
+function permissionOptions(question: EditorQuestion): PermissionOption[] {
+  return [
+    { optionId: "allow_once", name: question.explicit ? "Allow this once" : "Allow", kind: "allow_once" },
+    ...(question.remember.length > 0
+      ? [
+          {
+            optionId: "allow_always",
+            name: `Always allow ${question.remember.join(", ")}`,
+            kind: "allow_always" as const,
+          },
+        ]
+      : []),
+    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+  ];
+}
+
+/** What the editor shows under the call: why it asks, what "always" would add, the change. */
+function questionText(question: EditorQuestion): string {
+  const lines = [
+    question.why ? `Asks because ${question.why}.` : "Asks because the approval mode asks before this kind of call.",
+    question.explicit
+      ? 'Only you can allow this, and only this once: no "always", mode or allow rule covers it.'
+      : question.remember.length > 0
+        ? `"Always" would allow ${question.remember.join(", ")} for the rest of this session.`
+        : "",
+  ];
+  return [...lines.filter(Boolean), ...(question.diff ? ["", question.diff] : [])].join("\n");
 }
 
 /** The host's errors (no key, unknown session id) carry their message to the editor. */

@@ -222,7 +222,8 @@ export function promptContent(blocks: ContentBlock[]): string | UserContent {
   return content;
 }
 
-function textContent(text: string): ToolCallContent[] {
+/** One text block of a tool call's content. */
+export function textContent(text: string): ToolCallContent[] {
   return [{ type: "content", content: { type: "text", text } }];
 }
 

@@ -5,6 +5,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { systemProgram } from "../core/system-program.ts";
 import { folderNameOf, type BatchTask } from "./batch-task.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */
@@ -131,7 +132,7 @@ async function revParse(ref: string, cwd: string, signal: AbortSignal): Promise<
 function git(args: string[], cwd: string, signal: AbortSignal, extraEnv: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
-      "git",
+      systemProgram("git"),
       // No hooks or fsmonitor from the copy's own config: git here runs outside any sandbox.
       ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never", ...args],
       {

@@ -4,11 +4,11 @@
 // so `session/load` (and `harness -r <id>`) can continue it.
 import { Readable, Writable } from "node:stream";
 import type { McpServer } from "@agentclientprotocol/sdk";
-import type { AcpHost, HostedSession } from "../acp/acp-server.ts";
+import type { AcpHost, AskEditorFn, HostedSession } from "../acp/acp-server.ts";
 import { parseFlags, PROVIDER_FLAGS, UsageError } from "../cli-args.ts";
 import type { ProviderChoice } from "../config.ts";
-import type { ApproveFn } from "../core/run-tools.ts";
 import { createSession } from "../create-session.ts";
+import { ALLOW_HOME_FLAG, holdsHome } from "../home-workspace.ts";
 import { preparePromptImages } from "../prompt-images.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionsDirFor } from "../stored-sessions.ts";
@@ -18,13 +18,14 @@ import { BUILT_IN_COMMANDS } from "../ui/slash-commands.ts";
 import { VERSION } from "../version.ts";
 
 const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--api <wire>]
-                  [--thinking <level>] [--max-turns <n>] [--trust]
+                  [--thinking <level>] [--max-turns <n>] [--trust] [--allow-home]
 
 Speaks the Agent Client Protocol (https://agentclientprotocol.com) on stdin and stdout, so an
 editor such as Zed can use harness as its agent. Provider settings are chosen as for a run.
 Commands and edits ask the editor for permission; hooks and MCP servers apply as in the CLI.
 A folder's own hooks, MCP servers and allow rules apply only once you trusted it (by running
 harness there once, or in trustedFolders of your settings.json), or with --trust for every folder.
+A folder that holds your home folder (~, /) is refused unless --allow-home is given.
 
 Zed (settings.json):
   "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
@@ -33,7 +34,7 @@ Zed (settings.json):
 export async function run(argv: string[]): Promise<number> {
   let flags;
   try {
-    ({ flags } = parseFlags(argv, [...PROVIDER_FLAGS, "trust", "help"]));
+    ({ flags } = parseFlags(argv, [...PROVIDER_FLAGS, "trust", "allow-home", "help"]));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`harness acp: ${error.message}\nTry 'harness acp --help'.\n`);
@@ -57,23 +58,29 @@ export async function run(argv: string[]): Promise<number> {
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
-  await serveAcp(stream, hostFor(choice, maxTurns, Boolean(flags.trust), process.env));
+  const allowHome = Boolean(flags["allow-home"]);
+  await serveAcp(stream, hostFor(choice, maxTurns, { trust: Boolean(flags.trust), allowHome }, process.env));
   return 0;
 }
 
 function hostFor(
   choice: ProviderChoice,
   maxTurns: number | undefined,
-  trustFlag: boolean,
+  given: { trust: boolean; allowHome: boolean },
   env: NodeJS.ProcessEnv,
 ): AcpHost {
   /** Provider problems (no key, bad config) become the editor's error message for the request. */
   const open = async (
     cwd: string,
     mcpServers: McpServer[],
-    approve: ApproveFn,
+    askEditor: AskEditorFn,
     resumed: LockedSession | undefined,
   ): Promise<HostedSession> => {
+    // An editor cannot be asked this: the flag in the agent server's args is the choice.
+    if (!given.allowHome && holdsHome(cwd, env))
+      throw new Error(
+        `${cwd} holds your home folder; open a project folder, or add ${ALLOW_HOME_FLAG} to harness acp's args`,
+      );
     const session = await createSession({
       cwd,
       reservedCommands: BUILT_IN_COMMANDS,
@@ -81,12 +88,13 @@ function hostFor(
       choice,
       resumed,
       maxTurns,
-      // The same sandbox, credential-free environment and rules as the CLI; the editor answers what the rules leave open.
+      // The same sandbox, credential-free environment and rules as the CLI; the editor answers what
+      // the rules leave open, as a person at the terminal would (an "always" adds only what it names).
       permissions: {},
-      approval: { delegate: approve },
+      approval: { delegate: askEditor },
       // An editor session cannot be asked about trust: as in a headless run, a trust given in a
       // chat or in the user's settings counts, or --trust; otherwise one line in the editor's log.
-      trust: { flag: trustFlag },
+      trust: { flag: given.trust },
       mcpServers: mcpServers.map(toServerConfig),
       warn: (message) => process.stderr.write(`harness: ${message}\n`),
     });
@@ -95,12 +103,12 @@ function hostFor(
   return {
     name: "harness",
     version: VERSION,
-    newSession: ({ cwd, mcpServers, approve }) => open(cwd, mcpServers, approve, undefined),
+    newSession: ({ cwd, mcpServers, askEditor }) => open(cwd, mcpServers, askEditor, undefined),
     prepareImages: (prompt) => preparePromptImages(prompt),
-    async loadSession({ sessionId, cwd, mcpServers, approve }) {
+    async loadSession({ sessionId, cwd, mcpServers, askEditor }) {
       // Locked, as for -r: a session another harness (or another editor session here) writes is refused, saying who.
       const session = lockAndReadSession(findSessionByPrefix(sessionsDirFor(env), sessionId).path);
-      const hosted = await open(cwd, mcpServers, approve, session);
+      const hosted = await open(cwd, mcpServers, askEditor, session);
       return { ...hosted, history: session.messages };
     },
   };

@@ -6,6 +6,7 @@ import { resolveProvider } from "../resolve-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { LIST_TIMEOUT_MS, listModels, ModelListError } from "../providers/list-models.ts";
 import { howToAddModel } from "../providers/local-download.ts";
+import { deadline } from "../core/helpers.ts";
 
 const HELP = `Usage: harness models [--provider <name>] [--base-url <url>]
 
@@ -40,7 +41,8 @@ export async function run(argv: string[]): Promise<number> {
     // Listing needs no model; the placeholder keeps a custom provider without one from being an error.
     const choice = { provider: values.provider, model: values.model ?? ANY_MODEL, baseUrl: values["base-url"] };
     const settings = resolveProvider(choice, process.env, loadConfigFile(process.env));
-    const ids = await listModels(settings, AbortSignal.timeout(LIST_TIMEOUT_MS));
+    const cap = deadline(LIST_TIMEOUT_MS);
+    const ids = await listModels(settings, cap.signal).finally(() => cap.clear());
     process.stdout.write(ids.length > 0 ? `${ids.join("\n")}\n` : "");
     if (ids.length === 0) process.stderr.write(`harness models: ${noModelsLine(settings)}\n`);
     return 0;

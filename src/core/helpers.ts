@@ -72,6 +72,39 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A signal that aborts after `ms`, or when `parent` does; `clear()` when the work is done. */
+export interface Deadline {
+  signal: AbortSignal;
+  /** Whether it was the time that ran out (not the parent). */
+  isExpired(): boolean;
+  clear(): void;
+}
+
+/**
+ * A time cap on a timer we own. Not AbortSignal.timeout: on Node 20 its timer could be collected
+ * while fetch waited on a signal combined from it (AbortSignal.any), and a trickling page then
+ * held the run past every cap. This timer, and so the controller it aborts, lives until cleared.
+ */
+export function deadline(ms: number, parent?: AbortSignal): Deadline {
+  const controller = new AbortController();
+  let expired = false;
+  const onParentAbort = () => controller.abort(parent?.reason);
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new Error(`no answer within ${ms / 1000} s`));
+  }, ms);
+  if (parent?.aborted) onParentAbort();
+  else parent?.addEventListener("abort", onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    isExpired: () => expired,
+    clear() {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onParentAbort);
+    },
+  };
+}
+
 /**
  * Sends a signal to a whole process group (a child started with `detached: true` leads one), so
  * whatever it started goes too; a group that is already gone is not an error.

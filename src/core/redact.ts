@@ -24,6 +24,22 @@ const TOKEN_SHAPES: RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
 ];
 
+/**
+ * The start of a key shape at the very end of a text (`sk-ant-api03-Zx8K`): a key the model cut
+ * off there, whose rest may come in its next reply. Redacted like a whole key (as a private key
+ * without its END line is), since the part shown is part of a key.
+ */
+const CUT_KEY_AT_END =
+  /\b(?:sk-|(?:ghp|gho|ghu|ghs|ghr)_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|glpat-)[A-Za-z0-9_-]{4,}$/;
+
+/**
+ * Characters in a row of a known secret value that are redacted wherever they appear: a key the
+ * model splits across two replies (or tool calls) reaches each of them in part, never whole.
+ */
+const SECRET_FRAGMENT_CHARS = 12;
+/** A text ending in this many first characters of a known secret value or more ends in a key cut off there. */
+const SECRET_START_CHARS = 6;
+
 /** `Authorization: Bearer xyz`, `x-api-key: xyz` and friends: the header name stays, the value goes. */
 const HEADER_VALUE =
   /\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token|Bot)\s+)?[^\s"'\\,;]+/gi;
@@ -106,7 +122,9 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
   let result = text;
   for (const secret of secrets)
     if (secret.length >= MIN_SECRET_CHARS && result.includes(secret)) result = result.split(secret).join(REDACTED);
+  for (const secret of secrets) result = redactStartAtEnd(redactFragments(result, secret), secret);
   for (const shape of TOKEN_SHAPES) result = result.replace(shape, REDACTED);
+  result = result.replace(CUT_KEY_AT_END, REDACTED);
   result = result.replace(HEADER_VALUE, (_match, name: string, separator: string) => `${name}${separator}${REDACTED}`);
   result = result.replace(ENV_LINE, (match, head: string, name: string, quote: string, value: string) =>
     isCredentialName(name) && value !== REDACTED ? `${head}${quote}${REDACTED}${quote}` : match,
@@ -118,6 +136,45 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
     isCredentialParam(name) ? `${lead}${name}=${REDACTED}` : match,
   );
   return result;
+}
+
+/** The first characters of `secret` at the very end of `text` (a key cut off there), replaced. */
+function redactStartAtEnd(text: string, secret: string): string {
+  if (secret.length < MIN_SECRET_CHARS) return text;
+  for (let length = Math.min(secret.length - 1, text.length); length >= SECRET_START_CHARS; length--)
+    if (text.endsWith(secret.slice(0, length))) return text.slice(0, text.length - length) + REDACTED;
+  return text;
+}
+
+/** Every run of SECRET_FRAGMENT_CHARS or more characters of `secret` in `text`, replaced (the whole run). */
+function redactFragments(text: string, secret: string): string {
+  if (secret.length < SECRET_FRAGMENT_CHARS || text.length < SECRET_FRAGMENT_CHARS) return text;
+  const spans: Array<[number, number]> = [];
+  for (let offset = 0; offset + SECRET_FRAGMENT_CHARS <= secret.length; offset++) {
+    const piece = secret.slice(offset, offset + SECRET_FRAGMENT_CHARS);
+    for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1)) {
+      let start = at;
+      let end = at + SECRET_FRAGMENT_CHARS;
+      for (let back = offset; start > 0 && back > 0 && text[start - 1] === secret[back - 1]; back--) start--;
+      for (
+        let ahead = offset + SECRET_FRAGMENT_CHARS;
+        end < text.length && ahead < secret.length && text[end] === secret[ahead];
+        ahead++
+      )
+        end++;
+      spans.push([start, end]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let result = "";
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    result += `${text.slice(from, Math.max(from, start))}${start >= from ? REDACTED : ""}`;
+    from = end;
+  }
+  return result + text.slice(from);
 }
 
 /**

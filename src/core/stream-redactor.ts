@@ -3,7 +3,8 @@
 // to stdout and stderr. Redacting each piece on its own misses a key split across two pieces,
 // so a stream redactor holds back a short tail until it knows no key runs across it.
 import type { AgentEvent } from "./events.ts";
-import { PENDING_MATCHES, REDACTION_PATTERNS, redact, redactableSecrets, redactText } from "./redact.ts";
+import type { AssistantMessage } from "./messages.ts";
+import { PENDING_MATCHES, REDACTED, REDACTION_PATTERNS, redact, redactableSecrets, redactText } from "./redact.ts";
 
 /** How far back from the end a pending match (a header name waiting for its value) is looked for. */
 const PENDING_CHARS = 256;
@@ -23,12 +24,20 @@ const TOKEN_CHARS = new Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 export class StreamRedactor {
   private held = "";
   private readonly secrets: string[];
+  /** The text before this one ended in a redacted key: its first run of key characters is that key's rest. */
+  private isContinuingSecret = false;
 
   constructor(secrets: readonly string[] = []) {
     this.secrets = redactableSecrets(secrets);
   }
 
+  /** The next text continues a key the last one ended in (a key split across two replies). */
+  continueSecret(): void {
+    this.isContinuingSecret = true;
+  }
+
   push(text: string): string {
+    if (this.isContinuingSecret) return this.pushRestOfSecret(text);
     const buffer = this.held + text;
     const split = this.safeSplit(buffer);
     this.held = buffer.slice(split);
@@ -38,7 +47,25 @@ export class StreamRedactor {
   flush(): string {
     const rest = this.held;
     this.held = "";
+    if (this.isContinuingSecret) {
+      this.isContinuingSecret = false;
+      return rest ? REDACTED : "";
+    }
     return rest ? redactText(rest, this.secrets) : "";
+  }
+
+  /** Holds the leading run of key characters, and gives it back redacted once something else follows. */
+  private pushRestOfSecret(text: string): string {
+    const buffer = this.held + text;
+    let end = 0;
+    while (end < buffer.length && TOKEN_CHARS.has(buffer[end])) end++;
+    if (end === buffer.length && buffer.length < MAX_HELD_CHARS) {
+      this.held = buffer;
+      return "";
+    }
+    this.isContinuingSecret = false;
+    this.held = "";
+    return (end > 0 ? REDACTED : "") + this.push(buffer.slice(end));
   }
 
   /**
@@ -101,8 +128,14 @@ export async function* redactEvents<R>(
   secrets: readonly string[] = [],
 ): AsyncGenerator<AgentEvent, R> {
   const deltas = { text_delta: new StreamRedactor(secrets), thinking_delta: new StreamRedactor(secrets) };
+  // Whether the reply's text so far ends in a redacted key, as streamed and as a whole message:
+  // then the next reply's first run of key characters is that key's rest (continueSecret).
+  let streamedEndsInKey = false;
+  let streamContinuesKey = false;
+  let messageEndsInKey = false;
   function* flush(type: keyof typeof deltas): Generator<AgentEvent> {
     const text = deltas[type].flush();
+    if (text && type === "text_delta") streamedEndsInKey = text.endsWith(REDACTED);
     if (text) yield { type, text };
   }
   try {
@@ -111,17 +144,44 @@ export async function* redactEvents<R>(
       const event = step.value;
       if (event.type === "text_delta" || event.type === "thinking_delta") {
         yield* flush(event.type === "text_delta" ? "thinking_delta" : "text_delta");
+        if (event.type === "text_delta" && streamContinuesKey) deltas.text_delta.continueSecret();
+        if (event.type === "text_delta") streamContinuesKey = false;
         const text = deltas[event.type].push(event.text);
+        if (text && event.type === "text_delta") streamedEndsInKey = text.endsWith(REDACTED);
         if (text) yield { ...event, text };
         continue;
       }
       yield* flush("thinking_delta");
       yield* flush("text_delta");
+      if (event.type === "message" && event.message.role === "assistant") {
+        const message = redactAssistantMessage(event.message, secrets, messageEndsInKey);
+        messageEndsInKey = lastText(message)?.endsWith(REDACTED) ?? false;
+        streamContinuesKey = streamedEndsInKey;
+        streamedEndsInKey = false;
+        yield { ...event, message };
+        continue;
+      }
       yield redact(event, secrets);
     }
   } finally {
     await events.return(undefined as R); // a consumer that stops early stops the run too
   }
+}
+
+/** An assistant message redacted; `continuesKey`: its first run of key characters is the rest of a key the last one ended in. */
+function redactAssistantMessage(message: AssistantMessage, secrets: readonly string[], continuesKey: boolean) {
+  const redacted = redact(message, secrets);
+  const first = redacted.content.find((part) => part.type === "text");
+  if (!continuesKey || !first || first.type !== "text") return redacted;
+  let end = 0;
+  while (end < first.text.length && TOKEN_CHARS.has(first.text[end])) end++;
+  if (end > 0) first.text = REDACTED + first.text.slice(end);
+  return redacted;
+}
+
+function lastText(message: AssistantMessage): string | undefined {
+  const texts = message.content.filter((part) => part.type === "text");
+  return texts.at(-1)?.text;
 }
 
 /**

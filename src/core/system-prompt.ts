@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
-import { readRegularFile, type FileHead } from "./read-regular-file.ts";
+import { relative, sep } from "node:path";
+import { loadInstructions } from "./instruction-files.ts";
 
-/** Project instructions are paid on every request: cap them. */
-export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
-const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+// Where the folder chain and the instructions' cap live; settings, skills and agents walk the same chain.
+export { foldersFromRoot, MAX_INSTRUCTIONS_BYTES } from "./instruction-files.ts";
 
 /** Facts about the machine the prompt states; passed in so the prompt is testable. */
 export interface Environment {
@@ -32,7 +30,7 @@ export interface PromptSkill {
 
 /**
  * The system prompt: who the agent is, where it runs, how to use its tools well, and the
- * project's AGENTS.md files. Every byte is sent on every request, so it stays short.
+ * instruction files (core/instruction-files.ts). Every byte is sent on every request, so it stays short.
  * A replacement (`overrides.replace`) takes the place of the first and the third: the working
  * directory and the project's instructions are facts the tools and the user's files rely on,
  * so they stay (as pi does with its --system-prompt).
@@ -42,11 +40,11 @@ export function buildSystemPrompt(
   toolNames: string[],
   overrides: PromptOverrides = {},
   skills: PromptSkill[] = [],
+  instructions: string = loadInstructions(env.cwd),
 ): string {
   const facts = `Working directory: ${env.cwd}. OS: ${env.platform}. Shell: ${env.shell}. Date: ${env.date}.`;
   const lines =
     overrides.replace !== undefined ? [overrides.replace.trimEnd(), "", facts] : [...ownWords(toolNames, facts)];
-  const instructions = loadProjectInstructions(env.cwd);
   if (instructions) lines.push("", instructions);
   if (skills.length > 0) lines.push("", ...skillLines(skills, env.cwd));
   if (overrides.append?.trim()) lines.push("", overrides.append.trimEnd());
@@ -84,50 +82,4 @@ function ownWords(toolNames: string[], facts: string): string[] {
       "- bash has no stdin: use non-interactive flags (-y, --no-pager). Long outputs are cut; filter them (head, grep).",
     );
   return lines;
-}
-
-/**
- * AGENTS.md from the repository root down to `cwd` (CLAUDE.md where a folder has none),
- * outermost first so the nearest file speaks last; capped at MAX_INSTRUCTIONS_BYTES in all.
- */
-export function loadProjectInstructions(cwd: string): string {
-  const sections: string[] = [];
-  let bytes = 0;
-  for (const folder of foldersFromRoot(cwd)) {
-    const found = instructionFileIn(folder);
-    if (!found) continue;
-    let text = found.head.bytes.toString("utf8").trim();
-    const header = `# Instructions from ${relative(cwd, found.file) || found.file}\n`;
-    const budget = MAX_INSTRUCTIONS_BYTES - bytes - Buffer.byteLength(header);
-    if (budget <= 0) break;
-    if (found.head.size > found.head.bytes.length || Buffer.byteLength(text) > budget) {
-      text = `${Buffer.from(text).subarray(0, budget).toString("utf8")}\n[cut: instruction files are capped at ${MAX_INSTRUCTIONS_BYTES} bytes]`;
-    }
-    sections.push(header + text);
-    bytes += Buffer.byteLength(header) + Buffer.byteLength(text);
-  }
-  return sections.join("\n\n");
-}
-
-/**
- * A folder's instruction file and its first MAX_INSTRUCTIONS_BYTES. Only a regular file counts:
- * a FIFO or a link to /dev/zero named AGENTS.md is passed over as if absent, and reading stops
- * at the cap, so neither can hang the start or fill memory.
- */
-function instructionFileIn(folder: string): { file: string; head: FileHead } | undefined {
-  for (const file of INSTRUCTION_FILES.map((name) => join(folder, name))) {
-    const head = readRegularFile(file, MAX_INSTRUCTIONS_BYTES);
-    if (head) return { file, head };
-  }
-  return undefined;
-}
-
-/** `cwd` and its parents up to the enclosing git repository's root, outermost first (just `cwd` outside one). */
-export function foldersFromRoot(cwd: string): string[] {
-  const chain: string[] = [];
-  for (let folder = cwd; ; folder = dirname(folder)) {
-    chain.push(folder);
-    if (existsSync(join(folder, ".git"))) return chain.reverse();
-    if (dirname(folder) === folder) return [cwd];
-  }
 }

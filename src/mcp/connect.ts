@@ -14,6 +14,7 @@ import { VERSION } from "../version.ts";
 import type { McpServerConfig } from "./config.ts";
 import { toHarnessTool, type McpContent, type McpToolInfo, type PrepareImage } from "./mcp-tool.ts";
 import { assertNever } from "../core/messages.ts";
+import { fetchWithProxy } from "../core/proxy-fetch.ts";
 
 /** How long a server gets to start, initialise and list its tools. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
@@ -124,10 +125,16 @@ async function connectOne(
       break;
     }
     case "http":
-      transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      transport = new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: fetchWithProxy,
+      });
       break;
     case "sse":
-      transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      transport = new SSEClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: fetchWithProxy,
+      });
       break;
     default:
       assertNever(config);

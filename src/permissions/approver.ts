@@ -16,6 +16,8 @@ export interface ApprovalQuestion {
   diff?: string;
   /** What "always" would allow for the rest of the session (`bash(git status)`); empty when not offered. */
   remember: string[];
+  /** Only whoever answers can allow it, and only this once (a protected path, a deny rule that cannot be checked). */
+  explicit?: true;
 }
 
 /** The person's answer; `undefined` from the asker means interrupted or input closed. */
@@ -24,14 +26,24 @@ export type ApprovalAnswer = { type: "yes" } | { type: "no"; reason?: string } |
 /** Puts one question to a person. */
 export type AskApprovalFn = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer | undefined>;
 
+/**
+ * A front end with its own dialogue (an editor over ACP): it gets the call and the same question
+ * a person would, and its answer counts as theirs, so "always" adds only the rules `remember` lists.
+ */
+export type DelegateApprovalFn = (
+  request: ApprovalRequest,
+  question: ApprovalQuestion,
+  signal: AbortSignal,
+) => Promise<ApprovalAnswer | undefined>;
+
 export interface ApproverOptions {
   policy: PermissionPolicy;
   /** The working directory tools resolve relative paths against (the workspace, before symlinks are resolved). */
   cwd: string;
   /** Absent when nobody can be asked (no TTY): calls that need approval are refused. */
   ask?: AskApprovalFn;
-  /** Instead of `ask`: a front end with its own approval dialogue (an editor over ACP) decides what the rules leave open. */
-  delegate?: ApproveFn;
+  /** Instead of `ask`: a front end with its own approval dialogue (an editor over ACP) answers what the rules leave open. */
+  delegate?: DelegateApprovalFn;
   /** With no `ask` or `delegate`: told of each call refused for want of someone to approve it, and what would have allowed it. */
   onRefused?: (summary: string, wouldAllow: string) => void;
 }
@@ -53,11 +65,7 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       default:
         return assertNever(decision);
     }
-    if (options.delegate) {
-      const answer = await options.delegate(request, signal);
-      return answer.allow ? allowed(await approvedTargets(request, options.cwd)) : answer;
-    }
-    if (!options.ask) {
+    if (!options.ask && !options.delegate) {
       options.onRefused?.(request.summary, wouldAllow(request, decision));
       if (decision.explicit)
         return {
@@ -66,13 +74,22 @@ export function createApprover(options: ApproverOptions): ApproveFn {
         };
       return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
     }
+    // The diff comes from the tool's own preview (an edit's change), for a person and an editor alike.
     const diff = await request.tool.preview?.(request.input, options.cwd).catch(() => undefined);
-    const answer = await options.ask(
-      { summary: request.summary, why: decision.why, diff, remember: decision.remember.map((rule) => rule.text) },
-      signal,
-    );
+    const question: ApprovalQuestion = {
+      summary: request.summary,
+      why: decision.why,
+      diff,
+      remember: decision.remember.map((rule) => rule.text),
+      ...(decision.explicit ? { explicit: true } : {}),
+    };
+    const answer = options.delegate
+      ? await options.delegate(request, question, signal)
+      : await options.ask?.(question, signal);
     // Esc or Ctrl-C at the question interrupts the turn: no reason, the call is reported as interrupted (run-tools).
     if (answer === undefined || signal.aborted) return { allow: false };
+    // An "always" adds what `remember` lists and nothing else: an explicit decision lists nothing,
+    // so whoever answers (a person, an editor that offers its own buttons) allows it this once.
     switch (answer.type) {
       case "yes":
         return allowed(await approvedTargets(request, options.cwd));

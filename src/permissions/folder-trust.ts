@@ -205,7 +205,9 @@ function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
   return review.files.flatMap((file) => {
     const real = realOrSame(file.path);
     const isUnder = (entry: string) => [file.path, real].some((at) => at === entry || at.startsWith(`${entry}/`));
-    if (made.some(isUnder)) return [`${file.shown} was created while harness ran commands here`];
+    if (made.entries.some(isUnder)) return [`${file.shown} was created while harness ran commands here`];
+    if (made.unchecked.some(isUnder))
+      return [`${file.shown} is in a folder too large to check for what commands created there`];
     if (!isSkill(file) && throughSymlink(file.path)) return [`${file.shown} is reached through a symlink`];
     return [];
   });

@@ -35,6 +35,8 @@ export interface PermissionPolicy {
   freeRoots: string[];
   /** Where credentials live (secret-paths.ts); file tools stay out while the sandbox is on. */
   secretPaths: string[];
+  /** Files that run code at the user's next login, shell or git command (home-code-paths.ts): edits are refused while the sandbox is on. */
+  homeCodePaths?: string[];
   /** Globs read tools may use freely even inside a secret path: the sessions' spilled tool output, which the model is told to page through. */
   readableGlobs: string[];
   home: string;
@@ -126,6 +128,15 @@ export async function decideEffects(
         reason: `${target} is in ${secret}, where credentials live; file tools stay out of it while the sandbox is on.`,
       };
     }
+    const homeCode =
+      access === "write" &&
+      policy.sandbox !== "off" &&
+      (policy.homeCodePaths ?? []).find((file) => isInside(target, file));
+    if (homeCode)
+      return {
+        type: "deny",
+        reason: `${target} runs code when you next log in, open a shell or run git (${homeCode}); file tools do not change it while the sandbox is on. Tell the user what you wanted to change.`,
+      };
     protectedWhy ??= access === "write" ? whyProtected(target) : undefined;
     if (mayLeave || [policy.workspace, ...policy.freeRoots].some((root) => isInside(target, root))) continue;
     if (access === "write" && policy.sandbox !== "off") {

@@ -16,6 +16,24 @@ const HOME_SECRETS = [
   ".netrc",
   ".git-credentials",
   ".pgpass",
+  // Other agents' logins: their tokens are as good as an API key.
+  ".claude/.credentials.json",
+  ".codex/auth.json",
+  ".gemini/oauth_creds.json",
+  ".config/github-copilot",
+  // Package registries' publish tokens.
+  ".npmrc",
+  ".yarnrc.yml",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".m2/settings.xml",
+  ".gradle/gradle.properties",
+  ".nuget/NuGet/NuGet.Config",
+  ".config/hub",
+  ".terraform.d/credentials.tfrc.json",
+  ".vault-token",
 ];
 
 /** The secret paths for this user: the list above under `home`, and harness's own state folder (sessions, settings). */

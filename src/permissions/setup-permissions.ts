@@ -15,6 +15,7 @@ import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "../core/is-inside.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { deniedReadPaths, type Rule } from "./rules.ts";
+import { homeCodePaths } from "./home-code-paths.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 import { realOrSame } from "../core/real-path.ts";
@@ -82,9 +83,11 @@ export function setupPermissions(
   const hidden = secretPaths(home, where.harnessHome)
     .map(realOrSame)
     .filter((secret) => !isInside(workspace, secret));
+  const homeCode = homeCodePaths(realOrSame(home));
   const sandboxPolicy: SandboxPolicy = {
     workspace,
     hidden,
+    ...(isInside(realOrSame(home), workspace) ? { homeCode: { home: realOrSame(home), ...homeCode } } : {}),
     socketFolders: socketFolders(where.env),
     protectedNames: PROTECTED_NAMES,
     placeholderRecords: path.join(where.harnessHome, "placeholders"),
@@ -127,6 +130,8 @@ export function setupPermissions(
     workspace,
     freeRoots: [realOrSame(tmpdir()), ...settings.directories.map(realOrSame)],
     secretPaths: hidden,
+    // Where they really are too: a ~/.bashrc that is a symlink into ~/dotfiles is edited there.
+    homeCodePaths: [...new Set([...homeCode.files, ...homeCode.files.map(realOrSame)])],
     // Where the session store keeps over-long tool output (src/session/session-store.ts spillDir).
     readableGlobs: [path.join(realOrSame(where.harnessHome), "sessions", "*", "spill")],
     home: realOrSame(home),

@@ -10,7 +10,7 @@
 // agent adds no power (its tools are within the parent's, each call approved as usual), so,
 // like AGENTS.md, a project's agents need no folder trust.
 import path from "node:path";
-import { foldersFromRoot } from "../core/system-prompt.ts";
+import { foldersFromRoot } from "../core/instruction-files.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";
@@ -64,8 +64,9 @@ export function findAgents(places: AgentPlaces, warn: (message: string) => void)
     .flatMap((folder) => AGENT_FOLDERS.map((name) => path.join(folder, name)))
     .filter((root) => !userRoots.includes(root));
   const agents: NamedAgent[] = [];
+  const repositoryRoot = foldersFromRoot(places.cwd)[0];
   for (const root of [...projectRoots, ...userRoots]) {
-    for (const agent of agentsIn(root, warn)) {
+    for (const agent of agentsIn(root, userRoots.includes(root) ? undefined : repositoryRoot, warn)) {
       const first = agents.find((other) => other.name === agent.name);
       if (first) warn(`agent ${agent.name} in ${agent.path} left out: ${first.path} has the same name`);
       else if (agents.length < MAX_AGENTS) agents.push(agent);
@@ -74,11 +75,12 @@ export function findAgents(places: AgentPlaces, warn: (message: string) => void)
   return agents;
 }
 
-function agentsIn(root: string, warn: (message: string) => void): NamedAgent[] {
+/** The agents in `root`; a project's (`repositoryRoot` given) only from files inside the repository. */
+function agentsIn(root: string, repositoryRoot: string | undefined, warn: (message: string) => void): NamedAgent[] {
   const agents: NamedAgent[] = [];
   for (const entry of namesIn(root).filter((name) => name.endsWith(".md"))) {
     const file = path.join(root, entry);
-    const agent = readAgent(file, entry.slice(0, -".md".length));
+    const agent = readAgent(file, entry.slice(0, -".md".length), repositoryRoot);
     if (typeof agent === "string") warn(`agent ${file} left out: ${agent}`);
     else agents.push(agent);
   }
@@ -86,8 +88,8 @@ function agentsIn(root: string, warn: (message: string) => void): NamedAgent[] {
 }
 
 /** The agent in `file`, or why it is left out. */
-function readAgent(file: string, fileName: string): NamedAgent | string {
-  const read = readPromptFile(file, MAX_AGENT_FILE_BYTES);
+function readAgent(file: string, fileName: string, repositoryRoot: string | undefined): NamedAgent | string {
+  const read = readPromptFile(file, MAX_AGENT_FILE_BYTES, repositoryRoot);
   if ("leftOut" in read) return read.leftOut;
   const { fields, body } = parseFrontMatter(read.text);
   const name = oneLine(fields.name ?? "") || fileName;

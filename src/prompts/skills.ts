@@ -11,7 +11,7 @@
 //   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
 import path from "node:path";
 import { cutWithEllipsis } from "../core/helpers.ts";
-import { foldersFromRoot } from "../core/system-prompt.ts";
+import { foldersFromRoot } from "../core/instruction-files.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";
@@ -55,14 +55,14 @@ export function findSkills(places: SkillPlaces, warn: (message: string) => void)
     .flatMap((folder) => SKILL_FOLDERS.map((name) => path.join(folder, name)))
     .filter((root) => !userRoots.includes(root)); // the home folder as a project: its skills are the user's
   const user = dedupe(
-    userRoots.flatMap((root) => skillsIn(root, false, warn)),
+    userRoots.flatMap((root) => skillsIn(root, undefined, warn)),
     [],
     warn,
   );
   return {
     user,
     project: dedupe(
-      projectRoots.flatMap((root) => skillsIn(root, true, warn)),
+      projectRoots.flatMap((root) => skillsIn(root, foldersFromRoot(places.cwd)[0], warn)),
       user,
       warn,
     ),
@@ -74,11 +74,12 @@ export function activeSkills(found: FoundSkills, isProjectTrusted: boolean): Ski
   return [...found.user, ...(isProjectTrusted ? found.project : [])].slice(0, MAX_SKILLS);
 }
 
-function skillsIn(root: string, isProject: boolean, warn: (message: string) => void): Skill[] {
+/** The skills in `root`; a project's (`repositoryRoot` given) only from SKILL.md files inside the repository, since the model may read a skill's folder without asking. */
+function skillsIn(root: string, repositoryRoot: string | undefined, warn: (message: string) => void): Skill[] {
   const skills: Skill[] = [];
   for (const entry of namesIn(root)) {
     const file = path.join(root, entry, "SKILL.md");
-    const skill = readSkill(file, entry, isProject);
+    const skill = readSkill(file, entry, repositoryRoot);
     if (typeof skill === "string") {
       if (skill) warn(`skill ${file} left out: ${skill}`);
     } else skills.push(skill);
@@ -92,15 +93,20 @@ const MAX_SKILL_FILE_BYTES = 256 * 1024;
 const MAX_DESCRIPTION_CHARS = 1024;
 
 /** The skill in `file`, or why it is left out ("" when there is no SKILL.md at all). */
-function readSkill(file: string, folderName: string, isProject: boolean): Skill | string {
-  const read = readPromptFile(file, MAX_SKILL_FILE_BYTES);
+function readSkill(file: string, folderName: string, repositoryRoot: string | undefined): Skill | string {
+  const read = readPromptFile(file, MAX_SKILL_FILE_BYTES, repositoryRoot);
   // A folder without a SKILL.md is no skill, and says nothing.
   if ("leftOut" in read) return read.isUnreadable ? "" : read.leftOut;
   const { fields } = parseFrontMatter(read.text);
   const name = oneLine(fields.name ?? "") || folderName;
   const description = oneLine(fields.description ?? "");
   if (!description) return "its front matter has no description (the model chooses a skill by it)";
-  return { name, description: cutWithEllipsis(description, MAX_DESCRIPTION_CHARS), path: realOrSame(file), isProject };
+  return {
+    name,
+    description: cutWithEllipsis(description, MAX_DESCRIPTION_CHARS),
+    path: realOrSame(file),
+    isProject: repositoryRoot !== undefined,
+  };
 }
 
 function dedupe(skills: Skill[], taken: Skill[], warn: (message: string) => void): Skill[] {

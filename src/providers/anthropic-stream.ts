@@ -1,8 +1,21 @@
 // Wire to neutral for the Anthropic Messages API: folds stream events into one assistant message.
 // Pure (no I/O), so recorded streams can be replayed through it in tests.
-import type { StopReason as WireStopReason } from "@anthropic-ai/sdk/resources/messages";
 import { assertNever, type AssistantMessage, type StopReason, type Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
+import { appendArguments } from "../core/run-tools.ts";
+
+/**
+ * The Messages API's `stop_reason` values (https://docs.anthropic.com/en/api/messages, "stop_reason"),
+ * as @anthropic-ai/sdk 1.14 typed them: spelled out here, where that package was a dependency for this one type.
+ */
+type WireStopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded";
 
 /** The parts of a Messages stream event we read; unknown event and block types are ignored. */
 export interface AnthropicStreamEvent {
@@ -212,7 +225,7 @@ export class AnthropicStreamAccumulator {
     if (block.type === "thinking" && delta.type === "signature_delta" && delta.signature)
       block.signature += delta.signature;
     if (block.type === "tool_use" && delta.type === "input_json_delta" && delta.partial_json)
-      block.json += delta.partial_json;
+      block.json = appendArguments(block.json, delta.partial_json);
     if (block.type === "text" && delta.type === "citations_delta" && delta.citation)
       (block.citations ??= []).push(delta.citation);
     if (block.type === "opaque") addOpaqueDelta(block, delta);

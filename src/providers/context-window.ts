@@ -2,14 +2,13 @@
 import type { ProviderSettings } from "./index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
 import { sendRequest } from "./post-json.ts";
+import { deadline } from "../core/helpers.ts";
+import { looksLocal } from "./server-locality.ts";
+import { cachedWindow, rememberWindow } from "./window-cache.ts";
 
 /** A local server that has not said its window by then is not going to; the table answers instead. */
 const PROBE_TIMEOUT_MS = 2000;
-/** Hosted APIs have no llama.cpp or Ollama endpoints; asking them would only cost a round trip. */
-const HOSTED_API =
-  /(^|\.)(openai\.com|anthropic\.com|openrouter\.ai|deepseek\.com|mistral\.ai|googleapis\.com|groq\.com|together\.xyz|fireworks\.ai|x\.ai)$/;
-
-/** One probe per server and model for the life of the process, failed ones included. */
+/** One probe per server and model for the life of the process, failed ones included (and across runs: window-cache.ts). */
 const probes = new Map<string, Promise<number | undefined>>();
 
 /**
@@ -34,7 +33,8 @@ export function liveContextWindow(
 /**
  * The context window in tokens, from the first that knows: config.json (`contextWindow`), the
  * server itself (llama.cpp `GET /props`, Ollama `POST /api/show`; asked once, briefly, and only
- * for OpenAI-compatible servers that are not a known hosted API), the built-in table, a default.
+ * OpenAI-compatible servers that look local or are configured `"local": true`), the built-in
+ * table, a default.
  * Never throws: a server that does not answer is simply not asked again.
  */
 export async function resolveContextWindow(settings: ProviderSettings): Promise<number> {
@@ -45,20 +45,30 @@ export async function resolveContextWindow(settings: ProviderSettings): Promise<
 
 function askServerOnce(settings: ProviderSettings): Promise<number | undefined> | undefined {
   if (settings.api !== "openai" && settings.api !== "responses") return undefined;
-  let host: string;
-  try {
-    host = new URL(settings.baseUrl).hostname;
-  } catch {
-    return undefined;
-  }
-  if (HOSTED_API.test(host)) return undefined;
-  const key = `${settings.baseUrl}\n${settings.model}`;
+  if (!(settings.local ?? looksLocal(settings.baseUrl))) return undefined;
+  const key = `${withoutCredentials(settings.baseUrl)}\n${settings.model}`;
   let probe = probes.get(key);
   if (!probe) {
-    probe = probeServer(settings);
+    const file = settings.windowCacheFile;
+    const cached = file === undefined ? undefined : cachedWindow(file, key);
+    probe = cached
+      ? Promise.resolve(cached.window)
+      : probeServer(settings).then((window) => {
+          if (file !== undefined) rememberWindow(file, key, window);
+          return window;
+        });
     probes.set(key, probe);
   }
   return probe;
+}
+
+/**
+ * The base URL as the cache file names it: scheme, host and path. A `user:password@` or a query
+ * (`?api-key=...`) may be a credential, never written down.
+ */
+function withoutCredentials(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname}`;
 }
 
 /** Asks both kinds of server at once; each answers the other's question with a 404. */
@@ -68,7 +78,8 @@ async function probeServer(settings: ProviderSettings): Promise<number | undefin
     ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
     ...settings.headers,
   };
-  const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  const cap = deadline(PROBE_TIMEOUT_MS);
+  const signal = cap.signal;
   const [llamaCpp, ollama] = await Promise.all([
     askJson(`${root}/props`, { method: "GET", headers, signal }).then(llamaCppWindow),
     askJson(`${root}/api/show`, {
@@ -77,7 +88,7 @@ async function probeServer(settings: ProviderSettings): Promise<number | undefin
       body: JSON.stringify({ model: settings.model }),
       signal,
     }).then(ollamaWindow),
-  ]);
+  ]).finally(() => cap.clear());
   return llamaCpp ?? ollama;
 }
 

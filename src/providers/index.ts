@@ -19,6 +19,13 @@ export interface ProviderSettings extends CallLimits {
   headers?: Record<string, string>;
   /** How much the model should think (thinking.ts maps it per API); absent = the server's default. */
   thinking?: ThinkingLevel;
+  /**
+   * Whether the server is the user's own (config.json `"local"`), so it may be asked its context
+   * window (llama.cpp, Ollama); unset, its URL decides (server-locality.ts).
+   */
+  local?: boolean;
+  /** Where servers' answers about their window are kept between runs (`$HARNESS_HOME/cache/context-windows.json`). */
+  windowCacheFile?: string;
   /** Configured context window (config.json); wins over the server's word and the table. */
   contextWindow?: number;
   /** Configured output cap (config.json); `--max-tokens` wins. */

@@ -3,6 +3,7 @@
 import { ANTHROPIC_VERSION, geminiHeaders } from "./request-headers.ts";
 import type { ProviderSettings } from "./index.ts";
 import { listDownloadedModels } from "./local-download.ts";
+import { fetchWithProxy } from "../core/proxy-fetch.ts";
 
 /** A listing that takes longer than this has failed. */
 export const LIST_TIMEOUT_MS = 15_000;
@@ -91,7 +92,7 @@ async function getJson(
 ): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, { headers, signal });
+    response = await fetchWithProxy(url, { headers, signal });
   } catch (error) {
     const reason = signal.aborted
       ? `no answer within ${LIST_TIMEOUT_MS / 1000} s`

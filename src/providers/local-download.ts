@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ProviderError } from "../core/provider.ts";
 import { formatBytes, formatDuration } from "../core/helpers.ts";
+import { fetchWithProxy } from "../core/proxy-fetch.ts";
 
 /** Where a model file is, and where to fetch it from when it is not there yet. */
 export interface ModelSource {
@@ -85,7 +86,7 @@ export async function downloadFile(
   );
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetchWithProxy(url, {
       signal: options.signal,
       headers: resumedFrom > 0 ? { range: `bytes=${resumedFrom}-` } : {},
     });

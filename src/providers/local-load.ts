@@ -10,7 +10,14 @@ import { ProviderError } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
 import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";
 import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
-import { CONTEXT_STEPS, chooseContextSize, chooseThreads, describeLoad, freeMemoryBytes } from "./local-resources.ts";
+import {
+  CONTEXT_STEPS,
+  type ContextChoice,
+  chooseContextSize,
+  chooseThreads,
+  describeLoad,
+  freeMemoryBytes,
+} from "./local-resources.ts";
 import { withDocumentedTools } from "./local-tools.ts";
 
 /** The node-llama-cpp release this adapter is written and tested against. */
@@ -133,9 +140,16 @@ async function createContext(
     const context = await model.createContext({ contextSize: { max }, threads });
     return { context, loadLine: describeLoad({ contextSize: context.contextSize, memoryBytes: model.size }, threads) };
   }
+  const choice = await chooseCpuContext(model, settings.contextWindow);
+  const context = await model.createContext({ contextSize: choice.contextSize, threads });
+  return { context, loadLine: describeLoad(choice, threads) };
+}
+
+/** The context chooseContextSize picks for this model on the CPU, from node-llama-cpp's memory estimate. */
+export function chooseCpuContext(model: LlamaModel, configured?: number): Promise<ContextChoice> {
   const insights = model.fileInsights;
-  const choice = await chooseContextSize({
-    configured: settings.contextWindow,
+  return chooseContextSize({
+    configured,
     trainedLength: model.trainContextSize,
     parameters: insights.totalParameters,
     modelBytes: model.size,
@@ -145,8 +159,6 @@ async function createContext(
       return need.cpuRam + need.gpuVram;
     },
   });
-  const context = await model.createContext({ contextSize: choice.contextSize, threads });
-  return { context, loadLine: describeLoad(choice, threads) };
 }
 
 /** The load line on a terminal (stderr stays quiet otherwise, as the contract says). */
@@ -174,7 +186,7 @@ async function importNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
     if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
     throw new ProviderError(
       "bad_request",
-      `--provider local needs node-llama-cpp, which is not installed: run \`npm install --no-save node-llama-cpp@${NODE_LLAMA_CPP_VERSION}\` in ${harnessFolder()}`,
+      `--provider local needs node-llama-cpp, which is not installed: run ${installNodeLlamaCpp(harnessFolder())}`,
       { cause: error },
     );
   }
@@ -189,9 +201,26 @@ function noBinaryError(error: Error): ProviderError {
   const platform = `${process.platform}-${process.arch}`;
   return new ProviderError(
     "bad_request",
-    `--provider local found no prebuilt llama.cpp binary for ${platform}: node-llama-cpp brings them as optional packages such as @node-llama-cpp/${platform}. Run \`npm install --no-save node-llama-cpp@${NODE_LLAMA_CPP_VERSION}\` in ${harnessFolder()} without --omit=optional (if ${platform} has no prebuilt binary, see https://node-llama-cpp.withcat.ai/guide/building-from-source)`,
+    `--provider local found no prebuilt llama.cpp binary for ${platform}: node-llama-cpp brings them as optional packages such as @node-llama-cpp/${platform}. Run ${installNodeLlamaCpp(harnessFolder())} without --omit=optional (if ${platform} has no prebuilt binary, see https://node-llama-cpp.withcat.ai/guide/building-from-source)`,
     { cause: error },
   );
+}
+
+/**
+ * The one command that installs node-llama-cpp where the import above finds it, and nothing else
+ * of harness: installed globally (`<prefix>/lib/node_modules/agent-harness`), a global
+ * node-llama-cpp lands beside it, which node's lookup up the folders finds; installed in a
+ * project, the project's own; a clone has it as a devDependency. Not `npm install` in harness's
+ * own folder: that would install its devDependencies too, or with --omit=dev skip node-llama-cpp,
+ * which is one of them. --ignore-scripts: its prebuilt binaries are packages of their own, and its
+ * install script would only try to build llama.cpp.
+ */
+function installNodeLlamaCpp(folder: string): string {
+  const spec = `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`;
+  const parent = dirname(folder);
+  if (basename(parent) !== "node_modules") return `\`npm ci\` in ${folder}`;
+  if (basename(dirname(parent)) === "lib") return `\`npm install -g --ignore-scripts ${spec}\``;
+  return `\`npm install --ignore-scripts ${spec}\` in ${dirname(parent)}`;
 }
 
 /** The folder of harness's package.json, whose node_modules the import above searches. */

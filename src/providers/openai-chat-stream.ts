@@ -3,6 +3,7 @@
 import type { AssistantMessage, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
 import { ThinkTagSplitter, type ContentPiece } from "./think-tags.ts";
+import { appendArguments } from "../core/run-tools.ts";
 
 /** The parts of a chat-completions chunk we read; servers add and omit fields freely. */
 export interface ChatChunk {
@@ -191,7 +192,7 @@ export class ChatStreamAccumulator {
       call.name = delta.function.name;
       events.push({ type: "tool_call_delta", index: this.calls.indexOf(call), id: call.id, name: call.name });
     }
-    if (delta.function?.arguments) call.arguments += delta.function.arguments;
+    if (delta.function?.arguments) call.arguments = appendArguments(call.arguments, delta.function.arguments);
     if (delta.extra_content && typeof delta.extra_content === "object") call.extraContent = delta.extra_content;
   }
 

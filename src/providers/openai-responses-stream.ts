@@ -3,6 +3,7 @@
 import type { AssistantMessage, StopReason, Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
 import { RESPONSES_API } from "./openai-responses-request.ts";
+import { appendArguments, MAX_TOOL_ARGUMENT_CHARS } from "../core/run-tools.ts";
 
 /** One output item as the API sends it (`reasoning`, `message`, `function_call`, ...). */
 export interface OutputItem {
@@ -126,7 +127,8 @@ export class ResponsesStreamAccumulator {
         type: "tool_call",
         id: item.call_id ?? state.added.call_id ?? "",
         name: item.name ?? state.added.name ?? "",
-        arguments: item.arguments ?? state.arguments,
+        // The done events carry the whole text again: kept only up to the cap, as the deltas are.
+        arguments: (item.arguments ?? state.arguments).slice(0, MAX_TOOL_ARGUMENT_CHARS + 1),
       });
     }
     const message: AssistantMessage = {
@@ -181,7 +183,7 @@ export class ResponsesStreamAccumulator {
   ): ModelEvent[] {
     const state = this.itemOf(event);
     if (!state || !event.delta) return [];
-    state[field] += event.delta;
+    state[field] = field === "arguments" ? appendArguments(state[field], event.delta) : state[field] + event.delta;
     return shown ? [{ type: shown, text: event.delta }] : [];
   }
 

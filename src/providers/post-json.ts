@@ -6,6 +6,7 @@
 // answers a POST with a 3xx is misconfigured; the status is reported), and no compression is
 // asked for (event streams are not compressed anyway), as with the SDKs' own defaults minus those.
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { proxyFor, requestViaProxy } from "../core/proxy.ts";
 
 /** A response's headers by name, whatever their case; repeated ones joined with ", ". */
 export interface HeaderLookup {
@@ -60,16 +61,21 @@ export async function sendRequest(
   const target = new URL(url);
   if (target.protocol !== "http:" && target.protocol !== "https:")
     throw new TypeError(`${url}: only http and https URLs can be asked`);
-  // https (and with it tls) only loads for an https URL.
-  const { request } = target.protocol === "https:" ? await import("node:https") : await import("node:http");
+  // HTTPS_PROXY, HTTP_PROXY, NO_PROXY (core/proxy.ts): the proxy decides the client and options.
+  const proxy = proxyFor(target);
+  const via = proxy ? await requestViaProxy(target, proxy) : undefined;
+  // https (and with it tls) only loads for an https URL or proxy.
+  const { request } =
+    (via?.client ?? target.protocol.slice(0, -1)) === "https" ? await import("node:https") : await import("node:http");
   const { signal } = init;
   signal.throwIfAborted();
-  const headers =
-    init.body === undefined
-      ? init.headers
-      : { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) };
+  const headers = {
+    ...init.headers,
+    ...(init.body === undefined ? {} : { "content-length": String(Buffer.byteLength(init.body)) }),
+    ...(via?.options.headers as Record<string, string> | undefined),
+  };
   return new Promise((resolve, reject) => {
-    const sent = request(target, { method: init.method, headers, signal }, (message) =>
+    const sent = request(target, { ...via?.options, method: init.method, headers, signal }, (message) =>
       resolve(replyOf(message, signal)),
     );
     sent.on("error", (error) => reject(signal.aborted ? abortError(signal) : error));

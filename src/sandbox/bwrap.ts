@@ -2,8 +2,11 @@
 // credentials and host sockets hidden, no capabilities, the network cut, and everything the
 // command starts dies with it.
 import { realpathSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { isInside } from "../core/is-inside.ts";
+import { systemProgram } from "../core/system-program.ts";
 import { kindOf } from "./file-kind.ts";
+import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { protectedMounts } from "./protected-entries.ts";
 import type { WrapCommand } from "../core/tool.ts";
@@ -31,14 +34,16 @@ export const ISOLATION_ARGS = [
 /**
  * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
  * later mounts cover earlier ones, so the private /tmp comes before the workspace (which may
- * live in /tmp), protected entries after the workspace, and hidden paths and socket folders
+ * live in /tmp), the home folder's code files and protected entries after the workspace, and hidden paths and socket folders
  * last (they stay hidden even inside the workspace), except one that holds the workspace.
  * Reads the file system (protected entries, host sockets) and may create placeholders (see
- * protected-entries.ts), so call it when the command starts.
+ * protected-entries.ts), so call it when the command starts. `program`, the executable the
+ * sandbox starts, is kept visible (programMounts).
  */
-export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
+  args.push(...homeCodeMounts(policy));
   args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
   const masked = ["/tmp"];
   for (const hidden of policy.hidden) {
@@ -59,6 +64,7 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const isCovered = (file: string) =>
     isInside(file, policy.workspace) || masked.some((folder) => isInside(file, folder));
   for (const socket of hostSocketPaths(isCovered)) args.push("--ro-bind", "/dev/null", socket);
+  if (program) args.push(...programMounts(program, masked));
   args.push(...ISOLATION_ARGS);
   // Unless allowed, its own network namespace: loopback only, so 127.0.0.1 services on the
   // host and abstract unix sockets are out of reach.
@@ -71,7 +77,23 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
 
 /** Wraps commands in bwrap with this policy. */
 export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {
-  return (argv, cwd) => ["bwrap", ...bwrapArgs(policy, cwd), "--", ...argv];
+  return (argv, cwd) => [systemProgram("bwrap"), ...bwrapArgs(policy, cwd, argv[0]), "--", ...argv];
+}
+
+/**
+ * The sandbox starts the command helper with this very `node` (process.execPath). A Node
+ * installed under /tmp (a CI's unpacked binary, a test's copy) or in a hidden folder would be
+ * missing inside, and every command would fail to start: that one file goes back in, read-only,
+ * at its real path and at the path it is called by (a symlink, say). Nothing else of its folder.
+ */
+function programMounts(program: string, masked: string[]): string[] {
+  if (!isAbsolute(program)) return [];
+  const real = realOrMissing(program);
+  if (real === undefined || kindOf(real) !== "file") return [];
+  const hiddenBy = (file: string) => masked.some((folder) => isInside(file, folder));
+  return unique([real, program])
+    .filter(hiddenBy)
+    .flatMap((target) => ["--ro-bind", real, target]);
 }
 
 function unique<T>(items: T[]): T[] {

@@ -1,6 +1,7 @@
 // Whether commands can be sandboxed on this machine, found out once per process by trying.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { systemProgram } from "../core/system-program.ts";
 import { ISOLATION_ARGS } from "./bwrap.ts";
 
 /** How long the bwrap trial may take before it counts as not working. */
@@ -34,7 +35,10 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform): Prom
   if (cached) return Promise.resolve(cached);
   if (platform !== "linux") return Promise.resolve(detectSandbox(platform));
   pending ??= new Promise((resolve) => {
-    const trial = spawn("bwrap", BWRAP_TRIAL_ARGS, { stdio: ["ignore", "ignore", "pipe"], timeout: PROBE_TIMEOUT_MS });
+    const trial = spawn(systemProgram("bwrap"), BWRAP_TRIAL_ARGS, {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: PROBE_TIMEOUT_MS,
+    });
     let stderr = "";
     trial.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
     let error: Error | undefined;
@@ -66,7 +70,7 @@ const BWRAP_TRIAL_ARGS = [
 function probe(platform: NodeJS.Platform): SandboxSupport {
   switch (platform) {
     case "linux": {
-      const trial = spawnSync("bwrap", BWRAP_TRIAL_ARGS, {
+      const trial = spawnSync(systemProgram("bwrap"), BWRAP_TRIAL_ARGS, {
         stdio: ["ignore", "ignore", "pipe"],
         timeout: PROBE_TIMEOUT_MS,
         encoding: "utf8",

@@ -33,6 +33,9 @@ export function macosProfile(policy: SandboxPolicy): string {
   // Never an empty filter list: a rule without filters matches everything.
   const protectedPaths = protectedFilters(policy);
   if (protectedPaths.length > 0) lines.push(`(deny file-write* ${protectedPaths.join(" ")})`);
+  // A path pattern names a missing file too, so the folders they live in need no guarding here.
+  const homeCode = policy.homeCode?.files.map((file) => `(subpath ${quote(realOrSame(file))})`) ?? [];
+  if (homeCode.length > 0) lines.push(`(deny file-write* ${homeCode.join(" ")})`);
   if (policy.hidden.length > 0) {
     const hidden = policy.hidden.map((target) => `(subpath ${quote(target)})`).join(" ");
     lines.push(`(deny file-read* file-write* ${hidden})`);

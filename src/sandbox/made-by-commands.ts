@@ -13,24 +13,49 @@ const FILE = "made-by-commands.json";
 /** Entries kept, newest last; older ones drop out (a bound on the file, not a security limit that matters in practice). */
 const MAX_ENTRIES = 1000;
 
+/** What the file holds: entries commands made, and workspaces whose scan could not finish. */
+export interface MadeByCommands {
+  entries: string[];
+  /** Workspaces too large to scan in time while commands ran there: anything in them may be a command's. */
+  unchecked: string[];
+}
+
 /** Adds `entries` (full paths) to the list in `harnessHome`. A failure to write is silent: trust then asks as before. */
 export function noteMadeByCommands(harnessHome: string, entries: string[]): void {
-  const kept = readMadeByCommands(harnessHome).filter((entry) => !entries.includes(entry));
-  const all = [...kept, ...entries].slice(-MAX_ENTRIES);
+  const known = readMadeByCommands(harnessHome);
+  const kept = known.entries.filter((entry) => !entries.includes(entry));
+  write(harnessHome, { ...known, entries: [...kept, ...entries].slice(-MAX_ENTRIES) });
+}
+
+/** Adds a workspace whose scan ran out of time: trust by name then covers nothing in it. */
+export function noteUncheckedByCommands(harnessHome: string, workspace: string): void {
+  const known = readMadeByCommands(harnessHome);
+  if (known.unchecked.includes(workspace)) return;
+  write(harnessHome, { ...known, unchecked: [...known.unchecked, workspace].slice(-MAX_ENTRIES) });
+}
+
+/** What was written down so far (nothing when the file is missing or broken). */
+export function readMadeByCommands(harnessHome: string): MadeByCommands {
   try {
-    mkdirSync(harnessHome, { recursive: true, mode: 0o700 });
-    writeWhole(path.join(harnessHome, FILE), `${JSON.stringify({ version: 1, entries: all }, null, 1)}\n`);
+    const json = JSON.parse(readFileSync(path.join(harnessHome, FILE), "utf8")) as {
+      entries?: unknown;
+      unchecked?: unknown;
+    };
+    return { entries: strings(json.entries), unchecked: strings(json.unchecked) };
   } catch {
-    // $HARNESS_HOME not writable: nothing to remember with
+    return { entries: [], unchecked: [] };
   }
 }
 
-/** The entries written down so far (none when the file is missing or broken). */
-export function readMadeByCommands(harnessHome: string): string[] {
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry) => typeof entry === "string") : [];
+}
+
+function write(harnessHome: string, made: MadeByCommands): void {
   try {
-    const json = JSON.parse(readFileSync(path.join(harnessHome, FILE), "utf8")) as { entries?: unknown };
-    return Array.isArray(json.entries) ? json.entries.filter((entry) => typeof entry === "string") : [];
+    mkdirSync(harnessHome, { recursive: true, mode: 0o700 });
+    writeWhole(path.join(harnessHome, FILE), `${JSON.stringify({ version: 1, ...made }, null, 1)}\n`);
   } catch {
-    return [];
+    // $HARNESS_HOME not writable: nothing to remember with
   }
 }

@@ -16,14 +16,18 @@
 // - NOT covered: a protected name created in a NEW subfolder (`mkdir sub && git init sub`):
 //   mounts cannot name a path that does not exist yet. Harness reads `.harness` and `.mcp.json`
 //   only from folders the user trusts (folder trust asks again when they change); a new
-//   `sub/.git` matters only if you run git inside `sub`. The scan skips node_modules and stops
-//   after MAX_SCANNED_FOLDERS folders. What such a command made is noticed, though: a scan
-//   that finds an entry the first one did not is written down (made-by-commands.ts), and
-//   folder trust by name does not cover it.
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+//   `sub/.git` matters only if you run git inside `sub`. The scan skips node_modules. What such
+//   a command made is noticed, though: a scan that finds an entry the first one did not is
+//   written down (made-by-commands.ts), and folder trust by name does not cover it.
+// - The scan has no count bound a command could fill with empty folders to hide what lies past
+//   it, only a time bound (SCAN_TIME_LIMIT_MS), and a scan out of time fails closed: that
+//   command sees the whole workspace read-only, and the workspace is written down as unchecked,
+//   so trust by name covers nothing in it. An entry an earlier scan found stays protected even
+//   if a later one misses it.
+import { lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { kindOf } from "./file-kind.ts";
-import { noteMadeByCommands } from "./made-by-commands.ts";
+import { noteMadeByCommands, noteUncheckedByCommands } from "./made-by-commands.ts";
 import {
   type Placeholder,
   removeIfAsMade,
@@ -32,8 +36,15 @@ import {
   writeRecord,
 } from "./placeholder-records.ts";
 
-/** Folders the scan for existing protected entries opens at most, so a huge tree costs bounded time. */
-const MAX_SCANNED_FOLDERS = 20_000;
+/**
+ * How long one scan for protected entries may take. Past it the scan fails closed: the command
+ * sees the workspace read-only, and trust by name covers nothing in it (noteNewEntries).
+ * 100,000 folders took ~2 s on a loaded 2-core machine; a tree that needs more than this is too
+ * large to guard per command, and gets the safe answer instead of a partial one.
+ */
+const SCAN_TIME_LIMIT_MS = 15_000;
+/** Folders opened between two looks at the clock. */
+const CLOCK_CHECK_EVERY = 256;
 /** Folders scanned past: installed packages, not the project's own settings. */
 const UNSCANNED_FOLDERS = new Set(["node_modules"]);
 /** Parts of a `.git` folder that make git run commands or take its config from elsewhere. */
@@ -70,9 +81,12 @@ export function protectedMounts(workspace: string, names: string[], recordsDir?:
     if (placeholder && kindOf(path.join(workspace, name)) === "missing")
       createPlaceholder(path.join(workspace, name), placeholder);
   }
+  const scan = scanProtectedEntries(workspace, names);
+  noteNewEntries(workspace, names, scan);
+  // Fail closed: what the scan did not reach may hold a `.git` or `.harness` no mount protects.
+  if (!scan.complete) return readOnlyWorkspace(workspace);
   // Sorted: a folder's entry comes before those inside it, and readdir's order does not matter.
-  const entries = findProtectedEntries(workspace, names).sort();
-  noteNewEntries(workspace, names, entries);
+  const entries = [...new Set([...scan.entries, ...stillThere(firstScans.get(workspace)?.entries)])].sort();
   for (const entry of entries) {
     // A placeholder is wholly read-only (even a `.git` one: `git init` must fail).
     const isRealGitFolder = path.basename(entry) === ".git" && !placeholders.has(entry) && kindOf(entry) === "folder";
@@ -81,6 +95,25 @@ export function protectedMounts(workspace: string, names: string[], recordsDir?:
   }
   return args;
 }
+
+/** Entries an earlier scan found that still exist: protected even if a later scan missed them. */
+function stillThere(entries: Set<string> | undefined): string[] {
+  return [...(entries ?? [])].filter(
+    (entry) => lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() === false,
+  );
+}
+
+/** The workspace read-only, said once on stderr: the mounts for a scan that could not finish. */
+function readOnlyWorkspace(workspace: string): string[] {
+  if (!warnedReadOnly.has(workspace)) {
+    warnedReadOnly.add(workspace);
+    process.stderr.write(
+      `harness: ${workspace} has more folders than can be checked for .git, .harness and .mcp.json in ${SCAN_TIME_LIMIT_MS / 1000} s; commands see it read-only (work in a smaller folder, or run with --sandbox off at your own risk)\n`,
+    );
+  }
+  return ["--ro-bind", workspace, workspace];
+}
+const warnedReadOnly = new Set<string>();
 
 function gitFolderMounts(gitFolder: string): string[] {
   const args = ["--bind", gitFolder, gitFolder];
@@ -93,39 +126,60 @@ function gitFolderMounts(gitFolder: string): string[] {
   return args;
 }
 
-/** Existing protected entries at any depth, breadth first; symlinks are not followed. */
+/** Existing protected entries at any depth (scanProtectedEntries), for a caller that has no way to fail closed. */
 export function findProtectedEntries(workspace: string, names: string[]): string[] {
+  return scanProtectedEntries(workspace, names).entries;
+}
+
+/** What one scan found, and whether it looked everywhere (false: it ran out of time). */
+export interface ProtectedScan {
+  entries: string[];
+  complete: boolean;
+}
+
+/**
+ * Existing protected entries at any depth, breadth first; symlinks are not followed. Bounded by
+ * time, not by a count of folders: a command can make any number of folders, so a count is a
+ * bound it can fill to hide what lies past it (20,000 empty folders did). A scan out of time says
+ * so, and its callers fail closed (protectedMounts, noteNewEntries).
+ */
+export function scanProtectedEntries(workspace: string, names: string[], limitMs = SCAN_TIME_LIMIT_MS): ProtectedScan {
   const found: string[] = [];
   const queue = [workspace];
-  for (let scanned = 0; queue.length > 0 && scanned < MAX_SCANNED_FOLDERS; scanned++) {
-    const folder = queue.shift() as string;
+  const deadline = performance.now() + limitMs;
+  for (let next = 0; next < queue.length; next++) {
+    if (next % CLOCK_CHECK_EVERY === 0 && performance.now() > deadline) return { entries: found, complete: false };
     let entries;
     try {
-      entries = readdirSync(folder, { withFileTypes: true });
+      entries = readdirSync(queue[next], { withFileTypes: true });
     } catch {
       continue;
     }
     for (const entry of entries) {
-      const full = path.join(folder, entry.name);
+      const full = path.join(queue[next], entry.name);
       if (names.includes(entry.name) && !entry.isSymbolicLink()) found.push(full);
       else if (entry.isDirectory() && !UNSCANNED_FOLDERS.has(entry.name)) queue.push(full);
     }
   }
-  return found;
+  return { entries: found, complete: true };
 }
 
 /** Per workspace, the names protected and the entries its first scan found; a later entry was made meanwhile. */
 const firstScans = new Map<string, { names: string[]; entries: Set<string> }>();
 
-/** Writes down the entries that are new since the workspace's first scan (by a command, mostly). */
-function noteNewEntries(workspace: string, names: string[], entries: string[]): void {
+/**
+ * Writes down the entries that are new since the workspace's first scan (by a command, mostly).
+ * A scan that could not finish writes down the workspace itself: what it did not see may be new.
+ */
+function noteNewEntries(workspace: string, names: string[], scan: ProtectedScan): void {
   const first = firstScans.get(workspace);
   if (!first) {
     if (firstScans.size === 0) process.once("exit", scanAgainAtExit);
-    firstScans.set(workspace, { names, entries: new Set(entries) });
-    return;
+    firstScans.set(workspace, { names, entries: new Set(scan.entries) });
   }
-  const made = entries.filter((entry) => !first.entries.has(entry) && !placeholders.has(entry));
+  if (!scan.complete && records) noteUncheckedByCommands(path.dirname(records), workspace);
+  if (!first) return;
+  const made = scan.entries.filter((entry) => !first.entries.has(entry) && !placeholders.has(entry));
   if (made.length === 0 || !records) return;
   noteMadeByCommands(path.dirname(records), made); // records is $HARNESS_HOME/placeholders
   for (const entry of made) first.entries.add(entry);
@@ -134,7 +188,7 @@ function noteNewEntries(workspace: string, names: string[], entries: string[]): 
 /** A last look when harness exits: background commands may have run after the last scan. */
 function scanAgainAtExit(): void {
   for (const [workspace, { names }] of firstScans)
-    noteNewEntries(workspace, names, findProtectedEntries(workspace, names));
+    noteNewEntries(workspace, names, scanProtectedEntries(workspace, names));
 }
 
 /** Placeholders this process made, removed at exit if still as made. */

@@ -18,6 +18,12 @@ export interface SandboxPolicy {
    * created at its root.
    */
   protectedNames: string[];
+  /**
+   * Set when the workspace holds the home folder: its files that run code at the next login,
+   * shell or git command (`files`, read-only), and the folders they live in (`guardedFolders`,
+   * where no entry may be added). See permissions/home-code-paths.ts.
+   */
+  homeCode?: { home: string; files: string[]; guardedFolders: string[] };
   /** Where placeholders made for missing protected names are written down (placeholder-records.ts). */
   placeholderRecords?: string;
   /** Whether commands may reach the network (loopback included). */

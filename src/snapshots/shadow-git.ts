@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { systemProgram } from "../core/system-program.ts";
 
 /** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
 const GIT_TIMEOUT_MS = 120_000;
@@ -85,7 +86,7 @@ export function runGit(
   options: { input?: string; okCodes?: number[] } = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...configArgs(), ...args], {
+    const child = spawn(systemProgram("git"), [...configArgs(), ...args], {
       cwd: shadow.workTree,
       env: shadowEnv(shadow),
       stdio: ["pipe", "pipe", "pipe"],
@@ -120,19 +121,35 @@ export function runGit(
   });
 }
 
-/** Starts `git <args>` on its own, not waited for (housekeeping that may outlive the harness). */
-export function startGitDetached(shadow: ShadowGit, args: string[]): void {
+/**
+ * Runs `git <args>` as housekeeping (snapshot pruning's `git gc`), awaited like runGit. It used
+ * to be left running on its own, and when the caller went on to remove $HARNESS_HOME (a test's
+ * teardown; a user's `rm -rf`) it could still be writing packs there: ENOTEMPTY. Now it runs in a
+ * process group of its own (gc starts repack and pack-objects) that is ended if the harness
+ * exits first (the CLI exits when its answer is out, without waiting for it); git writes a pack under a temporary name and renames it when done, so an ended gc
+ * loses nothing but its work, and the next prune does it again.
+ */
+export async function runGitHousekeeping(shadow: ShadowGit, args: string[]): Promise<void> {
+  const child = spawn(systemProgram("git"), [...configArgs(), ...args], {
+    cwd: shadow.gitDir,
+    env: shadowEnv(shadow),
+    stdio: "ignore",
+    detached: true,
+    timeout: GIT_TIMEOUT_MS,
+    killSignal: "SIGKILL",
+  });
+  const endGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  process.on("exit", endGroup);
   try {
-    const child = spawn("git", [...configArgs(), ...args], {
-      cwd: shadow.gitDir,
-      env: shadowEnv(shadow),
-      stdio: "ignore",
-      detached: true,
-    });
-    child.on("error", () => {}); // housekeeping: a failure only means it runs next time
-    child.unref();
-  } catch {
-    // as above
+    await new Promise<void>((resolve) => child.on("error", () => resolve()).on("close", () => resolve()));
+  } finally {
+    process.off("exit", endGroup);
   }
 }
 

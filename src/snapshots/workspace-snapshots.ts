@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { initShadowRepo, runGit, ShadowGitError, startGitDetached, type ShadowGit } from "./shadow-git.ts";
+import { initShadowRepo, runGit, ShadowGitError, runGitHousekeeping, type ShadowGit } from "./shadow-git.ts";
 import { newestFile, realFolderCheck, removeOlderThan, sizeOf, touch } from "./workspace-files.ts";
 
 /** Files larger than this are not snapshotted (in practice binaries, data sets and logs); undo leaves them as they are. */
@@ -199,7 +199,7 @@ export class WorkspaceSnapshots {
   /**
    * Drops snapshots of this workspace older than SNAPSHOT_MAX_AGE_MS or beyond the newest
    * SNAPSHOT_MAX_COUNT, other workspaces' shadow repositories unused for that long, and session
-   * indexes as old; the unreferenced objects go in a `git gc` left running on its own.
+   * indexes as old; the unreferenced objects go in a `git gc`, awaited (runGitHousekeeping).
    */
   async prune(limits: { now?: number; maxCount?: number } = {}): Promise<void> {
     const { now = Date.now(), maxCount = SNAPSHOT_MAX_COUNT } = limits;
@@ -217,7 +217,7 @@ export class WorkspaceSnapshots {
     if (stale.length > 0) {
       await this.git(["update-ref", "--stdin"], undefined, stale.map((entry) => `delete ${entry.ref}\n`).join(""));
       // Objects younger than an hour stay: a snapshot being taken right now has not got its ref yet.
-      startGitDetached(this.shadow, ["gc", "--quiet", "--prune=1.hour.ago"]);
+      await runGitHousekeeping(this.shadow, ["gc", "--quiet", "--prune=1.hour.ago"]);
     }
     removeOlderThan(
       join(this.shadow.gitDir, "indexes"),

@@ -71,10 +71,14 @@ class CommandHost {
   private isClosedOnPurpose = false;
   /** Replaced by a helper with a newer policy: it ends once its commands have. */
   private isRetiring = false;
+  /** Whether it has sent a frame (one that stops before saying anything may never have run). */
+  private hasSpoken = false;
 
   constructor(
     readonly key: string,
     argv: string[],
+    /** What starts it, for a failure to start: "the sandbox (bwrap)" or "the command helper". */
+    private readonly starter: string,
   ) {
     const [program, ...args] = argv;
     // Its own group, as each command had: a Ctrl-C at the terminal reaches the harness only.
@@ -92,9 +96,16 @@ class CommandHost {
     this.child.stderr?.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-HELPER_STDERR_BYTES);
     });
-    this.child.on("error", (error) => this.stop(`could not start: ${error.message}`));
+    this.child.on("error", (error) => this.stop(`could not start: ${error.message}`, true));
     // "close", not "exit": by then every frame it wrote has been read, so every started command's group is known.
-    this.child.on("close", (code, signal) => this.stop(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    // An exit below 128 before any frame is the sandbox (or node) refusing to start it, never a
+    // command's doing: a command can kill the helper, which bwrap reports as 128 + the signal.
+    this.child.on("close", (code, signal) =>
+      this.stop(
+        signal ? `killed by ${signal}` : `exited with code ${code}`,
+        !this.hasSpoken && signal === null && code !== null && code > 0 && code < 128,
+      ),
+    );
     this.armIdleTimer();
   }
 
@@ -141,6 +152,7 @@ class CommandHost {
 
   private read(chunk: Buffer): void {
     if (this.stopped !== undefined) return; // failed: the rest is not to be trusted
+    this.hasSpoken = true;
     let buffer = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
     while (buffer.length >= FRAME_HEADER_BYTES) {
       const length = buffer.readUInt32BE(5);
@@ -187,18 +199,22 @@ class CommandHost {
     this.stop(reason);
   }
 
-  private stop(reason: string): void {
+  private stop(reason: string, didNotStart = false): void {
     if (this.stopped !== undefined) return;
     clearTimeout(this.idleTimer);
     const said = this.stderrTail.trim().split("\n").at(-1);
     this.stopped = said ? `${reason}: ${said}` : reason;
     // Outside a PID namespace the commands outlive their helper: end them here.
     for (const pid of this.groups.values()) killGroup(pid);
+    // Never started (bwrap could not exec the helper, say): no command ran, and the next will not
+    // either until the cause is fixed, so the model and the user hear why, as a failed start.
     for (const listener of this.listeners.values())
-      listener.lost(
-        `the command helper stopped (${this.stopped}) while this command ran; its processes were killed`,
-        true,
-      );
+      if (didNotStart) listener.lost(`${this.starter} could not start the command (${this.stopped})`, false);
+      else
+        listener.lost(
+          `the command helper stopped (${this.stopped}) while this command ran; its processes were killed`,
+          true,
+        );
     this.listeners.clear();
     (this.child.stdout as unknown as { unref(): void }).unref();
   }
@@ -267,7 +283,7 @@ export function runHosted(
   const lastStop = host?.unexpectedStop;
   if (host && host.key !== key) host.retire();
   if (!host || host.stopped !== undefined || host.key !== key) {
-    host = new CommandHost(key, argv);
+    host = new CommandHost(key, argv, options.wrapCommand ? "the sandbox" : "the command helper");
     hosts.set(slot, host);
   }
   const notice =

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
+import { findSystemProgram } from "../core/system-program.ts";
 import { defineTool } from "../core/tool.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";
@@ -71,7 +71,7 @@ export const grep = defineTool({
       env,
     };
     const collector = new MatchCollector(search.context);
-    const ripgrep = findExecutable("rg", process.env.PATH ?? "");
+    const ripgrep = findSystemProgram("rg");
     const failure = ripgrep
       ? await searchWithRipgrep(ripgrep, search, collector)
       : await searchBuiltIn(search, collector);
@@ -79,21 +79,6 @@ export const grep = defineTool({
     return collector.format(`No matches for ${input.pattern} in ${displayPath(cwd, root)}`);
   },
 });
-
-/** The first executable named `name` on a PATH string, if any. */
-export function findExecutable(name: string, searchPath: string): string | undefined {
-  for (const folder of searchPath.split(path.delimiter)) {
-    if (!folder) continue;
-    const candidate = path.join(folder, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not in this folder.
-    }
-  }
-  return undefined;
-}
 
 /**
  * Gathers lines file by file, in path order, as either search reports them; keeps the first

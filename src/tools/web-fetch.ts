@@ -1,12 +1,14 @@
 // web_fetch: one public web page as Markdown or text, fetched by the harness process itself
-// (never inside the sandbox), with no credentials, cookies or proxies.
+// (never inside the sandbox), with no credentials or cookies; through the user's proxy if one is set.
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { z } from "zod";
+import { proxyFor, requestViaProxy } from "../core/proxy.ts";
 import { defineTool } from "../core/tool.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { guardedLookup, whyRefused } from "./public-address.ts";
+import { deadline } from "../core/helpers.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -37,19 +39,44 @@ interface Fetched {
   cut: boolean;
 }
 
+/**
+ * How to reach `url`: directly, resolving its name with the address check at connect time; or,
+ * when HTTPS_PROXY / HTTP_PROXY covers it (core/proxy.ts), through the proxy to the address we
+ * resolved and checked here: the proxy is told that address, not the name, so it cannot resolve
+ * the name to another (a private one) behind our check. The proxy's own address is not checked:
+ * the user chose it.
+ */
+async function route(
+  url: URL,
+  allowed: string[],
+): Promise<{ client: Pick<typeof http, "get">; options: http.RequestOptions }> {
+  const proxy = proxyFor(url);
+  if (!proxy)
+    return { client: url.protocol === "https:" ? https : http, options: { lookup: guardedLookup(allowed) as never } };
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const address = isIP(host)
+    ? host
+    : await new Promise<string>((resolve, reject) =>
+        guardedLookup(allowed)(host, {}, (error, found) => (error ? reject(error) : resolve(found as string))),
+      );
+  const via = await requestViaProxy(url, proxy, address);
+  return { client: via.client === "https" ? https : http, options: via.options };
+}
+
 /** One GET, no redirect following; at most MAX_BODY_BYTES of body. */
-function get(url: URL, signal: AbortSignal, allowed: string[]): Promise<Fetched> {
-  const client = url.protocol === "https:" ? https : http;
+async function get(url: URL, signal: AbortSignal, allowed: string[]): Promise<Fetched> {
+  const { client, options } = await route(url, allowed);
   return new Promise((resolve, reject) => {
     const request = client.get(
       url,
       {
-        signal,
-        lookup: guardedLookup(allowed) as never,
         agent: false,
+        ...options,
+        signal,
         headers: {
           "user-agent": "harness-web-fetch",
           accept: "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5",
+          ...(options.headers as Record<string, string> | undefined),
         },
       },
       (response) => {
@@ -171,15 +198,14 @@ export const webFetch = defineTool({
         summary: "bad URL",
       };
     const limit = timeoutMs();
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(limit)]);
+    const cap = deadline(limit, context.signal);
     try {
-      return await fetchPage(new URL(call.url), signal);
+      return await fetchPage(new URL(call.url), cap.signal);
     } catch (error) {
-      const reason =
-        signal.aborted && !context.signal.aborted
-          ? `no complete answer within ${limit / 1000} s`
-          : (error as Error).message;
+      const reason = cap.isExpired() ? `no complete answer within ${limit / 1000} s` : (error as Error).message;
       return { content: `Not fetched: ${reason}.`, isError: true, summary: "failed" };
+    } finally {
+      cap.clear();
     }
   },
 });

@@ -2,6 +2,7 @@ import type { ApprovalAnswer, ApprovalQuestion, AskApprovalFn } from "../permiss
 import type { Palette } from "./colors.ts";
 import { readApprovalAnswer } from "./approval-answer.ts";
 import { renderDiff } from "./diff-render.ts";
+import { foldForQuestion } from "./fold-for-question.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { visibleForTerminal } from "./terminal-safe.ts";
 import { fitWidth, visibleWidth } from "./text-width.ts";
@@ -29,7 +30,7 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
   const { colors } = options;
   return async (untrusted: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalAnswer | undefined> => {
     const question = visibleForTerminal(untrusted);
-    const lines = [`${colors.yellow("allow?")} ${question.summary}`];
+    const lines = [`${colors.yellow("allow?")} ${foldForQuestion(question.summary, options.columns)}`];
     if (question.why) lines.push(colors.dim(`  (${question.why})`));
     if (question.diff && untrusted.diff) {
       lines.push(renderDiff(question.diff, colors, options.columns));

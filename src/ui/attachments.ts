@@ -1,7 +1,7 @@
 // `@path` in a chat message attaches that file: its text goes with the prompt in a fenced block.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { mentionsIn, resolveMention } from "../core/mentions.ts";
+import { whyOutOfReach } from "../core/path-reach.ts";
 
 /** Bytes attached from one file; the rest is cut with a note, so one mention cannot flood the context. */
 export const MAX_ATTACHMENT_BYTES = 64 * 1024;
@@ -11,28 +11,28 @@ export const MAX_ATTACHMENTS = 10;
 /**
  * The prompt with every `@path` naming an existing text file followed by that file's contents.
  * The mention itself stays in the text, so the model knows what the user referred to; mentions
- * of things that are not files (`@someone`, folders, binaries) are left alone.
+ * of things that are not files (`@someone`, folders, binaries) are left alone. A credential path
+ * (`secretPaths`, named or through a link) is never attached, whoever wrote the text: a prompt
+ * built from a file (`-p "$(cat task.md)"`) is not always the user's own words; the prompt says so.
  */
-export function expandFileMentions(text: string, cwd: string): string {
-  const blocks: string[] = [];
-  const seen = new Set<string>();
-  for (const mention of mentionsIn(text)) {
-    const path = resolveMention(mention, cwd);
-    if (seen.has(path) || blocks.length >= MAX_ATTACHMENTS || IMAGE_NAME.test(path)) continue; // images go as pictures (imagesNamedIn)
-    seen.add(path);
-    const block = attachmentFor(mention, path);
-    if (block) blocks.push(block);
-  }
+export function expandFileMentions(text: string, cwd: string, secretPaths: readonly string[]): string {
+  const blocks = attachmentBlocks(mentionsIn(text), cwd, secretPaths);
   return blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text;
 }
 
-/** What `@` mentions name, without punctuation that ends the sentence around them. */
-function mentionsIn(text: string): string[] {
-  return [...text.matchAll(/(?:^|\s)@([^\s]+)/g)].map((match) => match[1].replace(/[.,;:!?)\]]+$/, ""));
-}
-
-function resolveMention(mention: string, cwd: string): string {
-  return resolve(cwd, mention.replace(/^~(?=\/)/, homedir()));
+/** The blocks `mentions` attach (as expandFileMentions does), for a text whose mentions were found elsewhere. */
+export function attachmentBlocks(mentions: readonly string[], cwd: string, secretPaths: readonly string[]): string[] {
+  const blocks: string[] = [];
+  const seen = new Set<string>();
+  for (const mention of mentions) {
+    const path = resolveMention(mention, cwd);
+    if (seen.has(path) || blocks.length >= MAX_ATTACHMENTS || IMAGE_NAME.test(path)) continue; // images go as pictures (imagesNamedIn)
+    seen.add(path);
+    const why = isFile(path) ? whyOutOfReach(path, { secretPaths }) : undefined;
+    const block = why ? `@${mention}: not attached (${why})` : attachmentFor(mention, path);
+    if (block) blocks.push(block);
+  }
+  return blocks;
 }
 
 /** File names taken as pictures; the file's first bytes decide whether it really is one. */

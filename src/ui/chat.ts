@@ -22,6 +22,8 @@ export interface ChatOptions {
   title(): string;
   /** Where `@path` mentions are resolved. */
   cwd: string;
+  /** What an `@path` never attaches: credentials and harness's state (permissions/secret-paths.ts). */
+  secretPaths: readonly string[];
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
@@ -74,7 +76,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       prompt = outcome.prompt; // a prompt command (.harness/commands, /init): its text runs as typed
     }
     // `@path` mentions attach files (text inline, images as pictures); the line as typed is what the history keeps.
-    const text = expandFileMentions(prompt, options.cwd);
+    const text = expandFileMentions(prompt, options.cwd, options.secretPaths);
     const attached = options.withImages ? await options.withImages(text) : { prompt: text };
     if ("error" in attached) {
       options.stderr.write(`${colors.red("error:")} ${attached.error}; nothing was sent\n`);

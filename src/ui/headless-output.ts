@@ -4,6 +4,8 @@ import { assertNever } from "../core/messages.ts";
 /** `--output`: plain text for people, one JSON object at the end, or one JSON event per line. */
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+/** `--format`: json and stream-json as harness's versioned events (docs/events.md), or as Claude Code's messages (claude-output.ts). */
+export const JSON_FORMATS = ["harness", "claude"] as const;
 
 /** Writes events as JSON for scripts: every event (`stream-json`) or only the final one (`json`). */
 export function writeJsonEvent(

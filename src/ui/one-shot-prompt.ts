@@ -12,6 +12,8 @@ export interface OneShotPromptInput {
   positionals: string[];
   stdin: NodeJS.ReadStream;
   cwd: string;
+  /** What an `@path` never attaches (permissions/secret-paths.ts). */
+  secretPaths: readonly string[];
   /** Tells the person something about their input (stderr). */
   notice(text: string): void;
 }
@@ -24,7 +26,7 @@ export async function oneShotPrompt(input: OneShotPromptInput): Promise<string |
   const words = [...(input.print === undefined ? [] : [input.print]), ...input.positionals];
   if (words.length === 0)
     return input.stdin.isTTY ? undefined : readPipe(input.stdin, Infinity).then((piped) => piped.text);
-  const prompt = expandFileMentions(words.join(" "), input.cwd);
+  const prompt = expandFileMentions(words.join(" "), input.cwd, input.secretPaths);
   if (input.stdin.isTTY) return prompt;
   const piped = await readPipe(input.stdin, STDIN_WAIT_MS);
   if (piped.isSilent) input.notice(`stdin sent nothing for ${STDIN_WAIT_MS / 1000}s: running the prompt without it`);

@@ -174,9 +174,9 @@ const COMMANDS: Record<string, CommandSpec> = {
 /** The names of the chat's own commands: a command file cannot take one. */
 export const BUILT_IN_COMMANDS: readonly string[] = Object.keys(COMMANDS);
 
-/** `/word ...` is a command; `/usr/bin/x is broken` (a path) is a prompt. */
+/** `/word ...` (or `/space:word ...`, a namespaced custom command) is a command; `/usr/bin/x is broken` (a path) is a prompt. */
 export function isSlashCommand(line: string): boolean {
-  return /^\/[a-z][\w-]*(\s|$)/i.test(line.trim());
+  return /^\/[a-z][\w:-]*(\s|$)/i.test(line.trim());
 }
 
 /** Runs one command line; problems (an unknown command, a failed switch) are told, never thrown. */

@@ -4,9 +4,12 @@ import type { TrustReview } from "../permissions/folder-trust.ts";
 import type { AskFn } from "./approval.ts";
 import type { Palette } from "./colors.ts";
 import { renderDiff } from "./diff-render.ts";
+import { foldForQuestion } from "./fold-for-question.ts";
 
 /** Diff lines shown when trusted settings changed (they are short files; the rest is summarised). */
 const TRUST_DIFF_LINES = 60;
+/** Lines of one hook command or MCP server shown (a padded one is folded, with what is left out counted). */
+const TRUST_ITEM_LINES = 6;
 
 export interface TrustQuestionOptions {
   ask: AskFn;
@@ -30,7 +33,10 @@ export function createTrustQuestion(options: TrustQuestionOptions): (review: Tru
       );
     }
     for (const { file, items } of review.wouldRun)
-      lines.push(`  ${colors.bold(file)}`, ...items.map((item) => `    ${item}`));
+      lines.push(
+        `  ${colors.bold(file)}`,
+        ...items.map((item) => `    ${foldForQuestion(item, options.columns, TRUST_ITEM_LINES)}`),
+      );
     lines.push(
       colors.dim(
         "Hooks and MCP servers run outside the sandbox; allow rules let commands run without asking; skills are instructions the model follows.",

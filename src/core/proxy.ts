@@ -1,0 +1,188 @@
+// HTTP proxies as users set them: HTTPS_PROXY for https URLs, HTTP_PROXY for http ones (lower case
+// first, as curl reads them), NO_PROXY for hosts to reach directly. Model calls, `harness models`,
+// MCP over HTTP, the local model's download and web_fetch all go through here. In core because
+// providers, tools and mcp each need it and may import only core; it uses `node:` modules alone.
+//
+// *Decision*: our own CONNECT client (about 100 lines) rather than a library. The well-kept ones
+// (https-proxy-agent with agent-base, proxy-from-env; undici's EnvHttpProxyAgent) cover only one
+// of our two clients each: `http.request` wants an Agent, `fetch` a dispatcher, and undici's
+// package is a second copy of what Node already carries (~1 MB). Node 24's NODE_USE_ENV_PROXY is
+// read at start-up only and is missing on Node 20. A tunnel is one request and one reply line.
+import type { Agent as HttpAgent, ClientRequestArgs } from "node:http";
+import { isIP, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+
+/** A proxy variable is set to something we cannot use: said, never silently ignored. */
+export class ProxySettingError extends Error {
+  override name = "ProxySettingError";
+}
+
+/**
+ * The proxy to reach `target` through, or undefined for a direct connection: no variable for its
+ * scheme, or NO_PROXY names its host. Throws ProxySettingError for a value that is no http(s) URL.
+ */
+export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): URL | undefined {
+  const names = target.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy", "HTTP_PROXY"];
+  const name = names.find((candidate) => env[candidate]?.trim());
+  if (name === undefined) return undefined;
+  if (bypasses(env.no_proxy?.trim() || env.NO_PROXY || "", target)) return undefined;
+  const raw = (env[name] as string).trim();
+  let proxy: URL;
+  try {
+    proxy = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
+  } catch {
+    throw new ProxySettingError(`${name} is not a URL: ${raw}`);
+  }
+  if (proxy.protocol !== "http:" && proxy.protocol !== "https:")
+    throw new ProxySettingError(`${name}: only http:// and https:// proxies are supported, not ${proxy.protocol}//`);
+  return proxy;
+}
+
+/**
+ * NO_PROXY as curl reads it: entries split by commas or spaces; `*` is every host; an entry
+ * matches its host and every subdomain (`example.com`, `.example.com` and `*.example.com` alike);
+ * an IP matches itself, an IPv4 `a.b.c.d/n` its range; `host:port` only that port.
+ */
+export function bypasses(noProxy: string, target: URL): boolean {
+  const host = target.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = target.port || (target.protocol === "https:" ? "443" : "80");
+  return noProxy
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .some((entry) => {
+      if (entry === "*") return true;
+      const [, name = "", entryPort] = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(entry.toLowerCase()) ?? [];
+      if (entryPort !== undefined && entryPort !== port) return false;
+      if (name.includes("/")) return inIPv4Range(host, name);
+      const bare = name.replace(/^\*?\./, "");
+      return bare !== "" && (host === bare || (isIP(host) === 0 && host.endsWith(`.${bare}`)));
+    });
+}
+
+function inIPv4Range(host: string, range: string): boolean {
+  const [base, bits] = range.split("/");
+  const width = Number(bits);
+  if (isIP(host) !== 4 || isIP(base) !== 4 || !Number.isInteger(width) || width < 0 || width > 32) return false;
+  const value = (address: string) => address.split(".").reduce((sum, part) => sum * 256 + Number(part), 0);
+  const mask = width === 0 ? 0 : 2 ** 32 - 2 ** (32 - width);
+  return (value(host) & mask) >>> 0 === (value(base) & mask) >>> 0;
+}
+
+/**
+ * How to send a request for `target` through `proxy`: with which of Node's clients and which
+ * options over the target's own (`request(target, options)`). An https target gets an Agent that
+ * opens a CONNECT tunnel, then TLS to the target inside it (certificates checked as usual,
+ * NODE_EXTRA_CA_CERTS included); an http target is asked of the proxy in absolute form
+ * (`GET http://host/path`), as proxies expect. `connectTo` replaces the host the tunnel or
+ * request names (web_fetch passes the address it checked, so the proxy cannot resolve the name to
+ * another); the Host header and TLS name stay the target's.
+ */
+export async function requestViaProxy(
+  target: URL,
+  proxy: URL,
+  connectTo = target.hostname.replace(/^\[|\]$/g, ""),
+): Promise<{ client: "http" | "https"; options: ClientRequestArgs }> {
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const authorization = proxyAuthorization(proxy);
+  if (target.protocol === "https:")
+    return { client: "https", options: { agent: await tunnelAgent(proxy, connectTo, port, authorization) } };
+  const asked = new URL(target.href);
+  asked.hostname = isIP(connectTo) === 6 ? `[${connectTo}]` : connectTo;
+  const proxyHost = proxy.hostname.replace(/^\[|\]$/g, "");
+  return {
+    client: proxy.protocol === "https:" ? "https" : "http",
+    options: {
+      protocol: proxy.protocol,
+      hostname: proxyHost,
+      port: Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80)),
+      path: asked.href,
+      headers: { host: target.host, ...(authorization ? { "proxy-authorization": authorization } : {}) },
+      ...(proxy.protocol === "https:" && !isIP(proxyHost) ? { servername: proxyHost } : {}),
+    },
+  };
+}
+
+/** `Basic` credentials from the proxy URL's user part (`http://user:pass@proxy:3128`), if any. */
+function proxyAuthorization(proxy: URL): string | undefined {
+  if (!proxy.username && !proxy.password) return undefined;
+  const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  return `Basic ${Buffer.from(credentials).toString("base64")}`;
+}
+
+/** Longest a proxy may take to answer CONNECT. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** Most bytes of a proxy's answer to CONNECT (its status line and headers). */
+const CONNECT_REPLY_BYTES = 16 * 1024;
+
+/** An https Agent whose every connection is a tunnel through `proxy` to `host:port`. */
+async function tunnelAgent(proxy: URL, host: string, port: number, authorization?: string): Promise<HttpAgent> {
+  const [https, tls, net] = await Promise.all([import("node:https"), import("node:tls"), import("node:net")]);
+  class TunnelAgent extends https.Agent {
+    override createConnection(
+      options: ClientRequestArgs,
+      callback?: (error: Error | null, stream: Duplex) => void,
+    ): undefined {
+      const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
+      const proxyHost = proxy.hostname.replace(/^\[|\]$/g, "");
+      const toProxy =
+        proxy.protocol === "https:"
+          ? tls.connect({ host: proxyHost, port: proxyPort, servername: isIP(proxyHost) ? undefined : proxyHost })
+          : net.connect({ host: proxyHost, port: proxyPort });
+      openTunnel(toProxy, `${isIP(host) === 6 ? `[${host}]` : host}:${port}`, authorization).then(
+        (socket) => {
+          // https.Agent has put the target's name (and any `ca`, `rejectUnauthorized`) in `options`.
+          const tlsOptions = options as import("node:tls").ConnectionOptions;
+          const servername = tlsOptions.servername || (options.host ?? undefined);
+          callback?.(
+            null,
+            tls.connect({
+              ...tlsOptions,
+              socket,
+              servername: servername && !isIP(servername) ? servername : undefined,
+            }),
+          );
+        },
+        (error: Error) => callback?.(error, undefined as unknown as Duplex),
+      );
+      return undefined;
+    }
+  }
+  return new TunnelAgent({ keepAlive: false });
+}
+
+/** Sends CONNECT on `socket` and resolves with it once the proxy answered 2xx. */
+function openTunnel(socket: Socket, authority: string, authorization?: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    let reply = Buffer.alloc(0);
+    const fail = (error: Error) => {
+      socket.destroy();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      reply = Buffer.concat([reply, chunk]);
+      const end = reply.indexOf("\r\n\r\n");
+      if (end < 0) {
+        if (reply.length > CONNECT_REPLY_BYTES)
+          fail(new Error(`the proxy's answer to CONNECT ${authority} is too long`));
+        return;
+      }
+      socket.off("data", onData);
+      socket.off("error", fail);
+      socket.setTimeout(0);
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(reply.toString("latin1"))?.[1];
+      if (!status?.startsWith("2")) {
+        const line = reply.toString("latin1").split("\r\n")[0];
+        return fail(Object.assign(new Error(`the proxy refused CONNECT ${authority}: ${line}`), { code: "EPROXY" }));
+      }
+      // Bytes past the proxy's answer already belong to the tunnel.
+      if (reply.length > end + 4) socket.unshift(reply.subarray(end + 4));
+      resolve(socket);
+    };
+    socket.on("data", onData);
+    socket.on("error", fail);
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => fail(new Error(`the proxy did not answer CONNECT ${authority}`)));
+    const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
+    if (authorization) lines.push(`Proxy-Authorization: ${authorization}`);
+    socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+  });
+}

@@ -1,0 +1,160 @@
+// A Claude Code setup copied in unchanged: .claude/commands (subfolders as namespaces, $ARGUMENTS
+// and $1, front matter), ~/.claude/commands, CLAUDE.md with @imports (relative, ~, nested, none
+// inside code), and the user-wide ~/.claude/CLAUDE.md and $HARNESS_HOME/AGENTS.md. Through the
+// built CLI against the fake server, which records what the model was sent.
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { RecordedRequest } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
+
+const serve = fakeServerPerTest();
+
+function promptOf(request: RecordedRequest): string {
+  return request.body.messages.filter((message: { role: string }) => message.role === "user").at(-1).content;
+}
+
+function systemOf(request: RecordedRequest): string {
+  return request.body.messages[0].content;
+}
+
+/** A HOME with Claude Code's user files, and a repository with its project files. */
+function claudeWorld() {
+  const home = tempDir("harness-claude-home-");
+  const env = cleanEnv({ HOME: home });
+  const repo = tempDir();
+  mkdirSync(join(repo, ".git"));
+  mkdirSync(join(repo, ".claude", "commands", "frontend"), { recursive: true });
+  mkdirSync(join(home, ".claude", "commands"), { recursive: true });
+  return { home, env, repo, harnessHome: env.HARNESS_HOME as string };
+}
+
+test(".claude/commands: a subfolder is a namespace, $1 and $ARGUMENTS fill in, front matter it does not take is reported", async () => {
+  const { env, repo, home } = claudeWorld();
+  writeFileSync(
+    join(repo, ".claude", "commands", "frontend", "component.md"),
+    "---\ndescription: Make a component\nargument-hint: <name>\nallowed-tools: Bash(npm test:*)\ndescripton: typo\n---\nCreate the component $1. Notes: $ARGUMENTS\n",
+  );
+  writeFileSync(join(repo, ".claude", "commands", "frontend", "styled.md"), "Style $1 as @docs/style.md says.\n");
+  mkdirSync(join(repo, "docs"));
+  writeFileSync(join(repo, "docs", "style.md"), "tabs, not spaces\n");
+  writeFileSync(join(home, ".claude", "commands", "standup.md"), "Summarise yesterday's commits.\n");
+  const fake = await serve([
+    { reply: { text: "one" } },
+    { reply: { text: "two" } },
+    { reply: { text: "three" } },
+    { reply: { text: "four" } },
+  ]);
+
+  const namespaced = await runCli([...fakeFlags(fake), "-p", "/frontend:component Button with a big icon"], {
+    cwd: repo,
+    env,
+  });
+  assert.equal(namespaced.code, 0, namespaced.stderr);
+  assert.equal(promptOf(fake.requests[0]), "Create the component Button. Notes: Button with a big icon");
+  assert.match(namespaced.stderr, /component\.md: allowed-tools is not taken \(harness asks for each call/);
+  assert.match(namespaced.stderr, /component\.md: unknown front matter key descripton; did you mean description\?/);
+
+  const bare = await runCli([...fakeFlags(fake), "-p", "/component Card"], { cwd: repo, env });
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.equal(promptOf(fake.requests[1]), "Create the component Card. Notes: Card");
+
+  const user = await runCli([...fakeFlags(fake), "-p", "/standup"], { cwd: repo, env });
+  assert.equal(user.code, 0, user.stderr);
+  assert.equal(promptOf(fake.requests[2]), "Summarise yesterday's commits.");
+
+  // The command's own @mention attaches its file in a one-shot run, as the chat attaches it.
+  const styled = await runCli([...fakeFlags(fake), "-p", "/styled Card"], { cwd: repo, env });
+  assert.equal(styled.code, 0, styled.stderr);
+  assert.equal(
+    promptOf(fake.requests[3]),
+    "Style Card as @docs/style.md says.\n\ndocs/style.md:\n```\ntabs, not spaces\n```",
+  );
+});
+
+test("CLAUDE.md imports: relative to the file, ~/, nested, each file once, none inside code; the user's file comes first", async () => {
+  const { env, repo, home, harnessHome } = claudeWorld();
+  writeFileSync(join(home, ".claude", "CLAUDE.md"), "claude user rules\n@~/prefs/style.md\n");
+  mkdirSync(join(home, "prefs"));
+  writeFileSync(join(home, "prefs", "style.md"), "user style: short answers\n");
+  mkdirSync(join(repo, "docs"));
+  writeFileSync(
+    join(repo, "CLAUDE.md"),
+    "project rules; see @docs/testing.md.\n\n```\n@docs/never.md\n```\nand `@docs/never.md` in a span\n",
+  );
+  writeFileSync(join(repo, "docs", "testing.md"), "run npm test\n@deeper.md\n@../CLAUDE.md\n");
+  writeFileSync(join(repo, "docs", "deeper.md"), "deeper rule\n");
+  writeFileSync(join(repo, "docs", "never.md"), "NEVER IMPORTED\n");
+  const fake = await serve([{ reply: { text: "ok" } }, { reply: { text: "ok" } }]);
+
+  const result = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd: repo, env });
+  assert.equal(result.code, 0, result.stderr);
+  const system = systemOf(fake.requests[0]);
+  const sections = [...system.matchAll(/^# Instructions from (.+)$/gm)].map((match) => match[1]);
+  assert.deepEqual(sections, [
+    "~/.claude/CLAUDE.md",
+    "~/prefs/style.md (imported by ~/.claude/CLAUDE.md)",
+    "CLAUDE.md",
+    "docs/testing.md (imported by CLAUDE.md)",
+    "docs/deeper.md (imported by docs/testing.md)",
+  ]);
+  assert.match(system, /user style: short answers/);
+  assert.match(system, /deeper rule/);
+  assert.doesNotMatch(system, /NEVER IMPORTED/);
+
+  // harness's own user file comes after Claude Code's; one that imports the other reads it once.
+  writeFileSync(join(harnessHome, "AGENTS.md"), "harness user rules\n@~/.claude/CLAUDE.md\n");
+  const second = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd: repo, env });
+  assert.equal(second.code, 0, second.stderr);
+  const again = systemOf(fake.requests[1]);
+  assert.deepEqual([...again.matchAll(/^# Instructions from (.+)$/gm)].map((match) => match[1]).slice(0, 3), [
+    "~/.claude/CLAUDE.md",
+    "~/prefs/style.md (imported by ~/.claude/CLAUDE.md)",
+    `${join(harnessHome, "AGENTS.md")}`,
+  ]);
+  assert.equal(again.match(/claude user rules/g)?.length, 1);
+  assert.match(again, /\nharness user rules\n/);
+});
+
+test("imports stop after five hops", async () => {
+  const { env, repo } = claudeWorld();
+  writeFileSync(join(repo, "AGENTS.md"), "hop 0\n@h1.md\n");
+  for (let hop = 1; hop <= 7; hop++) writeFileSync(join(repo, `h${hop}.md`), `hop ${hop}\n@h${hop + 1}.md\n`);
+  const fake = await serve([{ reply: { text: "ok" } }]);
+  const result = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd: repo, env });
+  assert.equal(result.code, 0, result.stderr);
+  const system = systemOf(fake.requests[0]);
+  assert.match(system, /hop 5/);
+  assert.doesNotMatch(system, /hop 6/);
+});
+
+test("in chat, /frontend:component runs the namespaced command and /help lists it", {
+  skip: needs("tmux"),
+}, async () => {
+  const { env, repo } = claudeWorld();
+  writeFileSync(
+    join(repo, ".claude", "commands", "frontend", "component.md"),
+    "---\ndescription: Make a component\nargument-hint: <name>\n---\nCreate the component $1.\n",
+  );
+  const fake = await serve([{ reply: { text: "Made." } }]);
+  const terminal = TmuxTerminal.start({
+    args: fakeFlags(fake),
+    cwd: repo,
+    env: { ...(env as Record<string, string>), TERM: "xterm-256color" },
+    columns: 120,
+  });
+  await terminal.waitFor(/> $/m, "the chat prompt");
+  terminal.type("/help");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/^\/frontend:component <name> +Make a component$/m, "/help");
+  terminal.type("/frontend:component Button");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/Made\./, "the reply");
+  assert.equal(promptOf(fake.requests[0]), "Create the component Button.");
+  terminal.type("/exit");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
+});
