@@ -31,7 +31,6 @@ import {
 import { askResumeFolder } from "./ui/resume-folder-question.ts";
 import { chatFolder, recordedFolder } from "./resume-folder.ts";
 import { replayTranscript } from "./ui/transcript-replay.ts";
-import { describeCall } from "./core/run-tools.ts";
 import type { ToolCallPart } from "./core/messages.ts";
 import { displayPath } from "./tools/paths.ts";
 import { describeLeftAlone, describePlan, type UndoPlan } from "./undo.ts";
@@ -66,7 +65,7 @@ export interface SessionChatControlsOptions {
 
 /** How the session's tools describe a call, for a replayed conversation (the tools and folder it runs with now). */
 export function describerFor(session: Session): (call: ToolCallPart) => string {
-  return (call) => describeCall(call, session.agent.options.tools, session.agent.options.cwd);
+  return (call) => session.describeCall(call);
 }
 
 /** A `/resume` that chose the session's own folder: the chat ends here and starts again there with it. */

@@ -1,26 +1,20 @@
-// The one way a session is built: settings, provider, permissions and sandbox, extensions,
-// system prompt, recorder and hooks. One-shot, stream-json, chat and ACP are thin modes over it
-// (batch children are one-shot CLI runs), and each reads its events from `run`, the single
-// point where the event stream is transformed (redacted) before anyone sees it.
-import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadConfigFile, type HarnessConfig } from "./config-file.ts";
-import { ConfigError, keyVariableList, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
+import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./config.ts";
 import { resolveProvider } from "./resolve-provider.ts";
-import type { Agent } from "./core/agent.ts";
-import type { CompactionResult } from "./core/compaction.ts";
 import type { TodoItem } from "./core/event-schema.ts";
-import type { AgentEvent, RunResult } from "./core/events.ts";
-import type { ModelUsage, Usage, UserContent } from "./core/messages.ts";
-import { formatTokens, parsePositiveInteger } from "./core/helpers.ts";
+import type { AgentEvent } from "./core/events.ts";
+import type { ModelUsage, ToolCallPart, Usage } from "./core/messages.ts";
+import type { Provider } from "./core/provider.ts";
+import { parsePositiveInteger } from "./core/helpers.ts";
 import { stripControlSequences } from "./core/control-chars.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { redactEvents } from "./core/stream-redactor.ts";
-import type { ApprovalRequest, ApproveFn } from "./core/run-tools.ts";
+import { describeCall, type ApproveFn } from "./core/run-tools.ts";
 import { loadInstructions } from "./core/instruction-files.ts";
 import { buildSystemPrompt, type PromptOverrides } from "./core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "./core/tool.ts";
-import { loadExtensions } from "./extensions.ts";
+import { loadExtensions, type Extensions } from "./extensions.ts";
 import { checkNames, reportNameProblems } from "./settings/check-names.ts";
 import { HookedAgent } from "./hooks/hooked-agent.ts";
 import type { McpServerConfig } from "./mcp/config.ts";
@@ -41,34 +35,21 @@ import {
 import { findPromptCommands, type PromptCommand } from "./prompts/custom-commands.ts";
 import { findAgents } from "./prompts/agents.ts";
 import { activeSkills, findSkills, type Skill } from "./prompts/skills.ts";
-import { BUILT_IN_COMMANDS } from "./ui/slash-commands.ts";
 import { liveContextWindow, resolveContextWindow } from "./providers/context-window.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
 import { createProvider } from "./providers/create-provider.ts";
 import type { ProviderSettings } from "./providers/index.ts";
 import { probeSandbox } from "./sandbox/detect-sandbox.ts";
-import { planThinking, type ThinkingLevel } from "./providers/thinking.ts";
+import { planThinking } from "./providers/thinking.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import type { LockedSession } from "./session/session-lock.ts";
-import { DEFAULT_SUBAGENT_DEPTH, taskToolFor } from "./subagents.ts";
-import { readSession, type SessionData } from "./session/session-reader.ts";
-import type { SessionRecorder } from "./session/session-recorder.ts";
+import { DEFAULT_SUBAGENT_DEPTH, taskToolFor, type SubagentSetup } from "./subagents.ts";
+import { sessionControls, type SessionControls, type SessionState } from "./session-controls.ts";
+import type { SessionData } from "./session/session-reader.ts";
 import { BackgroundJobs } from "./tools/background-jobs.ts";
 import { closeHosted } from "./tools/command-host.ts";
 import { codingTools } from "./tools/index.ts";
-import { previewChange } from "./tools/preview-change.ts";
-import { todoEvents } from "./tools/todo.ts";
-import { acceptsLocalModel } from "./ui/local-offer.ts";
-import {
-  applyPlan,
-  planRedo,
-  planUndo,
-  snapshotsFor,
-  TurnSnapshots,
-  UndoError,
-  type UndoPlan,
-  type UndoResult,
-} from "./undo.ts";
+import { TurnSnapshots } from "./undo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
 export interface SessionOptions {
@@ -96,8 +77,16 @@ export interface SessionOptions {
   mcpServers?: McpServerConfig[];
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?: () => string[];
-  /** At a terminal with no provider configured: offer the local model (the question and the note). */
-  localOffer?: { ask(question: string): Promise<string | undefined>; write(text: string): void };
+  /**
+   * Names a command file cannot take (the chat's own slash commands): such a file is left out
+   * with a warning. Given by the mode, so the factory imports nothing of the chat's.
+   */
+  reservedCommands: readonly string[];
+  /**
+   * At a terminal: asked when no provider is configured; true means use the local model
+   * (ui/local-offer.ts puts the question). Absent: the missing provider is an error.
+   */
+  offerLocalModel?: () => Promise<boolean>;
   /**
    * Folder trust for this folder's hooks, MCP servers and allow rules: `flag` is `--trust`;
    * `ask` puts the question to a person (chat); without either, only a trust given before counts.
@@ -120,12 +109,22 @@ export class SessionSetupError extends Error {
   }
 }
 
-/** One built session: its agent, the runs it records, and the controls the chat's slash commands use. */
-export interface Session {
-  readonly agent: Agent;
+/**
+ * One built session: the runs it records, and the controls the chat's slash commands use. Its
+ * Agent stays inside: a mode runs prompts only through `run`, the one redaction point.
+ */
+export interface Session extends SessionControls {
   /** The session's id (changes with `startNew` and `resume`). */
   readonly id: string;
   readonly settings: ProviderSettings;
+  /** The adapter and the model replies come from now (`/model` changes it). */
+  readonly model: { provider: string; model: string };
+  /** The context window compaction works within, when known. */
+  readonly contextWindow: number | undefined;
+  /** The tools the model is offered (an editor shows their kinds). */
+  readonly tools: readonly Tool[];
+  /** The one-line trace a call shows (`bash> ls`), by the session's tools and folder, for a replayed conversation. */
+  describeCall(call: ToolCallPart): string;
   /** Tokens spent in this session so far (a resumed session's included). */
   readonly usage: Usage;
   /** The same, by the model that spent them (subagents may run on other models). */
@@ -142,25 +141,6 @@ export interface Session {
   readonly promptCommands: readonly PromptCommand[];
   /** Processes bash started with `background: true`; they outlive /clear and /resume, and end with `close`. */
   readonly background: BackgroundJobs;
-  /** Runs one prompt; every event is redacted, then recorded, then yielded. */
-  run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
-  /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
-  compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
-  /** Replies come from this model from now on. */
-  /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
-  switchModel(model: string): Promise<string[]>;
-  /** The model thinks this much from now on (`/thinking`); returns the notice when the API cannot carry it. */
-  setThinking(level: ThinkingLevel): Promise<string | undefined>;
-  /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
-  startNew(): void;
-  /** Goes on as a stored session (`/resume`), locked for this process, with its settings (see `settingsFor`). */
-  resume(stored: LockedSession, settings: ProviderSettings): Promise<void>;
-  /** Works out undoing the last `turns` turns (`/undo`): the files that will change. Throws UndoError. */
-  planUndo(turns: number): Promise<UndoPlan>;
-  /** Works out reversing the latest undo (`/redo`). Throws UndoError. */
-  planRedo(): Promise<UndoPlan>;
-  /** Does a planned undo or redo: the files, the session's record, and the conversation the model sees. */
-  applyUndo(plan: UndoPlan): Promise<UndoResult | undefined>;
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
   close(): Promise<void>;
@@ -190,6 +170,138 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const { settingsFor, config } = await settingsResolver(options);
   const settings = settingsFor(resumed);
   await sandboxTrial;
+  const folder = await settleFolder(options);
+  const { permissions, trust } = folder;
+  // A server that stays silent is reported while the call waits (providers/call-limits.ts).
+  const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
+  const provider = await providerFor(settings);
+  const thinkingNotice = planThinking(settings).notice;
+  if (thinkingNotice) options.warn(thinkingNotice);
+  const windowOverride = options.contextWindow ?? windowFromEnv(env);
+  const window = contextWindowFor(windowOverride, settings, provider);
+  if (resumed) await window.known;
+  // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
+  const extensions = await loadExtensions({
+    cwd,
+    env,
+    commandEnv: permissions.env,
+    isProjectTrusted: trust.isTrusted,
+    warn: options.warn,
+    extraServers: options.mcpServers,
+  });
+  const tools = toolsFor(options, folder, config, extensions.tools, {
+    parent: () => agent,
+    settings: () => state.settings,
+    providerFor,
+    parentSessionId: () => state.recorder.id,
+    redact: (events) => outgoing(events),
+  });
+  await checkRuleNames(options, permissions, extensions, tools);
+  const state: SessionState = {
+    recorder: startRecorder(env, cwd, settings, resumed),
+    settings,
+    todo: resumed?.todo ?? [],
+  };
+  const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
+  const sessionState = new Map<string, unknown>();
+  const background = BackgroundJobs.into(sessionState);
+  const agent = new HookedAgent(
+    {
+      sessionId: state.recorder.id,
+      messages: resumed?.messages,
+      provider,
+      tools,
+      system: systemPromptFor(cwd, tools, options.systemPrompt, folder.skills, folder.instructions),
+      cwd,
+      maxTurns: options.maxTurns,
+      maxTokens: settings.maxTokens,
+      retry: retryPolicyFrom(env),
+      context: window.context,
+      toolContext: {
+        env: permissions.env,
+        secrets: permissions.secrets,
+        wrapCommand: permissions.wrapCommand,
+        unwalked: permissions.unwalked,
+        sessionState,
+        spillDir: state.recorder.writer.spillDir,
+      },
+      approve: snapshottingApprover(options, permissions, turnSnapshots, state),
+      takeQueuedMessages: options.takeQueuedMessages,
+    },
+    extensions.hooks,
+  );
+  await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
+  /**
+   * The one point where the event stream is transformed before anyone sees it: the recorder,
+   * the terminal, JSON output and the editor all get these events. Keys never reach them;
+   * the model's own copy of the conversation is untouched.
+   */
+  const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
+  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };
+  const controls = sessionControls(parts);
+  return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
+}
+
+/** The session a mode gets: its controls, and views of the state that read it as it is now (getters). */
+function sessionOf(parts: {
+  agent: HookedAgent;
+  state: SessionState;
+  controls: SessionControls;
+  folder: SettledFolder;
+  background: BackgroundJobs;
+  settingsFor: Session["settingsFor"];
+  extensions: Extensions;
+}): Session {
+  const { agent, state, folder, background, extensions } = parts;
+  const { trust, permissions } = folder;
+  return {
+    ...parts.controls,
+    get id() {
+      return state.recorder.id;
+    },
+    get model() {
+      return { provider: agent.options.provider.name, model: agent.options.provider.model };
+    },
+    get contextWindow() {
+      return agent.options.context?.window;
+    },
+    tools: agent.options.tools,
+    describeCall: (call) => describeCall(call, agent.options.tools, agent.options.cwd),
+    get settings() {
+      return state.settings;
+    },
+    get usage() {
+      return state.recorder.usage;
+    },
+    get spent() {
+      return state.recorder.spent;
+    },
+    get path() {
+      return state.recorder.writer.path;
+    },
+    get todo() {
+      return state.todo;
+    },
+    isFolderTrusted: trust.isTrusted,
+    skills: { listed: folder.skills, untrusted: trust.isTrusted ? [] : folder.found.project },
+    promptCommands: folder.promptCommands,
+    background,
+    settingsFor: parts.settingsFor,
+    async close() {
+      state.recorder.close();
+      await background.close(); // before the helper is let go: its commands end with it
+      closeHosted(permissions.wrapCommand);
+      await extensions.close();
+    },
+  };
+}
+
+/** What the folder gives a session: permissions (with the project's rules once trusted), trust, skills, prompt commands. */
+type SettledFolder = Awaited<ReturnType<typeof settleFolder>>;
+
+/** Permissions, then folder trust, then what a trusted folder adds; warnings as they come. */
+async function settleFolder(options: SessionOptions) {
+  const { cwd, env } = options;
   let permissions = setupPermissionsOrThrow(options);
   for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
   // The folder's hooks, MCP servers and allow rules only once it is trusted (permissions/folder-trust.ts).
@@ -220,7 +332,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     home: permissions.policy.home,
     secretPaths: permissions.policy.secretPaths,
   };
-  const promptCommands = findPromptCommands(commandPlaces, BUILT_IN_COMMANDS, (message) =>
+  const promptCommands = findPromptCommands(commandPlaces, options.reservedCommands, (message) =>
     options.warn(`warning: ${message}`),
   );
   // The model is told to read a skill's files: that never asks, wherever the skill lives.
@@ -228,16 +340,17 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     permissions,
     skills.map((skill) => dirname(skill.path)),
   );
-  // A server that stays silent is reported while the call waits (providers/call-limits.ts).
-  const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
-  const provider = await providerFor(settings);
-  const thinkingNotice = planThinking(settings).notice;
-  if (thinkingNotice) options.warn(thinkingNotice);
-  const windowOverride = options.contextWindow ?? windowFromEnv(env);
-  // Started now, never waited for by a new conversation: a local server may be probed for its
-  // window (context-window.ts), and a local model knows its own (loading it, which its first
-  // call does anyway). A resumed conversation may already be near the window, so it waits.
-  const window = liveContextWindow(
+  return { permissions, trust, found, skills, instructions, promptCommands };
+}
+
+/**
+ * The context window, started now and never waited for by a new conversation: a local server
+ * may be probed for its window (context-window.ts), and a local model knows its own (loading
+ * it, which its first call does anyway). A resumed conversation may already be near the window,
+ * so the caller waits for it then.
+ */
+function contextWindowFor(windowOverride: number | undefined, settings: ProviderSettings, provider: Provider) {
+  return liveContextWindow(
     settings,
     windowOverride !== undefined
       ? Promise.resolve(windowOverride)
@@ -245,44 +358,49 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         ? (provider.contextWindow as () => Promise<number>)().catch(() => resolveContextWindow(settings))
         : undefined,
   );
-  if (resumed) await window.known;
-  // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
-  const extensions = await loadExtensions({
-    cwd,
-    env,
-    commandEnv: permissions.env,
-    isProjectTrusted: trust.isTrusted,
-    warn: options.warn,
-    extraServers: options.mcpServers,
-  });
-  const ownTools = [...codingTools, ...extensions.tools];
-  const agents = findAgents({ cwd, harnessHome: stateDir(env), home: permissions.policy.home }, (message) =>
+}
+
+/** The model's tools: the built-in ones, the task tool (whose children share this session), then MCP servers'. */
+function toolsFor(
+  options: SessionOptions,
+  folder: SettledFolder,
+  config: HarnessConfig,
+  serverTools: Tool[],
+  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact">,
+): Tool[] {
+  const { cwd, env } = options;
+  const ownTools = [...codingTools, ...serverTools];
+  const agents = findAgents({ cwd, harnessHome: stateDir(env), home: folder.permissions.policy.home }, (message) =>
     options.warn(`warning: ${message}`),
   );
   const taskTool = taskToolFor({
+    ...parentOf,
     cwd,
     env,
     agents,
-    parent: () => agent,
     tools: ownTools,
     maxDepth: config.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH,
-    settings: () => current,
-    providerFor,
     // The user's --system-prompt and --append-system-prompt hold for children too; their part comes last.
     systemPrompt: (given, append) =>
       systemPromptFor(
         cwd,
         [...given],
         { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
-        skills,
-        instructions,
+        folder.skills,
+        folder.instructions,
       ),
-    parentSessionId: () => recorder.id,
-    redact: (events) => outgoing(events),
   });
   // The task tool after the built-in ones, before MCP servers' (whose lists vary).
-  const tools = taskTool ? [...codingTools, taskTool, ...extensions.tools] : ownTools;
-  // Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run).
+  return taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools;
+}
+
+/** Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run). */
+async function checkRuleNames(
+  options: SessionOptions,
+  permissions: SettledFolder["permissions"],
+  extensions: Extensions,
+  tools: Tool[],
+): Promise<void> {
   const nameProblems = checkNames(
     { allow: [...permissions.policy.allow, ...permissions.projectAllow], deny: permissions.policy.deny },
     extensions.declaredHooks,
@@ -293,203 +411,31 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     await extensions.close();
     throw new SessionSetupError(stopReason, 2);
   }
+}
+
+/**
+ * The policy's approver, and the last gate before a reply's tools run (all of a reply's calls
+ * are decided before any runs): the first allowed call that may change files waits here for the
+ * turn's snapshot.
+ */
+function snapshottingApprover(
+  options: SessionOptions,
+  permissions: SettledFolder["permissions"],
+  turnSnapshots: TurnSnapshots,
+  state: SessionState,
+): ApproveFn {
   const approve = createApprover({
     policy: permissions.policy,
-    cwd,
+    cwd: options.cwd,
     ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
-    ...("nobody" in options.approval ? {} : { preview: (request: ApprovalRequest) => previewChange(request, cwd) }),
     ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
   });
-  let recorder = startRecorder(env, cwd, settings, resumed);
-  const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
-  const sessionState = new Map<string, unknown>();
-  const background = BackgroundJobs.into(sessionState);
-  // The last gate before a reply's tools run (all of a reply's calls are decided before any runs):
-  // the first allowed call that may change files waits here for the turn's snapshot.
-  const approveAndSnapshot: ApproveFn = async (request, signal) => {
+  return async (request, signal) => {
     const decision = await approve(request, signal);
     if (decision.allow && mayChangeFiles(request.tool))
-      await turnSnapshots.beforeChange(recorder.id, (commit) => recorder.recordSnapshot(commit));
+      await turnSnapshots.beforeChange(state.recorder.id, (commit) => state.recorder.recordSnapshot(commit));
     return decision;
-  };
-  const agent = new HookedAgent(
-    {
-      sessionId: recorder.id,
-      spillDir: recorder.writer.spillDir,
-      messages: resumed?.messages,
-      provider,
-      tools,
-      system: systemPromptFor(cwd, tools, options.systemPrompt, skills, instructions),
-      cwd,
-      maxTurns: options.maxTurns,
-      maxTokens: settings.maxTokens,
-      retry: retryPolicyFrom(env),
-      context: window.context,
-      env: permissions.env,
-      secrets: permissions.secrets,
-      wrapCommand: permissions.wrapCommand,
-      unwalked: permissions.unwalked,
-      sessionState,
-      approve: approveAndSnapshot,
-      takeQueuedMessages: options.takeQueuedMessages,
-    },
-    extensions.hooks,
-  );
-  await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
-
-  let current = settings;
-  let todo: readonly TodoItem[] = resumed?.todo ?? [];
-  /**
-   * The one point where the event stream is transformed before anyone sees it: the recorder,
-   * the terminal, JSON output and the editor all get these events. Keys never reach them;
-   * the model's own copy of the conversation is untouched.
-   */
-  const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
-  /**
-   * A session file that cannot be written (a full disk) stops the run: the agent is aborted and
-   * its `done` comes out as an error saying so (session/session-store.ts), so a headless run
-   * exits 1 with that line and the file stays resumable.
-   */
-  async function* recorded<R>(
-    start: (signal: AbortSignal) => AsyncGenerator<AgentEvent, R>,
-    signal?: AbortSignal,
-  ): AsyncGenerator<AgentEvent, R> {
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    if (signal?.aborted) stop.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const asFailed = <T>(value: T): T =>
-      recorder.failure && (value as { type?: unknown })?.type === "done"
-        ? { ...value, reason: "error", error: recorder.failure }
-        : value;
-    const stream = outgoing(start(stop.signal));
-    const withTodo = todoEvents(); // the plan the todo tool sets, as its own event
-    try {
-      for (let step = await stream.next(); ; step = await stream.next()) {
-        if (step.done) return asFailed(step.value);
-        for (const event of withTodo(asFailed(step.value))) {
-          if (event.type === "todo") todo = event.items;
-          recorder.record(event);
-          if (recorder.failure) stop.abort();
-          yield event;
-        }
-      }
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      await stream.return(undefined as R); // a consumer that stops early stops the run too
-    }
-  }
-  /** This session as its file has it (undo works from the record: turns, snapshots, earlier undos). */
-  const storedSelf = (): SessionData => {
-    if (!existsSync(recorder.writer.path)) throw new UndoError("nothing to undo: no turn has run in this session yet");
-    return readSession(recorder.writer.path);
-  };
-  const moveTo = (next: SessionRecorder) => {
-    recorder.close();
-    recorder = next;
-    agent.configure({ sessionId: recorder.id, spillDir: recorder.writer.spillDir });
-  };
-
-  return {
-    agent,
-    get id() {
-      return recorder.id;
-    },
-    get settings() {
-      return current;
-    },
-    get usage() {
-      return recorder.usage;
-    },
-    get spent() {
-      return recorder.spent;
-    },
-    get path() {
-      return recorder.writer.path;
-    },
-    get todo() {
-      return todo;
-    },
-    isFolderTrusted: trust.isTrusted,
-    skills: { listed: skills, untrusted: trust.isTrusted ? [] : found.project },
-    promptCommands,
-    background,
-    async *run(prompt, signal) {
-      turnSnapshots.newTurn();
-      try {
-        return yield* recorded((stop) => agent.prompt(prompt, stop), signal);
-      } finally {
-        await turnSnapshots.afterTurn(recorder.id, (commit) => recorder.recordSnapshot(commit));
-      }
-    },
-    compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
-    async switchModel(model) {
-      // A window configured or probed for the old model is not the new one's (compaction would
-      // use the wrong one): resolved again, unless --context-window or the environment fixed it.
-      // So are prices configured for it (config.json `prices`): the new model is priced from the table.
-      const next = {
-        ...current,
-        model,
-        prices: undefined,
-        ...(windowOverride === undefined ? { contextWindow: undefined } : {}),
-      };
-      agent.configure({ provider: await providerFor(next) });
-      const before = window.context.window;
-      if (windowOverride === undefined) window.context.window = await resolveContextWindow(next);
-      current = next;
-      recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
-      const changes = [
-        window.context.window === before
-          ? `context window ${formatTokens(before)}`
-          : `context window ${formatTokens(window.context.window)} (was ${formatTokens(before)})`,
-      ];
-      const thinking = planThinking(next).notice;
-      if (thinking) changes.push(thinking);
-      return changes;
-    },
-    async setThinking(level) {
-      const next = { ...current, thinking: level };
-      agent.configure({ provider: await providerFor(next) });
-      current = next;
-      return planThinking(next).notice;
-    },
-    startNew() {
-      moveTo(startRecorder(env, cwd, current, undefined));
-      agent.replaceMessages([]);
-      todo = [];
-    },
-    async resume(stored, settings) {
-      const isSameProvider =
-        settings.name === current.name &&
-        settings.model === current.model &&
-        settings.baseUrl === current.baseUrl &&
-        settings.api === current.api;
-      try {
-        if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
-      } catch (error) {
-        stored.lock.release();
-        throw error;
-      }
-      moveTo(startRecorder(env, cwd, settings, stored));
-      current = settings;
-      agent.replaceMessages(stored.messages);
-      todo = stored.todo;
-    },
-    planUndo: async (turns) => planUndo(storedSelf(), turns, snapshotsFor(env, cwd, recorder.id)),
-    planRedo: async () => planRedo(storedSelf(), snapshotsFor(env, cwd, recorder.id)),
-    async applyUndo(plan) {
-      const result = await applyPlan(plan, snapshotsFor(env, cwd, recorder.id), (entry) => recorder.recordUndo(entry));
-      agent.replaceMessages(readSession(recorder.writer.path).messages); // the reader is the one home of what undo leaves
-      return result;
-    },
-    settingsFor,
-    async close() {
-      recorder.close();
-      await background.close(); // before the helper is let go: its commands end with it
-      closeHosted(permissions.wrapCommand);
-      await extensions.close();
-    },
   };
 }
 
@@ -502,22 +448,24 @@ async function settingsResolver(options: SessionOptions): Promise<{
   settingsFor: (session: SessionData | undefined) => ProviderSettings;
   config: HarnessConfig;
 }> {
-  const { env, localOffer, resumed } = options;
+  const { env, offerLocalModel, resumed } = options;
   const config = wrapConfigError(() => loadConfigFile(env));
   let choice = options.choice;
   const settingsFor = (session: SessionData | undefined) =>
     wrapConfigError(() => resolveProvider(providerChoiceFor(choice, env, session), env, config));
-  if (localOffer) {
-    const offer = {
-      resolve: () => settingsFor(resumed),
-      isNoProvider: (e: unknown) => e instanceof SessionSetupError && e.cause instanceof NoProviderError,
-      isTerminal: true,
-      keyVariables: keyVariableList(),
-      ...localOffer,
-    };
-    if (await acceptsLocalModel(offer)) choice = { ...choice, provider: "local" };
-  }
+  if (offerLocalModel && isProviderMissing(() => settingsFor(resumed)) && (await offerLocalModel()))
+    choice = { ...choice, provider: "local" };
   return { settingsFor, config };
+}
+
+/** Whether resolving settings fails for want of a provider (not for a broken config, which is reported as it is). */
+function isProviderMissing(resolve: () => unknown): boolean {
+  try {
+    resolve();
+    return false;
+  } catch (error) {
+    return error instanceof SessionSetupError && error.cause instanceof NoProviderError;
+  }
 }
 
 function wrapConfigError<T>(read: () => T): T {

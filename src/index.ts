@@ -11,10 +11,20 @@ export {
   type ProviderErrorKind,
   type ToolSpec,
 } from "./core/provider.ts";
-export type { ApprovalDecision, ApprovalRequest, ApproveFn, ToolCallHooks } from "./core/run-tools.ts";
+export type { ApprovalDecision, ApprovalRequest, ApproveFn, ToolCallHooks, ToolHook } from "./core/run-tools.ts";
 export type { ContextOptions } from "./core/context-budget.ts";
 export type { CompactionResult } from "./core/compaction.ts";
-export { defineTool, toToolSpec, type Tool, type ToolContext, type ToolKind, type ToolOutput } from "./core/tool.ts";
+export {
+  defineTool,
+  toToolSpec,
+  type Tool,
+  type ToolContext,
+  type SessionToolContext,
+  type ToolEffects,
+  type ToolKind,
+  type ToolOutput,
+  type WrapCommand,
+} from "./core/tool.ts";
 export { type InstructionPlaces, loadInstructions } from "./core/instruction-files.ts";
 export { buildSystemPrompt } from "./core/system-prompt.ts";
 export { createProvider } from "./providers/create-provider.ts";

@@ -56,7 +56,7 @@ test("a 5 MB bash output is spilled to the session folder and read back in pages
       cwd: tempDir(),
       messages: [],
       prompt: "go",
-      spillDir,
+      toolContext: { spillDir },
     }),
   );
   assert.equal(result.answer, "done");
@@ -100,7 +100,7 @@ test("an output long in lines but small in bytes is spilled whole too", async ()
       cwd: tempDir(),
       messages: [],
       prompt: "go",
-      spillDir,
+      toolContext: { spillDir },
     }),
   );
   const content = lastToolContent(server.requests[1]);
@@ -135,7 +135,7 @@ test("any tool's over-long result is cut and spilled by the loop; repeated call 
       cwd: tempDir(),
       messages: [],
       prompt: "go",
-      spillDir,
+      toolContext: { spillDir },
     }),
   );
 

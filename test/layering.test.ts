@@ -182,3 +182,25 @@ test("the check catches each kind of crossing: a tool drawing on the terminal, t
     "ui/status.ts -> ../run-cli.ts",
   ]);
 });
+
+/** The modules that build a session: one-shot, chat and the editor share them, so none of them draws on the terminal. */
+const SESSION_FACTORY = ["create-session.ts", "subagents.ts", "extensions.ts", "stored-sessions.ts"];
+
+test("the session factory imports nothing of the terminal's: a mode gives it what it needs (command names, the local-model offer)", () => {
+  const crossings = SESSION_FACTORY.flatMap((name) =>
+    importsOf(readFileSync(join(SRC, name), "utf8"))
+      .filter((specifier) => specifier.startsWith("./ui/"))
+      .map((specifier) => `${name} -> ${specifier}`),
+  );
+  assert.deepEqual(crossings, []);
+});
+
+test("the permission layer judges what a tool declares (Tool.effects), never its name or its arguments' names", () => {
+  const readings = sourceFiles(join(SRC, "permissions")).flatMap((path) =>
+    readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => /\btool\.name\s*[!=]==|\binput as \{|\bargs\.[a-z_]+/.test(line))
+      .map((line) => `${relative(SRC, path)}: ${line.trim()}`),
+  );
+  assert.deepEqual(readings, []);
+});

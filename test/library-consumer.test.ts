@@ -75,11 +75,13 @@ test("the package's declarations type-check a consumer that uses Agent, runAgent
   writeFileSync(join(dir, "example.ts"), readmeExample());
   writeFileSync(
     join(dir, "typed.ts"),
-    `import { runAgent, defineTool, type AgentEvent, type RunResult } from "agent-harness";
+    `import { runAgent, defineTool, type AgentEvent, type RunResult, type ToolHook } from "agent-harness";
 import { z } from "zod";
-const count = defineTool({ name: "count", description: "Count letters.", kind: "read", input: z.object({ word: z.string() }), run: async ({ word }) => String(word.length) });
+const count = defineTool({ name: "count", description: "Count letters.", kind: "read", input: z.object({ word: z.string() }), effects: () => ({}), run: async ({ word }) => String(word.length) });
+const lines = defineTool({ name: "lines", description: "Count a file's lines.", kind: "read", input: z.object({ file_path: z.string() }), effects: ({ file_path }) => ({ reads: [file_path] }), run: async () => "0" });
+const formatter: ToolHook = { afterToolCall: async (_call, result) => ({ content: \`\${result.content} (\${result.changedFiles?.length ?? 0} changed)\` }) };
 export async function last(provider: Parameters<typeof runAgent>[0]["provider"]): Promise<RunResult> {
-  const run = runAgent({ provider, tools: [count], system: "", cwd: ".", messages: [], prompt: "hi", beforeToolCall: async (call) => (call.name === "count" ? { block: "no" } : undefined) });
+  const run = runAgent({ provider, tools: [count, lines], system: "", cwd: ".", messages: [], prompt: "hi", toolHooks: [formatter], toolContext: { env: {} }, beforeToolCall: async (call) => (call.name === "count" ? { block: "no" } : undefined) });
   for (let step = await run.next(); ; step = await run.next()) if (step.done) return step.value;
 }
 export const isToolEnd = (event: AgentEvent): boolean => event.type === "tool_end" && event.isError;

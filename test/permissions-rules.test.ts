@@ -206,9 +206,8 @@ test("the approver: always adds a session rule, no passes the reason on, headles
   });
 });
 
-test("the approval question shows the diff a write would make", async () => {
+test("the approval question shows the diff a write would make (the tool's declared preview)", async () => {
   const cwd = tempDir();
-  const { previewChange } = await import("../src/tools/preview-change.ts");
   let asked: ApprovalQuestion | undefined;
   const approve = createApprover({
     policy: policyWith({ workspace: cwd }),
@@ -217,7 +216,6 @@ test("the approval question shows the diff a write would make", async () => {
       asked = question;
       return { type: "no" };
     },
-    preview: (request) => previewChange(request, cwd),
   });
   await approve(
     {

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setupPermissions } from "../src/permissions/setup-permissions.ts";
-import type { WrapCommand } from "../src/sandbox/sandbox-policy.ts";
+import type { WrapCommand } from "../src/core/tool.ts";
 import { bash } from "../src/tools/bash.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";

@@ -29,6 +29,7 @@ test("edit_file replaces a unique string and shows a diff", async () => {
     content: `Edited my src/app.ts (1 replacement):\n${diff}`,
     summary: "1 replacement",
     diff,
+    changedFiles: [path.join(cwd, "my src/app.ts")],
   });
   assert.equal(
     readFileSync(path.join(cwd, "my src/app.ts"), "utf8"),

@@ -13,6 +13,7 @@ test("write_file creates parent folders and returns an all-added diff", async ()
     content: "Created new dir/sub/notes.md (8 bytes, 2 lines).",
     summary: "created 2 lines",
     diff: "--- /dev/null\n+++ b/new dir/sub/notes.md\n@@ -0,0 +1,2 @@\n+one\n+two\n",
+    changedFiles: [path.join(cwd, "new dir/sub/notes.md")],
   });
   const absolute = path.join(cwd, "new dir/sub/notes.md");
   assert.equal(readFileSync(absolute, "utf8"), "one\ntwo\n");
@@ -27,6 +28,7 @@ test("write_file overwrites with a diff against the old content", async () => {
     content: "Overwrote a.txt (20 bytes, 9 lines).",
     summary: "overwrote 9 lines",
     diff: "--- a/a.txt\n+++ b/a.txt\n@@ -2,8 +2,8 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n-9\n+9\n\\ No newline at end of file\n",
+    changedFiles: [path.join(cwd, "a.txt")],
   });
 });
 

@@ -13,7 +13,7 @@ import {
   type RequestPermissionResponse,
   type Stream,
 } from "@agentclientprotocol/sdk";
-import type { Agent } from "../core/agent.ts";
+import type { Tool } from "../core/tool.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Message, UserContent } from "../core/messages.ts";
 import type { ApprovalRequest } from "../core/run-tools.ts";
@@ -29,7 +29,8 @@ import {
 /** One conversation the server hosts, made by the host (provider, tools, storage are its business). */
 export interface HostedSession {
   id: string;
-  agent: Agent;
+  /** The tools its model is offered (their kinds name the editor's tool-call kinds). */
+  tools: readonly Tool[];
   /** Runs one prompt: its events, recorded and redacted, and how it ended. */
   run(prompt: string | UserContent, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   close(): Promise<void>;
@@ -126,7 +127,7 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       live.hosted = loaded;
       sessions.set(loaded.id, live);
       // The protocol wants the whole conversation streamed back before the load answers.
-      const kindOf = kindLookup(loaded.agent);
+      const kindOf = kindLookup(loaded.tools);
       for (const update of replayUpdates(loaded.history, kindOf))
         await context.notify(methods.client.session.update, { sessionId: loaded.id, update });
       return {};
@@ -145,7 +146,7 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
         );
       const turn = new AbortController();
       live.turn = turn;
-      live.translator = new UpdateTranslator(kindLookup(live.hosted.agent));
+      live.translator = new UpdateTranslator(kindLookup(live.hosted.tools));
       try {
         const run = live.hosted.run(prepared.prompt, turn.signal);
         for (let step = await run.next(); ; step = await run.next()) {
@@ -258,6 +259,6 @@ function asRequestError(error: unknown): never {
   throw RequestError.internalError(undefined, error instanceof Error ? error.message : String(error));
 }
 
-function kindLookup(agent: Agent) {
-  return (name: string) => agent.options.tools.find((tool) => tool.name === name)?.kind;
+function kindLookup(tools: readonly Tool[]) {
+  return (name: string) => tools.find((tool) => tool.name === name)?.kind;
 }

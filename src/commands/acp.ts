@@ -14,6 +14,7 @@ import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionsDirFor } from "../stored-sessions.ts";
 import { findSessionByPrefix } from "../session/session-list.ts";
 import { lockAndReadSession, type LockedSession } from "../session/session-lock.ts";
+import { BUILT_IN_COMMANDS } from "../ui/slash-commands.ts";
 import { VERSION } from "../version.ts";
 
 const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--api <wire>]
@@ -82,6 +83,7 @@ function hostFor(
       );
     const session = await createSession({
       cwd,
+      reservedCommands: BUILT_IN_COMMANDS,
       env,
       choice,
       resumed,
@@ -96,7 +98,7 @@ function hostFor(
       mcpServers: mcpServers.map(toServerConfig),
       warn: (message) => process.stderr.write(`harness: ${message}\n`),
     });
-    return { id: session.id, agent: session.agent, run: session.run, close: session.close };
+    return { id: session.id, tools: session.tools, run: session.run, close: session.close };
   };
   return {
     name: "harness",

@@ -3,7 +3,7 @@
 // `harness worker`). `harness batch report a.jsonl [b.jsonl ...]`: what runs added up to.
 import { resolve } from "node:path";
 import { countOf } from "../core/helpers.ts";
-import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { parseFlags, PROVIDER_FLAGS, type Flags } from "../cli-args.ts";
 import { ConfigError } from "../config.ts";
 import { loadConfigFile } from "../config-file.ts";
 import { openRun, pendingTasks } from "../batch/batch-run.ts";
@@ -60,27 +60,9 @@ const BATCH_FLAGS = [
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "report") return runReport(argv.slice(1));
-  let flags;
-  let tasksPath: string;
-  let target: QueueTarget | undefined;
-  try {
-    const parsed = parseFlags(argv, BATCH_FLAGS, { positionals: true });
-    flags = parsed.flags;
-    if (flags.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    if (parsed.positionals.length !== 1) throw new Error("give one tasks file");
-    tasksPath = parsed.positionals[0];
-    target = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
-    if (target && flags["base-url"] !== undefined)
-      throw new Error(
-        "--base-url is not sent to workers (it says where they send their keys): give it to each `harness worker`",
-      );
-  } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const args = parseBatchArgs(argv);
+  if (typeof args === "number") return args;
+  const { flags, tasksPath, target } = args;
   const settings = settingsFromFlags(flags);
   let tasks;
   let config;
@@ -131,42 +113,8 @@ export async function run(argv: string[]): Promise<number> {
     process.on("SIGTERM", onSignal);
     const writer = new ResultsWriter(outPath);
     try {
-      if (target) {
-        const { runQueueBatch } = await import("../batch/queue-batch.ts");
-        await runQueueBatch({
-          target,
-          runId: run.runId,
-          tasks: pending,
-          settings,
-          writer,
-          progress,
-          budget,
-          signal: controller.signal,
-        });
-      } else {
-        const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
-        await runLocalBatch({
-          tasks: pending,
-          concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
-          run: {
-            ...taskRunOptions({
-              env: process.env,
-              config,
-              provider: settings.provider,
-              workRoot,
-              withSnapshots: Boolean(flags.snapshots),
-              groups: reaper,
-            }),
-            runId: run.runId,
-            settings,
-            budget,
-          },
-          writer,
-          progress,
-          signal: controller.signal,
-          rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
-        });
-      }
+      const batch = { flags, config, reaper, outPath, runId: run.runId, settings, writer, progress, budget };
+      await runPending(batch, target, pending, controller.signal);
     } catch (error) {
       if (!(error instanceof QueueUrlError)) throw error;
       progress.close();
@@ -189,6 +137,77 @@ export async function run(argv: string[]): Promise<number> {
     reaper.close();
     unlock();
   }
+}
+
+type BatchFlags = Flags<(typeof BATCH_FLAGS)[number]>;
+
+/** The flags, the tasks file and the queue, or the exit code of a usage error (already reported). */
+function parseBatchArgs(argv: string[]): { flags: BatchFlags; tasksPath: string; target?: QueueTarget } | number {
+  try {
+    const parsed = parseFlags(argv, BATCH_FLAGS, { positionals: true });
+    const { flags } = parsed;
+    if (flags.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (parsed.positionals.length !== 1) throw new Error("give one tasks file");
+    const target = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
+    if (target && flags["base-url"] !== undefined)
+      throw new Error(
+        "--base-url is not sent to workers (it says where they send their keys): give it to each `harness worker`",
+      );
+    return { flags, tasksPath: parsed.positionals[0], target };
+  } catch (error) {
+    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+}
+
+/** The run's pending tasks, on a queue for workers or on this machine. */
+async function runPending(
+  batch: {
+    flags: BatchFlags;
+    config: ReturnType<typeof loadConfigFile>;
+    reaper: Reaper;
+    outPath: string;
+    runId: string;
+    settings: ReturnType<typeof settingsFromFlags>;
+    writer: ResultsWriter;
+    progress: BatchProgress;
+    budget: CostBudget | undefined;
+  },
+  target: QueueTarget | undefined,
+  pending: ReturnType<typeof pendingTasks>,
+  signal: AbortSignal,
+): Promise<void> {
+  const { flags, runId, settings, writer, progress, budget } = batch;
+  if (target) {
+    const { runQueueBatch } = await import("../batch/queue-batch.ts");
+    await runQueueBatch({ target, runId, tasks: pending, settings, writer, progress, budget, signal });
+    return;
+  }
+  const workRoot = resolve(flags.workdir ?? `${batch.outPath.replace(/\.jsonl$/, "")}.work`);
+  await runLocalBatch({
+    tasks: pending,
+    concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+    run: {
+      ...taskRunOptions({
+        env: process.env,
+        config: batch.config,
+        provider: settings.provider,
+        workRoot,
+        withSnapshots: Boolean(flags.snapshots),
+        groups: batch.reaper,
+      }),
+      runId,
+      settings,
+      budget,
+    },
+    writer,
+    progress,
+    signal,
+    rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
+  });
 }
 
 /** The closing lines: how many tasks of the run have results, the predictions file; the exit code. */

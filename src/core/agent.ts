@@ -18,8 +18,8 @@ import {
   type UserMessage,
 } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
-import { runToolCalls, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
-import { toToolSpec, type Tool, type ToolContext } from "./tool.ts";
+import { runToolCalls, toolHooksOf, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
+import { toToolSpec, type SessionToolContext, type Tool, type ToolContext } from "./tool.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;
@@ -37,20 +37,10 @@ export interface AgentOptions extends ToolCallHooks {
   approve?: ApproveFn;
   retry?: RetryPolicy;
   sessionId?: string;
-  /** The environment tools run commands with (see ToolContext.env). */
-  env?: Record<string, string | undefined>;
+  /** What every tool call gets from the session (environment, sandbox, spill folder, secrets...), passed on whole. */
+  toolContext?: SessionToolContext;
   /** Automatic compaction within this context window; absent = never compact on its own. */
   context?: ContextOptions;
-  /** Where over-long tool output is saved in full (see ToolContext.spillDir). */
-  spillDir?: string;
-  /** Credential values kept out of spill files (see ToolContext.secrets). */
-  secrets?: readonly string[];
-  /** Runs commands inside a sandbox (see ToolContext.wrapCommand). */
-  wrapCommand?(argv: string[], cwd: string): string[];
-  /** Where recursive reads do not go (see ToolContext.unwalked). */
-  unwalked?: string[];
-  /** Tools' state that outlives a run (see ToolContext.sessionState). */
-  sessionState?: Map<string, unknown>;
   /**
    * Messages the user typed while the run worked (the chat's queue). Called after each batch of
    * tool results, before the next model call: the only point where a user message keeps every
@@ -128,6 +118,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
   const context = toolContextFor(options, signal);
+  const hooks = toolHooksOf(options);
   let invalidJsonTurns = 0;
   while (true) {
     if (signal.aborted) return { reason: "aborted" };
@@ -155,7 +146,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
       return endOfReply(reply, options.maxTokens);
     }
     const replyWasCut = reply.stopReason === "length";
-    const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks: options });
+    const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks });
     messages.push(...batch.results);
     for (const { model, usage } of batch.spent) {
       // Subagents' model calls are this run's cost too, priced at the model each ran on.
@@ -190,19 +181,9 @@ function endOfReply(reply: AssistantMessage, maxTokens: number | undefined): Run
 
 const INVALID_JSON_ERROR = `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`;
 
-/** What every tool call of one run shares: the folder, the signal, and the run's limits and confinement. */
+/** What every tool call of one run shares: the session's part as given, the folder, the signal and the run's state. */
 function toolContextFor(options: RunOptions, signal: AbortSignal): ToolContext {
-  return {
-    cwd: options.cwd,
-    signal,
-    state: new Map<string, unknown>(),
-    sessionState: options.sessionState,
-    env: options.env,
-    spillDir: options.spillDir,
-    secrets: options.secrets,
-    wrapCommand: options.wrapCommand,
-    unwalked: options.unwalked,
-  };
+  return { ...options.toolContext, cwd: options.cwd, signal, state: new Map<string, unknown>() };
 }
 
 function userMessageOf(prompt: string | UserContent): UserMessage {

@@ -39,28 +39,43 @@ export interface ApprovalRequest {
  * again where it really is when the tool opens it (ToolContext.checkAtUse).
  */
 export type ApprovalDecision =
-  | { allow: true; checkAtUse?: (real: string) => Promise<string | undefined> }
+  | { allow: true; checkAtUse?: ToolContext["checkAtUse"] }
   | { allow: false; reason?: string };
 
 /**
- * Callbacks around every tool call that gets past approval (the library's hook points; the
- * CLI's command hooks are built on them). They may block a call, rewrite its input (which is
- * validated against the tool's schema again), or replace the content the model sees.
+ * One hook around every tool call that gets past approval (the CLI's command hooks are one; an
+ * after-edit step such as a formatter is another). Hooks run in list order, before the call and
+ * again after it: the first to block stops the call; each sees the input and the result as the
+ * hooks before it left them.
  */
-export interface ToolCallHooks {
-  /** After approval, before the run: `block` refuses the call with that reason; `input` replaces the arguments. */
+export interface ToolHook {
+  /** After approval, before the run: `block` refuses the call with that reason; `input` replaces the arguments (validated against the tool's schema again). */
   beforeToolCall?(
     call: ToolCallPart,
     input: unknown,
     signal: AbortSignal,
   ): Promise<{ block?: string; input?: unknown } | void>;
-  /** After the run: `content` replaces what the model gets back. */
+  /** After the run: `content` replaces what the model gets back. The result lists the files it changed (`changedFiles`). */
   afterToolCall?(
     call: ToolCallPart,
     result: ToolOutput,
     input: unknown,
     signal: AbortSignal,
   ): Promise<{ content?: string } | void>;
+}
+
+/**
+ * The library's hook points: `toolHooks`, in order, after the one hook the two callbacks of
+ * the options themselves make (kept so a single pair needs no list).
+ */
+export interface ToolCallHooks extends ToolHook {
+  toolHooks?: readonly ToolHook[];
+}
+
+/** The hooks a run's options name, in the order they run. */
+export function toolHooksOf(hooks: ToolCallHooks): ToolHook[] {
+  const own = hooks.beforeToolCall || hooks.afterToolCall ? [hooks] : [];
+  return [...own, ...(hooks.toolHooks ?? [])];
 }
 
 /** What a batch of calls came to: results in call order, how many had broken JSON, and the tokens the tools spent. */
@@ -79,7 +94,8 @@ export interface ToolBatchOptions {
   approve?: ApproveFn;
   /** The reply stopped at its output limit: a call whose JSON is broken was cut off, and the model is told so. */
   replyWasCut: boolean;
-  hooks?: ToolCallHooks;
+  /** Run in this order around each approved call (ToolHook). */
+  hooks?: readonly ToolHook[];
 }
 
 /** A call after its arguments were checked: ready to run (once approved), or failed with its result. */
@@ -105,7 +121,7 @@ type Prepared =
  */
 export async function* runToolCalls(
   calls: ToolCallPart[],
-  { tools, context, approve, replyWasCut, hooks = {} }: ToolBatchOptions,
+  { tools, context, approve, replyWasCut, hooks = [] }: ToolBatchOptions,
 ): AsyncGenerator<AgentEvent, ToolBatchResult> {
   const prepared = calls.map((call) => prepare(call, tools, context.cwd, replyWasCut));
   const invalidJsonCount = prepared.filter((p) => p.kind === "failed" && p.isInvalidJson).length;
@@ -233,7 +249,7 @@ async function runConcurrently(
   prepared: Prepared[],
   context: ToolContext,
   queue: AsyncQueue<AgentEvent>,
-  hooks: ToolCallHooks,
+  hooks: readonly ToolHook[],
 ): Promise<ToolOutput[]> {
   const chains = new Map<string, Promise<unknown>>();
   const inSlot = slots(MAX_CONCURRENT_TOOL_CALLS);
@@ -292,13 +308,13 @@ async function runOne(
   prepared: Runnable,
   context: ToolContext,
   queue: AsyncQueue<AgentEvent>,
-  hooks: ToolCallHooks,
+  hooks: readonly ToolHook[],
 ): Promise<ToolOutput> {
   const { call, tool } = prepared;
   const started = Date.now();
   let item = prepared;
-  if (hooks.beforeToolCall && !context.signal.aborted) {
-    const checked = await checkBefore(hooks.beforeToolCall, prepared, context);
+  if (!context.signal.aborted) {
+    const checked = await checkBefore(hooks, prepared, context);
     if (checked.kind === "failed") {
       queue.push({
         type: "tool_end",
@@ -330,7 +346,7 @@ async function runOne(
       };
     }
     if (context.signal.aborted) output = { ...output, content: `${output.content}\n[interrupted by the user]` };
-    if (hooks.afterToolCall) output = await checkAfter(hooks.afterToolCall, item, output, context.signal);
+    output = await checkAfter(hooks, item, output, context.signal);
     output = limitToolOutput(output, call.id, context); // what the model and the session get is bounded
   }
   queue.push({
@@ -346,9 +362,25 @@ async function runOne(
   return output;
 }
 
-/** Runs `beforeToolCall`: a block, a throw or a rewrite that fails validation means the call does not run. */
+/** Runs each hook's `beforeToolCall` in order, on the input the ones before left. */
 async function checkBefore(
-  before: NonNullable<ToolCallHooks["beforeToolCall"]>,
+  hooks: readonly ToolHook[],
+  item: Runnable,
+  context: ToolContext,
+): Promise<Runnable | { kind: "failed"; failed: ToolOutput }> {
+  let checked = item;
+  for (const hook of hooks) {
+    if (!hook.beforeToolCall) continue;
+    const next = await checkBeforeOne(hook.beforeToolCall.bind(hook), checked, context);
+    if (next.kind === "failed") return next;
+    checked = next;
+  }
+  return checked;
+}
+
+/** One `beforeToolCall`: a block, a throw or a rewrite that fails validation means the call does not run. */
+async function checkBeforeOne(
+  before: NonNullable<ToolHook["beforeToolCall"]>,
   item: Runnable,
   context: ToolContext,
 ): Promise<Runnable | { kind: "failed"; failed: ToolOutput }> {
@@ -390,20 +422,28 @@ async function checkBefore(
   return { ...item, input: parsed.input, summary: tool.describe?.(parsed.input, context.cwd) ?? tool.name };
 }
 
-/** Runs `afterToolCall`; a throw keeps the tool's result and adds a note, since the tool already ran. */
+/**
+ * Runs each hook's `afterToolCall` in order, on the result the ones before left; a throw keeps
+ * that result and adds a note, since the tool already ran.
+ */
 async function checkAfter(
-  after: NonNullable<ToolCallHooks["afterToolCall"]>,
+  hooks: readonly ToolHook[],
   item: Runnable,
   output: ToolOutput,
   signal: AbortSignal,
 ): Promise<ToolOutput> {
-  try {
-    const verdict = await after(item.call, output, item.input, signal);
-    return verdict?.content === undefined ? output : { ...output, content: verdict.content };
-  } catch (error) {
-    return {
-      ...output,
-      content: `${output.content}\n[an afterToolCall hook failed: ${error instanceof Error ? error.message : String(error)}]`,
-    };
+  let result = output;
+  for (const hook of hooks) {
+    if (!hook.afterToolCall) continue;
+    try {
+      const verdict = await hook.afterToolCall(item.call, result, item.input, signal);
+      if (verdict?.content !== undefined) result = { ...result, content: verdict.content };
+    } catch (error) {
+      result = {
+        ...result,
+        content: `${result.content}\n[an afterToolCall hook failed: ${error instanceof Error ? error.message : String(error)}]`,
+      };
+    }
   }
+  return result;
 }

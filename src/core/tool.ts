@@ -9,12 +9,14 @@ import type { ToolSpec } from "./provider.ts";
  */
 export type ToolKind = "read" | "edit" | "execute";
 
-/** What a tool handler gets besides its arguments. Tools never read process.cwd(). */
-export interface ToolContext {
-  cwd: string;
-  signal: AbortSignal;
-  /** Per-run state shared by tools (e.g. which files the model has read, and when). */
-  state: Map<string, unknown>;
+/** Builds the command line that runs `argv` inside a sandbox (`bwrap ... -- bash -c cmd`), in `cwd`. */
+export type WrapCommand = (argv: string[], cwd: string) => string[];
+
+/**
+ * The part of a tool's context a session sets once, the same for every call: given to the
+ * Agent as one object (AgentOptions.toolContext) and passed on whole to each call's context.
+ */
+export interface SessionToolContext {
   /** State that outlives a run, shared by tools for the whole session (its background processes); absent: none. */
   sessionState?: Map<string, unknown>;
   /** The environment commands run with (secrets already removed); defaults to process.env. */
@@ -23,27 +25,48 @@ export interface ToolContext {
   spillDir?: string;
   /** Credential values to redact from what tools write down (spill files), besides the key shapes redact.ts knows. */
   secrets?: readonly string[];
-  /** The id of the call being run (names its spill file). */
-  callId?: string;
-  /** Rewrites a command's argv to run it inside a sandbox (`bwrap ... -- bash -c cmd`); absent: run as is. */
-  wrapCommand?(argv: string[], cwd: string): string[];
-  /**
-   * The permission check again, at the moment a file tool opens its file: `real` is where the
-   * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
-   * from the approval (ApprovalDecision.checkAtUse); absent: no check.
-   */
-  checkAtUse?(real: string): Promise<string | undefined>;
+  /** Runs commands inside a sandbox; absent: run as is. */
+  wrapCommand?: WrapCommand;
   /**
    * Real paths a recursive read (grep, list_files, glob) never enters on its way: credential
    * folders, harness's own state, /proc and /sys. One the search starts inside is not skipped
    * (the policy already allowed that).
    */
   unwalked?: string[];
+}
+
+/** What a tool handler gets besides its arguments: the session's part, and the run's and the call's. Tools never read process.cwd(). */
+export interface ToolContext extends SessionToolContext {
+  cwd: string;
+  signal: AbortSignal;
+  /** Per-run state shared by tools (e.g. which files the model has read, and when). */
+  state: Map<string, unknown>;
+  /** The id of the call being run (names its spill file). */
+  callId?: string;
+  /**
+   * The permission check again, at the moment a file tool opens its file: `real` is where the
+   * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
+   * from the approval (ApprovalDecision.checkAtUse); absent: no check.
+   */
+  checkAtUse?(real: string, access: "read" | "write"): Promise<string | undefined>;
   /**
    * Sends an event into the run's stream while the call works, in order with the run's own
    * (a subagent's progress, wrapped by the task tool). Set per call by the loop.
    */
   emit?(event: AgentEvent): void;
+}
+
+/**
+ * What a call touches, declared by its tool as a function of the validated input: the files it
+ * reads or writes (absolute, or relative to cwd), the shell command it runs, the URL it fetches.
+ * The permission policy, the approver and the check at the moment of use judge these, never an
+ * argument's name or a tool's name. `{}` says the call touches none of them (todo).
+ */
+export interface ToolEffects {
+  reads?: string[];
+  writes?: string[];
+  command?: string;
+  fetches?: string;
 }
 
 /** A tool's answer. `content` goes to the model; `summary` is the one-line trace for people. */
@@ -57,6 +80,13 @@ export interface ToolOutput {
   images?: ImagePart[];
   /** Tokens the tool itself spent on model calls (a subagent's run), by model: counted in the run's usage. */
   spent?: ModelUsage[];
+  /**
+   * Absolute paths (as named, not through symlinks) of the files the call changed, for after-edit
+   * hooks (ToolHook). write_file and edit_file set it. bash does not: which files a command
+   * changed takes a scan of the workspace after every command (undo snapshots once per turn,
+   * before the first change, not per call), so a hook that wants a command's changes scans itself.
+   */
+  changedFiles?: string[];
 }
 
 /** A tool: its schema and handler side by side, declared once. */
@@ -82,6 +112,13 @@ export interface Tool<Input = any> {
   describe?(input: Input, cwd: string): string;
   /** Calls with the same key run one after another, in order (e.g. two edits of one file). */
   lockKey?(input: Input, cwd: string): string | undefined;
+  /**
+   * What a call touches (ToolEffects). A `read` or `edit` tool without it is asked about in
+   * every mode: nothing can tell which files it would use.
+   */
+  effects?(input: Input, cwd: string): ToolEffects;
+  /** The change a call would make, as a unified diff, for the approval question; computed with the tool's own logic. */
+  preview?(input: Input, cwd: string): Promise<string | undefined>;
   run(input: Input, context: ToolContext): Promise<ToolOutput | string>;
 }
 
@@ -94,6 +131,8 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   parameters?: Record<string, unknown>;
   describe?(input: z.infer<Schema>, cwd: string): string;
   lockKey?(input: z.infer<Schema>, cwd: string): string | undefined;
+  effects?(input: z.infer<Schema>, cwd: string): ToolEffects;
+  preview?(input: z.infer<Schema>, cwd: string): Promise<string | undefined>;
   run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
 }): Tool<z.infer<Schema>> {
   return tool as Tool<z.infer<Schema>>;

@@ -1,11 +1,11 @@
-// Command hooks, built on the loop's typed callbacks (beforeToolCall / afterToolCall). The
+// Command hooks: one entry of the loop's ordered tool hooks (core/run-tools.ts ToolHook). The
 // protocol is Claude Code's: the event as JSON on stdin; exit 0 = go on (stdout may be JSON);
 // exit 2 = block (stderr goes to the model); any other exit = a non-blocking error, reported
 // on stderr. A hook that outlives its timeout is killed and the call goes ahead, with a note
 // to the model and on stderr, as Claude Code does (a hook is a check the user added, not a
 // sandbox: a hung checker should not wedge the session).
 import type { RunResult } from "../core/events.ts";
-import type { ToolCallHooks } from "../core/run-tools.ts";
+import type { ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
 import type { CommandHook, HookEventName } from "./settings.ts";
@@ -19,9 +19,10 @@ export interface CommandHookContext {
   warn(message: string): void;
 }
 
-/** The tool-call callbacks plus the session-level points, ready to wire into an Agent. */
+/** The tool hook plus the session-level points, ready to wire into an Agent. */
 export interface CommandHooks {
-  toolHooks: ToolCallHooks;
+  /** PreToolUse and PostToolUse, as one entry of the agent's tool hooks. */
+  toolHooks: ToolHook;
   /** The session id hooks are told (`session_id`); the agent they serve sets it. Null when there are no sessions. */
   sessionId: () => string | undefined;
   /** Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their matcher sees. */
@@ -69,7 +70,7 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       signal,
     });
 
-  const toolHooks: ToolCallHooks = {
+  const toolHooks: ToolHook = {
     async beforeToolCall(call, input, signal) {
       let current = input;
       let isRewritten = false;

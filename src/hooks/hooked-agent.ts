@@ -3,14 +3,15 @@ import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { CommandHooks } from "./command-hooks.ts";
 
 /**
- * An Agent whose tool calls go through the command hooks and whose every run ends with the
+ * An Agent whose tool calls go through the command hooks (the first of its tool hooks, so a
+ * PreToolUse hook's refusal holds before any other hook runs) and whose every run ends with the
  * Stop hooks. The CLI (one-shot, stream input and chat) and the ACP server use it.
  */
 export class HookedAgent extends Agent {
   private readonly hooks: CommandHooks;
 
   constructor(options: ConstructorParameters<typeof Agent>[0], hooks: CommandHooks) {
-    super({ ...options, ...hooks.toolHooks });
+    super({ ...options, toolHooks: [hooks.toolHooks, ...(options.toolHooks ?? [])] });
     this.hooks = hooks;
     hooks.sessionId = () => this.options.sessionId;
   }

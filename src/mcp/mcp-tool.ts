@@ -56,6 +56,15 @@ export function toHarnessTool(
     input: z.record(z.string(), z.unknown()),
     parameters: { type: "object", ...parameters },
     describe: (input) => `${server}: ${info.name} ${oneLine(JSON.stringify(input))}`,
+    // A read-only tool is judged as a read of its `path` argument (the working directory without
+    // one), as before effects were declared: the server does the reading, but a read-only claim
+    // should not carry it to a credential unasked. The schema is the server's, so this is the one
+    // place an argument name is read. Other tools declare nothing and are asked about by kind.
+    ...(info.annotations?.readOnlyHint
+      ? {
+          effects: (input: Record<string, unknown>) => ({ reads: [typeof input.path === "string" ? input.path : "."] }),
+        }
+      : {}),
     async run(input, context): Promise<ToolOutput> {
       const result = await call(info.name, input, context.signal);
       const { text, images } = await resultParts(result.content ?? [], result.structuredContent, async (data) => {

@@ -3,7 +3,7 @@
 import { assertNever } from "../core/messages.ts";
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
 import { pathsOfCall, realTarget } from "./path-policy.ts";
-import { decide, type Decision, type PermissionPolicy } from "./policy.ts";
+import { decide, decideEffects, type Decision, type PermissionPolicy } from "./policy.ts";
 import type { Rule } from "./rules.ts";
 
 /** A call put to the person. */
@@ -36,9 +36,6 @@ export type DelegateApprovalFn = (
   signal: AbortSignal,
 ) => Promise<ApprovalAnswer | undefined>;
 
-/** The diff an edit would make, computed before it runs (see tools/preview-change.ts). */
-export type PreviewFn = (request: ApprovalRequest) => Promise<string | undefined>;
-
 export interface ApproverOptions {
   policy: PermissionPolicy;
   /** The working directory tools resolve relative paths against (the workspace, before symlinks are resolved). */
@@ -47,7 +44,6 @@ export interface ApproverOptions {
   ask?: AskApprovalFn;
   /** Instead of `ask`: a front end with its own approval dialogue (an editor over ACP) answers what the rules leave open. */
   delegate?: DelegateApprovalFn;
-  preview?: PreviewFn;
   /** With no `ask` or `delegate`: told of each call refused for want of someone to approve it, and what would have allowed it. */
   onRefused?: (summary: string, wouldAllow: string) => void;
 }
@@ -78,7 +74,8 @@ export function createApprover(options: ApproverOptions): ApproveFn {
         };
       return { allow: false, reason: "no one was there to approve it (headless run without --yes or an allow rule)" };
     }
-    const diff = await options.preview?.(request).catch(() => undefined);
+    // The diff comes from the tool's own preview (an edit's change), for a person and an editor alike.
+    const diff = await request.tool.preview?.(request.input, options.cwd).catch(() => undefined);
     const question: ApprovalQuestion = {
       summary: request.summary,
       why: decision.why,
@@ -117,7 +114,7 @@ function wouldAllow(request: ApprovalRequest, decision: Extract<Decision, { type
 
 /** Where the files a call names really are, as judged when the person approved it. */
 export async function approvedTargets(request: ApprovalRequest, cwd: string): Promise<string[]> {
-  return Promise.all(pathsOfCall(request.tool, request.input, cwd).map(realTarget));
+  return Promise.all(pathsOfCall(request.tool, request.input, cwd).map((file) => realTarget(file.path)));
 }
 
 /**
@@ -133,9 +130,10 @@ export function allowWithCheck(
   sessionRules: Rule[],
   approvedByPerson: string[],
 ): ApprovalDecision {
-  if (request.tool.kind === "execute") return { allow: true };
-  const checkAtUse = async (real: string): Promise<string | undefined> => {
-    const now = await decide(request.tool, { ...(request.input as object), path: real }, cwd, policy, sessionRules);
+  if (pathsOfCall(request.tool, request.input, cwd).length === 0) return { allow: true };
+  const checkAtUse = async (real: string, access: "read" | "write"): Promise<string | undefined> => {
+    const effects = access === "read" ? { reads: [real] } : { writes: [real] };
+    const now = await decideEffects(request.tool, effects, policy, sessionRules);
     switch (now.type) {
       case "allow":
         return undefined;

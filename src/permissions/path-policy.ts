@@ -2,33 +2,39 @@
 // that is inside the workspace.
 import { readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import type { Tool } from "../core/tool.ts";
+import type { Tool, ToolEffects } from "../core/tool.ts";
 
 /** Symlinks followed in a chain before giving up (the kernel's own limit is 40). */
 const MAX_SYMLINKS = 40;
 
-/**
- * The paths a file tool's call touches, absolute but not yet resolved: its `path` argument
- * (a folder tool defaults to the working directory), and for `glob` the fixed start of its
- * pattern too, since `../../etc/*` reaches out by itself. Commands have none: the sandbox
- * bounds those.
- */
-export function pathsOfCall(tool: Tool, input: unknown, cwd: string): string[] {
-  if (tool.kind === "execute") return [];
-  const args = (input ?? {}) as Record<string, unknown>;
-  const base = path.resolve(cwd, typeof args.path === "string" ? args.path : ".");
-  const paths = [base];
-  if (tool.name === "glob" && typeof args.pattern === "string")
-    paths.push(path.resolve(base, staticPrefix(args.pattern)));
-  return paths;
+/** One file a call touches, absolute but not yet resolved, and how. */
+export interface TouchedPath {
+  path: string;
+  access: "read" | "write";
 }
 
-/** The part of a glob before its first wildcard, cut back to a whole folder. */
-function staticPrefix(pattern: string): string {
-  const wildcard = pattern.search(/[*?[{]/);
-  if (wildcard === -1) return pattern;
-  const slash = pattern.lastIndexOf("/", wildcard);
-  return slash === -1 ? "." : pattern.slice(0, slash) || "/";
+/**
+ * What a call declares it touches (Tool.effects), with its paths made absolute; undefined when
+ * its tool declares nothing. Never guessed from argument or tool names: a tool that declares
+ * nothing is asked about (policy.ts).
+ */
+export function effectsOfCall(tool: Tool, input: unknown, cwd: string): ToolEffects | undefined {
+  const effects = tool.effects?.(input, cwd);
+  if (!effects) return undefined;
+  const absolute = (paths: string[] | undefined) => paths?.map((file) => path.resolve(cwd, file));
+  return { ...effects, reads: absolute(effects.reads), writes: absolute(effects.writes) };
+}
+
+/** The files a call declares, reads first; none for a tool that declares nothing or only a command or URL. */
+export function pathsOfCall(tool: Tool, input: unknown, cwd: string): TouchedPath[] {
+  return touchedPaths(effectsOfCall(tool, input, cwd));
+}
+
+export function touchedPaths(effects: ToolEffects | undefined): TouchedPath[] {
+  return [
+    ...(effects?.reads ?? []).map((file): TouchedPath => ({ path: file, access: "read" })),
+    ...(effects?.writes ?? []).map((file): TouchedPath => ({ path: file, access: "write" })),
+  ];
 }
 
 /**

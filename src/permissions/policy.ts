@@ -1,10 +1,10 @@
 // The permission policy as data, and the one function that applies it to a tool call:
 // allow, deny (with the reason the model gets) or ask the person.
 import { assertNever } from "../core/messages.ts";
-import type { Tool } from "../core/tool.ts";
+import type { Tool, ToolEffects } from "../core/tool.ts";
 import path from "node:path";
 import { isInside } from "../core/is-inside.ts";
-import { pathsOfCall, realTarget } from "./path-policy.ts";
+import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
 import { denyViews, uncheckable, unwrap } from "./command-views.ts";
 import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { protectedPart } from "./protected-paths.ts";
@@ -53,7 +53,10 @@ export type Decision =
 
 const SESSION = "this session";
 
-/** Applies the policy, plus rules added this session, to one call. Deny wins over everything. */
+/**
+ * Applies the policy, plus rules added this session, to one call, by what its tool declares it
+ * touches (Tool.effects), never by argument or tool names. Deny wins over everything.
+ */
 export async function decide(
   tool: Tool,
   input: unknown,
@@ -61,21 +64,45 @@ export async function decide(
   policy: PermissionPolicy,
   sessionRules: Rule[],
 ): Promise<Decision> {
+  return decideEffects(tool, effectsOfCall(tool, input, cwd), policy, sessionRules);
+}
+
+/** `decide` for effects already known, paths absolute (the check at the moment of use judges one real path so). */
+export async function decideEffects(
+  tool: Tool,
+  effects: ToolEffects | undefined,
+  policy: PermissionPolicy,
+  sessionRules: Rule[],
+): Promise<Decision> {
   const allow = [...policy.allow, ...sessionRules];
   const toolDeny = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
   if (toolDeny) return deny(toolDeny, `${tool.name} calls`);
-  if (tool.name === "bash") return decideCommand(String((input as { command?: unknown }).command ?? ""), policy, allow);
-  if (tool.name === "web_fetch") return decideFetch(String((input as { url?: unknown }).url ?? ""), policy, allow);
+  if (effects?.command !== undefined) return decideCommand(tool, effects.command, policy, allow);
+  if (effects?.fetches !== undefined) return decideFetch(tool, effects.fetches, policy, allow);
+  // Fail closed: a file tool that does not say which files it uses cannot be checked, so only a
+  // person may allow a call, this once (an execute tool is asked about by its kind below).
+  if (!effects && tool.kind !== "execute")
+    return {
+      type: "ask",
+      why: `${tool.name} does not declare which files it reads or writes, so its call cannot be checked`,
+      remember: [],
+      explicit: true,
+    };
 
   let mustAsk: string | undefined;
   let protectedWhy: string | undefined;
   const remember: Rule[] = [];
-  let isCoveredByPathRule = true;
-  const written = pathsOfCall(tool, input, cwd);
+  const touched = touchedPaths(effects);
+  // A call that names no file is covered by no path rule (an MCP tool that runs on its server).
+  let isCoveredByPathRule = touched.length > 0;
   // As written too, not only where it really is: `.harness/settings.json` through a symlinked
   // `.harness` is still the file harness reads its settings from.
-  if (tool.kind === "edit") protectedWhy = written.map(whyProtected).find(Boolean);
-  for (const target of await Promise.all(written.map(realTarget))) {
+  protectedWhy = touched
+    .filter((file) => file.access === "write")
+    .map((file) => whyProtected(file.path))
+    .find(Boolean);
+  const targets = await Promise.all(touched.map(async (file) => ({ ...file, path: await realTarget(file.path) })));
+  for (const { path: target, access } of targets) {
     const where = { workspace: policy.workspace, home: policy.home };
     const pathDeny = policy.deny.find(
       (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
@@ -87,7 +114,7 @@ export async function decide(
     if (!pathAllow) isCoveredByPathRule = false;
     const mayLeave =
       pathAllow?.trusted === true ||
-      (tool.kind === "read" && policy.readableGlobs.some((glob) => pathMatches(glob, target, where)));
+      (access === "read" && policy.readableGlobs.some((glob) => pathMatches(glob, target, where)));
     const system = SYSTEM_PATHS.find((folder) => isInside(target, folder));
     if (system)
       return {
@@ -102,7 +129,7 @@ export async function decide(
       };
     }
     const homeCode =
-      tool.kind === "edit" &&
+      access === "write" &&
       policy.sandbox !== "off" &&
       (policy.homeCodePaths ?? []).find((file) => isInside(target, file));
     if (homeCode)
@@ -110,9 +137,9 @@ export async function decide(
         type: "deny",
         reason: `${target} runs code when you next log in, open a shell or run git (${homeCode}); file tools do not change it while the sandbox is on. Tell the user what you wanted to change.`,
       };
-    protectedWhy ??= tool.kind === "edit" ? whyProtected(target) : undefined;
+    protectedWhy ??= access === "write" ? whyProtected(target) : undefined;
     if (mayLeave || [policy.workspace, ...policy.freeRoots].some((root) => isInside(target, root))) continue;
-    if (tool.kind === "edit" && policy.sandbox !== "off") {
+    if (access === "write" && policy.sandbox !== "off") {
       return {
         type: "deny",
         reason: `${target} is outside the workspace (${policy.workspace}); edits stay inside it. Work inside the workspace or ask the user to allow that path.`,
@@ -130,10 +157,10 @@ export async function decide(
   return { type: "ask", remember: [ruleFor(tool.name)] };
 }
 
-function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[]): Decision {
+function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, allow: Rule[]): Decision {
   const split = splitCommand(command);
   const covers = (rule: Rule, words: string[]) =>
-    rule.tool === "bash" && (rule.pattern === undefined || commandMatches(rule.pattern, words));
+    ruleNamesTool(rule, tool) && (rule.pattern === undefined || commandMatches(rule.pattern, words));
   for (const part of split.commands) {
     for (const view of denyViews(part)) {
       const rule = policy.deny.find((candidate) => covers(candidate, view));
@@ -142,12 +169,12 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   }
   // Fail closed for deny rules too: what the views cannot follow might be what a rule forbids, so
   // it is put to the person, in every mode (headless: refused, with the reason).
-  const denyRule = policy.deny.find((rule) => rule.tool === "bash" && rule.pattern !== undefined);
+  const denyRule = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined);
   const why = denyRule && split.commands.map((part) => uncheckable(part)).find(Boolean);
   if (denyRule && why)
     return {
       type: "ask",
-      why: `${why}, so the deny rule bash(${denyRule.pattern}) cannot be checked; write the command out plainly`,
+      why: `${why}, so the deny rule ${tool.name}(${denyRule.pattern}) cannot be checked; write the command out plainly`,
       remember: [],
       explicit: true,
     };
@@ -155,7 +182,7 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
   if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
   // A plain `bash` allow rule covers every command (a plain `bash` deny rule was handled before).
-  if (allow.some((rule) => rule.tool === "bash" && rule.pattern === undefined)) return { type: "allow" };
+  if (allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined)) return { type: "allow" };
   // Fail closed: what the splitter or the views cannot follow is asked about, whatever the rules say.
   if (split.unsure) return { type: "ask", why: `it uses ${split.unsure}, which rules cannot check`, remember: [] };
   const allowingRules = (words: string[]) => allow.filter((rule) => covers(rule, words));
@@ -173,7 +200,7 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
   return {
     type: "ask",
     why: undefined,
-    remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor("bash", prefix))),
+    remember: unique(unmatched.flatMap(rememberedPrefixes).map((prefix) => ruleFor(tool.name, prefix))),
   };
 }
 
@@ -181,17 +208,17 @@ function decideCommand(command: string, policy: PermissionPolicy, allow: Rule[])
  * Network approval for web_fetch, by host: `web_fetch(example.com)` covers that host,
  * `web_fetch(*.example.com)` its subdomains too. "Always" remembers the host. `--yes` allows.
  */
-function decideFetch(url: string, policy: PermissionPolicy, allow: Rule[]): Decision {
+function decideFetch(tool: Tool, url: string, policy: PermissionPolicy, allow: Rule[]): Decision {
   const host = URL.canParse(url) ? new URL(url).hostname.toLowerCase() : "";
   const covers = (rule: Rule) =>
-    rule.tool === "web_fetch" && (rule.pattern === undefined || domainMatches(rule.pattern, host));
+    ruleNamesTool(rule, tool) && (rule.pattern === undefined || domainMatches(rule.pattern, host));
   const rule = policy.deny.find(covers);
   if (rule) return deny(rule, `fetching from ${host}`);
   if (policy.mode === "all" || allow.some(covers)) return { type: "allow" };
   return {
     type: "ask",
     why: `it reaches the network (${host || url})`,
-    remember: host ? [ruleFor("web_fetch", host)] : [],
+    remember: host ? [ruleFor(tool.name, host)] : [],
   };
 }
 

@@ -9,7 +9,8 @@ import { kindOf } from "./file-kind.ts";
 import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { protectedMounts } from "./protected-entries.ts";
-import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
+import type { WrapCommand } from "../core/tool.ts";
+import type { SandboxPolicy } from "./sandbox-policy.ts";
 
 /**
  * Namespaces and privileges, the same for every command (and for the start-up probe):

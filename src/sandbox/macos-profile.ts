@@ -9,7 +9,8 @@
 // try it with `harness --approve all -p "touch ~/x"`.
 import path from "node:path";
 import { findProtectedEntries, GIT_CODE_PARTS } from "./protected-entries.ts";
-import type { SandboxPolicy, WrapCommand } from "./sandbox-policy.ts";
+import type { WrapCommand } from "../core/tool.ts";
+import type { SandboxPolicy } from "./sandbox-policy.ts";
 import { realOrSame } from "../core/real-path.ts";
 
 /** Folders every macOS command may write besides the workspace: the temp folders and the caches of per-user temp space. */

@@ -29,6 +29,3 @@ export interface SandboxPolicy {
   /** Whether commands may reach the network (loopback included). */
   network: boolean;
 }
-
-/** Builds the command line that runs `argv` inside the sandbox, in `cwd`. */
-export type WrapCommand = (argv: string[], cwd: string) => string[];

@@ -12,6 +12,7 @@ export const bashKill = defineTool({
   kind: "read",
   input: z.object({ id: z.number().int().positive() }),
   describe: (input) => `bash_kill ${input.id}`,
+  effects: () => ({}), // a process this session started; no file
   async run(input, context) {
     const job = backgroundJob(context, input.id);
     if (typeof job === "string") return { content: job, isError: true };

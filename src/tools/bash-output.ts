@@ -12,6 +12,7 @@ export const bashOutput = defineTool({
     wait: z.number().int().min(0).max(MAX_OUTPUT_WAIT_S).optional().describe("Seconds to wait first; less if it ends"),
   }),
   describe: (input) => `bash_output ${input.id}`,
+  effects: () => ({}), // output this session's process wrote; no file of the model's choosing
   async run(input, context) {
     const job = backgroundJob(context, input.id);
     if (typeof job === "string") return { content: job, isError: true };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { openSpillFile, spillDirOf } from "../core/output-spill.ts";
-import { defineTool } from "../core/tool.ts";
+import { defineTool, type WrapCommand } from "../core/tool.ts";
 import { startInBackground } from "./background-jobs.ts";
 import { BoundedCapture, KEEP_BYTES, outputForModel, type CapturedOutput, type SpillFile } from "./bounded-capture.ts";
 import { exitStatus, PIPE_DRAIN_MS, runHosted } from "./command-host.ts";
@@ -41,6 +41,8 @@ export const bash = defineTool({
     background: z.boolean().optional().describe("For servers and watchers: returns an id and the first output at once"),
   }),
   describe: (input) => `bash${input.background ? " (background)" : ""}> ${input.command}`,
+  // No files: the sandbox bounds what a command touches.
+  effects: (input) => ({ command: input.command }),
   async run(input, context) {
     const { cwd, signal, env, wrapCommand } = context;
     const quietEnv = { ...(env ?? process.env), ...QUIET_ENV };
@@ -92,7 +94,7 @@ export function runCommand(
     timeoutMs: number;
     signal: AbortSignal;
     openSpill?: () => SpillFile;
-    wrapCommand?(argv: string[], cwd: string): string[];
+    wrapCommand?: WrapCommand;
     secrets?: readonly string[];
   },
 ): Promise<CommandResult> {

@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
 import { killGroup } from "../core/helpers.ts";
+import type { WrapCommand } from "../core/tool.ts";
 import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
 
 /** Rewrites an argv to run inside the sandbox (ToolContext.wrapCommand). */
-type WrapCommand = (argv: string[], cwd: string) => string[];
 
 /** After SIGTERM, how long a process tree gets before SIGKILL. */
 export const KILL_GRACE_MS = 2000;

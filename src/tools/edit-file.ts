@@ -21,6 +21,8 @@ export const editFile = defineTool({
   }),
   describe: (input) => `edit ${input.path}`,
   lockKey: lockOnFile,
+  effects: (input, cwd) => ({ writes: [resolvePath(cwd, input.path)] }),
+  preview: (input, cwd) => previewEdit(input, cwd),
   async run(input, context) {
     const { cwd, state } = context;
     const { absolute, shown } = toolPath(cwd, input.path);
@@ -58,7 +60,7 @@ export const editFile = defineTool({
     }
     const diff = truncateMiddle(unifiedDiff(before, edited.after, shown));
     const count = edited.count === 1 ? "1 replacement" : `${edited.count} replacements`;
-    return { content: `Edited ${shown} (${count}):\n${diff}`, summary: count, diff };
+    return { content: `Edited ${shown} (${count}):\n${diff}`, summary: count, diff, changedFiles: [absolute] };
   },
 });
 

@@ -21,6 +21,11 @@ export const glob = defineTool({
     path: z.string().optional().describe("Folder to search (default: .)"),
   }),
   describe: (input) => `glob ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
+  // The folder, and the fixed start of the pattern too, since `../../etc/*` reaches out by itself.
+  effects: (input, cwd) => {
+    const base = resolvePath(cwd, input.path ?? ".");
+    return { reads: [base, path.resolve(base, staticPrefix(input.pattern))] };
+  },
   async run(input, { cwd, signal, unwalked }) {
     const { root, pattern } = splitStaticPrefix(
       resolvePath(cwd, input.path ?? "."),
@@ -56,6 +61,14 @@ export const glob = defineTool({
 });
 
 /** Moves the pattern's leading plain folders (and an absolute start) into the walk root, so `src/**` walks only src. */
+/** The part of a glob before its first wildcard, cut back to a whole folder. */
+function staticPrefix(pattern: string): string {
+  const wildcard = pattern.search(/[*?[{]/);
+  if (wildcard === -1) return pattern;
+  const slash = pattern.lastIndexOf("/", wildcard);
+  return slash === -1 ? "." : pattern.slice(0, slash) || "/";
+}
+
 function splitStaticPrefix(base: string, pattern: string): { root: string; pattern: string } {
   const segments = pattern.split("/");
   let root = path.isAbsolute(pattern) ? path.parse(pattern).root : base;

@@ -54,6 +54,7 @@ export const grep = defineTool({
     ignore_case: z.boolean().optional(),
   }),
   describe: (input) => `grep ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
+  effects: (input, cwd) => ({ reads: [resolvePath(cwd, input.path ?? ".")] }),
   async run(input, { cwd, signal, unwalked = [], env }) {
     const root = resolvePath(cwd, input.path ?? ".");
     const wrongPath = await pathError(cwd, root);

@@ -23,6 +23,7 @@ export const listFiles = defineTool({
     depth: z.number().int().min(1).max(MAX_DEPTH).optional().describe(`Levels to open (default ${DEFAULT_DEPTH})`),
   }),
   describe: (input) => `list ${input.path ?? "."}`,
+  effects: (input, cwd) => ({ reads: [resolvePath(cwd, input.path ?? ".")] }),
   async run(input, { cwd, signal, unwalked }) {
     const root = resolvePath(cwd, input.path ?? ".");
     const shown = displayPath(cwd, root);

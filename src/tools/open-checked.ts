@@ -33,7 +33,7 @@ export async function openChecked(
   let folder = await openFolder(target.folder);
   try {
     const real = path.join(await realPathOf(folder), ...target.missing, target.name);
-    const refusal = await call.context.checkAtUse?.(real);
+    const refusal = await call.context.checkAtUse?.(real, mode === "read" ? "read" : "write");
     if (refusal) return { error: `Error: ${refusal}` };
     if (target.missing.length > 0 && mode !== "write") return { error: `Error: ${real} does not exist.` };
     for (const name of target.missing) {

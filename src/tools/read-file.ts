@@ -6,7 +6,7 @@ import { defineTool, type ToolOutput } from "../core/tool.ts";
 import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
-import { isBinaryFile, pathError, toolPath } from "./paths.ts";
+import { isBinaryFile, pathError, resolvePath, toolPath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 
 export const readFile = defineTool({
@@ -21,6 +21,7 @@ export const readFile = defineTool({
   }),
   describe: (input) =>
     `read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}${input.limit ? ` (${input.limit} lines)` : ""}`,
+  effects: (input, cwd) => ({ reads: [resolvePath(cwd, input.path)] }),
   async run(input, context) {
     const { cwd, signal, state } = context;
     const { absolute, shown } = toolPath(cwd, input.path);

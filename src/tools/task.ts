@@ -59,6 +59,7 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
     kind: "read", // it does nothing itself: each of the subagent's calls is approved on its own
     // Without named agents there is nothing to name: the field is left out of what every request carries.
     input: (agents.length > 0 ? input : input.omit({ agent: true })) as typeof input,
+    effects: () => ({}), // each of the subagent's calls declares its own
     describe: (call) => `task${call.agent ? ` (${call.agent})` : ""}: ${firstLine(call.prompt)}`,
     run: (call, context) =>
       inPlace(async () => {

@@ -20,6 +20,7 @@ export const todo = defineTool({
     "Keep a short plan the user sees for multi-step work: send the whole list each time, marking one step in_progress as you start it and done when finished.",
   kind: "read",
   input,
+  effects: () => ({}), // the plan lives in the run's state, not in a file
   describe: (call) => `todo ${call.items.filter((item) => item.status === "done").length}/${call.items.length} done`,
   async run(call) {
     const lines = call.items.map(formatTodoItem);

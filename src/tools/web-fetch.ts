@@ -189,6 +189,7 @@ export const webFetch = defineTool({
   changesFiles: false,
   input: z.object({ url: z.string() }),
   describe: (call) => `fetch ${call.url}`,
+  effects: (call) => ({ fetches: call.url }),
   async run(call, context) {
     if (!URL.canParse(call.url))
       return {

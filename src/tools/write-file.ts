@@ -21,6 +21,8 @@ export const writeFile = defineTool({
   }),
   describe: (input) => `write ${input.path}`,
   lockKey: lockOnFile,
+  effects: (input, cwd) => ({ writes: [resolvePath(cwd, input.path)] }),
+  preview: (input, cwd) => previewWrite(input, cwd),
   async run(input, context) {
     const { cwd, state } = context;
     const { absolute, shown } = toolPath(cwd, input.path);
@@ -50,6 +52,7 @@ export const writeFile = defineTool({
       content: `${verb} ${shown} (${bytes} bytes, ${countOf(lines, "line")}).`,
       summary: `${verb.toLowerCase()} ${countOf(lines, "line")}`,
       diff: hasDiff ? truncateMiddle(unifiedDiff(before, input.content, shown)) : undefined,
+      changedFiles: [absolute],
     };
   },
 });

@@ -1,12 +1,9 @@
 // A first run with no key and no provider, at a terminal: offer the local model rather than
 // only an error. Headless runs get the error, which names `--provider local` among the choices.
+// The session factory asks this only when no provider is configured (SessionOptions.offerLocalModel).
 
-/** What the offer needs: how settings resolve now, and the terminal to ask on. */
-export interface LocalOfferOptions {
-  /** Resolves the provider settings as they stand; throws when none are configured. */
-  resolve: () => unknown;
-  isNoProvider: (error: unknown) => boolean;
-  isTerminal: boolean;
+/** The terminal to ask on. */
+export interface LocalOfferIo {
   ask: (question: string) => Promise<string | undefined>;
   /** The key variables that would choose a provider (`ANTHROPIC_API_KEY, ... or GEMINI_API_KEY`). */
   keyVariables: string;
@@ -18,17 +15,10 @@ const question = (keyVariables: string) =>
   "Run a model on this computer instead? The default one (Qwen3 4B, about 2.5 GB) is downloaded once\n" +
   "into $HARNESS_HOME/models, then it works offline, with no key. [y/N] ";
 
-/** True when the user chose `--provider local` here; false when there is nothing to offer or they declined. */
-export async function acceptsLocalModel(options: LocalOfferOptions): Promise<boolean> {
-  if (!options.isTerminal) return false;
-  try {
-    options.resolve();
-    return false;
-  } catch (error) {
-    if (!options.isNoProvider(error)) return false;
-  }
-  const answer = (await options.ask(question(options.keyVariables)))?.trim().toLowerCase();
+/** True when the user chose `--provider local` here; false when they declined. */
+export async function acceptsLocalModel(io: LocalOfferIo): Promise<boolean> {
+  const answer = (await io.ask(question(io.keyVariables)))?.trim().toLowerCase();
   if (answer !== "y" && answer !== "yes") return false;
-  options.write("harness: using --provider local (pass it next time, or set HARNESS_PROVIDER=local)\n");
+  io.write("harness: using --provider local (pass it next time, or set HARNESS_PROVIDER=local)\n");
   return true;
 }
