@@ -1,6 +1,6 @@
 // Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -227,4 +227,18 @@ export function signalOnceFileExists(file: string, signal: NodeJS.Signals): (chi
     }, 20);
     child.on("exit", () => clearInterval(timer));
   };
+}
+
+/**
+ * Every file under a state folder (a HARNESS_HOME), as text, but Node's compile cache (Node 22.1+,
+ * src/cli.ts): it holds V8's compiled code of harness's own modules, made from their files on disk
+ * before any key is read, and its bytes happen to contain runs such as "0123456789", which the
+ * secret tests' canary keys end with.
+ */
+export function stateFiles(dir: string): Array<{ path: string; text: string }> {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name !== "compile-cache" && !name.startsWith("compile-cache/"))
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => ({ path, text: readFileSync(path, "utf8") }));
 }

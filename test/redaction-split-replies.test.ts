@@ -4,10 +4,8 @@
 // shape and one known only from the environment; the stream, the answer and every file under
 // HARNESS_HOME (a canary home under /var/tmp) are checked. As root and as nobody.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, stateFiles, tempDir } from "./helpers.ts";
 import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
@@ -64,13 +62,11 @@ for (const identity of IDENTITIES) {
       .join("");
     assert.equal(texts, "Here are the keys: [redacted][redacted] and [redacted][redacted] end");
     assertNoPieces("stdout", result.stdout);
-    const files = readdirSync(home, { recursive: true, encoding: "utf8" })
-      .map((name) => join(home, name))
-      .filter((file) => statSync(file).isFile());
+    const files = stateFiles(home);
     assert.ok(
-      files.some((file) => file.endsWith(".jsonl")),
+      files.some((file) => file.path.endsWith(".jsonl")),
       "a session was recorded",
     );
-    for (const file of files) assertNoPieces(file, readFileSync(file, "utf8"));
+    for (const file of files) assertNoPieces(file.path, file.text);
   });
 }

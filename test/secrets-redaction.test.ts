@@ -4,13 +4,13 @@
 // private /tmp, so a leak is not hidden from the check.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { redactText, redactUrl } from "../src/core/redact.ts";
 import { StreamRedactor } from "../src/core/stream-redactor.ts";
 import type { FakeLLM } from "./fake-llm/server.ts";
-import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { CLI, cleanEnv, fakeFlags, runCli, stateFiles, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -28,19 +28,6 @@ function canaryEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const home = mkdtempSync("/var/tmp/harness-canary-");
   homes.push(home);
   return cleanEnv({ HARNESS_HOME: home, MY_SERVICE_API_KEY: ENV_KEY, ...extra });
-}
-
-/**
- * Every file under a folder, as text, but Node's compile cache (Node 22.1+, src/cli.ts): it holds V8's
- * compiled code of harness's own modules, made from their files on disk before any key is read, and
- * its bytes happen to contain runs such as "0123456789", the tail of ENV_KEY.
- */
-function everyFile(dir: string): Array<{ path: string; text: string }> {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((name) => name !== "compile-cache" && !name.startsWith("compile-cache/"))
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile())
-    .map((path) => ({ path, text: readFileSync(path, "utf8") }));
 }
 
 function assertNoKeys(where: string, text: string): void {
@@ -100,7 +87,7 @@ test("stream-json: a key split across text deltas is caught, and the reply and t
   );
   assertNoKeys("stdout", result.stdout);
   assertNoKeys("stderr", result.stderr);
-  for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
+  for (const file of stateFiles(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
 });
 
 test("--output json and text: a key split across deltas is redacted in the JSON answer and in the printed one", async () => {
@@ -117,7 +104,7 @@ test("--output json and text: a key split across deltas is redacted in the JSON 
   assert.equal(plain.code, 0, plain.stderr);
   assert.equal(plain.stdout, `${redacted}\n`);
   for (const output of [json.stdout, json.stderr, plain.stdout, plain.stderr]) assertNoKeys("the output", output);
-  for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
+  for (const file of stateFiles(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
 });
 
 test("a chat at a terminal streams a reply whose keys arrive split across deltas without them", {
@@ -154,10 +141,10 @@ test("a command's long output is spilled to a file with the key redacted, even w
   const env = canaryEnv({ LEAKED_COPY: ENV_KEY });
   const result = await runCli(["-y", "--sandbox", "off", ...fakeFlags(fake), "-p", "run it"], { env, cwd });
   assert.equal(result.code, 0, result.stderr);
-  const spills = everyFile(env.HARNESS_HOME as string).filter((file) => file.path.includes("/spill/"));
+  const spills = stateFiles(env.HARNESS_HOME as string).filter((file) => file.path.includes("/spill/"));
   assert.equal(spills.length, 1, "the output was spilled");
   assert.match(spills[0].text, /\n\[redacted\] and \[redacted\]\n/);
-  for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
+  for (const file of stateFiles(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
 });
 
 test("a base URL with credentials is stored and shown without them", async () => {
@@ -174,7 +161,7 @@ test("a base URL with credentials is stored and shown without them", async () =>
   assert.equal(header.baseUrl, `${fake.url}/v1`);
   assertNoKeys("stdout", result.stdout);
   assertNoKeys("stderr", result.stderr);
-  for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
+  for (const file of stateFiles(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
 });
 
 test("hook and MCP messages on stderr are redacted", async () => {
@@ -231,5 +218,5 @@ test("a key typed into the chat does not reach the input history", { skip: needs
   await chat.closed;
   const history = readFileSync(join(env.HARNESS_HOME as string, "history"), "utf8");
   assert.equal(history.split("\n")[0], "my key is [redacted] remember it");
-  for (const file of everyFile(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
+  for (const file of stateFiles(env.HARNESS_HOME as string)) assertNoKeys(file.path, file.text);
 });
