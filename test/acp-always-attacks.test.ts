@@ -11,7 +11,7 @@ import { methods, PROTOCOL_VERSION, type RequestPermissionRequest } from "@agent
 import { withEditor } from "./acp-editor.ts";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeServerPerTest } from "./helpers.ts";
-import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs } from "./identities.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -82,7 +82,7 @@ const alwaysWhereOffered = (request: RequestPermissionRequest) =>
 
 for (const identity of IDENTITIES) {
   test(`as ${identity}: after "Always allow" in the editor, protected paths and an uncheckable deny rule still ask, with the reason`, {
-    skip: needs("bwrap", "setpriv") || asRootOnly,
+    skip: needs("bwrap", "setpriv") || skipAs(identity),
   }, async () => {
     const fake = await serve(ATTACK);
     const { repo, env } = canaryRepo(identity, fake);

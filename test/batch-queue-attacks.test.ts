@@ -17,12 +17,12 @@ import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpe
 import { startRedis } from "./redis-server.ts";
 import { needs } from "./system-programs.ts";
 import { onTestEnd } from "./teardown.ts";
+import { skipAs } from "./identities.ts";
 
 const KEY = "sk-canary-worker-key-0123456789abcdef";
 const PRIVATE_KEY = "CANARY PRIVATE KEY: never readable by a queued job";
 const BASHRC = "# the user's own .bashrc\n";
-const isRoot = process.getuid?.() === 0;
-const asRootOnly = isRoot ? false : "needs root (to run as root, and to switch to nobody with setpriv)";
+const _isRoot = process.getuid?.() === 0;
 /** Longest wait for the worker to settle a job: far above the seconds it takes. */
 const JOB_LIMIT_MS = 90_000;
 const POLL_MS = 100;
@@ -89,7 +89,7 @@ async function waitingWorker(args: string[], env: NodeJS.ProcessEnv) {
 
 for (const identity of ["root", "nobody"] as const) {
   test(`as ${identity}: jobs pushed into Redis cannot redirect the worker's key, read it in setup, or work in the home folder`, {
-    skip: needs("redis-server", "bwrap", "setpriv") || asRootOnly,
+    skip: needs("redis-server", "bwrap", "setpriv") || skipAs(identity),
   }, async () => {
     const fake = await serve(Array.from({ length: 10 }, () => ({ reply: { text: "hello back" } })));
     const attacker = await attackerServer();

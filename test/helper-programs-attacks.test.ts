@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "no
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
-import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs } from "./identities.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -16,7 +16,7 @@ const FAKES = ["bwrap", "git", "rg"];
 
 for (const identity of IDENTITIES) {
   test(`as ${identity}: with node_modules/.bin first in PATH, the repository's own bwrap, git and rg never run`, {
-    skip: needs("bwrap", "setpriv", "rg") || asRootOnly,
+    skip: needs("bwrap", "setpriv", "rg") || skipAs(identity),
   }, async () => {
     const home = canaryHomeDir("harness-helpers-");
     const repo = join(home, "repo");

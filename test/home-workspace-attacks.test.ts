@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
-import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs } from "./identities.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -45,7 +45,7 @@ const ATTACKS = [
 
 for (const identity of IDENTITIES) {
   test(`as ${identity}: started in the home folder, a headless run needs --allow-home; with it, dotfiles stay read-only and logins hidden`, {
-    skip: needs("bwrap", "setpriv") || asRootOnly,
+    skip: needs("bwrap", "setpriv") || skipAs(identity),
   }, async () => {
     const { home, env } = canaryHome(identity);
     const wrap = runAs(identity);

@@ -2,6 +2,8 @@
 // boundary that holds only because of file modes, or only because of root's powers, shows up.
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "./helpers.ts";
 import { onTestEnd } from "./teardown.ts";
 
 export const IDENTITIES = ["root", "nobody"] as const;
@@ -10,6 +12,27 @@ export type Identity = (typeof IDENTITIES)[number];
 /** Root is needed to run as root, and to switch to nobody; elsewhere these tests say why they skip. */
 export const asRootOnly =
   process.getuid?.() === 0 ? false : "needs root (to test as root, and to switch to nobody with setpriv)";
+
+/**
+ * Why the nobody runs cannot happen here: they need root (to switch), setpriv, and a repository
+ * nobody may read (its node_modules and dist run as nobody): a clone inside a private folder (a
+ * `mktemp -d` of mode 0700) is not, and there the nobody runs skip with the reason instead of failing.
+ */
+export const asNobodyOnly: string | false = (() => {
+  if (asRootOnly) return asRootOnly;
+  const probe = join(ROOT, "node_modules", "tsx", "package.json");
+  try {
+    execFileSync("setpriv", [...runAs("nobody"), "test", "-r", probe].slice(1), { stdio: "ignore" });
+    return false;
+  } catch {
+    return `nobody cannot read ${probe} (the repository is in a folder only its owner may enter)`;
+  }
+})();
+
+/** What skips a test run as `identity`, or false. */
+export function skipAs(identity: Identity): string | false {
+  return identity === "nobody" ? asNobodyOnly : asRootOnly;
+}
 
 /** The command prefix that runs a program as `identity` (empty for root: the test process itself). */
 export function runAs(identity: Identity): string[] {

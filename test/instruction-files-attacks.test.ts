@@ -14,9 +14,9 @@ import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { pngOf } from "./images.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
+import { skipAs } from "./identities.ts";
 
-const isRoot = process.getuid?.() === 0;
-const asRootOnly = isRoot ? false : "needs root (to run as root, and to switch to nobody with setpriv)";
+const _isRoot = process.getuid?.() === 0;
 const NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"];
 const CANARY = {
   ssh: "CANARY-SSH-KEY-7f3a",
@@ -79,7 +79,7 @@ for (const identity of ["root", "nobody"] as const) {
   const wrap = identity === "nobody" ? NOBODY : [];
 
   test(`as ${identity}: linked and importing instruction files send no key; the repository's own import still works`, {
-    skip: needs("setpriv") || asRootOnly,
+    skip: needs("setpriv") || skipAs(identity),
   }, async () => {
     const { home, repo, env } = world(identity);
     symlinkSync(join(home, ".ssh", "id_rsa"), join(repo, "AGENTS.md"));
@@ -117,7 +117,7 @@ for (const identity of ["root", "nobody"] as const) {
   });
 
   test(`as ${identity}: harness's own state inside the repository is never imported`, {
-    skip: needs("setpriv") || asRootOnly,
+    skip: needs("setpriv") || skipAs(identity),
   }, async () => {
     const { repo, env } = world(identity);
     const state = join(repo, ".state");
@@ -140,7 +140,7 @@ for (const identity of ["root", "nobody"] as const) {
   });
 
   test(`as ${identity}: @~/.ssh/id_rsa in a prompt built from a file attaches nothing; a file in the workspace still attaches`, {
-    skip: needs("setpriv") || asRootOnly,
+    skip: needs("setpriv") || skipAs(identity),
   }, async () => {
     const { home, repo, env } = world(identity);
     writeFileSync(join(repo, "task.md"), "task text\n");
@@ -158,7 +158,7 @@ for (const identity of ["root", "nobody"] as const) {
   });
 
   test(`as ${identity}: a repository's command naming @~/.ssh/id_rsa and a file outside attaches neither in the chat`, {
-    skip: needs("setpriv", "tmux") || asRootOnly,
+    skip: needs("setpriv", "tmux") || skipAs(identity),
   }, async () => {
     const { repo, env } = world(identity);
     writeFileSync(

@@ -11,7 +11,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { EVENT_SCHEMA_VERSION } from "../src/core/event-schema.ts";
 import { ClaudeOutput } from "../src/ui/claude-output.ts";
 import { byConversation } from "./fake-llm/server.ts";
-import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir } from "./helpers.ts";
+import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir, withoutSandboxWarning } from "./helpers.ts";
 import { taskCall, text } from "./subagent-steps.ts";
 
 const serve = fakeServerPerTest();
@@ -125,7 +125,7 @@ test("--output-format is --output with no notice; without --format the events st
   const fake = await serve([{ reply: { text: "hi" } }]);
   const result = await runCli([...fakeFlags(fake), "--output-format", "stream-json", "-p", "hi"]);
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(result.stderr, "");
+  assert.equal(withoutSandboxWarning(result.stderr), "");
   const events = jsonLines(result.stdout);
   assert.equal(events[0].type, "start");
   assert.equal(events.at(-1).type, "done");

@@ -16,6 +16,7 @@ import { runProbe, type Probe, type ProbeOutcome } from "./fixtures/effects/prob
 import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
+import { skipAs } from "./identities.ts";
 
 const CANARY = "CANARY-private-key-4f1c";
 const home = mkdtempSync("/var/tmp/harness-effects-home-");
@@ -26,7 +27,7 @@ after(() => rmSync(home, { recursive: true, force: true }));
 
 /** Argument names a tool from elsewhere might use for its file; none of them is `path`. */
 const ARGUMENT_NAMES = ["file_path", "filename", "target", "p"];
-const isRoot = process.getuid?.() === 0;
+const _isRoot = process.getuid?.() === 0;
 const PROBE = join(ROOT, "test", "fixtures", "effects", "probe.ts");
 
 const servers: FakeLLM[] = [];
@@ -72,7 +73,7 @@ async function attack(
 }
 
 for (const identity of ["root", "nobody"] as const) {
-  const skip = identity === "nobody" && (needs("setpriv") || (isRoot ? false : "needs root, to switch to nobody"));
+  const skip = identity === "nobody" && (needs("setpriv") || skipAs("nobody"));
   for (const argument of ARGUMENT_NAMES) {
     test(`as ${identity}, a read tool declaring its file as \`${argument}\` is refused ~/.ssh/id_rsa in the default mode`, {
       skip,

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
-import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs } from "./identities.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -18,7 +18,7 @@ const FLOOD = 20_001;
 
 for (const identity of IDENTITIES) {
   test(`as ${identity}: after ${FLOOD} empty folders, a planted nested .harness is not trusted by name and a nested .git/config stays read-only`, {
-    skip: needs("bwrap", "setpriv") || asRootOnly,
+    skip: needs("bwrap", "setpriv") || skipAs(identity),
   }, async () => {
     const home = canaryHomeDir("harness-scan-flood-", { removeInBackground: true });
     const harnessHome = join(home, ".harness");
