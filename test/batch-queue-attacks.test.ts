@@ -22,7 +22,6 @@ import { skipAs } from "./identities.ts";
 const KEY = "sk-canary-worker-key-0123456789abcdef";
 const PRIVATE_KEY = "CANARY PRIVATE KEY: never readable by a queued job";
 const BASHRC = "# the user's own .bashrc\n";
-const _isRoot = process.getuid?.() === 0;
 /** Longest wait for the worker to settle a job: far above the seconds it takes. */
 const JOB_LIMIT_MS = 90_000;
 const POLL_MS = 100;

@@ -16,7 +16,6 @@ import { pngOf } from "./images.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 import { skipAs } from "./identities.ts";
 
-const _isRoot = process.getuid?.() === 0;
 const NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"];
 const CANARY = {
   ssh: "CANARY-SSH-KEY-7f3a",

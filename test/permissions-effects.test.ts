@@ -27,7 +27,6 @@ after(() => rmSync(home, { recursive: true, force: true }));
 
 /** Argument names a tool from elsewhere might use for its file; none of them is `path`. */
 const ARGUMENT_NAMES = ["file_path", "filename", "target", "p"];
-const _isRoot = process.getuid?.() === 0;
 const PROBE = join(ROOT, "test", "fixtures", "effects", "probe.ts");
 
 const servers: FakeLLM[] = [];
