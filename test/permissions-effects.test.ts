@@ -121,6 +121,7 @@ test("the same tool declaring its file runs inside the workspace, so the refusal
   });
   assert.equal(outcome.result, "done");
   assert.equal(outcome.ran.length, 1);
+  assert.equal(existsSync(join(ROOT, "notes.txt")), false, "the write went to the workspace, not the test's cwd");
 });
 
 test("an execute tool that declares nothing (an MCP server's) asks in the default mode and runs under --yes", async () => {
