@@ -2,11 +2,14 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { MAX_ATTACHMENT_BYTES, expandFileMentions } from "../src/ui/attachments.ts";
 import { paletteFor } from "../src/ui/colors.ts";
 import { completeInput } from "../src/ui/completion.ts";
-import { KeyParser } from "../src/ui/keys.ts";
+import { KeyParser, type Key } from "../src/ui/keys.ts";
+import { RawKeyInput } from "../src/ui/raw-key-input.ts";
 import { commandNames, runSlashCommand, type ChatControls } from "../src/ui/slash-commands.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -37,6 +40,39 @@ test("keys: arrows, Alt-Enter, a lone Esc and control keys", () => {
     { name: "enter", isInBurst: true },
     { name: "text", text: "cd" },
   ]);
+});
+
+/** The keys a RawKeyInput hands on for reads of `chunks`, each read after the paste wait ran out. */
+async function keysFor(chunks: string[], gapMs: number): Promise<string[]> {
+  // A stream in place of the terminal: RawKeyInput needs setRawMode, which only a TTY has.
+  const stdin = Object.assign(new PassThrough(), { setRawMode: () => stdin, isTTY: false });
+  const seen: string[] = [];
+  const input = new RawKeyInput(stdin as unknown as NodeJS.ReadStream, new PassThrough() as never, {
+    onKey: (key: Key) => seen.push(key.name === "text" ? `text:${key.text}` : key.name),
+    onPastedNewline: () => seen.push("pasted-newline"),
+    onResize: () => {},
+  });
+  for (const chunk of chunks) {
+    stdin.write(chunk);
+    await sleep(gapMs);
+  }
+  await sleep(100);
+  input.close();
+  return seen;
+}
+
+test("keys: an Enter in one read with a control key after it is a pressed Enter, not a pasted newline", async () => {
+  // tmux, a fast typist or a loaded machine can deliver Enter and Ctrl-C in one read: that was once
+  // an empty line's newline, so Ctrl-C cleared it instead of offering to quit.
+  assert.deepEqual(await keysFor(["\r\x03"], 0), ["enter", "ctrl-c"]);
+  assert.deepEqual(await keysFor(["hi\r\x1b[A"], 0), ["text:hi", "enter", "up"]);
+  // Text after the Enter in the same read, or in the next read before the wait ends: a paste.
+  assert.deepEqual(await keysFor(["one\rtwo"], 0), ["text:one", "newline", "text:two"]);
+  assert.deepEqual(await keysFor(["one\r", "two"], 0), ["text:one", "pasted-newline", "text:two"]);
+  // A control key in the next read: the Enter was pressed.
+  assert.deepEqual(await keysFor(["one\r", "\x03"], 0), ["text:one", "enter", "ctrl-c"]);
+  // No more input: the Enter, once the wait is over.
+  assert.deepEqual(await keysFor(["one\r"], 0), ["text:one", "enter"]);
 });
 
 const SLASH_COMMANDS = commandNames([]);

@@ -53,26 +53,33 @@ export class RawKeyInput {
   }
 
   private handleData(chunk: string): void {
+    const keys = this.parser.parse(chunk);
     if (this.pendingEnter) {
-      // More input right after a burst-ending Enter: that Enter was a pasted newline.
       clearTimeout(this.pendingEnter);
       this.pendingEnter = undefined;
-      this.handlers.onPastedNewline();
+      // More text right after a burst-ending Enter: that Enter was a pasted newline. A control key
+      // (Ctrl-C, Esc, an arrow) is no part of a paste: the Enter was pressed, then that key.
+      if (keys.length === 0 || continuesPaste(keys[0])) this.handlers.onPastedNewline();
+      else this.handlers.onKey({ name: "enter", isInBurst: false });
     }
-    const keys = this.parser.parse(chunk);
     for (const [index, key] of keys.entries()) {
       if (key.name === "enter" && key.isInBurst) {
-        if (index < keys.length - 1) {
-          this.handlers.onKey({ name: "newline" });
-          continue;
-        }
-        this.pendingEnter = setTimeout(() => {
-          this.pendingEnter = undefined;
-          this.handlers.onKey({ name: "enter", isInBurst: false });
-        }, PASTE_SETTLE_MS);
+        const next = keys[index + 1];
+        if (next && continuesPaste(next)) this.handlers.onKey({ name: "newline" });
+        else if (next) this.handlers.onKey({ name: "enter", isInBurst: false });
+        else
+          this.pendingEnter = setTimeout(() => {
+            this.pendingEnter = undefined;
+            this.handlers.onKey({ name: "enter", isInBurst: false });
+          }, PASTE_SETTLE_MS);
         continue;
       }
       this.handlers.onKey(key);
     }
   }
+}
+
+/** What a terminal without bracketed paste sends for pasted text: characters, tabs and newlines. */
+function continuesPaste(key: Key): boolean {
+  return key.name === "text" || key.name === "tab" || key.name === "enter";
 }
