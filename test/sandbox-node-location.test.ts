@@ -10,6 +10,7 @@ import type { FakeLLM } from "./fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, fakeServerPerTest, tempDir, withoutSandboxWarning } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { killAtTestEnd } from "./teardown.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 const bwrapMissing = needs("bwrap");
@@ -107,4 +108,32 @@ test("a command the sandbox cannot start stops the run: the model hears bwrap's 
   const messages = next.requests[0].body.messages;
   assert.match(messages.at(-2).content, new RegExp(`^\\[${cause.source}\\]\\n\\[exit code: 127\\]$`));
   assert.equal(messages.at(-1).content, "again");
+});
+
+test("in the chat, a command the sandbox cannot start ends that prompt with the error, and the session goes on", {
+  skip: bwrapMissing || needs("tmux"),
+}, async () => {
+  // The harness runs on a copy of node, deleted once the chat is up: the next command's helper
+  // cannot start. The wrapper swaps that copy in for the node the terminal would start.
+  const { copy } = nodeUnderTmp();
+  const swap = `args=(); for a in "$@"; do [ "$a" = ${JSON.stringify(process.execPath)} ] && a=${JSON.stringify(copy)}; args+=("$a"); done; exec "\${args[@]}"`;
+  const fake = await serve(script());
+  const term = TmuxTerminal.start({
+    args: ["-y", "--sandbox", "on", ...fakeFlags(fake)],
+    cwd: tempDir(),
+    env: { HARNESS_HOME: tempDir("harness-home-") },
+    wrap: ["bash", "-c", swap, "swap"],
+  });
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  rmSync(copy);
+  term.type("run it");
+  term.send(["Enter"]);
+  await term.waitFor(/^error: the sandbox could not start the command[\s\S]*^> $/m, "the error, then the prompt");
+  assert.equal(fake.requests.length, 1, "the model was not called again after the failed start");
+  term.type("are you there");
+  term.send(["Enter"]);
+  await term.waitFor(/^done$/m, "the next prompt's answer");
+  const messages = fake.requests[1].body.messages;
+  assert.match(messages.at(-2).content, /^\[the sandbox could not start the command .*\]\n\[exit code: 127\]$/);
+  assert.equal(messages.at(-1).content, "are you there");
 });

@@ -17,7 +17,7 @@ import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
  * user's own choice, never taken for them: the sandbox is not dropped because it failed.
  */
 const SANDBOX_START_FIX =
-  "no command can run in the sandbox until that is fixed: make what it names readable where the sandbox binds it (system folders, the workspace, HARNESS_HOME), or run without the sandbox (--sandbox off) if you accept that";
+  "no command can run in the sandbox until that is fixed: check that what it names exists and can be read (after an upgrade, start harness again), or run without the sandbox (--sandbox off) if you accept that";
 const HELPER_START_FIX = "no command can run until that is fixed";
 /** After SIGTERM, how long a process tree gets before SIGKILL. */
 export const KILL_GRACE_MS = 2000;
