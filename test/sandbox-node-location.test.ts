@@ -110,6 +110,21 @@ test("a command the sandbox cannot start stops the run: the model hears bwrap's 
   assert.equal(messages.at(-1).content, "again");
 });
 
+test("a background command the sandbox cannot start stops the run the same way", { skip: bwrapMissing }, async () => {
+  const { copy } = nodeUnderTmp();
+  const fake = await serve([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command: "sleep 30", background: true } }] } },
+    { reply: { text: "started it" } },
+  ]);
+  const result = await runWith(copy, fake, { onSpawn: () => rmSync(copy) });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    withoutSandboxWarning(result.stderr),
+    /^error: the sandbox could not start the command \(.*bwrap: execvp/,
+  );
+  assert.equal(fake.requests.length, 1, "the model was not called again after the failed start");
+});
+
 test("in the chat, a command the sandbox cannot start ends that prompt with the error, and the session goes on", {
   skip: bwrapMissing || needs("tmux"),
 }, async () => {
