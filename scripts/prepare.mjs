@@ -2,19 +2,18 @@
 // in a clone, `npm pack` and `npm publish`, and an install from a git URL. A package installed
 // from the registry ships dist/ built and never runs this.
 //
-// Two cases need more than `node scripts/build.mjs`:
-// - `npm install -g git+https://...` (or git+file:): npm prepares the clone with an inner
-//   `npm install` that inherits the outer install's global setting, so it installs the clone into
-//   the global prefix instead of installing its devDependencies into it
-//   (https://github.com/npm/cli/issues/8440, open in npm 11): esbuild is not there. Installing them
-//   here was tried: the build then works, but what npm installs afterwards is empty. So say the
-//   two steps that work (`npm pack <url>`, then install the tarball) instead of failing on a
-//   missing module.
+// Three cases need more than `node scripts/build.mjs`:
+// - `npm install -g git+https://...` (or git+file:) on npm before pacote's fix (npm/cli#8440):
+//   npm's inner install of the clone is global, so there are no build tools and the clone is
+//   linked into the global prefix; scripts/global-git-install.mjs says why and what we do.
+// - npm packing that clone after the inner install (pacote's DirFetcher runs prepare again):
+//   dist/ was built a moment ago, in that clone; building it again would only cost time.
 // - `npm ci --omit=dev` in a clone: there are no build tools by request. With dist/ already built
 //   (an earlier `npm ci`), there is nothing to do; without it, say what to run.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { insideGlobalGitPreparation, installBuildToolsLocally, undoGlobalLinkToClone } from "./global-git-install.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -31,15 +30,17 @@ function hasBuildTools() {
 /** npm preparing a git dependency: it clones into its cache's tmp folder and runs `install --force` there. */
 const preparingGitDependency = /[\\/]_cacache[\\/]tmp[\\/]git-clone/.test(process.cwd());
 
-if (hasBuildTools()) {
-  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
-} else if (preparingGitDependency) {
-  console.error(
-    "agent-harness: npm did not install the build tools (esbuild, typescript) into its clone, as happens\n" +
-      "for `npm install -g <git URL>` (https://github.com/npm/cli/issues/8440). Install in two steps:\n" +
-      "  npm pack <git URL> && npm install -g ./agent-harness-<version>.tgz",
-  );
-  process.exit(1);
+const build = () => execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
+
+if (preparingGitDependency && existsSync("dist/cli.js")) {
+  // Built by this clone's inner install a moment ago (a git clone npm makes has no dist/ of its own).
+} else if (hasBuildTools()) {
+  build();
+} else if (insideGlobalGitPreparation(preparingGitDependency)) {
+  // First: until the folder is back, whatever the outer npm still extracts into it goes into this clone.
+  undoGlobalLinkToClone();
+  installBuildToolsLocally();
+  build();
 } else if (existsSync("dist/cli.js")) {
   console.error("agent-harness: devDependencies omitted; keeping the dist/ already built");
 } else {

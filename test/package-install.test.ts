@@ -1,10 +1,13 @@
-// The package a user installs: `npm pack`, then `npm install -g` from the tarball and from a git
-// URL (built by scripts/prepare.mjs in npm's clone), each into a prefix of its own, and the
-// installed `harness` answers --version and a one-shot against the fake server. Slow (a git URL
-// installs every devDependency to build): the bounds are liveness bounds, far above a real run.
+// The package a user installs: `npm pack`, then `npm install -g` from the tarball and, in one step,
+// from a git URL (built by scripts/prepare.mjs in npm's clone), each into a prefix of its own, and
+// the installed `harness` answers --version and a one-shot against the fake server. npm runs with
+// --offline: everything comes from its cache, which `npm ci` filled with every tarball; the
+// production dependency's registry document `npm ci` does not keep, so .ci/run adds it
+// (`npm cache add`), and elsewhere a test whose cache lacks it skips, naming the command. Slow (a
+// git URL installs every devDependency to build): the bounds are liveness bounds, far above a real run.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
@@ -32,24 +35,38 @@ async function npm(args: string[], cwd: string): Promise<string> {
   return stdout;
 }
 
-/** Why npm could not do it for want of the registry, or undefined when it failed for another reason. */
-function offlineReason(error: unknown): string | undefined {
+/** The production dependencies as npm specs, which `npm cache add` puts in the cache for --offline. */
+const PRODUCTION_DEPENDENCIES = Object.entries(
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> })
+    .dependencies,
+).map(([name, version]) => `${name}@${version}`);
+
+/**
+ * Why npm could not install from its cache alone (what it lacked), or undefined when it failed for
+ * another reason. Under HARNESS_TEST_REQUIRE_ALL=1 (CI, whose .ci/run fills the cache) that is a failure.
+ */
+function cacheMissReason(error: unknown): string | undefined {
   const text = String((error as { stderr?: string }).stderr ?? error);
-  return /ENOTFOUND|EAI_AGAIN|ENOTCACHED|ECONNREFUSED|ETIMEDOUT|ECONNRESET/.test(text)
-    ? `npm cannot reach the registry: ${/npm error code (\w+)/.exec(text)?.[1] ?? "network"}`
-    : undefined;
+  if (!/ENOTCACHED/.test(text)) return undefined;
+  const url = /request to (\S+) failed/.exec(text)?.[1] ?? "a registry document";
+  const reason = `npm's cache lacks ${url} (--offline); \`npm cache add ${PRODUCTION_DEPENDENCIES.join(" ")}\` adds it`;
+  if (process.env.HARNESS_TEST_REQUIRE_ALL === "1") throw new Error(`HARNESS_TEST_REQUIRE_ALL=1 but ${reason}`);
+  return reason;
 }
 
-/** Installs `spec` globally into a new prefix; the installed package's folder. */
+/** Installs `spec` globally into a new prefix, from npm's cache alone; the prefix. */
 async function installGlobally(spec: string, cwd: string): Promise<string> {
   const prefix = tempDir("harness-prefix-");
-  await npm(["install", "--global", "--prefix", prefix, "--prefer-offline", spec], cwd);
-  return join(prefix, "lib", "node_modules", "agent-harness");
+  await npm(["install", "--global", "--prefix", prefix, "--offline", spec], cwd);
+  return prefix;
 }
 
-/** The installed CLI answers --version and a one-shot against the fake server, with nothing on stderr. */
-async function assertInstalledWorks(installed: string): Promise<void> {
-  const cli = join(installed, "bin", "harness.js");
+/** Where a global install into `prefix` put the package. */
+const packageIn = (prefix: string) => join(prefix, "lib", "node_modules", "agent-harness");
+
+/** The installed CLI, started through the link npm made in <prefix>/bin, answers --version and a one-shot, with nothing on stderr. */
+async function assertInstalledWorks(prefix: string): Promise<void> {
+  const cli = join(prefix, "bin", "harness");
   const version = await runInstalled(cli, ["--version"]);
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
   const fake = await serve([{ reply: { text: "installed and answering" } }]);
@@ -80,18 +97,19 @@ test("the packed tarball installs globally with one dependency (photon-node), sh
     .trim()
     .split("\n")
     .at(-1)!;
-  let installed: string;
+  let prefix: string;
   try {
-    installed = await installGlobally(join(packs, tarball), packs);
+    prefix = await installGlobally(join(packs, tarball), packs);
   } catch (error) {
-    const reason = offlineReason(error);
+    const reason = cacheMissReason(error);
     if (reason) return t.skip(reason);
     throw error;
   }
+  const installed = packageIn(prefix);
   assert.deepEqual(readdirSync(join(installed, "node_modules")), ["@silvia-odwyer"]);
   assert.ok(existsSync(join(installed, "docs", "events.md")), "docs/events.md, which --help names, is in the package");
   assert.equal(existsSync(join(installed, "src")), false, "no sources, only the bundle");
-  await assertInstalledWorks(installed);
+  await assertInstalledWorks(prefix);
   // The local model: the message names one command, and what it installs (node-llama-cpp, in the
   // prefix's node_modules beside agent-harness) is where the installed harness finds it.
   const model = join(tempDir("harness-models-"), "hello.gguf");
@@ -108,21 +126,29 @@ test("the packed tarball installs globally with one dependency (photon-node), sh
   assert.equal(found.stdout, "Hello from beside\n", found.stderr);
 });
 
-test("from a git URL: npm builds the clone (prepare), and the package it makes installs globally and runs", async (t) => {
-  // A clone of the committed tree, as a user's git URL would give. `npm install -g <git URL>` in one
-  // step is broken by npm itself (npm/cli#8440; README "Install"): `npm pack <git URL>` then the tarball is the way.
+test("from a git URL in one step: npm builds its clone (prepare), installs the package globally, and it runs", async (t) => {
+  // A clone of the committed tree, as a user's git URL would give. npm before pacote's fix runs the
+  // clone's preparation as a global install of the clone (npm/cli#8440): prepare installs the
+  // build tools itself and puts back the folder npm replaced (scripts/global-git-install.mjs).
   const clone = join(tempDir("harness-clone-"), "agent-harness");
   await run("git", ["clone", "--quiet", "--no-hardlinks", ROOT, clone]);
-  const packs = tempDir("harness-pack-");
-  let installed: string;
+  let prefix: string;
   try {
-    const tarball = (await npm(["pack", "--prefer-offline", `git+file://${clone}`], packs)).trim().split("\n").at(-1)!;
-    installed = await installGlobally(join(packs, tarball), packs);
+    prefix = await installGlobally(`git+file://${clone}`, tempDir());
   } catch (error) {
-    const reason = offlineReason(error);
+    const reason = cacheMissReason(error);
     if (reason) return t.skip(reason);
     throw error;
   }
+  const installed = packageIn(prefix);
+  assert.ok(lstatSync(installed).isDirectory(), "a folder of its own, not a link into npm's clone (deleted by now)");
   assert.ok(existsSync(join(installed, "dist", "cli.js")), "prepare built dist/ in npm's clone");
-  await assertInstalledWorks(installed);
+  assert.deepEqual(readdirSync(join(installed, "node_modules")), ["@silvia-odwyer"]);
+  assert.equal(existsSync(join(installed, "src")), false, "no sources, only the bundle");
+  assert.deepEqual(
+    readdirSync(join(prefix, "lib", "node_modules")),
+    ["agent-harness"],
+    "nothing npm moved aside is left",
+  );
+  await assertInstalledWorks(prefix);
 });

@@ -154,6 +154,8 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
       yield { type: "usage", usage, total: tally.usage, model };
     }
     if (signal.aborted) return { reason: "aborted" };
+    // After the results are in the conversation, so the session keeps every call paired with its result.
+    if (batch.stop) return { reason: "error", error: batch.stop };
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
     if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };

@@ -84,6 +84,8 @@ export interface ToolBatchResult {
   invalidJsonCount: number;
   /** By model; empty when no tool called a model. */
   spent: ModelUsage[];
+  /** The first call's ToolOutput.stopsRun, in call order: the run ends with it. */
+  stop?: string;
 }
 
 /** What a batch of calls runs with, besides the calls. */
@@ -159,7 +161,8 @@ export async function* runToolCalls(
   const spent = finished
     .flatMap((output) => output.spent ?? [])
     .reduce<ModelUsage[]>((all, { model, usage }) => addSpent(all, model, usage), []);
-  return { results, invalidJsonCount, spent };
+  const stop = finished.find((output) => output.stopsRun)?.stopsRun;
+  return { results, invalidJsonCount, spent, ...(stop ? { stop } : {}) };
 }
 
 /** The one-line trace a call showed when it ran (`bash> ls`), for a replayed conversation; a call that could not run shows why. */

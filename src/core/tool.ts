@@ -87,6 +87,12 @@ export interface ToolOutput {
    * before the first change, not per call), so a hook that wants a command's changes scans itself.
    */
   changedFiles?: string[];
+  /**
+   * The call failed in a way no other call can get past (the sandbox cannot start, so no command
+   * can run): why, and what the user can do. The run stops after this batch's results are kept,
+   * with this as its error, rather than letting the model answer as if it had run something.
+   */
+  stopsRun?: string;
 }
 
 /** A tool: its schema and handler side by side, declared once. */

@@ -58,6 +58,8 @@ class BackgroundJob {
   private isFailure = false;
   private readonly hosted: HostedCommand;
   private readonly wakers = new Set<() => void>();
+  /** The helper could not start it (CommandListener.lost): the next read stops the run with this. */
+  private stopsRun: string | undefined;
 
   constructor(
     readonly id: number,
@@ -89,7 +91,10 @@ class BackgroundJob {
           drain = setTimeout(done, PIPE_DRAIN_MS);
         },
         closed: done,
-        lost: (reason, didStart) => this.end(`[${didStart ? "lost" : "did not start"}: ${reason}]`, true),
+        lost: (reason, didStart, stopsRun) => {
+          this.stopsRun = stopsRun;
+          this.end(`[${didStart ? "lost" : "did not start"}: ${reason}]`, true);
+        },
       },
     );
   }
@@ -131,7 +136,9 @@ class BackgroundJob {
     const output = outputForModel(captured, () => this.openSpill(), this.options.secrets);
     const status = this.ending ?? `[running in the background as id ${this.id}]`;
     const parts = [heading, output, status].filter((part) => part);
-    return { content: parts.join("\n"), isError: this.isFailure, summary: status };
+    const stopsRun = this.stopsRun;
+    this.stopsRun = undefined;
+    return { content: parts.join("\n"), isError: this.isFailure, summary: status, ...(stopsRun ? { stopsRun } : {}) };
   }
 
   /** SIGTERM to its tree, SIGKILL after the grace; resolves once it has ended (or KILL_WAIT_MS passed). */

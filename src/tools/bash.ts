@@ -61,7 +61,8 @@ export const bash = defineTool({
     const output = outputForModel(result, openSpill, context.secrets);
     const status = result.notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
     const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
-    return { content: output ? `${output}\n${status}` : status, isError, summary: status };
+    const content = output ? `${output}\n${status}` : status;
+    return { content, isError, summary: status, ...(result.stopsRun ? { stopsRun: result.stopsRun } : {}) };
   },
 });
 
@@ -79,6 +80,8 @@ interface CommandResult extends CapturedOutput {
   interrupted: boolean;
   /** What happened to the command helper, when the model should know (see command-host.ts). */
   notes: string[];
+  /** The command helper could not start (CommandListener.lost): the run stops with this. */
+  stopsRun?: string;
 }
 
 /**
@@ -105,6 +108,7 @@ export function runCommand(
     let settled = false;
     let drain: NodeJS.Timeout | undefined;
     let exit: { code: number | null; signal: string | null } = { code: null, signal: null };
+    let stopsRun: string | undefined;
 
     const finish = (lost?: string) => {
       if (settled) return;
@@ -121,6 +125,7 @@ export function runCommand(
         timedOut,
         interrupted: signal.aborted && !timedOut,
         notes,
+        ...(stopsRun ? { stopsRun } : {}),
       });
     };
     const running = runHosted(
@@ -134,8 +139,9 @@ export function runCommand(
           drain = setTimeout(finish, PIPE_DRAIN_MS);
         },
         closed: () => finish(),
-        lost: (reason, didStart) => {
+        lost: (reason, didStart, runStop) => {
           if (!didStart) exit = { code: 127, signal: null };
+          stopsRun = runStop;
           finish(reason);
         },
       },

@@ -12,6 +12,13 @@ import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
 
 /** Rewrites an argv to run inside the sandbox (ToolContext.wrapCommand). */
 
+/**
+ * What to do when the helper cannot start, said with the reason. `--sandbox off` is named as the
+ * user's own choice, never taken for them: the sandbox is not dropped because it failed.
+ */
+const SANDBOX_START_FIX =
+  "no command can run in the sandbox until that is fixed: check that what it names exists and can be read (after an upgrade, start harness again), or run without the sandbox (--sandbox off) if you accept that";
+const HELPER_START_FIX = "no command can run until that is fixed";
 /** After SIGTERM, how long a process tree gets before SIGKILL. */
 export const KILL_GRACE_MS = 2000;
 /** After a command's shell exits, how long to wait for background children still holding its pipes. */
@@ -35,8 +42,12 @@ export interface CommandListener {
   exited(code: number | null, signal: string | null): void;
   /** Every holder of its output has closed it. */
   closed(): void;
-  /** It could not start, or the helper stopped under it; `reason` says which, for the model. */
-  lost(reason: string, didStart: boolean): void;
+  /**
+   * It could not start, or the helper stopped under it; `reason` says which, for the model.
+   * `stopsRun` is set when the helper itself could not start: no command can run until the
+   * cause is fixed, so the run should stop and say so (ToolOutput.stopsRun).
+   */
+  lost(reason: string, didStart: boolean, stopsRun?: string): void;
 }
 
 /** A command running in the helper. */
@@ -77,8 +88,10 @@ class CommandHost {
   constructor(
     readonly key: string,
     argv: string[],
-    /** What starts it, for a failure to start: "the sandbox (bwrap)" or "the command helper". */
+    /** What starts it, for a failure to start: "the sandbox" or "the command helper". */
     private readonly starter: string,
+    /** What the user can do when it cannot start. */
+    private readonly fixForStart: string,
   ) {
     const [program, ...args] = argv;
     // Its own group, as each command had: a Ctrl-C at the terminal reaches the harness only.
@@ -208,8 +221,9 @@ class CommandHost {
     for (const pid of this.groups.values()) killGroup(pid);
     // Never started (bwrap could not exec the helper, say): no command ran, and the next will not
     // either until the cause is fixed, so the model and the user hear why, as a failed start.
+    const cannotStart = `${this.starter} could not start the command (${this.stopped})`;
     for (const listener of this.listeners.values())
-      if (didNotStart) listener.lost(`${this.starter} could not start the command (${this.stopped})`, false);
+      if (didNotStart) listener.lost(cannotStart, false, `${cannotStart}; ${this.fixForStart}`);
       else
         listener.lost(
           `the command helper stopped (${this.stopped}) while this command ran; its processes were killed`,
@@ -283,7 +297,9 @@ export function runHosted(
   const lastStop = host?.unexpectedStop;
   if (host && host.key !== key) host.retire();
   if (!host || host.stopped !== undefined || host.key !== key) {
-    host = new CommandHost(key, argv, options.wrapCommand ? "the sandbox" : "the command helper");
+    host = options.wrapCommand
+      ? new CommandHost(key, argv, "the sandbox", SANDBOX_START_FIX)
+      : new CommandHost(key, argv, "the command helper", HELPER_START_FIX);
     hosts.set(slot, host);
   }
   const notice =
