@@ -7,11 +7,12 @@ import { countOf, formatDuration, deadline } from "./core/helpers.ts";
 import { promptForLine, type PromptCommand } from "./prompts/custom-commands.ts";
 import { redactText, secretValuesOf } from "./core/redact.ts";
 import { formatSpent, sessionPrices } from "./providers/pricing.ts";
-import { LIST_TIMEOUT_MS, listModels, ModelListError } from "./providers/list-models.ts";
+import { LIST_TIMEOUT_MS, ModelListError } from "./providers/list-models.ts";
+import { apiRecord } from "./providers/wire-apis.ts";
 import { howToAddModel } from "./providers/local-download.ts";
 import { noModelsLine } from "./commands/models.ts";
 import { KNOWN_MODELS } from "./providers/model-info.ts";
-import { describeThinking, parseThinking } from "./providers/thinking.ts";
+import { describeThinking, parseThinking } from "./providers/thinking-levels.ts";
 import { exportHtml } from "./session/export-html.ts";
 import { exportMarkdown } from "./session/export-md.ts";
 import { appendInputHistory } from "./session/input-history.ts";
@@ -103,7 +104,7 @@ export class SessionChatControls implements ChatControls {
     const using = `using ${this.currentModel()}`;
     const cap = deadline(LIST_TIMEOUT_MS);
     try {
-      const ids = await listModels(settings, cap.signal);
+      const ids = await apiRecord(settings.api).listModels(settings, cap.signal);
       if (ids.length === 0) return [using, noModelsLine(settings)];
       const more = ids.length - CHAT_LISTED_MODELS;
       return [

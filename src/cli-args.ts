@@ -10,7 +10,7 @@ import { parsePositiveInteger } from "./core/helpers.ts";
 import { readRegularFile } from "./core/read-regular-file.ts";
 import { APPROVAL_MODES } from "./permissions/policy.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
-import { parseThinking } from "./providers/thinking.ts";
+import { parseThinking } from "./providers/thinking-levels.ts";
 import { WIRE_API_NAMES, wireKind } from "./providers/wire-apis.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "./ui/headless-output.ts";
 

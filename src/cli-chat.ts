@@ -9,7 +9,7 @@ import { formatCost } from "./core/helpers.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./providers/model-info.ts";
 import { costOfSpent, sessionPrices } from "./providers/pricing.ts";
-import { describeThinking } from "./providers/thinking.ts";
+import { describeThinking } from "./providers/thinking-levels.ts";
 import { moveTo } from "./resume-folder.ts";
 import type { LockedSession } from "./session/session-lock.ts";
 import { loadChatHistory } from "./stored-sessions.ts";

@@ -1,5 +1,4 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
-import { describeWireApis, WIRE_API_NAMES, WIRE_APIS } from "./providers/wire-apis.ts";
 import { VERSION } from "./version.ts";
 
 /** Help text for the option column: words wrapped at 100 columns, continued under the column. */
@@ -12,10 +11,15 @@ function helpColumn(text: string): string {
   return lines.join(`\n${" ".repeat(27)}`);
 }
 
-/** The key variables, each once, in the order of the wire APIs that read them. */
-const KEY_VARIABLES = [...new Set(WIRE_API_NAMES.map((name) => WIRE_APIS[name].keyEnv))];
-
-const HELP = `harness ${VERSION}: a coding agent in your terminal
+/**
+ * The help text, with the wire APIs and their key variables from their records. Built when asked
+ * for: the records load the APIs' request code, which `--version` has no use for.
+ */
+async function helpText(): Promise<string> {
+  const { describeWireApis, WIRE_API_NAMES, WIRE_APIS } = await import("./providers/wire-apis.ts");
+  /** The key variables, each once, in the order of the wire APIs that read them. */
+  const keyVariables = [...new Set(WIRE_API_NAMES.map((name) => WIRE_APIS[name].keyEnv))];
+  return `harness ${VERSION}: a coding agent in your terminal
 
 Usage:
   harness [options] [prompt words...]   one-shot when a prompt is given, chat otherwise
@@ -75,7 +79,7 @@ Options:
   --version                print the version
 
 Environment:
-  ${[...KEY_VARIABLES, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
+  ${[...keyVariables, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
   (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000),
@@ -84,6 +88,7 @@ Environment:
 
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.
 `;
+}
 
 /**
  * Subcommands (`harness sessions`, ...): each module exports `run(argv: string[]): Promise<number>`
@@ -194,8 +199,8 @@ const V8_12_MAGLEV_COUNT = 400;
 /** V8 14.6 is Node 26's; .ci/run tests each of 20, 22, 24, 26 (scripts/node-versions.sh). */
 const NEWEST_TESTED_V8 = 14;
 
-function help(): number {
-  process.stdout.write(HELP);
+async function help(): Promise<number> {
+  process.stdout.write(await helpText());
   return 0;
 }
 

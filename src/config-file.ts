@@ -7,15 +7,15 @@ import { ConfigError, PRESETS, stateDir } from "./config.ts";
 import { describeIssue } from "./core/describe-issue.ts";
 import { mcpServersSchema } from "./mcp/config.ts";
 import { MIN_CONTEXT_WINDOW } from "./providers/model-info.ts";
-import { THINKING_WORDS } from "./providers/thinking.ts";
-import { WIRE_API_NAMES, quotedWireApiNames, wireKind, type ApiKind } from "./providers/wire-apis.ts";
+import { THINKING_WORDS } from "./providers/thinking-levels.ts";
+import { CONFIG_API_WORDS, kindOfConfigWord, quotedWireApiNames, type ApiKind } from "./providers/wire-apis.ts";
 
 const tokenCount = z.number().int().positive();
 const contextWindow = z.number().int().min(MIN_CONTEXT_WINDOW);
-/** A wire API by its user-facing name; `openai`, the older name of `chat`, still reads. */
+/** A wire API by its user-facing name; `openai`, the older name of `chat`, still reads (wire-apis.ts). */
 const WireApiSchema = z
-  .enum([...WIRE_API_NAMES, "openai"], { error: `expected one of ${quotedWireApiNames()}` })
-  .transform((name): ApiKind => (name === "openai" ? "openai" : wireKind(name)));
+  .enum(CONFIG_API_WORDS, { error: `expected one of ${quotedWireApiNames()}` })
+  .transform((word): ApiKind => kindOfConfigWord(word));
 const perMillion = z.number().nonnegative();
 
 /** USD per million tokens; cache rates default to the input rate (no discount known). */

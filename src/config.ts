@@ -5,7 +5,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ApiKind } from "./providers/index.ts";
-import type { ThinkingLevel } from "./providers/thinking.ts";
+import type { ThinkingLevel } from "./providers/thinking-levels.ts";
 
 /** A built-in provider: where it lives, where its key comes from, and a sensible model. */
 export interface ProviderPreset {

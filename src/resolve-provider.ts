@@ -12,10 +12,9 @@ import {
   stateDir,
 } from "./config.ts";
 import type { HarnessConfig } from "./config-file.ts";
-import { defaultMaxTokens } from "./providers/anthropic-request.ts";
 import type { CallLimits } from "./providers/call-limits.ts";
 import type { ApiKind, ProviderSettings } from "./providers/index.ts";
-import { MIN_ANTHROPIC_BUDGET } from "./providers/thinking.ts";
+import { apiRecord } from "./providers/wire-apis.ts";
 
 /** Which provider to pick when none is named: the first whose key is set. */
 
@@ -58,6 +57,7 @@ export function resolveProvider(
       'a wire API (--api, config "api") does not apply to the local provider: it runs the model in-process',
       { isUsage: true },
     );
+  const record = apiRecord(api);
   const baseUrl = (urlOverride ?? custom?.baseUrl ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
   const keyEnv = custom?.apiKeyEnv ?? preset?.keyEnv;
   const apiKey = env.HARNESS_API_KEY || (keyEnv ? env[keyEnv] : undefined) || undefined;
@@ -83,8 +83,10 @@ export function resolveProvider(
   const perModel = custom?.models?.[model];
   const maxTokens = flags.maxTokens ?? perModel?.maxTokens ?? custom?.maxTokens;
   const thinking = flags.thinking ?? config.thinking;
-  if (typeof thinking === "number" && api === "anthropic")
-    checkThinkingBudget(thinking, maxTokens ?? defaultMaxTokens(model));
+  // A budget the API refuses (Anthropic's under its minimum or not below max_tokens) is said before
+  // the call; elsewhere a level that cannot be carried is left out with a notice (thinking.ts).
+  const budgetProblem = typeof thinking === "number" ? record.budgetProblem?.(thinking, model, maxTokens) : undefined;
+  if (budgetProblem) throw new ConfigError(budgetProblem, { isUsage: true });
   return {
     name,
     api,
@@ -96,7 +98,7 @@ export function resolveProvider(
     ...(api === "local" ? { modelsDir: join(stateDir(env), "models"), ...localThreads(env, custom?.threads) } : {}),
     windowCacheFile: join(stateDir(env), "cache", "context-windows.json"),
     ...callLimitsFrom(flags, env, config),
-    ...(api === "anthropic" && config.webSearch ? { webSearch: webSearchFrom(config.webSearch) } : {}),
+    ...(record.takesWebSearch && config.webSearch ? { webSearch: webSearchFrom(config.webSearch) } : {}),
     ...definedOnly({
       thinking,
       maxTokens,
@@ -163,20 +165,6 @@ function positiveNumber(text: string, name: string, unit: string): number {
 
 function toMs(seconds: number | undefined): number | undefined {
   return seconds === undefined ? undefined : seconds * 1000;
-}
-
-/**
- * Anthropic rejects a budget under its minimum or not below max_tokens; say so before the call.
- * (Elsewhere a budget that cannot be carried is left out with a notice: thinking.ts.)
- */
-function checkThinkingBudget(budget: number, maxTokens: number): void {
-  if (budget < MIN_ANTHROPIC_BUDGET)
-    throw new ConfigError(`--thinking takes at least ${MIN_ANTHROPIC_BUDGET} tokens`, { isUsage: true });
-  if (budget >= maxTokens)
-    throw new ConfigError(
-      `--thinking ${budget} must be below the output limit (${maxTokens} tokens); raise --max-tokens or lower --thinking`,
-      { isUsage: true },
-    );
 }
 
 function isHttpUrl(text: string): boolean {

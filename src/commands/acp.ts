@@ -31,10 +31,13 @@ Zed (settings.json):
   "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
 `;
 
+/** The flags `harness acp` takes (test/cli-help-flags.test.ts: each one is in its help). */
+export const ACP_FLAGS = [...PROVIDER_FLAGS, "trust", "allow-home", "help"] as const;
+
 export async function run(argv: string[]): Promise<number> {
   let flags;
   try {
-    ({ flags } = parseFlags(argv, [...PROVIDER_FLAGS, "trust", "allow-home", "help"]));
+    ({ flags } = parseFlags(argv, ACP_FLAGS));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`harness acp: ${error.message}\nTry 'harness acp --help'.\n`);

@@ -10,10 +10,13 @@ import { readResults } from "../batch/results-file.ts";
 
 const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
 
+/** The flags `harness batch report` takes (test/cli-help-flags.test.ts: each one is in its help). */
+export const REPORT_FLAGS = ["html", "help"] as const;
+
 export async function runReport(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseFlags(argv, ["html", "help"], { positionals: true });
+    parsed = parseFlags(argv, REPORT_FLAGS, { positionals: true });
     if (parsed.flags.help) {
       process.stdout.write(REPORT_USAGE);
       return 0;

@@ -46,7 +46,8 @@ Options:
 Tasks run with --yes: every tool call is approved. Run batches where that is safe.
 `;
 
-const BATCH_FLAGS = [
+/** The flags `harness batch` takes (test/cli-help-flags.test.ts: each one is in its help). */
+export const BATCH_FLAGS = [
   "out",
   "concurrency",
   "workdir",

@@ -4,7 +4,8 @@ import { loadConfigFile } from "../config-file.ts";
 import { ConfigError } from "../config.ts";
 import { resolveProvider } from "../resolve-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
-import { LIST_TIMEOUT_MS, listModels, ModelListError } from "../providers/list-models.ts";
+import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
+import { apiRecord } from "../providers/wire-apis.ts";
 import { howToAddModel } from "../providers/local-download.ts";
 import { deadline } from "../core/helpers.ts";
 
@@ -42,7 +43,9 @@ export async function run(argv: string[]): Promise<number> {
     const choice = { provider: values.provider, model: values.model ?? ANY_MODEL, baseUrl: values["base-url"] };
     const settings = resolveProvider(choice, process.env, loadConfigFile(process.env));
     const cap = deadline(LIST_TIMEOUT_MS);
-    const ids = await listModels(settings, cap.signal).finally(() => cap.clear());
+    const ids = await apiRecord(settings.api)
+      .listModels(settings, cap.signal)
+      .finally(() => cap.clear());
     process.stdout.write(ids.length > 0 ? `${ids.join("\n")}\n` : "");
     if (ids.length === 0) process.stderr.write(`harness models: ${noModelsLine(settings)}\n`);
     return 0;

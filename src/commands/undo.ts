@@ -27,10 +27,13 @@ editor, another program) is left as it is, and named. What changed is printed; /
 continued chat (harness -r <id>) reverses it.
 `;
 
+/** The flags `harness undo` takes (test/cli-help-flags.test.ts: each one is in its help). */
+export const UNDO_FLAGS = ["session", "turns", "help"] as const;
+
 export async function run(argv: string[]): Promise<number> {
   let flags;
   try {
-    flags = parseFlags(argv, ["session", "turns", "help"]).flags;
+    flags = parseFlags(argv, UNDO_FLAGS).flags;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`harness: ${error.message}\n${USAGE}`);

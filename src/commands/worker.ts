@@ -32,7 +32,8 @@ Tasks name their cwd or repo as paths on the batch's machine: workers need the s
 $HARNESS_HOME. Stop with Ctrl-C or SIGTERM: running tasks go back to the queue.
 `;
 
-const WORKER_FLAGS = [
+/** The flags `harness worker` takes (test/cli-help-flags.test.ts: each one is in its help). */
+export const WORKER_FLAGS = [
   "queue",
   "concurrency",
   "workdir",

@@ -1,8 +1,11 @@
 // Neutral to wire for the Anthropic Messages API: pure functions, tested without a server.
 import { assertNever, type AssistantMessage, type ImagePart, type Message } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
-import { parseInput } from "./anthropic-stream.ts";
+import { ANTHROPIC_API, parseInput } from "./anthropic-stream.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
 import { portableSchema } from "./portable-schema.ts";
+import { jsonHeaders } from "./request-headers.ts";
+import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "./thinking-levels.ts";
 
 /** One content block as the Messages API takes it. */
 type WireBlock = Record<string, unknown>;
@@ -28,7 +31,7 @@ const FALLBACK_MAX_TOKENS = 8192;
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
- * The request body for `POST /v1/messages`, with the thinking fields (thinking.ts). Prompt caching: breakpoints on the last tool and
+ * The request body for `POST /v1/messages`, with the thinking fields (anthropicThinking). Prompt caching: breakpoints on the last tool and
  * on the system block (the stable prefix), and at the end of the conversation, so the next
  * request reads everything before its new messages from the cache (see `markCacheBreakpoints`).
  */
@@ -88,6 +91,57 @@ export function defaultMaxTokens(model: string): number {
   return MAX_TOKENS_BY_MODEL.find(([pattern]) => pattern.test(model))?.[1] ?? FALLBACK_MAX_TOKENS;
 }
 
+/** The Messages API version harness speaks; every Anthropic request names it. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/**
+ * The headers of an Anthropic request: the key as `x-api-key` (the header the API documents and
+ * Anthropic-compatible servers read; a placeholder when there is none), the API version, and the
+ * settings' own headers, which win whatever their case.
+ */
+export function anthropicHeaders(settings: Pick<AdapterSettings, "apiKey" | "headers">): Record<string, string> {
+  return jsonHeaders(
+    { "x-api-key": settings.apiKey || "no-key", "anthropic-version": ANTHROPIC_VERSION },
+    settings.headers,
+  );
+}
+
+/**
+ * Anthropic budgets per level, each kept under max_tokens with room left for the answer.
+ * Anthropic's minimum budget is 1024; high leaves about a quarter of Claude's default 32000 cap.
+ */
+const ANTHROPIC_BUDGETS = { low: 2048, medium: 8192, high: 24_576 } as const;
+const MIN_ANTHROPIC_BUDGET = 1024;
+/** Output tokens a level's budget leaves for the answer when max_tokens is small. */
+const ANSWER_ROOM = 1024;
+
+/** Anthropic's `thinking` field: a budget under max_tokens; off is no field (it thinks only when asked to). */
+export function anthropicThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
+  if (level === "off") return { fields: {} };
+  const maxTokens = target.maxTokens ?? defaultMaxTokens(target.model);
+  const budget = typeof level === "number" ? level : Math.min(ANTHROPIC_BUDGETS[level], maxTokens - ANSWER_ROOM);
+  // A flag's budget was refused with exit 2 already (anthropicBudgetProblem); one typed in /thinking is told here.
+  if (budget < MIN_ANTHROPIC_BUDGET || budget >= maxTokens)
+    return leftOut(
+      target,
+      level,
+      `Anthropic takes a budget of at least ${MIN_ANTHROPIC_BUDGET} tokens, below max_tokens (${maxTokens})`,
+    );
+  return { fields: { thinking: { type: "enabled", budget_tokens: budget } } };
+}
+
+/**
+ * Anthropic rejects a budget under its minimum or not below max_tokens: said before the call, as
+ * a usage error. (Elsewhere a budget that cannot be carried is left out with a notice.)
+ */
+export function anthropicBudgetProblem(budget: number, model: string, maxTokens?: number): string | undefined {
+  const cap = maxTokens ?? defaultMaxTokens(model);
+  if (budget < MIN_ANTHROPIC_BUDGET) return `--thinking takes at least ${MIN_ANTHROPIC_BUDGET} tokens`;
+  if (budget >= cap)
+    return `--thinking ${budget} must be below the output limit (${cap} tokens); raise --max-tokens or lower --thinking`;
+  return undefined;
+}
+
 /**
  * The conversation in Messages form. Tool results become `tool_result` blocks of a user
  * message; consecutive same-role messages are merged (the API wants roles to alternate), and
@@ -139,7 +193,7 @@ function imageBlock(part: ImagePart): WireBlock {
  * wrote it; other APIs' reasoning is dropped, as it has no signature Anthropic would accept.
  */
 function toAssistantBlocks(message: AssistantMessage): WireBlock[] {
-  const isOwn = message.api === "anthropic";
+  const isOwn = message.api === ANTHROPIC_API;
   // A reply with server-side blocks (web search, code execution, compaction) goes back exactly
   // as it came: a paused turn resumes from it, and the blocks cannot be rebuilt from the parts.
   const wire = message.providerData?.content;

@@ -4,6 +4,9 @@ import { assertNever, type AssistantMessage, type StopReason, type Usage } from 
 import type { ModelEvent } from "../core/provider.ts";
 import { appendArguments } from "../core/run-tools.ts";
 
+/** The `api` our Anthropic replies carry; their thinking and server blocks go back only to this API. */
+export const ANTHROPIC_API = "anthropic";
+
 /**
  * The Messages API's `stop_reason` values (https://docs.anthropic.com/en/api/messages, "stop_reason"),
  * as @anthropic-ai/sdk 1.14 typed them: spelled out here, where that package was a dependency for this one type.
@@ -171,7 +174,7 @@ export class AnthropicStreamAccumulator {
       role: "assistant",
       content,
       stopReason: toStopReason(this.stopReason as WireStopReason | null, hasToolCalls),
-      api: "anthropic",
+      api: ANTHROPIC_API,
     };
     if (this.model) message.model = this.model;
     if (this.usage) message.usage = toUsage(this.usage);

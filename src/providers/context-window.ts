@@ -5,6 +5,7 @@ import { sendRequest } from "./post-json.ts";
 import { deadline } from "../core/helpers.ts";
 import { looksLocal } from "./server-locality.ts";
 import { cachedWindow, rememberWindow } from "./window-cache.ts";
+import { apiRecord } from "./wire-apis.ts";
 
 /** A local server that has not said its window by then is not going to; the table answers instead. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -33,8 +34,8 @@ export function liveContextWindow(
 /**
  * The context window in tokens, from the first that knows: config.json (`contextWindow`), the
  * server itself (llama.cpp `GET /props`, Ollama `POST /api/show`; asked once, briefly, and only
- * OpenAI-compatible servers that look local or are configured `"local": true`), the built-in
- * table, a default.
+ * servers of an API whose record says `asksServerWindow` (the OpenAI-compatible ones) that look
+ * local or are configured `"local": true`), the built-in table, a default.
  * Never throws: a server that does not answer is simply not asked again.
  */
 export async function resolveContextWindow(settings: ProviderSettings): Promise<number> {
@@ -44,7 +45,7 @@ export async function resolveContextWindow(settings: ProviderSettings): Promise<
 }
 
 function askServerOnce(settings: ProviderSettings): Promise<number | undefined> | undefined {
-  if (settings.api !== "openai" && settings.api !== "responses") return undefined;
+  if (!apiRecord(settings.api).asksServerWindow) return undefined;
   if (!(settings.local ?? looksLocal(settings.baseUrl))) return undefined;
   const key = `${withoutCredentials(settings.baseUrl)}\n${settings.model}`;
   let probe = probes.get(key);

@@ -1,30 +1,15 @@
-// The one place that knows every adapter: the adapters import their settings type from
-// index.ts, and this module imports them, so no adapter imports the module that imports it.
+// Builds a provider from its settings: its API's record (wire-apis.ts) loads the adapter, and a
+// wire API's goes behind the edge (edge.ts), which converts what goes to it. The adapters import
+// their settings type from adapter-settings.ts and the record imports them, so no import runs in
+// a circle.
 import type { Provider } from "../core/provider.ts";
-import type { ProviderSettings } from "./index.ts";
-import { createOpenAIChatProvider } from "./openai-chat.ts";
 import { atTheEdge } from "./edge.ts";
-import type { WireKind } from "./wire-apis.ts";
+import type { ProviderSettings } from "./index.ts";
+import { apiRecord } from "./wire-apis.ts";
 
-/**
- * What runs each wire API (wire-apis.ts has what users see of it): its adapter, loaded on first
- * use. Typed by kind, so a wire API added there without an adapter here does not compile.
- */
-const ADAPTERS: Record<WireKind, (settings: ProviderSettings) => Promise<Provider>> = {
-  openai: async (settings) => createOpenAIChatProvider(settings),
-  responses: async (settings) => (await import("./openai-responses.ts")).createOpenAIResponsesProvider(settings),
-  anthropic: async (settings) => (await import("./anthropic-messages.ts")).createAnthropicProvider(settings),
-  gemini: async (settings) => (await import("./gemini.ts")).createGeminiProvider(settings),
-};
-
-/**
- * Builds the adapter for the settings' API, behind the edge (edge.ts) that converts what goes
- * to it. The local model runs in-process and takes the neutral messages as they are.
- */
+/** The provider for the settings' API; the local model runs in-process and takes the neutral messages as they are. */
 export async function createProvider(settings: ProviderSettings): Promise<Provider> {
-  if (settings.api === "local") {
-    const { createLocalProvider } = await import("./local-llama.ts");
-    return createLocalProvider(settings);
-  }
-  return atTheEdge(await ADAPTERS[settings.api](settings), settings);
+  const record = apiRecord(settings.api);
+  const provider = await record.create(settings);
+  return record.inProcess ? provider : atTheEdge(provider, settings);
 }

@@ -7,7 +7,8 @@ import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
 import { forTarget, sourceOf } from "./replay.ts";
 import { fitTools } from "./tool-limits.ts";
-import { rulesFor, type WireRules } from "./wire-rules.ts";
+import type { WireRules } from "./wire-apis.ts";
+import { rulesFor } from "./wire-rules.ts";
 
 export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider {
   const rules = rulesFor(settings);

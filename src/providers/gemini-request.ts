@@ -2,7 +2,10 @@
 // https://ai.google.dev/api/generate-content
 import { type AssistantMessage, assertNever, type ImagePart, type Message } from "../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../core/provider.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
 import { portableSchema } from "./portable-schema.ts";
+import { jsonHeaders } from "./request-headers.ts";
+import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "./thinking-levels.ts";
 
 /** One part of a Content (text, inlineData, functionCall, functionResponse), as the API takes it. */
 export type WirePart = Record<string, unknown>;
@@ -24,8 +27,44 @@ export const GEMINI_API = "gemini";
 export const FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator";
 
 /**
+ * The headers of a Gemini request: the key as `x-goog-api-key` (kept out of the URL, where logs
+ * and errors would show it), and the settings' own headers, which win whatever their case.
+ * https://ai.google.dev/gemini-api/docs/api-key
+ */
+export function geminiHeaders(settings: Pick<AdapterSettings, "apiKey" | "headers">): Record<string, string> {
+  return jsonHeaders({ "x-goog-api-key": settings.apiKey || "no-key" }, settings.headers);
+}
+
+/** Gemini 2.5 budgets per level (https://ai.google.dev/gemini-api/docs/thinking#set-budget). */
+const GEMINI_BUDGETS = { low: 1024, medium: 8192, high: 24_576 } as const;
+
+/**
+ * Gemini's `thinkingConfig` (generationConfig), with the thoughts' summaries asked for so they
+ * can be shown. Gemini 3 takes a `thinkingLevel` (Pro: low or high; Flash also minimal and
+ * medium) and cannot stop thinking; 2.5 takes a budget, 0 turns Flash's off, Pro's cannot be.
+ * https://ai.google.dev/gemini-api/docs/thinking#thinking-levels
+ */
+export function geminiThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
+  const config = (fields: Record<string, unknown>) => ({
+    fields: { thinkingConfig: { ...fields, includeThoughts: true } },
+  });
+  if (typeof level === "number") return config({ thinkingBudget: level });
+  if (/gemini-3/.test(target.model)) {
+    const isFlash = /flash/.test(target.model);
+    if (level === "off")
+      return isFlash ? config({ thinkingLevel: "minimal" }) : leftOut(target, level, "Gemini 3 Pro always thinks");
+    return config({ thinkingLevel: level === "medium" && !isFlash ? "high" : level });
+  }
+  if (level === "off")
+    return /pro/.test(target.model)
+      ? leftOut(target, level, "Gemini 2.5 Pro always thinks")
+      : { fields: { thinkingConfig: { thinkingBudget: 0 } } };
+  return config({ thinkingBudget: GEMINI_BUDGETS[level] });
+}
+
+/**
  * The body for `POST .../models/{model}:streamGenerateContent?alt=sse`. The thinking fields
- * (thinking.ts) are `thinkingConfig`, which belongs in `generationConfig`.
+ * (geminiThinking) are `thinkingConfig`, which belongs in `generationConfig`.
  */
 export function toGeminiRequest(request: ModelRequest, thinkingFields: Record<string, unknown> = {}) {
   const body: Record<string, unknown> = { contents: toContents(request.messages) };

@@ -1,93 +1,36 @@
-// The models an endpoint offers, from its model list (GET {base}/models; Anthropic: /v1/models),
-// for `harness models` and the chat's `/model`.
-import { ANTHROPIC_VERSION, geminiHeaders } from "./request-headers.ts";
-import type { ProviderSettings } from "./index.ts";
-import { listDownloadedModels } from "./local-download.ts";
+// The models an endpoint offers, for `harness models` and the chat's `/model`: each API's record
+// (wire-apis.ts) says how it lists them; these are the pieces the listings share.
+import type { AdapterSettings } from "./adapter-settings.ts";
 import { fetchWithProxy } from "../core/proxy-fetch.ts";
 
 /** A listing that takes longer than this has failed. */
 export const LIST_TIMEOUT_MS = 15_000;
-/** Anthropic pages its list; this many pages of its largest size is far more than exist. */
-const ANTHROPIC_PAGE_SIZE = 1000;
-const MAX_PAGES = 10;
-/** Gemini's largest page of models. */
-const GEMINI_PAGE_SIZE = 1000;
+/** Lists that come in pages: this many pages of the largest size is far more than exist. */
+export const MAX_PAGES = 10;
 
 /** A listing that failed, with a message a user can act on. */
 export class ModelListError extends Error {
   override name = "ModelListError";
 }
 
-/** The ids the endpoint offers, sorted; throws ModelListError. */
-export async function listModels(settings: ProviderSettings, signal: AbortSignal): Promise<string[]> {
-  switch (settings.api) {
-    case "openai":
-    case "responses": {
-      const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
-      const page = await getJson(`${settings.baseUrl}/models`, { ...auth, ...settings.headers }, settings, signal);
-      return idsOf(page, settings).sort();
-    }
-    case "anthropic": {
-      const headers = {
-        "x-api-key": settings.apiKey ?? "",
-        "anthropic-version": ANTHROPIC_VERSION,
-        ...settings.headers,
-      };
-      const base = `${settings.baseUrl.replace(/\/v1$/, "")}/v1/models?limit=${ANTHROPIC_PAGE_SIZE}`;
-      const ids: string[] = [];
-      let after: string | undefined;
-      for (let pages = 0; pages < MAX_PAGES; pages++) {
-        const page = await getJson(
-          after ? `${base}&after_id=${encodeURIComponent(after)}` : base,
-          headers,
-          settings,
-          signal,
-        );
-        ids.push(...idsOf(page, settings));
-        if (!(page as { has_more?: boolean }).has_more) break;
-        after = (page as { last_id?: string }).last_id;
-        if (!after) break;
-      }
-      return ids.sort();
-    }
-    case "gemini":
-      return listGeminiModels(settings, signal);
-    case "local": // the models already downloaded, as paths --model takes
-      return listDownloadedModels(settings.modelsDir ?? "");
-  }
-}
-
 /**
- * Gemini's list: `{ models: [{ name: "models/gemini-2.5-flash", supportedGenerationMethods }] }`,
- * paged by `nextPageToken`; only models that generate content are offered, without the prefix.
+ * The ids of an endpoint that answers `GET {base}/models` with `{ data: [{ id }, ...] }` (OpenAI,
+ * Ollama, llama.cpp), sorted. `headers` are the API's request headers (its record's), so the list
+ * is asked for with the key and headers the requests carry.
  */
-async function listGeminiModels(settings: ProviderSettings, signal: AbortSignal): Promise<string[]> {
-  const headers = geminiHeaders(settings);
-  const ids: string[] = [];
-  let token: string | undefined;
-  for (let pages = 0; pages < MAX_PAGES; pages++) {
-    const url = `${settings.baseUrl}/models?pageSize=${GEMINI_PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ""}`;
-    const page = (await getJson(url, headers, settings, signal)) as {
-      models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }>;
-      nextPageToken?: string;
-    };
-    if (!Array.isArray(page?.models))
-      throw new ModelListError(`${settings.name} answered the model list in an unknown shape (no "models" array)`);
-    for (const model of page.models) {
-      const methods = Array.isArray(model.supportedGenerationMethods) ? model.supportedGenerationMethods : [];
-      if (typeof model.name === "string" && (methods.length === 0 || methods.includes("generateContent")))
-        ids.push(model.name.replace(/^models\//, ""));
-    }
-    token = page.nextPageToken;
-    if (!token) break;
-  }
-  return ids.sort();
+export async function listDataModels(
+  settings: AdapterSettings,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<string[]> {
+  return idsOf(await getJson(`${settings.baseUrl}/models`, headers, settings, signal), settings).sort();
 }
 
-async function getJson(
+/** GET `url` as JSON; each failure a ModelListError that says what to do. */
+export async function getJson(
   url: string,
   headers: Record<string, string>,
-  settings: ProviderSettings,
+  settings: AdapterSettings,
   signal: AbortSignal,
 ): Promise<unknown> {
   let response: Response;
@@ -118,7 +61,7 @@ async function getJson(
 }
 
 /** OpenAI, Anthropic, Ollama and llama.cpp all answer `{ data: [{ id }, ...] }`. */
-function idsOf(page: unknown, settings: ProviderSettings): string[] {
+export function idsOf(page: unknown, settings: AdapterSettings): string[] {
   const data = (page as { data?: unknown } | null)?.data;
   if (!Array.isArray(data))
     throw new ModelListError(`${settings.name} answered the model list in an unknown shape (no "data" array)`);

@@ -7,7 +7,7 @@ import type { ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaChatResponse 
 import { AsyncQueue } from "../core/async-queue.ts";
 import type { Usage } from "../core/messages.ts";
 import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../core/provider.ts";
-import type { ProviderSettings } from "./index.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
 import { imageRefusal, toAssistantMessage, toChatHistory, toFunctions } from "./local-history.ts";
 import { type LoadedModel, loadModel, showLoad } from "./local-load.ts";
 import { tokensToRead, watchPromptReading } from "./local-progress.ts";
@@ -24,7 +24,7 @@ export interface LocalProvider extends Provider {
   dispose(): Promise<void>;
 }
 
-export function createLocalProvider(settings: ProviderSettings): LocalProvider {
+export function createLocalProvider(settings: AdapterSettings): LocalProvider {
   const modelsDir = settings.modelsDir ?? join(homedir(), ".harness", "models");
   let loading: Promise<LoadedModel> | undefined;
   let hasSaidLoad = false;

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { ChatModelFunctions, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { sleep } from "../core/helpers.ts";
 import { ProviderError } from "../core/provider.ts";
-import type { ProviderSettings } from "./index.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
 import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";
 import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
 import {
@@ -76,7 +76,7 @@ function getLlama(nlc: typeof import("node-llama-cpp")) {
 }
 
 export async function loadModel(
-  settings: ProviderSettings,
+  settings: AdapterSettings,
   modelsDir: string,
   signal: AbortSignal,
 ): Promise<LoadedModel> {
@@ -128,7 +128,7 @@ export async function loadModel(
  */
 async function createContext(
   model: LlamaModel,
-  settings: ProviderSettings,
+  settings: AdapterSettings,
 ): Promise<{ context: LlamaContext; loadLine: string }> {
   const threads = chooseThreads({
     configured: settings.threads,

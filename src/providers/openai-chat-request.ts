@@ -3,6 +3,17 @@ import { type AssistantMessage, assertNever, type ImagePart, type Message } from
 import type { ModelRequest } from "../core/provider.ts";
 import type { OpenAICompat } from "./openai-compat.ts";
 import { portableSchema } from "./portable-schema.ts";
+import {
+  isOpenAIModel,
+  leftOut,
+  openaiEffortPlan,
+  type PlanTarget,
+  type ThinkingLevel,
+  type ThinkingPlan,
+} from "./thinking-levels.ts";
+
+/** The `api` our chat-completions replies carry (the name of OpenAI's first API); their wire fields go back only to their own source. */
+export const CHAT_API = "openai";
 
 type WireMessage = Record<string, unknown>;
 type WireContent = Record<string, unknown>;
@@ -17,7 +28,7 @@ function imageUrl(part: ImagePart): WireContent {
   return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } };
 }
 
-/** The request body for `POST /chat/completions`, with the thinking fields (thinking.ts). */
+/** The request body for `POST /chat/completions`, with the thinking fields (chatThinking). */
 export function toChatRequest(
   request: ModelRequest,
   model: string,
@@ -84,7 +95,7 @@ export function toWireMessages(
         if (toolCalls.length > 0) entry.tool_calls = toolCalls;
         if (toolCalls.length > 0 && compat.echoReasoningContent) entry.reasoning_content = thinkingOf(message);
         // replay.ts has already left out the provider data of replies from another source.
-        if (message.api === "openai" && message.providerData) Object.assign(entry, message.providerData);
+        if (message.api === CHAT_API && message.providerData) Object.assign(entry, message.providerData);
         wire.push(entry);
         break;
       }
@@ -109,4 +120,49 @@ export function toWireMessages(
     }
   }
   return wire;
+}
+
+/**
+ * Chat completions' thinking: OpenRouter (by name or URL) has its own `reasoning` object; OpenAI's
+ * models (by name: a gpt-5 behind a proxy is still OpenAI's) take `reasoning_effort`; a Qwen3 on a
+ * server of one's own (vLLM, llama.cpp, SGLang pass `chat_template_kwargs` to the chat
+ * template) switches thinking on or off. Anything else is left out: servers differ too much.
+ */
+export function chatThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
+  if (target.name === "openrouter" || hostOf(target.baseUrl) === "openrouter.ai") {
+    if (level === "off") return { fields: { reasoning: { enabled: false } } };
+    return { fields: { reasoning: typeof level === "number" ? { max_tokens: level } : { effort: level } } };
+  }
+  if (isOpenAIModel(target.model)) return openaiEffortPlan(target, level, (effort) => ({ reasoning_effort: effort }));
+  if (!isSelfHosted(target.baseUrl) || isOllama(target))
+    return leftOut(target, level, "no thinking control is known for this server");
+  if (/qwen3/i.test(target.model) && !/2507/.test(target.model)) {
+    if (typeof level === "number")
+      return leftOut(target, level, "Qwen3's template switches thinking on or off; it takes no budget");
+    return { fields: { chat_template_kwargs: { enable_thinking: level !== "off" } } };
+  }
+  return leftOut(target, level, "no thinking control is known for this model on this server");
+}
+
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).hostname;
+  } catch {
+    return "";
+  }
+}
+
+/** A server on this machine or a private network, where vLLM, llama.cpp and SGLang run. */
+function isSelfHosted(baseUrl: string): boolean {
+  const host = hostOf(baseUrl);
+  return (
+    /^(localhost|127\.|0\.0\.0\.0|\[::1\]|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host) ||
+    host.endsWith(".local") ||
+    baseUrl.startsWith("http:")
+  );
+}
+
+/** Ollama's OpenAI-compatible layer ignores the fields above. */
+function isOllama(target: PlanTarget): boolean {
+  return target.name === "ollama" || /:11434\b/.test(target.baseUrl);
 }

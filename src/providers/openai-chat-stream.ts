@@ -2,6 +2,7 @@
 // Pure (no I/O), so the recorded responses of many servers can be replayed through it in tests.
 import type { AssistantMessage, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage } from "../core/messages.ts";
 import type { ModelEvent } from "../core/provider.ts";
+import { CHAT_API } from "./openai-chat-request.ts";
 import { ThinkTagSplitter, type ContentPiece } from "./think-tags.ts";
 import { appendArguments } from "../core/run-tools.ts";
 
@@ -119,7 +120,7 @@ export class ChatStreamAccumulator {
       if (call.extraContent) part.providerData = { extra_content: call.extraContent };
       content.push(part);
     });
-    const message: AssistantMessage = { role: "assistant", content, stopReason: this.stopReason(), api: "openai" };
+    const message: AssistantMessage = { role: "assistant", content, stopReason: this.stopReason(), api: CHAT_API };
     if (this.model) message.model = this.model;
     if (this.usage) message.usage = toUsage(this.usage);
     if (this.reasoningDetails.length > 0) message.providerData = { reasoning_details: this.reasoningDetails };

@@ -2,23 +2,23 @@
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
 import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
-import { toChatRequest } from "./openai-chat-request.ts";
+import { chatThinking, toChatRequest } from "./openai-chat-request.ts";
 import { compatFor } from "./openai-compat.ts";
 import { endpoint, postJson, type HttpReply } from "./post-json.ts";
 import { openAIHeaders } from "./request-headers.ts";
-import type { ProviderSettings } from "./index.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
 import { recoverTextToolCalls } from "./text-tool-calls.ts";
 import { parseEvent, readSse } from "./sse.ts";
-import { planThinking } from "./thinking.ts";
+import { planWith } from "./thinking-levels.ts";
 import { watchedCall } from "./wire-reply.ts";
 
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
-export function createOpenAIChatProvider(config: Omit<ProviderSettings, "api">): Provider {
+export function createOpenAIChatProvider(config: AdapterSettings): Provider {
   const compat = compatFor(config.baseUrl, config.name, config.model);
   const errorContext = errorContextFor(config, "OpenAI chat completions");
   const url = endpoint(config.baseUrl, "chat/completions");
   const headers = openAIHeaders(config);
-  const thinking = planThinking({ ...config, api: "openai" }).fields;
+  const thinking = planWith(chatThinking, config).fields;
 
   return {
     name: config.name,

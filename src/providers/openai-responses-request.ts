@@ -8,6 +8,7 @@ import {
 } from "../core/messages.ts";
 import type { ModelRequest } from "../core/provider.ts";
 import { portableSchema } from "./portable-schema.ts";
+import { openaiEffortPlan, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "./thinking-levels.ts";
 
 /** One input item as `POST /responses` takes it. */
 type InputItem = Record<string, unknown>;
@@ -15,11 +16,18 @@ type InputItem = Record<string, unknown>;
 /** The `api` our Responses replies carry; their output items go back only to this API. */
 export const RESPONSES_API = "responses";
 
+/** OpenAI's effort, with a summary: it is what the Responses API shows of the reasoning; without it, thinking stays hidden. */
+export function responsesThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
+  return openaiEffortPlan(target, level, (effort) => ({
+    reasoning: effort === "none" ? { effort } : { effort, summary: "auto" },
+  }));
+}
+
 /**
  * The request body for `POST /responses`. Stateless: `store: false`, so the server keeps
  * nothing and no `previous_response_id` is sent; the reasoning comes back encrypted (`include`)
  * and is sent again unchanged with the rest of the conversation on every turn. The thinking
- * fields (thinking.ts) ask for an effort and a summary.
+ * fields (responsesThinking) ask for an effort and a summary.
  */
 export function toResponsesRequest(
   request: ModelRequest,

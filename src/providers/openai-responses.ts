@@ -3,8 +3,8 @@
 import type { Provider } from "../core/provider.ts";
 import type { ProviderError } from "../core/provider.ts";
 import { errorContextFor, toProviderError, type ErrorContext } from "./http-errors.ts";
-import type { ProviderSettings } from "./index.ts";
-import { toResponsesRequest } from "./openai-responses-request.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
+import { responsesThinking, toResponsesRequest } from "./openai-responses-request.ts";
 import {
   ResponsesStreamAccumulator,
   toStreamEvents,
@@ -14,13 +14,13 @@ import {
 import { endpoint, postJson } from "./post-json.ts";
 import { openAIHeaders } from "./request-headers.ts";
 import { type WireFormat, wireProvider } from "./wire-reply.ts";
-import { planThinking } from "./thinking.ts";
+import { planWith } from "./thinking-levels.ts";
 
-export function createOpenAIResponsesProvider(settings: ProviderSettings): Provider {
+export function createOpenAIResponsesProvider(settings: AdapterSettings): Provider {
   const errorContext = errorContextFor(settings, "OpenAI Responses");
   const url = endpoint(settings.baseUrl, "responses");
   const headers = openAIHeaders(settings);
-  const thinking = planThinking(settings).fields;
+  const thinking = planWith(responsesThinking, settings).fields;
 
   return wireProvider(settings, errorContext, RESPONSES_FORMAT, (request, signal) =>
     postJson(url, headers, toResponsesRequest(request, settings.model, thinking), signal),

@@ -4,8 +4,8 @@
 // could read. Pure, so every switch can be tested without a server.
 import { createHash } from "node:crypto";
 import type { AssistantMessage, Message, ReplySource, ToolCallPart } from "../core/messages.ts";
-import type { ApiKind } from "./wire-apis.ts";
-import { hostOf, type IdRule, type WireRules } from "./wire-rules.ts";
+import type { ApiKind, IdRule, WireRules } from "./wire-apis.ts";
+import { hostOf } from "./wire-rules.ts";
 
 /** Where a request goes (provider settings have it all). */
 export interface ReplayTarget {

@@ -2,7 +2,7 @@
 // no more tools than it lists. Where a limit cannot be met as asked, one line says what was done.
 import { createHash } from "node:crypto";
 import type { ToolSpec } from "../core/provider.ts";
-import type { WireRules } from "./wire-rules.ts";
+import type { WireRules } from "./wire-apis.ts";
 
 export interface FittedTools {
   tools: ToolSpec[];
