@@ -29,6 +29,7 @@ function policyWith(
     mode: "ask",
     allow: rules(allowRules),
     deny: rules(denyRules),
+    ask: [],
     sandbox: "on",
     workspace,
     freeRoots: [],

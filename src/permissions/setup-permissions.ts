@@ -126,6 +126,7 @@ export function setupPermissions(
     mode: flags.approve ?? "ask",
     allow: settings.allow,
     deny: settings.deny,
+    ask: settings.ask,
     sandbox,
     workspace,
     freeRoots: [realOrSame(tmpdir()), ...settings.directories.map(realOrSame)],
