@@ -36,7 +36,7 @@ function pushGuardedProject() {
   writeJson(settings, {
     permissions: {
       allow: ["Bash"],
-      ask: ["Bash(git push:*)", "WebFetch(domain:127.0.0.1)"],
+      ask: ["Bash(git push:*)", "Bash(npm publish *)", "WebFetch(domain:127.0.0.1)"],
       deny: ["Bash(git push --force:*)"],
     },
   });
@@ -61,6 +61,8 @@ test("headless, with allow Bash and --yes, every push asks and is refused naming
           ...Object.entries(pushes).map(([id, command]) => bash(id, `${command}; touch pushed-${id}`)),
           bash("status", "touch status-ran"),
           bash("force", "git push --force"),
+          bash("publish", "npm publish; touch published"),
+          bash("publish_tag", "npm publish --tag next"),
           { id: "fetch", name: "web_fetch", arguments: { url: "http://127.0.0.1:9/" } },
         ],
       },
@@ -79,6 +81,10 @@ test("headless, with allow Bash and --yes, every push asks and is refused naming
   }
   assert.equal(existsSync(join(cwd, "status-ran")), true, "what only the allow rule covers runs unasked");
   assert.match(toolResult(fake, 1, "force"), /the rule Bash\(git push --force:\*\) in .* forbids/);
+  // Claude Code's newer spelling: a trailing ` *` covers the bare command too.
+  for (const id of ["publish", "publish_tag"])
+    assert.match(toolResult(fake, 1, id), /the ask rule Bash\(npm publish \*\) in .* asks before `npm publish/, id);
+  assert.equal(existsSync(join(cwd, "published")), false);
   assert.match(toolResult(fake, 1, "fetch"), /the ask rule WebFetch\(domain:127\.0\.0\.1\) in .* fetching from 127/);
   assert.doesNotMatch(result.stderr, /permissions\.ask|not applied/, "ask is no longer reported as unused");
 
