@@ -139,6 +139,32 @@ test("--approve edits: an ask rule on Edit(/docs/**) in Claude's file and on wri
   assert.equal(readFileSync(join(cwd, "free.txt"), "utf8"), "x");
 });
 
+test("an ask rule on reading a file: read_file asks (headless: refused), and a grep over its folder does not show it unasked", async () => {
+  const cwd = tempDir("claude-ask-");
+  mkdirSync(join(cwd, "secrets"));
+  writeFileSync(join(cwd, "secrets", "token.txt"), "canary-token-5521\n");
+  writeFileSync(join(cwd, "notes.md"), "canary-free notes\n");
+  writeJson(join(cwd, ".claude", "settings.json"), { permissions: { ask: ["Read(./secrets/token.txt)"] } });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "read", name: "read_file", arguments: { path: "secrets/token.txt" } },
+          { id: "grep", name: "grep", arguments: { pattern: "canary", path: "." } },
+          { id: "notes", name: "read_file", arguments: { path: "notes.md" } },
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "read"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResult(fake, 1, "read"), /the ask rule Read\(\.\/secrets\/token\.txt\) in .* asks before/);
+  assert.match(toolResult(fake, 1, "grep"), /notes\.md/);
+  assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /canary-token-5521/);
+  assert.match(toolResult(fake, 1, "notes"), /canary-free notes/);
+});
+
 test("headless, a typo or an unmatchable pattern in an ask rule stops the run with exit 2 before any model call", async () => {
   for (const [rule, said] of [
     ["Bahs(git push:*)", /the ask rule Bahs\(git push:\*\) names no tool \(did you mean bash\?\)/i],

@@ -142,7 +142,12 @@ export function setupPermissions(
     policy,
     env,
     wrapCommand,
-    unwalked: [...hidden, ...SYSTEM_PATHS, ...deniedReadPaths(settings.deny, policy).map(realOrSame)],
+    // A file an ask rule names is not walked either: a grep over its folder would show it unasked.
+    unwalked: [
+      ...hidden,
+      ...SYSTEM_PATHS,
+      ...deniedReadPaths([...settings.deny, ...settings.ask], policy).map(realOrSame),
+    ],
     secrets: secretValuesOf(where.env),
     warnings,
     projectAllow: settings.projectAllow,
