@@ -176,23 +176,15 @@ function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, al
   const split = splitCommand(command);
   const covers = (rule: Rule, words: string[]) =>
     ruleNamesTool(rule, tool) && (rule.pattern === undefined || commandMatches(rule.pattern, words));
-  for (const part of split.commands) {
-    for (const view of denyViews(part)) {
-      const rule = policy.deny.find((candidate) => covers(candidate, view));
-      if (rule) return deny(rule, `\`${view.join(" ")}\``);
-    }
-  }
+  const denied = ruleInViews(split, policy.deny, covers);
+  if (denied) return deny(denied.rule, `\`${denied.view.join(" ")}\``);
   // Fail closed for deny rules too: what the views cannot follow might be what a rule forbids, so
   // it is put to the person, in every mode (headless: refused, with the reason).
   const unchecked = uncheckedRule(tool, split, policy.deny, "deny");
   if (unchecked) return unchecked;
   // Ask rules look at the same views, and likewise fail closed, after every deny rule (deny > ask > allow).
-  for (const part of split.commands) {
-    for (const view of denyViews(part)) {
-      const rule = policy.ask.find((candidate) => covers(candidate, view));
-      if (rule) return askedByRule(rule, `\`${view.join(" ")}\``);
-    }
-  }
+  const asked = ruleInViews(split, policy.ask, covers);
+  if (asked) return askedByRule(asked.rule, `\`${asked.view.join(" ")}\``);
   const uncheckedAsk = uncheckedRule(tool, split, policy.ask, "ask");
   if (uncheckedAsk) return uncheckedAsk;
   if (policy.mode === "all") return { type: "allow" };
@@ -272,6 +264,21 @@ function ruleFor(tool: string, pattern?: string): Rule {
 
 function unique(rules: Rule[]): Rule[] {
   return rules.filter((rule, index) => rules.findIndex((other) => other.text === rule.text) === index);
+}
+
+/** The first of `rules` that covers any view of any part (command-views.ts), and that view. */
+function ruleInViews(
+  split: SplitCommand,
+  rules: Rule[],
+  covers: (rule: Rule, words: string[]) => boolean,
+): { rule: Rule; view: string[] } | undefined {
+  for (const part of split.commands) {
+    for (const view of denyViews(part)) {
+      const rule = rules.find((candidate) => covers(candidate, view));
+      if (rule) return { rule, view };
+    }
+  }
+  return undefined;
 }
 
 /**
