@@ -8,17 +8,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf as toolResult } from "./helpers.ts";
 import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
-
-const toolResult = (fake: FakeLLM, request: number, id: string) =>
-  fake.requests[request].body.messages.find(
-    (m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id,
-  )?.content as string;
 
 for (const identity of IDENTITIES) {
   test(`as ${identity}: the model cannot plant a hook in a Claude settings file: the sandbox keeps bash out, write_file asks (headless: refused)`, {

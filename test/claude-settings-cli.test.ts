@@ -8,22 +8,20 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import {
+  cleanEnv,
+  fakeFlags,
+  ROOT,
+  runCli,
+  tempDir,
+  fakeServerPerTest,
+  toolResultOf as toolResult,
+  writeJson,
+} from "./helpers.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
 const serve = fakeServerPerTest();
-
-const toolResult = (fake: FakeLLM, request: number, id: string) =>
-  fake.requests[request].body.messages.find(
-    (m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id,
-  )?.content as string;
-
-function writeJson(file: string, value: unknown): void {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, JSON.stringify(value, null, 2));
-}
 
 /** A project as a Claude Code user has it: rules, a guard hook, an MCP server, a secret .env. */
 function claudeProject() {

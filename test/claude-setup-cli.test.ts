@@ -185,7 +185,7 @@ function typicalClaudeProject(repo: string) {
   const guard = join(repo, ".claude", "hooks", "bash-guard.sh");
   writeFileSync(
     guard,
-    '#!/bin/sh\ninput=$(cat)\necho "$input" > "$CLAUDE_PROJECT_DIR/bash-hook.json"\ncase "$input" in *--updateSnapshot*) echo "snapshots are updated in CI only" >&2; exit 2;; esac\nexit 0\n',
+    '#!/bin/sh\ninput=$(cat)\nprintf \'%s\\n\' "$input" >> "$CLAUDE_PROJECT_DIR/bash-hooks.jsonl"\ncase "$input" in *--updateSnapshot*) echo "snapshots are updated in CI only" >&2; exit 2;; esac\nexit 0\n',
   );
   const logger = join(repo, ".claude", "hooks", "after-edit.sh");
   writeFileSync(logger, '#!/bin/sh\ncat > "$CLAUDE_PROJECT_DIR/edit-hook.json"\n');
@@ -223,12 +223,15 @@ function typicalClaudeProject(repo: string) {
   );
   writeFileSync(
     join(repo, ".mcp.json"),
-    JSON.stringify({ mcpServers: { srv: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
+    JSON.stringify({ mcpServers: { srv: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
   );
   return settings;
 }
 
-test("a typical Claude Code project copied in unchanged: its command, imports, rules (deny, ask, allow), hooks and MCP server behave as under Claude Code", async () => {
+// bwrap: without a sandbox every command asks (headless: refused), allow rules notwithstanding.
+test("a typical Claude Code project copied in unchanged: its command, imports, rules (deny, ask, allow), hooks and MCP server behave as under Claude Code", {
+  skip: needs("bwrap"),
+}, async () => {
   const { env, repo } = claudeWorld();
   const settings = typicalClaudeProject(repo);
   const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: args });
@@ -287,10 +290,19 @@ test("a typical Claude Code project copied in unchanged: its command, imports, r
   assert.equal(readFileSync(join(repo, "src", "app.js"), "utf8"), "export const answer = 42;\n", resultOf("fix"));
 
   // The hooks got the payloads Claude Code sends.
-  const bashHook = JSON.parse(readFileSync(join(repo, "bash-hook.json"), "utf8"));
-  assert.equal(bashHook.hook_event_name, "PreToolUse");
-  assert.equal(bashHook.tool_name, "Bash");
-  assert.equal(bashHook.tool_input.command, "npm test -- --updateSnapshot");
+  // One line per allowed command (the approved calls run at once, so in either order).
+  const bashHooks = readFileSync(join(repo, "bash-hooks.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(bashHooks.map((event) => event.tool_input.command).sort(), [
+    "npm test",
+    "npm test -- --updateSnapshot",
+  ]);
+  for (const event of bashHooks) {
+    assert.equal(event.hook_event_name, "PreToolUse");
+    assert.equal(event.tool_name, "Bash");
+  }
   const editHook = JSON.parse(readFileSync(join(repo, "edit-hook.json"), "utf8"));
   assert.equal(editHook.hook_event_name, "PostToolUse");
   assert.equal(editHook.tool_name, "Edit");
