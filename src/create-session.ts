@@ -402,7 +402,11 @@ async function checkRuleNames(
   tools: Tool[],
 ): Promise<void> {
   const nameProblems = checkNames(
-    { allow: [...permissions.policy.allow, ...permissions.projectAllow], deny: permissions.policy.deny },
+    {
+      allow: [...permissions.policy.allow, ...permissions.projectAllow],
+      deny: permissions.policy.deny,
+      ask: permissions.policy.ask,
+    },
     extensions.declaredHooks,
     { tools, servers: extensions.serverNames },
   );

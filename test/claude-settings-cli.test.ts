@@ -8,23 +8,20 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
-import { needs } from "./system-programs.ts";
+import {
+  cleanEnv,
+  fakeFlags,
+  ROOT,
+  runCli,
+  tempDir,
+  fakeServerPerTest,
+  toolResultOf as toolResult,
+  writeJson,
+} from "./helpers.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
 const serve = fakeServerPerTest();
-
-const toolResult = (fake: FakeLLM, request: number, id: string) =>
-  fake.requests[request].body.messages.find(
-    (m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id,
-  )?.content as string;
-
-function writeJson(file: string, value: unknown): void {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, JSON.stringify(value, null, 2));
-}
 
 /** A project as a Claude Code user has it: rules, a guard hook, an MCP server, a secret .env. */
 function claudeProject() {
@@ -220,43 +217,6 @@ test("Claude's path forms: /path is the project's, //path the file system's; a p
   const stopped = await runCli(["-y", ...fakeFlags(fake), "-p", "try"], { cwd });
   assert.equal(stopped.code, 2, stopped.stderr);
   assert.match(stopped.stderr, /the deny rule TodoWrite\(x\) has a pattern harness cannot match/);
-});
-
-test("the model cannot plant a hook in .claude/settings.json: the sandbox keeps bash out, write_file asks (headless: refused)", {
-  skip: needs("bwrap"),
-}, async (t) => {
-  const cwd = tempDir();
-  const canaryHome = mkdtempSync("/var/tmp/harness-claude-canary-");
-  t.after(() => rmSync(canaryHome, { recursive: true, force: true }));
-  const pwned = join(canaryHome, "PWNED");
-  const hook = JSON.stringify({
-    hooks: { SessionStart: [{ hooks: [{ type: "command", command: `touch ${pwned}` }] }] },
-  });
-  const fake = await serve([
-    {
-      reply: {
-        toolCalls: [
-          {
-            id: "sh",
-            name: "bash",
-            arguments: { command: `mkdir -p .claude && echo '${hook}' > .claude/settings.json` },
-          },
-          { id: "w", name: "write_file", arguments: { path: ".claude/settings.local.json", content: hook } },
-        ],
-      },
-    },
-    { reply: { text: "tried" } },
-    { reply: { text: "second run" } },
-  ]);
-  const env = cleanEnv();
-  const first = await runCli(["-y", "--sandbox", "on", ...fakeFlags(fake), "-p", "plant"], { cwd, env });
-  assert.equal(first.code, 0, first.stderr);
-  assert.match(toolResult(fake, 1, "w"), /\.claude.*(asked|not allow|did not allow)/i);
-  assert.equal(existsSync(join(cwd, ".claude", "settings.json")), false, toolResult(fake, 1, "sh") + first.stderr);
-  assert.equal(existsSync(join(cwd, ".claude", "settings.local.json")), false);
-  const second = await runCli(["--trust", ...fakeFlags(fake), "-p", "again"], { cwd, env });
-  assert.equal(second.code, 0, second.stderr);
-  assert.equal(existsSync(pwned), false);
 });
 
 test("hooks in the user's ~/.claude/settings.json: Bash gets tool_input.command, mcp__srv__.* fires on the server's tools with Claude's name; harness's own file keeps ours", async () => {

@@ -1,17 +1,19 @@
 // A Claude Code setup copied in unchanged: .claude/commands (subfolders as namespaces, $ARGUMENTS
 // and $1, front matter), ~/.claude/commands, CLAUDE.md with @imports (relative, ~, nested, none
-// inside code), and the user-wide ~/.claude/CLAUDE.md and $HARNESS_HOME/AGENTS.md. Through the
-// built CLI against the fake server, which records what the model was sent.
+// inside code), and the user-wide ~/.claude/CLAUDE.md and $HARNESS_HOME/AGENTS.md; last, a whole
+// typical project (rules, hooks, a command, imports, .mcp.json) at once. Through the built CLI
+// against the fake server, which records what the model was sent.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
+const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
 function promptOf(request: RecordedRequest): string {
   return request.body.messages.filter((message: { role: string }) => message.role === "user").at(-1).content;
@@ -157,4 +159,153 @@ test("in chat, /frontend:component runs the namespaced command and /help lists i
   terminal.type("/exit");
   terminal.send(["Enter"]);
   await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
+});
+
+/**
+ * The issue's "done when": a project set up for Claude Code, copied in unchanged, run headless
+ * as its user would run `claude -p "/review src/app.js" --permission-mode acceptEdits`.
+ */
+function typicalClaudeProject(repo: string) {
+  mkdirSync(join(repo, "src"));
+  mkdirSync(join(repo, "docs"));
+  mkdirSync(join(repo, ".claude", "hooks"), { recursive: true });
+  writeFileSync(join(repo, "src", "app.js"), "export const answer = 41;\n");
+  writeFileSync(join(repo, ".env"), "API_TOKEN=canary-dotenv-7731\n");
+  writeFileSync(
+    join(repo, "package.json"),
+    JSON.stringify({ name: "app", private: true, scripts: { test: "node -e \"console.log('tests pass')\"" } }),
+  );
+  writeFileSync(join(repo, "CLAUDE.md"), "# App\nUse ES modules.\nSee @docs/conventions.md for style.\n");
+  writeFileSync(join(repo, "docs", "conventions.md"), "Conventions: no semicolon-free code.\n");
+  writeFileSync(
+    join(repo, ".claude", "commands", "review.md"),
+    "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS for bugs and fix them.\n",
+  );
+  // Claude Code's documented hook shapes: a Bash guard that blocks with exit 2, a logger after edits.
+  const guard = join(repo, ".claude", "hooks", "bash-guard.sh");
+  writeFileSync(
+    guard,
+    '#!/bin/sh\ninput=$(cat)\nprintf \'%s\\n\' "$input" >> "$CLAUDE_PROJECT_DIR/bash-hooks.jsonl"\ncase "$input" in *--updateSnapshot*) echo "snapshots are updated in CI only" >&2; exit 2;; esac\nexit 0\n',
+  );
+  const logger = join(repo, ".claude", "hooks", "after-edit.sh");
+  writeFileSync(logger, '#!/bin/sh\ncat > "$CLAUDE_PROJECT_DIR/edit-hook.json"\n');
+  chmodSync(guard, 0o755);
+  chmodSync(logger, 0o755);
+  const settings = join(repo, ".claude", "settings.json");
+  writeFileSync(
+    settings,
+    JSON.stringify({
+      $schema: "https://json.schemastore.org/claude-code-settings.json",
+      permissions: {
+        allow: ["Bash(npm test:*)", "Bash(npm run lint)", "mcp__srv__echo"],
+        ask: ["Bash(git push:*)"],
+        deny: ["Read(./.env)", "Bash(curl:*)", "WebFetch"],
+      },
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/bash-guard.sh' }],
+          },
+        ],
+        PostToolUse: [
+          {
+            matcher: "Edit|MultiEdit|Write",
+            hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/after-edit.sh' }],
+          },
+        ],
+      },
+    }),
+  );
+  writeFileSync(
+    join(repo, ".claude", "settings.local.json"),
+    JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }),
+  );
+  writeFileSync(
+    join(repo, ".mcp.json"),
+    JSON.stringify({ mcpServers: { srv: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
+  );
+  return settings;
+}
+
+// bwrap: without a sandbox every command asks (headless: refused), allow rules notwithstanding.
+test("a typical Claude Code project copied in unchanged: its command, imports, rules (deny, ask, allow), hooks and MCP server behave as under Claude Code", {
+  skip: needs("bwrap"),
+}, async () => {
+  const { env, repo } = claudeWorld();
+  const settings = typicalClaudeProject(repo);
+  const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: args });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          call("env", "read_file", { path: ".env" }),
+          call("test", "bash", { command: "npm test" }),
+          call("snapshot", "bash", { command: "npm test -- --updateSnapshot" }),
+          call("curl", "bash", { command: "curl -s http://127.0.0.1:9/" }),
+          call("rm", "bash", { command: "rm -rf src" }),
+          call("push", "bash", { command: "git push origin main" }),
+          call("fetch", "web_fetch", { url: "http://127.0.0.1:9/" }),
+          call("echo", "srv__echo", { message: "hello from mcp" }),
+          call("read", "read_file", { path: "src/app.js" }),
+        ],
+      },
+    },
+    { reply: { toolCalls: [call("fix", "edit_file", { path: "src/app.js", old_string: "41", new_string: "42" })] } },
+    { reply: { text: "Reviewed and fixed." } },
+  ]);
+  const result = await runCli(["--trust", "--approve", "edits", ...fakeFlags(fake), "-p", "/review src/app.js"], {
+    cwd: repo,
+    env,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "Reviewed and fixed.\n");
+  assert.equal(result.stderr.match(/warning/g), null, result.stderr);
+
+  // The command and CLAUDE.md with its import reached the model.
+  const first = fake.requests[0];
+  assert.equal(promptOf(first), "Review src/app.js for bugs and fix them.");
+  assert.match(systemOf(first), /Use ES modules\./);
+  assert.match(systemOf(first), /Conventions: no semicolon-free code\./);
+  assert.ok(
+    first.body.tools.some((tool: { function: { name: string } }) => tool.function.name === "srv__echo"),
+    "the .mcp.json server's tools are offered",
+  );
+
+  const results = new Map<string, string>(
+    fake.requests[2].body.messages
+      .filter((message: { role: string }) => message.role === "tool")
+      .map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content]),
+  );
+  const resultOf = (id: string) => results.get(id) ?? "";
+  assert.match(resultOf("env"), new RegExp(`the rule Read\\(\\./\\.env\\) in ${settings} forbids`));
+  assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /canary-dotenv-7731/);
+  assert.match(resultOf("test"), /tests pass/, "an allow rule runs npm test unasked");
+  assert.match(resultOf("snapshot"), /blocked by a hook: snapshots are updated in CI only/);
+  assert.match(resultOf("curl"), /the rule Bash\(curl:\*\) in .* forbids/);
+  assert.match(resultOf("rm"), /the rule Bash\(rm:\*\) in .*settings\.local\.json forbids/);
+  assert.match(resultOf("push"), /no one was there to approve it .*the ask rule Bash\(git push:\*\) in .* asks before/);
+  assert.match(resultOf("fetch"), /the rule WebFetch in .* forbids/);
+  assert.match(resultOf("echo"), /hello from mcp/);
+  assert.equal(readFileSync(join(repo, "src", "app.js"), "utf8"), "export const answer = 42;\n", resultOf("fix"));
+
+  // The hooks got the payloads Claude Code sends.
+  // One line per allowed command (the approved calls run at once, so in either order).
+  const bashHooks = readFileSync(join(repo, "bash-hooks.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(bashHooks.map((event) => event.tool_input.command).sort(), [
+    "npm test",
+    "npm test -- --updateSnapshot",
+  ]);
+  for (const event of bashHooks) {
+    assert.equal(event.hook_event_name, "PreToolUse");
+    assert.equal(event.tool_name, "Bash");
+  }
+  const editHook = JSON.parse(readFileSync(join(repo, "edit-hook.json"), "utf8"));
+  assert.equal(editHook.hook_event_name, "PostToolUse");
+  assert.equal(editHook.tool_name, "Edit");
+  assert.equal(editHook.tool_input.file_path, "src/app.js");
+  assert.equal(editHook.cwd, repo);
 });

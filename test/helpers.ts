@@ -1,8 +1,18 @@
 // Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAnthropicProvider } from "../src/providers/anthropic-messages.ts";
 import type { ProviderSettings } from "../src/providers/index.ts";
@@ -137,6 +147,19 @@ export function runInTerminal(
 }
 
 /** CLI flags that point the harness at a fake server. */
+/** The tool result for call `id` in the fake's `request`-th request (OpenAI chat shape), as the model got it. */
+export function toolResultOf(fake: FakeLLM, request: number, id: string): string {
+  return fake.requests[request].body.messages.find(
+    (m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id,
+  )?.content as string;
+}
+
+/** Writes `value` as JSON, making the folders on the way (a settings file a test sets up). */
+export function writeJson(file: string, value: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(value, null, 2));
+}
+
 export function fakeFlags(server: FakeLLM): string[] {
   return ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"];
 }

@@ -38,6 +38,7 @@ function policy(overrides: Partial<PermissionPolicy> = {}): PermissionPolicy {
     mode: "edits",
     allow: [],
     deny: [],
+    ask: [],
     sandbox: "on",
     workspace,
     freeRoots: [],

@@ -29,6 +29,7 @@ function policyWith(
     mode: "ask",
     allow: rules(allowRules),
     deny: rules(denyRules),
+    ask: [],
     sandbox: "on",
     workspace,
     freeRoots: [],
@@ -124,6 +125,52 @@ test("deny beats allow, --yes included, and looks through wrappers and nested sh
     type: "deny",
     reason: "the rule write_file in /home/u/.harness/settings.json forbids write_file calls.",
   });
+});
+
+test("Claude Code's wildcards: a trailing ' *' covers the bare command, '*' inside any text; deny and ask rules use them too", async () => {
+  const policy = policyWith({
+    mode: "all",
+    allowRules: ["Bash(npm run *)"],
+    denyRules: ["Bash(git push *)", "Bash(git * --force)"],
+  });
+  for (const command of ["git push", "cd x && git push origin", "git reset --force", "env X=1 git push"]) {
+    const decision = await decideCommand(command, policy);
+    assert.equal(decision.type, "deny", command);
+  }
+  assert.deepEqual(await decideCommand("git pushx", policy), { type: "allow" }, "--yes runs what no rule names");
+  const allowOnly = policyWith({ allowRules: ["Bash(npm run *)"] });
+  assert.deepEqual(await decideCommand("npm run", allowOnly), { type: "allow" });
+  assert.deepEqual(await decideCommand("npm run build -- --watch", allowOnly), { type: "allow" });
+  assert.equal((await decideCommand("npm runx", allowOnly)).type, "ask");
+  assert.equal((await decideCommand("npm install", allowOnly)).type, "ask");
+});
+
+test("ask rules come after deny and before allow rules and --yes, ask once only, and fail closed as deny rules do", async () => {
+  const policy = {
+    ...policyWith({ mode: "all", allowRules: ["bash"], denyRules: ["bash(git push --force)"] }),
+    ask: rules(["Bash(git push:*)"]),
+  };
+  assert.equal((await decideCommand("git push --force", policy)).type, "deny");
+  for (const command of ["git push", "sudo git push", "bash -c 'git push'", "$(echo git) push"])
+    assert.deepEqual(
+      await decideCommand(command, policy),
+      {
+        type: "ask",
+        why: `the ask rule Bash(git push:*) in /home/u/.harness/settings.json asks before \`git push\``,
+        remember: [],
+        explicit: true,
+      },
+      command,
+    );
+  const computed = await decideCommand("$CMD push", { ...policy, deny: [] });
+  assert.equal(computed.type === "ask" && computed.explicit, true);
+  assert.match(
+    computed.type === "ask" ? (computed.why ?? "") : "",
+    /so the ask rule Bash\(git push:\*\) cannot be checked/,
+  );
+  const unsplit = await decideCommand("git status 'unterminated", policy);
+  assert.equal(unsplit.type === "ask" && unsplit.explicit, true, "the deny rule cannot be checked either");
+  assert.deepEqual(await decideCommand("git status", policy), { type: "allow" });
 });
 
 test("approval modes: ask asks for edits and commands, edits lets edits run, all runs everything", async () => {

@@ -18,6 +18,7 @@ function policyWith(allow: string[], deny: string[] = [], mode: PermissionPolicy
     mode,
     allow: rules(allow),
     deny: rules(deny),
+    ask: [],
     sandbox: "on",
     workspace: tempDir(),
     freeRoots: [],

@@ -7,7 +7,7 @@
 // $HARNESS_HOME/trusted-folders.json with a hash of every project settings file. When a file
 // changes (or one is added or removed), the record no longer holds: a chat asks again and shows
 // the diff; a headless run reports it and ignores the settings. What only narrows permissions
-// (deny rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
+// (deny and ask rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
 // files: instructions the model would follow) are reviewed and recorded the same way.
 //
 // Trust by name has no hash, so it covers only settings files no sandboxed command can have

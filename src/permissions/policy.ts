@@ -5,15 +5,16 @@ import type { Tool, ToolEffects } from "../core/tool.ts";
 import path from "node:path";
 import { isInside } from "../core/is-inside.ts";
 import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
-import { denyViews, uncheckable, unwrap } from "./command-views.ts";
+import { denyViews, uncheckable } from "./command-views.ts";
+import { rememberedPrefixes } from "./remembered-prefixes.ts";
 import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { protectedPart } from "./protected-paths.ts";
 import { SYSTEM_PATHS } from "./secret-paths.ts";
-import { splitCommand, type SimpleCommand } from "./shell-split.ts";
+import { splitCommand, type SimpleCommand, type SplitCommand } from "./shell-split.ts";
 
 /**
  * `ask`: reads run, edits and commands ask. `edits`: edits inside the workspace run too.
- * `all` (`--yes`): everything runs that no deny rule or boundary stops.
+ * `all` (`--yes`): everything runs that no deny rule, ask rule or boundary stops.
  */
 export const APPROVAL_MODES = ["ask", "edits", "all"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -29,6 +30,13 @@ export interface PermissionPolicy {
   mode: ApprovalMode;
   allow: Rule[];
   deny: Rule[];
+  /**
+   * Claude Code's `permissions.ask`: a call one covers is put to the person, this once, after
+   * the deny rules and before the allow rules and the mode (deny > ask > allow), `--yes`
+   * included, as Claude Code keeps explicit ask rules in its bypassPermissions mode
+   * (https://code.claude.com/docs/en/permission-modes). Headless, such a call is refused.
+   */
+  ask: Rule[];
   sandbox: SandboxState;
   workspace: string;
   /** Other folders file tools may use freely (the temp folder). */
@@ -55,7 +63,8 @@ const SESSION = "this session";
 
 /**
  * Applies the policy, plus rules added this session, to one call, by what its tool declares it
- * touches (Tool.effects), never by argument or tool names. Deny wins over everything.
+ * touches (Tool.effects), never by argument or tool names. Deny wins over everything, then ask
+ * rules, then allow rules and the mode.
  */
 export async function decide(
   tool: Tool,
@@ -91,6 +100,8 @@ export async function decideEffects(
 
   let mustAsk: string | undefined;
   let protectedWhy: string | undefined;
+  // A tool-wide ask rule, or the first path one a target matches; it asks once no deny rule has spoken.
+  let askRule = policy.ask.find((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined);
   const remember: Rule[] = [];
   const touched = touchedPaths(effects);
   // A call that names no file is covered by no path rule (an MCP tool that runs on its server).
@@ -108,6 +119,9 @@ export async function decideEffects(
       (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
     );
     if (pathDeny) return deny(pathDeny, target);
+    askRule ??= policy.ask.find(
+      (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
+    );
     const pathAllow = allow.find(
       (rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined && pathMatches(rule.pattern, target, where),
     );
@@ -149,6 +163,7 @@ export async function decideEffects(
     remember.push(ruleFor(tool.name, `${target}`));
   }
   if (protectedWhy) return { type: "ask", why: protectedWhy, remember: [], explicit: true };
+  if (askRule) return askedByRule(askRule, askRule.pattern === undefined ? `${tool.name} calls` : askRule.pattern);
   if (mustAsk) return policy.mode === "all" ? { type: "allow" } : { type: "ask", why: mustAsk, remember };
 
   const isAllowedByRule =
@@ -161,23 +176,17 @@ function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, al
   const split = splitCommand(command);
   const covers = (rule: Rule, words: string[]) =>
     ruleNamesTool(rule, tool) && (rule.pattern === undefined || commandMatches(rule.pattern, words));
-  for (const part of split.commands) {
-    for (const view of denyViews(part)) {
-      const rule = policy.deny.find((candidate) => covers(candidate, view));
-      if (rule) return deny(rule, `\`${view.join(" ")}\``);
-    }
-  }
+  const denied = ruleInViews(split, policy.deny, covers);
+  if (denied) return deny(denied.rule, `\`${denied.view.join(" ")}\``);
   // Fail closed for deny rules too: what the views cannot follow might be what a rule forbids, so
   // it is put to the person, in every mode (headless: refused, with the reason).
-  const denyRule = policy.deny.find((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined);
-  const why = denyRule && split.commands.map((part) => uncheckable(part)).find(Boolean);
-  if (denyRule && why)
-    return {
-      type: "ask",
-      why: `${why}, so the deny rule ${tool.name}(${denyRule.pattern}) cannot be checked; write the command out plainly`,
-      remember: [],
-      explicit: true,
-    };
+  const unchecked = uncheckedRule(tool, split, policy.deny, "deny");
+  if (unchecked) return unchecked;
+  // Ask rules look at the same views, and likewise fail closed, after every deny rule (deny > ask > allow).
+  const asked = ruleInViews(split, policy.ask, covers);
+  if (asked) return askedByRule(asked.rule, `\`${asked.view.join(" ")}\``);
+  const uncheckedAsk = uncheckedRule(tool, split, policy.ask, "ask");
+  if (uncheckedAsk) return uncheckedAsk;
   if (policy.mode === "all") return { type: "allow" };
   if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
   if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
@@ -214,6 +223,8 @@ function decideFetch(tool: Tool, url: string, policy: PermissionPolicy, allow: R
     ruleNamesTool(rule, tool) && (rule.pattern === undefined || domainMatches(rule.pattern, host));
   const rule = policy.deny.find(covers);
   if (rule) return deny(rule, `fetching from ${host}`);
+  const askRule = policy.ask.find(covers);
+  if (askRule) return askedByRule(askRule, `fetching from ${host || url}`);
   if (policy.mode === "all" || allow.some(covers)) return { type: "allow" };
   return {
     type: "ask",
@@ -247,70 +258,57 @@ function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {
   }
 }
 
-/** Commands whose second word picks what they do (`git status` vs `git push`), so "always" remembers both. */
-const SUBCOMMAND_TOOLS = new Set([
-  "git",
-  "npm",
-  "pnpm",
-  "yarn",
-  "bun",
-  "npx",
-  "cargo",
-  "go",
-  "docker",
-  "kubectl",
-  "pip",
-  "pip3",
-  "uv",
-  "poetry",
-  "make",
-  "gh",
-  "apt",
-  "apt-get",
-  "brew",
-  "dotnet",
-  "mvn",
-  "gradle",
-  "deno",
-  "rustup",
-  "terraform",
-  "helm",
-]);
-
-/**
- * The prefix an "always" answer remembers for a command: its first word, plus the subcommand
- * for tools that have them (`git status`, and `npm run build` for scripts). Through a wrapper,
- * the wrapper as written and the prefix of what it runs (`timeout 5 npm test`).
- */
-export function commandPrefix(part: SimpleCommand): string {
-  const inner = unwrap(part.words);
-  if (inner.prefixLength > 0 && inner.words.length > 0)
-    return [...part.words.slice(0, inner.prefixLength), commandPrefix({ words: inner.words, writesFile: false })].join(
-      " ",
-    );
-  const [first, second, third] = part.words;
-  const isSubcommand = (word: string | undefined) => word !== undefined && /^[a-z][a-z0-9:_-]*$/.test(word);
-  if (!SUBCOMMAND_TOOLS.has(first) || !isSubcommand(second)) return first;
-  if (second === "run" && isSubcommand(third)) return `${first} ${second} ${third}`;
-  return `${first} ${second}`;
-}
-
-/** What "always" remembers for a part: its prefix, and those of the commands it runs (`find -exec rm`). */
-function rememberedPrefixes(part: SimpleCommand): string[] {
-  return [
-    commandPrefix(part),
-    ...unwrap(part.words)
-      .commands.filter((words) => words.length > 0)
-      .map((words) => commandPrefix({ words, writesFile: false })),
-  ];
-}
-
 function ruleFor(tool: string, pattern?: string): Rule {
   return { tool, pattern, text: pattern === undefined ? tool : `${tool}(${pattern})`, source: SESSION, trusted: true };
 }
 
 function unique(rules: Rule[]): Rule[] {
   return rules.filter((rule, index) => rules.findIndex((other) => other.text === rule.text) === index);
+}
+
+/** The first of `rules` that covers any view of any part (command-views.ts), and that view. */
+function ruleInViews(
+  split: SplitCommand,
+  rules: Rule[],
+  covers: (rule: Rule, words: string[]) => boolean,
+): { rule: Rule; view: string[] } | undefined {
+  for (const part of split.commands) {
+    for (const view of denyViews(part)) {
+      const rule = rules.find((candidate) => covers(candidate, view));
+      if (rule) return { rule, view };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a command rule (deny or ask) with a pattern cannot be checked against this line, as the
+ * question that then asks, this once: the views cannot follow a part (a string handed to a shell
+ * from a variable, a computed name), or the line could not be split at all.
+ */
+function uncheckedRule(tool: Tool, split: SplitCommand, rules: Rule[], kind: "deny" | "ask"): Decision | undefined {
+  const rule = rules.find((candidate) => ruleNamesTool(candidate, tool) && candidate.pattern !== undefined);
+  if (!rule) return undefined;
+  const why = split.parsed
+    ? split.commands.map((part) => uncheckable(part)).find(Boolean)
+    : "the command could not be split into parts";
+  if (!why) return undefined;
+  return {
+    type: "ask",
+    why: `${why}, so the ${kind} rule ${rule.text} cannot be checked; write the command out plainly${rule.source === SESSION ? "" : ` (the rule is in ${rule.source})`}`,
+    remember: [],
+    explicit: true,
+  };
+}
+
+/** The question an ask rule puts: once only, since "always" would silence a rule the user wrote to be asked. */
+function askedByRule(rule: Rule, what: string): Decision {
+  return {
+    type: "ask",
+    why: `the ask rule ${rule.text} in ${rule.source} asks before ${what}`,
+    remember: [],
+    explicit: true,
+  };
 }
 
 function deny(rule: Rule, what: string): Decision {

@@ -81,15 +81,28 @@ export function ruleNamesTool(rule: Rule, tool: Tool): boolean {
 
 /**
  * Whether a bash pattern covers one simple command. `git status` (or Claude Code's
- * `git status:*`) matches those words followed by anything; `npm run test*` is a plain text
- * prefix, so it also matches `npm run test:unit`.
+ * `git status:*`) matches those words followed by anything. With `*` it is Claude Code's
+ * wildcard over the command's words joined by spaces (https://code.claude.com/docs/en/permissions):
+ * `*` is any text, so `npm run test*` also matches `npm run test:unit` and `git * main` matches
+ * `git checkout main`; a trailing ` *` may match nothing, so `git push *` matches `git push` (a
+ * deny or ask rule written so must not miss the bare command) but not `git pushx`.
  */
 export function commandMatches(pattern: string, words: string[]): boolean {
   if (words.length === 0) return false;
-  const text = pattern.replace(/:\*$/, "").trim();
-  if (text.endsWith("*")) return words.join(" ").startsWith(text.slice(0, -1));
-  const wanted = text.split(/\s+/);
+  const text = pattern.replace(/:\*$/, "").trim().split(/\s+/).join(" ");
+  if (text.includes("*")) return wildcardRegExp(text).test(words.join(" "));
+  const wanted = text.split(" ");
   return wanted.length <= words.length && wanted.every((word, index) => words[index] === word);
+}
+
+function wildcardRegExp(text: string): RegExp {
+  const isOptionalTail = text.endsWith(" *");
+  const body = isOptionalTail ? text.slice(0, -2) : text;
+  const source = body
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${source}${isOptionalTail ? "(?: .*)?" : ""}$`, "s");
 }
 
 /** What allow rules say about one simple command: covered, or not (with the reason when no rule could cover it). */

@@ -15,6 +15,11 @@ export interface Settings {
   allow: Rule[];
   projectAllow: Rule[];
   deny: Rule[];
+  /**
+   * Every file's ask rules: like deny rules they only narrow (a call asks that would have run),
+   * so a project's apply without folder trust.
+   */
+  ask: Rule[];
   /** The user's `permissions.additionalDirectories`; a project's are in `projectDirectories`, used only in a trusted folder. */
   directories: string[];
   projectDirectories: string[];
@@ -33,7 +38,7 @@ export interface Settings {
 
 /**
  * Reads and merges the settings files. A project file (which a cloned repository or the model
- * itself may have written) can add deny rules and tighten the sandbox at once; its allow rules
+ * itself may have written) can add deny and ask rules and tighten the sandbox at once; its allow rules
  * wait for folder trust (`projectAllow`); it cannot turn the sandbox or its network block off,
  * pass credentials through or trust folders: those lines are ignored with a notice, because
  * only the user may loosen the sandbox.
@@ -43,6 +48,7 @@ export function loadSettings(cwd: string, harnessHome: string, env: Record<strin
     allow: [],
     projectAllow: [],
     deny: [],
+    ask: [],
     directories: [],
     projectDirectories: [],
     passthrough: [],
@@ -73,6 +79,7 @@ export function loadSettings(cwd: string, harnessHome: string, env: Record<strin
     (isUser ? settings.directories : settings.projectDirectories).push(...directories);
     (isUser ? settings.allow : settings.projectAllow).push(...rules(parsed.permissions.allow, "allow"));
     settings.deny.push(...rules(parsed.permissions.deny, "deny"));
+    settings.ask.push(...rules(parsed.permissions.ask, "ask"));
     settings.strip.push(...(parsed.env?.strip ?? []));
     const { enabled, network } = parsed.sandbox ?? {};
     if (isUser) {

@@ -126,6 +126,7 @@ export function setupPermissions(
     mode: flags.approve ?? "ask",
     allow: settings.allow,
     deny: settings.deny,
+    ask: settings.ask,
     sandbox,
     workspace,
     freeRoots: [realOrSame(tmpdir()), ...settings.directories.map(realOrSame)],
@@ -141,7 +142,12 @@ export function setupPermissions(
     policy,
     env,
     wrapCommand,
-    unwalked: [...hidden, ...SYSTEM_PATHS, ...deniedReadPaths(settings.deny, policy).map(realOrSame)],
+    // A file an ask rule names is not walked either: a grep over its folder would show it unasked.
+    unwalked: [
+      ...hidden,
+      ...SYSTEM_PATHS,
+      ...deniedReadPaths([...settings.deny, ...settings.ask], policy).map(realOrSame),
+    ],
     secrets: secretValuesOf(where.env),
     warnings,
     projectAllow: settings.projectAllow,

@@ -2,7 +2,7 @@
 // its tools (built-in, the task tool, MCP servers'), every permission rule and tool-hook matcher
 // of every settings file is checked against them, harness's names and Claude Code's
 // (tool-names.ts). Each problem names the file, the entry and the nearest valid name. A problem
-// in a guard (a deny rule, a PreToolUse matcher) stops a headless run before any tool runs
+// in a guard (a deny or ask rule, a PreToolUse matcher) stops a headless run before any tool runs
 // (exit 2): a guard the user believes in is missing. Elsewhere it is a warning.
 import { closestName } from "../core/edit-distance.ts";
 import type { Tool } from "../core/tool.ts";
@@ -46,21 +46,26 @@ export interface KnownTools {
   servers: string[];
 }
 
-/** The problems of every rule and tool-hook matcher; `deny` rules and PreToolUse matchers are guards. */
+/**
+ * The problems of every rule and tool-hook matcher. `deny` and `ask` rules and PreToolUse
+ * matchers are guards: an ask rule that can never match lets through, unasked, what the user
+ * wanted to be asked about.
+ */
 export function checkNames(
-  rules: { allow: CheckedRule[]; deny: CheckedRule[] },
+  rules: { allow: CheckedRule[]; deny: CheckedRule[]; ask: CheckedRule[] },
   hooks: CheckedHook[],
   known: KnownTools,
 ): NameProblem[] {
   return [
     ...rules.deny.flatMap((rule) => ruleProblem(rule, "deny", known)),
+    ...rules.ask.flatMap((rule) => ruleProblem(rule, "ask", known)),
     ...rules.allow.flatMap((rule) => ruleProblem(rule, "allow", known)),
     ...hooks.flatMap((hook) => matcherProblem(hook, known)),
   ];
 }
 
-function ruleProblem(rule: CheckedRule, field: "allow" | "deny", known: KnownTools): NameProblem[] {
-  const isGuard = field === "deny";
+function ruleProblem(rule: CheckedRule, field: "allow" | "deny" | "ask", known: KnownTools): NameProblem[] {
+  const isGuard = field !== "allow";
   const where = `${rule.source}: the ${field} rule ${rule.text}`;
   if (!namesSomething(rule, known)) {
     const meant = closestName(rule.text.replace(/\(.*$/s, ""), allNames(known), 3);

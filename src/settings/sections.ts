@@ -42,6 +42,11 @@ export const SECTIONS = {
     schema: z.strictObject({
       allow: ruleList.optional().describe("rules that run without asking (a project's: in a trusted folder only)"),
       deny: ruleList.optional().describe("rules that never run"),
+      ask: ruleList
+        .optional()
+        .describe(
+          "rules that always ask, even under an allow rule, --approve edits or --yes; headless, refused (Claude Code's permissions.ask)",
+        ),
       additionalDirectories: z
         .array(z.string())
         .optional()

@@ -43,8 +43,6 @@ export interface SettingsSource {
 const CLAUDE_PERMISSION_KEYS: Record<string, string> = {
   defaultMode: "the approval mode is --approve's (a project file must not widen it)",
   disableBypassPermissionsMode: "harness has no bypass mode to disable",
-  // A guard harness does not apply yet: said aloud so nobody relies on it (headless, what asks is refused anyway).
-  ask: "not applied yet: those calls follow the approval mode and the allow rules",
 };
 
 /** harness's settings.json, as read: every section of sections.ts, and no other key. */
@@ -93,7 +91,7 @@ const CLAUDE_REPORTED: Record<string, string> = {
 
 /** A file's sections as harness uses them. */
 export interface SettingsData {
-  permissions: { allow: string[]; deny: string[]; additionalDirectories: string[] };
+  permissions: { allow: string[]; deny: string[]; ask: string[]; additionalDirectories: string[] };
   sandbox?: { enabled?: boolean; network?: boolean };
   env?: { passthrough?: string[]; strip?: string[] };
   trustedFolders?: string[];
@@ -155,6 +153,7 @@ export function parseSettingsText(text: string, source: SettingsSource): Setting
     permissions: {
       allow: permissions.allow ?? [],
       deny: permissions.deny ?? [],
+      ask: permissions.ask ?? [],
       additionalDirectories: permissions.additionalDirectories ?? [],
     },
     sandbox,
