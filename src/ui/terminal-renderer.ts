@@ -2,7 +2,10 @@ import type { AgentEvent } from "../core/events.ts";
 import { textOf, toolCallsOf, assertNever } from "../core/messages.ts";
 import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff, summarizeDiff } from "./diff-render.ts";
+import type { InputView } from "./draw-input.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
+import { PinnedInput } from "./pinned-input.ts";
+import { setDrawnBelow } from "./pinned-lines.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
@@ -52,12 +55,16 @@ export class TerminalRenderer {
   private readonly subagents: SubagentBlocks;
   /** How long the running tools have run, on the line below the output. */
   private readonly clock: ToolClock;
+  /** The chat's input line while a turn runs, below everything else (pinned-input.ts). */
+  private readonly input: PinnedInput;
+  private isInputOpen = false;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
     this.subagents = new SubagentBlocks(options.stderr, this.colors, isColorOn(options.stderr, options.env));
+    this.input = new PinnedInput(options.stderr, this.colors);
     this.clock = new ToolClock(
       options.stderr,
       this.colors,
@@ -141,9 +148,11 @@ export class TerminalRenderer {
       case "todo":
         if (!this.options.showTrace) break;
         this.spinner.stop();
+        this.input.erase();
         this.subagents.erase(); // drawn below the plan
         this.todo.update(event.items, this.atLineStart);
         this.subagents.refresh(this.atLineStart);
+        this.drawInput();
         break;
       case "subagent":
         // Folded: a live block per child (src/ui/subagent-blocks.ts); its answer comes back as the task call's result.
@@ -153,11 +162,13 @@ export class TerminalRenderer {
         else {
           for (const line of this.subagents.record(event)) this.traceLine(line);
           this.subagents.refresh(this.atLineStart);
+          this.drawInput();
         }
         break;
       case "done":
         this.spinner.stop();
         this.clock.stop();
+        this.closeInput(); // the chat's prompt takes its place
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
@@ -196,10 +207,35 @@ export class TerminalRenderer {
     this.traceLine(this.colors.dim(text));
   }
 
+  /**
+   * The chat's input line, drawn below the pinned block from now until the turn ends (`done`, or
+   * `closeInput`); `showInput` gives what it shows. Only where the panels are pinned too.
+   */
+  openInput(): void {
+    if (!this.options.showTrace || !isColorOn(this.options.stderr, this.options.env)) return;
+    this.isInputOpen = true;
+    setDrawnBelow(this.options.stderr, () => this.drawInput());
+  }
+
+  /** The input as it now stands (typed, edited), redrawn in place when it may be drawn now. */
+  showInput(view: InputView): void {
+    if (!this.isInputOpen) return;
+    this.input.set(view);
+    this.drawInput();
+  }
+
+  closeInput(): void {
+    if (!this.isInputOpen) return;
+    this.isInputOpen = false;
+    setDrawnBelow(this.options.stderr, undefined);
+    this.input.close();
+  }
+
   /** Stops the waiting indicator and the tool clock (before something else, a question, writes to the terminal). */
   pause(): void {
     this.spinner.stop();
     this.clock.pause();
+    this.input.erase();
     this.subagents.erase();
     this.todo.erase();
   }
@@ -215,7 +251,10 @@ export class TerminalRenderer {
     return () => {
       this.isQuestionOpen = false;
       for (const line of this.heldLines.splice(0)) this.traceLine(line);
-      if (this.atLineStart && this.options.showTrace) this.subagents.draw();
+      if (!this.atLineStart || !this.options.showTrace) return;
+      this.todo.draw();
+      this.subagents.draw();
+      this.drawInput();
     };
   }
 
@@ -299,6 +338,7 @@ export class TerminalRenderer {
     if (!text) return;
     this.isAfterToolOutput = false;
     this.clock.hide();
+    this.input.erase(); // the lowest: each erase starts where the block below it began
     this.subagents.erase();
     this.todo.erase();
     stream.write(text);
@@ -306,7 +346,14 @@ export class TerminalRenderer {
     this.atLineStart = text.endsWith("\n");
     if (!this.atLineStart || !this.options.showTrace) return;
     this.todo.draw();
-    if (!this.isQuestionOpen) this.subagents.draw();
+    if (this.isQuestionOpen) return;
+    this.subagents.draw();
+    this.drawInput();
+  }
+
+  /** The input line below the rest, when a turn has it open, the cursor is at a line's start and no question is asked. */
+  private drawInput(): void {
+    if (this.isInputOpen && this.atLineStart && !this.isQuestionOpen) this.input.draw();
   }
 
   private newline(stream: NodeJS.WriteStream): void {

@@ -1,0 +1,126 @@
+// The chat's input line while a turn runs (type-ahead shown as typed, as Claude Code and pi keep
+// their input box): the last part of the pinned block, drawn BELOW the terminal cursor's row.
+// That row is the status row (the spinner, the tool clock), under the pinned panels; the cursor
+// stays on it, so the spinner and clock draw there as before and whatever the renderer writes
+// next starts there. Erasing is then one "clear from the cursor to the end of the screen",
+// however many rows the input took and however the terminal re-wrapped them after a resize:
+// nothing of it can be left over. The terminal's cursor is hidden while it is drawn (it stands on
+// the status row); the input shows its own cursor as an inverse cell.
+import type { InputView } from "./draw-input.ts";
+import { graphemesOf } from "./graphemes.ts";
+import { visibleWidth } from "./text-width.ts";
+
+/** The input's rows at most, so the pinned block stays small; the rows around the cursor are the ones shown. */
+const MAX_ROWS = 5;
+/** Assumed size when the stream does not say. */
+const DEFAULT_COLUMNS = 80;
+const DEFAULT_ROWS = 24;
+const HIDE_CURSOR = "\x1b[?25l";
+const SHOW_CURSOR = "\x1b[?25h";
+
+/** Styles for the drawing. */
+export interface InputStyle {
+  dim(text: string): string;
+  inverse(text: string): string;
+}
+
+/**
+ * The rows the input takes at `columns`: the lead (`prefix` on the first line, `… ` on later
+ * ones) and the text broken at grapheme clusters into rows narrower than the terminal (a row
+ * that filled it would leave the cursor in the pending-wrap state, and the count would be off),
+ * the cursor an inverse cell. At most `maxRows`, ending at the cursor's row.
+ */
+export function typeAheadRows(view: InputView, columns: number, maxRows: number, style: InputStyle): string[] {
+  const width = Math.max(2, columns - 1);
+  const prefixWidth = visibleWidth(view.prefix);
+  const continuation = style.dim(`${" ".repeat(Math.max(0, prefixWidth - 2))}… `);
+  const rows: string[] = [];
+  let cursorRow = 0;
+  let offset = 0;
+  for (const [index, line] of view.text.split("\n").entries()) {
+    let row = index === 0 ? view.prefix : continuation;
+    let used = index === 0 ? prefixWidth : visibleWidth(continuation);
+    for (const cluster of graphemesOf(line)) {
+      const shown = shownCluster(cluster);
+      const clusterWidth = visibleWidth(shown);
+      if (used + clusterWidth > width) {
+        rows.push(row);
+        row = "";
+        used = 0;
+      }
+      const isCursor = offset === view.cursor;
+      if (isCursor) cursorRow = rows.length;
+      row += isCursor ? style.inverse(shown) : shown;
+      used += clusterWidth;
+      offset += cluster.length;
+    }
+    if (offset === view.cursor) {
+      // The cursor after the line's last character: an inverse space, on the next row when this one is full.
+      if (used + 1 > width) {
+        rows.push(row);
+        row = "";
+      }
+      cursorRow = rows.length;
+      row += style.inverse(" ");
+    }
+    rows.push(row);
+    offset += 1; // the newline
+  }
+  const last = Math.min(rows.length, Math.max(cursorRow + 1, maxRows));
+  return rows.slice(Math.max(0, last - maxRows), last);
+}
+
+/** A cluster as drawn: a control character (a pasted tab) would move the terminal's cursor, so it shows as a space. */
+function shownCluster(cluster: string): string {
+  return /[\x00-\x1f\x7f]/.test(cluster) ? " " : cluster;
+}
+
+/** The input line under the status row of one terminal stream. */
+export class PinnedInput {
+  private view: InputView | undefined;
+  private isDrawn = false;
+  private isCursorHidden = false;
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly style: InputStyle,
+  ) {}
+
+  /** What to draw from now on. */
+  set(view: InputView): void {
+    this.view = view;
+  }
+
+  /** The turn is over: the input is taken off and the terminal's cursor shown again. */
+  close(): void {
+    this.erase();
+    this.view = undefined;
+    if (this.isCursorHidden) this.stream.write(SHOW_CURSOR);
+    this.isCursorHidden = false;
+  }
+
+  /**
+   * Draws the input below the cursor's row (clearing what was there: an older drawing of it) and
+   * puts the cursor back on its row at `column`, where the renderer's next output continues.
+   */
+  draw(column = 0): void {
+    if (!this.view) return;
+    const rows = typeAheadRows(
+      this.view,
+      this.stream.columns || DEFAULT_COLUMNS,
+      Math.max(1, Math.min(MAX_ROWS, Math.floor((this.stream.rows || DEFAULT_ROWS) / 4))),
+      this.style,
+    );
+    const back = `\x1b[${rows.length}A\r${column > 0 ? `\x1b[${column}C` : ""}`;
+    this.stream.write(`${HIDE_CURSOR}\n\x1b[J${rows.join("\n")}${back}`);
+    this.isDrawn = true;
+    this.isCursorHidden = true;
+  }
+
+  /** Takes the input off the screen: everything from the cursor (where `draw` left it) down. */
+  erase(): void {
+    if (!this.isDrawn) return;
+    this.stream.write("\x1b[J");
+    this.isDrawn = false;
+  }
+}
