@@ -105,10 +105,12 @@ export class PinnedInput {
    */
   draw(column = 0): void {
     if (!this.view) return;
+    // Asked of the terminal: right after a resize the stream's own columns may not be updated yet.
+    const [columns, screenRows] = this.stream.getWindowSize?.() ?? [DEFAULT_COLUMNS, DEFAULT_ROWS];
     const rows = typeAheadRows(
       this.view,
-      this.stream.columns || DEFAULT_COLUMNS,
-      Math.max(1, Math.min(MAX_ROWS, Math.floor((this.stream.rows || DEFAULT_ROWS) / 4))),
+      columns || DEFAULT_COLUMNS,
+      Math.max(1, Math.min(MAX_ROWS, Math.floor((screenRows || DEFAULT_ROWS) / 4))),
       this.style,
     );
     const back = `\x1b[${rows.length}A\r${column > 0 ? `\x1b[${column}C` : ""}`;

@@ -15,6 +15,11 @@ export function setDrawnBelow(stream: NodeJS.WriteStream, draw: (() => void) | u
   else drawnBelow.delete(stream);
 }
 
+/** Draws again what is below the stream's pinned blocks, after something above it (the tool clock) was redrawn over it. */
+export function redrawBelow(stream: NodeJS.WriteStream): void {
+  drawnBelow.get(stream)?.();
+}
+
 /** One pinned block of lines on one stream; blocks stacked below each other are erased bottom first. */
 export class PinnedLines {
   private drawnLines = 0;
@@ -44,7 +49,7 @@ export class PinnedLines {
     if (this.drawnLines === 0) return;
     this.stream.write(`${this.eraseSequence()}${lines.length > 0 ? `${lines.join("\n")}\n` : ""}`);
     this.drawnLines = lines.length;
-    drawnBelow.get(this.stream)?.();
+    redrawBelow(this.stream);
   }
 
   /** The lines stay in the scrollback as they stand; the next draw starts below them. */

@@ -204,7 +204,7 @@ export class TerminalRenderer {
   /** A dim line of the chat's own (a queued message) above the pinned plan and blocks, which are drawn again below it. */
   note(text: string): void {
     this.spinner.stop();
-    this.traceLine(this.colors.dim(text));
+    this.traceLine(this.colors.dim(this.fit(text)));
   }
 
   /**
