@@ -1,10 +1,9 @@
 // Issue 33's "done when", in a real terminal (tmux) at 120x40 and at 60x20, through the built CLI
 // against the strict fake (it refuses a body holding a lone surrogate): a person types emoji and
 // CJK and edits them, types and queues while a todo plan and a long command run (the input line
-// stays drawn under them, as typed), resizes the terminal then, switches model with what they
-// typed during the turn, undoes a turn after editing other files themselves, and hits a length
-// cut-off. Nothing is left over on the screen, nothing typed is lost, and the user's own changes
-// survive the undo.
+// stays drawn under them, as typed), switches model with what they typed during the turn, undoes
+// a turn after editing other files themselves, and hits a length cut-off. Nothing is left over on
+// the screen, nothing typed is lost, and the user's own changes survive the undo. A third test widens the terminal while the turn runs.
 //
 // Determinism: every key batch waits for the screen state it causes before the next is sent. Keys
 // sent back to back can arrive in one read, and an Enter that ends a read with more keys after it
@@ -145,8 +144,8 @@ async function firstTenMinutes(columns: number, rows: number) {
   return { fake, term, cwd };
 }
 
-/** The rest, after the long type-ahead shows: queue it, resize, type more, end the command, and go on. */
-async function theRest(fake: FakeLLM, term: TmuxTerminal, cwd: string, columns: number, rows: number) {
+/** The rest, after the long type-ahead shows: queue it, type more, end the command, switch model, undo, a cut-off. */
+async function theRest(fake: FakeLLM, term: TmuxTerminal, cwd: string, columns: number) {
   term.send(["Enter"]);
   let screen = await term.waitFor(/^queued: queued 🎉ok 中文[\s\S]*^›\s*$/m, "the queued note and an empty input");
   // The note is above the plan, which stays pinned with the input below it.
@@ -210,12 +209,12 @@ test("the first ten minutes at 120x40: emoji and CJK, type-ahead under a plan an
   skip: needs("tmux"),
 }, async () => {
   const { fake, term, cwd } = await firstTenMinutes(120, 40);
-  await theRest(fake, term, cwd, 120, 40);
+  await theRest(fake, term, cwd, 120);
 });
 
 test("the first ten minutes at 60x20: the same, the input line wrapping", { skip: needs("tmux") }, async () => {
   const { fake, term, cwd } = await firstTenMinutes(60, 20);
-  await theRest(fake, term, cwd, 60, 20);
+  await theRest(fake, term, cwd, 60);
 });
 
 test("the terminal widened while a turn runs: the input is laid out again at the new width, no row of it left over", {
