@@ -20,7 +20,7 @@ import type { Key } from "../src/ui/keys.ts";
 import { type PromptAction, PromptState, type PromptPlace } from "../src/ui/prompt-state.ts";
 import { isSlashCommand } from "../src/ui/slash-commands.ts";
 import { TypeAhead } from "../src/ui/type-ahead.ts";
-import { typeAheadRows } from "../src/ui/pinned-input.ts";
+import { columnAfter, typeAheadRows } from "../src/ui/pinned-input.ts";
 
 /** `text` with the cursor where `|` is. */
 function at(marked: string): EditBuffer {
@@ -130,6 +130,15 @@ test("type-ahead rows: broken at clusters narrower than the terminal, wide chara
   const many = { prefix: "› ", text: "1\n2\n3\n4\n5", cursor: 2 };
   assert.deepEqual(typeAheadRows(many, 20, 2, style), ["› 1", "… [2]"], "the cursor's row is shown");
   assert.deepEqual(typeAheadRows({ ...many, cursor: 9 }, 20, 2, style), ["… 4", "… 5[ ]"]);
+});
+
+test("the column after streamed output: wrapped as the terminal does, a wide character whole; unknown with a tab or a full row", () => {
+  assert.equal(columnAfter("\x1b[2mabc\x1b[22m", 10), 3, "styles take no column");
+  assert.equal(columnAfter("abcdefghijkl", 10), 2);
+  assert.equal(columnAfter("abcdefghi中", 10), 2, "the wide character that does not fit goes to the next row");
+  assert.equal(columnAfter("", 10), 0);
+  assert.equal(columnAfter("a\tb", 10), undefined);
+  assert.equal(columnAfter("abcdefghij", 10), undefined, "a full row: the cursor waits to wrap");
 });
 
 test("Tab: a single candidate completes with a space; nothing to add leaves the input for a listing", () => {

@@ -226,3 +226,28 @@ test("the terminal widened while a turn runs: the input is laid out again at the
   writeFileSync(join(cwd, "go"), "");
   await term.waitFor(/noted the extra ask[\s\S]*^> queued 🎉ok 中文/m, "the prompt with the typed line");
 });
+
+test("while a reply streams, the input line stays drawn right under its unfinished line, and what is typed then shows", {
+  skip: needs("tmux"),
+}, async () => {
+  // The reply stops mid-line and stays open (until Esc): its unfinished line is on the screen for as long as the test needs.
+  const fake = await serve([{ stall: { text: "alpha beta gamma delta epsilon", chunkSize: 3 }, afterEvents: 6 }]);
+  const term = TmuxTerminal.start({
+    args: [...fakeFlags(fake)],
+    cwd: tempDir(),
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+    columns: 60,
+    rows: 20,
+  });
+  await term.waitFor(/^>\s*$/m, "the first prompt");
+  term.type("stream");
+  await term.waitFor(/^> stream\s*$/m, "the prompt typed");
+  term.send(["Enter"]);
+  await term.waitFor(/^alpha[^\n]*\n›\s*$/m, "the input under the streaming line");
+  term.type("more 🎉");
+  await term.waitFor(/^alpha[^\n]*\n› more 🎉\s*$/m, "what is typed, under the streaming line");
+  term.send(["Escape"]);
+  const end = await term.waitFor(/^interrupted$[\s\S]*^> more 🎉\s*$/m, "the prompt starting with it");
+  assert.equal(end.split("\n").filter((line) => line.startsWith("alpha")).length, 1, end);
+  assert.doesNotMatch(end, /^›/m, end);
+});

@@ -8,7 +8,7 @@
 // the status row); the input shows its own cursor as an inverse cell.
 import type { InputView } from "./draw-input.ts";
 import { graphemesOf } from "./graphemes.ts";
-import { visibleWidth } from "./text-width.ts";
+import { stripAnsi, visibleWidth } from "./text-width.ts";
 
 /** The input's rows at most, so the pinned block stays small; the rows around the cursor are the ones shown. */
 const MAX_ROWS = 5;
@@ -68,6 +68,24 @@ export function typeAheadRows(view: InputView, columns: number, maxRows: number,
   }
   const last = Math.min(rows.length, Math.max(cursorRow + 1, maxRows));
   return rows.slice(Math.max(0, last - maxRows), last);
+}
+
+/**
+ * The column the terminal's cursor stands at after `tail`, the output written since the last line
+ * break, as the terminal wraps it (a wide character that does not fit goes to the next row whole).
+ * Undefined where that is not known for sure: a tab (its stop), another control character, or a
+ * row exactly full (the cursor then waits to wrap, a state a cursor move would lose).
+ */
+export function columnAfter(tail: string, columns: number): number | undefined {
+  const plain = stripAnsi(tail);
+  if (/[\x00-\x1f\x7f]/.test(plain)) return undefined;
+  let column = 0;
+  for (const cluster of graphemesOf(plain)) {
+    const width = visibleWidth(cluster);
+    if (column + width > columns) column = 0;
+    column += width;
+  }
+  return column > 0 && column === columns ? undefined : column;
 }
 
 /** A cluster as drawn: a control character (a pasted tab) would move the terminal's cursor, so it shows as a space. */

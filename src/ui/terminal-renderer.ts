@@ -4,7 +4,7 @@ import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff, summarizeDiff } from "./diff-render.ts";
 import type { InputView } from "./draw-input.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
-import { PinnedInput } from "./pinned-input.ts";
+import { columnAfter, PinnedInput } from "./pinned-input.ts";
 import { setDrawnBelow } from "./pinned-lines.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
@@ -40,6 +40,8 @@ export class TerminalRenderer {
   private readonly colors: Palette;
   private readonly spinner: Spinner;
   private atLineStart = true;
+  /** What was written since the last line break (where the cursor stands is worked out from it). */
+  private tail = "";
   /** An approval question is on the screen: the subagents' blocks wait until it is answered. */
   private isQuestionOpen = false;
   /** Subagents' lines that came while a question was open (summaries; in plain mode their calls too). */
@@ -344,16 +346,25 @@ export class TerminalRenderer {
     stream.write(text);
     this.clock.resume();
     this.atLineStart = text.endsWith("\n");
-    if (!this.atLineStart || !this.options.showTrace) return;
+    const lastBreak = text.lastIndexOf("\n");
+    this.tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : this.tail + text;
+    if (!this.atLineStart) return this.drawInput(); // under the line being written, the panels at its end
+    if (!this.options.showTrace) return;
     this.todo.draw();
     if (this.isQuestionOpen) return;
     this.subagents.draw();
     this.drawInput();
   }
 
-  /** The input line below the rest, when a turn has it open, the cursor is at a line's start and no question is asked. */
+  /**
+   * The input line below the rest, when a turn has it open and no question is asked: under the
+   * panels at a line's start, right under the line while a reply or thinking streams (the cursor
+   * put back at its end), unless where that end is cannot be known.
+   */
   private drawInput(): void {
-    if (this.isInputOpen && this.atLineStart && !this.isQuestionOpen) this.input.draw();
+    if (!this.isInputOpen || this.isQuestionOpen) return;
+    const column = this.atLineStart ? 0 : columnAfter(this.tail, this.options.stderr.columns || DEFAULT_COLUMNS);
+    if (column !== undefined) this.input.draw(column);
   }
 
   private newline(stream: NodeJS.WriteStream): void {
