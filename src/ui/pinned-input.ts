@@ -8,6 +8,7 @@
 // the status row); the input shows its own cursor as an inverse cell.
 import type { InputView } from "./draw-input.ts";
 import { graphemesOf } from "./graphemes.ts";
+import { setDrawnBelow } from "./pinned-lines.ts";
 import { stripAnsi, visibleWidth } from "./text-width.ts";
 
 /** The input's rows at most, so the pinned block stays small; the rows around the cursor are the ones shown. */
@@ -93,8 +94,9 @@ function shownCluster(cluster: string): string {
   return /[\x00-\x1f\x7f]/.test(cluster) ? " " : cluster;
 }
 
-/** The input line under the status row of one terminal stream. */
+/** The input line under the status row of one terminal stream, from `open` (a turn starts) to `close`. */
 export class PinnedInput {
+  private isOpen = false;
   private view: InputView | undefined;
   private isDrawn = false;
   private isCursorHidden = false;
@@ -102,15 +104,35 @@ export class PinnedInput {
   constructor(
     private readonly stream: NodeJS.WriteStream,
     private readonly style: InputStyle,
+    /** Where the cursor stands on its row, so it can be put back there; undefined: the input may not be drawn now. */
+    private readonly cursorColumn: () => number | undefined,
   ) {}
 
-  /** What to draw from now on. */
-  set(view: InputView): void {
+  /** A turn starts: the input is drawn from now on (and again after any in-place redraw above it). */
+  open(): void {
+    this.isOpen = true;
+    setDrawnBelow(this.stream, () => this.redraw());
+  }
+
+  /** The input as it now stands (typed, edited): redrawn in place when it may be drawn now. */
+  show(view: InputView): void {
+    if (!this.isOpen) return;
     this.view = view;
+    this.redraw();
+  }
+
+  /** Draws the input (again) where the renderer says it may go now. */
+  redraw(): void {
+    if (!this.isOpen) return;
+    const column = this.cursorColumn();
+    if (column !== undefined) this.draw(column);
   }
 
   /** The turn is over: the input is taken off and the terminal's cursor shown again. */
   close(): void {
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    setDrawnBelow(this.stream, undefined);
     this.erase();
     this.view = undefined;
     if (this.isCursorHidden) this.stream.write(SHOW_CURSOR);
@@ -121,7 +143,7 @@ export class PinnedInput {
    * Draws the input below the cursor's row (clearing what was there: an older drawing of it) and
    * puts the cursor back on its row at `column`, where the renderer's next output continues.
    */
-  draw(column = 0): void {
+  private draw(column: number): void {
     if (!this.view) return;
     // Asked of the terminal: right after a resize the stream's own columns may not be updated yet.
     const [columns, screenRows] = this.stream.getWindowSize?.() ?? [DEFAULT_COLUMNS, DEFAULT_ROWS];

@@ -5,7 +5,6 @@ import { foldOutput, renderDiff, summarizeDiff } from "./diff-render.ts";
 import type { InputView } from "./draw-input.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
 import { columnAfter, PinnedInput } from "./pinned-input.ts";
-import { setDrawnBelow } from "./pinned-lines.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
@@ -59,14 +58,13 @@ export class TerminalRenderer {
   private readonly clock: ToolClock;
   /** The chat's input line while a turn runs, below everything else (pinned-input.ts). */
   private readonly input: PinnedInput;
-  private isInputOpen = false;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
     this.subagents = new SubagentBlocks(options.stderr, this.colors, isColorOn(options.stderr, options.env));
-    this.input = new PinnedInput(options.stderr, this.colors);
+    this.input = new PinnedInput(options.stderr, this.colors, () => this.inputColumn());
     this.clock = new ToolClock(
       options.stderr,
       this.colors,
@@ -154,7 +152,7 @@ export class TerminalRenderer {
         this.subagents.erase(); // drawn below the plan
         this.todo.update(event.items, this.atLineStart);
         this.subagents.refresh(this.atLineStart);
-        this.drawInput();
+        this.input.redraw();
         break;
       case "subagent":
         // Folded: a live block per child (src/ui/subagent-blocks.ts); its answer comes back as the task call's result.
@@ -164,13 +162,13 @@ export class TerminalRenderer {
         else {
           for (const line of this.subagents.record(event)) this.traceLine(line);
           this.subagents.refresh(this.atLineStart);
-          this.drawInput();
+          this.input.redraw();
         }
         break;
       case "done":
         this.spinner.stop();
         this.clock.stop();
-        this.closeInput(); // the chat's prompt takes its place
+        this.input.close(); // the chat's prompt takes its place
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
@@ -214,22 +212,15 @@ export class TerminalRenderer {
    * `closeInput`); `showInput` gives what it shows. Only where the panels are pinned too.
    */
   openInput(): void {
-    if (!this.options.showTrace || !isColorOn(this.options.stderr, this.options.env)) return;
-    this.isInputOpen = true;
-    setDrawnBelow(this.options.stderr, () => this.drawInput());
+    if (this.options.showTrace && isColorOn(this.options.stderr, this.options.env)) this.input.open();
   }
 
   /** The input as it now stands (typed, edited), redrawn in place when it may be drawn now. */
   showInput(view: InputView): void {
-    if (!this.isInputOpen) return;
-    this.input.set(view);
-    this.drawInput();
+    this.input.show(view);
   }
 
   closeInput(): void {
-    if (!this.isInputOpen) return;
-    this.isInputOpen = false;
-    setDrawnBelow(this.options.stderr, undefined);
     this.input.close();
   }
 
@@ -256,7 +247,7 @@ export class TerminalRenderer {
       if (!this.atLineStart || !this.options.showTrace) return;
       this.todo.draw();
       this.subagents.draw();
-      this.drawInput();
+      this.input.redraw();
     };
   }
 
@@ -348,23 +339,22 @@ export class TerminalRenderer {
     this.atLineStart = text.endsWith("\n");
     const lastBreak = text.lastIndexOf("\n");
     this.tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : this.tail + text;
-    if (!this.atLineStart) return this.drawInput(); // under the line being written, the panels at its end
+    if (!this.atLineStart) return this.input.redraw(); // under the line being written, the panels at its end
     if (!this.options.showTrace) return;
     this.todo.draw();
     if (this.isQuestionOpen) return;
     this.subagents.draw();
-    this.drawInput();
+    this.input.redraw();
   }
 
   /**
-   * The input line below the rest, when a turn has it open and no question is asked: under the
-   * panels at a line's start, right under the line while a reply or thinking streams (the cursor
-   * put back at its end), unless where that end is cannot be known.
+   * Where the input line may go now: not while a question is asked; under the panels at a line's
+   * start; right under the line while a reply or thinking streams (the cursor put back at its
+   * end), unless where that end is cannot be known.
    */
-  private drawInput(): void {
-    if (!this.isInputOpen || this.isQuestionOpen) return;
-    const column = this.atLineStart ? 0 : columnAfter(this.tail, this.options.stderr.columns || DEFAULT_COLUMNS);
-    if (column !== undefined) this.input.draw(column);
+  private inputColumn(): number | undefined {
+    if (this.isQuestionOpen) return undefined;
+    return this.atLineStart ? 0 : columnAfter(this.tail, this.options.stderr.columns || DEFAULT_COLUMNS);
   }
 
   private newline(stream: NodeJS.WriteStream): void {
