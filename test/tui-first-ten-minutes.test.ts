@@ -227,7 +227,7 @@ test("the terminal widened while a turn runs: the input is laid out again at the
   await term.waitFor(/noted the extra ask[\s\S]*^> queued 🎉ok 中文/m, "the prompt with the typed line");
 });
 
-test("while a reply streams, the input line stays drawn right under its unfinished line, and what is typed then shows", {
+test("while a reply streams, the input line stays drawn right under its unfinished line, and what is typed or pasted then shows", {
   skip: needs("tmux"),
 }, async () => {
   // The reply stops mid-line and stays open (until Esc): its unfinished line is on the screen for as long as the test needs.
@@ -246,8 +246,13 @@ test("while a reply streams, the input line stays drawn right under its unfinish
   await term.waitFor(/^alpha[^\n]*\n›\s*$/m, "the input under the streaming line");
   term.type("more 🎉");
   await term.waitFor(/^alpha[^\n]*\n› more 🎉\s*$/m, "what is typed, under the streaming line");
+  term.paste("\nand a pasted line");
+  await term.waitFor(/^alpha[^\n]*\n› more 🎉\n… and a pasted line\s*$/m, "the paste, its second line below");
   term.send(["Escape"]);
-  const end = await term.waitFor(/^interrupted$[\s\S]*^> more 🎉\s*$/m, "the prompt starting with it");
+  const end = await term.waitFor(
+    /^interrupted$[\s\S]*^> more 🎉\n… and a pasted line\s*$/m,
+    "the prompt starting with it",
+  );
   assert.equal(end.split("\n").filter((line) => line.startsWith("alpha")).length, 1, end);
   assert.doesNotMatch(end, /^›/m, end);
 });

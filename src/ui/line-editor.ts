@@ -71,6 +71,8 @@ export class LineEditor {
     this.keys = new RawKeyInput(options.stdin, options.stdout, {
       onKey: (key) => this.handleKey(key),
       onPastedNewline: () => {
+        // Into the input the paste went to: the question's, or the one typed while a turn runs.
+        if (!this.active) return this.handleBusyKey({ name: "newline" });
         this.input.insert("\n");
         this.render();
       },
