@@ -20,6 +20,7 @@ import type { Key } from "../src/ui/keys.ts";
 import { type PromptAction, PromptState, type PromptPlace } from "../src/ui/prompt-state.ts";
 import { isSlashCommand } from "../src/ui/slash-commands.ts";
 import { TypeAhead } from "../src/ui/type-ahead.ts";
+import { columnAfter, typeAheadRows } from "../src/ui/pinned-input.ts";
 
 /** `text` with the cursor where `|` is. */
 function at(marked: string): EditBuffer {
@@ -97,30 +98,47 @@ test("Ctrl-R: a query finds the newest match, Ctrl-R again an older one; no matc
 
 test("type-ahead: a message and a command entered while a turn runs wait in their own queues", () => {
   const typeAhead = new TypeAhead();
-  typeAhead.append("  ");
-  assert.equal(typeAhead.enter(isSlashCommand), undefined, "a blank line is not queued");
-  typeAhead.append("/cost");
-  assert.deepEqual(typeAhead.enter(isSlashCommand), { text: "/cost", isCommand: true });
-  typeAhead.append("also check the tests");
-  assert.deepEqual(typeAhead.enter(isSlashCommand), { text: "also check the tests", isCommand: false });
-  typeAhead.append("and thx");
-  typeAhead.eraseLast();
-  assert.deepEqual(typeAhead.takeForPrompt(), { text: "also check the tests", isQueued: true });
-  assert.deepEqual(typeAhead.takeForPrompt(), { text: "/cost", isQueued: true }, "the command waits for its prompt");
-  assert.deepEqual(
-    typeAhead.takeForPrompt(),
-    { text: "and th", isQueued: false },
-    "typed and not entered while a message was queued: kept for the prompt after it, not dropped",
-  );
+  assert.equal(typeAhead.enter("  ", isSlashCommand), undefined, "a blank line is not queued");
+  assert.deepEqual(typeAhead.enter("/cost", isSlashCommand), { text: "/cost", isCommand: true });
+  assert.deepEqual(typeAhead.enter(" also check the tests ", isSlashCommand), {
+    text: "also check the tests",
+    isCommand: false,
+  });
+  assert.equal(typeAhead.takeForPrompt(), "also check the tests");
+  assert.equal(typeAhead.takeForPrompt(), "/cost", "the command waits for its prompt");
+  assert.equal(typeAhead.takeForPrompt(), undefined, "nothing queued: the prompt starts with what was typed");
   assert.deepEqual(typeAhead.takeMessages(), []);
 });
 
 test("type-ahead: the loop takes queued messages at a step boundary, and they are gone", () => {
   const typeAhead = new TypeAhead();
-  typeAhead.append("one");
-  typeAhead.enter(isSlashCommand);
+  typeAhead.enter("one", isSlashCommand);
   assert.deepEqual(typeAhead.takeMessages(), ["one"]);
-  assert.deepEqual(typeAhead.takeForPrompt(), { text: "", isQueued: false });
+  assert.equal(typeAhead.takeForPrompt(), undefined);
+});
+
+test("type-ahead rows: broken at clusters narrower than the terminal, wide characters whole, the cursor an inverse cell, the rows around it kept", () => {
+  const style = { dim: (text: string) => text, inverse: (text: string) => `[${text}]` };
+  // 10 columns: rows of at most 9, so the cursor never waits in the pending-wrap state.
+  assert.deepEqual(typeAheadRows({ prefix: "› ", text: "中文中文x", cursor: 3 }, 10, 5, style), ["› 中文中", "[文]x"]);
+  assert.deepEqual(typeAheadRows({ prefix: "› ", text: "abcdef", cursor: 6 }, 10, 5, style), ["› abcdef[ ]"]);
+  assert.deepEqual(typeAheadRows({ prefix: "› ", text: "abcdefg", cursor: 7 }, 10, 5, style), ["› abcdefg", "[ ]"]);
+  assert.deepEqual(typeAheadRows({ prefix: "› ", text: "a👍🏽\tb\nsecond", cursor: 1 }, 20, 5, style), [
+    "› a[👍🏽] b",
+    "… second",
+  ]);
+  const many = { prefix: "› ", text: "1\n2\n3\n4\n5", cursor: 2 };
+  assert.deepEqual(typeAheadRows(many, 20, 2, style), ["› 1", "… [2]"], "the cursor's row is shown");
+  assert.deepEqual(typeAheadRows({ ...many, cursor: 9 }, 20, 2, style), ["… 4", "… 5[ ]"]);
+});
+
+test("the column after streamed output: wrapped as the terminal does, a wide character whole; unknown with a tab or a full row", () => {
+  assert.equal(columnAfter("\x1b[2mabc\x1b[22m", 10), 3, "styles take no column");
+  assert.equal(columnAfter("abcdefghijkl", 10), 2);
+  assert.equal(columnAfter("abcdefghi中", 10), 2, "the wide character that does not fit goes to the next row");
+  assert.equal(columnAfter("", 10), 0);
+  assert.equal(columnAfter("a\tb", 10), undefined);
+  assert.equal(columnAfter("abcdefghij", 10), undefined, "a full row: the cursor waits to wrap");
 });
 
 test("Tab: a single candidate completes with a space; nothing to add leaves the input for a listing", () => {

@@ -87,6 +87,8 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     reader.onInterrupt = () => turn.abort();
     reader.beforeQuestion = () => renderer.holdForQuestion();
     reader.showNote = (text) => renderer.note(text);
+    renderer.openInput();
+    const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
     try {
       for await (const event of options.run(attached.prompt, turn.signal)) {
         renderer.handle(event);
@@ -96,6 +98,8 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       reader.onInterrupt = undefined;
       reader.beforeQuestion = undefined;
       reader.showNote = undefined;
+      unwatch?.();
+      renderer.closeInput();
       renderer.pause();
     }
     const summary = status?.format();

@@ -20,6 +20,11 @@ import { TypeAhead } from "./type-ahead.ts";
 
 /** Completion candidates printed under the prompt at most. */
 const MAX_LISTED_CANDIDATES = 60;
+/**
+ * The lead of the input while a turn runs: not the prompt's `> `, so the screen says that a line
+ * entered now is queued for the agent, not sent as a new prompt.
+ */
+const TYPE_AHEAD_PROMPT = "› ";
 
 export interface LineEditorOptions {
   stdin: NodeJS.ReadStream;
@@ -46,6 +51,9 @@ export class LineEditor {
   beforeQuestion: (() => () => void) | undefined;
   showNote: ((text: string) => void) | undefined;
   private readonly input: PromptState;
+  /** What is typed while a turn runs and nothing is asked: edited as at the prompt, shown by `showTypeAhead`. */
+  private readonly typed: PromptState;
+  private showTypeAhead: ((view: InputView) => void) | undefined;
   private readonly keys: RawKeyInput;
   private readonly typeAhead = new TypeAhead();
   private active: ActiveQuestion | undefined;
@@ -58,10 +66,13 @@ export class LineEditor {
 
   constructor(private readonly options: LineEditorOptions) {
     this.input = new PromptState(new InputHistory(options.history ?? []), options);
+    this.typed = new PromptState(this.input.history, options);
     this.drawnColumns = options.stdout.columns || 80;
     this.keys = new RawKeyInput(options.stdin, options.stdout, {
       onKey: (key) => this.handleKey(key),
       onPastedNewline: () => {
+        // Into the input the paste went to: the question's, or the one typed while a turn runs.
+        if (!this.active) return this.handleBusyKey({ name: "newline" });
         this.input.insert("\n");
         this.render();
       },
@@ -87,11 +98,17 @@ export class LineEditor {
       this.active = { prompt, isChatPrompt, resolve: settle };
       this.input.begin();
       if (isChatPrompt) {
-        const start = this.typeAhead.takeForPrompt();
-        this.input.begin(start.text);
         // Lines queued during a turn that ended on its own are sent now; after an interrupt they
-        // wait in the input, so Enter sends them (Esc then Enter = send at once).
-        if (start.isQueued && !this.wasInterrupted) return void this.submit();
+        // wait in the input, so Enter sends them (Esc then Enter = send at once). Text typed and
+        // not entered is the next prompt's start, cursor and all, once the queued lines are sent.
+        const queued = this.typeAhead.takeForPrompt();
+        if (queued !== undefined) {
+          this.input.begin(queued);
+          if (!this.wasInterrupted) return void this.submit();
+        } else {
+          this.input.buffer = this.typed.buffer;
+          this.typed.begin();
+        }
         this.wasInterrupted = false;
       }
       this.cursorRow = 0;
@@ -103,6 +120,15 @@ export class LineEditor {
 
   /** Lines entered while the agent worked; the loop takes them at its next step boundary. */
   takeQueuedMessages = (): string[] => this.typeAhead.takeMessages();
+
+  /** While a turn runs: `show` gets the typed input now and after every key that changes it; the function returned stops that. */
+  watchTypeAhead(show: (view: InputView) => void): () => void {
+    this.showTypeAhead = show;
+    show(this.typedView());
+    return () => {
+      if (this.showTypeAhead === show) this.showTypeAhead = undefined;
+    };
+  }
 
   close(): void {
     if (this.isClosed) return;
@@ -143,29 +169,49 @@ export class LineEditor {
     }
   }
 
-  /** Keys while a turn runs and nothing is asked: Esc/Ctrl-C interrupt, a line is queued. */
+  /**
+   * Keys while a turn runs and nothing is asked: the same editing as at a question (Esc and Ctrl-C
+   * interrupt), and Enter queues the line.
+   */
   private handleBusyKey(key: Key): void {
-    switch (key.name) {
-      case "text":
-      case "paste":
-        return this.typeAhead.append(key.text.replace(/\r\n?/g, "\n"));
-      case "newline":
-        return this.typeAhead.append("\n");
-      case "backspace":
-        return this.typeAhead.eraseLast();
-      case "enter":
+    const action = this.typed.press(key, { isChatPrompt: false, isTurnRunning: true });
+    switch (action.type) {
+      case "draw":
+        this.showTypedAhead();
+        if (action.next) this.handleBusyKey(action.next);
+        return;
+      case "submit":
         return this.queueTypeAhead();
-      case "escape":
-      case "ctrl-c":
+      case "interrupt":
         return this.interrupt();
+      case "note":
+        return this.note(action.text);
+      case "list":
+        return this.note(action.candidates.slice(0, MAX_LISTED_CANDIDATES).join("  "));
+      case "queue-type-ahead": // Enter on an empty line: nothing to queue
+      case "none":
+      case "close": // never at a question
+      case "clear-screen": // the turn's output is not the editor's to clear
+        return;
       default:
-        return; // editing keys have nothing to edit while the agent works
+        return assertNever(action);
     }
+  }
+
+  private typedView(): InputView {
+    return this.typed.view(this.options.colors.dim(TYPE_AHEAD_PROMPT), this.options.colors.dim);
+  }
+
+  private showTypedAhead(): void {
+    this.showTypeAhead?.(this.typedView());
   }
 
   /** A line typed while the agent works: a message for its next step, or a slash command for when it is done. */
   private queueTypeAhead(): void {
-    const line = this.typeAhead.enter(isSlashCommand);
+    const text = wellFormed(this.typed.buffer.text);
+    this.typed.begin();
+    this.showTypedAhead();
+    const line = this.typeAhead.enter(text, isSlashCommand);
     if (!line) return;
     this.input.history.add(line.text);
     const preview = graphemesOf(line.text.split("\n")[0]).slice(0, 40).join("");
@@ -250,7 +296,7 @@ export class LineEditor {
     const columns = this.options.stdout.columns || 80;
     const previousColumns = this.drawnColumns;
     this.drawnColumns = columns;
-    if (!this.active) return;
+    if (!this.active) return this.showTypedAhead(); // laid out again at the new width
     if (!fitsOneRowAtBoth(this.view(), columns, previousColumns)) this.options.stdout.write("\r\n");
     this.cursorRow = 0;
     this.render();

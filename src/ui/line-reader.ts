@@ -2,6 +2,7 @@
 // node:readline elsewhere. Both are a LineReader, which is all the chat loop knows of them.
 import { createInterface, type Interface } from "node:readline";
 import { paletteFor } from "./colors.ts";
+import type { InputView } from "./draw-input.ts";
 import { HISTORY_SIZE } from "./input-history.ts";
 import { LineEditor } from "./line-editor.ts";
 
@@ -34,6 +35,12 @@ export interface LineReader {
   close(): void;
   /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?(): string[];
+  /**
+   * While a turn runs, `show` gets what is typed (and not yet entered) at once and after each key
+   * that changes it, so the chat can draw it under the turn; the function returned stops that.
+   * Readers that cannot (node:readline) leave it out.
+   */
+  watchTypeAhead?(show: (view: InputView) => void): () => void;
 }
 
 /** `commands`: the slash commands Tab completes (slash-commands.ts commandNames). */

@@ -2,6 +2,24 @@
 // anything else is written there and drawn again after it, so they stay below the output. The
 // caller keeps each line shorter than the terminal is wide: a wrapped line would be miscounted.
 
+/**
+ * What a stream shows below all its pinned blocks (the chat's input line during a turn,
+ * pinned-input.ts), by stream. An in-place redraw clears to the end of the screen, taking that
+ * with it, so it is drawn again right after.
+ */
+const drawnBelow = new WeakMap<NodeJS.WriteStream, () => void>();
+
+/** Sets (or, with undefined, ends) what is drawn again below the stream's pinned blocks after an in-place redraw. */
+export function setDrawnBelow(stream: NodeJS.WriteStream, draw: (() => void) | undefined): void {
+  if (draw) drawnBelow.set(stream, draw);
+  else drawnBelow.delete(stream);
+}
+
+/** Draws again what is below the stream's pinned blocks, after something above it (the tool clock) was redrawn over it. */
+export function redrawBelow(stream: NodeJS.WriteStream): void {
+  drawnBelow.get(stream)?.();
+}
+
 /** One pinned block of lines on one stream; blocks stacked below each other are erased bottom first. */
 export class PinnedLines {
   private drawnLines = 0;
@@ -31,6 +49,7 @@ export class PinnedLines {
     if (this.drawnLines === 0) return;
     this.stream.write(`${this.eraseSequence()}${lines.length > 0 ? `${lines.join("\n")}\n` : ""}`);
     this.drawnLines = lines.length;
+    redrawBelow(this.stream);
   }
 
   /** The lines stay in the scrollback as they stand; the next draw starts below them. */

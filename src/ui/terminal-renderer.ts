@@ -2,7 +2,9 @@ import type { AgentEvent } from "../core/events.ts";
 import { textOf, toolCallsOf, assertNever } from "../core/messages.ts";
 import { isColorOn, paletteFor, type Palette } from "./colors.ts";
 import { foldOutput, renderDiff, summarizeDiff } from "./diff-render.ts";
+import type { InputView } from "./draw-input.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
+import { columnAfter, PinnedInput } from "./pinned-input.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
@@ -37,6 +39,8 @@ export class TerminalRenderer {
   private readonly colors: Palette;
   private readonly spinner: Spinner;
   private atLineStart = true;
+  /** What was written since the last line break (where the cursor stands is worked out from it). */
+  private tail = "";
   /** An approval question is on the screen: the subagents' blocks wait until it is answered. */
   private isQuestionOpen = false;
   /** Subagents' lines that came while a question was open (summaries; in plain mode their calls too). */
@@ -52,12 +56,15 @@ export class TerminalRenderer {
   private readonly subagents: SubagentBlocks;
   /** How long the running tools have run, on the line below the output. */
   private readonly clock: ToolClock;
+  /** The chat's input line while a turn runs, below everything else (pinned-input.ts). */
+  private readonly input: PinnedInput;
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
     this.spinner = new Spinner(options.stderr);
     this.todo = new TodoPanel(options.stderr, this.colors, isColorOn(options.stderr, options.env));
     this.subagents = new SubagentBlocks(options.stderr, this.colors, isColorOn(options.stderr, options.env));
+    this.input = new PinnedInput(options.stderr, this.colors, () => this.inputColumn());
     this.clock = new ToolClock(
       options.stderr,
       this.colors,
@@ -141,9 +148,11 @@ export class TerminalRenderer {
       case "todo":
         if (!this.options.showTrace) break;
         this.spinner.stop();
+        this.input.erase();
         this.subagents.erase(); // drawn below the plan
         this.todo.update(event.items, this.atLineStart);
         this.subagents.refresh(this.atLineStart);
+        this.input.redraw();
         break;
       case "subagent":
         // Folded: a live block per child (src/ui/subagent-blocks.ts); its answer comes back as the task call's result.
@@ -153,11 +162,13 @@ export class TerminalRenderer {
         else {
           for (const line of this.subagents.record(event)) this.traceLine(line);
           this.subagents.refresh(this.atLineStart);
+          this.input.redraw();
         }
         break;
       case "done":
         this.spinner.stop();
         this.clock.stop();
+        this.input.close(); // the chat's prompt takes its place
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
@@ -193,13 +204,31 @@ export class TerminalRenderer {
   /** A dim line of the chat's own (a queued message) above the pinned plan and blocks, which are drawn again below it. */
   note(text: string): void {
     this.spinner.stop();
-    this.traceLine(this.colors.dim(text));
+    this.traceLine(this.colors.dim(this.fit(text)));
+  }
+
+  /**
+   * The chat's input line, drawn below the pinned block from now until the turn ends (`done`, or
+   * `closeInput`); `showInput` gives what it shows. Only where the panels are pinned too.
+   */
+  openInput(): void {
+    if (this.options.showTrace && isColorOn(this.options.stderr, this.options.env)) this.input.open();
+  }
+
+  /** The input as it now stands (typed, edited), redrawn in place when it may be drawn now. */
+  showInput(view: InputView): void {
+    this.input.show(view);
+  }
+
+  closeInput(): void {
+    this.input.close();
   }
 
   /** Stops the waiting indicator and the tool clock (before something else, a question, writes to the terminal). */
   pause(): void {
     this.spinner.stop();
     this.clock.pause();
+    this.input.erase();
     this.subagents.erase();
     this.todo.erase();
   }
@@ -215,7 +244,10 @@ export class TerminalRenderer {
     return () => {
       this.isQuestionOpen = false;
       for (const line of this.heldLines.splice(0)) this.traceLine(line);
-      if (this.atLineStart && this.options.showTrace) this.subagents.draw();
+      if (!this.atLineStart || !this.options.showTrace) return;
+      this.todo.draw();
+      this.subagents.draw();
+      this.input.redraw();
     };
   }
 
@@ -299,14 +331,30 @@ export class TerminalRenderer {
     if (!text) return;
     this.isAfterToolOutput = false;
     this.clock.hide();
+    this.input.erase(); // the lowest: each erase starts where the block below it began
     this.subagents.erase();
     this.todo.erase();
     stream.write(text);
     this.clock.resume();
     this.atLineStart = text.endsWith("\n");
-    if (!this.atLineStart || !this.options.showTrace) return;
+    const lastBreak = text.lastIndexOf("\n");
+    this.tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : this.tail + text;
+    if (!this.atLineStart) return this.input.redraw(); // under the line being written, the panels at its end
+    if (!this.options.showTrace) return;
     this.todo.draw();
-    if (!this.isQuestionOpen) this.subagents.draw();
+    if (this.isQuestionOpen) return;
+    this.subagents.draw();
+    this.input.redraw();
+  }
+
+  /**
+   * Where the input line may go now: not while a question is asked; under the panels at a line's
+   * start; right under the line while a reply or thinking streams (the cursor put back at its
+   * end), unless where that end is cannot be known.
+   */
+  private inputColumn(): number | undefined {
+    if (this.isQuestionOpen) return undefined;
+    return this.atLineStart ? 0 : columnAfter(this.tail, this.options.stderr.columns || DEFAULT_COLUMNS);
   }
 
   private newline(stream: NodeJS.WriteStream): void {

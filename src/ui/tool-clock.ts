@@ -5,6 +5,7 @@
 // until the renderer's next output, so nothing is ever drawn over the question.
 import { formatDuration } from "../core/helpers.ts";
 import type { Palette } from "./colors.ts";
+import { redrawBelow } from "./pinned-lines.ts";
 import { fitWidth } from "./text-width.ts";
 
 /** How often the clock redraws; also how long a tool runs before the clock shows. */
@@ -74,7 +75,9 @@ export class ToolClock {
     const time = ` … ${elapsed < 60_000 ? `${Math.floor(elapsed / 1000)}s` : formatDuration(elapsed)}${others.length > 0 ? ` (+${others.length} more)` : ""}`;
     // Cut to the width: a wrapped line could not be taken back with one erase.
     const label = fitWidth(oldest.summary.split("\n")[0], (this.stream.columns || DEFAULT_COLUMNS) - time.length);
-    this.stream.write(`\r\x1b[2K${this.colors.dim(label + time)}`);
+    // From the clock's row down all is cleared first: the chat's input line is below it, put back after.
+    this.stream.write(`\r\x1b[J${this.colors.dim(label + time)}`);
     this.isDrawn = true;
+    redrawBelow(this.stream); // the chat's input line, which the lines under the clock may have taken
   }
 }
