@@ -7,6 +7,7 @@ import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
+import { LiveOutput } from "./live-output.ts";
 import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
@@ -52,6 +53,8 @@ export class TerminalRenderer {
   private readonly subagents: SubagentBlocks;
   /** How long the running tools have run, on the line below the output. */
   private readonly clock: ToolClock;
+  /** A running command's last output lines, under the clock. */
+  private readonly liveOutput = new LiveOutput();
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);
@@ -63,6 +66,7 @@ export class TerminalRenderer {
       this.colors,
       options.showTrace && isColorOn(options.stderr, options.env),
       () => this.atLineStart,
+      (id, columns) => this.liveOutput.linesFor(id, columns),
     );
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({
@@ -114,11 +118,16 @@ export class TerminalRenderer {
         this.traceLine(this.colors.cyan(firstLine(event.summary)));
         this.clock.start(event.id, event.summary);
         break;
+      case "tool_output":
+        this.liveOutput.set(event.id, event.lines);
+        this.clock.redraw(event.id);
+        break;
       case "tool_end": {
         // A call that never started (invalid arguments, refused) ends while the spinner still waits on the line.
         this.spinner.stop();
         const untold = this.subagents.untoldCall(event.id);
         if (untold) this.traceLine(this.colors.cyan(untold));
+        this.liveOutput.end(event.id); // folded: the trace below takes its place
         this.clock.end(event.id);
         this.showToolEnd(event);
         break;
@@ -158,6 +167,7 @@ export class TerminalRenderer {
       case "done":
         this.spinner.stop();
         this.clock.stop();
+        this.liveOutput.clear();
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.

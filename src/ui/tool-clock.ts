@@ -2,7 +2,8 @@
 // second while tools run, from a tool's first second on (a quick tool shows nothing). Like the
 // thinking spinner it lives on the line below the output: whatever the renderer writes takes that
 // line first (hide) and the clock comes back at its next tick. A question (an approval) pauses it
-// until the renderer's next output, so nothing is ever drawn over the question.
+// until the renderer's next output, so nothing is ever drawn over the question. Under the clock's
+// line go the oldest call's last output lines (live-output.ts), erased and drawn with it.
 import { formatDuration } from "../core/helpers.ts";
 import type { Palette } from "./colors.ts";
 import { fitWidth } from "./text-width.ts";
@@ -17,6 +18,8 @@ export class ToolClock {
   private readonly running = new Map<string, { summary: string; startedAt: number }>();
   private timer: NodeJS.Timeout | undefined;
   private isDrawn = false;
+  /** Output lines drawn under the clock's line (the cursor is at the end of the last one). */
+  private drawnBelow = 0;
   private isPaused = false;
 
   constructor(
@@ -26,6 +29,8 @@ export class ToolClock {
     private readonly isOn: boolean,
     /** Whether the cursor is at the start of an empty line, where the clock may go. */
     private readonly isLineFree: () => boolean,
+    /** The lines to draw under a running call's clock, each narrower than `columns`. */
+    private readonly linesBelow: (id: string, columns: number) => string[] = () => [],
   ) {}
 
   start(id: string, summary: string): void {
@@ -52,8 +57,15 @@ export class ToolClock {
   /** Takes the clock's line back before something is written there; it returns at the next tick. */
   hide(): void {
     if (!this.isDrawn) return;
-    this.stream.write("\r\x1b[2K");
+    this.stream.write(this.eraseSequence());
     this.isDrawn = false;
+    this.drawnBelow = 0;
+  }
+
+  /** Call `id` printed more: redrawn in place now if it is the call shown (else at the next tick). */
+  redraw(id: string): void {
+    const [oldest] = this.running.keys();
+    if (this.isDrawn && oldest === id) this.draw();
   }
 
   /** A question takes the terminal: no drawing until `resume`. */
@@ -68,13 +80,24 @@ export class ToolClock {
   }
 
   private draw(): void {
+    const [oldestId] = this.running.keys();
     const [oldest, ...others] = this.running.values();
     if (!oldest || this.isPaused || (!this.isDrawn && !this.isLineFree())) return;
     const elapsed = Date.now() - oldest.startedAt;
     const time = ` … ${elapsed < 60_000 ? `${Math.floor(elapsed / 1000)}s` : formatDuration(elapsed)}${others.length > 0 ? ` (+${others.length} more)` : ""}`;
     // Cut to the width: a wrapped line could not be taken back with one erase.
-    const label = fitWidth(oldest.summary.split("\n")[0], (this.stream.columns || DEFAULT_COLUMNS) - time.length);
-    this.stream.write(`\r\x1b[2K${this.colors.dim(label + time)}`);
+    const columns = this.stream.columns || DEFAULT_COLUMNS;
+    const label = fitWidth(oldest.summary.split("\n")[0], columns - time.length);
+    const below = this.linesBelow(oldestId, columns);
+    // One write, the old lines erased first: redrawn in place, without a flicker.
+    const lines = [label + time, ...below].map((line) => this.colors.dim(line)).join("\n");
+    this.stream.write(`${this.isDrawn ? this.eraseSequence() : "\r\x1b[2K"}${lines}`);
     this.isDrawn = true;
+    this.drawnBelow = below.length;
+  }
+
+  /** Takes the clock's line and the lines under it back, line by line (nothing else on the screen is touched). */
+  private eraseSequence(): string {
+    return `\r\x1b[2K${"\x1b[1A\x1b[2K".repeat(this.drawnBelow)}`;
   }
 }
