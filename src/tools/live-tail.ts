@@ -1,9 +1,11 @@
 // The last lines of a running command's output, for the person watching it: sent as `tool_output`
-// events (core/event-schema.ts) while it runs. Bounded three ways, so a command printing a flood
-// costs next to nothing: only the end of each chunk is looked at, only the last WINDOW_CHARS are
-// held, and an event goes out at most every LIVE_INTERVAL_MS, and only when the lines changed.
-// Secrets are redacted here, before the lines leave the tool layer, with the same stream
-// redactor the spill file uses (a key split across two chunks is held back until it is whole).
+// events (core/event-schema.ts) while it runs. Bounded, so a command printing a flood costs next
+// to nothing: while it prints, only the last WINDOW_BYTES are kept (no decoding, no scanning);
+// at most every LIVE_INTERVAL_MS that window is decoded and redacted, and an event goes out when
+// the lines changed. Secrets are redacted here, before the lines leave the tool layer, with the
+// stream redactor the spill file uses: the window holds the recent output whole, so a key the
+// command printed in two pieces is whole in it, and a key still being printed at its end (or cut
+// where it starts) is held back rather than shown in part.
 import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../core/stream-redactor.ts";
 import { wellFormed } from "../core/well-formed.ts";
@@ -15,16 +17,15 @@ export const LIVE_LINES = 5;
 export const LIVE_LINE_CHARS = 300;
 /** Most often an event goes out per call. A quarter second reads as live and costs four redraws a second. */
 export const LIVE_INTERVAL_MS = 250;
-/** The end of the output held: far more than five lines need, and small enough to redact on every change. */
-const WINDOW_CHARS = 8 * 1024;
+/** The end of the output kept: far more than five lines need, and small enough to redact four times a second. */
+const WINDOW_BYTES = 8 * 1024;
 
 export class LiveTail {
-  /** The end of the output, redacted. */
-  private text = "";
-  /** `text` does not begin at the start of a line (older output was let go). */
+  /** The end of the output as it came, at most about WINDOW_BYTES. */
+  private readonly chunks: Buffer[] = [];
+  private keptBytes = 0;
+  /** The kept bytes do not begin at the start of the output (older output was let go). */
   private isCut = false;
-  private decoder = new StringDecoder("utf8");
-  private redactor: StreamRedactor;
   private bytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private lastSent = "";
@@ -33,24 +34,16 @@ export class LiveTail {
   constructor(
     private readonly send: (lines: string[], bytes: number) => void,
     private readonly secrets?: readonly string[],
-  ) {
-    this.redactor = new StreamRedactor(secrets);
-  }
+  ) {}
 
   add(chunk: Buffer): void {
     if (this.isStopped) return;
     this.bytes += chunk.length;
-    if (chunk.length > WINDOW_CHARS) {
-      // Only its end can show: start over from there (what came before can no longer be on screen).
-      chunk = chunk.subarray(chunk.length - WINDOW_CHARS);
-      this.decoder = new StringDecoder("utf8");
-      this.redactor = new StreamRedactor(this.secrets);
-      this.text = "";
-      this.isCut = true;
-    }
-    this.text += this.redactor.push(this.decoder.write(chunk));
-    if (this.text.length > WINDOW_CHARS) {
-      this.text = this.text.slice(-WINDOW_CHARS);
+    this.chunks.push(chunk.length > WINDOW_BYTES ? chunk.subarray(chunk.length - WINDOW_BYTES) : chunk);
+    this.keptBytes += this.chunks[this.chunks.length - 1].length;
+    this.isCut ||= chunk.length > WINDOW_BYTES;
+    while (this.keptBytes - this.chunks[0].length >= WINDOW_BYTES) {
+      this.keptBytes -= (this.chunks.shift() as Buffer).length;
       this.isCut = true;
     }
     if (!this.timer) {
@@ -65,9 +58,10 @@ export class LiveTail {
     clearTimeout(this.timer);
   }
 
-  /** The last lines as they stand on a terminal: codes removed, carriage-return redraws at their final state. */
+  /** The last lines as they stand on a terminal: redacted, codes removed, carriage-return redraws at their final state. */
   lines(): string[] {
-    let text = this.text;
+    // Not flushed: what could still be the start of a key stays held back until more output says.
+    let text = new StreamRedactor(this.secrets).push(new StringDecoder("utf8").write(Buffer.concat(this.chunks)));
     if (this.isCut) {
       // The first line may be the end of a longer one, or of a key cut where the window starts: left out.
       const newline = text.indexOf("\n");
