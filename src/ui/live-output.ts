@@ -16,13 +16,9 @@ export class LiveOutput {
     this.byCall.set(id, lines);
   }
 
-  /** The call ended: its lines are folded (the result's trace takes their place). */
+  /** The call ended: its lines are folded (the result's trace takes their place). Every call that starts ends (tool_end). */
   end(id: string): void {
     this.byCall.delete(id);
-  }
-
-  clear(): void {
-    this.byCall.clear();
   }
 
   /** The lines to draw under the clock for call `id`, each shorter than `columns`. */

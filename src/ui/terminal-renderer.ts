@@ -167,7 +167,6 @@ export class TerminalRenderer {
       case "done":
         this.spinner.stop();
         this.clock.stop();
-        this.liveOutput.clear();
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
         // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
