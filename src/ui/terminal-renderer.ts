@@ -47,14 +47,14 @@ export class TerminalRenderer {
   private isThinking = false;
   /** Chat replies as Markdown (raw text when stdout is not a colour terminal). */
   private readonly markdown: MarkdownStream;
+  /** A running command's last output lines, under the clock. */
+  private readonly liveOutput = new LiveOutput();
   /** The model's plan, pinned below the output on stderr. */
   private readonly todo: TodoPanel;
   /** Running subagents, each a live block pinned below the plan. */
   private readonly subagents: SubagentBlocks;
   /** How long the running tools have run, on the line below the output. */
   private readonly clock: ToolClock;
-  /** A running command's last output lines, under the clock. */
-  private readonly liveOutput = new LiveOutput();
 
   constructor(private readonly options: RendererOptions) {
     this.colors = paletteFor(options.stderr, options.env);

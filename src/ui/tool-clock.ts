@@ -79,6 +79,11 @@ export class ToolClock {
     this.isPaused = false;
   }
 
+  /** Takes the clock's line and the lines under it back, line by line (nothing else on the screen is touched). */
+  private eraseSequence(): string {
+    return `\r\x1b[2K${"\x1b[1A\x1b[2K".repeat(this.drawnBelow)}`;
+  }
+
   private draw(): void {
     const [oldestId] = this.running.keys();
     const [oldest, ...others] = this.running.values();
@@ -92,12 +97,7 @@ export class ToolClock {
     // One write, the old lines erased first: redrawn in place, without a flicker.
     const lines = [label + time, ...below].map((line) => this.colors.dim(line)).join("\n");
     this.stream.write(`${this.isDrawn ? this.eraseSequence() : "\r\x1b[2K"}${lines}`);
-    this.isDrawn = true;
     this.drawnBelow = below.length;
-  }
-
-  /** Takes the clock's line and the lines under it back, line by line (nothing else on the screen is touched). */
-  private eraseSequence(): string {
-    return `\r\x1b[2K${"\x1b[1A\x1b[2K".repeat(this.drawnBelow)}`;
+    this.isDrawn = true;
   }
 }
