@@ -104,3 +104,24 @@ for (const provider of providers)
     assert.deepEqual(fake.errors, []);
     assert.equal(fake.requests.length, 3);
   });
+
+test("--input stream-json: a prompt line carrying half an emoji is sent and stored with U+FFFD in its place", async () => {
+  const fake = await serve([{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+  const home = tempDir("harness-home-");
+  // JSON.stringify writes the lone half as the escape \ud83c: a script cutting a string mid-pair sends this.
+  const input = [
+    JSON.stringify({ type: "user", text: "smile \ud83c" }),
+    JSON.stringify({ type: "user", text: "again" }),
+  ].join("\n");
+  const run = await runCli([...fakeFlags(fake), "--input", "stream-json", "--output", "stream-json"], {
+    env: cleanEnv({ HARNESS_HOME: home }),
+    input: `${input}\n`,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(fake.errors, [], "both requests were accepted");
+  assert.equal(fake.requests.length, 2);
+  assert.equal(fake.requests[1].body.messages[1].content, "smile \uFFFD");
+  assert.ok(!hasLone(run.stdout), run.stdout);
+  const [name] = readdirSync(join(home, "sessions")).filter((file) => file.endsWith(".jsonl"));
+  assert.ok(!hasLone(readFileSync(join(home, "sessions", name), "utf8")));
+});
