@@ -94,9 +94,9 @@ export class ToolClock {
     const columns = this.stream.columns || DEFAULT_COLUMNS;
     const label = fitWidth(oldest.summary.split("\n")[0], columns - time.length);
     const below = this.linesBelow(oldestId, columns);
-    // One write, the old lines erased first: redrawn in place, without a flicker.
     const lines = [label + time, ...below].map((line) => this.colors.dim(line)).join("\n");
-    this.stream.write(`${this.isDrawn ? this.eraseSequence() : "\r\x1b[2K"}${lines}`);
+    // Up to the clock's row, cleared from there down, and drawn: in place, in one write, without a flicker.
+    this.stream.write(`${"\x1b[1A".repeat(this.drawnBelow)}\r\x1b[J${lines}`);
     this.drawnBelow = below.length;
     this.isDrawn = true;
   }
