@@ -91,6 +91,7 @@ export class UpdateTranslator {
       case "start":
       case "turn_start":
       case "prompt_progress": // the editor shows its own waiting state
+      case "tool_output": // the call's result carries the whole output
       case "message":
       case "usage":
       case "compaction":

@@ -20,6 +20,7 @@ import {
 import { ProviderError, type Provider } from "./provider.ts";
 import { runToolCalls, toolHooksOf, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type SessionToolContext, type Tool, type ToolContext } from "./tool.ts";
+import { wellFormedReply, wellFormedValue } from "./well-formed.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;
@@ -131,7 +132,9 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const call = yield* callModelWithinContext(provider, request, signal, retry, options.context, tally.usage);
     tally.usage = addUsage(tally.usage, call.compactionUsage);
     if (call.kind === "failed") return { reason: "error", error: call.error.message };
-    const { reply } = call;
+    // A lone surrogate in the reply (text, or an escape in a call's arguments) would be parsed into
+    // the tool's input, stored, and sent back, where a strict server refuses it (well-formed.ts).
+    const reply = wellFormedReply(call.reply);
     if (reply.content.length > 0) yield appendMessage(messages, reply);
     if (reply.usage) {
       tally.usage = addUsage(tally.usage, reply.usage);
@@ -192,10 +195,11 @@ function userMessageOf(prompt: string | UserContent): UserMessage {
   return typeof prompt === "string" ? userMessage(prompt) : { role: "user", content: prompt };
 }
 
-/** Adds a message to the conversation and returns its event. */
+/** Adds a message to the conversation and returns its event; a prompt from outside (stream-json) is made well-formed. */
 function appendMessage(messages: Message[], message: Message): AgentEvent {
-  messages.push(message);
-  return { type: "message", message };
+  const kept = wellFormedValue(message);
+  messages.push(kept);
+  return { type: "message", message: kept };
 }
 
 /** A provider's error is already worded for the user; anything else is our bug, shown with its stack. */

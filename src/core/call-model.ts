@@ -2,6 +2,7 @@ import type { AgentEvent } from "./events.ts";
 import { type AssistantMessage, assertNever } from "./messages.ts";
 import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
 import { sleep } from "./helpers.ts";
+import { WellFormedStream } from "./well-formed.ts";
 
 /** Retry policy for failed model calls: 429, 5xx, overloaded and dropped connections. */
 export interface RetryPolicy {
@@ -21,7 +22,9 @@ const MAX_RETRY_DELAY_MS = 60_000;
  * deltas since the turn began are void and the next attempt starts the reply over. We chose
  * that over holding every delta back until an attempt completes, which would end streaming.
  * On abort it returns what arrived so far as an `aborted` message (text only: half-streamed
- * tool calls are dropped, since they were never run).
+ * tool calls are dropped, since they were never run). Deltas are made well-formed on the way
+ * (well-formed.ts): a lone surrogate in a reply goes to no consumer; the agent loop does the
+ * same for the reply itself.
  */
 export async function* callModel(
   provider: Provider,
@@ -32,24 +35,28 @@ export async function* callModel(
   for (let attempt = 1; ; attempt++) {
     let partialText = "";
     let hasShownDeltas = false;
+    const wellFormedDeltas = { text_delta: new WellFormedStream(), thinking_delta: new WellFormedStream() };
     try {
       for await (const event of provider.stream(request, signal)) {
         switch (event.type) {
           case "text_delta":
-            partialText += event.text;
+          case "thinking_delta": {
+            const text = wellFormedDeltas[event.type].push(event.text);
+            if (event.type === "text_delta") partialText += text;
             hasShownDeltas = true;
-            yield event;
+            if (text) yield { type: event.type, text };
             break;
-          case "thinking_delta":
-            hasShownDeltas = true;
-            yield event;
-            break;
+          }
           case "tool_call_delta":
             break;
           case "prompt_progress":
             yield event;
             break;
           case "done":
+            for (const type of ["thinking_delta", "text_delta"] as const) {
+              const text = wellFormedDeltas[type].flush();
+              if (text) yield { type, text };
+            }
             return event.message;
           default:
             assertNever(event);

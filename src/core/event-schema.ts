@@ -112,6 +112,18 @@ const runEvents = [
     .describe("A tool call is about to run; arguments is the JSON text it runs with"),
   z
     .strictObject({
+      type: z.literal("tool_output"),
+      id: z.string(),
+      lines: z
+        .array(z.string())
+        .describe("the last lines (at most 5, each at most 300 characters), terminal codes removed, secrets redacted"),
+      bytes: count.describe("bytes the call has printed so far"),
+    })
+    .describe(
+      "What a running call (bash) printed last, while it runs: at most every quarter second, only when the lines changed, never after its tool_end; the whole output comes on tool_end",
+    ),
+  z
+    .strictObject({
       type: z.literal("tool_end"),
       id: z.string(),
       name: z.string(),

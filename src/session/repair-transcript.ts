@@ -1,6 +1,6 @@
 import type { Message, ToolResultMessage } from "../core/messages.ts";
 import { toolCallsOf } from "../core/messages.ts";
-import { wellFormed } from "../core/well-formed.ts";
+import { wellFormedValue } from "../core/well-formed.ts";
 
 /** What a call that never finished is told, so the conversation stays valid for every provider. */
 export const UNFINISHED_TOOL_RESULT = "interrupted: the harness stopped before this call finished";
@@ -14,21 +14,7 @@ export const UNFINISHED_TOOL_RESULT = "interrupted: the harness stopped before t
  * Pure: returns a new array and leaves the input alone.
  */
 export function repairTranscript(messages: Message[]): Message[] {
-  return pairToolResults(messages.map((message) => withWellFormedText(message)));
-}
-
-/** `value` with each string in it well-formed; the same object when nothing needed it. */
-function withWellFormedText<T>(value: T): T {
-  if (typeof value === "string") return wellFormed(value) as T;
-  if (typeof value !== "object" || value === null) return value;
-  let copy: Record<string, unknown> | unknown[] | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const repaired = withWellFormedText(item);
-    if (repaired === item) continue;
-    copy ??= Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) };
-    (copy as Record<string, unknown>)[key] = repaired;
-  }
-  return (copy ?? value) as T;
+  return pairToolResults(messages.map((message) => wellFormedValue(message)));
 }
 
 function pairToolResults(messages: Message[]): Message[] {

@@ -94,6 +94,7 @@ export class SessionRecorder {
       case "text_delta":
       case "thinking_delta":
       case "prompt_progress":
+      case "tool_output":
       case "tool_end":
       case "retry":
         break; // in flight or repeated in the messages: not stored

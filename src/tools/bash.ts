@@ -4,6 +4,7 @@ import { defineTool, type WrapCommand } from "../core/tool.ts";
 import { startInBackground } from "./background-jobs.ts";
 import { BoundedCapture, KEEP_BYTES, outputForModel, type CapturedOutput, type SpillFile } from "./bounded-capture.ts";
 import { exitStatus, PIPE_DRAIN_MS, runHosted } from "./command-host.ts";
+import { LiveTail } from "./live-tail.ts";
 
 /** Default per-command time limit; the model may ask for more, up to the cap. */
 export const BASH_TIMEOUT_MS = 120_000;
@@ -49,6 +50,12 @@ export const bash = defineTool({
     if (input.background) return startInBackground(input.command, { ...context, env: quietEnv });
     const timeoutMs = Math.min((input.timeout ?? BASH_TIMEOUT_MS / 1000) * 1000, BASH_MAX_TIMEOUT_MS);
     const openSpill = () => openSpillFile(spillDirOf(context), context.callId);
+    const { emit, callId } = context;
+    // The person watching sees the last lines as they come (tool_output); the model gets the result.
+    const live =
+      emit && callId
+        ? new LiveTail((lines, bytes) => emit({ type: "tool_output", id: callId, lines, bytes }), context.secrets)
+        : undefined;
     const result = await runCommand(input.command, {
       cwd,
       env: quietEnv,
@@ -57,6 +64,7 @@ export const bash = defineTool({
       openSpill,
       wrapCommand,
       secrets: context.secrets,
+      live,
     });
     const output = outputForModel(result, openSpill, context.secrets);
     const status = result.notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
@@ -99,6 +107,8 @@ export function runCommand(
     openSpill?: () => SpillFile;
     wrapCommand?: WrapCommand;
     secrets?: readonly string[];
+    /** Gets the output too, as it comes, for the live view; stopped when the command ends. */
+    live?: LiveTail;
   },
 ): Promise<CommandResult> {
   const { cwd, env, timeoutMs, signal, openSpill, wrapCommand } = options;
@@ -117,6 +127,7 @@ export function runCommand(
       clearTimeout(drain);
       signal.removeEventListener("abort", onAbort);
       running.forget();
+      options.live?.stop();
       const notes = [running.notice, lost].filter((note) => note !== undefined);
       resolve({
         ...captured.finish(),
@@ -132,7 +143,10 @@ export function runCommand(
       command,
       { cwd, env, wrapCommand },
       {
-        data: (chunk) => captured.add(chunk),
+        data: (chunk) => {
+          captured.add(chunk);
+          options.live?.add(chunk);
+        },
         exited: (code, exitSignal) => {
           exit = { code, signal: exitSignal };
           // Background children may still hold the pipes open: give them a moment, then stop reading.

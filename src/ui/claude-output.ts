@@ -91,6 +91,7 @@ export class ClaudeOutput {
       case "usage":
       case "todo":
       case "prompt_progress":
+      case "tool_output": // Claude Code's stream has no live output
         return [];
       default:
         return assertNever(event);

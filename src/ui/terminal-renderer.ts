@@ -9,6 +9,7 @@ import type { ShownDiffs } from "./shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
+import { LiveOutput } from "./live-output.ts";
 import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../core/helpers.ts";
@@ -50,6 +51,8 @@ export class TerminalRenderer {
   private isThinking = false;
   /** Chat replies as Markdown (raw text when stdout is not a colour terminal). */
   private readonly markdown: MarkdownStream;
+  /** A running command's last output lines, under the clock. */
+  private readonly liveOutput = new LiveOutput();
   /** The model's plan, pinned below the output on stderr. */
   private readonly todo: TodoPanel;
   /** Running subagents, each a live block pinned below the plan. */
@@ -70,6 +73,7 @@ export class TerminalRenderer {
       this.colors,
       options.showTrace && isColorOn(options.stderr, options.env),
       () => this.atLineStart,
+      (id, columns) => this.liveOutput.linesFor(id, columns),
     );
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({
@@ -121,11 +125,16 @@ export class TerminalRenderer {
         this.traceLine(this.colors.cyan(firstLine(event.summary)));
         this.clock.start(event.id, event.summary);
         break;
+      case "tool_output":
+        this.liveOutput.set(event.id, event.lines);
+        this.clock.redraw(event.id);
+        break;
       case "tool_end": {
         // A call that never started (invalid arguments, refused) ends while the spinner still waits on the line.
         this.spinner.stop();
         const untold = this.subagents.untoldCall(event.id);
         if (untold) this.traceLine(this.colors.cyan(untold));
+        this.liveOutput.end(event.id); // folded: the trace below takes its place
         this.clock.end(event.id);
         this.showToolEnd(event);
         break;

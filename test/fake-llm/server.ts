@@ -60,9 +60,13 @@ export type ScriptStep =
 /** A step as it is answered: a function step has been called for its answer. */
 export type FixedStep = Exclude<ScriptStep, (request: RecordedRequest) => unknown>;
 
-/** A high surrogate escape with no low one after it, or a low one with no high one before it. */
+/**
+ * A high surrogate escape with no low one after it, or a low one with no high one before it. The
+ * backslash before it must start an escape: `\\ud83c` is an escaped backslash and the text
+ * `ud83c` (a file that holds the six characters `\ud83c`), which every JSON parser accepts.
+ */
 const LONE_SURROGATE_ESCAPE =
-  /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i;
+  /(?<=(?:^|[^\\])(?:\\\\)*)(?:\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/i;
 
 export interface RecordedRequest {
   method: string;
