@@ -73,6 +73,20 @@ test("at 60 columns an error is wrapped at words, and an invalid call's error is
   assert.deepEqual(overLong(second), [], second);
 });
 
+test("at 60 columns a long command's call line is wrapped at words, whole", { skip: needs("tmux") }, async () => {
+  const command = "echo first && echo second && echo third && echo fourth && echo fifth";
+  const { term } = await chatAt60([
+    { reply: { toolCalls: [{ name: "bash", arguments: { command } }] } },
+    { reply: { text: "ran them" } },
+  ]);
+  term.type("go");
+  term.send(["Enter"]);
+  const screen = await term.waitFor(/^ran them$[\s\S]*^> $/m, "the answer after the command");
+  assert.deepEqual(overLong(screen), [], screen);
+  // The call's line, wrapped at words and not cut: every word of the command is on the screen.
+  assert.match(screen, /^bash> echo first && echo second && echo third && echo fourth\n&& echo fifth$/m, screen);
+});
+
 test("/model re-resolves the context window and the price and says what changed; the next status line and request follow it", {
   skip: needs("tmux"),
 }, async () => {

@@ -122,7 +122,7 @@ export class TerminalRenderer {
         this.spinner.stop();
         // A task call's child has its own live block with a clock (subagent-blocks.ts).
         if (this.subagents.claimTaskCall(event)) break;
-        this.traceLine(this.colors.cyan(firstLine(event.summary)));
+        this.traceLine(this.colors.cyan(this.fit(firstLine(event.summary))));
         this.clock.start(event.id, event.summary);
         break;
       case "tool_output":
