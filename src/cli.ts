@@ -17,6 +17,11 @@ function helpColumn(text: string): string {
  */
 async function helpText(): Promise<string> {
   const { describeWireApis, WIRE_API_NAMES, WIRE_APIS } = await import("./providers/wire-apis.ts");
+  const { PRESETS } = await import("./config.ts");
+  /** The providers by name, from their presets; `local` is told apart: it needs no server and no key. */
+  const providers = Object.keys(PRESETS).map((name) =>
+    name === "local" ? "local (a model run in-process, no key)" : name,
+  );
   /** The key variables, each once, in the order of the wire APIs that read them. */
   const keyVariables = [...new Set(WIRE_API_NAMES.map((name) => WIRE_APIS[name].keyEnv))];
   return `harness ${VERSION}: a coding agent in your terminal
@@ -38,7 +43,7 @@ Usage:
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
-  --provider <name>        openai, anthropic, openrouter, gemini, ollama, local (a model run in-process, no key)
+  --provider <name>        ${helpColumn(providers.join(", "))}
   --model <name>           model id as the provider spells it
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
   --api <wire>             ${helpColumn(`the wire API instead of the provider's own: ${describeWireApis()}`)}

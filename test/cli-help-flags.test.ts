@@ -9,6 +9,7 @@ import { BATCH_FLAGS } from "../src/commands/batch.ts";
 import { REPORT_FLAGS } from "../src/commands/batch-report.ts";
 import { UNDO_FLAGS } from "../src/commands/undo.ts";
 import { WORKER_FLAGS } from "../src/commands/worker.ts";
+import { PRESETS } from "../src/config.ts";
 import { runCli } from "./helpers.ts";
 
 /** Each command's argv before `--help`, and the flags it reads from the table. */
@@ -55,4 +56,10 @@ test("the check finds a flag by its own name only", () => {
   assert.ok(!mentions("  also --output-format, as Claude Code spells it", "--output"));
   assert.ok(mentions("  -p, --print <prompt>", "-p"));
   assert.ok(!mentions("  harness models --provider", "--provide"));
+});
+
+test("--help names every provider of the presets, so a new one is never missing from it", async () => {
+  const help = await runCli(["--help"]);
+  const line = /--provider <name>\s+([\s\S]*?)\n {2}--/.exec(help.stdout)?.[1] ?? "";
+  for (const name of Object.keys(PRESETS)) assert.ok(mentions(line, name), `--provider's help lacks ${name}: ${line}`);
 });
