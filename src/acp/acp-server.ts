@@ -83,11 +83,19 @@ interface LiveSession {
   translator?: UpdateTranslator;
 }
 
+/** What the server holds between requests. */
+interface ServerState {
+  host: AcpHost;
+  sessions: Map<string, LiveSession>;
+  /** The editor's side of the connection, known from its first session request. */
+  client?: AgentContext;
+}
+
+type SessionParams = { cwd: string; mcpServers: McpServer[] };
+
 /** Serves ACP on `stream` until the editor closes it; then closes every session. */
 export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
-  const sessions = new Map<string, LiveSession>();
-  let client: AgentContext | undefined;
-
+  const state: ServerState = { host, sessions: new Map() };
   const app = acpAgent({ name: host.name })
     .onRequest(methods.agent.initialize, ({ params }) => ({
       protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
@@ -99,128 +107,141 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       agentInfo: { name: host.name, version: host.version },
       authMethods: [],
     }))
-    .onRequest(methods.agent.session.new, async ({ params, client: context }) => {
-      client = context;
-      const live = {} as LiveSession;
-      live.hosted = await host
-        .newSession({
-          cwd: params.cwd,
-          mcpServers: params.mcpServers,
-          askEditor: askerFor(live, () => live.hosted.id),
-        })
-        .catch(asRequestError);
-      sessions.set(live.hosted.id, live);
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      state.client = client;
+      const live = await openSession(state, (askEditor) => host.newSession({ ...sessionParams(params), askEditor }));
       return { sessionId: live.hosted.id };
     })
-    .onRequest(methods.agent.session.load, async ({ params, client: context }) => {
-      client = context;
-      if (!host.loadSession) throw RequestError.invalidRequest(undefined, "this harness cannot load sessions");
-      const live = {} as LiveSession;
-      const loaded = await host
-        .loadSession({
-          sessionId: params.sessionId,
-          cwd: params.cwd,
-          mcpServers: params.mcpServers,
-          askEditor: askerFor(live, () => live.hosted.id),
-        })
-        .catch(asRequestError);
-      live.hosted = loaded;
-      sessions.set(loaded.id, live);
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      state.client = client;
+      const load = host.loadSession;
+      if (!load) throw RequestError.invalidRequest(undefined, "this harness cannot load sessions");
+      const live = await openSession(state, (askEditor) =>
+        load({ ...sessionParams(params), sessionId: params.sessionId, askEditor }),
+      );
+      const loaded = live.hosted as HostedSession & { history: Message[] };
       // The protocol wants the whole conversation streamed back before the load answers.
       const kindOf = kindLookup(loaded.tools);
       for (const update of replayUpdates(loaded.history, kindOf))
-        await context.notify(methods.client.session.update, { sessionId: loaded.id, update });
+        await client.notify(methods.client.session.update, { sessionId: loaded.id, update });
       return {};
     })
-    .onRequest(methods.agent.session.prompt, async ({ params, client: context }) => {
-      client = context;
-      const live = sessions.get(params.sessionId);
-      if (!live) throw RequestError.sessionNotFound(params.sessionId);
-      // A picture that cannot be sent fails the request with the reason, before the turn starts.
-      const prepared = await host.prepareImages(promptContent(params.prompt));
-      if ("error" in prepared) throw RequestError.invalidParams(undefined, prepared.error);
-      if (live.turn)
-        throw RequestError.invalidRequest(
-          undefined,
-          "a prompt is already running in this session; cancel it or wait for its answer",
-        );
-      const turn = new AbortController();
-      live.turn = turn;
-      live.translator = new UpdateTranslator(kindLookup(live.hosted.tools));
-      try {
-        const run = live.hosted.run(prepared.prompt, turn.signal);
-        for (let step = await run.next(); ; step = await run.next()) {
-          if (step.done) {
-            if (step.value.reason === "error")
-              throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
-            return { stopReason: stopReasonFor(step.value.reason) };
-          }
-          for (const update of live.translator.toUpdates(step.value))
-            await context.notify(methods.client.session.update, { sessionId: params.sessionId, update });
-        }
-      } finally {
-        live.turn = undefined;
-      }
+    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+      state.client = client;
+      return runPrompt(state, params.sessionId, params.prompt, client);
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
-      sessions.get(params.sessionId)?.turn?.abort();
+      state.sessions.get(params.sessionId)?.turn?.abort();
     });
-
-  /**
-   * The host's policy decided that this call needs a question; the editor gets it with the reason.
-   * "Always" is offered only when the policy names the rules it would add (never for a protected
-   * path or a deny rule it cannot check), and the policy, not this server, keeps them.
-   */
-  function askerFor(live: LiveSession, sessionId: () => string): AskEditorFn {
-    return async (request, question, signal) => {
-      if (!client) return { type: "no", reason: "no editor is connected" };
-      const toolCall = {
-        toolCallId: request.call.id,
-        title: request.summary,
-        kind: acpKind(request.tool.kind),
-        status: "pending" as const,
-        rawInput: request.input,
-      };
-      live.translator?.known.add(request.call.id);
-      await client.notify(methods.client.session.update, {
-        sessionId: sessionId(),
-        update: { sessionUpdate: "tool_call", ...toolCall },
-      });
-      let response: RequestPermissionResponse;
-      try {
-        response = await client.request(
-          methods.client.session.requestPermission,
-          {
-            sessionId: sessionId(),
-            toolCall: { ...toolCall, content: textContent(questionText(question)) },
-            options: permissionOptions(question),
-            _meta: {
-              harness: { why: question.why ?? null, explicit: question.explicit === true, remember: question.remember },
-            },
-          },
-          { cancellationSignal: signal, stopWaitingOnCancel: true },
-        );
-      } catch (error) {
-        if (signal.aborted) return undefined;
-        return { type: "no", reason: `the editor could not ask: ${(error as Error).message}` };
-      }
-      if (response.outcome.outcome === "cancelled") return undefined;
-      switch (response.outcome.optionId) {
-        case "allow_once":
-          return { type: "yes" };
-        // An "always" the policy did not offer (an editor that answers with its own ids) is a yes, this once.
-        case "allow_always":
-          return question.remember.length > 0 ? { type: "always" } : { type: "yes" };
-        default:
-          return { type: "no" };
-      }
-    };
-  }
 
   const connection = app.connect(stream);
   await connection.closed;
-  for (const live of sessions.values()) live.turn?.abort();
-  await Promise.allSettled([...sessions.values()].map((live) => live.hosted.close()));
+  for (const live of state.sessions.values()) live.turn?.abort();
+  await Promise.allSettled([...state.sessions.values()].map((live) => live.hosted.close()));
+}
+
+function sessionParams(params: SessionParams): SessionParams {
+  return { cwd: params.cwd, mcpServers: params.mcpServers };
+}
+
+/** A session the host makes (new or loaded), with its questions going to the editor; kept by id. */
+async function openSession(
+  state: ServerState,
+  make: (askEditor: AskEditorFn) => Promise<HostedSession>,
+): Promise<LiveSession> {
+  const live = {} as LiveSession;
+  live.hosted = await make(askerFor(state, live)).catch(asRequestError);
+  state.sessions.set(live.hosted.id, live);
+  return live;
+}
+
+/** One prompt of a session: its events streamed as updates until the run ends; one at a time. */
+async function runPrompt(
+  state: ServerState,
+  sessionId: string,
+  prompt: Parameters<typeof promptContent>[0],
+  client: AgentContext,
+): Promise<{ stopReason: ReturnType<typeof stopReasonFor> }> {
+  const live = state.sessions.get(sessionId);
+  if (!live) throw RequestError.sessionNotFound(sessionId);
+  // A picture that cannot be sent fails the request with the reason, before the turn starts.
+  const prepared = await state.host.prepareImages(promptContent(prompt));
+  if ("error" in prepared) throw RequestError.invalidParams(undefined, prepared.error);
+  if (live.turn)
+    throw RequestError.invalidRequest(
+      undefined,
+      "a prompt is already running in this session; cancel it or wait for its answer",
+    );
+  const turn = new AbortController();
+  live.turn = turn;
+  live.translator = new UpdateTranslator(kindLookup(live.hosted.tools));
+  try {
+    const run = live.hosted.run(prepared.prompt, turn.signal);
+    for (let step = await run.next(); ; step = await run.next()) {
+      if (step.done) {
+        if (step.value.reason === "error")
+          throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
+        return { stopReason: stopReasonFor(step.value.reason) };
+      }
+      for (const update of live.translator.toUpdates(step.value))
+        await client.notify(methods.client.session.update, { sessionId, update });
+    }
+  } finally {
+    live.turn = undefined;
+  }
+}
+
+/**
+ * The host's policy decided that this call needs a question; the editor gets it with the reason.
+ * "Always" is offered only when the policy names the rules it would add (never for a protected
+ * path or a deny rule it cannot check), and the policy, not this server, keeps them.
+ */
+function askerFor(state: ServerState, live: LiveSession): AskEditorFn {
+  return async (request, question, signal) => {
+    const client = state.client;
+    if (!client) return { type: "no", reason: "no editor is connected" };
+    const sessionId = live.hosted.id;
+    const toolCall = {
+      toolCallId: request.call.id,
+      title: request.summary,
+      kind: acpKind(request.tool.kind),
+      status: "pending" as const,
+      rawInput: request.input,
+    };
+    live.translator?.known.add(request.call.id);
+    await client.notify(methods.client.session.update, {
+      sessionId,
+      update: { sessionUpdate: "tool_call", ...toolCall },
+    });
+    let response: RequestPermissionResponse;
+    try {
+      response = await client.request(
+        methods.client.session.requestPermission,
+        {
+          sessionId,
+          toolCall: { ...toolCall, content: textContent(questionText(question)) },
+          options: permissionOptions(question),
+          _meta: {
+            harness: { why: question.why ?? null, explicit: question.explicit === true, remember: question.remember },
+          },
+        },
+        { cancellationSignal: signal, stopWaitingOnCancel: true },
+      );
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      return { type: "no", reason: `the editor could not ask: ${(error as Error).message}` };
+    }
+    if (response.outcome.outcome === "cancelled") return undefined;
+    switch (response.outcome.optionId) {
+      case "allow_once":
+        return { type: "yes" };
+      // An "always" the policy did not offer (an editor that answers with its own ids) is a yes, this once.
+      case "allow_always":
+        return question.remember.length > 0 ? { type: "always" } : { type: "yes" };
+      default:
+        return { type: "no" };
+    }
+  };
 }
 
 /** The buttons: "always" only where the policy names what it would add. */
