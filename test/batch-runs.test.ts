@@ -5,7 +5,7 @@
 // limits end tasks with their own status; the report puts two runs side by side.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
@@ -167,7 +167,11 @@ test("a second batch on the same results file stops at once, naming the first; t
     ],
   );
   assert.equal(fake.requests.length, 2, "the second batch ran nothing");
-  assert.equal(existsSync(join(dir, "results.jsonl.lock")), false, "the lock goes with its batch");
+  assert.deepEqual(
+    readdirSync(dir).filter((name) => name.includes(".lock")),
+    [],
+    "the lock goes with its batch",
+  );
 });
 
 test("a task whose harness is killed is recorded crashed with what it spent, and the next run tries it again in a fresh copy", async () => {
