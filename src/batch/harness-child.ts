@@ -63,6 +63,8 @@ export interface ChildRunOptions {
   price?: PriceCall;
   /** What the run has spent so far, after each model call (progress line, cost caps). */
   onSpend?(spent: Spend): void;
+  /** The child said which session it records and what it runs (its start event). */
+  onStart?(started: { sessionId?: string; provider?: string; model?: string }): void;
   groups?: GroupTracker;
 }
 
@@ -143,6 +145,7 @@ function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): 
       run.sessionId = event.sessionId;
       run.provider = event.provider;
       run.model = event.model;
+      options.onStart?.({ sessionId: event.sessionId, provider: event.provider, model: event.model });
       return;
     case "message":
       if (event.message?.role === "assistant" && event.message.api) run.api ??= event.message.api;

@@ -17,7 +17,9 @@ import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-t
 import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
-import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { AttemptFiles, recordLostAttempts } from "../batch/attempt-journal.ts";
+import { sessionSpendFor } from "./batch-sessions.ts";
+import { priceCallFor, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -87,7 +89,20 @@ export async function run(argv: string[]): Promise<number> {
   const reaper = new Reaper();
   try {
     const { run, isResumed } = openRun(outPath, settings, Boolean(flags.rerun));
+    const writer = new ResultsWriter(outPath);
+    const attempts = new AttemptFiles(outPath, run.runId);
     const earlier = readResults(outPath).filter((result) => result.runId === run.runId);
+    // Attempts the last batch never finished (SIGKILL, Ctrl-C) are recorded first, with what they spent.
+    const price = priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider);
+    earlier.push(
+      ...recordLostAttempts(
+        attempts,
+        earlier,
+        { runId: run.runId, thinking: settings.thinking },
+        sessionSpendFor(price),
+        (line) => writer.append(line),
+      ),
+    );
     const pending = pendingTasks(tasks, earlier, run.runId);
     const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
     progress.note(
@@ -112,9 +127,8 @@ export async function run(argv: string[]): Promise<number> {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
-    const writer = new ResultsWriter(outPath);
     try {
-      const batch = { flags, config, reaper, outPath, runId: run.runId, settings, writer, progress, budget };
+      const batch = { flags, config, reaper, outPath, runId: run.runId, settings, writer, attempts, progress, budget };
       await runPending(batch, target, pending, controller.signal);
     } catch (error) {
       if (!(error instanceof QueueUrlError)) throw error;
@@ -174,6 +188,7 @@ async function runPending(
     runId: string;
     settings: ReturnType<typeof settingsFromFlags>;
     writer: ResultsWriter;
+    attempts: AttemptFiles;
     progress: BatchProgress;
     budget: CostBudget | undefined;
   },
@@ -205,6 +220,7 @@ async function runPending(
       budget,
     },
     writer,
+    attempts: batch.attempts,
     progress,
     signal,
     rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
