@@ -125,9 +125,9 @@ export class AttemptFiles implements AttemptJournal {
     }
     return names.flatMap((name) => {
       try {
-        const record = JSON.parse(readFileSync(join(this.dir, name), "utf8")) as AttemptRecord;
+        const record = JSON.parse(readFileSync(join(this.dir, name), "utf8")) as Partial<AttemptRecord>;
         if (typeof record.id !== "string" || typeof record.attempt !== "number") return [];
-        return [{ calls: 0, spent: { usage: { ...EMPTY_USAGE }, cost: 0 }, ...record }];
+        return [{ calls: 0, spent: { usage: { ...EMPTY_USAGE }, cost: 0 }, ...record } as AttemptRecord];
       } catch {
         return []; // replaced whole by rename: only a stray .tmp could be torn, and it is not listed
       }
