@@ -6,7 +6,7 @@ import { assertNever } from "../core/messages.ts";
 import { type AttemptJournal, newAttemptRecord } from "./attempt-journal.ts";
 import type { RunSettings } from "./batch-run.ts";
 import type { BatchTask } from "./batch-task.ts";
-import type { CostBudget } from "./cost-budget.ts";
+import type { RunBudget } from "./cost-budget.ts";
 import {
   type ChildRun,
   type GroupTracker,
@@ -35,8 +35,8 @@ export interface RunTaskOptions {
   /** The user's name of a wire API the child reports by its kind (`openai` is `chat`). */
   nameApi?(kind: string): string;
   groups?: GroupTracker;
-  /** The batch's --max-cost, shared by its tasks. */
-  budget?: CostBudget;
+  /** The batch's --max-cost, shared by its tasks (on every worker, in queue mode). */
+  budget?: RunBudget;
   signal: AbortSignal;
   onSpend?(spent: Spend): void;
   /** Where the attempt is written down while it runs (attempt-journal.ts), so a SIGKILL loses nothing. */
