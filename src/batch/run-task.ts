@@ -243,6 +243,7 @@ function withoutResult(child: ChildRun): Partial<TaskResult> & { status: TaskSta
   const hasSpent = child.spent.usage.input + child.spent.usage.output + child.spent.usage.cacheRead > 0;
   return {
     status: child.signal || hasSpent ? "crashed" : "error",
+    turns: child.calls,
     tokens: tokensOf(child.spent.usage),
     ...(child.spent.cost !== undefined ? { cost: child.spent.cost } : {}),
     error: `the harness ${how}${child.stderrTail ? `: ${child.stderrTail}` : ""}`,
