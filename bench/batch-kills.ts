@@ -7,7 +7,7 @@
 // per task and run, every line's tokens and cost against its calls, the lines' total against the
 // calls the fake server answered, no dirty copy, no key seen by setup or test. Figures, not thresholds.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { readLines } from "../test/batch-files.ts";
@@ -98,9 +98,18 @@ async function killOneHarness(workRoot: string): Promise<string> {
   return `task harness ${pid} killed (gone in ${seconds(Date.now() - at)})`;
 }
 
-/** SIGKILLs a batch or worker; how long until the task harnesses it had are gone. */
+/** The parent pid of a process (from /proc), or 0 when it is gone. */
+function parentOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** SIGKILLs a batch or worker; how long until the task harnesses it had started are gone. */
 async function killWithTasks(run: Run, workRoot: string, what: string): Promise<string> {
-  const orphans = harnessesIn(workRoot);
+  const orphans = harnessesIn(workRoot).filter((pid) => parentOf(pid) === run.child.pid);
   const at = Date.now();
   run.child.kill("SIGKILL");
   await run.exited;
@@ -233,7 +242,6 @@ async function queueScenario(): Promise<string[]> {
     const gone = (run: Run) => (run.stderr.match(/is gone: \S+ is back in the queue/g) ?? []).length;
     const backBefore = gone(workerB);
     const killedAt = Date.now();
-    const aTasks = harnessesIn(workRoot).length;
     notes.push(await killWithTasks(workerA, workRoot, "worker A"));
     await until(() => gone(workerB) > backBefore, "worker B to take A's tasks back").catch(() => 0);
     notes.push(

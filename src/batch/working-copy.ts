@@ -54,11 +54,7 @@ export async function prepareWorkingCopy(
   }
   const dir = claimFolder(join(where.workRoot, where.runId), folderNameOf(task.id));
   if (!task.repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
-  await git(
-    ["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir],
-    dir,
-    signal,
-  );
+  await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir], dir, signal);
   if (task.ref) {
     const commit = (await revParse(task.ref, dir, signal)) ?? (await revParse(`origin/${task.ref}`, dir, signal));
     if (!commit) throw new WorkingCopyError(`ref "${task.ref}" not found in ${task.repo}`);
