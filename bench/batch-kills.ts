@@ -245,7 +245,7 @@ async function queueScenario(): Promise<string[]> {
     notes.push(await killWithTasks(workerA, workRoot, "worker A"));
     await until(() => gone(workerB) > backBefore, "worker B to take A's tasks back").catch(() => 0);
     notes.push(
-      `worker A's tasks back in the queue ${seconds(Date.now() - killedAt)} after its kill (of ${aTasks} harnesses running on both)`,
+      `worker A's tasks back in the queue (worker B says so) ${seconds(Date.now() - killedAt)} after its kill`,
     );
     await until(() => lineCount(out) >= TASKS * 0.6, "60% of results");
     const batchKill = Date.now();
