@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { readLines } from "./batch-files.ts";
+import { pricedEnv, promptOf, readLines } from "./batch-files.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
@@ -23,20 +23,6 @@ afterEach(async () => {
   await server.close();
   server = undefined;
 });
-
-function promptOf(request: RecordedRequest): string {
-  return request.body.messages.find((message: { role: string }) => message.role === "user").content;
-}
-
-/** Each call costs $0.00002 (10 tokens in at $1/M, 5 out at $2/M). */
-function pricedEnv(): NodeJS.ProcessEnv {
-  const env = cleanEnv();
-  writeFileSync(
-    join(env.HARNESS_HOME as string, "config.json"),
-    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
-  );
-  return env;
-}
 
 test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost stops the tasks on both workers and starts no more", {
   skip: needs("redis-server"),

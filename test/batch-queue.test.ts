@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
+import { pricedEnv, promptOf } from "./batch-files.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
@@ -30,20 +31,6 @@ afterEach(async () => {
   await server.close();
   server = undefined;
 });
-
-/** An environment whose openai prices are known: 10 tokens in at $1/M and 5 out at $2/M per call. */
-function pricedEnv(): NodeJS.ProcessEnv {
-  const env = cleanEnv();
-  writeFileSync(
-    join(env.HARNESS_HOME as string, "config.json"),
-    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
-  );
-  return env;
-}
-
-function promptOf(request: RecordedRequest): string {
-  return request.body.messages.find((message: { role: string }) => message.role === "user").content;
-}
 
 function waitFor(isTime: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + STEP_LIMIT_MS;

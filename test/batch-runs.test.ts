@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
-import { promptOf, readLines } from "./batch-files.ts";
+import { pricedEnv, promptOf, readLines } from "./batch-files.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { harnessesIn, isAlive } from "./process-finder.ts";
 
@@ -29,16 +29,6 @@ function serveByPrompt(route: (prompt: string, request: RecordedRequest) => Scri
 
 function writeTasks(dir: string, tasks: Array<Record<string, unknown>>): void {
   writeFileSync(join(dir, "tasks.jsonl"), `${tasks.map((task) => JSON.stringify(task)).join("\n")}\n`);
-}
-
-/** An environment whose openai prices are known: 10 tokens in at $1/M and 5 out at $2/M per call. */
-function pricedEnv(): NodeJS.ProcessEnv {
-  const env = cleanEnv();
-  writeFileSync(
-    join(env.HARNESS_HOME as string, "config.json"),
-    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
-  );
-  return env;
 }
 
 function waitFor(isTime: () => boolean, what: string, limitMs = GONE_LIMIT_MS * 3): Promise<void> {
