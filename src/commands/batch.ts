@@ -16,6 +16,7 @@ import { writePredictions } from "../batch/predictions.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
+import type { TaskResult } from "../batch/task-result.ts";
 import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
 import { AttemptFiles, recordLostAttempts } from "../batch/attempt-journal.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
@@ -91,18 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     const { run, isResumed } = openRun(outPath, settings, Boolean(flags.rerun));
     const writer = new ResultsWriter(outPath);
     const attempts = new AttemptFiles(outPath, run.runId);
-    const earlier = readResults(outPath).filter((result) => result.runId === run.runId);
-    // Attempts the last batch never finished (SIGKILL, Ctrl-C) are recorded first, with what they spent.
-    const price = priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider);
-    earlier.push(
-      ...recordLostAttempts(
-        attempts,
-        earlier,
-        { runId: run.runId, thinking: settings.thinking },
-        sessionSpendFor(price),
-        (line) => writer.append(line),
-      ),
-    );
+    const earlier = resultsOfRun(outPath, run.runId, { writer, attempts, config, settings });
     const pending = pendingTasks(tasks, earlier, run.runId);
     const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
     progress.note(
@@ -155,6 +145,33 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 type BatchFlags = Flags<(typeof BATCH_FLAGS)[number]>;
+
+/**
+ * The run's lines so far, after recording the attempts the last batch never finished (a SIGKILL,
+ * Ctrl-C) with what they spent, read from their harnesses' session files.
+ */
+function resultsOfRun(
+  outPath: string,
+  runId: string,
+  where: {
+    writer: ResultsWriter;
+    attempts: AttemptFiles;
+    config: ReturnType<typeof loadConfigFile>;
+    settings: ReturnType<typeof settingsFromFlags>;
+  },
+): TaskResult[] {
+  const { config, settings } = where;
+  const earlier = readResults(outPath).filter((result) => result.runId === runId);
+  const price = priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider);
+  const lost = recordLostAttempts(
+    where.attempts,
+    earlier,
+    { runId, thinking: settings.thinking },
+    sessionSpendFor(price),
+    (line) => where.writer.append(line),
+  );
+  return [...earlier, ...lost];
+}
 
 /** The flags, the tasks file and the queue, or the exit code of a usage error (already reported). */
 function parseBatchArgs(argv: string[]): { flags: BatchFlags; tasksPath: string; target?: QueueTarget } | number {
