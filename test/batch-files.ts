@@ -1,7 +1,9 @@
 // What the batch tests read: a task's prompt in a request to the fake server, and results files.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import type { RecordedRequest } from "./fake-llm/server.ts";
+import { cleanEnv } from "./helpers.ts";
 
 /** The user prompt of a chat completions request: the task's prompt. */
 export function promptOf(request: RecordedRequest): string {
@@ -18,4 +20,14 @@ export function readLines(path: string): TaskResult[] {
     .split("\n")
     .filter((line) => line.endsWith("}"))
     .map((line) => JSON.parse(line));
+}
+
+/** An environment whose openai prices are known: 10 tokens in at $1/M and 5 out at $2/M, $0.00002 a call. */
+export function pricedEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = cleanEnv(extra);
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
+  );
+  return env;
 }

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
+import { pricedEnv, promptOf } from "./batch-files.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
@@ -31,10 +32,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-function promptOf(request: RecordedRequest): string {
-  return request.body.messages.find((message: { role: string }) => message.role === "user").content;
-}
-
 function waitFor(isTime: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + STEP_LIMIT_MS;
   return new Promise((resolve, reject) => {
@@ -56,13 +53,19 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   const { port } = await startRedis();
   const queueUrl = `redis://127.0.0.1:${port}/batch-test`;
 
-  // The first request of all is held until the test has killed the worker running it.
+  // The first task to call the model asks for a command (one call: 10 in, 5 out), and its second
+  // call is held until the test has killed the worker running it.
   let release: () => void = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));
+  let victim: string | undefined;
   let heldPrompt: string | undefined;
   const step: ScriptStep = async (request) => {
     const prompt = promptOf(request);
-    if (heldPrompt === undefined) {
+    const isFirstCall = !request.body.messages.some((message: { role: string }) => message.role === "tool");
+    victim ??= prompt;
+    if (prompt === victim && isFirstCall && heldPrompt === undefined)
+      return { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } };
+    if (prompt === victim && heldPrompt === undefined) {
       heldPrompt = prompt;
       await gate;
     }
@@ -90,7 +93,7 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   // Default timings: the dead worker's task comes back because its connections closed, not
   // because its (5-minute) lock lapsed.
   const firstWorker = runCli([...workerArgs, "--concurrency", "1"], {
-    env: cleanEnv(),
+    env: pricedEnv(),
     onSpawn: (child) => (workerA = child),
   });
   const firstExit = firstWorker.then((result) => `worker A exited: ${result.code} ${result.stderr}`);
@@ -110,7 +113,7 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
 
   let workerB: ChildProcess | undefined;
   const secondWorker = runCli([...workerArgs, "--concurrency", "2"], {
-    env: cleanEnv(),
+    env: pricedEnv(),
     onSpawn: (child) => (workerB = child),
   });
   let collected: CliResult;
@@ -128,21 +131,31 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line));
-  assert.deepEqual(results.map((result) => [result.id, result.status, result.answer]).sort(), [
-    ["q1", "ok", "answer to task 1"],
-    ["q2", "ok", "answer to task 2"],
-    ["q3", "ok", "answer to task 3"],
-    ["q4", "ok", "answer to task 4"],
-  ]);
   const heldId = `q${heldPrompt?.split(" ")[1]}`;
+  const oneCall = { input: 10, output: 5, cached: 0 };
+  assert.deepEqual(
+    results.map((result) => [result.id, result.status, result.attempt, result.tokens, result.cost]).sort(),
+    [1, 2, 3, 4].flatMap((n) => [
+      ...(`q${n}` === heldId ? [[`q${n}`, "crashed", 1, oneCall, 0.00002]] : []),
+      [`q${n}`, "ok", `q${n}` === heldId ? 2 : 1, oneCall, 0.00002],
+    ]),
+    "every task once, and the dead worker's attempt with its one call (10 in, 5 out, $0.00002)",
+  );
+  const lost = results.find((result) => result.status === "crashed") as TaskResult;
+  assert.match(
+    lost.error ?? "",
+    /^its worker \(\S+\) stopped while this attempt ran; recorded when the job came back$/,
+  );
+  assert.equal(lost.workdir, join(workdir, lost.runId, heldId), "the lost attempt ran in the first copy");
+  assert.equal(results.at(-1)?.id, heldId, "written with the retry's line, just before it");
   assert.match(killed.stderr, new RegExp(`started ${heldId}\\n`), "worker A had the task when it was killed");
   assert.match(stopped.stderr, new RegExp(`worker \\S+ is gone: ${heldId} is back in the queue\\n`));
   assert.match(stopped.stderr, new RegExp(`started ${heldId}\\n`), "worker B took it back");
-  const held = results.find((result) => result.id === heldId) as TaskResult;
+  const held = results.find((result) => result.id === heldId && result.status === "ok") as TaskResult;
   assert.equal(held.workdir, join(workdir, held.runId, `${heldId}.2`), "the retry ran in a fresh copy of its own");
   const perPrompt = fake.requests.map(promptOf);
   for (const n of [1, 2, 3, 4])
-    assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 2 : 1);
+    assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 3 : 1);
 });
 
 test("queue mode: Redis paused (SIGSTOP) for longer than a check or the old 10 s lock reruns nothing that is still running", {

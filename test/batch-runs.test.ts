@@ -5,11 +5,11 @@
 // limits end tasks with their own status; the report puts two runs side by side.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
-import { promptOf, readLines } from "./batch-files.ts";
+import { pricedEnv, promptOf, readLines } from "./batch-files.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
 import { harnessesIn, isAlive } from "./process-finder.ts";
 
@@ -29,16 +29,6 @@ function serveByPrompt(route: (prompt: string, request: RecordedRequest) => Scri
 
 function writeTasks(dir: string, tasks: Array<Record<string, unknown>>): void {
   writeFileSync(join(dir, "tasks.jsonl"), `${tasks.map((task) => JSON.stringify(task)).join("\n")}\n`);
-}
-
-/** An environment whose openai prices are known: 10 tokens in at $1/M and 5 out at $2/M per call. */
-function pricedEnv(): NodeJS.ProcessEnv {
-  const env = cleanEnv();
-  writeFileSync(
-    join(env.HARNESS_HOME as string, "config.json"),
-    JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
-  );
-  return env;
 }
 
 function waitFor(isTime: () => boolean, what: string, limitMs = GONE_LIMIT_MS * 3): Promise<void> {
@@ -167,7 +157,11 @@ test("a second batch on the same results file stops at once, naming the first; t
     ],
   );
   assert.equal(fake.requests.length, 2, "the second batch ran nothing");
-  assert.equal(existsSync(join(dir, "results.jsonl.lock")), false, "the lock goes with its batch");
+  assert.deepEqual(
+    readdirSync(dir).filter((name) => name.includes(".lock")),
+    [],
+    "the lock goes with its batch",
+  );
 });
 
 test("a task whose harness is killed is recorded crashed with what it spent, and the next run tries it again in a fresh copy", async () => {
@@ -220,22 +214,28 @@ test("a task whose harness is killed is recorded crashed with what it spent, and
   assert.equal(retried[1].diff, "", "and that copy was fresh: nothing of the first attempt's edit");
 });
 
-test("a batch killed with SIGKILL takes its tasks' harnesses with it; the resumed run finishes each task once", async () => {
+test("a batch killed with SIGKILL takes its tasks' harnesses with it; the resumed run records each lost attempt with what it spent, once, then finishes it", async () => {
   const dir = tempDir();
   let phase = 1;
-  const fake = await serveByPrompt((prompt) => (phase === 1 ? { hang: true } : { reply: { text: `done ${prompt}` } }));
+  // Phase 1: each task's first call asks for a command (10 in, 5 out), its second hangs until the
+  // batch is killed. Phase 2: each task answers at once (10 in, 5 out).
+  const fake = await serveByPrompt((prompt, request) => {
+    if (phase === 2) return { reply: { text: `done ${prompt}` } };
+    const isFirstCall = !request.body.messages.some((message: { role: string }) => message.role === "tool");
+    return isFirstCall ? { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } } : { hang: true };
+  });
   writeTasks(
     dir,
     [1, 2, 3].map((n) => ({ id: `t${n}`, prompt: `task ${n}` })),
   );
-  const env = cleanEnv();
+  const env = pricedEnv();
   const args = ["batch", "tasks.jsonl", "--concurrency", "3", ...fakeFlags(fake)];
   let children: number[] = [];
   const killed = await runCli(args, {
     env,
     cwd: dir,
     onSpawn: (batch) => {
-      void waitFor(() => fake.requests.length === 3, "three tasks calling the model").then(() => {
+      void waitFor(() => fake.requests.length === 6, "three tasks each on their second call").then(() => {
         children = harnessesIn(join(dir, "results.work"));
         batch.kill("SIGKILL");
       });
@@ -244,20 +244,47 @@ test("a batch killed with SIGKILL takes its tasks' harnesses with it; the resume
   assert.equal(killed.signal, "SIGKILL");
   assert.equal(children.length, 3);
   await waitFor(() => children.every((pid) => !isAlive(pid)), "the orphaned harnesses to end", GONE_LIMIT_MS);
+  assert.deepEqual(readLines(join(dir, "results.jsonl")), [], "the killed batch had recorded nothing");
+  const records = join(dir, "results.attempts");
+  const [runId] = readdirSync(records);
+  const recordFiles = readdirSync(join(records, runId)).sort();
+  assert.deepEqual(recordFiles, ["t1.1.json", "t2.1.json", "t3.1.json"], "each running attempt was written down");
+  const kept = recordFiles.map((name) => [name, readFileSync(join(records, runId, name), "utf8")]);
+  // As if the batch had died before it read anything of its tasks' harnesses (their sessions,
+  // their spend): what they spent is read back from their session files, found by working copy.
+  for (const [name, text] of kept) {
+    const { sessionId: _, spent: __, calls: ___, ...unread } = JSON.parse(text);
+    writeFileSync(join(records, runId, name), JSON.stringify(unread));
+  }
+
   phase = 2;
   const resumed = await runCli(args, { env, cwd: dir });
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.match(resumed.stderr, /resuming run \S+: 0 of 3 tasks already have results/);
-  assert.deepEqual(
+  const lines = () =>
     readLines(join(dir, "results.jsonl"))
-      .map((line) => [line.id, line.status, line.attempt])
-      .sort(),
-    [
-      ["t1", "ok", 1],
-      ["t2", "ok", 1],
-      ["t3", "ok", 1],
-    ],
-  );
+      .map((line) => [line.id, line.status, line.attempt, line.tokens, line.cost, line.turns])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  const expected = [1, 2, 3].flatMap((n) => [
+    [`t${n}`, "crashed", 1, { input: 10, output: 5, cached: 0 }, 0.00002, 1],
+    [`t${n}`, "ok", 2, { input: 10, output: 5, cached: 0 }, 0.00002, 1],
+  ]);
+  assert.deepEqual(lines(), expected, "the killed attempt's one call is counted, and the retry is attempt 2");
+  assert.deepEqual(readdirSync(join(records, runId)), [], "the records are cleared once recorded");
+
+  // A resume killed after writing the lost attempts' lines but before clearing their records
+  // leaves both: the next resume clears the records and writes nothing twice.
+  for (const [name, text] of kept) writeFileSync(join(records, runId, name), text);
+  const again = await runCli(args, { env, cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(lines(), expected, "nothing recorded twice");
+  assert.equal(fake.requests.length, 9, "and nothing run again");
+
+  // The report counts every attempt: 6 calls of $0.00002 and 15 tokens, for 3 solved tasks.
+  const report = await runCli(["batch", "report", "results.jsonl"], { env, cwd: dir });
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(report.stdout, /3 of 3 tasks ok: 100\.0% .* · \$0\.00012 spent · \$0\.00004 per solved task/);
+  assert.match(report.stdout, /\ntokens +30 +30 +30 +90\n/);
 });
 
 test("timeout, maxCost and --max-cost each end a task cleanly with a status of its own", async () => {

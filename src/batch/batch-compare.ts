@@ -38,7 +38,7 @@ export function runsOf(files: Array<{ path: string; results: TaskResult[] }>): R
         lines.map((line) => ({ ...line, runId })),
         runId,
       );
-      const summary = summarize(final);
+      const summary = summarize(final, lines);
       const priced = lines.filter((line) => typeof line.cost === "number");
       const spent =
         priced.length > 0 ? Number(priced.reduce((sum, line) => sum + (line.cost ?? 0), 0).toFixed(6)) : undefined;

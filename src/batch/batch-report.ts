@@ -33,11 +33,21 @@ export function finalResults(results: TaskResult[], runId: string): TaskResult[]
   return [...new Map(results.filter((result) => result.runId === runId).map((result) => [result.id, result])).values()];
 }
 
-export function summarize(results: TaskResult[]): BatchSummary {
+/**
+ * The final results summed up. Tokens and cost are each task's over all its attempts (`attempts`:
+ * every line of the run, crashed ones included): what the run spent, not only what its last tries did.
+ */
+export function summarize(results: TaskResult[], attempts: TaskResult[] = results): BatchSummary {
   const byStatus = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as Record<TaskStatus, number>;
   for (const result of results) byStatus[result.status] = (byStatus[result.status] ?? 0) + 1;
   const tested = results.filter((result) => result.testExitCode !== null && result.testExitCode !== undefined);
-  const costs = results.flatMap((result) => (typeof result.cost === "number" ? [result.cost] : []));
+  const linesOf = new Map<string, TaskResult[]>();
+  for (const line of attempts) linesOf.set(line.id, [...(linesOf.get(line.id) ?? []), line]);
+  const spendOf = (result: TaskResult) => linesOf.get(result.id) ?? [result];
+  const costs = results.flatMap((result) => {
+    const priced = spendOf(result).filter((line) => typeof line.cost === "number");
+    return priced.length > 0 ? [Number(priced.reduce((sum, line) => sum + (line.cost ?? 0), 0).toFixed(6))] : [];
+  });
   return {
     tasks: results.length,
     byStatus,
@@ -45,7 +55,7 @@ export function summarize(results: TaskResult[]): BatchSummary {
     testsRun: tested.length,
     testsPassed: tested.filter((result) => result.testExitCode === 0).length,
     turns: spreadOf(results.map((result) => result.turns ?? 0)),
-    tokens: spreadOf(results.map(totalTokens)),
+    tokens: spreadOf(results.map((result) => spendOf(result).reduce((sum, line) => sum + totalTokens(line), 0))),
     cost: spreadOf(costs),
     costKnown: costs.length,
     durationMs: spreadOf(results.map((result) => result.durationMs ?? 0)),

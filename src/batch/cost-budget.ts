@@ -1,7 +1,18 @@
 // The batch's `--max-cost`: what finished tasks spent plus what running ones have spent so far.
 // Reaching it stops the running tasks (each recorded `max_cost`) and starts no more.
 
-export class CostBudget {
+/** A cap on what a run's attempts spend together: this machine's (CostBudget) or the queue's (queue-ledger.ts). */
+export interface RunBudget {
+  readonly limit: number;
+  /** Aborted once the limit is reached. */
+  readonly signal: AbortSignal;
+  /** A running attempt's spend so far (its key is unique per attempt). */
+  update(key: string, cost: number): void;
+  /** The attempt ended, having spent `cost` in all. */
+  settle(key: string, cost: number): void;
+}
+
+export class CostBudget implements RunBudget {
   private finished = 0;
   private readonly running = new Map<string, number>();
   private readonly controller = new AbortController();

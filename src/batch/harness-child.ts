@@ -31,6 +31,8 @@ export interface ChildRun {
   api?: string;
   /** Spent so far, from its usage events: what a child that died without a `done` had spent. */
   spent: Spend;
+  /** Model calls so far (its usage events). */
+  calls: number;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   stderrTail: string;
@@ -63,6 +65,8 @@ export interface ChildRunOptions {
   price?: PriceCall;
   /** What the run has spent so far, after each model call (progress line, cost caps). */
   onSpend?(spent: Spend): void;
+  /** The child said which session it records and what it runs (its start event). */
+  onStart?(started: { sessionId?: string; provider?: string; model?: string }): void;
   groups?: GroupTracker;
 }
 
@@ -81,6 +85,7 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
     });
     const run: ChildRun = {
       spent: { usage: { ...EMPTY_USAGE }, cost: 0 },
+      calls: 0,
       exitCode: null,
       signal: null,
       stderrTail: "",
@@ -143,6 +148,7 @@ function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): 
       run.sessionId = event.sessionId;
       run.provider = event.provider;
       run.model = event.model;
+      options.onStart?.({ sessionId: event.sessionId, provider: event.provider, model: event.model });
       return;
     case "message":
       if (event.message?.role === "assistant" && event.message.api) run.api ??= event.message.api;
@@ -154,6 +160,7 @@ function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): 
       const cost = options.price?.(model, event.usage);
       const sum = run.spent.cost === undefined || cost === undefined ? undefined : run.spent.cost + cost;
       run.spent = { usage: event.total, cost: sum === undefined ? undefined : Number(sum.toFixed(6)) };
+      run.calls++;
       options.onSpend?.(run.spent);
       return;
     }

@@ -1,6 +1,7 @@
 // The batch on this machine: a pool of at most N tasks at once, each a child harness.
 // A task that fails is a result like any other; a rate limit instead slows the whole pool.
 import { sleep } from "../core/helpers.ts";
+import type { AttemptFiles } from "./attempt-journal.ts";
 import type { PendingTask } from "./batch-run.ts";
 import type { BatchProgress } from "./batch-progress.ts";
 import type { ResultsWriter } from "./results-file.ts";
@@ -21,6 +22,8 @@ export interface LocalBatchOptions {
   concurrency: number;
   run: Omit<RunTaskOptions, "signal" | "onSpend">;
   writer: ResultsWriter;
+  /** Each running attempt's record, cleared once its result line is written. */
+  attempts: AttemptFiles;
   progress: BatchProgress;
   /** The batch was interrupted: running tasks are stopped and left unrecorded. */
   signal: AbortSignal;
@@ -52,6 +55,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
 
   const record = (result: TaskResult) => {
     options.writer.append(result);
+    options.attempts.remove(result.id, result.attempt);
     progress.record(result);
   };
 
@@ -97,6 +101,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
     const job = runTask(pending.task, pending.attempt, {
       ...options.run,
       signal,
+      journal: options.attempts,
       onSpend: (spent) => progress.usage(id, spent.usage),
     })
       .catch(

@@ -3,9 +3,11 @@
 // results.jsonl. Redis and BullMQ do the queueing: locks, retries, stalled-job recovery.
 import { folderNameOf } from "./batch-task.ts";
 import type { BatchProgress } from "./batch-progress.ts";
-import type { PendingTask, RunSettings } from "./batch-run.ts";
+import { MAX_ATTEMPTS, type PendingTask, type RunSettings } from "./batch-run.ts";
 import type { CostBudget } from "./cost-budget.ts";
 import { jobIdOf, type JobRequest, type QueueJobData } from "./queue-job.ts";
+import { runSpend, startRunSpend } from "./queue-ledger.ts";
+import { type JobResult, NOT_RUN } from "./queue-try.ts";
 import { loadBullmq, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { ResultsWriter } from "./results-file.ts";
 import { stampOf, taskError, type TaskResult } from "./task-result.ts";
@@ -47,7 +49,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
   const { baseUrl: _, ...request }: RunSettings = options.settings;
   const asked: JobRequest = request;
   const { Queue } = await loadBullmq();
-  const queue = new Queue<QueueJobData, TaskResult>(target.name, { connection: target.connection });
+  const queue = new Queue<QueueJobData, JobResult>(target.name, { connection: target.connection });
   let lastError = "";
   queue.on("error", (error) => {
     if (error.message !== lastError) progress.note(`queue: ${(lastError = error.message)}`);
@@ -61,7 +63,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       queue.addBulk(
         jobs.map(([jobId, { task, attempt }]) => ({
           name: "task",
-          data: { runId, attempt, task, request: asked },
+          data: { runId, attempt, task, request: asked, ...(options.budget ? { maxCost: options.budget.limit } : {}) },
           opts: {
             jobId,
             attempts: JOB_ATTEMPTS,
@@ -71,12 +73,17 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
           },
         })),
       );
+    // The run's spend in Redis, which the workers add to after each model call; it starts at what
+    // the results already hold (a resumed run's), unless workers are still counting it.
+    const spentBefore = options.budget?.spent ?? 0;
+    if (options.budget) await startRunSpend(queue, runId, spentBefore);
     await enqueue([...outstanding]);
     progress.note(
       `${countOf(outstanding.size, "task")} queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
     );
     let withdrawn = false;
     while (outstanding.size > 0 && !signal.aborted) {
+      if (options.budget) options.budget.update("queue", Math.max(0, (await runSpend(queue, runId)) - spentBefore));
       if (options.budget?.signal.aborted && !withdrawn) {
         withdrawn = true;
         await withdrawWaiting(queue, outstanding, progress);
@@ -90,14 +97,18 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
           if (state !== "completed" && state !== "failed") continue;
           const job = await queue.getJob(jobId);
           if (!job) continue;
-          const result: TaskResult =
-            state === "completed" && isResult(job.returnvalue)
-              ? { ...job.returnvalue, id: pending.task.id, runId, attempt: pending.attempt }
-              : jobFailure(pending, runId, options.settings, job.failedReason, job.attemptsMade);
-          options.writer.append(result);
-          progress.record(result);
-          options.budget?.settle(jobId, result.cost ?? 0);
           outstanding.delete(jobId);
+          if (state === "completed" && isNotRun(job.returnvalue)) {
+            await queue.remove(jobId); // a later run with a higher --max-cost queues it again
+            continue;
+          }
+          const lines =
+            state === "completed" && isResult(job.returnvalue)
+              ? linesOf(job.returnvalue, pending, runId)
+              : [jobFailure(pending, runId, options.settings, job.failedReason, job.attemptsMade)];
+          // In one write: a batch killed here leaves all of the job's lines or none.
+          options.writer.appendAll(lines);
+          for (const line of lines) progress.record(line);
         }
       }
       // A job removed from Redis behind our back (obliterated, expired) is queued again.
@@ -119,7 +130,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
 
 /** The budget is spent: jobs no worker has started are removed (a later run with more budget queues them again). */
 async function withdrawWaiting(
-  queue: import("bullmq").Queue<QueueJobData, TaskResult>,
+  queue: import("bullmq").Queue<QueueJobData, JobResult>,
   outstanding: Map<string, PendingTask>,
   progress: BatchProgress,
 ): Promise<void> {
@@ -132,6 +143,25 @@ async function withdrawWaiting(
     count++;
   }
   progress.note(`--max-cost reached: ${countOf(count, "queued task")} withdrawn; the running ones finish`);
+}
+
+/** A job's lines: the attempts lost before its last (each once), then its final result. */
+function linesOf(value: JobResult, pending: PendingTask, runId: string): TaskResult[] {
+  const { earlier = [], ...final } = value;
+  const ours = (result: TaskResult, attempt: unknown): TaskResult => ({
+    ...result,
+    id: pending.task.id,
+    runId,
+    attempt:
+      Number.isInteger(attempt) && (attempt as number) >= pending.attempt && (attempt as number) <= MAX_ATTEMPTS
+        ? (attempt as number)
+        : pending.attempt,
+  });
+  return [...earlier.filter(isResult).map((result) => ours(result, result.attempt)), ours(final, final.attempt)];
+}
+
+function isNotRun(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { notRun?: unknown }).notRun === NOT_RUN.notRun;
 }
 
 function isResult(value: unknown): value is TaskResult {

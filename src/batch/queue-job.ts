@@ -26,6 +26,8 @@ const jobSchema = z.strictObject({
   attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
   task: queuedTaskSchema,
   request: requestSchema,
+  /** The batch's --max-cost (USD for the whole run, on every worker: queue-ledger.ts). */
+  maxCost: z.number().positive().optional(),
   /** Times the task was sent back because of a rate limit (see the worker). */
   rateLimits: z.number().int().nonnegative().optional(),
 });

@@ -11,7 +11,9 @@ import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { MAX_RATE_LIMIT_REQUEUES } from "./local-pool.ts";
 import { acceptJob, JobRefused, type QueueJobData, type WorkerPolicy } from "./queue-job.ts";
 import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
-import { runTask, type RunTaskOptions } from "./run-task.ts";
+import type { SessionSpend } from "./attempt-journal.ts";
+import { NOT_RUN, type JobResult, runJobTry } from "./queue-try.ts";
+import type { RunTaskOptions } from "./run-task.ts";
 import type { TaskResult } from "./task-result.ts";
 import { assertNever } from "../core/messages.ts";
 
@@ -39,6 +41,8 @@ export interface QueueWorkerOptions {
   /** How tasks run here; the run id and settings come from each job, checked against `policy`. */
   run: Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend">;
   policy: WorkerPolicy;
+  /** What a lost try's harness had spent, from its session file when it ran on this machine. */
+  sessionSpend: SessionSpend;
   /** The first pause of the whole queue after a rate limit; it doubles for each further one of a task. */
   rateLimitBackoffMs: number;
   /** One line per event worth a log (started, finished, rate limited, Redis errors). */
@@ -59,7 +63,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   const queue = new Queue<QueueJobData, TaskResult>(target.name, { connection: target.connection });
   // Each job it takes records this name, and its heartbeat goes by it (dead-workers.ts).
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-  const worker = new Worker<QueueJobData, TaskResult>(
+  const worker = new Worker<QueueJobData, JobResult | typeof NOT_RUN>(
     target.name,
     async (job, token) => {
       let accepted;
@@ -73,10 +77,15 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
       const { task, settings, job: data } = accepted;
       log(`started ${task.id}`);
       let lastProgressAt = 0;
-      const outcome = await runTask(task, data.attempt, {
-        ...options.run,
-        runId: data.runId,
+      const { outcome, earlier } = await runJobTry({
+        queue,
+        job,
+        data,
+        task,
         settings,
+        run: options.run,
+        sessionSpend: options.sessionSpend,
+        by: name,
         signal,
         onSpend: ({ usage }) => {
           if (Date.now() - lastProgressAt < PROGRESS_EVERY_MS) return;
@@ -84,15 +93,23 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
           job.updateProgress(usage.input + usage.output + usage.cacheRead + usage.cacheWrite).catch(() => {});
         },
       });
+      const withEarlier = (result: TaskResult): JobResult => (earlier.length > 0 ? { ...result, earlier } : result);
       switch (outcome.kind) {
         case "finished":
+        case "ended":
           log(describeResult(outcome.result));
-          return outcome.result;
+          return withEarlier(outcome.result);
+        case "not_run":
+          log(`not running ${task.id}: the batch's --max-cost was reached`);
+          return NOT_RUN;
         case "rate_limited": {
           const rateLimits = (data.rateLimits ?? 0) + 1;
           if (rateLimits > MAX_RATE_LIMIT_REQUEUES) {
             log(describeResult(outcome.result));
-            return { ...outcome.result, error: `rate limited ${rateLimits} times; last: ${outcome.result.error}` };
+            return withEarlier({
+              ...outcome.result,
+              error: `rate limited ${rateLimits} times; last: ${outcome.result.error}`,
+            });
           }
           const pauseMs = Math.min(options.rateLimitBackoffMs * 2 ** (rateLimits - 1), MAX_RATE_LIMIT_PAUSE_MS);
           await job.updateData({ ...data, rateLimits });

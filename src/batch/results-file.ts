@@ -37,7 +37,12 @@ export class ResultsWriter {
   }
 
   append(result: TaskResult): void {
-    const bytes = Buffer.from(`${JSON.stringify(result)}\n`);
+    this.appendAll([result]);
+  }
+
+  /** The lines in one write: a crash leaves them all or a torn last one, which reading drops. */
+  appendAll(results: TaskResult[]): void {
+    const bytes = Buffer.from(results.map((result) => `${JSON.stringify(result)}\n`).join(""));
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset);
   }
 

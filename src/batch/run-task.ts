@@ -2,10 +2,11 @@
 // test, diff. Its own limits (`timeout`, `maxCost`) and the batch's `--max-cost` end it cleanly:
 // the child is interrupted (its session ends properly) and the result says which limit it was.
 import { join } from "node:path";
-import { assertNever, type Usage } from "../core/messages.ts";
+import { assertNever } from "../core/messages.ts";
+import { type AttemptJournal, newAttemptRecord } from "./attempt-journal.ts";
 import type { RunSettings } from "./batch-run.ts";
 import type { BatchTask } from "./batch-task.ts";
-import type { CostBudget } from "./cost-budget.ts";
+import type { RunBudget } from "./cost-budget.ts";
 import {
   type ChildRun,
   type GroupTracker,
@@ -15,7 +16,7 @@ import {
   type Spend,
 } from "./harness-child.ts";
 import { type CommandSandbox, runShellCommand } from "./shell-command.ts";
-import { NO_TOKENS, stampOf, type TaskResult, type TaskStatus, type TaskTokens } from "./task-result.ts";
+import { NO_TOKENS, stampOf, type TaskResult, type TaskStatus, tokensOf } from "./task-result.ts";
 import { diffOf, prepareWorkingCopy, type WorkingCopy } from "./working-copy.ts";
 
 export interface RunTaskOptions {
@@ -34,10 +35,14 @@ export interface RunTaskOptions {
   /** The user's name of a wire API the child reports by its kind (`openai` is `chat`). */
   nameApi?(kind: string): string;
   groups?: GroupTracker;
-  /** The batch's --max-cost, shared by its tasks. */
-  budget?: CostBudget;
+  /** The batch's --max-cost, shared by its tasks (on every worker, in queue mode). */
+  budget?: RunBudget;
   signal: AbortSignal;
   onSpend?(spent: Spend): void;
+  /** Where the attempt is written down while it runs (attempt-journal.ts), so a SIGKILL loses nothing. */
+  journal?: AttemptJournal;
+  /** Who runs it (a worker's name), for that record. */
+  by?: string;
 }
 
 /**
@@ -160,6 +165,11 @@ async function attemptTask(
   } catch (error) {
     return interruptedOr(() => result({ status: "error", error: `working copy: ${(error as Error).message}` }));
   }
+  // Written down before the harness starts: its working copy is how its session is found later.
+  const record = { ...newAttemptRecord(task.id, attempt, options.sessionsDir, options.by), workdir: copy.dir };
+  const note = (change: Partial<typeof record>) =>
+    options.journal?.write(Object.assign(record, change, { updatedAt: new Date().toISOString() }));
+  await note({});
   const sandbox = options.sandboxFor(copy.dir);
   if (task.setup) {
     const setup = await runShellCommand(task.setup, copy.dir, sandbox, signal, { groups: options.groups });
@@ -181,7 +191,11 @@ async function attemptTask(
     signal,
     price: options.price,
     groups: options.groups,
-    onSpend: state.onSpend,
+    onStart: (started) => void note(started),
+    onSpend: (spent) => {
+      void note({ calls: record.calls + 1, spent });
+      state.onSpend(spent);
+    },
   });
   if (options.signal.aborted) return { kind: "interrupted" };
   const done = child.done;
@@ -229,6 +243,7 @@ function withoutResult(child: ChildRun): Partial<TaskResult> & { status: TaskSta
   const hasSpent = child.spent.usage.input + child.spent.usage.output + child.spent.usage.cacheRead > 0;
   return {
     status: child.signal || hasSpent ? "crashed" : "error",
+    turns: child.calls,
     tokens: tokensOf(child.spent.usage),
     ...(child.spent.cost !== undefined ? { cost: child.spent.cost } : {}),
     error: `the harness ${how}${child.stderrTail ? `: ${child.stderrTail}` : ""}`,
@@ -248,9 +263,4 @@ function flagsFor(task: BatchTask, settings: RunSettings): string[] {
     ...(settings.thinking ? ["--thinking", settings.thinking] : []),
     ...(maxTurns ? ["--max-turns", String(maxTurns)] : []),
   ];
-}
-
-/** Cache writes are input the model read; `cached` is what was read back from the cache. */
-function tokensOf(usage: Usage): TaskTokens {
-  return { input: usage.input + usage.cacheWrite, output: usage.output, cached: usage.cacheRead };
 }

@@ -1,4 +1,5 @@
 // What one finished task left: a line of results.jsonl.
+import type { Usage } from "../core/messages.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -96,4 +97,9 @@ export function taskError(id: string, stamp: RunStamp, attempt: number, error: s
     diff: null,
     error,
   };
+}
+
+/** Cache writes are input the model read; `cached` is what was read back from the cache. */
+export function tokensOf(usage: Usage): TaskTokens {
+  return { input: usage.input + usage.cacheWrite, output: usage.output, cached: usage.cacheRead };
 }

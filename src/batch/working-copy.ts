@@ -33,9 +33,11 @@ export interface WorkingCopy {
  * `<task>.2`, `<task>.3`, ... when an earlier attempt's folder is there: each attempt claims a
  * folder no one else has (mkdir fails if it exists), so a retry never starts in what an earlier,
  * perhaps still running, attempt edited, and no attempt deletes another's files. Old copies
- * stay for inspection. A repository is cloned with `git clone --shared` (objects borrowed from
- * the source: fast, no network for a local path; the source must stay where it is while the
- * batch runs), then `ref` is checked out detached. A clone rather than `git worktree add`
+ * stay for inspection. A repository is cloned with a plain `git clone` (for a local path git
+ * hard-links the objects: fast, no network), then `ref` is checked out detached. Not `--shared`:
+ * its objects stay in the source repository, which the task's sandbox does not show, so git in
+ * `setup`, `test` or the agent's own commands failed there ("unable to normalize alternate object
+ * path"). The copy stands alone. A clone rather than `git worktree add`
  * leaves nothing in the source repository and lets many tasks clone the same one at once.
  */
 export async function prepareWorkingCopy(
@@ -52,11 +54,7 @@ export async function prepareWorkingCopy(
   }
   const dir = claimFolder(join(where.workRoot, where.runId), folderNameOf(task.id));
   if (!task.repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
-  await git(
-    ["clone", "--quiet", "--shared", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir],
-    dir,
-    signal,
-  );
+  await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir], dir, signal);
   if (task.ref) {
     const commit = (await revParse(task.ref, dir, signal)) ?? (await revParse(`origin/${task.ref}`, dir, signal));
     if (!commit) throw new WorkingCopyError(`ref "${task.ref}" not found in ${task.repo}`);

@@ -16,8 +16,11 @@ import { writePredictions } from "../batch/predictions.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
 import { readResults, ResultsWriter } from "../batch/results-file.ts";
+import type { TaskResult } from "../batch/task-result.ts";
 import { lockResults, ResultsLockError } from "../batch/results-lock.ts";
-import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { AttemptFiles, recordLostAttempts } from "../batch/attempt-journal.ts";
+import { sessionSpendFor } from "./batch-sessions.ts";
+import { priceCallFor, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -87,7 +90,9 @@ export async function run(argv: string[]): Promise<number> {
   const reaper = new Reaper();
   try {
     const { run, isResumed } = openRun(outPath, settings, Boolean(flags.rerun));
-    const earlier = readResults(outPath).filter((result) => result.runId === run.runId);
+    const writer = new ResultsWriter(outPath);
+    const attempts = new AttemptFiles(outPath, run.runId);
+    const earlier = resultsOfRun(outPath, run.runId, { writer, attempts, config, settings });
     const pending = pendingTasks(tasks, earlier, run.runId);
     const progress = new BatchProgress(process.stderr, tasks.length, tasks.length - pending.length);
     progress.note(
@@ -112,9 +117,8 @@ export async function run(argv: string[]): Promise<number> {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
-    const writer = new ResultsWriter(outPath);
     try {
-      const batch = { flags, config, reaper, outPath, runId: run.runId, settings, writer, progress, budget };
+      const batch = { flags, config, reaper, outPath, runId: run.runId, settings, writer, attempts, progress, budget };
       await runPending(batch, target, pending, controller.signal);
     } catch (error) {
       if (!(error instanceof QueueUrlError)) throw error;
@@ -141,6 +145,33 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 type BatchFlags = Flags<(typeof BATCH_FLAGS)[number]>;
+
+/**
+ * The run's lines so far, after recording the attempts the last batch never finished (a SIGKILL,
+ * Ctrl-C) with what they spent, read from their harnesses' session files.
+ */
+function resultsOfRun(
+  outPath: string,
+  runId: string,
+  where: {
+    writer: ResultsWriter;
+    attempts: AttemptFiles;
+    config: ReturnType<typeof loadConfigFile>;
+    settings: ReturnType<typeof settingsFromFlags>;
+  },
+): TaskResult[] {
+  const { config, settings } = where;
+  const earlier = readResults(outPath).filter((result) => result.runId === runId);
+  const price = priceCallFor(config, settings.provider ?? process.env.HARNESS_PROVIDER ?? config.provider);
+  const lost = recordLostAttempts(
+    where.attempts,
+    earlier,
+    { runId, thinking: settings.thinking },
+    sessionSpendFor(price),
+    (line) => where.writer.append(line),
+  );
+  return [...earlier, ...lost];
+}
 
 /** The flags, the tasks file and the queue, or the exit code of a usage error (already reported). */
 function parseBatchArgs(argv: string[]): { flags: BatchFlags; tasksPath: string; target?: QueueTarget } | number {
@@ -174,6 +205,7 @@ async function runPending(
     runId: string;
     settings: ReturnType<typeof settingsFromFlags>;
     writer: ResultsWriter;
+    attempts: AttemptFiles;
     progress: BatchProgress;
     budget: CostBudget | undefined;
   },
@@ -205,6 +237,7 @@ async function runPending(
       budget,
     },
     writer,
+    attempts: batch.attempts,
     progress,
     signal,
     rateLimitBackoffMs: rateLimitBackoffFrom(process.env),

@@ -9,6 +9,7 @@ import { loadConfigFile } from "../config-file.ts";
 import { rateLimitBackoffFrom } from "../batch/local-pool.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../batch/queue-target.ts";
 import { Reaper } from "../batch/reaper.ts";
+import { sessionSpendFor } from "./batch-sessions.ts";
 import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -82,18 +83,20 @@ export async function run(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   const reaper = new Reaper();
   const { runQueueWorker } = await import("../batch/queue-worker.ts");
+  const run = taskRunOptions({
+    env: process.env,
+    config,
+    provider: settings.provider,
+    workRoot: resolve(flags.workdir ?? join(stateDir(process.env), "batch-work", target.name)),
+    withSnapshots: Boolean(flags.snapshots),
+    groups: reaper,
+  });
   try {
     await runQueueWorker({
       target,
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
-      run: taskRunOptions({
-        env: process.env,
-        config,
-        provider: settings.provider,
-        workRoot: resolve(flags.workdir ?? join(stateDir(process.env), "batch-work", target.name)),
-        withSnapshots: Boolean(flags.snapshots),
-        groups: reaper,
-      }),
+      run,
+      sessionSpend: sessionSpendFor(run.price),
       policy: { settings, allowModels, home: process.env.HOME || homedir() },
       rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
       log: (line) => process.stderr.write(`worker: ${line}\n`),
