@@ -16,11 +16,12 @@ import {
   type Usage,
   type UserContent,
   type UserMessage,
+  wellFormedReply,
 } from "./messages.ts";
 import { ProviderError, type Provider } from "./provider.ts";
 import { runToolCalls, toolHooksOf, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type SessionToolContext, type Tool, type ToolContext } from "./tool.ts";
-import { wellFormedReply, wellFormedValue } from "./well-formed.ts";
+import { wellFormedValue } from "./well-formed.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;

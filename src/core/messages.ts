@@ -1,5 +1,6 @@
 // The one neutral message model. Providers convert to and from it at their edge only;
 // everything else (loop, sessions, UI) speaks these types.
+import { wellFormedJson, wellFormedValue } from "./well-formed.ts";
 
 /** Plain text written by the user or the model. */
 export interface TextPart {
@@ -153,4 +154,16 @@ export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
 
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}
+
+/** A model's reply made well-formed: its text and thinking, and its tool calls' arguments as JSON (wellFormedJson). */
+export function wellFormedReply(reply: AssistantMessage): AssistantMessage {
+  const fixed = wellFormedValue(reply);
+  const isArgumentsBroken = (part: AssistantMessage["content"][number]) =>
+    part.type === "tool_call" && wellFormedJson(part.arguments) !== part.arguments;
+  if (!fixed.content.some(isArgumentsBroken)) return fixed;
+  const content = fixed.content.map((part) =>
+    part.type === "tool_call" ? { ...part, arguments: wellFormedJson(part.arguments) } : part,
+  );
+  return { ...fixed, content };
 }

@@ -4,8 +4,6 @@
 // result, an MCP server's JSON, a model's streamed reply) is made well-formed before it is
 // kept: here are the helpers, and the agent loop and the tool runner are where they are used.
 
-import type { AssistantMessage } from "./messages.ts";
-
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
@@ -67,16 +65,4 @@ export class WellFormedStream {
     this.held = "";
     return wellFormed(rest);
   }
-}
-
-/** A model's reply made well-formed: its text and thinking, and its tool calls' arguments as JSON (wellFormedJson). */
-export function wellFormedReply(reply: AssistantMessage): AssistantMessage {
-  const fixed = wellFormedValue(reply);
-  const isArgumentsBroken = (part: AssistantMessage["content"][number]) =>
-    part.type === "tool_call" && wellFormedJson(part.arguments) !== part.arguments;
-  if (!fixed.content.some(isArgumentsBroken)) return fixed;
-  const content = fixed.content.map((part) =>
-    part.type === "tool_call" ? { ...part, arguments: wellFormedJson(part.arguments) } : part,
-  );
-  return { ...fixed, content };
 }
