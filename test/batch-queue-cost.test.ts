@@ -8,8 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { pricedEnv, promptOf, readLines } from "./batch-files.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir } from "./helpers.ts";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { fakeFlags, runCli, tempDir } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { startRedis } from "./redis-server.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { pricedEnv, promptOf } from "./batch-files.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { harnessesIn, isAlive } from "./process-finder.ts";
