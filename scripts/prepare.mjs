@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { insideGlobalGitPreparation, installBuildToolsLocally, undoGlobalLinkToClone } from "./global-git-install.mjs";
+import { insideGlobalGitPreparation, installBuildTools, undoGlobalLinkToClone } from "./global-git-install.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -39,8 +39,12 @@ if (preparingGitDependency && existsSync("dist/cli.js")) {
 } else if (insideGlobalGitPreparation(preparingGitDependency)) {
   // First: until the folder is back, whatever the outer npm still extracts into it goes into this clone.
   undoGlobalLinkToClone();
-  installBuildToolsLocally();
-  build();
+  const removeBuildTools = installBuildTools();
+  try {
+    build();
+  } finally {
+    removeBuildTools();
+  }
 } else if (existsSync("dist/cli.js")) {
   console.error("agent-harness: devDependencies omitted; keeping the dist/ already built");
 } else {

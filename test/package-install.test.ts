@@ -3,8 +3,10 @@
 // the installed `harness` answers --version and a one-shot against the fake server. npm runs with
 // --offline: everything comes from its cache, which `npm ci` filled with every tarball; the
 // production dependency's registry document `npm ci` does not keep, so .ci/run adds it
-// (`npm cache add`), and elsewhere a test whose cache lacks it skips, naming the command. Slow (a
-// git URL installs every devDependency to build): the bounds are liveness bounds, far above a real run.
+// (`npm cache add`), and elsewhere a test whose cache lacks it skips, naming the command. A git
+// URL's build tools come from the repository's package-lock.json (scripts/global-git-install.mjs),
+// so their tarballs, which `npm ci` cached, are all it needs. The bounds are liveness bounds, far
+// above a real run.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -17,7 +19,7 @@ import { killAtTestEnd } from "./teardown.ts";
 
 const run = promisify(execFile);
 const serve = fakeServerPerTest();
-/** One npm command may take this long (a git URL's preparation installs ~100 MB of build tools). */
+/** One npm command may take this long (a git URL's preparation installs ~150 MB of build tools). */
 const NPM_LIMIT_MS = 8 * 60_000;
 
 /** npm's environment without the npm_* variables of the `npm test` that runs this (its prefix, its lifecycle). */
@@ -25,10 +27,10 @@ function npmEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
 }
 
-async function npm(args: string[], cwd: string): Promise<string> {
+async function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const { stdout } = await run("npm", [...args, "--no-audit", "--no-fund"], {
     cwd,
-    env: npmEnv(),
+    env: { ...npmEnv(), ...env },
     timeout: NPM_LIMIT_MS,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -49,15 +51,19 @@ function cacheMissReason(error: unknown): string | undefined {
   const text = String((error as { stderr?: string }).stderr ?? error);
   if (!/ENOTCACHED/.test(text)) return undefined;
   const url = /request to (\S+) failed/.exec(text)?.[1] ?? "a registry document";
-  const reason = `npm's cache lacks ${url} (--offline); \`npm cache add ${PRODUCTION_DEPENDENCIES.join(" ")}\` adds it`;
+  // A tarball is one of package-lock.json's (a git URL's build tools): `npm ci` caches those.
+  const fix = url.endsWith(".tgz")
+    ? "`npm ci` in the repository caches it"
+    : `\`npm cache add ${PRODUCTION_DEPENDENCIES.join(" ")}\` adds it`;
+  const reason = `npm's cache lacks ${url} (--offline); ${fix}`;
   if (process.env.HARNESS_TEST_REQUIRE_ALL === "1") throw new Error(`HARNESS_TEST_REQUIRE_ALL=1 but ${reason}`);
   return reason;
 }
 
 /** Installs `spec` globally into a new prefix, from npm's cache alone; the prefix. */
-async function installGlobally(spec: string, cwd: string): Promise<string> {
+async function installGlobally(spec: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const prefix = tempDir("harness-prefix-");
-  await npm(["install", "--global", "--prefix", prefix, "--offline", spec], cwd);
+  await npm(["install", "--global", "--prefix", prefix, "--offline", spec], cwd, env);
   return prefix;
 }
 
@@ -128,13 +134,16 @@ test("the packed tarball installs globally with one dependency (photon-node), sh
 
 test("from a git URL in one step: npm builds its clone (prepare), installs the package globally, and it runs", async (t) => {
   // A clone of the committed tree, as a user's git URL would give. npm before pacote's fix runs the
-  // clone's preparation as a global install of the clone (npm/cli#8440): prepare installs the
-  // build tools itself and puts back the folder npm replaced (scripts/global-git-install.mjs).
+  // clone's preparation as a global install of the clone (npm/cli#8440): prepare puts back the
+  // folder npm replaced, installs only the build tools, outside the clone, builds and removes them
+  // (scripts/global-git-install.mjs).
   const clone = join(tempDir("harness-clone-"), "agent-harness");
+  // The temporary folder of npm and of prepare's build tools (os.tmpdir()), to see them removed.
+  const npmTemp = tempDir("harness-npm-tmp-");
   await run("git", ["clone", "--quiet", "--no-hardlinks", ROOT, clone]);
   let prefix: string;
   try {
-    prefix = await installGlobally(`git+file://${clone}`, tempDir());
+    prefix = await installGlobally(`git+file://${clone}`, tempDir(), { TMPDIR: npmTemp });
   } catch (error) {
     const reason = cacheMissReason(error);
     if (reason) return t.skip(reason);
@@ -149,6 +158,11 @@ test("from a git URL in one step: npm builds its clone (prepare), installs the p
     readdirSync(join(prefix, "lib", "node_modules")),
     ["agent-harness"],
     "nothing npm moved aside is left",
+  );
+  assert.deepEqual(
+    readdirSync(npmTemp).filter((entry) => entry.startsWith("agent-harness-build-")),
+    [],
+    "prepare removed its build tools",
   );
   await assertInstalledWorks(prefix);
 });
