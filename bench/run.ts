@@ -99,7 +99,7 @@ async function startup(): Promise<number[]> {
 }
 
 /**
- * Node's module compile cache (src/cli.ts useCompileCache, Node 22.1+): start → first request with
+ * Node's module compile cache (src/cli/cli.ts useCompileCache, Node 22.1+): start → first request with
  * an empty $HARNESS_HOME/compile-cache (a fresh home each run, which also pays for writing it) and
  * with a warm one (one home, warmed by a run first), alternating run by run so load drifts alike.
  */

@@ -27,7 +27,7 @@ const zodEnglishOnly = {
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 rmSync("dist", { recursive: true, force: true });
 await build({
-  entryPoints: { cli: "src/cli.ts", index: "src/index.ts" },
+  entryPoints: { cli: "src/cli/cli.ts", index: "src/index.ts" },
   outdir: "dist",
   bundle: true,
   splitting: true,

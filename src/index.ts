@@ -29,9 +29,9 @@ export { type InstructionPlaces, loadInstructions } from "./core/instruction-fil
 export { buildSystemPrompt } from "./core/system-prompt.ts";
 export { createProvider } from "./providers/create-provider.ts";
 export type { ApiKind, ProviderSettings } from "./providers/index.ts";
-export { PRESETS } from "./config.ts";
-export { resolveProvider } from "./resolve-provider.ts";
-export { loadConfigFile, type HarnessConfig } from "./config-file.ts";
+export { PRESETS } from "./wiring/defaults.ts";
+export { resolveProvider } from "./wiring/resolve-provider.ts";
+export { loadConfigFile, type HarnessConfig } from "./wiring/config-file.ts";
 export { resolveContextWindow } from "./providers/context-window.ts";
 export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";
 export { codingTools } from "./tools/index.ts";

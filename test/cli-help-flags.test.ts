@@ -1,15 +1,15 @@
-// A flag is one line in FLAGS (src/cli-args.ts) and its line in the help text: each command's
+// A flag is one line in FLAGS (src/cli/cli-args.ts) and its line in the help text: each command's
 // `--help`, as the built CLI prints it, names every flag that command takes (and its short form),
 // and every flag of the table is taken by some command, so none is undocumented or left over.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FLAGS, type FlagName, RUN_FLAGS } from "../src/cli-args.ts";
-import { ACP_FLAGS } from "../src/commands/acp.ts";
-import { BATCH_FLAGS } from "../src/commands/batch.ts";
-import { REPORT_FLAGS } from "../src/commands/batch-report.ts";
-import { UNDO_FLAGS } from "../src/commands/undo.ts";
-import { WORKER_FLAGS } from "../src/commands/worker.ts";
-import { PRESETS } from "../src/config.ts";
+import { FLAGS, type FlagName, RUN_FLAGS } from "../src/cli/cli-args.ts";
+import { ACP_FLAGS } from "../src/cli/commands/acp.ts";
+import { BATCH_FLAGS } from "../src/cli/commands/batch.ts";
+import { REPORT_FLAGS } from "../src/cli/commands/batch-report.ts";
+import { UNDO_FLAGS } from "../src/cli/commands/undo.ts";
+import { WORKER_FLAGS } from "../src/cli/commands/worker.ts";
+import { PRESETS } from "../src/wiring/defaults.ts";
 import { runCli } from "./helpers.ts";
 
 /** Each command's argv before `--help`, and the flags it reads from the table. */

@@ -1,5 +1,5 @@
 // Node 22.1+ keeps the compiled code of harness's chunks in $HARNESS_HOME/compile-cache between
-// runs (src/cli.ts useCompileCache); Node 20, our floor, has no such cache and writes nothing there.
+// runs (src/cli/cli.ts useCompileCache); Node 20, our floor, has no such cache and writes nothing there.
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import module from "node:module";

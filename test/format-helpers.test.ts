@@ -1,7 +1,7 @@
-// The one home of small helpers (src/core/helpers.ts): each quantity reads one way everywhere.
+// The one home of small helpers (src/shared/helpers.ts): each quantity reads one way everywhere.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatBytes, formatCost, formatDuration, formatTokens, parsePositiveInteger } from "../src/core/helpers.ts";
+import { formatBytes, formatCost, formatDuration, formatTokens, parsePositiveInteger } from "../src/shared/helpers.ts";
 
 test("tokens: 950, 1.2k, 12k, 1.5M", () => {
   assert.deepEqual([950, 1000, 1200, 12_345, 999_499, 1_500_000].map(formatTokens), [

@@ -254,7 +254,7 @@ export function signalOnceFileExists(file: string, signal: NodeJS.Signals): (chi
 
 /**
  * Every file under a state folder (a HARNESS_HOME), as text, but Node's compile cache (Node 22.1+,
- * src/cli.ts): it holds V8's compiled code of harness's own modules, made from their files on disk
+ * src/cli/cli.ts): it holds V8's compiled code of harness's own modules, made from their files on disk
  * before any key is read, and its bytes happen to contain runs such as "0123456789", which the
  * secret tests' canary keys end with.
  */

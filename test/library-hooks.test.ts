@@ -12,7 +12,7 @@ import { EVENT_SCHEMA_VERSION } from "../src/core/event-schema.ts";
 import type { ToolHook } from "../src/core/run-tools.ts";
 import { createCommandHooks } from "../src/hooks/command-hooks.ts";
 import { HookedAgent } from "../src/hooks/hooked-agent.ts";
-import { loadHooks } from "../src/hooks/settings.ts";
+import { loadHooks } from "../src/hooks/hook-settings.ts";
 import { bash } from "../src/tools/bash.ts";
 import { writeFile } from "../src/tools/write-file.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";

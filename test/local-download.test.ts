@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { userMessage } from "../src/core/messages.ts";
 import { ProviderError } from "../src/core/provider.ts";
-import { formatBytes } from "../src/core/helpers.ts";
+import { formatBytes } from "../src/shared/helpers.ts";
 import {
   downloadFile,
   formatProgress,

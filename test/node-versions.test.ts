@@ -1,6 +1,6 @@
 // What a user sees on the Node this suite runs on (.ci/run runs it on 20, 22, 24 and 26): a
 // one-shot prints the answer and nothing else, on either stream. V8 prints an unknown flag set by
-// the CLI (src/cli.ts useLeanHeap) as `Error: unrecognized flag` on stderr, without throwing.
+// the CLI (src/cli/cli.ts useLeanHeap) as `Error: unrecognized flag` on stderr, without throwing.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, withoutSandboxWarning } from "./helpers.ts";

@@ -1,7 +1,7 @@
 // Secrets: what redaction catches before anything is written, and which variables commands never see.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isCredentialName, redact, redactText, secretValuesOf } from "../src/core/redact.ts";
+import { isCredentialName, redact, redactText, secretValuesOf } from "../src/shared/redact.ts";
 import { filterCommandEnv } from "../src/permissions/command-env.ts";
 
 test("key and token shapes, auth headers and .env lines are redacted; ordinary text is not", () => {

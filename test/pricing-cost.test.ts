@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { formatTokens } from "../src/core/helpers.ts";
+import { formatTokens } from "../src/shared/helpers.ts";
 import {
   costOf,
   costOfSpent,

@@ -1,4 +1,4 @@
-// HTTPS_PROXY, HTTP_PROXY and NO_PROXY (src/core/proxy.ts) through the built CLI: every request
+// HTTPS_PROXY, HTTP_PROXY and NO_PROXY (src/shared/proxy.ts) through the built CLI: every request
 // harness makes goes through the proxy a user set, the TLS inside a tunnel is checked against
 // NODE_EXTRA_CA_CERTS, NO_PROXY reaches the server directly, and web_fetch's address checks still
 // judge the page's address, not the proxy's. The proxy is test/proxy-server.ts on 127.0.0.1.

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { redactText, redactUrl } from "../src/core/redact.ts";
+import { redactText, redactUrl } from "../src/shared/redact.ts";
 import { StreamRedactor } from "../src/core/stream-redactor.ts";
 import type { FakeLLM } from "./fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, runCli, stateFiles, tempDir, fakeServerPerTest } from "./helpers.ts";

@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } fr
 import { join } from "node:path";
 import { test } from "node:test";
 import type { AssistantMessage, Message } from "../src/core/messages.ts";
-import { appendInputHistory, HISTORY_LINES, loadInputHistory } from "../src/session/input-history.ts";
+import { appendInputHistory, HISTORY_LINES, loadInputHistory } from "../src/session/input-history-file.ts";
 import { renderMarkdown } from "../src/session/markdown-html.ts";
 import { repairTranscript, UNFINISHED_TOOL_RESULT } from "../src/session/repair-transcript.ts";
 import { SESSION_FORMAT_VERSION, type SessionHeader } from "../src/session/session-entry.ts";

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { byConversation, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "./helpers.ts";
-import { formatCost } from "../src/core/helpers.ts";
+import { formatCost } from "../src/shared/helpers.ts";
 import { formatSpent, sessionPrices } from "../src/providers/pricing.ts";
 import { readSession } from "../src/session/session-reader.ts";
 import { arrival, taskCall, text } from "./subagent-steps.ts";

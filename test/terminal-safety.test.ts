@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { showControlChars, stripControlSequences } from "../src/core/control-chars.ts";
+import { showControlChars, stripControlSequences } from "../src/shared/control-chars.ts";
 import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 

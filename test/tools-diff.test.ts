@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { unifiedDiff } from "../src/core/diff.ts";
+import { unifiedDiff } from "../src/shared/diff.ts";
 
 /** Applies a unified diff to `before`, checking every context and removed line on the way. */
 function applyDiff(before: string, diff: string): string {

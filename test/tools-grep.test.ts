@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ToolOutput } from "../src/core/tool.ts";
-import { findExecutable } from "../src/core/system-program.ts";
+import { findExecutable } from "../src/shared/system-program.ts";
 import { grep } from "../src/tools/grep.ts";
 import { needs } from "./system-programs.ts";
 import { argumentError, callTool, makeFolder } from "./tools-helpers.ts";

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { paletteFor } from "../src/ui/colors.ts";
 import { foldOutput, renderDiff } from "../src/ui/diff-render.ts";
 import { fitWidth } from "../src/ui/text-width.ts";
-import { unifiedDiff } from "../src/core/diff.ts";
+import { unifiedDiff } from "../src/shared/diff.ts";
 
 const tty = { isTTY: true } as NodeJS.WriteStream;
 const colors = paletteFor(tty, { TERM: "xterm-256color" });

@@ -2,7 +2,7 @@
 // cost, ETA); otherwise a plain line per finished task, for logs.
 import type { Usage } from "../core/messages.ts";
 import type { TaskResult } from "./task-result.ts";
-import { countOf, formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
+import { countOf, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
 
 /** The bar's width in cells. */
 const BAR_CELLS = 12;

@@ -4,7 +4,7 @@
 // new run whose tasks all run again.
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../shared/version.ts";
 import type { BatchTask } from "./batch-task.ts";
 import type { TaskResult } from "./task-result.ts";
 

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { describeIssues } from "../core/describe-issue.ts";
+import { describeIssues } from "../shared/describe-issue.ts";
 
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
 const MAX_TASK_ID_LENGTH = 200;

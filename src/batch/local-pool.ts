@@ -1,6 +1,6 @@
 // The batch on this machine: a pool of at most N tasks at once, each a child harness.
 // A task that fails is a result like any other; a rate limit instead slows the whole pool.
-import { sleep } from "../core/helpers.ts";
+import { sleep } from "../shared/helpers.ts";
 import type { AttemptFiles } from "./attempt-journal.ts";
 import type { PendingTask } from "./batch-run.ts";
 import type { BatchProgress } from "./batch-progress.ts";

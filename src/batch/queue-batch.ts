@@ -11,7 +11,7 @@ import { type JobResult, NOT_RUN } from "./queue-try.ts";
 import { loadBullmq, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { ResultsWriter } from "./results-file.ts";
 import { stampOf, taskError, type TaskResult } from "./task-result.ts";
-import { countOf, sleep } from "../core/helpers.ts";
+import { countOf, sleep } from "../shared/helpers.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
 const JOB_ATTEMPTS = 3;
@@ -45,7 +45,7 @@ export interface QueueBatchOptions {
  */
 export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
   const { target, progress, signal, runId } = options;
-  // Never a base URL: a worker takes only its own (commands/batch.ts refuses --base-url with --queue).
+  // Never a base URL: a worker takes only its own (cli/commands/batch.ts refuses --base-url with --queue).
   const { baseUrl: _, ...request }: RunSettings = options.settings;
   const asked: JobRequest = request;
   const { Queue } = await loadBullmq();

@@ -4,7 +4,7 @@
 // model, base URL) are the worker's own or must be on its allowlist, and a task may not run in
 // the root or a home folder.
 import { z } from "zod";
-import { describeIssues } from "../core/describe-issue.ts";
+import { describeIssues } from "../shared/describe-issue.ts";
 import { MAX_ATTEMPTS, type RunSettings } from "./batch-run.ts";
 import { queuedTaskSchema, type BatchTask } from "./batch-task.ts";
 import { isForbiddenWorkspace } from "./working-copy.ts";

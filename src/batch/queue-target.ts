@@ -1,6 +1,6 @@
 // `--queue redis://host:port/name`: where the BullMQ queue lives, and the timings its workers
 // use. BullMQ itself is imported lazily, only by the queue modes.
-import { parsePositiveInteger } from "../core/helpers.ts";
+import { parsePositiveInteger } from "../shared/helpers.ts";
 
 /** Queue name when the URL has no path. */
 const DEFAULT_QUEUE_NAME = "harness";

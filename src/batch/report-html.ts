@@ -3,9 +3,9 @@
 // one table of every task with a column group per run, tasks not ok in every run first. A small
 // inline script sorts by any column and filters by text and status; without it the page still
 // reads top to bottom. A thousand tasks are a thousand rows of a plain table.
-import { escapeHtml, formatCost, formatDuration, formatTokens } from "../core/helpers.ts";
+import { escapeHtml, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
 import { percent, type RunReport, runLabel, taskRows } from "./batch-compare.ts";
-import { totalTokens } from "./batch-report.ts";
+import { totalTokens } from "./batch-summary.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
 
 const STATUS_COLORS: Record<TaskStatus, string> = {

@@ -1,7 +1,7 @@
 // Runs a task's setup or test command (`sh -c` in the working copy), bounded in time and output,
 // in the task's sandbox and with the environment the agent's own commands get (no keys).
 import { spawn } from "node:child_process";
-import { killGroup } from "../core/helpers.ts";
+import { killGroup } from "../shared/helpers.ts";
 import type { GroupTracker } from "./harness-child.ts";
 
 /** A setup or test command running longer than this is killed (with all it started). */

@@ -1,6 +1,6 @@
 // What one finished task left: a line of results.jsonl.
 import type { Usage } from "../core/messages.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../shared/version.ts";
 
 /**
  * How a task ended. `ok`: the agent finished and the test (if any) passed. `failed`: the agent's

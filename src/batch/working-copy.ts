@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { systemProgram } from "../core/system-program.ts";
+import { systemProgram } from "../shared/system-program.ts";
 import { folderNameOf, type BatchTask } from "./batch-task.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */

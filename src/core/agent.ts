@@ -1,5 +1,5 @@
 import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
-import { countOf } from "./helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 import { callModelWithinContext } from "./call-model-within-context.ts";
 import { compactConversation, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
@@ -21,7 +21,7 @@ import {
 import { ProviderError, type Provider } from "./provider.ts";
 import { runToolCalls, toolHooksOf, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
 import { toToolSpec, type SessionToolContext, type Tool, type ToolContext } from "./tool.ts";
-import { wellFormedValue } from "./well-formed.ts";
+import { wellFormedValue } from "../shared/well-formed.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;
@@ -134,7 +134,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     tally.usage = addUsage(tally.usage, call.compactionUsage);
     if (call.kind === "failed") return { reason: "error", error: call.error.message };
     // A lone surrogate in the reply (text, or an escape in a call's arguments) would be parsed into
-    // the tool's input, stored, and sent back, where a strict server refuses it (well-formed.ts).
+    // the tool's input, stored, and sent back, where a strict server refuses it (shared/well-formed.ts).
     const reply = wellFormedReply(call.reply);
     if (reply.content.length > 0) yield appendMessage(messages, reply);
     if (reply.usage) {

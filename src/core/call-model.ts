@@ -1,8 +1,8 @@
 import type { AgentEvent } from "./events.ts";
 import { type AssistantMessage, assertNever } from "./messages.ts";
 import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
-import { sleep } from "./helpers.ts";
-import { WellFormedStream } from "./well-formed.ts";
+import { sleep } from "../shared/helpers.ts";
+import { WellFormedStream } from "../shared/well-formed.ts";
 
 /** Retry policy for failed model calls: 429, 5xx, overloaded and dropped connections. */
 export interface RetryPolicy {
@@ -23,7 +23,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
  * that over holding every delta back until an attempt completes, which would end streaming.
  * On abort it returns what arrived so far as an `aborted` message (text only: half-streamed
  * tool calls are dropped, since they were never run). Deltas are made well-formed on the way
- * (well-formed.ts): a lone surrogate in a reply goes to no consumer; the agent loop does the
+ * (shared/well-formed.ts): a lone surrogate in a reply goes to no consumer; the agent loop does the
  * same for the reply itself.
  */
 export async function* callModel(

@@ -13,11 +13,11 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { isInside } from "./is-inside.ts";
-import { mentionsIn, resolveMention } from "./mentions.ts";
-import { whyOutOfReach } from "./path-reach.ts";
-import { readRegularFile } from "./read-regular-file.ts";
-import { realOrSame } from "./real-path.ts";
+import { isInside } from "../shared/is-inside.ts";
+import { mentionsIn, resolveMention } from "../shared/mentions.ts";
+import { whyOutOfReach } from "../shared/path-reach.ts";
+import { readRegularFile } from "../shared/read-regular-file.ts";
+import { realOrSame } from "../shared/real-path.ts";
 
 /** Instructions are paid on every request: everything together (imports too) is capped. */
 export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;

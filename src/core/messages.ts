@@ -1,6 +1,6 @@
 // The one neutral message model. Providers convert to and from it at their edge only;
 // everything else (loop, sessions, UI) speaks these types.
-import { wellFormedJson, wellFormedValue } from "./well-formed.ts";
+import { wellFormedJson, wellFormedValue } from "../shared/well-formed.ts";
 
 /** Plain text written by the user or the model. */
 export interface TextPart {

@@ -5,8 +5,8 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cutMiddle } from "./helpers.ts";
-import { redactText } from "./redact.ts";
+import { cutMiddle } from "../shared/helpers.ts";
+import { redactText } from "../shared/redact.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 
 /**

@@ -1,9 +1,9 @@
-import { AsyncQueue } from "./async-queue.ts";
+import { AsyncQueue } from "../shared/async-queue.ts";
 import { limitToolOutput } from "./output-spill.ts";
 import type { AgentEvent } from "./events.ts";
 import { addSpent, type ModelUsage, type ToolCallPart, type ToolResultMessage } from "./messages.ts";
 import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
-import { wellFormedValue } from "./well-formed.ts";
+import { wellFormedValue } from "../shared/well-formed.ts";
 
 /**
  * Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash
@@ -352,7 +352,7 @@ async function runOne(
     if (context.signal.aborted) output = { ...output, content: `${output.content}\n[interrupted by the user]` };
     output = await checkAfter(hooks, item, output, context.signal);
     output = limitToolOutput(output, call.id, context); // what the model and the session get is bounded
-    // An MCP server's JSON or a tool's text may hold a lone surrogate, which a strict server refuses (well-formed.ts).
+    // An MCP server's JSON or a tool's text may hold a lone surrogate, which a strict server refuses (shared/well-formed.ts).
     output = wellFormedValue(output);
   }
   queue.push({

@@ -4,7 +4,14 @@
 // so a stream redactor holds back a short tail until it knows no key runs across it.
 import type { AgentEvent } from "./events.ts";
 import type { AssistantMessage } from "./messages.ts";
-import { PENDING_MATCHES, REDACTED, REDACTION_PATTERNS, redact, redactableSecrets, redactText } from "./redact.ts";
+import {
+  PENDING_MATCHES,
+  REDACTED,
+  REDACTION_PATTERNS,
+  redact,
+  redactableSecrets,
+  redactText,
+} from "../shared/redact.ts";
 
 /** How far back from the end a pending match (a header name waiting for its value) is looked for. */
 const PENDING_CHARS = 256;

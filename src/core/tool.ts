@@ -23,7 +23,7 @@ export interface SessionToolContext {
   env?: Record<string, string | undefined>;
   /** Where output too long for the model is saved in full (the session's `spill/`); a temp folder when absent. */
   spillDir?: string;
-  /** Credential values to redact from what tools write down (spill files), besides the key shapes redact.ts knows. */
+  /** Credential values to redact from what tools write down (spill files), besides the key shapes shared/redact.ts knows. */
   secrets?: readonly string[];
   /** Runs commands inside a sandbox; absent: run as is. */
   wrapCommand?: WrapCommand;

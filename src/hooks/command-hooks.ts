@@ -8,7 +8,7 @@ import type { RunResult } from "../core/events.ts";
 import type { ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
-import type { CommandHook, HookEventName } from "./settings.ts";
+import type { CommandHook, HookEventName } from "./hook-settings.ts";
 import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
 
 /** What the command hooks need from the session they serve. */

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { killGroup } from "../core/helpers.ts";
+import { killGroup } from "../shared/helpers.ts";
 
 /** Most of a hook's stdout or stderr that is kept; the rest is dropped (a hook talks briefly). */
 const MAX_HOOK_OUTPUT_BYTES = 64 * 1024;

@@ -10,11 +10,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "../core/tool.ts";
-import { VERSION } from "../version.ts";
-import type { McpServerConfig } from "./config.ts";
+import { VERSION } from "../shared/version.ts";
+import type { McpServerConfig } from "./mcp-config.ts";
 import { toHarnessTool, type McpContent, type McpToolInfo, type PrepareImage } from "./mcp-tool.ts";
 import { assertNever } from "../core/messages.ts";
-import { fetchWithProxy } from "../core/proxy-fetch.ts";
+import { fetchWithProxy } from "../shared/proxy-fetch.ts";
 
 /** How long a server gets to start, initialise and list its tools. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;

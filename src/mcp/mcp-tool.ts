@@ -4,7 +4,7 @@
 // images (made fit for the model as read_file's are, named in the text by their size); audio and
 // other binary content, and a picture that cannot be sent, are noted in words by type and size.
 import { z } from "zod";
-import { cutMiddle } from "../core/helpers.ts";
+import { cutMiddle } from "../shared/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
 import type { Tool, ToolOutput } from "../core/tool.ts";
 import { mcpToolName } from "../settings/tool-names.ts";

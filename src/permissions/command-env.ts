@@ -1,6 +1,6 @@
 // The environment the bash tool's commands get: the user's, minus credentials and the
 // addresses of host services that act with the user's authority (agents, buses, daemons).
-import { isCredentialName, redactText } from "../core/redact.ts";
+import { isCredentialName, redactText } from "../shared/redact.ts";
 
 /** Which variables to keep despite their looks, and which more to remove; names or `PREFIX_*` globs. */
 export interface EnvFilter {

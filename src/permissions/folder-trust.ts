@@ -18,7 +18,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { unifiedDiff } from "../core/diff.ts";
+import { unifiedDiff } from "../shared/diff.ts";
 import {
   parseSettingsText,
   SettingsError,
@@ -26,10 +26,10 @@ import {
   type SettingsSource,
   wouldRunOf,
 } from "../settings/settings-file.ts";
-import { realOrSame } from "../core/real-path.ts";
-import { writeWhole } from "../core/write-whole.ts";
+import { realOrSame } from "../shared/real-path.ts";
+import { writeWhole } from "../shared/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
-import { countOf } from "../core/helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
 const MAX_PROJECT_FILE_BYTES = 256 * 1024;
@@ -114,7 +114,7 @@ export function reviewProjectSettings(
   home?: string,
 ): TrustReview {
   const folder = realOrSame(cwd);
-  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp/config.ts's projectMcpFile.
+  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp/mcp-config.ts's projectMcpFile.
   const sources = settingsSources(cwd, harnessHome, home ? { HOME: home } : process.env).project;
   const files = [...sources.map((source) => source.path), path.join(cwd, ".mcp.json")]
     .filter((file) => existsSync(file))

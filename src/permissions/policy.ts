@@ -3,7 +3,7 @@
 import { assertNever } from "../core/messages.ts";
 import type { Tool, ToolEffects } from "../core/tool.ts";
 import path from "node:path";
-import { isInside } from "../core/is-inside.ts";
+import { isInside } from "../shared/is-inside.ts";
 import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
 import { denyViews, uncheckable } from "./command-views.ts";
 import { rememberedPrefixes } from "./remembered-prefixes.ts";

@@ -4,7 +4,7 @@ import { assertNever } from "../core/messages.ts";
 import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
-import { secretValuesOf } from "../core/redact.ts";
+import { secretValuesOf } from "../shared/redact.ts";
 import { bwrapWrapper } from "../sandbox/bwrap.ts";
 import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts";
 import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
@@ -12,13 +12,13 @@ import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
 import type { WrapCommand } from "../core/tool.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
-import { isInside } from "../core/is-inside.ts";
+import { isInside } from "../shared/is-inside.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { deniedReadPaths, type Rule } from "./rules.ts";
 import { homeCodePaths } from "./home-code-paths.ts";
 import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
-import { loadSettings, SettingsError } from "./settings.ts";
-import { realOrSame } from "../core/real-path.ts";
+import { loadSettings, SettingsError } from "./permission-settings.ts";
+import { realOrSame } from "../shared/real-path.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
 export interface PermissionFlags {

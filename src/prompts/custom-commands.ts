@@ -20,11 +20,11 @@
 // does need trust: prompts/skills.ts.)
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { closestName } from "../core/edit-distance.ts";
+import { closestName } from "../shared/edit-distance.ts";
 import { foldersFromRoot } from "../core/instruction-files.ts";
-import { mentionsIn, resolveMention } from "../core/mentions.ts";
-import { type Reach, whyOutOfReach } from "../core/path-reach.ts";
-import { realOrSame } from "../core/real-path.ts";
+import { mentionsIn, resolveMention } from "../shared/mentions.ts";
+import { type Reach, whyOutOfReach } from "../shared/path-reach.ts";
+import { realOrSame } from "../shared/real-path.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";

@@ -3,7 +3,7 @@
 // broken or hostile server could fill memory with an endless stream, or hold a run for the 300 s
 // of undici's own idle timeout on every retry.
 import { ProviderError } from "../core/provider.ts";
-import { formatBytes, formatDuration } from "../core/helpers.ts";
+import { formatBytes, formatDuration } from "../shared/helpers.ts";
 import { replyOver, type HttpReply } from "./post-json.ts";
 import { requestAbort } from "./request-abort.ts";
 

@@ -2,7 +2,7 @@
 import type { ProviderSettings } from "./index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
 import { sendRequest } from "./post-json.ts";
-import { deadline } from "../core/helpers.ts";
+import { deadline } from "../shared/helpers.ts";
 import { looksLocal } from "./server-locality.ts";
 import { cachedWindow, rememberWindow } from "./window-cache.ts";
 import { apiRecord } from "./wire-apis.ts";

@@ -9,8 +9,8 @@ import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ProviderError } from "../core/provider.ts";
-import { formatBytes, formatDuration } from "../core/helpers.ts";
-import { fetchWithProxy } from "../core/proxy-fetch.ts";
+import { formatBytes, formatDuration } from "../shared/helpers.ts";
+import { fetchWithProxy } from "../shared/proxy-fetch.ts";
 
 /** Where a model file is, and where to fetch it from when it is not there yet. */
 export interface ModelSource {

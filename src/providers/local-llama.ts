@@ -4,7 +4,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaChatResponse } from "node-llama-cpp";
-import { AsyncQueue } from "../core/async-queue.ts";
+import { AsyncQueue } from "../shared/async-queue.ts";
 import type { Usage } from "../core/messages.ts";
 import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../core/provider.ts";
 import type { AdapterSettings } from "./adapter-settings.ts";

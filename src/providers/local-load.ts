@@ -5,7 +5,7 @@ import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChatModelFunctions, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
-import { sleep } from "../core/helpers.ts";
+import { sleep } from "../shared/helpers.ts";
 import { ProviderError } from "../core/provider.ts";
 import type { AdapterSettings } from "./adapter-settings.ts";
 import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";

@@ -6,7 +6,7 @@
 // answers a POST with a 3xx is misconfigured; the status is reported), and no compression is
 // asked for (event streams are not compressed anyway), as with the SDKs' own defaults minus those.
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { proxyFor, requestViaProxy } from "../core/proxy.ts";
+import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
 
 /** A response's headers by name, whatever their case; repeated ones joined with ", ". */
 export interface HeaderLookup {
@@ -61,7 +61,7 @@ export async function sendRequest(
   const target = new URL(url);
   if (target.protocol !== "http:" && target.protocol !== "https:")
     throw new TypeError(`${url}: only http and https URLs can be asked`);
-  // HTTPS_PROXY, HTTP_PROXY, NO_PROXY (core/proxy.ts): the proxy decides the client and options.
+  // HTTPS_PROXY, HTTP_PROXY, NO_PROXY (shared/proxy.ts): the proxy decides the client and options.
   const proxy = proxyFor(target);
   const via = proxy ? await requestViaProxy(target, proxy) : undefined;
   // https (and with it tls) only loads for an https URL or proxy.

@@ -1,7 +1,7 @@
 // What a run costs: a price table for common models, the arithmetic, and the one-line summary.
 // Pure functions; the CLI picks the prices (config.json first, this table second).
 import { addUsage, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
-import { formatCost, formatTokens } from "../core/helpers.ts";
+import { formatCost, formatTokens } from "../shared/helpers.ts";
 
 /** USD per million tokens. `input` is uncached input; cache reads and writes have their own rates. */
 export interface Prices {

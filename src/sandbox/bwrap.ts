@@ -3,8 +3,8 @@
 // command starts dies with it.
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { isInside } from "../core/is-inside.ts";
-import { systemProgram } from "../core/system-program.ts";
+import { isInside } from "../shared/is-inside.ts";
+import { systemProgram } from "../shared/system-program.ts";
 import { kindOf } from "./file-kind.ts";
 import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";

@@ -1,7 +1,7 @@
 // Whether commands can be sandboxed on this machine, found out once per process by trying.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { systemProgram } from "../core/system-program.ts";
+import { systemProgram } from "../shared/system-program.ts";
 import { ISOLATION_ARGS } from "./bwrap.ts";
 
 /** How long the bwrap trial may take before it counts as not working. */

@@ -8,7 +8,7 @@
 // cover the read-only mounts inside it.
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { realOrSame } from "../core/real-path.ts";
+import { realOrSame } from "../shared/real-path.ts";
 import type { SandboxPolicy } from "./sandbox-policy.ts";
 
 /** The bwrap arguments for `policy.homeCode`; none when the workspace does not hold the home folder. */

@@ -11,7 +11,7 @@ import path from "node:path";
 import { findProtectedEntries, GIT_CODE_PARTS } from "./protected-entries.ts";
 import type { WrapCommand } from "../core/tool.ts";
 import type { SandboxPolicy } from "./sandbox-policy.ts";
-import { realOrSame } from "../core/real-path.ts";
+import { realOrSame } from "../shared/real-path.ts";
 
 /** Folders every macOS command may write besides the workspace: the temp folders and the caches of per-user temp space. */
 const MACOS_WRITABLE = ["/private/tmp", "/private/var/folders"];

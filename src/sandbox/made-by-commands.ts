@@ -7,7 +7,7 @@
 // down here: the person reviews it once (permissions/folder-trust.ts).
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { writeWhole } from "../core/write-whole.ts";
+import { writeWhole } from "../shared/write-whole.ts";
 
 const FILE = "made-by-commands.json";
 /** Entries kept, newest last; older ones drop out (a bound on the file, not a security limit that matters in practice). */

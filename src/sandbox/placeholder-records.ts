@@ -2,12 +2,12 @@
 // SIGKILL cannot remove them, and an empty `.git` or `.harness`, or a `{}` `.mcp.json`, would stay
 // in the user's folder for good (an empty `.git` even breaks git there). So each process writes
 // down the placeholders it makes, in $HARNESS_HOME/placeholders/<pid>.json with who it is
-// (core/process-owner.ts), and the next harness to set up a sandbox removes those whose owner is
+// (shared/process-owner.ts), and the next harness to set up a sandbox removes those whose owner is
 // gone, if they are still as made. The record is written before the placeholder is made.
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { currentOwner, isOwnerAlive, parseOwner } from "../core/process-owner.ts";
-import { writeWhole } from "../core/write-whole.ts";
+import { currentOwner, isOwnerAlive, parseOwner } from "../shared/process-owner.ts";
+import { writeWhole } from "../shared/write-whole.ts";
 
 /** What stands in for a missing entry: an empty folder, or a file with this harmless content. */
 export type Placeholder = { kind: "folder" } | { kind: "file"; content: string };

@@ -1,7 +1,7 @@
 // The HTML export of a session: one self-contained page (inline style and script, no fonts,
 // images or anything else fetched) that opens in any browser offline. A Content-Security-Policy
 // forbids every request, so even an answer quoting a URL cannot make the page load it.
-import { escapeHtml } from "../core/helpers.ts";
+import { escapeHtml } from "../shared/helpers.ts";
 import { assertNever } from "../core/messages.ts";
 import { renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";

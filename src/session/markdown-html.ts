@@ -2,7 +2,7 @@
 // only the constructs below become markup: headings, paragraphs, lists, block quotes, rules,
 // tables, code fences, inline code, emphasis, strike-through and links (http, https, mailto or
 // relative; any other scheme, such as javascript:, is shown as plain text). No raw HTML passes.
-import { escapeHtml } from "../core/helpers.ts";
+import { escapeHtml } from "../shared/helpers.ts";
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
 const HEADING = /^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;

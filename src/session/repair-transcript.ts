@@ -1,6 +1,6 @@
 import type { Message, ToolResultMessage } from "../core/messages.ts";
 import { toolCallsOf } from "../core/messages.ts";
-import { wellFormedValue } from "../core/well-formed.ts";
+import { wellFormedValue } from "../shared/well-formed.ts";
 
 /** What a call that never finished is told, so the conversation stays valid for every provider. */
 export const UNFINISHED_TOOL_RESULT = "interrupted: the harness stopped before this call finished";

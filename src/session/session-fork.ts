@@ -3,7 +3,7 @@
 // header names its origin; the origin is read, never locked or written.
 import { rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../shared/version.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { newSessionId } from "./session-id.ts";
 import { lockSession, readUnderLock, type LockedSession } from "./session-lock.ts";

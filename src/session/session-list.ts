@@ -6,7 +6,7 @@ import { liveOwnerOf } from "./session-lock.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { SESSION_ID_PATTERN } from "./session-id.ts";
 import { sessionPath } from "./session-store.ts";
-import { countOf } from "../core/helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 
 /** Candidates named in an "ambiguous prefix" error. */
 const AMBIGUOUS_SHOWN = 5;

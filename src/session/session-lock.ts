@@ -4,7 +4,7 @@
 // lock whose owner is gone (killed, crashed, the machine rebooted) is stale and taken over.
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
-import { currentOwner, isOwnerAlive, parseOwner, type ProcessOwner } from "../core/process-owner.ts";
+import { currentOwner, isOwnerAlive, parseOwner, type ProcessOwner } from "../shared/process-owner.ts";
 import { readSession, type SessionData } from "./session-reader.ts";
 
 /** The session's lock cannot be taken: held by a live process (SessionBusyError), or the file system said no. */

@@ -7,7 +7,7 @@ import { addSpent, addUsage, EMPTY_USAGE, type Message, type ModelUsage, type Us
 import { repairTranscript } from "./repair-transcript.ts";
 import { loadImages } from "./session-images.ts";
 import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
-import { countOf } from "../core/helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 
 /** A session as read from disk. */
 export interface SessionData {

@@ -3,7 +3,7 @@
 // flushed to disk at the end of every turn.
 import type { AgentEvent } from "../core/events.ts";
 import { addSpent, addUsage, assertNever, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
-import { redactUrl } from "../core/redact.ts";
+import { redactUrl } from "../shared/redact.ts";
 import type { SessionEntry } from "./session-entry.ts";
 import { dirname } from "node:path";
 import { storeImages } from "./session-images.ts";

@@ -11,7 +11,7 @@ import {
 import { join, dirname } from "node:path";
 import { readSession, type SessionData } from "./session-reader.ts";
 import { SESSION_ID_PATTERN } from "./session-id.ts";
-import { formatTodoItem } from "../core/helpers.ts";
+import { formatTodoItem } from "../shared/helpers.ts";
 
 /** One thing to show, in order. */
 export type TranscriptItem =

@@ -4,7 +4,7 @@
 // (tool-names.ts). Each problem names the file, the entry and the nearest valid name. A problem
 // in a guard (a deny or ask rule, a PreToolUse matcher) stops a headless run before any tool runs
 // (exit 2): a guard the user believes in is missing. Elsewhere it is a warning.
-import { closestName } from "../core/edit-distance.ts";
+import { closestName } from "../shared/edit-distance.ts";
 import type { Tool } from "../core/tool.ts";
 import {
   BUILT_IN_TOOLS,
@@ -26,7 +26,7 @@ export interface CheckedRule {
   source: string;
 }
 
-/** What the check needs of a hook (hooks/settings.ts CommandHook has it). */
+/** What the check needs of a hook (hooks/hook-settings.ts CommandHook has it). */
 export interface CheckedHook {
   event: string;
   matcher?: string;

@@ -3,8 +3,8 @@
 // Its error policy is its own: a broken event, group or hook is reported and skipped, never
 // fatal, so a typo in one hook does not stop the harness (and the valid hooks still run).
 import { z } from "zod";
-import { describeIssues } from "../core/describe-issue.ts";
-import { closestName } from "../core/edit-distance.ts";
+import { describeIssues } from "../shared/describe-issue.ts";
+import { closestName } from "../shared/edit-distance.ts";
 import { compileMatcher } from "./tool-names.ts";
 
 /** The points a command hook can attach to. */

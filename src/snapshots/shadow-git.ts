@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { systemProgram } from "../core/system-program.ts";
+import { systemProgram } from "../shared/system-program.ts";
 
 /** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
 const GIT_TIMEOUT_MS = 120_000;

@@ -4,7 +4,7 @@
 import { closeSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { spillNote } from "../core/output-spill.ts";
-import { redactText } from "../core/redact.ts";
+import { redactText } from "../shared/redact.ts";
 import { StreamRedactor } from "../core/stream-redactor.ts";
 import { MAX_OUTPUT_BYTES, truncateMiddle } from "./output-limit.ts";
 

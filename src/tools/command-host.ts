@@ -6,7 +6,7 @@
 // happens off the harness's main thread.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
-import { killGroup } from "../core/helpers.ts";
+import { killGroup } from "../shared/helpers.ts";
 import type { WrapCommand } from "../core/tool.ts";
 import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
 

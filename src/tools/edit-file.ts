@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
-import { unifiedDiff } from "../core/diff.ts";
+import { unifiedDiff } from "../shared/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
 import { displayPath, lockOnFile, pathError, replaceContent, resolvePath, toolPath } from "./paths.ts";

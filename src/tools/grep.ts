@@ -3,7 +3,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { findSystemProgram } from "../core/system-program.ts";
+import { findSystemProgram } from "../shared/system-program.ts";
 import { defineTool } from "../core/tool.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";

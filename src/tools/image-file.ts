@@ -10,7 +10,7 @@
 // only when an image needs shrinking (it takes ~0.3 s to load), so start-up never pays for it.
 // Only files too large to decode safely are refused.
 import { readFile, stat } from "node:fs/promises";
-import { formatBytes } from "../core/helpers.ts";
+import { formatBytes } from "../shared/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
 
 /** The picture formats every API we speak accepts. */

@@ -1,6 +1,6 @@
 import { readlink } from "node:fs/promises";
 import { z } from "zod";
-import { showControlChars } from "../core/control-chars.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { defineTool } from "../core/tool.ts";
 import { displayPath, pathError, resolvePath } from "./paths.ts";
 import { walk, type WalkEntry } from "./walk.ts";

@@ -8,7 +8,7 @@
 // where it starts) is held back rather than shown in part.
 import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../core/stream-redactor.ts";
-import { wellFormed } from "../core/well-formed.ts";
+import { wellFormed } from "../shared/well-formed.ts";
 import { cleanOutput } from "./bounded-capture.ts";
 
 /** How many of the last lines an event carries. */

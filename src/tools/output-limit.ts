@@ -1,4 +1,4 @@
-import { cutMiddle } from "../core/helpers.ts";
+import { cutMiddle } from "../shared/helpers.ts";
 
 /** Most a single tool result may hand the model; the rest is cut from the middle. */
 export const MAX_OUTPUT_BYTES = 30 * 1024;

@@ -1,6 +1,6 @@
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { showControlChars } from "../core/control-chars.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import { similarity } from "./similarity.ts";
 

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
-import { countOf } from "../core/helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 import { defineTool, type ToolOutput } from "../core/tool.ts";
 import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";

@@ -1,4 +1,4 @@
-import { editDistance } from "../core/edit-distance.ts";
+import { editDistance } from "../shared/edit-distance.ts";
 
 /** Strings up to this long are compared by edit distance; longer ones by shared character pairs. */
 const MAX_EDIT_DISTANCE_LENGTH = 32;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AgentEvent, RunResult } from "../core/events.ts";
-import { countOf, cutMiddle, cutWithEllipsis, formatTokens } from "../core/helpers.ts";
+import { countOf, cutMiddle, cutWithEllipsis, formatTokens } from "../shared/helpers.ts";
 import { addSpent, type ModelUsage } from "../core/messages.ts";
 import { slots } from "../core/run-tools.ts";
 import { defineTool, type Tool, type ToolOutput } from "../core/tool.ts";
@@ -48,7 +48,7 @@ const input = z.object({
 /**
  * The `task` tool: runs a subagent with a fresh context on a prompt the model writes, and
  * returns its final answer and usage (not its transcript). The session builds the child
- * (src/subagents.ts); this file owns what the model sees and gets back. Its events reach the
+ * (src/wiring/subagents.ts); this file owns what the model sees and gets back. Its events reach the
  * run's stream wrapped as `subagent` events carrying this call's id.
  */
 export function createTaskTool(agents: readonly TaskAgent[], start: StartChild): Tool {

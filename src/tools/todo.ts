@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { todoItemSchema, type TodoItem } from "../core/event-schema.ts";
 import type { AgentEvent } from "../core/events.ts";
-import { formatTodoItem } from "../core/helpers.ts";
+import { formatTodoItem } from "../shared/helpers.ts";
 import { defineTool } from "../core/tool.ts";
 
 /** Steps one list may hold: a plan, not a backlog. */

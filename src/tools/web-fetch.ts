@@ -4,11 +4,11 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { z } from "zod";
-import { proxyFor, requestViaProxy } from "../core/proxy.ts";
+import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
 import { defineTool } from "../core/tool.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { guardedLookup, whyRefused } from "./public-address.ts";
-import { deadline } from "../core/helpers.ts";
+import { deadline } from "../shared/helpers.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -41,7 +41,7 @@ interface Fetched {
 
 /**
  * How to reach `url`: directly, resolving its name with the address check at connect time; or,
- * when HTTPS_PROXY / HTTP_PROXY covers it (core/proxy.ts), through the proxy to the address we
+ * when HTTPS_PROXY / HTTP_PROXY covers it (shared/proxy.ts), through the proxy to the address we
  * resolved and checked here: the proxy is told that address, not the name, so it cannot resolve
  * the name to another (a private one) behind our check. The proxy's own address is not checked:
  * the user chose it.

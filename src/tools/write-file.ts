@@ -1,8 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
-import { countOf } from "../core/helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 import { defineTool } from "../core/tool.ts";
-import { unifiedDiff } from "../core/diff.ts";
+import { unifiedDiff } from "../shared/diff.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
 import { displayPath, lockOnFile, replaceContent, resolvePath, toolPath } from "./paths.ts";

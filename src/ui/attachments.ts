@@ -1,7 +1,7 @@
 // `@path` in a chat message attaches that file: its text goes with the prompt in a fenced block.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { mentionsIn, resolveMention } from "../core/mentions.ts";
-import { whyOutOfReach } from "../core/path-reach.ts";
+import { mentionsIn, resolveMention } from "../shared/mentions.ts";
+import { whyOutOfReach } from "../shared/path-reach.ts";
 
 /** Bytes attached from one file; the rest is cut with a note, so one mention cannot flood the context. */
 export const MAX_ATTACHMENT_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
 // Edits and writes as coloured unified diffs, and long tool output folded to a few lines.
 import type { Palette } from "./colors.ts";
 import { fitWidth } from "./text-width.ts";
-import { formatBytes } from "../core/helpers.ts";
+import { formatBytes } from "../shared/helpers.ts";
 
 /** Diff lines shown for one edit; the rest is summarised (the model saw the whole diff). */
 export const DIFF_SHOWN_LINES = 40;

@@ -1,6 +1,6 @@
 // Text as a person sees it: grapheme clusters (an emoji with its skin tone or ZWJ parts, a letter
 // with its combining marks, a flag), so the editor never moves into or deletes half of one, and
-// nothing it hands on holds a lone UTF-16 surrogate (see core/well-formed.ts for text from elsewhere).
+// nothing it hands on holds a lone UTF-16 surrogate (see shared/well-formed.ts for text from elsewhere).
 
 let segmenter: Intl.Segmenter | undefined;
 

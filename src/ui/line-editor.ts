@@ -6,7 +6,7 @@
 // come from raw-key-input.ts; what they do to the input is prompt-state.ts (over edit-buffer.ts and
 // input-history.ts), the queue of a running turn type-ahead.ts, the escape sequences draw-input.ts.
 import { assertNever } from "../core/messages.ts";
-import { wellFormed } from "../core/well-formed.ts";
+import { wellFormed } from "../shared/well-formed.ts";
 import type { Palette } from "./colors.ts";
 import { drawInput, fitsOneRowAtBoth, type InputView } from "./draw-input.ts";
 import { bufferWith } from "./edit-buffer.ts";

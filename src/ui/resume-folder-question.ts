@@ -1,5 +1,5 @@
 // The question a chat asks before it continues a session recorded in another folder, whose tools
-// would otherwise run here (src/resume-folder.ts decides the same without a person). An empty or
+// would otherwise run here (src/cli/resume-folder.ts decides the same without a person). An empty or
 // unknown answer cancels: nothing runs anywhere the person did not choose.
 import type { Palette } from "./colors.ts";
 

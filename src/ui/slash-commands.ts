@@ -1,7 +1,7 @@
 // Chat commands typed as `/name args`. This file parses and answers them; what they act on
 // (the session, the provider) is reached through ChatControls, which the CLI wiring provides.
-import { closestName } from "../core/edit-distance.ts";
-import { parsePositiveInteger } from "../core/helpers.ts";
+import { closestName } from "../shared/edit-distance.ts";
+import { parsePositiveInteger } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
 import { wrapToWidth } from "./text-width.ts";
 

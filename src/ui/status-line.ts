@@ -1,7 +1,7 @@
 // The dim line after each chat turn: model, how full the context is, and the session's tokens and cost.
 import type { AgentEvent } from "../core/events.ts";
 import { addSpent, addUsage, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
-import { formatTokens } from "../core/helpers.ts";
+import { formatTokens } from "../shared/helpers.ts";
 
 /** What the status line needs from outside the UI (the CLI wiring knows models and prices). */
 export interface StatusLineSources {

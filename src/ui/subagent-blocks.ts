@@ -6,7 +6,7 @@
 // tokens, time). Without escape sequences (NO_COLOR, TERM=dumb) nothing is pinned: each call a
 // child makes is one plain line, and its end the same summary line.
 import type { AgentEvent } from "../core/events.ts";
-import { countOf, formatDuration, formatTokens } from "../core/helpers.ts";
+import { countOf, formatDuration, formatTokens } from "../shared/helpers.ts";
 import type { Usage } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
 import { PinnedLines } from "./pinned-lines.ts";

@@ -12,7 +12,7 @@ import { TodoPanel } from "./todo-panel.ts";
 import { LiveOutput } from "./live-output.ts";
 import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
-import { formatDuration, formatTokens } from "../core/helpers.ts";
+import { formatDuration, formatTokens } from "../shared/helpers.ts";
 import { eventForTerminal } from "./terminal-safe.ts";
 import { firstLine, wrapToWidth } from "./text-width.ts";
 

@@ -4,9 +4,9 @@
 // CSI 2J (clear) in a tool's output do nothing. What the user judges or acts on (a tool call's
 // summary, an approval question) shows them as escapes instead, since hiding a character there
 // would hide what runs. File names show theirs in every tool's output (tools/paths.ts displayPath).
-import { showControlChars, stripControlSequences } from "../core/control-chars.ts";
+import { showControlChars, stripControlSequences } from "../shared/control-chars.ts";
 import type { AgentEvent } from "../core/events.ts";
-import { mapStrings } from "../core/redact.ts";
+import { mapStrings } from "../shared/redact.ts";
 
 /** A value (an event, messages to replay) with every string's control sequences removed. */
 export function safeForTerminal<T>(value: T): T {

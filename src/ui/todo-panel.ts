@@ -4,7 +4,7 @@
 // in the scrollback as it stands. Without escape sequences (NO_COLOR, TERM=dumb) it is printed
 // once per change instead.
 import type { TodoItem } from "../core/event-schema.ts";
-import { formatTodoItem } from "../core/helpers.ts";
+import { formatTodoItem } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
 import { PinnedLines } from "./pinned-lines.ts";
 import { fitWidth } from "./text-width.ts";

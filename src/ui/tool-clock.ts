@@ -4,7 +4,7 @@
 // line first (hide) and the clock comes back at its next tick. A question (an approval) pauses it
 // until the renderer's next output, so nothing is ever drawn over the question. Under the clock's
 // line go the oldest call's last output lines (live-output.ts), erased and drawn with it.
-import { formatDuration } from "../core/helpers.ts";
+import { formatDuration } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
 import { redrawBelow } from "./pinned-lines.ts";
 import { fitWidth } from "./text-width.ts";

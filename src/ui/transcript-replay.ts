@@ -8,7 +8,7 @@ import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } fro
 import type { Palette } from "./colors.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
 import { safeForTerminal } from "./terminal-safe.ts";
-import { countOf } from "../core/helpers.ts";
+import { countOf } from "../shared/helpers.ts";
 
 /** Prompts (with what followed each) shown when a chat resumes. */
 const REPLAY_TURNS = 3;

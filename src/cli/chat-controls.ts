@@ -1,0 +1,296 @@
+// The chat's slash commands acting on the session (/model, /clear, /resume, /compact, /export, ...),
+// and the input history every typed line is added to.
+import { existsSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Session } from "../wiring/create-session.ts";
+import { countOf, formatDuration, deadline } from "../shared/helpers.ts";
+import { promptForLine, type PromptCommand } from "../prompts/custom-commands.ts";
+import { redactText, secretValuesOf } from "../shared/redact.ts";
+import { formatSpent, sessionPrices } from "../providers/pricing.ts";
+import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
+import { apiRecord } from "../providers/wire-apis.ts";
+import { howToAddModel } from "../providers/local-download.ts";
+import { noModelsLine } from "./commands/models.ts";
+import { KNOWN_MODELS } from "../providers/model-info.ts";
+import { describeThinking, parseThinking } from "../providers/thinking-levels.ts";
+import { exportHtml } from "../session/export-html.ts";
+import { exportMarkdown } from "../session/export-md.ts";
+import { appendInputHistory } from "../session/input-history-file.ts";
+import { forkSession } from "../session/session-fork.ts";
+import { findSessionByPrefix, formatSessionList, summarizeSessions } from "../session/session-list.ts";
+import { lockAndReadSession, readUnderLock, shareHeldLock, type LockedSession } from "../session/session-lock.ts";
+import { readSession, type SessionData } from "../session/session-reader.ts";
+import { historyPathFor, sessionsDirFor } from "../wiring/stored-sessions.ts";
+import type { Palette } from "../ui/colors.ts";
+import {
+  isSlashCommand,
+  runSlashCommand,
+  type ChatControls,
+  type CommandOutcome,
+  type ResumeOutcome,
+} from "../ui/slash-commands.ts";
+import { askResumeFolder } from "../ui/resume-folder-question.ts";
+import { chatFolder, recordedFolder } from "./resume-folder.ts";
+import { replayTranscript } from "../ui/transcript-replay.ts";
+import type { ToolCallPart } from "../core/messages.ts";
+import { displayPath } from "../tools/paths.ts";
+import { describeLeftAlone, describePlan, type UndoPlan } from "../wiring/undo-redo.ts";
+
+/** Longest command /ps shows (its first line, cut). */
+const PS_COMMAND_CHARS = 80;
+
+/** A command on one short line. */
+function oneLine(command: string): string {
+  const [first, ...rest] = command.trim().split("\n");
+  const line = rest.length > 0 ? `${first} …` : first;
+  return line.length > PS_COMMAND_CHARS ? `${line.slice(0, PS_COMMAND_CHARS - 1)}…` : line;
+}
+
+/** Models /model lists (OpenRouter offers hundreds; `harness models` lists them all). */
+const CHAT_LISTED_MODELS = 40;
+
+/** Sessions shown by /sessions and /resume without an id. */
+const CHAT_LISTED_SESSIONS = 10;
+
+/** What the chat's controls act on: the session, and the terminal they report to. */
+export interface SessionChatControlsOptions {
+  session: Session;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  colors: Palette;
+  /** Puts a question to the person at the terminal (undo and redo ask before they act). */
+  ask(question: string): Promise<string | undefined>;
+}
+
+/** How the session's tools describe a call, for a replayed conversation (the tools and folder it runs with now). */
+export function describerFor(session: Session): (call: ToolCallPart) => string {
+  return (call) => session.describeCall(call);
+}
+
+/** A `/resume` that chose the session's own folder: the chat ends here and starts again there with it. */
+export interface ChatMove {
+  folder: string;
+  /** Locked for this process; the chat started there owns the lock. */
+  stored: LockedSession;
+}
+
+/** The chat's slash commands over the session, and the input history. */
+export class SessionChatControls implements ChatControls {
+  /** Set when `/resume` chose to switch folders; the chat has then ended. */
+  move: ChatMove | undefined;
+
+  constructor(private readonly options: SessionChatControlsOptions) {}
+
+  /** The hooks runChat takes. */
+  hooks() {
+    return {
+      onInput: (line: string) =>
+        appendInputHistory(historyPathFor(this.options.env), redactText(line, secretValuesOf(this.options.env))),
+      runCommand: (line: string): Promise<CommandOutcome> | undefined =>
+        isSlashCommand(line) ? runSlashCommand(line, this, this.options.stderr, this.options.colors) : undefined,
+    };
+  }
+
+  currentModel(): string {
+    const { settings } = this.options.session;
+    return `${settings.name} · ${settings.model}`;
+  }
+
+  async listModels(): Promise<string[]> {
+    const { settings } = this.options.session;
+    const mark = (ids: readonly string[]) => ids.map((id) => (id === settings.model ? `* ${id}` : `  ${id}`));
+    const using = `using ${this.currentModel()}`;
+    const cap = deadline(LIST_TIMEOUT_MS);
+    try {
+      const ids = await apiRecord(settings.api).listModels(settings, cap.signal);
+      if (ids.length === 0) return [using, noModelsLine(settings)];
+      const more = ids.length - CHAT_LISTED_MODELS;
+      return [
+        `${using}; ${settings.name} offers (* in use):`,
+        ...mark(ids.slice(0, CHAT_LISTED_MODELS)),
+        ...(more > 0 ? [`  … and ${more} more (harness models lists them all)`] : []),
+        settings.api === "local"
+          ? `switch with /model <name>; to add one, ${howToAddModel(settings.modelsDir ?? "")}`
+          : "switch with /model <name>",
+      ];
+    } catch (error) {
+      if (!(error instanceof ModelListError)) throw error;
+      // The endpoint cannot say (no list endpoint, down, refused): the models harness knows, marked as such.
+      const known = KNOWN_MODELS[settings.name] ?? [];
+      return [
+        using,
+        `cannot list ${settings.name}'s models: ${error.message}`,
+        ...(known.length > 0
+          ? [`models harness knows for ${settings.name} (not checked with the endpoint):`, ...mark(known)]
+          : []),
+        "switch with /model <name>",
+      ];
+    } finally {
+      cap.clear();
+    }
+  }
+
+  /** `openai · gpt-5: context window 400k (was 33k); $1.25/$10 per million tokens in/out`: the switch and what it changed. */
+  async switchModel(model: string): Promise<string> {
+    const changes = await this.options.session.switchModel(model);
+    const { settings } = this.options.session;
+    const { prices, isKnown } = sessionPrices(settings)(settings.model);
+    const price = isKnown ? `$${prices.input}/$${prices.output} per million tokens in/out` : "its price is unknown";
+    return `${this.currentModel()}: ${[...changes, price].join("; ")}`;
+  }
+
+  thinking(): string {
+    return describeThinking(this.options.session.settings.thinking);
+  }
+
+  async setThinking(text: string): Promise<string> {
+    const level = parseThinking(text);
+    if (level === undefined)
+      throw new Error("/thinking takes off, low, medium, high or a token budget (a positive whole number)");
+    const notice = await this.options.session.setThinking(level);
+    return notice ?? `thinking: ${describeThinking(level)}`;
+  }
+
+  newSession(): string {
+    this.options.session.startNew();
+    return this.options.session.id;
+  }
+
+  sessionId(): string {
+    return this.options.session.id;
+  }
+
+  usageAndCost(): string {
+    const { spent, settings } = this.options.session;
+    return formatSpent(spent, sessionPrices(settings));
+  }
+
+  listSessions(): string[] {
+    return formatSessionList(summarizeSessions(sessionsDirFor(this.options.env), CHAT_LISTED_SESSIONS).summaries);
+  }
+
+  async resume(id: string): Promise<ResumeOutcome> {
+    const { session, stdout, stderr, env, colors, cwd } = this.options;
+    const { path } = findSessionByPrefix(sessionsDirFor(this.options.env), id);
+    // This chat's own session goes on holding its lock; another one a harness is writing is refused, saying who.
+    const ownLock = path === session.path ? shareHeldLock(path) : undefined;
+    const stored = ownLock ? readUnderLock(path, ownLock) : lockAndReadSession(path);
+    // A session of another folder: its tools would run here, so the person chooses (resume-folder.ts).
+    const decided = await chatFolder(recordedFolder(stored.cwd, cwd), stored.header.id, cwd, false, (question) =>
+      askResumeFolder(this.options.ask, colors, question),
+    ).catch((error: unknown) => {
+      stored.lock.release();
+      throw error;
+    });
+    if ("error" in decided) {
+      stored.lock.release();
+      return { said: decided.error, isLeaving: false };
+    }
+    if (decided.moveTo) {
+      this.move = { folder: decided.moveTo, stored };
+      return { said: `leaving this session to continue ${stored.header.id} in ${decided.moveTo}`, isLeaving: true };
+    }
+    await session.resume(stored, session.settingsFor(stored));
+    for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
+    replayTranscript(stored.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
+    const where = decided.notice ? `; ${decided.notice}` : "";
+    return { said: `resumed session ${session.id} (${this.currentModel()})${where}`, isLeaving: false };
+  }
+
+  async fork(): Promise<string> {
+    const { session } = this.options;
+    if (!existsSync(session.path)) throw new Error("nothing to fork yet: this session has no messages");
+    const origin = session.id;
+    const copy = forkSession(session.path);
+    await session.resume(copy, session.settingsFor(copy));
+    return `forked: this chat goes on in ${session.id}; ${origin} stays as it was (harness -r ${origin})`;
+  }
+
+  promptCommands(): readonly PromptCommand[] {
+    return this.options.session.promptCommands;
+  }
+
+  promptFor(line: string): string | undefined {
+    return promptForLine(line, this.options.session.promptCommands, { cwd: this.options.cwd }); // the chat attaches the whole prompt after
+  }
+
+  listSkills(): string[] {
+    const { listed, untrusted } = this.options.session.skills;
+    const lines = listed.map(
+      (skill) => `${skill.name}  ${skill.description}  ${displayPath(this.options.cwd, skill.path)}`,
+    );
+    if (listed.length === 0)
+      lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
+    if (untrusted.length > 0)
+      lines.push(
+        `${countOf(untrusted.length, "project skill")} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`,
+      );
+    return lines;
+  }
+
+  async undo(turns: number): Promise<string> {
+    return this.confirmAndApply(await this.options.session.planUndo(turns));
+  }
+
+  async redo(): Promise<string> {
+    return this.confirmAndApply(await this.options.session.planRedo());
+  }
+
+  /** Shows what will change, asks, and acts on a yes (an empty answer is a no, as for approvals). */
+  private async confirmAndApply(plan: UndoPlan): Promise<string> {
+    const { stderr, colors, session } = this.options;
+    stderr.write(`${describePlan(plan)}\n`);
+    const answer = await this.options.ask(colors.bold(`${plan.kind}? [y/N] `));
+    if (!/^\s*y(es)?\s*$/i.test(answer ?? "")) return `nothing was ${plan.kind === "undo" ? "undone" : "redone"}`;
+    const result = await session.applyUndo(plan);
+    const kept =
+      (result && result.kept.length > 0
+        ? `; left as they are (ignored or too large to snapshot then): ${result.kept.join(", ")}`
+        : "") + (result && result.leftAlone.length > 0 ? `\n${describeLeftAlone(result.leftAlone)}\n` : "");
+    const turns = plan.turns === 1 ? "1 turn" : `${plan.turns} turns`;
+    return plan.kind === "undo"
+      ? `undid ${turns}: the files and the conversation are back to before ${plan.turns === 1 ? "it" : "them"}${kept} (/redo reverses this)`
+      : `redid ${turns}${kept}`;
+  }
+
+  listBackground(): string[] {
+    const now = Date.now();
+    return this.options.session.background
+      .list()
+      .map(
+        (job) =>
+          `${job.id}  ${job.status}  ${job.status === "running" ? formatDuration(now - job.startedAt) : "-"}  ${oneLine(job.command)}`,
+      );
+  }
+
+  async killBackground(id: number): Promise<string> {
+    const job = this.options.session.background.find(id);
+    if (typeof job === "string") throw new Error(job);
+    if (!job.isRunning) return `${id} had already ended (${job.info.status})`;
+    await job.kill();
+    return `${id}: ${job.info.status}`;
+  }
+
+  async compact(focus: string): Promise<string> {
+    const events = this.options.session.compact(focus);
+    let step = await events.next();
+    while (!step.done) step = await events.next();
+    if (!step.value.ok) throw new Error(`nothing was compacted: ${step.value.error}`);
+    const { removedMessages, tokensBefore, tokensAfter } = step.value.event;
+    return `compacted: ${countOf(removedMessages, "older message")} summarised (about ${tokensBefore} → ${tokensAfter} tokens)`;
+  }
+
+  exportSession(format: "md" | "html", file?: string): string {
+    const path = resolve(this.options.cwd, file ?? `${this.options.session.id}.${format}`);
+    let session: SessionData;
+    try {
+      session = readSession(this.options.session.path);
+    } catch {
+      throw new Error("nothing to export yet: this session has no messages");
+    }
+    writeFileSync(path, format === "md" ? exportMarkdown(session) : exportHtml(session));
+    return path;
+  }
+}

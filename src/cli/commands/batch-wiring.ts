@@ -1,0 +1,91 @@
+// What `harness batch` and `harness worker` give the batch layer from the rest of harness: the
+// sandbox and environment of a task's setup and test (the agent's own command rules), the prices
+// of its model calls, and where its sessions go.
+import { join } from "node:path";
+import type { RunSettings } from "../../batch/batch-run.ts";
+import { currentHarnessCommand, type GroupTracker, type PriceCall } from "../../batch/harness-child.ts";
+import type { RunTaskOptions } from "../../batch/run-task.ts";
+import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { type ApiKind, wireApiName } from "../../providers/wire-apis.ts";
+import type { CommandSandbox } from "../../batch/shell-command.ts";
+import { stateDir } from "../../wiring/defaults.ts";
+import type { HarnessConfig } from "../../wiring/config-file.ts";
+import { setupPermissions } from "../../permissions/setup-permissions.ts";
+import { costOf, lookupPrices } from "../../providers/pricing.ts";
+
+/**
+ * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash
+ * tool gets there, and its environment (the provider keys and other credentials removed). Where
+ * no sandbox works they still get that environment; the child harness says the sandbox is missing.
+ */
+export function commandSandboxFor(env: NodeJS.ProcessEnv): (cwd: string) => CommandSandbox {
+  return (cwd) => {
+    const setup = setupPermissions({ approve: "all" }, { cwd, env, harnessHome: stateDir(env) });
+    return { env: setup.env, ...(setup.wrapCommand ? { wrap: setup.wrapCommand } : {}) };
+  };
+}
+
+/**
+ * Prices a model call as the child harness will: config.json's prices for the model (under the
+ * run's provider, else any provider that lists it), the provider's, else the built-in table.
+ */
+export function priceCallFor(config: HarnessConfig, provider: string | undefined): PriceCall {
+  return (model, usage) => {
+    const providers = Object.entries(config.providers ?? {});
+    const own = provider ? config.providers?.[provider] : undefined;
+    const prices =
+      own?.models?.[model]?.prices ??
+      providers.find(([, entry]) => entry.models?.[model]?.prices)?.[1].models?.[model]?.prices ??
+      own?.prices ??
+      lookupPrices(model);
+    return prices ? costOf(usage, prices) : undefined;
+  };
+}
+
+/** The child harness's environment: this one's, with undo snapshots off unless asked for. */
+function childEnvFor(env: NodeJS.ProcessEnv, withSnapshots: boolean): NodeJS.ProcessEnv {
+  return withSnapshots ? env : { ...env, HARNESS_SNAPSHOTS: "off" };
+}
+
+function sessionsDirOf(env: NodeJS.ProcessEnv): string {
+  return join(stateDir(env), "sessions");
+}
+
+/** The run settings the provider flags of `harness batch` or `harness worker` give. */
+export function settingsFromFlags(flags: Flags<(typeof PROVIDER_FLAGS)[number]>): RunSettings {
+  return {
+    provider: flags.provider,
+    model: flags.model,
+    baseUrl: flags["base-url"],
+    api: flags.api && wireApiName(flags.api),
+    thinking: flags.thinking === undefined ? undefined : String(flags.thinking),
+    maxTurns: flags["max-turns"],
+  };
+}
+
+/** A wire API kind as users name it (`openai` is `chat`), for results. */
+export function nameApi(kind: string): string {
+  return wireApiName(kind as ApiKind) ?? kind;
+}
+
+/** How this process runs a task (for `harness batch` and `harness worker` alike). */
+export function taskRunOptions(where: {
+  env: NodeJS.ProcessEnv;
+  config: HarnessConfig;
+  provider: string | undefined;
+  workRoot: string;
+  withSnapshots: boolean;
+  groups: GroupTracker;
+}): Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend" | "budget"> {
+  const { env, config } = where;
+  return {
+    command: currentHarnessCommand(),
+    workRoot: where.workRoot,
+    env: childEnvFor(env, where.withSnapshots),
+    sessionsDir: sessionsDirOf(env),
+    sandboxFor: commandSandboxFor(env),
+    price: priceCallFor(config, where.provider ?? env.HARNESS_PROVIDER ?? config.provider),
+    nameApi,
+    groups: where.groups,
+  };
+}

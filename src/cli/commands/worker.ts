@@ -1,0 +1,115 @@
+// `harness worker --queue redis://host:port/name`: runs the tasks a `harness batch --queue` put
+// on the queue, on this machine, until stopped (Ctrl-C or SIGTERM: the running tasks go back
+// to the queue at once for other workers).
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { stateDir } from "../../wiring/defaults.ts";
+import { loadConfigFile } from "../../wiring/config-file.ts";
+import { rateLimitBackoffFrom } from "../../batch/local-pool.ts";
+import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue-target.ts";
+import { Reaper } from "../../batch/reaper.ts";
+import { sessionSpendFor } from "./batch-sessions.ts";
+import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+
+/** Tasks at once when --concurrency is not given. */
+const DEFAULT_CONCURRENCY = 4;
+
+const USAGE = `Usage: harness worker --queue redis://[:password@]host:port/name [options]
+Takes tasks queued by \`harness batch --queue\` and runs them here, as the batch would.
+  --concurrency <n>   tasks at once (default ${DEFAULT_CONCURRENCY})
+  --workdir <dir>     where working copies are made (default $HARNESS_HOME/batch-work/<queue name>)
+  --provider, --model, --base-url, --api, --thinking, --max-turns
+                      this worker's own settings: they win over what a batch asks
+  --allow-models <list>
+                      models a batch may choose (comma-separated, * wildcards, provider/model
+                      for another provider); without it, only this worker's --model runs
+  --snapshots         keep undo snapshots of the tasks' working copies (off by default)
+Anyone who can write to this Redis can make this worker run setup and test commands (in the
+sandbox, without keys) and spend its keys on its allowed models: give Redis a password
+(requirepass; redis://:password@host) and TLS (rediss://) on any shared network.
+Tasks name their cwd or repo as paths on the batch's machine: workers need the same paths
+(a shared file system) or repository URLs they can clone. Sessions go to this machine's
+$HARNESS_HOME. Stop with Ctrl-C or SIGTERM: running tasks go back to the queue.
+`;
+
+/** The flags `harness worker` takes (test/cli-help-flags.test.ts: each one is in its help). */
+export const WORKER_FLAGS = [
+  "queue",
+  "concurrency",
+  "workdir",
+  "allow-models",
+  "snapshots",
+  ...PROVIDER_FLAGS,
+  "help",
+] as const;
+
+export async function run(argv: string[]): Promise<number> {
+  let target: QueueTarget;
+  let flags;
+  try {
+    const parsed = parseFlags(argv, WORKER_FLAGS, { positionals: true });
+    flags = parsed.flags;
+    if (flags.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (parsed.positionals.length > 0) throw new Error(`unexpected argument "${parsed.positionals[0]}"`);
+    if (!flags.queue) throw new Error("--queue redis://host:port/name is required");
+    target = parseQueueUrl(flags.queue);
+  } catch (error) {
+    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfigFile(process.env);
+  } catch (error) {
+    process.stderr.write(`harness: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const settings = settingsFromFlags(flags);
+  const allowModels = (flags["allow-models"] ?? "")
+    .split(",")
+    .map((pattern) => pattern.trim())
+    .filter(Boolean);
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write("worker: stopping; running tasks go back to the queue\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const reaper = new Reaper();
+  const { runQueueWorker } = await import("../../batch/queue-worker.ts");
+  const run = taskRunOptions({
+    env: process.env,
+    config,
+    provider: settings.provider,
+    workRoot: resolve(flags.workdir ?? join(stateDir(process.env), "batch-work", target.name)),
+    withSnapshots: Boolean(flags.snapshots),
+    groups: reaper,
+  });
+  try {
+    await runQueueWorker({
+      target,
+      concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+      run,
+      sessionSpend: sessionSpendFor(run.price),
+      policy: { settings, allowModels, home: process.env.HOME || homedir() },
+      rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
+      log: (line) => process.stderr.write(`worker: ${line}\n`),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (!(error instanceof QueueUrlError)) throw error;
+    process.stderr.write(`harness: ${error.message}\n`);
+    return 1;
+  } finally {
+    reaper.close();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return 0;
+}

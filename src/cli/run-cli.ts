@@ -1,0 +1,178 @@
+// Wires configuration, provider, tools and a terminal mode together for one CLI invocation:
+// the folder, the session to resume, the prompt, then the chat (cli-chat.ts) or the headless
+// run (cli-headless.ts) over the flags' session options (cli-session-options.ts).
+// Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
+import { homedir } from "node:os";
+import type { CliFlags } from "./cli-args.ts";
+import { runChatMode } from "./cli-chat.ts";
+import { runHeadless } from "./cli-headless.ts";
+import { cliModeContext, type CliTerminal } from "./cli-session-options.ts";
+import { stateDir } from "../wiring/defaults.ts";
+import type { UserContent } from "../core/messages.ts";
+import { secretValuesOf } from "../shared/redact.ts";
+import { redactWrites } from "../core/stream-redactor.ts";
+import { settleHomeWorkspace } from "../wiring/home-workspace.ts";
+import { secretPaths } from "../permissions/secret-paths.ts";
+import { promptWithImages } from "./prompt-images.ts";
+import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
+import type { LockedSession } from "../session/session-lock.ts";
+import { loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "../wiring/stored-sessions.ts";
+import { askOnce, askOnceUncancelled } from "../ui/ask-once.ts";
+import { paletteFor } from "../ui/colors.ts";
+import { oneShotPrompt } from "../ui/one-shot-prompt.ts";
+import { askResumeFolder } from "../ui/resume-folder-question.ts";
+import { formatPickList, pickSession } from "../ui/session-picker.ts";
+
+export async function runCli(flags: CliFlags): Promise<number> {
+  const { env, stdin, stdout } = process;
+  // Errors and warnings: no key reaches the terminal (events come redacted from the session).
+  const stderr = redactWrites(process.stderr, secretValuesOf(env));
+  const terminal: CliTerminal = {
+    env,
+    stdin,
+    stdout,
+    stderr,
+    colors: paletteFor(stderr, env),
+    // What no `@path` attaches, whoever wrote the text: the same list the sandbox hides.
+    mentionSecrets: secretPaths(env.HOME || homedir(), stateDir(env)),
+  };
+  // --cwd is `cd dir && harness`: tools, instruction files, folder trust, the sessions' recorded
+  // folder (and so -c), relative paths in settings and child processes all start there.
+  if (flags.cwd !== undefined) {
+    try {
+      process.chdir(flags.cwd);
+    } catch (error) {
+      stderr.write(
+        `harness: --cwd ${flags.cwd}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+      );
+      return 2;
+    }
+  }
+  const isStreamInput = flags.input === "stream-json";
+  const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
+  if (flags.resume === "") {
+    const picked = await pickResumeId(terminal, process.cwd(), isChat);
+    if (typeof picked === "number") return picked;
+    flags = { ...flags, resume: picked };
+  }
+  const place = await settlePlace(flags, terminal, isChat);
+  if (typeof place === "number") return place;
+  const home = await settleHomeWorkspace({
+    cwd: place.cwd,
+    env,
+    allowed: Boolean(flags["allow-home"]),
+    ask: isChat ? (question) => askOnce(question, new AbortController().signal) : undefined,
+    write: (text) => stderr.write(text),
+  });
+  if (home !== undefined) return home;
+
+  if (isChat) {
+    if (flags.image) {
+      stderr.write(
+        "harness: --image goes with a prompt (-p or prompt words); in chat, name the image with @path or paste its path\n",
+      );
+      return 2;
+    }
+    return runChatMode(cliModeContext(flags, place, terminal), place);
+  }
+  const prompt = isStreamInput ? undefined : await headlessPrompt(flags, place.cwd, terminal);
+  if (typeof prompt === "number") return prompt;
+  return runHeadless(cliModeContext(flags, place, terminal), {
+    format: flags.output ?? "text",
+    shape: flags.format,
+    approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
+    prompt,
+    cwd: place.cwd,
+  });
+}
+
+/**
+ * The session to resume (-r, -c) and the folder to work in, settled before anything reads the
+ * folder (@file, AGENTS.md, trust, the sandbox); a number is the exit code when it cannot be.
+ */
+async function settlePlace(
+  flags: CliFlags,
+  terminal: CliTerminal,
+  isChat: boolean,
+): Promise<{ cwd: string; resumed: LockedSession | undefined } | number> {
+  const { env, stderr, colors } = terminal;
+  let cwd = process.cwd();
+  let resumed: LockedSession | undefined;
+  try {
+    resumed = loadResumeTarget(flags, env, cwd);
+  } catch (error) {
+    const code = sessionErrorExitCode(error);
+    if (code === undefined) throw error;
+    stderr.write(`harness: ${(error as Error).message}\n`);
+    return code;
+  }
+  for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
+  if (!resumed) return { cwd, resumed };
+  const recorded = recordedFolder(resumed.cwd, cwd);
+  const decided = isChat
+    ? await chatFolder(recorded, resumed.header.id, cwd, flags.cwd !== undefined, (question) =>
+        askResumeFolder(askOnceUncancelled, colors, question),
+      )
+    : headlessFolder(recorded, resumed.header.id, cwd, flags.cwd !== undefined);
+  if ("error" in decided) {
+    stderr.write(`harness: ${decided.error}\n`);
+    return decided.code;
+  }
+  if (decided.notice) stderr.write(`harness: ${decided.notice}\n`);
+  if (decided.moveTo) cwd = moveTo(decided.moveTo);
+  return { cwd, resumed };
+}
+
+/**
+ * A headless run's one prompt (-p, prompt words, stdin), with `@shot.png` and --image files as
+ * pictures; a number is the exit code when there is none or a picture cannot go.
+ */
+async function headlessPrompt(
+  flags: CliFlags,
+  cwd: string,
+  terminal: CliTerminal,
+): Promise<string | UserContent | number> {
+  const { stdin, stderr, mentionSecrets } = terminal;
+  const prompt = await oneShotPrompt({
+    print: flags.print,
+    positionals: flags.positionals,
+    stdin,
+    cwd,
+    secretPaths: mentionSecrets,
+    notice: (text) => stderr.write(`harness: ${text}\n`),
+  });
+  if (!prompt?.trim()) {
+    stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
+    return 2;
+  }
+  const attached = await promptWithImages(prompt, cwd, { files: flags.image, pastedPaths: false });
+  if ("error" in attached) {
+    stderr.write(`harness: ${attached.error}\n`);
+    return 2;
+  }
+  return attached.prompt;
+}
+
+/**
+ * `-r` without an id: at a terminal, the id picked from a numbered list of recent sessions; headless,
+ * the list and how to name one (exit 2). A number is the exit code when nothing is to be resumed.
+ */
+async function pickResumeId(terminal: CliTerminal, cwd: string, isChat: boolean): Promise<string | number> {
+  const { env, stderr, colors } = terminal;
+  const { summaries, isThisFolder } = sessionsToPick(env, cwd);
+  const place = isThisFolder ? `in ${cwd}` : `anywhere (none in ${cwd})`;
+  if (summaries.length === 0) {
+    stderr.write("harness: no sessions to resume yet\n");
+    return 2;
+  }
+  if (!isChat) {
+    stderr.write(`recent sessions ${place}:\n${formatPickList(summaries, Date.now()).join("\n")}\n`);
+    stderr.write("Usage: harness -r <id> [options] [prompt words...]   (a unique prefix of the id will do)\n");
+    return 2;
+  }
+  stderr.write(`recent sessions ${place}:\n`);
+  const picked = await pickSession(summaries, askOnceUncancelled, (text) => stderr.write(text), colors);
+  if (picked !== undefined) return picked;
+  stderr.write("nothing resumed\n");
+  return 0;
+}

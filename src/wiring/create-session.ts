@@ -1,0 +1,538 @@
+import { dirname } from "node:path";
+import { loadConfigFile, type HarnessConfig } from "./config-file.ts";
+import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./defaults.ts";
+import { resolveProvider } from "./resolve-provider.ts";
+import type { TodoItem } from "../core/event-schema.ts";
+import type { AgentEvent } from "../core/events.ts";
+import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
+import type { Provider } from "../core/provider.ts";
+import { parsePositiveInteger } from "../shared/helpers.ts";
+import { stripControlSequences } from "../shared/control-chars.ts";
+import { redactText, secretValuesOf } from "../shared/redact.ts";
+import { redactEvents } from "../core/stream-redactor.ts";
+import { describeCall, type ApproveFn } from "../core/run-tools.ts";
+import { loadInstructions } from "../core/instruction-files.ts";
+import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.ts";
+import { mayChangeFiles, type Tool } from "../core/tool.ts";
+import { loadExtensions, type Extensions } from "./extensions.ts";
+import { checkNames, reportNameProblems } from "../settings/check-names.ts";
+import { HookedAgent } from "../hooks/hooked-agent.ts";
+import type { McpServerConfig } from "../mcp/mcp-config.ts";
+import {
+  createApprover,
+  type ApproverOptions,
+  type AskApprovalFn,
+  type DelegateApprovalFn,
+} from "../permissions/approver.ts";
+import { settleFolderTrust, type TrustReview } from "../permissions/folder-trust.ts";
+import {
+  PermissionSetupError,
+  setupPermissions,
+  withProjectRules,
+  withReadableFolders,
+  type PermissionFlags,
+} from "../permissions/setup-permissions.ts";
+import { findPromptCommands, type PromptCommand } from "../prompts/custom-commands.ts";
+import { findAgents } from "../prompts/agents.ts";
+import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
+import { liveContextWindow, resolveContextWindow } from "../providers/context-window.ts";
+import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
+import { createProvider } from "../providers/create-provider.ts";
+import type { ProviderSettings } from "../providers/index.ts";
+import { probeSandbox } from "../sandbox/detect-sandbox.ts";
+import { planThinking } from "../providers/thinking.ts";
+import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
+import type { LockedSession } from "../session/session-lock.ts";
+import { DEFAULT_SUBAGENT_DEPTH, taskToolFor, type SubagentSetup } from "./subagents.ts";
+import { sessionControls, type SessionControls, type SessionState } from "./session-controls.ts";
+import type { SessionData } from "../session/session-reader.ts";
+import { BackgroundJobs } from "../tools/background-jobs.ts";
+import { closeHosted } from "../tools/command-host.ts";
+import { codingTools } from "../tools/index.ts";
+import { TurnSnapshots } from "./undo-redo.ts";
+
+/** What a mode decides; everything else comes from the environment, config and settings files. */
+export interface SessionOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Provider flags; a resumed session's provider and model are the defaults below them. */
+  choice: ProviderChoice;
+  /** The stored session to continue, locked for this process (the session owns the lock from here); absent for a new one. */
+  resumed?: LockedSession;
+  maxTurns?: number;
+  /** `--system-prompt` and `--append-system-prompt`. */
+  systemPrompt?: PromptOverrides;
+  /** The context window in tokens (`--context-window`); else HARNESS_CONTEXT_WINDOW, the model, the server, the table. */
+  contextWindow?: number;
+  permissions: PermissionFlags;
+  /**
+   * Who answers what the rules leave open: a person at the terminal (`ask`), a front end with its
+   * own dialogue (`delegate`, the editor), or nobody (refused).
+   */
+  approval:
+    | { ask: AskApprovalFn }
+    | { delegate: DelegateApprovalFn }
+    | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
+  /** An editor's MCP servers, added to the configured ones. */
+  mcpServers?: McpServerConfig[];
+  /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
+  takeQueuedMessages?: () => string[];
+  /**
+   * Names a command file cannot take (the chat's own slash commands): such a file is left out
+   * with a warning. Given by the mode, so the factory imports nothing of the chat's.
+   */
+  reservedCommands: readonly string[];
+  /**
+   * At a terminal: asked when no provider is configured; true means use the local model
+   * (ui/local-offer.ts puts the question). Absent: the missing provider is an error.
+   */
+  offerLocalModel?: () => Promise<boolean>;
+  /**
+   * Folder trust for this folder's hooks, MCP servers and allow rules: `flag` is `--trust`;
+   * `ask` puts the question to a person (chat); without either, only a trust given before counts.
+   */
+  trust: { flag: boolean; ask?: (review: TrustReview) => Promise<boolean> };
+  /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
+  warn(message: string): void;
+}
+
+/** A session cannot be built; the message says what to fix, the exit code is the CLI's. */
+export class SessionSetupError extends Error {
+  override name = "SessionSetupError";
+
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * One built session: the runs it records, and the controls the chat's slash commands use. Its
+ * Agent stays inside: a mode runs prompts only through `run`, the one redaction point.
+ */
+export interface Session extends SessionControls {
+  /** The session's id (changes with `startNew` and `resume`). */
+  readonly id: string;
+  readonly settings: ProviderSettings;
+  /** The adapter and the model replies come from now (`/model` changes it). */
+  readonly model: { provider: string; model: string };
+  /** The context window compaction works within, when known. */
+  readonly contextWindow: number | undefined;
+  /** The tools the model is offered (an editor shows their kinds). */
+  readonly tools: readonly Tool[];
+  /** The one-line trace a call shows (`bash> ls`), by the session's tools and folder, for a replayed conversation. */
+  describeCall(call: ToolCallPart): string;
+  /** Tokens spent in this session so far (a resumed session's included). */
+  readonly usage: Usage;
+  /** The same, by the model that spent them (subagents may run on other models). */
+  readonly spent: readonly ModelUsage[];
+  /** The session file (it exists once the first entry is written). */
+  readonly path: string;
+  /** Whether this folder's project settings and skills are in use (permissions/folder-trust.ts). */
+  readonly isFolderTrusted: boolean;
+  /** The skills the system prompt lists, and the project's left out because the folder is not trusted. */
+  readonly skills: { listed: readonly Skill[]; untrusted: readonly Skill[] };
+  /** The model's plan now (the last todo call's list): a resumed session's, empty after `startNew`. */
+  readonly todo: readonly TodoItem[];
+  /** Slash commands that expand into a prompt: `.harness/commands/*.md`, `$HARNESS_HOME/commands/*.md`, /init. */
+  readonly promptCommands: readonly PromptCommand[];
+  /** Processes bash started with `background: true`; they outlive /clear and /resume, and end with `close`. */
+  readonly background: BackgroundJobs;
+  /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
+  settingsFor(session: SessionData | undefined): ProviderSettings;
+  close(): Promise<void>;
+}
+
+/** Builds a session; throws SessionSetupError for what the user must fix (a resumed session's lock is then given back). */
+export async function createSession(sessionOptions: SessionOptions): Promise<Session> {
+  try {
+    return await buildSession(sessionOptions);
+  } catch (error) {
+    sessionOptions.resumed?.lock.release();
+    throw error;
+  }
+}
+
+async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
+  const { cwd, env, resumed } = sessionOptions;
+  // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
+  // key and no escape sequence of theirs reaches the terminal or an editor's log.
+  const options = {
+    ...sessionOptions,
+    warn: (message: string) => sessionOptions.warn(redactText(stripControlSequences(message), secretValuesOf(env))),
+  };
+  // Whether a sandbox works here, found out without blocking while the settings load (the CLI
+  // starts this trial at launch); setupPermissions then has the answer at hand.
+  const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
+  const { settingsFor, config } = await settingsResolver(options);
+  const settings = settingsFor(resumed);
+  await sandboxTrial;
+  const folder = await settleFolder(options);
+  const { permissions, trust } = folder;
+  // A server that stays silent is reported while the call waits (providers/call-limits.ts).
+  const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
+  const provider = await providerFor(settings);
+  const thinkingNotice = planThinking(settings).notice;
+  if (thinkingNotice) options.warn(thinkingNotice);
+  const windowOverride = options.contextWindow ?? windowFromEnv(env);
+  const window = contextWindowFor(windowOverride, settings, provider);
+  if (resumed) await window.known;
+  // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
+  const extensions = await loadExtensions({
+    cwd,
+    env,
+    commandEnv: permissions.env,
+    isProjectTrusted: trust.isTrusted,
+    warn: options.warn,
+    extraServers: options.mcpServers,
+  });
+  const tools = toolsFor(options, folder, config, extensions.tools, {
+    parent: () => agent,
+    settings: () => state.settings,
+    providerFor,
+    parentSessionId: () => state.recorder.id,
+    redact: (events) => outgoing(events),
+  });
+  await checkRuleNames(options, permissions, extensions, tools);
+  const state: SessionState = {
+    recorder: startRecorder(env, cwd, settings, resumed),
+    settings,
+    todo: resumed?.todo ?? [],
+  };
+  const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
+  const sessionState = new Map<string, unknown>();
+  const background = BackgroundJobs.into(sessionState);
+  const agent = new HookedAgent(
+    {
+      sessionId: state.recorder.id,
+      messages: resumed?.messages,
+      provider,
+      tools,
+      system: systemPromptFor(cwd, tools, options.systemPrompt, folder.skills, folder.instructions),
+      cwd,
+      maxTurns: options.maxTurns,
+      maxTokens: settings.maxTokens,
+      retry: retryPolicyFrom(env),
+      context: window.context,
+      toolContext: {
+        env: permissions.env,
+        secrets: permissions.secrets,
+        wrapCommand: permissions.wrapCommand,
+        unwalked: permissions.unwalked,
+        sessionState,
+        spillDir: state.recorder.writer.spillDir,
+      },
+      approve: snapshottingApprover(options, permissions, turnSnapshots, state),
+      takeQueuedMessages: options.takeQueuedMessages,
+    },
+    extensions.hooks,
+  );
+  await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
+  /**
+   * The one point where the event stream is transformed before anyone sees it: the recorder,
+   * the terminal, JSON output and the editor all get these events. Keys never reach them;
+   * the model's own copy of the conversation is untouched.
+   */
+  const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
+  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };
+  const controls = sessionControls(parts);
+  return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
+}
+
+/** The session a mode gets: its controls, and views of the state that read it as it is now (getters). */
+function sessionOf(parts: {
+  agent: HookedAgent;
+  state: SessionState;
+  controls: SessionControls;
+  folder: SettledFolder;
+  background: BackgroundJobs;
+  settingsFor: Session["settingsFor"];
+  extensions: Extensions;
+}): Session {
+  const { agent, state, folder, background, extensions } = parts;
+  const { trust, permissions } = folder;
+  return {
+    ...parts.controls,
+    get id() {
+      return state.recorder.id;
+    },
+    get model() {
+      return { provider: agent.options.provider.name, model: agent.options.provider.model };
+    },
+    get contextWindow() {
+      return agent.options.context?.window;
+    },
+    tools: agent.options.tools,
+    describeCall: (call) => describeCall(call, agent.options.tools, agent.options.cwd),
+    get settings() {
+      return state.settings;
+    },
+    get usage() {
+      return state.recorder.usage;
+    },
+    get spent() {
+      return state.recorder.spent;
+    },
+    get path() {
+      return state.recorder.writer.path;
+    },
+    get todo() {
+      return state.todo;
+    },
+    isFolderTrusted: trust.isTrusted,
+    skills: { listed: folder.skills, untrusted: trust.isTrusted ? [] : folder.found.project },
+    promptCommands: folder.promptCommands,
+    background,
+    settingsFor: parts.settingsFor,
+    async close() {
+      state.recorder.close();
+      await background.close(); // before the helper is let go: its commands end with it
+      closeHosted(permissions.wrapCommand);
+      await extensions.close();
+    },
+  };
+}
+
+/** What the folder gives a session: permissions (with the project's rules once trusted), trust, skills, prompt commands. */
+type SettledFolder = Awaited<ReturnType<typeof settleFolder>>;
+
+/** Permissions, then folder trust, then what a trusted folder adds; warnings as they come. */
+async function settleFolder(options: SessionOptions) {
+  const { cwd, env } = options;
+  let permissions = setupPermissionsOrThrow(options);
+  for (const warning of permissions.warnings) options.warn(`warning: ${warning}`);
+  // The folder's hooks, MCP servers and allow rules only once it is trusted (permissions/folder-trust.ts).
+  const found = findSkills({ cwd, harnessHome: stateDir(env), home: permissions.policy.home }, (message) =>
+    options.warn(`warning: ${message}`),
+  );
+  const trust = await settleFolderTrust({
+    cwd,
+    harnessHome: stateDir(env),
+    home: permissions.policy.home,
+    trustedFolders: permissions.trustedFolders,
+    skills: found.project,
+    ...options.trust,
+  });
+  if (trust.report) options.warn(trust.report);
+  if (trust.isTrusted) permissions = withProjectRules(permissions);
+  const skills = activeSkills(found, trust.isTrusted);
+  // Read once: the main agent's prompt and its subagents' share them (and their notices).
+  const instructions = loadInstructions(cwd, {
+    home: permissions.policy.home,
+    harnessHome: stateDir(env),
+    secretPaths: permissions.policy.secretPaths,
+    warn: (message) => options.warn(`warning: ${message}`),
+  });
+  const commandPlaces = {
+    cwd,
+    harnessHome: stateDir(env),
+    home: permissions.policy.home,
+    secretPaths: permissions.policy.secretPaths,
+  };
+  const promptCommands = findPromptCommands(commandPlaces, options.reservedCommands, (message) =>
+    options.warn(`warning: ${message}`),
+  );
+  // The model is told to read a skill's files: that never asks, wherever the skill lives.
+  permissions = withReadableFolders(
+    permissions,
+    skills.map((skill) => dirname(skill.path)),
+  );
+  return { permissions, trust, found, skills, instructions, promptCommands };
+}
+
+/**
+ * The context window, started now and never waited for by a new conversation: a local server
+ * may be probed for its window (context-window.ts), and a local model knows its own (loading
+ * it, which its first call does anyway). A resumed conversation may already be near the window,
+ * so the caller waits for it then.
+ */
+function contextWindowFor(windowOverride: number | undefined, settings: ProviderSettings, provider: Provider) {
+  return liveContextWindow(
+    settings,
+    windowOverride !== undefined
+      ? Promise.resolve(windowOverride)
+      : "contextWindow" in provider && typeof provider.contextWindow === "function"
+        ? (provider.contextWindow as () => Promise<number>)().catch(() => resolveContextWindow(settings))
+        : undefined,
+  );
+}
+
+/** The model's tools: the built-in ones, the task tool (whose children share this session), then MCP servers'. */
+function toolsFor(
+  options: SessionOptions,
+  folder: SettledFolder,
+  config: HarnessConfig,
+  serverTools: Tool[],
+  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact">,
+): Tool[] {
+  const { cwd, env } = options;
+  const ownTools = [...codingTools, ...serverTools];
+  const agents = findAgents({ cwd, harnessHome: stateDir(env), home: folder.permissions.policy.home }, (message) =>
+    options.warn(`warning: ${message}`),
+  );
+  const taskTool = taskToolFor({
+    ...parentOf,
+    cwd,
+    env,
+    agents,
+    tools: ownTools,
+    maxDepth: config.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH,
+    // The user's --system-prompt and --append-system-prompt hold for children too; their part comes last.
+    systemPrompt: (given, append) =>
+      systemPromptFor(
+        cwd,
+        [...given],
+        { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
+        folder.skills,
+        folder.instructions,
+      ),
+  });
+  // The task tool after the built-in ones, before MCP servers' (whose lists vary).
+  return taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools;
+}
+
+/** Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run). */
+async function checkRuleNames(
+  options: SessionOptions,
+  permissions: SettledFolder["permissions"],
+  extensions: Extensions,
+  tools: Tool[],
+): Promise<void> {
+  const nameProblems = checkNames(
+    {
+      allow: [...permissions.policy.allow, ...permissions.projectAllow],
+      deny: permissions.policy.deny,
+      ask: permissions.policy.ask,
+    },
+    extensions.declaredHooks,
+    { tools, servers: extensions.serverNames },
+  );
+  const stopReason = reportNameProblems(nameProblems, "nobody" in options.approval, options.warn);
+  if (stopReason) {
+    await extensions.close();
+    throw new SessionSetupError(stopReason, 2);
+  }
+}
+
+/**
+ * The policy's approver, and the last gate before a reply's tools run (all of a reply's calls
+ * are decided before any runs): the first allowed call that may change files waits here for the
+ * turn's snapshot.
+ */
+function snapshottingApprover(
+  options: SessionOptions,
+  permissions: SettledFolder["permissions"],
+  turnSnapshots: TurnSnapshots,
+  state: SessionState,
+): ApproveFn {
+  const approve = createApprover({
+    policy: permissions.policy,
+    cwd: options.cwd,
+    ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
+    ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
+    ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
+  });
+  return async (request, signal) => {
+    const decision = await approve(request, signal);
+    if (decision.allow && mayChangeFiles(request.tool))
+      await turnSnapshots.beforeChange(state.recorder.id, (commit) => state.recorder.recordSnapshot(commit));
+    return decision;
+  };
+}
+
+/**
+ * How provider settings resolve for a session (a resumed one's provider and model are the
+ * defaults below flags and environment); at a terminal with nothing configured, the local
+ * model if the person wants it. Throws SessionSetupError.
+ */
+async function settingsResolver(options: SessionOptions): Promise<{
+  settingsFor: (session: SessionData | undefined) => ProviderSettings;
+  config: HarnessConfig;
+}> {
+  const { env, offerLocalModel, resumed } = options;
+  const config = wrapConfigError(() => loadConfigFile(env));
+  let choice = options.choice;
+  const settingsFor = (session: SessionData | undefined) =>
+    wrapConfigError(() => resolveProvider(providerChoiceFor(choice, env, session), env, config));
+  if (offerLocalModel && isProviderMissing(() => settingsFor(resumed)) && (await offerLocalModel()))
+    choice = { ...choice, provider: "local" };
+  return { settingsFor, config };
+}
+
+/** Whether resolving settings fails for want of a provider (not for a broken config, which is reported as it is). */
+function isProviderMissing(resolve: () => unknown): boolean {
+  try {
+    resolve();
+    return false;
+  } catch (error) {
+    return error instanceof SessionSetupError && error.cause instanceof NoProviderError;
+  }
+}
+
+function wrapConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigError)
+      throw new SessionSetupError(error.message, error.isUsage ? 2 : 1, { cause: error });
+    throw error;
+  }
+}
+
+function setupPermissionsOrThrow(options: SessionOptions) {
+  try {
+    return setupPermissions(options.permissions, {
+      cwd: options.cwd,
+      env: options.env,
+      harnessHome: stateDir(options.env),
+    });
+  } catch (error) {
+    if (error instanceof PermissionSetupError)
+      throw new SessionSetupError(error.message, error.exitCode, { cause: error });
+    throw error;
+  }
+}
+
+/** The system prompt with this machine's facts: the one place they are gathered. */
+function systemPromptFor(
+  cwd: string,
+  tools: Tool[],
+  overrides: PromptOverrides | undefined,
+  skills: Skill[],
+  instructions: string,
+): string {
+  const machine = {
+    cwd,
+    platform: `${process.platform} ${process.arch}`,
+    shell: "bash",
+    date: new Date().toISOString().slice(0, 10),
+  };
+  return buildSystemPrompt(
+    machine,
+    tools.map((tool) => tool.name),
+    overrides,
+    skills,
+    instructions,
+  );
+}
+
+function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env.HARNESS_CONTEXT_WINDOW;
+  if (value === undefined) return undefined;
+  const tokens = parsePositiveInteger(value);
+  if (tokens === undefined) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
+  if (tokens < MIN_CONTEXT_WINDOW)
+    throw new SessionSetupError(`HARNESS_CONTEXT_WINDOW takes at least ${MIN_CONTEXT_WINDOW} tokens`, 2);
+  return tokens;
+}
+
+/** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
+function retryPolicyFrom(env: NodeJS.ProcessEnv) {
+  const base = Number(env.HARNESS_RETRY_BASE_MS);
+  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS
+    ? { maxRetries: 4, baseDelayMs: base }
+    : undefined;
+}

@@ -1,0 +1,64 @@
+// What the user adds around the agent: command hooks (settings.json) and MCP servers'
+// tools (config.json, .mcp.json). Shared by the CLI and the ACP server; the MCP SDK is loaded
+// only when servers are configured. A project's hooks and servers come only from a trusted
+// folder (permissions/folder-trust.ts), and none of them sees a credential it was not given.
+import { stateDir } from "./defaults.ts";
+import { redactText, secretValuesOf } from "../shared/redact.ts";
+import type { Tool } from "../core/tool.ts";
+import { createCommandHooks, type CommandHooks } from "../hooks/command-hooks.ts";
+import { type CommandHook, loadHooks } from "../hooks/hook-settings.ts";
+import { loadMcpServers, projectMcpFile, userMcpFile, type McpServerConfig } from "../mcp/mcp-config.ts";
+import { settingsSources } from "../settings/settings-file.ts";
+import { prepareBase64Image } from "../tools/image-file.ts";
+
+/** Hooks and extra tools for one session, and how to stop the servers behind them. */
+export interface Extensions {
+  hooks: CommandHooks;
+  /** The hooks as declared, for the check that each matcher can match (settings/check-names.ts). */
+  declaredHooks: CommandHook[];
+  tools: Tool[];
+  /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
+  serverNames: string[];
+  close(): Promise<void>;
+}
+
+export interface ExtensionOptions {
+  cwd: string;
+  /** The whole environment: `${VAR}` in the user's own config.json may name any variable. */
+  env: NodeJS.ProcessEnv;
+  /**
+   * What hooks and MCP servers run with, and all that `${VAR}` in a project's .mcp.json may
+   * expand: the bash tool's environment, credentials removed except those the user passes through.
+   */
+  commandEnv: Record<string, string>;
+  /** Whether this folder's own hooks and MCP servers may run. */
+  isProjectTrusted: boolean;
+  warn(message: string): void;
+  /** Servers to add to the configured ones (an editor's, over ACP); same name replaces. */
+  extraServers?: McpServerConfig[];
+}
+
+export async function loadExtensions(options: ExtensionOptions): Promise<Extensions> {
+  const { cwd, env, commandEnv, isProjectTrusted } = options;
+  const home = stateDir(env);
+  // A warning may quote a server's URL, headers or error text: keys never reach the terminal.
+  const secrets = secretValuesOf(env);
+  const warn = (message: string) => options.warn(redactText(message, secrets));
+  const sources = settingsSources(cwd, home, env);
+  const hookFiles = [...sources.user, ...(isProjectTrusted ? sources.project : [])];
+  const declaredHooks = loadHooks(hookFiles, warn);
+  const hooks = createCommandHooks(declaredHooks, { cwd, env: commandEnv, warn });
+  const configured = loadMcpServers(
+    [userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])],
+    warn,
+  );
+  const extra = options.extraServers ?? [];
+  const servers = [...configured.filter((server) => !extra.some((e) => e.name === server.name)), ...extra];
+  // Only names: an untrusted project's servers are never started (their problems were reported by folder trust).
+  const untrusted = isProjectTrusted ? [] : loadMcpServers([projectMcpFile(cwd, env, commandEnv)], () => {});
+  const serverNames = [...servers, ...untrusted].map((server) => server.name);
+  if (servers.length === 0) return { hooks, declaredHooks, tools: [], serverNames, close: async () => {} };
+  const { connectMcpServers } = await import("../mcp/connect.ts");
+  const mcp = await connectMcpServers(servers, { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image });
+  return { hooks, declaredHooks, tools: mcp.tools, serverNames, close: () => mcp.close() };
+}

@@ -1,0 +1,224 @@
+// What a built session does once it stands: its runs, recorded at the one redaction point, and
+// the controls the chat's slash commands use (model, thinking, new, resume, undo), all over one
+// state object (SessionState), so a control changes the session in one place.
+import { existsSync } from "node:fs";
+import type { Agent } from "../core/agent.ts";
+import type { CompactionResult } from "../core/compaction.ts";
+import type { TodoItem } from "../core/event-schema.ts";
+import type { AgentEvent, RunResult } from "../core/events.ts";
+import type { UserContent } from "../core/messages.ts";
+import type { Provider } from "../core/provider.ts";
+import type { ProviderSettings } from "../providers/index.ts";
+import { planThinking } from "../providers/thinking.ts";
+import type { ThinkingLevel } from "../providers/thinking-levels.ts";
+import type { LockedSession } from "../session/session-lock.ts";
+import { readSession, type SessionData } from "../session/session-reader.ts";
+import type { SessionRecorder } from "../session/session-recorder.ts";
+import { startRecorder } from "./stored-sessions.ts";
+import { todoEvents } from "../tools/todo.ts";
+import {
+  applyPlan,
+  planRedo,
+  planUndo,
+  snapshotsFor,
+  type TurnSnapshots,
+  UndoError,
+  type UndoPlan,
+  type UndoResult,
+} from "./undo-redo.ts";
+import { formatTokens } from "../shared/helpers.ts";
+import { resolveContextWindow } from "../providers/context-window.ts";
+
+/** What changes while a session lives: the recorder (its id and file), the provider settings in use, the plan. */
+export interface SessionState {
+  recorder: SessionRecorder;
+  settings: ProviderSettings;
+  /** The model's plan now (the last todo call's list). */
+  todo: readonly TodoItem[];
+}
+
+/** The session's runs and the slash commands' controls. */
+export interface SessionControls {
+  /** Runs one prompt; every event is redacted, then recorded, then yielded. */
+  run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
+  /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
+  compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
+  /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
+  switchModel(model: string): Promise<string[]>;
+  /** The model thinks this much from now on (`/thinking`); returns the notice when the API cannot carry it. */
+  setThinking(level: ThinkingLevel): Promise<string | undefined>;
+  /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
+  startNew(): void;
+  /** Goes on as a stored session (`/resume`), locked for this process, with its settings (see `settingsFor`). */
+  resume(stored: LockedSession, settings: ProviderSettings): Promise<void>;
+  /** Works out undoing the last `turns` turns (`/undo`): the files that will change. Throws UndoError. */
+  planUndo(turns: number): Promise<UndoPlan>;
+  /** Works out reversing the latest undo (`/redo`). Throws UndoError. */
+  planRedo(): Promise<UndoPlan>;
+  /** Does a planned undo or redo: the files, the session's record, and the conversation the model sees. */
+  applyUndo(plan: UndoPlan): Promise<UndoResult | undefined>;
+}
+
+/** What the controls work with besides the state. */
+export interface ControlledParts {
+  agent: Agent;
+  state: SessionState;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  providerFor(settings: ProviderSettings): Promise<Provider>;
+  /** The window compaction works within (changed on a model switch), and the one --context-window or the environment fixed. */
+  window: { context: { window: number } };
+  windowOverride: number | undefined;
+  turnSnapshots: TurnSnapshots;
+  /** The one point where the event stream is transformed (redacted) before anyone sees it. */
+  outgoing<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R>;
+}
+
+export function sessionControls(parts: ControlledParts): SessionControls {
+  const { agent, turnSnapshots, state } = parts;
+  const recorded = recordedRuns(parts);
+  return {
+    async *run(prompt, signal) {
+      turnSnapshots.newTurn();
+      try {
+        return yield* recorded((stop) => agent.prompt(prompt, stop), signal);
+      } finally {
+        await turnSnapshots.afterTurn(state.recorder.id, (commit) => state.recorder.recordSnapshot(commit));
+      }
+    },
+    compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
+    ...providerControls(parts),
+    ...conversationControls(parts),
+    ...undoControls(parts),
+  };
+}
+
+/**
+ * Runs as the session records them. A session file that cannot be written (a full disk) stops
+ * the run: the agent is aborted and its `done` comes out as an error saying so
+ * (session/session-store.ts), so a headless run exits 1 with that line and the file stays resumable.
+ */
+function recordedRuns({ state, outgoing }: ControlledParts) {
+  return async function* recorded<R>(
+    start: (signal: AbortSignal) => AsyncGenerator<AgentEvent, R>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<AgentEvent, R> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    if (signal?.aborted) stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const asFailed = <T>(value: T): T =>
+      state.recorder.failure && (value as { type?: unknown })?.type === "done"
+        ? { ...value, reason: "error", error: state.recorder.failure }
+        : value;
+    const stream = outgoing(start(stop.signal));
+    const withTodo = todoEvents(); // the plan the todo tool sets, as its own event
+    try {
+      for (let step = await stream.next(); ; step = await stream.next()) {
+        if (step.done) return asFailed(step.value);
+        for (const event of withTodo(asFailed(step.value))) {
+          if (event.type === "todo") state.todo = event.items;
+          state.recorder.record(event);
+          if (state.recorder.failure) stop.abort();
+          yield event;
+        }
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      await stream.return(undefined as R); // a consumer that stops early stops the run too
+    }
+  };
+}
+
+/** `/model` and `/thinking`: another provider for the runs that follow. */
+function providerControls({ agent, state, providerFor, window, windowOverride }: ControlledParts) {
+  return {
+    async switchModel(model: string) {
+      // A window configured or probed for the old model is not the new one's (compaction would
+      // use the wrong one): resolved again, unless --context-window or the environment fixed it.
+      // So are prices configured for it (config.json `prices`): the new model is priced from the table.
+      const next = {
+        ...state.settings,
+        model,
+        prices: undefined,
+        ...(windowOverride === undefined ? { contextWindow: undefined } : {}),
+      };
+      agent.configure({ provider: await providerFor(next) });
+      const before = window.context.window;
+      if (windowOverride === undefined) window.context.window = await resolveContextWindow(next);
+      state.settings = next;
+      state.recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
+      const changes = [
+        window.context.window === before
+          ? `context window ${formatTokens(before)}`
+          : `context window ${formatTokens(window.context.window)} (was ${formatTokens(before)})`,
+      ];
+      const thinking = planThinking(next).notice;
+      if (thinking) changes.push(thinking);
+      return changes;
+    },
+    async setThinking(level: ThinkingLevel) {
+      const next = { ...state.settings, thinking: level };
+      agent.configure({ provider: await providerFor(next) });
+      state.settings = next;
+      return planThinking(next).notice;
+    },
+  };
+}
+
+/** `/clear` and `/resume`: the session goes on in another file, with another conversation. */
+function conversationControls({ agent, state, providerFor, env, cwd }: ControlledParts) {
+  const moveTo = (next: SessionRecorder) => {
+    state.recorder.close();
+    state.recorder = next;
+    agent.configure({
+      sessionId: next.id,
+      toolContext: { ...agent.options.toolContext, spillDir: next.writer.spillDir },
+    });
+  };
+  return {
+    startNew() {
+      moveTo(startRecorder(env, cwd, state.settings, undefined));
+      agent.replaceMessages([]);
+      state.todo = [];
+    },
+    async resume(stored: LockedSession, settings: ProviderSettings) {
+      const current = state.settings;
+      const isSameProvider =
+        settings.name === current.name &&
+        settings.model === current.model &&
+        settings.baseUrl === current.baseUrl &&
+        settings.api === current.api;
+      try {
+        if (!isSameProvider) agent.configure({ provider: await providerFor(settings) });
+      } catch (error) {
+        stored.lock.release();
+        throw error;
+      }
+      moveTo(startRecorder(env, cwd, settings, stored));
+      state.settings = settings;
+      agent.replaceMessages(stored.messages);
+      state.todo = stored.todo;
+    },
+  };
+}
+
+/** `/undo` and `/redo`, worked out from the session's own record (turns, snapshots, earlier undos). */
+function undoControls({ agent, state, env, cwd }: ControlledParts) {
+  const storedSelf = (): SessionData => {
+    if (!existsSync(state.recorder.writer.path))
+      throw new UndoError("nothing to undo: no turn has run in this session yet");
+    return readSession(state.recorder.writer.path);
+  };
+  const snapshots = () => snapshotsFor(env, cwd, state.recorder.id);
+  return {
+    planUndo: async (turns: number) => planUndo(storedSelf(), turns, snapshots()),
+    planRedo: async () => planRedo(storedSelf(), snapshots()),
+    async applyUndo(plan: UndoPlan) {
+      const result = await applyPlan(plan, snapshots(), (entry) => state.recorder.recordUndo(entry));
+      // The reader is the one home of what undo leaves.
+      agent.replaceMessages(readSession(state.recorder.writer.path).messages);
+      return result;
+    },
+  };
+}

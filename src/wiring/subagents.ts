@@ -1,0 +1,145 @@
+// Subagents: the children the `task` tool starts, built from the session that owns the tool.
+// A child is a fresh conversation over the parent agent's own options (createSession's): the
+// same provider, approvals and session rules, sandbox, environment, secrets, hooks and context
+// window; its abort signal is the parent's call's, so an interrupt stops every child. It has its
+// own tools (a subset), its own turn limit and its own session file, whose header links it to
+// the parent's session and task call; its events are redacted at the same point as the parent's.
+import { Agent } from "../core/agent.ts";
+import type { AgentEvent, RunResult } from "../core/events.ts";
+import type { Provider } from "../core/provider.ts";
+import type { Tool } from "../core/tool.ts";
+import type { NamedAgent } from "../prompts/agents.ts";
+import type { ProviderSettings } from "../providers/index.ts";
+import type { SessionRecorder } from "../session/session-recorder.ts";
+import { startRecorder } from "./stored-sessions.ts";
+import { createTaskTool, type ChildRequest, type StartedChild } from "../tools/task.ts";
+
+/** Model calls one subagent may make (the parent's `--max-turns` caps it too). */
+export const SUBAGENT_MAX_TURNS = 30;
+/**
+ * Levels of subagents below the main agent unless config.json's `maxSubagentDepth` says
+ * otherwise: 1 means children cannot start their own; 0 means no task tool at all.
+ */
+export const DEFAULT_SUBAGENT_DEPTH = 1;
+/**
+ * A child's tools when neither the call nor a named agent names any: reading and searching.
+ * Named, not taken by kind: todo (the parent's plan) and bash_output / bash_kill (the parent's
+ * background processes) are of kind read too, and are not a child's business.
+ */
+const DEFAULT_CHILD_TOOLS = ["read_file", "list_files", "grep", "glob"];
+/** Claude Code's model names for "the parent's model" (`inherit`) and its own model families. */
+const PARENT_MODEL_ALIASES = new Set(["inherit", "sonnet", "opus", "haiku"]);
+/** What a child is told besides the parent's system prompt. */
+const SUBAGENT_NOTE =
+  "You are a subagent: another agent gave you this task. Do it with your tools, then reply with a self-contained final answer: it is all the other agent will see.";
+
+/** What the session gives its task tool to build children with. */
+export interface SubagentSetup {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  agents: readonly NamedAgent[];
+  /** The parent agent; its options (provider, approvals, sandbox, hooks) are the child's. */
+  parent: () => Agent;
+  /** The tools a child may be given, the task tool excepted. */
+  tools: readonly Tool[];
+  /** config.json `maxSubagentDepth`. */
+  maxDepth: number;
+  settings: () => ProviderSettings;
+  providerFor(settings: ProviderSettings): Promise<Provider>;
+  /** The session's system prompt for these tools, with `append` at its end. */
+  systemPrompt(tools: readonly Tool[], append: string): string;
+  parentSessionId: () => string;
+  /** The session's one redaction point (create-session.ts `outgoing`). */
+  redact<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R>;
+}
+
+/** The task tool whose children are `depth` levels below the main agent; none past the limit. */
+export function taskToolFor(setup: SubagentSetup, depth = 1): Tool | undefined {
+  if (depth > setup.maxDepth) return undefined;
+  return createTaskTool(setup.agents, (request, signal) => startChild(setup, depth, request, signal));
+}
+
+async function startChild(
+  setup: SubagentSetup,
+  depth: number,
+  request: ChildRequest,
+  signal: AbortSignal,
+): Promise<StartedChild | { error: string }> {
+  const named = request.agent === undefined ? undefined : setup.agents.find((agent) => agent.name === request.agent);
+  if (request.agent !== undefined && !named) {
+    const names = setup.agents.map((agent) => agent.name).join(", ") || "none are defined";
+    return { error: `there is no agent named "${request.agent}" (named agents: ${names})` };
+  }
+  // The child's own children link to the child's session, which starts once the request is sound.
+  let recorder: SessionRecorder | undefined;
+  const asParent = { ...setup, parentSessionId: () => recorder?.id ?? "" };
+  const tools = toolsFor(asParent, depth, request.tools ?? named?.tools, request.tools !== undefined);
+  if ("error" in tools) return tools;
+  const parent = setup.parent().options;
+  const model = named?.model;
+  const isParentModel = !model || PARENT_MODEL_ALIASES.has(model);
+  const settings = isParentModel ? setup.settings() : { ...setup.settings(), model };
+  const provider = isParentModel ? parent.provider : await setup.providerFor(settings);
+  recorder = startRecorder(setup.env, setup.cwd, settings, undefined, {
+    sessionId: setup.parentSessionId(),
+    toolCallId: request.callId,
+  });
+  const child = new Agent({
+    ...parent,
+    provider,
+    tools: tools.given,
+    system: setup.systemPrompt(tools.given, [SUBAGENT_NOTE, named?.prompt].filter(Boolean).join("\n\n")),
+    maxTurns: Math.min(SUBAGENT_MAX_TURNS, parent.maxTurns ?? SUBAGENT_MAX_TURNS),
+    sessionId: recorder.id,
+    toolContext: { ...parent.toolContext, spillDir: recorder.writer.spillDir },
+    takeQueuedMessages: undefined, // what the person types is for the main agent
+  });
+  return {
+    agent: named?.name ?? "task",
+    sessionId: recorder.id,
+    events: recorded(setup.redact(child.prompt(request.prompt, signal)), recorder),
+  };
+}
+
+/**
+ * The child's tools: those asked for (by the call, else by the named agent), else the read-only
+ * ones. A call may only ask for tools the parent has; a named agent's file may name tools this
+ * session lacks (another agent's, an MCP server not configured here), which are left out.
+ */
+function toolsFor(
+  setup: SubagentSetup,
+  depth: number,
+  names: readonly string[] | undefined,
+  isAskedByCall: boolean,
+): { given: Tool[] } | { error: string } {
+  const nested = names?.includes("task") ? taskToolFor(setup, depth + 1) : undefined;
+  if (names === undefined) return { given: setup.tools.filter((tool) => DEFAULT_CHILD_TOOLS.includes(tool.name)) };
+  if (isAskedByCall && names.includes("task") && !nested)
+    return {
+      error: `a subagent cannot start subagents of its own: ${setup.maxDepth} level${setup.maxDepth === 1 ? " is" : "s are"} allowed (config.json maxSubagentDepth)`,
+    };
+  const unknown = names.filter((name) => name !== "task" && !setup.tools.some((tool) => tool.name === name));
+  if (isAskedByCall && unknown.length > 0)
+    return {
+      error: `no tool named ${unknown.join(", ")} to give a subagent; choose among ${setup.tools.map((tool) => tool.name).join(", ")}`,
+    };
+  const given = setup.tools.filter((tool) => names.includes(tool.name));
+  return { given: nested ? [...given, nested] : given };
+}
+
+/** The child's events as its session file records them; the file is closed when the run ends. */
+async function* recorded(
+  events: AsyncGenerator<AgentEvent, RunResult>,
+  recorder: SessionRecorder,
+): AsyncGenerator<AgentEvent, RunResult> {
+  try {
+    for (let step = await events.next(); ; step = await events.next()) {
+      if (step.done) return step.value;
+      recorder.record(step.value);
+      yield step.value;
+    }
+  } finally {
+    await events.return(undefined as unknown as RunResult); // a parent that stops early stops the child
+    recorder.close();
+  }
+}
