@@ -9,36 +9,59 @@ import { ROOT } from "./helpers.ts";
 const SRC = join(ROOT, "src");
 
 /**
- * What each folder of src/ may import besides itself and the leaf modules. The top-level files
- * and src/commands are the wiring and may import anything.
+ * What each folder of src/ may import besides itself. `shared` is the leaf every layer may use;
+ * `core` is the loop and its types; `wiring` builds a session from the folders; `cli` (the command
+ * line, with its subcommands in cli/commands) may import anything, and nothing imports it.
  */
 const ALLOWED: Record<string, readonly string[]> = {
-  core: [],
-  providers: ["core"],
-  tools: ["core"],
-  session: ["core"],
+  // Leaf utilities (redaction, paths, proxies, diffs, ...): nothing of ours outside shared/.
+  shared: [],
+  core: ["shared"],
+  providers: ["core", "shared"],
+  tools: ["core", "shared"],
+  session: ["core", "shared"],
   // The terminal asks the questions the permission layer puts (their types live there).
-  ui: ["core", "permissions"],
-  sandbox: ["core"],
+  ui: ["core", "shared", "permissions"],
+  sandbox: ["core", "shared"],
   // Settings files read once, by section, and the one table of tool names (Claude Code's and ours).
-  settings: ["core"],
+  settings: ["core", "shared"],
   // The sandbox is how the permission layer confines commands; settings/ reads its rules.
-  permissions: ["core", "sandbox", "settings"],
-  hooks: ["core", "settings"],
+  permissions: ["core", "shared", "sandbox", "settings"],
+  hooks: ["core", "shared", "settings"],
   // A server's tools are named as the name table says.
-  mcp: ["core", "settings"],
-  acp: ["core"],
-  batch: ["core"],
+  mcp: ["core", "shared", "settings"],
+  acp: ["core", "shared"],
+  batch: ["core", "shared"],
   // Skills and custom commands: Markdown files of the user's own, turned into prompt text.
-  prompts: ["core"],
+  prompts: ["core", "shared"],
   // Workspace snapshots in a shadow git repository, for undo.
-  snapshots: ["core"],
+  snapshots: ["core", "shared"],
+  // The session factory: one-shot, chat and the editor share it, so it draws on no terminal (ui)
+  // and no mode (cli, acp, batch): a mode gives it what it needs (command names, the local-model offer).
+  wiring: [
+    "core",
+    "shared",
+    "providers",
+    "tools",
+    "session",
+    "sandbox",
+    "settings",
+    "permissions",
+    "hooks",
+    "mcp",
+    "prompts",
+    "snapshots",
+  ],
+  cli: ["*"],
+  // index.ts, the library's API: the loop, providers, tools and the factory's pieces, never the
+  // command line or the terminal.
+  ".": ["core", "shared", "providers", "tools", "wiring"],
 };
 
-/** Top-level modules that import nothing of ours, so every layer may use them. */
-const LEAVES = new Set(["version.ts"]);
+/** The one top-level file of src/; everything else lives in a folder that says which layer it is. */
+const TOP_LEVEL = ["index.ts"];
 
-/** Packages src/core may import: the core knows nothing of terminals, SDKs or servers. */
+/** Packages src/core and src/shared may import: they know nothing of terminals, SDKs or servers. */
 const CORE_PACKAGES = new Set(["zod"]);
 
 function sourceFiles(dir: string): string[] {
@@ -70,19 +93,18 @@ function layeringViolations(files: { path: string; text: string }[]): string[] {
   const violations: string[] = [];
   for (const file of files) {
     const from = folderOf(file.path);
-    if (from === "." || from === "commands") continue;
+    const allowed = ALLOWED[from] ?? [];
     for (const specifier of importsOf(file.text)) {
       const name = `${relative(SRC, file.path)} -> ${specifier}`;
       if (!specifier.startsWith(".")) {
         const isBuiltin = specifier.startsWith("node:");
-        if (from === "core" && !isBuiltin && !CORE_PACKAGES.has(specifier)) violations.push(name);
+        const isLeafLayer = from === "core" || from === "shared";
+        if (isLeafLayer && !isBuiltin && !CORE_PACKAGES.has(specifier)) violations.push(name);
         continue;
       }
-      const target = resolve(dirname(file.path), specifier);
-      const to = folderOf(target);
-      if (to === from) continue;
-      if (to === "." && LEAVES.has(relative(SRC, target))) continue;
-      if (!(ALLOWED[from] ?? []).includes(to)) violations.push(name);
+      const to = folderOf(resolve(dirname(file.path), specifier));
+      if (to === from || allowed.includes("*")) continue;
+      if (!allowed.includes(to)) violations.push(name);
     }
   }
   return violations.sort();
@@ -153,10 +175,22 @@ test("the cycle check catches a direct cycle, a longer one through a type-only i
 
 test("every folder of src/ has its layer rule, so a new folder is a decision, not an accident", () => {
   const folders = readdirSync(SRC, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== "commands")
+    .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
-  assert.deepEqual(folders, Object.keys(ALLOWED).sort());
+  assert.deepEqual(
+    folders,
+    Object.keys(ALLOWED)
+      .filter((folder) => folder !== ".")
+      .sort(),
+  );
+});
+
+test("the top level of src/ is the library entry alone, so `ls src/` shows the layers", () => {
+  const files = readdirSync(SRC, { withFileTypes: true })
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => entry.name);
+  assert.deepEqual(files.sort(), TOP_LEVEL);
 });
 
 test("the check catches each kind of crossing: a tool drawing on the terminal, the core loading an SDK or the wiring", () => {
@@ -167,31 +201,50 @@ test("the check catches each kind of crossing: a tool drawing on the terminal, t
     },
     {
       path: join(SRC, "core", "loop.ts"),
-      text: 'import type { ProviderSettings } from "../providers/index.ts";\nconst sdk = await import("openai");\nimport { z } from "zod";\n',
+      text: 'import type { ProviderSettings } from "../providers/index.ts";\nconst sdk = await import("openai");\nimport { z } from "zod";\nimport { redact } from "../shared/redact.ts";\n',
+    },
+    {
+      path: join(SRC, "shared", "leaf.ts"),
+      text: 'import type { AgentEvent } from "../core/events.ts";\nimport chalk from "chalk";\nimport { isInside } from "./is-inside.ts";\n',
     },
     {
       path: join(SRC, "ui", "status.ts"),
-      text: 'export { runCli } from "../run-cli.ts";\nimport { VERSION } from "../version.ts";\n',
+      text: 'export { runCli } from "../cli/run-cli.ts";\nimport { createSession } from "../wiring/create-session.ts";\nimport { VERSION } from "../shared/version.ts";\n',
     },
-    { path: join(SRC, "commands", "anything.ts"), text: 'import { runCli } from "../run-cli.ts";\n' },
+    {
+      path: join(SRC, "wiring", "factory.ts"),
+      text: 'import { paletteFor } from "../ui/colors.ts";\nimport { FLAGS } from "../cli/cli-args.ts";\nimport { bash } from "../tools/bash.ts";\n',
+    },
+    {
+      path: join(SRC, "index.ts"),
+      text: 'export { runCli } from "./cli/run-cli.ts";\nexport * from "./core/messages.ts";\n',
+    },
+    {
+      path: join(SRC, "cli", "commands", "any.ts"),
+      text: 'import { runCli } from "../run-cli.ts";\nimport "../../ui/chat.ts";\n',
+    },
   ];
   assert.deepEqual(layeringViolations(files), [
     "core/loop.ts -> ../providers/index.ts",
     "core/loop.ts -> openai",
+    "index.ts -> ./cli/run-cli.ts",
+    "shared/leaf.ts -> ../core/events.ts",
+    "shared/leaf.ts -> chalk",
     "tools/fancy.ts -> ../ui/colors.ts",
-    "ui/status.ts -> ../run-cli.ts",
+    "ui/status.ts -> ../cli/run-cli.ts",
+    "ui/status.ts -> ../wiring/create-session.ts",
+    "wiring/factory.ts -> ../cli/cli-args.ts",
+    "wiring/factory.ts -> ../ui/colors.ts",
   ]);
 });
 
-/** The modules that build a session: one-shot, chat and the editor share them, so none of them draws on the terminal. */
-const SESSION_FACTORY = ["create-session.ts", "subagents.ts", "extensions.ts", "stored-sessions.ts"];
-
 test("the session factory imports nothing of the terminal's: a mode gives it what it needs (command names, the local-model offer)", () => {
-  const crossings = SESSION_FACTORY.flatMap((name) =>
-    importsOf(readFileSync(join(SRC, name), "utf8"))
-      .filter((specifier) => specifier.startsWith("./ui/"))
-      .map((specifier) => `${name} -> ${specifier}`),
+  const crossings = sourceFiles(join(SRC, "wiring")).flatMap((path) =>
+    importsOf(readFileSync(path, "utf8"))
+      .filter((specifier) => /^\.\.\/(?:ui|cli)\//.test(specifier))
+      .map((specifier) => `${relative(SRC, path)} -> ${specifier}`),
   );
+  assert.ok(sourceFiles(join(SRC, "wiring")).some((path) => path.endsWith("create-session.ts")));
   assert.deepEqual(crossings, []);
 });
 
