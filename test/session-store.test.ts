@@ -103,7 +103,7 @@ test("undo and redo lines: undone turns leave the conversation, redo brings them
     recorder.record(start);
     if (prompt === "two") recorder.recordSnapshot("snap-two");
     recorder.record({ type: "message", message: user(prompt) });
-    // A turn's first snapshot is taken before its changes; a later one is its end (undo.ts afterTurn).
+    // A turn's first snapshot is taken before its changes; a later one is its end (wiring/undo-redo.ts afterTurn).
     if (prompt !== "one") recorder.recordSnapshot(`late-${prompt}`);
     recorder.record({ type: "message", message: reply(answer) });
   }
