@@ -7,6 +7,7 @@
 import type { RunResult } from "../core/events.ts";
 import type { ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
+import { type HookAnswer, parseAnswer, readPromptAnswer } from "./hook-answer.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
 import type { CommandHook, HookEventName } from "./settings.ts";
 import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
@@ -25,26 +26,20 @@ export interface CommandHooks {
   toolHooks: ToolHook;
   /** The session id hooks are told (`session_id`); the agent they serve sets it. Null when there are no sessions. */
   sessionId: () => string | undefined;
+  /**
+   * Runs UserPromptSubmit hooks on a prompt about to be sent. The first that refuses blocks it
+   * (the prompt never reaches the model; the reason is for the person); what they add is context
+   * for the model, sent beside the prompt.
+   */
+  userPromptSubmit(prompt: string, signal: AbortSignal): Promise<PromptVerdict>;
   /** Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their matcher sees. */
   sessionStart(source: "startup" | "resume"): Promise<void>;
   /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
   stop(result: RunResult): Promise<void>;
 }
 
-/** Claude Code's JSON answer on stdout (the fields harness acts on). */
-interface HookAnswer {
-  continue?: boolean;
-  stopReason?: string;
-  decision?: string;
-  reason?: string;
-  updatedInput?: unknown;
-  hookSpecificOutput?: {
-    permissionDecision?: string;
-    permissionDecisionReason?: string;
-    updatedInput?: unknown;
-    additionalContext?: string;
-  };
-}
+/** What the UserPromptSubmit hooks made of a prompt: blocked (by which command, why), or sent with their context. */
+export type PromptVerdict = { block: string; command: string } | { context: string[] };
 
 export function createCommandHooks(hooks: CommandHook[], context: CommandHookContext): CommandHooks {
   // A tool is matched by each of its names, ours and Claude's (`edit_file`, `Edit`, `MultiEdit`).
@@ -133,6 +128,20 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
   const self: CommandHooks = {
     toolHooks,
     sessionId: () => undefined,
+    async userPromptSubmit(prompt, signal) {
+      const added: string[] = [];
+      // Claude Code runs every hook of this event: a matcher, if written, is not consulted.
+      for (const hook of hooks.filter((entry) => entry.event === "UserPromptSubmit")) {
+        const result = await run(hook, { ...base("UserPromptSubmit"), prompt }, signal);
+        // Interrupted: the run that follows sees the abort and ends as interrupted.
+        if (signal.aborted) break;
+        const answer = readPromptAnswer(result);
+        if ("failed" in answer) context.warn(failureNote("UserPromptSubmit", hook, result));
+        else if ("block" in answer) return { block: answer.block, command: hook.command };
+        else if (answer.context) added.push(answer.context);
+      }
+      return { context: added };
+    },
     async sessionStart(source) {
       await runAll(of("SessionStart", [source]), { ...base("SessionStart"), source });
     },
@@ -148,18 +157,6 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       const result = await run(hook, input, new AbortController().signal);
       if (result.code !== 0) context.warn(failureNote(input.hook_event_name, hook, result));
     }
-  }
-}
-
-/** A JSON object on stdout, or nothing (plain text output is allowed and ignored). */
-function parseAnswer(stdout: string): HookAnswer | undefined {
-  const text = stdout.trim();
-  if (!text.startsWith("{")) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null ? (value as HookAnswer) : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -179,7 +176,8 @@ function failureNote(event: HookEventName, hook: CommandHook, result: HookRun): 
     : result.failure
       ? `could not run (${result.failure})`
       : `failed with exit code ${result.code}${result.stderr.trim() ? `: ${result.stderr.trim().split("\n")[0]}` : ""}`;
-  const after = event === "PreToolUse" ? "; the call went ahead" : "";
+  const after =
+    event === "PreToolUse" ? "; the call went ahead" : event === "UserPromptSubmit" ? "; the prompt was sent" : "";
   return `${event} hook "${hook.command}" (${hook.source}) ${what}${after}`;
 }
 
