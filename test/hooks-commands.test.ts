@@ -141,11 +141,14 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
   assert.match(result.stderr, /ignoring hooks\.Notification/);
   assert.match(
     result.stderr,
-    /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went ahead/,
+    /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went on to its approval/,
   );
   const content = toolResult(fake, 1, "call_1");
   assert.match(content, /^ran\n/);
-  assert.match(content, /\[PreToolUse hook "sleep 30" .* timed out after 1 s and was killed; the call went ahead\]/);
+  assert.match(
+    content,
+    /\[PreToolUse hook "sleep 30" .* timed out after 1 s and was killed; the call went on to its approval\]/,
+  );
   assert.match(content, /\[PostToolUse hook: remember to run the tests\]$/);
   const post = JSON.parse(readFileSync(join(cwd, "post.json"), "utf8"));
   assert.equal(post.hook_event_name, "PostToolUse");

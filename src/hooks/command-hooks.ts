@@ -5,7 +5,7 @@
 // to the model and on stderr, as Claude Code does (a hook is a check the user added, not a
 // sandbox: a hung checker should not wedge the session).
 import type { RunResult } from "../core/events.ts";
-import type { ToolHook } from "../core/run-tools.ts";
+import type { HookPermission, ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import { type HookAnswer, parseAnswer, readPromptAnswer } from "./hook-answer.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
@@ -66,9 +66,12 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     });
 
   const toolHooks: ToolHook = {
-    async beforeToolCall(call, input, signal) {
+    // Before the approval, as Claude Code runs PreToolUse: a hook sees refused calls too, and its
+    // permissionDecision is weighed by the approver (permissions/approver.ts weighHook).
+    async beforeApproval(call, input, signal) {
       let current = input;
       let isRewritten = false;
+      let permission: HookPermission | undefined;
       for (const hook of of("PreToolUse", namesOfTool(call.name))) {
         const sent = toolFields(hook, call.name, current);
         const result = await run(hook, { ...base("PreToolUse"), ...sent, tool_use_id: call.id }, signal);
@@ -89,8 +92,10 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
           current = fromClaudeFields(call.name, updated, sent.tool_input);
           isRewritten = true;
         }
+        const said = permissionOf(answer);
+        if (said && permission?.decision !== "ask") permission = said;
       }
-      return isRewritten ? { input: current } : undefined;
+      return { ...(isRewritten ? { input: current } : {}), ...(permission ? { permission } : {}) };
     },
 
     async afterToolCall(call, output, input, signal) {
@@ -160,6 +165,14 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
   }
 }
 
+/** A PreToolUse answer's `allow` or `ask` (Claude Code's `permissionDecision`; its older `decision: "approve"` is an allow). */
+function permissionOf(answer: HookAnswer | undefined): HookPermission | undefined {
+  const said = answer?.hookSpecificOutput?.permissionDecision ?? (answer?.decision === "approve" ? "allow" : undefined);
+  if (said !== "allow" && said !== "ask") return undefined;
+  const reason = answer?.hookSpecificOutput?.permissionDecisionReason ?? answer?.reason;
+  return { decision: said, ...(reason ? { reason } : {}) };
+}
+
 /** Claude Code's three ways for a PreToolUse answer to say no. */
 function blockReason(answer: HookAnswer | undefined): string | undefined {
   if (!answer) return undefined;
@@ -177,7 +190,11 @@ function failureNote(event: HookEventName, hook: CommandHook, result: HookRun): 
       ? `could not run (${result.failure})`
       : `failed with exit code ${result.code}${result.stderr.trim() ? `: ${result.stderr.trim().split("\n")[0]}` : ""}`;
   const after =
-    event === "PreToolUse" ? "; the call went ahead" : event === "UserPromptSubmit" ? "; the prompt was sent" : "";
+    event === "PreToolUse"
+      ? "; the call went on to its approval"
+      : event === "UserPromptSubmit"
+        ? "; the prompt was sent"
+        : "";
   return `${event} hook "${hook.command}" (${hook.source}) ${what}${after}`;
 }
 
