@@ -7,9 +7,18 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf as toolResult, writeJson } from "./helpers.ts";
+import {
+  cleanEnv,
+  fakeFlags,
+  fakeServerPerTest,
+  runCli,
+  tempDir,
+  toolResultOf as toolResult,
+  writeJson,
+} from "./helpers.ts";
 import { canaryHomeDir } from "./identities.ts";
 import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
@@ -95,4 +104,35 @@ esac`,
   assert.match(toolResult(fake, 1, "echo"), /the rule Bash\(rm:\*\) in .* forbids `rm victim\.txt`/);
   assert.equal(readFileSync(join(cwd, "victim.txt"), "utf8"), "still here\n");
   assert.match(toolResult(fake, 1, "ls"), /victim\.txt/, "a call the hook says nothing of runs under --yes");
+});
+
+test("in a chat under --yes, a hook's ask puts the call to the person with its reason, offering no 'always'", {
+  skip: needs("tmux"),
+}, async () => {
+  const cwd = auditedProject(
+    `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"touch is audited"}}'`,
+  );
+  const fake = await serve([
+    { reply: { toolCalls: [bash("touch", "touch answered")] } },
+    { reply: { text: "Made it." } },
+  ]);
+  const terminal = TmuxTerminal.start({
+    args: ["-y", "--trust", ...fakeFlags(fake)],
+    cwd,
+    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
+    columns: 160,
+  });
+  await terminal.waitFor(/> $/m, "the chat prompt");
+  terminal.type("touch it");
+  terminal.send(["Enter"]);
+  const question = await terminal.waitFor(/a PreToolUse hook asks: touch is audited(.*\n)*.*> $/m, "the question");
+  assert.match(question, /allow\? bash> touch answered/);
+  assert.doesNotMatch(question, /\[a\]lways/);
+  terminal.type("y");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/Made it\./, "the reply");
+  assert.equal(existsSync(join(cwd, "answered")), true);
+  terminal.type("/exit");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
 });
