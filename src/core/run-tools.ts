@@ -279,6 +279,9 @@ function invalidJson(call: ToolCallPart, replyWasCut: boolean, detail: string): 
   };
 }
 
+/** The summary of a call the approval refused (a rule, the person, nobody to ask): what `--format claude` counts as a permission denial. */
+export const REFUSED_SUMMARY = "refused";
+
 /** A call the user's interrupt (Esc, Ctrl-C) stopped before it ran, at its approval question or after. */
 const INTERRUPTED: ToolOutput = { isError: true, content: "The user interrupted before this tool call ran." };
 
@@ -287,13 +290,13 @@ function askedWithoutApprover({ tool, hookPermission }: Runnable): ToolOutput {
   return {
     isError: true,
     content: `The ${tool.name} call was not run: a hook asks before it${reason}, and no one is there to approve it.`,
-    summary: "refused",
+    summary: REFUSED_SUMMARY,
   };
 }
 
 function refusal(reason: string | undefined): ToolOutput {
   const because = reason ? ` The user said: ${reason}` : "";
-  return { isError: true, content: `The user did not allow this tool call.${because}`, summary: "refused" };
+  return { isError: true, content: `The user did not allow this tool call.${because}`, summary: REFUSED_SUMMARY };
 }
 
 async function runConcurrently(
