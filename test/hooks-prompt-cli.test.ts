@@ -4,21 +4,23 @@
 // exits 2 headless; what a hook adds reaches the model beside the prompt; in a chat the refused
 // line comes back in the input and the conversation holds only what was sent.
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir, writeJson } from "./helpers.ts";
+import {
+  cleanEnv,
+  fakeFlags,
+  fakeServerPerTest,
+  jsonLines,
+  runCli,
+  tempDir,
+  writeJson,
+  shellScript,
+} from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
-
-function script(dir: string, name: string, body: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
 
 /** A Claude Code project whose prompt hooks are `commands`, in order, and whose Stop hook leaves `stopped`. */
 function claudeProject(commands: string[]): string {
@@ -45,7 +47,7 @@ const userTexts = (body: { messages: Array<{ role: string; content: unknown }> }
 test("a prompt guard that exits 2 keeps the prompt from the model: exit 2, its reason on stderr, blockedBy in the stream, no Stop hook", async () => {
   const fake = await serve([{ reply: { text: "the model saw it" } }]);
   const cwd = claudeProject(["./guard.sh"]);
-  script(
+  shellScript(
     cwd,
     "guard.sh",
     'cat > prompt-input.json\ncase "$(cat prompt-input.json)" in *password*) echo "prompts must not carry passwords" >&2; exit 2;; esac',
@@ -133,7 +135,7 @@ test("in a chat, a refused prompt shows the hook's reason and comes back in the 
   const fake = await serve([{ reply: { text: "Sent on the second try." } }]);
   // Refuses the first time only, as a guard asking for a ticket number would until the person adds one.
   const cwd = claudeProject(["./once.sh"]);
-  script(
+  shellScript(
     cwd,
     "once.sh",
     'cat >/dev/null\n[ -e refused ] && exit 0\ntouch refused\necho "add a ticket number" >&2\nexit 2',
