@@ -192,3 +192,24 @@ test("broken hook entries are reported and skipped; the valid ones still run", a
   assert.doesNotMatch(result.stderr, /✖|Invalid input/, "our words, not zod's");
   assert.equal(toolResult(fake, 1, "call_1"), "The bash call was blocked by a hook: blocked by the valid hook");
 });
+
+test("SessionEnd hooks run as the session closes, with Claude Code's reason (a one-shot: other); its matcher is the reason", async () => {
+  const fake = await serve([{ reply: { text: "bye" } }]);
+  const cwd = tempDir();
+  settings(join(cwd, ".harness"), {
+    SessionEnd: [
+      { matcher: "other", hooks: [{ type: "command", command: "cat > end-input.json" }] },
+      { matcher: "prompt_input_exit", hooks: [{ type: "command", command: "touch wrong-reason" }] },
+    ],
+  });
+  const result = await runCli(["--trust", ...fakeFlags(fake), "--output", "json", "-p", "hi"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  const event = JSON.parse(readFileSync(join(cwd, "end-input.json"), "utf8"));
+  assert.deepEqual(event, {
+    session_id: JSON.parse(result.stdout).sessionId,
+    cwd,
+    hook_event_name: "SessionEnd",
+    reason: "other",
+  });
+  assert.equal(existsSync(join(cwd, "wrong-reason")), false);
+});

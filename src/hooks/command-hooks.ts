@@ -34,9 +34,14 @@ export interface CommandHooks {
   userPromptSubmit(prompt: string, signal: AbortSignal): Promise<PromptVerdict>;
   /** Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their matcher sees. */
   sessionStart(source: "startup" | "resume"): Promise<void>;
+  /** Runs SessionEnd hooks as the session closes; `reason` is Claude Code's and is what their matcher sees. */
+  sessionEnd(reason: SessionEndReason): Promise<void>;
   /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
   stop(result: RunResult): Promise<void>;
 }
+
+/** Why a session ends, in Claude Code's words: the person left the chat, or anything else (a one-shot's end, an editor closing). */
+export type SessionEndReason = "prompt_input_exit" | "other";
 
 /** What the UserPromptSubmit hooks made of a prompt: blocked (by which command, why), or sent with their context. */
 export type PromptVerdict = { block: string; command: string } | { context: string[] };
@@ -149,6 +154,9 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     },
     async sessionStart(source) {
       await runAll(of("SessionStart", [source]), { ...base("SessionStart"), source });
+    },
+    async sessionEnd(reason) {
+      await runAll(of("SessionEnd", [reason]), { ...base("SessionEnd"), reason });
     },
     async stop(result) {
       await runAll(of("Stop", [""]), { ...base("Stop"), stop_hook_active: false, reason: result.reason });

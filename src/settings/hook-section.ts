@@ -8,7 +8,14 @@ import { closestName } from "../core/edit-distance.ts";
 import { compileMatcher } from "./tool-names.ts";
 
 /** The points a command hook can attach to. */
-export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop"] as const;
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "SessionStart",
+  "Stop",
+  "SessionEnd",
+] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
@@ -17,7 +24,6 @@ const CLAUDE_ONLY_EVENTS = [
   "SubagentStart",
   "SubagentStop",
   "PreCompact",
-  "SessionEnd",
   "PermissionRequest",
   "PostToolUseFailure",
 ];
@@ -51,7 +57,7 @@ const groupSchema = z.object({
 export const hookSectionSchema = z
   .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
   .describe(
-    "commands run before and after tool calls, before a prompt is sent, at session start and when a run stops (Claude Code's format)",
+    "commands run before and after tool calls, before a prompt is sent, when a session starts and ends and when a run stops (Claude Code's format)",
   );
 
 /** The hooks a section declares, and a sentence for each part skipped. */
