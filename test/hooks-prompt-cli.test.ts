@@ -22,13 +22,14 @@ import { TmuxTerminal } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
-/** A Claude Code project whose prompt hooks are `commands`, in order, and whose Stop hook leaves `stopped`. */
+/** A Claude Code project whose prompt hooks are `commands`, in order; its Stop hook leaves `stopped`, leaving a chat `left-the-chat`. */
 function claudeProject(commands: string[]): string {
   const cwd = tempDir("prompt-hook-");
   writeJson(join(cwd, ".claude", "settings.json"), {
     hooks: {
       UserPromptSubmit: [{ hooks: commands.map((command) => ({ type: "command", command })) }],
       Stop: [{ hooks: [{ type: "command", command: "touch stopped" }] }],
+      SessionEnd: [{ matcher: "prompt_input_exit", hooks: [{ type: "command", command: "touch left-the-chat" }] }],
     },
   });
   return cwd;
@@ -88,6 +89,7 @@ test("a prompt guard that exits 2 keeps the prompt from the model: exit 2, its r
   assert.equal(allowed.stdout, "the model saw it\n");
   assert.deepEqual(userTexts(fake.requests[0].body), ["hello"]);
   assert.equal(existsSync(join(cwd, "stopped")), true);
+  assert.equal(existsSync(join(cwd, "left-the-chat")), false, "a one-shot's SessionEnd reason is other");
 });
 
 test('a JSON {"decision": "block"} refuses the prompt too, in --output json and --format claude', async () => {
@@ -165,4 +167,5 @@ test("in a chat, a refused prompt shows the hook's reason and comes back in the 
   terminal.type("/exit");
   terminal.send(["Enter"]);
   await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
+  assert.equal(existsSync(join(cwd, "left-the-chat")), true, "SessionEnd with reason prompt_input_exit");
 });
