@@ -28,12 +28,13 @@ function claudeProject() {
   const cwd = tempDir("claude-project-");
   writeFileSync(join(cwd, ".env"), "SECRET=canary-env-value\n");
   writeFileSync(join(cwd, "notes.md"), "old notes\n");
-  // Claude Code's own example shape: jq-free, reads tool_input.file_path, exit 2 blocks.
+  // Claude Code's own example shape: jq-free, reads the payload, exit 2 blocks (notes.md only: it
+  // runs before the rules, so a Write it let through meets the deny rule).
   const guard = join(cwd, ".claude", "hooks", "guard.sh");
   mkdirSync(join(guard, ".."), { recursive: true });
   writeFileSync(
     guard,
-    '#!/bin/sh\ncat > "$CLAUDE_PROJECT_DIR/hook-input.json"\necho "notes are read-only" >&2\nexit 2\n',
+    '#!/bin/sh\ncat > "$CLAUDE_PROJECT_DIR/hook-input.json"\ncase "$(cat "$CLAUDE_PROJECT_DIR/hook-input.json")" in *notes.md*) echo "notes are read-only" >&2; exit 2;; esac\n',
   );
   chmodSync(guard, 0o755);
   writeJson(join(cwd, ".claude", "settings.json"), {

@@ -290,14 +290,17 @@ test("a typical Claude Code project copied in unchanged: its command, imports, r
   assert.equal(readFileSync(join(repo, "src", "app.js"), "utf8"), "export const answer = 42;\n", resultOf("fix"));
 
   // The hooks got the payloads Claude Code sends.
-  // One line per allowed command (the approved calls run at once, so in either order).
+  // One line per command, refused ones included: PreToolUse runs before the rules, as in Claude Code.
   const bashHooks = readFileSync(join(repo, "bash-hooks.jsonl"), "utf8")
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line));
   assert.deepEqual(bashHooks.map((event) => event.tool_input.command).sort(), [
+    "curl -s http://127.0.0.1:9/",
+    "git push origin main",
     "npm test",
     "npm test -- --updateSnapshot",
+    "rm -rf src",
   ]);
   for (const event of bashHooks) {
     assert.equal(event.hook_event_name, "PreToolUse");

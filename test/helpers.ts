@@ -1,6 +1,7 @@
 // Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
 import { type ChildProcess, spawn } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -152,6 +153,14 @@ export function toolResultOf(fake: FakeLLM, request: number, id: string): string
   return fake.requests[request].body.messages.find(
     (m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === id,
   )?.content as string;
+}
+
+/** Writes an executable `#!/bin/sh` script (a hook command a test sets up); returns its path. */
+export function shellScript(dir: string, name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
 }
 
 /** Writes `value` as JSON, making the folders on the way (a settings file a test sets up). */

@@ -2,20 +2,13 @@
 // arguments, one that hangs and is killed, and the session-level points. A project's hooks run
 // with --trust here; folder-trust-cli.test.ts covers what happens without it.
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM } from "./fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
+import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, shellScript } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
-
-function script(dir: string, name: string, body: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
 
 function settings(dir: string, hooks: unknown): void {
   mkdirSync(dir, { recursive: true });
@@ -34,7 +27,7 @@ test("a PreToolUse hook that exits 2 blocks the call; its stderr reaches the mod
     { reply: { text: "blocked, fine" } },
   ]);
   const cwd = tempDir();
-  script(cwd, "block.sh", 'cat > pre-input.json\necho "touching files is not allowed here" >&2\nexit 2');
+  shellScript(cwd, "block.sh", 'cat > pre-input.json\necho "touching files is not allowed here" >&2\nexit 2');
   settings(join(cwd, ".harness"), {
     PreToolUse: [{ matcher: "bash|write_file", hooks: [{ type: "command", command: "./block.sh" }] }],
   });
@@ -75,12 +68,12 @@ test("PreToolUse hooks rewrite arguments (Claude Code's and the short shape); re
   ]);
   const cwd = tempDir();
   const home = tempDir("harness-home-");
-  script(
+  shellScript(
     home,
     "rewrite-write.sh",
     'cat >/dev/null\necho \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"path":"rewritten.txt","content":"from the hook"}}}\'',
   );
-  script(
+  shellScript(
     home,
     "rewrite-bash.sh",
     'input=$(cat)\ncase "$input" in\n  *bad*) echo \'{"updatedInput":{"command":42}}\' ;;\n  *) echo \'{"updatedInput":{"command":"echo rewritten"}}\' ;;\nesac',
@@ -123,8 +116,8 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
     { reply: { text: "finished" } },
   ]);
   const cwd = tempDir();
-  script(cwd, "record.sh", 'cat > "$1.json"');
-  script(cwd, "post.sh", 'cat > post.json\necho "remember to run the tests" >&2\nexit 2');
+  shellScript(cwd, "record.sh", 'cat > "$1.json"');
+  shellScript(cwd, "post.sh", 'cat > post.json\necho "remember to run the tests" >&2\nexit 2');
   settings(join(cwd, ".harness"), {
     PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "sleep 30", timeout: 1 }] }],
     PostToolUse: [{ hooks: [{ type: "command", command: "./post.sh" }] }],
@@ -141,11 +134,14 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
   assert.match(result.stderr, /ignoring hooks\.Notification/);
   assert.match(
     result.stderr,
-    /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went ahead/,
+    /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went on to its approval/,
   );
   const content = toolResult(fake, 1, "call_1");
   assert.match(content, /^ran\n/);
-  assert.match(content, /\[PreToolUse hook "sleep 30" .* timed out after 1 s and was killed; the call went ahead\]/);
+  assert.match(
+    content,
+    /\[PreToolUse hook "sleep 30" .* timed out after 1 s and was killed; the call went on to its approval\]/,
+  );
   assert.match(content, /\[PostToolUse hook: remember to run the tests\]$/);
   const post = JSON.parse(readFileSync(join(cwd, "post.json"), "utf8"));
   assert.equal(post.hook_event_name, "PostToolUse");
@@ -173,7 +169,7 @@ test("broken hook entries are reported and skipped; the valid ones still run", a
     { reply: { text: "still here" } },
   ]);
   const cwd = tempDir();
-  script(cwd, "block.sh", "echo blocked by the valid hook >&2\nexit 2");
+  shellScript(cwd, "block.sh", "echo blocked by the valid hook >&2\nexit 2");
   settings(join(cwd, ".harness"), {
     PreToolUse: [
       { matcher: "(unclosed", hooks: [{ type: "command", command: "true" }] },
@@ -195,4 +191,25 @@ test("broken hook entries are reported and skipped; the valid ones still run", a
   assert.match(result.stderr, /ignoring hooks\.PreToolUse\[2\] in .*: expected object, received string\n/);
   assert.doesNotMatch(result.stderr, /✖|Invalid input/, "our words, not zod's");
   assert.equal(toolResult(fake, 1, "call_1"), "The bash call was blocked by a hook: blocked by the valid hook");
+});
+
+test("SessionEnd hooks run as the session closes, with Claude Code's reason (a one-shot: other); its matcher is the reason", async () => {
+  const fake = await serve([{ reply: { text: "bye" } }]);
+  const cwd = tempDir();
+  settings(join(cwd, ".harness"), {
+    SessionEnd: [
+      { matcher: "other", hooks: [{ type: "command", command: "cat > end-input.json" }] },
+      { matcher: "prompt_input_exit", hooks: [{ type: "command", command: "touch wrong-reason" }] },
+    ],
+  });
+  const result = await runCli(["--trust", ...fakeFlags(fake), "--output", "json", "-p", "hi"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  const event = JSON.parse(readFileSync(join(cwd, "end-input.json"), "utf8"));
+  assert.deepEqual(event, {
+    session_id: JSON.parse(result.stdout).sessionId,
+    cwd,
+    hook_event_name: "SessionEnd",
+    reason: "other",
+  });
+  assert.equal(existsSync(join(cwd, "wrong-reason")), false);
 });

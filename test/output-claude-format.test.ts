@@ -3,7 +3,7 @@
 // against a schema written from Claude Code's SDK docs (test/fixtures/claude-stream-json.schema.json),
 // and the messages carry what the run did. --output-format is --output's other name.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { test } from "node:test";
@@ -249,4 +249,31 @@ test("a compaction is Claude Code's compact_boundary (auto or manual, with the t
   );
   assert.equal(lines[3].subtype, "error_during_execution");
   assert.deepEqual(lines[3].errors, []);
+});
+
+test("--format claude: permission_denials lists the calls a rule refused, by Claude's tool name and input", async () => {
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "call_rm", name: "bash", arguments: { command: "rm notes.txt" } },
+          { id: "call_echo", name: "bash", arguments: { command: "echo fine" } },
+        ],
+      },
+    },
+    { reply: { text: "One refused." } },
+  ]);
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "notes.txt"), "kept\n");
+  mkdirSync(join(cwd, ".claude"));
+  writeFileSync(join(cwd, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }));
+  const result = await runCli(["-y", ...fakeFlags(fake), "--output", "json", "--format", "claude", "-p", "tidy"], {
+    cwd,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const [line] = claudeLines(result.stdout);
+  assert.deepEqual(line.permission_denials, [
+    { tool_name: "Bash", tool_use_id: "call_rm", tool_input: { command: "rm notes.txt" } },
+  ]);
+  assert.equal(readFileSync(join(cwd, "notes.txt"), "utf8"), "kept\n");
 });

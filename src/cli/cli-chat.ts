@@ -86,7 +86,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     const code = await runChat({ ...chat, shownDiffs: cli.shownDiffs, status, ...controls.hooks() }, lineReader);
     return controls.move ?? code;
   } finally {
-    await session.close();
+    await session.close("prompt_input_exit");
     // How to come back; nothing to come back to when no prompt was sent (the file appears with the first entry).
     if (!controls.move && existsSync(session.path))
       stderr.write(`${colors.dim(`resume with: harness -r ${session.id}`)}\n`);

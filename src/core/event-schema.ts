@@ -198,6 +198,12 @@ const runEvents = [
         .describe(
           "with stopReason: the output tokens the last reply spent (reasoning included), as the server counted them",
         ),
+      blockedBy: z
+        .enum(["UserPromptSubmit"])
+        .optional()
+        .describe(
+          "the prompt never reached the model: the hook event that refused it (reason is error, the hook's reason is in error, turns is 0); a one-shot exits 2",
+        ),
     })
     .describe("The run ended; always the last event of a run"),
 ] as const;

@@ -33,6 +33,21 @@ export interface ApprovalRequest {
   call: ToolCallPart;
   input: unknown;
   summary: string;
+  /** What a `beforeApproval` hook said of the call (`allow`: skip the ordinary question; `ask`: ask in any case); the approver weighs it. */
+  hookPermission?: HookPermission;
+}
+
+/** A hook's say on whether a call needs asking: never more than an allow rule (see the approver). */
+export interface HookPermission {
+  decision: "allow" | "ask";
+  reason?: string;
+}
+
+/** What a hook before a call may answer: refuse it, rewrite its arguments, and (before approval) weigh in on asking. */
+export interface HookVerdict {
+  block?: string;
+  input?: unknown;
+  permission?: HookPermission;
 }
 
 /**
@@ -44,12 +59,19 @@ export type ApprovalDecision =
   | { allow: false; reason?: string };
 
 /**
- * One hook around every tool call that gets past approval (the CLI's command hooks are one; an
- * after-edit step such as a formatter is another). Hooks run in list order, before the call and
- * again after it: the first to block stops the call; each sees the input and the result as the
- * hooks before it left them.
+ * One hook around every tool call (the CLI's command hooks are one; an after-edit step such as
+ * a formatter is another). Hooks run in list order, before the approval, before the call once
+ * approved and again after it: the first to block stops the call; each sees the input and the
+ * result as the hooks before it left them.
  */
 export interface ToolHook {
+  /**
+   * Before the approval, for every call whose arguments are valid, refused ones included (an
+   * audit hook sees them all): `block` refuses it, `input` replaces the arguments (what is then
+   * approved), `permission` is passed to the approver, which never lets it beat a deny rule, an
+   * ask rule or a protected path. Claude Code's PreToolUse hooks are one.
+   */
+  beforeApproval?(call: ToolCallPart, input: unknown, signal: AbortSignal): Promise<HookVerdict | void>;
   /** After approval, before the run: `block` refuses the call with that reason; `input` replaces the arguments (validated against the tool's schema again). */
   beforeToolCall?(
     call: ToolCallPart,
@@ -111,6 +133,9 @@ type Prepared =
       summary: string;
       lockKey?: string;
       checkAtUse?: ToolContext["checkAtUse"];
+      /** A hook rewrote the arguments: tool_start shows the ones that run. */
+      isRewritten?: true;
+      hookPermission?: HookPermission;
     }
   | { kind: "failed"; call: ToolCallPart; failed: ToolOutput; isInvalidJson?: boolean };
 
@@ -128,10 +153,23 @@ export async function* runToolCalls(
 ): AsyncGenerator<AgentEvent, ToolBatchResult> {
   const prepared = calls.map((call) => prepare(call, tools, context.cwd, replyWasCut));
   const invalidJsonCount = prepared.filter((p) => p.kind === "failed" && p.isInvalidJson).length;
-  for (const [index, item] of prepared.entries()) {
-    if (item.kind === "failed" || !approve) continue;
+  for (const [index, unchecked] of prepared.entries()) {
+    if (unchecked.kind === "failed") continue;
+    const item = context.signal.aborted ? unchecked : await checkBefore(hooks, unchecked, context, "beforeApproval");
+    if (item.kind === "failed") {
+      prepared[index] = { ...item, call: unchecked.call };
+      continue;
+    }
+    prepared[index] = item;
+    if (!approve) {
+      // No approver, nobody to ask: a hook that wants the call asked about refuses it.
+      if (item.hookPermission?.decision === "ask")
+        prepared[index] = { kind: "failed", call: item.call, failed: askedWithoutApprover(item) };
+      continue;
+    }
+    const { tool, call, input, summary, hookPermission } = item;
     const decision = await approve(
-      { tool: item.tool, call: item.call, input: item.input, summary: item.summary },
+      { tool, call, input, summary, ...(hookPermission ? { hookPermission } : {}) },
       context.signal,
     );
     prepared[index] = decision.allow
@@ -241,12 +279,24 @@ function invalidJson(call: ToolCallPart, replyWasCut: boolean, detail: string): 
   };
 }
 
+/** The summary of a call the approval refused (a rule, the person, nobody to ask): what `--format claude` counts as a permission denial. */
+export const REFUSED_SUMMARY = "refused";
+
 /** A call the user's interrupt (Esc, Ctrl-C) stopped before it ran, at its approval question or after. */
 const INTERRUPTED: ToolOutput = { isError: true, content: "The user interrupted before this tool call ran." };
 
+function askedWithoutApprover({ tool, hookPermission }: Runnable): ToolOutput {
+  const reason = hookPermission?.reason ? ` (${hookPermission.reason})` : "";
+  return {
+    isError: true,
+    content: `The ${tool.name} call was not run: a hook asks before it${reason}, and no one is there to approve it.`,
+    summary: REFUSED_SUMMARY,
+  };
+}
+
 function refusal(reason: string | undefined): ToolOutput {
   const because = reason ? ` The user said: ${reason}` : "";
-  return { isError: true, content: `The user did not allow this tool call.${because}`, summary: "refused" };
+  return { isError: true, content: `The user did not allow this tool call.${because}`, summary: REFUSED_SUMMARY };
 }
 
 async function runConcurrently(
@@ -318,7 +368,7 @@ async function runOne(
   const started = Date.now();
   let item = prepared;
   if (!context.signal.aborted) {
-    const checked = await checkBefore(hooks, prepared, context);
+    const checked = await checkBefore(hooks, prepared, context, "beforeToolCall");
     if (checked.kind === "failed") {
       queue.push({
         type: "tool_end",
@@ -333,7 +383,7 @@ async function runOne(
     }
     item = checked;
   }
-  const args = item === prepared ? call.arguments : JSON.stringify(item.input);
+  const args = item.isRewritten ? JSON.stringify(item.input) : call.arguments;
   queue.push({ type: "tool_start", id: call.id, name: call.name, arguments: args, summary: item.summary });
   let output: ToolOutput;
   if (context.signal.aborted) {
@@ -368,16 +418,18 @@ async function runOne(
   return output;
 }
 
-/** Runs each hook's `beforeToolCall` in order, on the input the ones before left. */
+/** Runs each hook's `beforeApproval` or `beforeToolCall` in order, on the input the ones before left. */
 async function checkBefore(
   hooks: readonly ToolHook[],
   item: Runnable,
   context: ToolContext,
+  phase: "beforeApproval" | "beforeToolCall",
 ): Promise<Runnable | { kind: "failed"; failed: ToolOutput }> {
   let checked = item;
   for (const hook of hooks) {
-    if (!hook.beforeToolCall) continue;
-    const next = await checkBeforeOne(hook.beforeToolCall.bind(hook), checked, context);
+    const before = hook[phase];
+    if (!before) continue;
+    const next = await checkBeforeOne(before.bind(hook), checked, context);
     if (next.kind === "failed") return next;
     checked = next;
   }
@@ -386,14 +438,14 @@ async function checkBefore(
 
 /** One `beforeToolCall`: a block, a throw or a rewrite that fails validation means the call does not run. */
 async function checkBeforeOne(
-  before: NonNullable<ToolHook["beforeToolCall"]>,
-  item: Runnable,
+  before: (call: ToolCallPart, input: unknown, signal: AbortSignal) => Promise<HookVerdict | void>,
+  unweighed: Runnable,
   context: ToolContext,
 ): Promise<Runnable | { kind: "failed"; failed: ToolOutput }> {
-  const { call, tool } = item;
-  let verdict: { block?: string; input?: unknown } | void;
+  const { call, tool } = unweighed;
+  let verdict: HookVerdict | void;
   try {
-    verdict = await before(call, item.input, context.signal);
+    verdict = await before(call, unweighed.input, context.signal);
   } catch (error) {
     return {
       kind: "failed",
@@ -413,6 +465,12 @@ async function checkBeforeOne(
         summary: "blocked by a hook",
       },
     };
+  // Of several hooks' say, an ask outweighs an allow.
+  const permission = verdict?.permission;
+  const item =
+    permission && unweighed.hookPermission?.decision !== "ask"
+      ? { ...unweighed, hookPermission: permission }
+      : unweighed;
   if (verdict?.input === undefined) return item;
   const parsed = parseArguments(tool, JSON.stringify(verdict.input));
   if (!parsed.ok) {
@@ -425,7 +483,13 @@ async function checkBeforeOne(
       },
     };
   }
-  return { ...item, input: parsed.input, summary: tool.describe?.(parsed.input, context.cwd) ?? tool.name };
+  return {
+    ...item,
+    input: parsed.input,
+    summary: tool.describe?.(parsed.input, context.cwd) ?? tool.name,
+    lockKey: tool.lockKey?.(parsed.input, context.cwd),
+    isRewritten: true,
+  };
 }
 
 /**

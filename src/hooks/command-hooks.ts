@@ -5,8 +5,9 @@
 // to the model and on stderr, as Claude Code does (a hook is a check the user added, not a
 // sandbox: a hung checker should not wedge the session).
 import type { RunResult } from "../core/events.ts";
-import type { ToolHook } from "../core/run-tools.ts";
+import type { HookPermission, ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
+import { type HookAnswer, parseAnswer, readPromptAnswer } from "./hook-answer.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
 import type { CommandHook, HookEventName } from "./hook-settings.ts";
 import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
@@ -25,26 +26,25 @@ export interface CommandHooks {
   toolHooks: ToolHook;
   /** The session id hooks are told (`session_id`); the agent they serve sets it. Null when there are no sessions. */
   sessionId: () => string | undefined;
+  /**
+   * Runs UserPromptSubmit hooks on a prompt about to be sent. The first that refuses blocks it
+   * (the prompt never reaches the model; the reason is for the person); what they add is context
+   * for the model, sent beside the prompt.
+   */
+  userPromptSubmit(prompt: string, signal: AbortSignal): Promise<PromptVerdict>;
   /** Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their matcher sees. */
   sessionStart(source: "startup" | "resume"): Promise<void>;
+  /** Runs SessionEnd hooks as the session closes; `reason` is Claude Code's and is what their matcher sees. */
+  sessionEnd(reason: SessionEndReason): Promise<void>;
   /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
   stop(result: RunResult): Promise<void>;
 }
 
-/** Claude Code's JSON answer on stdout (the fields harness acts on). */
-interface HookAnswer {
-  continue?: boolean;
-  stopReason?: string;
-  decision?: string;
-  reason?: string;
-  updatedInput?: unknown;
-  hookSpecificOutput?: {
-    permissionDecision?: string;
-    permissionDecisionReason?: string;
-    updatedInput?: unknown;
-    additionalContext?: string;
-  };
-}
+/** Why a session ends, in Claude Code's words: the person left the chat, or anything else (a one-shot's end, an editor closing). */
+export type SessionEndReason = "prompt_input_exit" | "other";
+
+/** What the UserPromptSubmit hooks made of a prompt: blocked (by which command, why), or sent with their context. */
+export type PromptVerdict = { block: string; command: string } | { context: string[] };
 
 export function createCommandHooks(hooks: CommandHook[], context: CommandHookContext): CommandHooks {
   // A tool is matched by each of its names, ours and Claude's (`edit_file`, `Edit`, `MultiEdit`).
@@ -71,9 +71,12 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     });
 
   const toolHooks: ToolHook = {
-    async beforeToolCall(call, input, signal) {
+    // Before the approval, as Claude Code runs PreToolUse: a hook sees refused calls too, and its
+    // permissionDecision is weighed by the approver (permissions/approver.ts weighHook).
+    async beforeApproval(call, input, signal) {
       let current = input;
       let isRewritten = false;
+      let permission: HookPermission | undefined;
       for (const hook of of("PreToolUse", namesOfTool(call.name))) {
         const sent = toolFields(hook, call.name, current);
         const result = await run(hook, { ...base("PreToolUse"), ...sent, tool_use_id: call.id }, signal);
@@ -94,8 +97,10 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
           current = fromClaudeFields(call.name, updated, sent.tool_input);
           isRewritten = true;
         }
+        const said = permissionOf(answer);
+        if (said && permission?.decision !== "ask") permission = said;
       }
-      return isRewritten ? { input: current } : undefined;
+      return { ...(isRewritten ? { input: current } : {}), ...(permission ? { permission } : {}) };
     },
 
     async afterToolCall(call, output, input, signal) {
@@ -133,8 +138,25 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
   const self: CommandHooks = {
     toolHooks,
     sessionId: () => undefined,
+    async userPromptSubmit(prompt, signal) {
+      const added: string[] = [];
+      // Claude Code runs every hook of this event: a matcher, if written, is not consulted.
+      for (const hook of hooks.filter((entry) => entry.event === "UserPromptSubmit")) {
+        const result = await run(hook, { ...base("UserPromptSubmit"), prompt }, signal);
+        // Interrupted: the run that follows sees the abort and ends as interrupted.
+        if (signal.aborted) break;
+        const answer = readPromptAnswer(result);
+        if ("failed" in answer) context.warn(failureNote("UserPromptSubmit", hook, result));
+        else if ("block" in answer) return { block: answer.block, command: hook.command };
+        else if (answer.context) added.push(answer.context);
+      }
+      return { context: added };
+    },
     async sessionStart(source) {
       await runAll(of("SessionStart", [source]), { ...base("SessionStart"), source });
+    },
+    async sessionEnd(reason) {
+      await runAll(of("SessionEnd", [reason]), { ...base("SessionEnd"), reason });
     },
     async stop(result) {
       await runAll(of("Stop", [""]), { ...base("Stop"), stop_hook_active: false, reason: result.reason });
@@ -151,16 +173,12 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
   }
 }
 
-/** A JSON object on stdout, or nothing (plain text output is allowed and ignored). */
-function parseAnswer(stdout: string): HookAnswer | undefined {
-  const text = stdout.trim();
-  if (!text.startsWith("{")) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null ? (value as HookAnswer) : undefined;
-  } catch {
-    return undefined;
-  }
+/** A PreToolUse answer's `allow` or `ask` (Claude Code's `permissionDecision`; its older `decision: "approve"` is an allow). */
+function permissionOf(answer: HookAnswer | undefined): HookPermission | undefined {
+  const said = answer?.hookSpecificOutput?.permissionDecision ?? (answer?.decision === "approve" ? "allow" : undefined);
+  if (said !== "allow" && said !== "ask") return undefined;
+  const reason = answer?.hookSpecificOutput?.permissionDecisionReason ?? answer?.reason;
+  return { decision: said, ...(reason ? { reason } : {}) };
 }
 
 /** Claude Code's three ways for a PreToolUse answer to say no. */
@@ -179,7 +197,12 @@ function failureNote(event: HookEventName, hook: CommandHook, result: HookRun): 
     : result.failure
       ? `could not run (${result.failure})`
       : `failed with exit code ${result.code}${result.stderr.trim() ? `: ${result.stderr.trim().split("\n")[0]}` : ""}`;
-  const after = event === "PreToolUse" ? "; the call went ahead" : "";
+  const after =
+    event === "PreToolUse"
+      ? "; the call went on to its approval"
+      : event === "UserPromptSubmit"
+        ? "; the prompt was sent"
+        : "";
   return `${event} hook "${hook.command}" (${hook.source}) ${what}${after}`;
 }
 

@@ -1,7 +1,7 @@
 // Turns the policy into the loop's ApproveFn: allowed calls run, denied ones go back to the
 // model with the reason, and the rest are put to the person (or refused when nobody can answer).
 import { assertNever } from "../core/messages.ts";
-import type { ApprovalDecision, ApprovalRequest, ApproveFn } from "../core/run-tools.ts";
+import type { ApprovalDecision, ApprovalRequest, ApproveFn, HookPermission } from "../core/run-tools.ts";
 import { pathsOfCall, realTarget } from "./path-policy.ts";
 import { decide, decideEffects, type Decision, type PermissionPolicy } from "./policy.ts";
 import type { Rule } from "./rules.ts";
@@ -52,7 +52,10 @@ export interface ApproverOptions {
 export function createApprover(options: ApproverOptions): ApproveFn {
   const sessionRules: Rule[] = [];
   return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
-    const decision = await decide(request.tool, request.input, options.cwd, options.policy, sessionRules);
+    const decision = weighHook(
+      await decide(request.tool, request.input, options.cwd, options.policy, sessionRules),
+      request.hookPermission,
+    );
     const allowed = (approvedByPerson: string[]) =>
       allowWithCheck(request, options.cwd, options.policy, sessionRules, approvedByPerson);
     switch (decision.type) {
@@ -104,6 +107,27 @@ export function createApprover(options: ApproverOptions): ApproveFn {
   };
 }
 
+/**
+ * A hook's say (Claude Code's PreToolUse `permissionDecision`) over the policy's decision.
+ * *Decision*, security first: `allow` is no more than an allow rule for this one call, so it
+ * skips only the ordinary question (the mode's, no reason given) and never a deny rule, an ask
+ * rule, a protected path or a question with a reason (outside the workspace); `ask` asks even
+ * what the rules and `--yes` allow, only once and never "always" (the hook asks every time;
+ * headless: refused). `deny` never gets here: the hook refused the call itself.
+ */
+function weighHook(decision: Decision, hook: HookPermission | undefined): Decision {
+  if (!hook || decision.type === "deny") return decision;
+  if (hook.decision === "allow")
+    return decision.type === "ask" && !decision.explicit && !decision.why ? { type: "allow" } : decision;
+  const why = `a PreToolUse hook asks${hook.reason ? `: ${hook.reason}` : ""}`;
+  return {
+    type: "ask",
+    why: decision.type === "ask" && decision.why ? `${decision.why}; ${why}` : why,
+    remember: [],
+    explicit: true,
+  };
+}
+
 /** What would have let a refused headless call run: the flag, and the allow rule that covers it. */
 function wouldAllow(request: ApprovalRequest, decision: Extract<Decision, { type: "ask" }>): string {
   if (decision.explicit) return `only a person can allow it (${decision.why}): run it in a chat`;
@@ -133,7 +157,8 @@ export function allowWithCheck(
   if (pathsOfCall(request.tool, request.input, cwd).length === 0) return { allow: true };
   const checkAtUse = async (real: string, access: "read" | "write"): Promise<string | undefined> => {
     const effects = access === "read" ? { reads: [real] } : { writes: [real] };
-    const now = await decideEffects(request.tool, effects, policy, sessionRules);
+    // The hook's say counts here as at the approval: its allow of an ordinary question holds for the real file.
+    const now = weighHook(await decideEffects(request.tool, effects, policy, sessionRules), request.hookPermission);
     switch (now.type) {
       case "allow":
         return undefined;

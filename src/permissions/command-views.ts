@@ -1,9 +1,10 @@
 // What a simple command really runs, as far as words can tell: through assignments and
 // wrappers (`sudo`, `env`, `xargs`, `timeout`, `nice`, `exec`, ...), paths (`/bin/rm`), shells
-// given a string (`bash -c -- '…'`), `eval`, `env -S '…'` and `find -exec`. Deny rules look
-// at every view; allow rules must cover what runs inside, and cannot vouch for a string handed
-// to a shell at all.
+// given a string (`bash -c -- '…'`), `eval`, `env -S '…'`, `find -exec` and git's own options
+// (`git -C dir push`, git-view.ts). Deny and ask rules look at every view; allow rules must
+// cover what runs inside, and cannot vouch for a string handed to a shell at all.
 import path from "node:path";
+import { gitView } from "./git-view.ts";
 import { splitCommand, type SimpleCommand } from "./shell-split.ts";
 
 /**
@@ -271,9 +272,10 @@ export function denyViews(command: SimpleCommand, depth = 0): string[][] {
   for (const written of command.expandedWords ? [command.words, command.expandedWords] : [command.words]) {
     const words = withoutFunctionHead(written);
     const inner = unwrap(words);
-    views.push(words, inner.words, withBasename(inner.words));
+    const git = gitView(withBasename(inner.words));
+    views.push(words, inner.words, withBasename(inner.words), ...(git ? [git.words] : []));
     if (depth >= MAX_NESTING) continue;
-    for (const line of inner.lines)
+    for (const line of [...inner.lines, ...(git?.lines ?? [])])
       for (const nested of splitCommand(line).commands) views.push(...denyViews(nested, depth + 1));
     for (const nested of inner.commands) views.push(...denyViews({ words: nested, writesFile: false }, depth + 1));
   }

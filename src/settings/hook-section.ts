@@ -8,17 +8,22 @@ import { closestName } from "../shared/edit-distance.ts";
 import { compileMatcher } from "./tool-names.ts";
 
 /** The points a command hook can attach to. */
-export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "SessionStart", "Stop"] as const;
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "SessionStart",
+  "Stop",
+  "SessionEnd",
+] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
 const CLAUDE_ONLY_EVENTS = [
-  "UserPromptSubmit",
   "Notification",
   "SubagentStart",
   "SubagentStop",
   "PreCompact",
-  "SessionEnd",
   "PermissionRequest",
   "PostToolUseFailure",
 ];
@@ -51,7 +56,9 @@ const groupSchema = z.object({
 /** The section's shape for editors (docs/settings.schema.json); reading it is tolerant (readHookSection). */
 export const hookSectionSchema = z
   .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
-  .describe("commands run before and after tool calls, at session start and when a run stops (Claude Code's format)");
+  .describe(
+    "commands run before and after tool calls, before a prompt is sent, when a session starts and ends and when a run stops (Claude Code's format)",
+  );
 
 /** The hooks a section declares, and a sentence for each part skipped. */
 export function readHookSection(hooks: unknown, file: string): { entries: HookEntry[]; skipped: string[] } {

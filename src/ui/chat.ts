@@ -93,6 +93,8 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       for await (const event of options.run(attached.prompt, turn.signal)) {
         renderer.handle(event);
         status?.record(event);
+        // A prompt a hook refused (the renderer showed why) comes back in the input, to fix and send again.
+        if (event.type === "done" && event.blockedBy) reader.keepForNextPrompt?.(line);
       }
     } finally {
       reader.onInterrupt = undefined;

@@ -10,11 +10,13 @@
 // Tool names are Claude Code's where it has one (`Bash`, `Read`, `mcp__srv__tool`; settings/
 // tool-names.ts, passed in as `claudeName`), and a tool_use's input carries Claude's field names
 // beside ours (`file_path` beside `path`), as the hook payloads do. Where harness cannot say what
-// Claude Code says, it says less rather than invent: `permission_denials` is always
-// empty (a refused call is a tool_result with is_error), `total_cost_usd` is 0 when the model's
+// Claude Code says, it says less rather than invent: `permission_denials` lists the calls the
+// approval refused (a deny or ask rule, a "no", nobody to ask), not those a hook blocked or
+// that failed; `total_cost_usd` is 0 when the model's
 // prices are unknown, `apiKeySource` is "none", and `modelUsage` is left out.
 import { randomUUID } from "node:crypto";
 import type { AgentEvent } from "../core/events.ts";
+import { REFUSED_SUMMARY } from "../core/run-tools.ts";
 import { assertNever, type AssistantMessage, type ToolResultMessage, type Usage } from "../core/messages.ts";
 
 /** What the `init` message tells that the events do not. */
@@ -39,6 +41,9 @@ export class ClaudeOutput {
   private readonly startedAt = Date.now();
   private modelCallStartedAt: number | undefined;
   private apiMs = 0;
+  /** The run's tool calls by id, as Claude names them, for its permission denials. */
+  private readonly calls = new Map<string, { tool_name: string; tool_input: unknown }>();
+  private denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
 
   constructor(
     private readonly format: "json" | "stream-json",
@@ -83,10 +88,14 @@ export class ClaudeOutput {
         return event.event.type === "message" ? this.translate(event.event, event.parentToolCallId) : [];
       case "done":
         return parentToolUseId ? [] : [this.resultMessage(event)];
+      case "tool_end": {
+        const call = this.calls.get(event.id);
+        if (call && event.summary === REFUSED_SUMMARY) this.denials.push({ ...call, tool_use_id: event.id });
+        return [];
+      }
       case "text_delta":
       case "thinking_delta":
       case "tool_start":
-      case "tool_end":
       case "retry":
       case "usage":
       case "todo":
@@ -130,13 +139,12 @@ export class ClaudeOutput {
           return { type: "text", text: part.text };
         case "thinking":
           return { type: "thinking", thinking: part.text, signature: part.signature ?? "" };
-        case "tool_call":
-          return {
-            type: "tool_use",
-            id: part.id,
-            name: this.init.claudeName(part.name),
-            input: this.init.claudeInput(part.name, inputOf(part.arguments)),
-          };
+        case "tool_call": {
+          const name = this.init.claudeName(part.name);
+          const input = this.init.claudeInput(part.name, inputOf(part.arguments));
+          if (parentToolUseId === null) this.calls.set(part.id, { tool_name: name, tool_input: input });
+          return { type: "tool_use", id: part.id, name, input };
+        }
         default:
           return assertNever(part);
       }
@@ -185,6 +193,9 @@ export class ClaudeOutput {
 
   private resultMessage(done: Extract<AgentEvent, { type: "done" }>): ClaudeMessage {
     const subtype = RESULT_SUBTYPES[done.reason];
+    const denials = this.denials;
+    this.denials = [];
+    this.calls.clear();
     return {
       type: "result",
       subtype,
@@ -196,7 +207,7 @@ export class ClaudeOutput {
       session_id: this.sessionId,
       total_cost_usd: done.cost ?? 0,
       usage: { ...usageOf(done.usage), server_tool_use: { web_search_requests: 0 }, service_tier: "standard" },
-      permission_denials: [],
+      permission_denials: denials,
       uuid: randomUUID(),
     };
   }

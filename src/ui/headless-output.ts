@@ -16,8 +16,14 @@ export function writeJsonEvent(
   if (format === "stream-json" || event.type === "done") stdout.write(`${JSON.stringify(event)}\n`);
 }
 
-/** The contract's exit codes: 0 finished, 1 failed, 3 max turns, 130 interrupted. */
+/**
+ * The contract's exit codes: 0 finished, 1 failed, 3 max turns, 130 interrupted; 2 for a prompt
+ * a UserPromptSubmit hook refused. *Decision*: 2, not 1, because 1 tells a script to retry (API,
+ * network) and the same prompt is refused again; like a settings file that stops a headless run,
+ * it is the user's own policy rejecting the input before anything was sent.
+ */
 export function exitCodeFor(result: RunResult): number {
+  if (result.blockedBy) return 2;
   switch (result.reason) {
     case "stop":
       return 0;

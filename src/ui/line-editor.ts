@@ -106,9 +106,13 @@ export class LineEditor {
           this.input.begin(queued);
           if (!this.wasInterrupted) return void this.submit();
         } else {
-          this.input.buffer = this.typed.buffer;
+          // A line a hook refused comes back, unless something was typed meanwhile.
+          const kept = this.keptLine;
+          this.input.buffer =
+            this.typed.buffer.text === "" && kept !== undefined ? bufferWith(kept) : this.typed.buffer;
           this.typed.begin();
         }
+        this.keptLine = undefined;
         this.wasInterrupted = false;
       }
       this.cursorRow = 0;
@@ -116,6 +120,13 @@ export class LineEditor {
       this.render();
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** A refused line the next chat prompt starts with (what was typed ahead meanwhile wins). */
+  private keptLine: string | undefined;
+
+  keepForNextPrompt(line: string): void {
+    this.keptLine = line;
   }
 
   /** Lines entered while the agent worked; the loop takes them at its next step boundary. */

@@ -41,6 +41,8 @@ export interface LineReader {
    * Readers that cannot (node:readline) leave it out.
    */
   watchTypeAhead?(show: (view: InputView) => void): () => void;
+  /** The text the next chat prompt starts with: a line a UserPromptSubmit hook refused, to fix and send again. */
+  keepForNextPrompt?(line: string): void;
 }
 
 /** `commands`: the slash commands Tab completes (slash-commands.ts commandNames). */

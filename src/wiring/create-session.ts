@@ -16,6 +16,7 @@ import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.t
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import { loadExtensions, type Extensions } from "./extensions.ts";
 import { checkNames, reportNameProblems } from "../settings/check-names.ts";
+import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
 import type { McpServerConfig } from "../mcp/mcp-config.ts";
 import {
@@ -143,7 +144,8 @@ export interface Session extends SessionControls {
   readonly background: BackgroundJobs;
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
-  close(): Promise<void>;
+  /** Ends the session: its SessionEnd hooks run (told `reason`), then its recorder, processes and servers close. */
+  close(reason?: SessionEndReason): Promise<void>;
 }
 
 /** Builds a session; throws SessionSetupError for what the user must fix (a resumed session's lock is then given back). */
@@ -287,7 +289,8 @@ function sessionOf(parts: {
     promptCommands: folder.promptCommands,
     background,
     settingsFor: parts.settingsFor,
-    async close() {
+    async close(reason: SessionEndReason = "other") {
+      await extensions.hooks.sessionEnd(reason);
       state.recorder.close();
       await background.close(); // before the helper is let go: its commands end with it
       closeHosted(permissions.wrapCommand);

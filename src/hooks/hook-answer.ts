@@ -1,0 +1,51 @@
+// What a hook command's exit code and stdout say, read as Claude Code reads them
+// (https://code.claude.com/docs/en/hooks#hook-output): exit 2 blocks with stderr as the reason,
+// exit 0 may answer with a JSON object on stdout, any other exit is a non-blocking error.
+import type { HookRun } from "./run-hook-command.ts";
+
+/** Claude Code's JSON answer on stdout (the fields harness acts on). */
+export interface HookAnswer {
+  continue?: boolean;
+  stopReason?: string;
+  decision?: string;
+  reason?: string;
+  updatedInput?: unknown;
+  hookSpecificOutput?: {
+    permissionDecision?: string;
+    permissionDecisionReason?: string;
+    updatedInput?: unknown;
+    additionalContext?: string;
+  };
+}
+
+/** A JSON object on stdout, or nothing (plain text output is allowed and ignored). */
+export function parseAnswer(stdout: string): HookAnswer | undefined {
+  const text = stdout.trim();
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? (value as HookAnswer) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What one UserPromptSubmit hook said: the prompt goes on (with context for the model, maybe), is blocked, or the hook failed. */
+export type PromptAnswer = { block: string } | { context?: string } | { failed: true };
+
+/**
+ * A UserPromptSubmit hook's answer. Exit 2, `{"decision": "block", "reason"}` or
+ * `{"continue": false, "stopReason"}` block the prompt, the reason being for the person (Claude
+ * Code shows it to the user only); on exit 0, `hookSpecificOutput.additionalContext`, or plain
+ * text on stdout, is added to what the model reads.
+ */
+export function readPromptAnswer(result: HookRun): PromptAnswer {
+  if (result.code === 2) return { block: result.stderr.trim() || "no reason given" };
+  if (result.code !== 0) return { failed: true };
+  const answer = parseAnswer(result.stdout);
+  if (!answer) return result.stdout.trim() ? { context: result.stdout.trim() } : {};
+  if (answer.decision === "block") return { block: answer.reason?.trim() || "no reason given" };
+  if (answer.continue === false) return { block: answer.stopReason?.trim() || "no reason given" };
+  const added = answer.hookSpecificOutput?.additionalContext?.trim();
+  return added ? { context: added } : {};
+}
