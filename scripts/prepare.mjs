@@ -9,7 +9,8 @@
 // - npm packing that clone after the inner install (pacote's DirFetcher runs prepare again):
 //   dist/ was built a moment ago, in that clone; building it again would only cost time.
 // - `npm ci --omit=dev` in a clone: there are no build tools by request. With dist/ already built
-//   (an earlier `npm ci`), there is nothing to do; without it, say what to run.
+//   (an earlier `npm ci`), there is nothing to do; without it, the build's packages are installed
+//   into a temporary folder for the build, as for a global git install, and removed after.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -48,10 +49,16 @@ if (preparingGitDependency && existsSync("dist/cli.js")) {
 } else if (existsSync("dist/cli.js")) {
   console.error("agent-harness: devDependencies omitted; keeping the dist/ already built");
 } else {
+  // `npm ci --omit=dev` in a fresh clone: the user asked for no build tools in node_modules, not
+  // for no build. The same temporary tools folder as a global git install (removed after), so
+  // node_modules ends as asked: the production dependencies alone.
   console.error(
-    "agent-harness: dist/ is not built, and building it needs the devDependencies (esbuild, typescript).\n" +
-      "Run `npm ci` first (then `npm ci --omit=dev` drops them and keeps dist/), or install the package:\n" +
-      "  npm install -g agent-harness",
+    "agent-harness: devDependencies omitted; building dist/ with the build's packages in a temporary folder",
   );
-  process.exit(1);
+  const removeBuildTools = installBuildTools();
+  try {
+    build();
+  } finally {
+    removeBuildTools();
+  }
 }

@@ -70,9 +70,11 @@ async function installGlobally(spec: string, cwd: string, env: NodeJS.ProcessEnv
 /** Where a global install into `prefix` put the package. */
 const packageIn = (prefix: string) => join(prefix, "lib", "node_modules", "agent-harness");
 
-/** The installed CLI, started through the link npm made in <prefix>/bin, answers --version and a one-shot, with nothing on stderr. */
-async function assertInstalledWorks(prefix: string): Promise<void> {
-  const cli = join(prefix, "bin", "harness");
+/** The CLI npm linked into <prefix>/bin. */
+const linkedCli = (prefix: string) => join(prefix, "bin", "harness");
+
+/** The installed CLI answers --version and a one-shot, with nothing on stderr. */
+async function assertInstalledWorks(cli: string): Promise<void> {
   const version = await runInstalled(cli, ["--version"]);
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
   const fake = await serve([{ reply: { text: "installed and answering" } }]);
@@ -115,7 +117,7 @@ test("the packed tarball installs globally with one dependency (photon-node), sh
   assert.deepEqual(readdirSync(join(installed, "node_modules")), ["@silvia-odwyer"]);
   assert.ok(existsSync(join(installed, "docs", "events.md")), "docs/events.md, which --help names, is in the package");
   assert.equal(existsSync(join(installed, "src")), false, "no sources, only the bundle");
-  await assertInstalledWorks(prefix);
+  await assertInstalledWorks(linkedCli(prefix));
   // The local model: the message names one command, and what it installs (node-llama-cpp, in the
   // prefix's node_modules beside agent-harness) is where the installed harness finds it.
   const model = join(tempDir("harness-models-"), "hello.gguf");
@@ -164,5 +166,33 @@ test("from a git URL in one step: npm builds its clone (prepare), installs the p
     [],
     "prepare removed its build tools",
   );
-  await assertInstalledWorks(prefix);
+  await assertInstalledWorks(linkedCli(prefix));
+});
+
+test("npm ci --omit=dev in a fresh clone builds dist/ with tools it removes after, and leaves node_modules to the production dependency", async (t) => {
+  const clone = join(tempDir("harness-clone-"), "agent-harness");
+  const npmTemp = tempDir("harness-npm-tmp-");
+  await run("git", ["clone", "--quiet", "--no-hardlinks", ROOT, clone]);
+  try {
+    await npm(["ci", "--omit=dev", "--offline"], clone, { TMPDIR: npmTemp });
+  } catch (error) {
+    const reason = cacheMissReason(error);
+    if (reason) return t.skip(reason);
+    throw error;
+  }
+  assert.ok(existsSync(join(clone, "dist", "cli.js")), "prepare built dist/");
+  assert.ok(
+    lstatSync(join(clone, "node_modules")).isDirectory(),
+    "node_modules is the clone's own again, not the tools' link",
+  );
+  assert.deepEqual(
+    readdirSync(join(clone, "node_modules")).filter((entry) => !entry.startsWith(".")),
+    ["@silvia-odwyer"],
+  );
+  assert.deepEqual(
+    readdirSync(npmTemp).filter((entry) => entry.startsWith("agent-harness-build-")),
+    [],
+    "prepare removed its build tools",
+  );
+  await assertInstalledWorks(join(clone, "bin", "harness.js"));
 });
