@@ -4,6 +4,7 @@
 // on stderr. A hook that outlives its timeout is killed and the call goes ahead, with a note
 // to the model and on stderr, as Claude Code does (a hook is a check the user added, not a
 // sandbox: a hung checker should not wedge the session).
+import type { CompactionHook } from "../core/compaction.ts";
 import type { RunResult } from "../core/events.ts";
 import type { HookPermission, ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
@@ -38,7 +39,18 @@ export interface CommandHooks {
   sessionEnd(reason: SessionEndReason): Promise<void>;
   /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
   stop(result: RunResult): Promise<void>;
+  /**
+   * Runs Notification hooks: harness needs the person (a permission question is put). Their
+   * matcher sees `notification_type`; their output is not used (Claude Code's Notification has
+   * no decision control), so the model never sees it.
+   */
+  notification(message: string, type: NotificationType): Promise<void>;
+  /** Runs PreCompact hooks before a compaction (the Agent's beforeCompaction). */
+  preCompact: CompactionHook;
 }
+
+/** Claude Code's `notification_type`s that harness sends (https://code.claude.com/docs/en/hooks#notification). */
+export type NotificationType = "permission_prompt";
 
 /** Why a session ends, in Claude Code's words: the person left the chat, or anything else (a one-shot's end, an editor closing). */
 export type SessionEndReason = "prompt_input_exit" | "other";
@@ -103,32 +115,41 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       return { ...(isRewritten ? { input: current } : {}), ...(permission ? { permission } : {}) };
     },
 
+    // Claude Code runs PostToolUse when a tool succeeds and PostToolUseFailure when it fails
+    // (https://code.claude.com/docs/en/hooks#posttoolusefailure). Claude's files get exactly that;
+    // our own files' PostToolUse hooks keep seeing every call, as they always have (README, Hooks).
     async afterToolCall(call, output, input, signal) {
       const added = notes.get(call.id) ?? [];
       notes.delete(call.id);
-      for (const hook of of("PostToolUse", namesOfTool(call.name))) {
-        const response = { content: output.content, isError: output.isError ?? false };
-        const result = await run(
-          hook,
-          {
-            ...base("PostToolUse"),
-            ...toolFields(hook, call.name, input),
-            tool_response: response,
-            tool_use_id: call.id,
-          },
-          signal,
-        );
+      const names = namesOfTool(call.name);
+      const failed = output.isError ?? false;
+      const selected = [
+        ...of("PostToolUse", names).filter((hook) => !failed || hook.dialect !== "claude"),
+        ...(failed ? of("PostToolUseFailure", names) : []),
+      ];
+      for (const hook of selected) {
+        const outcome =
+          hook.event === "PostToolUseFailure"
+            ? { error: output.content, is_interrupt: signal.aborted }
+            : { tool_response: { content: output.content, isError: failed } };
+        const payload = {
+          ...base(hook.event),
+          ...toolFields(hook, call.name, input),
+          ...outcome,
+          tool_use_id: call.id,
+        };
+        const result = await run(hook, payload, signal);
         if (signal.aborted) break;
         if (result.code === 2) {
-          if (result.stderr.trim()) added.push(`PostToolUse hook: ${result.stderr.trim()}`);
+          if (result.stderr.trim()) added.push(`${hook.event} hook: ${result.stderr.trim()}`);
           continue;
         }
         if (result.code !== 0) {
-          context.warn(failureNote("PostToolUse", hook, result));
+          context.warn(failureNote(hook.event, hook, result));
           continue;
         }
         const answer = parseAnswer(result.stdout);
-        if (answer?.decision === "block" && answer.reason) added.push(`PostToolUse hook: ${answer.reason}`);
+        if (answer?.decision === "block" && answer.reason) added.push(`${hook.event} hook: ${answer.reason}`);
         if (answer?.hookSpecificOutput?.additionalContext) added.push(answer.hookSpecificOutput.additionalContext);
       }
       return added.length > 0 ? { content: withNotes(output, added) } : undefined;
@@ -160,6 +181,29 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     },
     async stop(result) {
       await runAll(of("Stop", [""]), { ...base("Stop"), stop_hook_active: false, reason: result.reason });
+    },
+    async notification(message, type) {
+      await runAll(of("Notification", [type]), { ...base("Notification"), message, notification_type: type });
+    },
+    // Exit 2 or {"decision": "block"} cancels the compaction (Claude Code 2.1.105's changelog;
+    // https://github.com/anthropics/claude-code/issues/47618), and plain stdout on exit 0 joins
+    // the summary's instructions, as Claude's own /compact argument does
+    // (https://github.com/lossless-claude/lcm/issues/228 reads it from Claude's source).
+    async preCompact(trigger, focus, signal) {
+      const added: string[] = [];
+      for (const hook of of("PreCompact", [trigger])) {
+        const result = await run(hook, { ...base("PreCompact"), trigger, custom_instructions: focus ?? "" }, signal);
+        if (signal.aborted) break;
+        if (result.code === 2) return { block: result.stderr.trim() || `"${hook.command}" refused it` };
+        if (result.code !== 0) {
+          context.warn(failureNote("PreCompact", hook, result));
+          continue;
+        }
+        const answer = parseAnswer(result.stdout);
+        if (answer?.decision === "block") return { block: answer.reason?.trim() || `"${hook.command}" refused it` };
+        if (!answer && result.stdout.trim()) added.push(result.stdout.trim());
+      }
+      return added.length > 0 ? { instructions: added.join("\n") } : {};
     },
   };
   return self;

@@ -15,18 +15,14 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "Stop",
   "SessionEnd",
+  "Notification",
+  "PreCompact",
+  "PostToolUseFailure",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
-const CLAUDE_ONLY_EVENTS = [
-  "Notification",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-  "PermissionRequest",
-  "PostToolUseFailure",
-];
+const CLAUDE_ONLY_EVENTS = ["SubagentStart", "SubagentStop", "PermissionRequest"];
 
 /** One declared hook command, as the file says it. */
 export interface HookEntry {
@@ -57,7 +53,7 @@ const groupSchema = z.object({
 export const hookSectionSchema = z
   .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
   .describe(
-    "commands run before and after tool calls, before a prompt is sent, when a session starts and ends and when a run stops (Claude Code's format)",
+    "commands run before and after tool calls (PostToolUseFailure: after a failed one), before a prompt is sent, before a compaction, when harness needs the person (Notification), when a session starts and ends and when a run stops (Claude Code's format)",
   );
 
 /** The hooks a section declares, and a sentence for each part skipped. */

@@ -50,6 +50,7 @@ import type { SessionData } from "../session/session-reader.ts";
 import { BackgroundJobs } from "../tools/background-jobs.ts";
 import { closeHosted } from "../tools/command-host.ts";
 import { codingTools } from "../tools/index.ts";
+import { notifyingApproval } from "./notify-approval.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
@@ -207,6 +208,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
   const sessionState = new Map<string, unknown>();
   const background = BackgroundJobs.into(sessionState);
+  const hooks = extensions.hooks;
   const agent = new HookedAgent(
     {
       sessionId: state.recorder.id,
@@ -227,7 +229,15 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         sessionState,
         spillDir: state.recorder.writer.spillDir,
       },
-      approve: snapshottingApprover(options, permissions, turnSnapshots, state),
+      approve: snapshottingApprover(
+        {
+          ...options,
+          approval: notifyingApproval(options.approval, (text) => hooks.notification(text, "permission_prompt")),
+        },
+        permissions,
+        turnSnapshots,
+        state,
+      ),
       takeQueuedMessages: options.takeQueuedMessages,
     },
     extensions.hooks,

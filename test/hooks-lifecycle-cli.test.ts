@@ -1,0 +1,223 @@
+// Claude Code's Notification, PreCompact and PostToolUseFailure hooks, copied in unchanged from a
+// `.claude/settings.json`: each fires at its point with the payload Claude documents
+// (https://code.claude.com/docs/en/hooks), through the built CLI (and `harness acp`) against
+// the fake server.
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
+import { withEditor } from "./acp-editor.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf, writeJson } from "./helpers.ts";
+
+const serve = fakeServerPerTest();
+/** A bound on a notifier's one line appearing (it takes milliseconds); only a hang reaches it. */
+const NOTIFIER_LIMIT_MS = 60_000;
+
+/** A hook script that appends its payload to `log` (one JSON line each), then runs `then`. */
+function loggingHook(cwd: string, name: string, log: string, then = ""): string {
+  const file = join(cwd, name);
+  writeFileSync(file, `#!/bin/sh\ninput=$(cat)\nprintf '%s\\n' "$input" >> ${log}\n${then}\n`);
+  chmodSync(file, 0o755);
+  return `./${name}`;
+}
+
+const hooksOf = (event: string, matcher: string, command: string) => ({
+  [event]: [{ matcher, hooks: [{ type: "command", command }] }],
+});
+
+function payloads(cwd: string, log: string): Record<string, unknown>[] {
+  const file = join(cwd, log);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+test("PostToolUse fires for Claude's files only when a tool succeeds and PostToolUseFailure when it fails, with its error; our own files' PostToolUse still sees both", async () => {
+  const cwd = tempDir("post-failure-hook-");
+  writeFileSync(join(cwd, "present.txt"), "here\n");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: {
+      ...hooksOf("PostToolUse", "Read", loggingHook(cwd, "post.sh", "post.jsonl")),
+      ...hooksOf(
+        "PostToolUseFailure",
+        "Read",
+        loggingHook(
+          cwd,
+          "failure.sh",
+          "failure.jsonl",
+          `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"check the path"}}'`,
+        ),
+      ),
+    },
+  });
+  writeJson(join(cwd, ".harness", "settings.json"), {
+    hooks: hooksOf("PostToolUse", "read_file", loggingHook(cwd, "own.sh", "own.jsonl")),
+  });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          { id: "ok", name: "read_file", arguments: { path: "present.txt" } },
+          { id: "missing", name: "read_file", arguments: { path: "absent.txt" } },
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const result = await runCli(["--trust", ...fakeFlags(fake), "-p", "read both"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+
+  const post = payloads(cwd, "post.jsonl");
+  assert.deepEqual(
+    post.map((p) => [p.hook_event_name, p.tool_use_id, p.tool_name]),
+    [["PostToolUse", "ok", "Read"]],
+  );
+  const [failure, ...more] = payloads(cwd, "failure.jsonl");
+  assert.equal(more.length, 0);
+  assert.equal(failure.hook_event_name, "PostToolUseFailure");
+  assert.equal(failure.tool_name, "Read");
+  assert.equal(failure.tool_use_id, "missing");
+  assert.equal((failure.tool_input as { file_path: string }).file_path, "absent.txt");
+  assert.equal(failure.is_interrupt, false);
+  assert.equal(failure.cwd, cwd);
+  assert.match(String(failure.error), /absent\.txt/);
+  assert.equal(failure.error, toolResultOf(fake, 1, "missing").split("\n[")[0]);
+  assert.match(toolResultOf(fake, 1, "missing"), /\[check the path\]$/);
+  assert.doesNotMatch(toolResultOf(fake, 1, "ok"), /check the path/);
+
+  // Our own format keeps its PostToolUse on every call, with isError (README, Hooks). Reads run
+  // side by side, so in either order.
+  const own = payloads(cwd, "own.jsonl").map((p) => [
+    p.tool_use_id,
+    p.tool_name,
+    (p.tool_response as { isError: boolean }).isError,
+  ]);
+  assert.deepEqual(own.sort(), [
+    ["missing", "read_file", true],
+    ["ok", "read_file", false],
+  ]);
+});
+
+/** A run whose second request passes the 80% threshold of a 10,000-token window, so the conversation is compacted before it. */
+async function compactingRun(cwd: string): Promise<{ fake: FakeLLM; events: Record<string, unknown>[] }> {
+  const bash = (id: string, command: string, promptTokens: number) => ({
+    reply: {
+      toolCalls: [{ id, name: "bash", arguments: { command } }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 },
+    },
+  });
+  const fake = await serve([
+    bash("one", "echo one", 3000),
+    bash("two", "echo two", 8500),
+    (request) =>
+      request.body.messages[0].content === SUMMARY_SYSTEM_PROMPT
+        ? { reply: { text: "SUMMARY: echoed one and two." } }
+        : { reply: { text: "went on uncompacted" } },
+    { reply: { text: "finished" } },
+  ]);
+  const flags = ["--trust", ...fakeFlags(fake), "--context-window", "10000", "-y", "--output", "stream-json"];
+  const result = await runCli([...flags, "-p", "echo things"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  return { fake, events };
+}
+
+test("PreCompact fires before an automatic compaction with trigger auto; its plain output joins the summary's instructions", async () => {
+  const cwd = tempDir("pre-compact-hook-");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: hooksOf("PreCompact", "auto", loggingHook(cwd, "compact.sh", "compact.jsonl", "echo keep the port number")),
+  });
+  const { fake, events } = await compactingRun(cwd);
+  const [payload, ...more] = payloads(cwd, "compact.jsonl");
+  assert.equal(more.length, 0);
+  assert.deepEqual(
+    { ...payload, session_id: typeof payload.session_id },
+    { session_id: "string", cwd, hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "" },
+  );
+  assert.equal(events.filter((event) => event.type === "compaction").length, 1);
+  const summaryAsk = JSON.stringify(fake.requests[2].body.messages);
+  assert.match(summaryAsk, /Pay particular attention to: keep the port number/);
+});
+
+test("a PreCompact hook that exits 2 cancels the automatic compaction: the run goes on uncompacted", async () => {
+  const cwd = tempDir("pre-compact-block-");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: hooksOf("PreCompact", "", loggingHook(cwd, "refuse.sh", "compact.jsonl", "echo not now >&2; exit 2")),
+  });
+  const { fake, events } = await compactingRun(cwd);
+  assert.equal(payloads(cwd, "compact.jsonl").length, 1);
+  assert.equal(events.filter((event) => event.type === "compaction").length, 0);
+  assert.equal(fake.requests.length, 3);
+  assert.notEqual(fake.requests[2].body.messages[0].content, SUMMARY_SYSTEM_PROMPT);
+  assert.equal(events.at(-1)?.answer, "went on uncompacted");
+});
+
+test("Notification never fires headless: nobody is asked, so nobody is notified (the refused call says so)", async () => {
+  const cwd = tempDir("notification-headless-");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: hooksOf("Notification", "", loggingHook(cwd, "notify.sh", "notify.jsonl")),
+  });
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "touch", name: "bash", arguments: { command: "touch asked.txt" } }] } },
+    { reply: { text: "done" } },
+  ]);
+  const result = await runCli(["--trust", ...fakeFlags(fake), "-p", "touch it"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResultOf(fake, 1, "touch"), /no one was there to approve it/);
+  assert.equal(existsSync(join(cwd, "notify.jsonl")), false);
+});
+
+test("Notification fires with notification_type permission_prompt when an editor is asked for permission; its output reaches neither the model nor the editor", async () => {
+  const cwd = tempDir("notification-acp-");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: hooksOf(
+      "Notification",
+      "permission_prompt",
+      loggingHook(cwd, "notify.sh", "notify.jsonl", "echo notifier-output-canary"),
+    ),
+  });
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "touch", name: "bash", arguments: { command: "touch asked.txt" } }] } },
+    { reply: { text: "done" } },
+  ]);
+  const env = cleanEnv({
+    HARNESS_HOME: tempDir("harness-home-"),
+    HARNESS_PROVIDER: "openai",
+    HARNESS_BASE_URL: fake.baseUrl,
+    HARNESS_MODEL: "fake-model",
+    HARNESS_API_KEY: "test-key",
+  });
+  const log = await withEditor({ env, cwd, args: ["--trust"], answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "touch it" }] });
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(log.permissions.length, 1);
+  // The question does not wait for the notifier (wiring/notify-approval.ts): wait for its line, within a liveness bound.
+  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
+  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
+  assert.deepEqual(
+    payloads(cwd, "notify.jsonl").map((p) => ({ ...p, session_id: typeof p.session_id })),
+    [
+      {
+        session_id: "string",
+        cwd,
+        hook_event_name: "Notification",
+        message: "harness needs your permission: bash> touch asked.txt",
+        notification_type: "permission_prompt",
+      },
+    ],
+  );
+  assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /notifier-output-canary/);
+  assert.doesNotMatch(JSON.stringify(log.updates), /notifier-output-canary/);
+});
