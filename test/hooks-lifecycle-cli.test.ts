@@ -10,7 +10,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
 import { withEditor } from "./acp-editor.ts";
-import type { FakeLLM } from "./fake-llm/server.ts";
+import { byConversation, type FakeLLM } from "./fake-llm/server.ts";
+import { taskCall, text } from "./subagent-steps.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf, writeJson } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -220,4 +221,53 @@ test("Notification fires with notification_type permission_prompt when an editor
   );
   assert.doesNotMatch(JSON.stringify(fake.requests[1].body), /notifier-output-canary/);
   assert.doesNotMatch(JSON.stringify(log.updates), /notifier-output-canary/);
+});
+
+test("SubagentStart and SubagentStop fire around a task child, matched by agent_type; the start hook's additionalContext reaches the child", async () => {
+  const cwd = tempDir("subagent-hooks-");
+  const context = `echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"from the start hook"}}'`;
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: {
+      ...hooksOf("SubagentStart", "general-purpose", loggingHook(cwd, "start.sh", "subagents.jsonl", context)),
+      // A named agent's type is its name: the first group matches no child here.
+      SubagentStop: [
+        { matcher: "reviewer", hooks: [{ type: "command", command: "touch wrong-matcher" }] },
+        { hooks: [{ type: "command", command: loggingHook(cwd, "stop.sh", "subagents.jsonl") }] },
+      ],
+    },
+  });
+  const fake = await serve(
+    byConversation({
+      "delegate it": [
+        { reply: { toolCalls: [taskCall("call_task", { prompt: "CHILD-KEY look around" })] } },
+        text("parent done"),
+      ],
+      "CHILD-KEY": [text("child answer")],
+    }),
+  );
+  const result = await runCli(["--trust", ...fakeFlags(fake), "-p", "delegate it"], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "parent done\n");
+  const [start, stop, ...more] = payloads(cwd, "subagents.jsonl");
+  assert.equal(more.length, 0);
+  assert.deepEqual(
+    { ...start, session_id: typeof start.session_id, agent_id: typeof start.agent_id },
+    { session_id: "string", cwd, hook_event_name: "SubagentStart", agent_id: "string", agent_type: "general-purpose" },
+  );
+  assert.deepEqual(stop, {
+    session_id: start.session_id,
+    cwd,
+    hook_event_name: "SubagentStop",
+    stop_hook_active: false,
+    agent_id: start.agent_id,
+    agent_type: "general-purpose",
+    last_assistant_message: "child answer",
+  });
+  assert.notEqual(start.agent_id, start.session_id, "the child's id is its own session's, not the parent's");
+  assert.equal(existsSync(join(cwd, "wrong-matcher")), false);
+  const child = fake.requests.find((request) => JSON.stringify(request.body.messages).includes("CHILD-KEY"));
+  assert.match(
+    JSON.stringify(child?.body.messages),
+    /CHILD-KEY look around\\n\\n<subagent-start-hook>\\nfrom the start hook\\n<\/subagent-start-hook>/,
+  );
 });

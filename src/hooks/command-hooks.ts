@@ -47,6 +47,13 @@ export interface CommandHooks {
   notification(message: string, type: NotificationType): Promise<void>;
   /** Runs PreCompact hooks before a compaction (the Agent's beforeCompaction). */
   preCompact: CompactionHook;
+  /**
+   * Runs SubagentStart hooks before a `task` child's first request (their matcher sees
+   * `agent_type`); what they add (`additionalContext`) is context for the child.
+   */
+  subagentStart(agentId: string, agentType: string): Promise<string[]>;
+  /** Runs SubagentStop hooks when a child's run ends; like Stop, their output is not used. */
+  subagentStop(agentId: string, agentType: string, lastMessage: string): Promise<void>;
 }
 
 /** Claude Code's `notification_type`s that harness sends (https://code.claude.com/docs/en/hooks#notification). */
@@ -184,6 +191,28 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     },
     async notification(message, type) {
       await runAll(of("Notification", [type]), { ...base("Notification"), message, notification_type: type });
+    },
+    // Payloads as https://code.claude.com/docs/en/hooks#subagentstart and #subagentstop list them,
+    // but `agent_transcript_path` (our session file is not Claude's transcript, as for `transcript_path`).
+    async subagentStart(agentId, agentType) {
+      const added: string[] = [];
+      const input = { ...base("SubagentStart"), agent_id: agentId, agent_type: agentType };
+      for (const hook of of("SubagentStart", [agentType])) {
+        const result = await run(hook, input, new AbortController().signal);
+        if (result.code !== 0) context.warn(failureNote("SubagentStart", hook, result));
+        const extra = result.code === 0 ? parseAnswer(result.stdout)?.hookSpecificOutput?.additionalContext : undefined;
+        if (extra?.trim()) added.push(extra.trim());
+      }
+      return added;
+    },
+    async subagentStop(agentId, agentType, lastMessage) {
+      await runAll(of("SubagentStop", [agentType]), {
+        ...base("SubagentStop"),
+        stop_hook_active: false,
+        agent_id: agentId,
+        agent_type: agentType,
+        last_assistant_message: lastMessage,
+      });
     },
     // Exit 2 or {"decision": "block"} cancels the compaction (Claude Code 2.1.105's changelog;
     // https://github.com/anthropics/claude-code/issues/47618), and plain stdout on exit 0 joins

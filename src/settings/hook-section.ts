@@ -18,11 +18,13 @@ export const HOOK_EVENTS = [
   "Notification",
   "PreCompact",
   "PostToolUseFailure",
+  "SubagentStart",
+  "SubagentStop",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
-const CLAUDE_ONLY_EVENTS = ["SubagentStart", "SubagentStop", "PermissionRequest"];
+const CLAUDE_ONLY_EVENTS = ["PermissionRequest"];
 
 /** One declared hook command, as the file says it. */
 export interface HookEntry {
@@ -53,7 +55,7 @@ const groupSchema = z.object({
 export const hookSectionSchema = z
   .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
   .describe(
-    "commands run before and after tool calls (PostToolUseFailure: after a failed one), before a prompt is sent, before a compaction, when harness needs the person (Notification), when a session starts and ends and when a run stops (Claude Code's format)",
+    "commands run before and after tool calls (PostToolUseFailure: after a failed one), before a prompt is sent, before a compaction, when harness needs the person (Notification), when a subagent starts and stops, when a session starts and ends and when a run stops (Claude Code's format)",
   );
 
 /** The hooks a section declares, and a sentence for each part skipped. */

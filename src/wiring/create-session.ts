@@ -198,6 +198,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     providerFor,
     parentSessionId: () => state.recorder.id,
     redact: (events) => outgoing(events),
+    hooks: extensions.hooks,
   });
   await checkRuleNames(options, permissions, extensions, tools);
   const state: SessionState = {
@@ -379,7 +380,7 @@ function toolsFor(
   folder: SettledFolder,
   config: HarnessConfig,
   serverTools: Tool[],
-  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact">,
+  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact" | "hooks">,
 ): Tool[] {
   const { cwd, env } = options;
   const ownTools = [...codingTools, ...serverTools];
