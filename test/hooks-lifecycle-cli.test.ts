@@ -1,7 +1,7 @@
-// Claude Code's Notification, PreCompact and PostToolUseFailure hooks, copied in unchanged from a
-// `.claude/settings.json`: each fires at its point with the payload Claude documents
-// (https://code.claude.com/docs/en/hooks), through the built CLI (and `harness acp`) against
-// the fake server.
+// Claude Code's Notification, PreCompact, PostToolUseFailure, SubagentStart and SubagentStop
+// hooks, copied in unchanged from a `.claude/settings.json`: each fires at its point with the
+// payload Claude documents (https://code.claude.com/docs/en/hooks), through the built CLI
+// (headless, in a chat under tmux, and as `harness acp`) against the fake server.
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,6 +12,8 @@ import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
 import { withEditor } from "./acp-editor.ts";
 import { byConversation, type FakeLLM } from "./fake-llm/server.ts";
 import { taskCall, text } from "./subagent-steps.ts";
+import { needs } from "./system-programs.ts";
+import { TmuxTerminal } from "./tui-tmux.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf, writeJson } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -270,4 +272,55 @@ test("SubagentStart and SubagentStop fire around a task child, matched by agent_
     JSON.stringify(child?.body.messages),
     /CHILD-KEY look around\\n\\n<subagent-start-hook>\\nfrom the start hook\\n<\/subagent-start-hook>/,
   );
+});
+
+test("in a chat, a permission question fires Notification, and /compact fires PreCompact with trigger manual and its focus; a PreCompact exit 2 keeps the conversation as it was", {
+  skip: needs("tmux"),
+}, async () => {
+  const cwd = tempDir("chat-hooks-");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    hooks: {
+      ...hooksOf("Notification", "", loggingHook(cwd, "notify.sh", "notify.jsonl")),
+      ...hooksOf("PreCompact", "manual", loggingHook(cwd, "compact.sh", "compact.jsonl", "echo not now >&2; exit 2")),
+    },
+  });
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "touch", name: "bash", arguments: { command: "touch answered" } }] } },
+    { reply: { text: "Made it." } },
+    { reply: { text: "Hello again." } },
+  ]);
+  const terminal = TmuxTerminal.start({
+    args: ["--trust", ...fakeFlags(fake)],
+    cwd,
+    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
+    columns: 160,
+  });
+  await terminal.waitFor(/> $/m, "the chat prompt");
+  terminal.type("touch it");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/allow\? bash> touch answered/, "the question");
+  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
+  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
+  const [notified] = payloads(cwd, "notify.jsonl");
+  assert.equal(notified.message, "harness needs your permission: bash> touch answered");
+  assert.equal(notified.notification_type, "permission_prompt");
+  terminal.type("y");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/Made it\./, "the reply");
+  terminal.type("hello");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/Hello again\./, "the second reply");
+
+  terminal.type("/compact keep the port");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/nothing was compacted: a PreCompact hook blocked it: not now/, "the refusal");
+  const [compact, ...more] = payloads(cwd, "compact.jsonl");
+  assert.equal(more.length, 0);
+  assert.equal(compact.trigger, "manual");
+  assert.equal(compact.custom_instructions, "keep the port");
+  assert.equal(fake.requests.length, 3, "no summary was asked for");
+  terminal.type("/exit");
+  terminal.send(["Enter"]);
+  await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
+  assert.equal(payloads(cwd, "notify.jsonl").length, 1, "one question, one notification");
 });
