@@ -164,10 +164,14 @@ test("a PreCompact hook that exits 2 cancels the automatic compaction: the run g
   assert.equal(events.at(-1)?.answer, "went on uncompacted");
 });
 
-test("Notification never fires headless: nobody is asked, so nobody is notified (the refused call says so)", async () => {
+test("Notification and PermissionRequest never fire headless: nobody is asked, so no question is put (the refused call says so)", async () => {
   const cwd = tempDir("notification-headless-");
+  const allow = `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`;
   writeJson(join(cwd, ".claude", "settings.json"), {
-    hooks: hooksOf("Notification", "", loggingHook(cwd, "notify.sh", "notify.jsonl")),
+    hooks: {
+      ...hooksOf("Notification", "", loggingHook(cwd, "notify.sh", "notify.jsonl")),
+      ...hooksOf("PermissionRequest", "", loggingHook(cwd, "answer.sh", "notify.jsonl", allow)),
+    },
   });
   const fake = await serve([
     { reply: { toolCalls: [{ id: "touch", name: "bash", arguments: { command: "touch asked.txt" } }] } },
@@ -323,4 +327,76 @@ test("in a chat, a permission question fires Notification, and /compact fires Pr
   terminal.send(["Enter"]);
   await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
   assert.equal(payloads(cwd, "notify.jsonl").length, 1, "one question, one notification");
+});
+
+test("a PermissionRequest hook answers an editor's ordinary questions (allow runs it unasked, deny sends its message to the model) but never one an ask rule puts, which goes to the editor", async () => {
+  const cwd = tempDir("permission-request-");
+  const answer = [
+    'case "$input" in',
+    `  *deny-me*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not that one"}}}' ;;`,
+    `  *) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}' ;;`,
+    "esac",
+  ].join("\n");
+  writeJson(join(cwd, ".claude", "settings.json"), {
+    permissions: { ask: ["Bash(touch guarded:*)"] },
+    hooks: {
+      ...hooksOf("PermissionRequest", "Bash", loggingHook(cwd, "answer.sh", "requests.jsonl", answer)),
+      ...hooksOf("Notification", "", loggingHook(cwd, "notify.sh", "notify.jsonl")),
+    },
+  });
+  const bash = (id: string, command: string) => ({ id, name: "bash", arguments: { command } });
+  const fake = await serve([
+    {
+      reply: {
+        toolCalls: [
+          bash("ordinary", "touch by-hook"),
+          bash("denied", "touch deny-me"),
+          bash("guarded", "touch guarded extra"),
+        ],
+      },
+    },
+    { reply: { text: "done" } },
+  ]);
+  const env = cleanEnv({
+    HARNESS_HOME: tempDir("harness-home-"),
+    HARNESS_PROVIDER: "openai",
+    HARNESS_BASE_URL: fake.baseUrl,
+    HARNESS_MODEL: "fake-model",
+    HARNESS_API_KEY: "test-key",
+  });
+  const log = await withEditor({ env, cwd, args: ["--trust"], answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "touch them" }] });
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(existsSync(join(cwd, "by-hook")), true, toolResultOf(fake, 1, "ordinary"));
+  assert.equal(existsSync(join(cwd, "deny-me")), false);
+  assert.match(toolResultOf(fake, 1, "denied"), /not that one/);
+  // The ask rule's question went to the editor, which said no; the hook's allow did not answer it.
+  assert.deepEqual(
+    log.permissions.map((p) => p.toolCall.toolCallId),
+    ["guarded"],
+  );
+  assert.equal(existsSync(join(cwd, "guarded")), false);
+  assert.match(
+    log.stderr,
+    /a PermissionRequest hook allowed "bash> touch guarded extra", which only you can allow here/,
+  );
+  const requests = payloads(cwd, "requests.jsonl");
+  assert.deepEqual(
+    requests.map((p) => [p.hook_event_name, p.tool_name, (p.tool_input as { command: string }).command]).sort(),
+    [
+      ["PermissionRequest", "Bash", "touch by-hook"],
+      ["PermissionRequest", "Bash", "touch deny-me"],
+      ["PermissionRequest", "Bash", "touch guarded extra"],
+    ],
+  );
+  // Only the question that was put notified.
+  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
+  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
+  assert.deepEqual(
+    payloads(cwd, "notify.jsonl").map((p) => p.message),
+    ["harness needs your permission: bash> touch guarded extra"],
+  );
 });

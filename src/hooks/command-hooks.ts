@@ -8,7 +8,13 @@ import type { CompactionHook } from "../core/compaction.ts";
 import type { RunResult } from "../core/events.ts";
 import type { HookPermission, ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
-import { type HookAnswer, parseAnswer, readPromptAnswer } from "./hook-answer.ts";
+import {
+  type HookAnswer,
+  type PermissionAnswer,
+  parseAnswer,
+  readPermissionAnswer,
+  readPromptAnswer,
+} from "./hook-answer.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
 import type { CommandHook, HookEventName } from "./hook-settings.ts";
 import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
@@ -45,6 +51,11 @@ export interface CommandHooks {
    * no decision control), so the model never sees it.
    */
   notification(message: string, type: NotificationType): Promise<void>;
+  /**
+   * Runs PermissionRequest hooks on a question about to be put (matched by the tool's names):
+   * the first that answers decides; none: undefined, and the question is put.
+   */
+  permissionRequest(tool: string, input: unknown, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
   /** Runs PreCompact hooks before a compaction (the Agent's beforeCompaction). */
   preCompact: CompactionHook;
   /**
@@ -58,6 +69,8 @@ export interface CommandHooks {
 
 /** Claude Code's `notification_type`s that harness sends (https://code.claude.com/docs/en/hooks#notification). */
 export type NotificationType = "permission_prompt";
+
+export type { PermissionAnswer } from "./hook-answer.ts";
 
 /** Why a session ends, in Claude Code's words: the person left the chat, or anything else (a one-shot's end, an editor closing). */
 export type SessionEndReason = "prompt_input_exit" | "other";
@@ -191,6 +204,19 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     },
     async notification(message, type) {
       await runAll(of("Notification", [type]), { ...base("Notification"), message, notification_type: type });
+    },
+    // No `permission_suggestions`: harness's "always" offers are its own rules' shapes.
+    async permissionRequest(tool, input, signal) {
+      for (const hook of of("PermissionRequest", namesOfTool(tool))) {
+        const result = await run(hook, { ...base("PermissionRequest"), ...toolFields(hook, tool, input) }, signal);
+        if (signal.aborted) return undefined;
+        const read = readPermissionAnswer(result);
+        if ("failed" in read) context.warn(failureNote("PermissionRequest", hook, result));
+        else if (read.unsupported)
+          context.warn(`PermissionRequest hook "${hook.command}" (${hook.source}) answered with ${read.unsupported}`);
+        else if (read.answer) return read.answer;
+      }
+      return undefined;
     },
     // Payloads as https://code.claude.com/docs/en/hooks#subagentstart and #subagentstop list them,
     // but `agent_transcript_path` (our session file is not Claude's transcript, as for `transcript_path`).

@@ -15,6 +15,8 @@ export interface HookAnswer {
     permissionDecisionReason?: string;
     updatedInput?: unknown;
     additionalContext?: string;
+    /** PermissionRequest's answer. */
+    decision?: { behavior?: string; message?: string; updatedInput?: unknown; updatedPermissions?: unknown };
   };
 }
 
@@ -48,4 +50,30 @@ export function readPromptAnswer(result: HookRun): PromptAnswer {
   if (answer.continue === false) return { block: answer.stopReason?.trim() || "no reason given" };
   const added = answer.hookSpecificOutput?.additionalContext?.trim();
   return added ? { context: added } : {};
+}
+
+/** A PermissionRequest hook's answer to a permission question: allow it once, or deny it with a message for the model. */
+export type PermissionAnswer = { behavior: "allow" } | { behavior: "deny"; message?: string };
+
+/**
+ * A PermissionRequest hook's answer (https://code.claude.com/docs/en/hooks#permissionrequest-decision-control):
+ * exit 2 denies with stderr as the message; on exit 0, `hookSpecificOutput.decision.behavior`
+ * `allow` or `deny` (with `message`). Nothing said: undefined, and the question is put.
+ * `updatedInput` and `updatedPermissions` are not supported: an allow that carries them is not
+ * taken (the person is asked instead), and `unsupported` says so.
+ */
+export function readPermissionAnswer(
+  result: HookRun,
+): { answer?: PermissionAnswer; unsupported?: string } | { failed: true } {
+  if (result.code === 2)
+    return { answer: { behavior: "deny", ...(result.stderr.trim() ? { message: result.stderr.trim() } : {}) } };
+  if (result.code !== 0) return { failed: true };
+  const decision = parseAnswer(result.stdout)?.hookSpecificOutput?.decision;
+  if (decision?.behavior === "deny")
+    return { answer: { behavior: "deny", ...(decision.message?.trim() ? { message: decision.message.trim() } : {}) } };
+  if (decision?.behavior !== "allow") return {};
+  const extra = ["updatedInput", "updatedPermissions"].filter((key) => key in decision);
+  if (extra.length > 0)
+    return { unsupported: `${extra.join(" and ")} (not supported in harness), so the question is put` };
+  return { answer: { behavior: "allow" } };
 }

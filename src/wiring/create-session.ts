@@ -50,7 +50,7 @@ import type { SessionData } from "../session/session-reader.ts";
 import { BackgroundJobs } from "../tools/background-jobs.ts";
 import { closeHosted } from "../tools/command-host.ts";
 import { codingTools } from "../tools/index.ts";
-import { notifyingApproval } from "./notify-approval.ts";
+import { hookedApproval } from "./approval-hooks.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
@@ -209,7 +209,6 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
   const sessionState = new Map<string, unknown>();
   const background = BackgroundJobs.into(sessionState);
-  const hooks = extensions.hooks;
   const agent = new HookedAgent(
     {
       sessionId: state.recorder.id,
@@ -231,10 +230,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         spillDir: state.recorder.writer.spillDir,
       },
       approve: snapshottingApprover(
-        {
-          ...options,
-          approval: notifyingApproval(options.approval, (text) => hooks.notification(text, "permission_prompt")),
-        },
+        { ...options, approval: hookedApproval(options.approval, extensions.hooks, options.warn) },
         permissions,
         turnSnapshots,
         state,
