@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
-import { withEditor } from "./acp-editor.ts";
+import { type EditorLog, withEditor } from "./acp-editor.ts";
 import { byConversation, type FakeLLM } from "./fake-llm/server.ts";
 import { taskCall, text } from "./subagent-steps.ts";
 import { needs } from "./system-programs.ts";
@@ -31,6 +31,29 @@ function loggingHook(cwd: string, name: string, log: string, then = ""): string 
 const hooksOf = (event: string, matcher: string, command: string) => ({
   [event]: [{ matcher, hooks: [{ type: "command", command }] }],
 });
+
+/** One prompt from an editor over `harness acp --trust`, which says no to every permission question. */
+function editorPrompt(fake: FakeLLM, cwd: string, prompt: string): Promise<EditorLog> {
+  const env = cleanEnv({
+    HARNESS_HOME: tempDir("harness-home-"),
+    HARNESS_PROVIDER: "openai",
+    HARNESS_BASE_URL: fake.baseUrl,
+    HARNESS_MODEL: "fake-model",
+    HARNESS_API_KEY: "test-key",
+  });
+  return withEditor({ env, cwd, args: ["--trust"], answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: prompt }] });
+  });
+}
+
+/** The notifier's lines, once there are any: the question does not wait for it (wiring/approval-hooks.ts), so wait within a liveness bound. */
+async function notifications(cwd: string): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
+  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
+  return payloads(cwd, "notify.jsonl");
+}
 
 function payloads(cwd: string, log: string): Record<string, unknown>[] {
   const file = join(cwd, log);
@@ -196,25 +219,11 @@ test("Notification fires with notification_type permission_prompt when an editor
     { reply: { toolCalls: [{ id: "touch", name: "bash", arguments: { command: "touch asked.txt" } }] } },
     { reply: { text: "done" } },
   ]);
-  const env = cleanEnv({
-    HARNESS_HOME: tempDir("harness-home-"),
-    HARNESS_PROVIDER: "openai",
-    HARNESS_BASE_URL: fake.baseUrl,
-    HARNESS_MODEL: "fake-model",
-    HARNESS_API_KEY: "test-key",
-  });
-  const log = await withEditor({ env, cwd, args: ["--trust"], answer: () => "reject_once" }, async (ctx) => {
-    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "touch it" }] });
-  });
+  const log = await editorPrompt(fake, cwd, "touch it");
   assert.equal(log.code, 0, log.stderr);
   assert.equal(log.permissions.length, 1);
-  // The question does not wait for the notifier (wiring/notify-approval.ts): wait for its line, within a liveness bound.
-  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
-  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
   assert.deepEqual(
-    payloads(cwd, "notify.jsonl").map((p) => ({ ...p, session_id: typeof p.session_id })),
+    (await notifications(cwd)).map((p) => ({ ...p, session_id: typeof p.session_id })),
     [
       {
         session_id: "string",
@@ -303,9 +312,7 @@ test("in a chat, a permission question fires Notification, and /compact fires Pr
   terminal.type("touch it");
   terminal.send(["Enter"]);
   await terminal.waitFor(/allow\? bash> touch answered/, "the question");
-  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
-  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
-  const [notified] = payloads(cwd, "notify.jsonl");
+  const [notified] = await notifications(cwd);
   assert.equal(notified.message, "harness needs your permission: bash> touch answered");
   assert.equal(notified.notification_type, "permission_prompt");
   terminal.type("y");
@@ -357,18 +364,7 @@ test("a PermissionRequest hook answers an editor's ordinary questions (allow run
     },
     { reply: { text: "done" } },
   ]);
-  const env = cleanEnv({
-    HARNESS_HOME: tempDir("harness-home-"),
-    HARNESS_PROVIDER: "openai",
-    HARNESS_BASE_URL: fake.baseUrl,
-    HARNESS_MODEL: "fake-model",
-    HARNESS_API_KEY: "test-key",
-  });
-  const log = await withEditor({ env, cwd, args: ["--trust"], answer: () => "reject_once" }, async (ctx) => {
-    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "touch them" }] });
-  });
+  const log = await editorPrompt(fake, cwd, "touch them");
   assert.equal(log.code, 0, log.stderr);
   assert.equal(existsSync(join(cwd, "by-hook")), true, toolResultOf(fake, 1, "ordinary"));
   assert.equal(existsSync(join(cwd, "deny-me")), false);
@@ -393,10 +389,8 @@ test("a PermissionRequest hook answers an editor's ordinary questions (allow run
     ],
   );
   // Only the question that was put notified.
-  const deadline = Date.now() + NOTIFIER_LIMIT_MS;
-  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
   assert.deepEqual(
-    payloads(cwd, "notify.jsonl").map((p) => p.message),
+    (await notifications(cwd)).map((p) => p.message),
     ["harness needs your permission: bash> touch guarded extra"],
   );
 });
