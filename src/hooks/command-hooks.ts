@@ -9,9 +9,10 @@ import type { RunResult } from "../core/events.ts";
 import type { HookPermission, ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import {
-  type HookAnswer,
+  blockReason,
   type PermissionAnswer,
   parseAnswer,
+  permissionOf,
   readPermissionAnswer,
   readPromptAnswer,
 } from "./hook-answer.ts";
@@ -270,24 +271,6 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       if (result.code !== 0) context.warn(failureNote(input.hook_event_name, hook, result));
     }
   }
-}
-
-/** A PreToolUse answer's `allow` or `ask` (Claude Code's `permissionDecision`; its older `decision: "approve"` is an allow). */
-function permissionOf(answer: HookAnswer | undefined): HookPermission | undefined {
-  const said = answer?.hookSpecificOutput?.permissionDecision ?? (answer?.decision === "approve" ? "allow" : undefined);
-  if (said !== "allow" && said !== "ask") return undefined;
-  const reason = answer?.hookSpecificOutput?.permissionDecisionReason ?? answer?.reason;
-  return { decision: said, ...(reason ? { reason } : {}) };
-}
-
-/** Claude Code's three ways for a PreToolUse answer to say no. */
-function blockReason(answer: HookAnswer | undefined): string | undefined {
-  if (!answer) return undefined;
-  if (answer.hookSpecificOutput?.permissionDecision === "deny")
-    return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
-  if (answer.decision === "block") return answer.reason ?? "a PreToolUse hook blocked it";
-  if (answer.continue === false) return answer.stopReason ?? "a PreToolUse hook stopped it";
-  return undefined;
 }
 
 function failureNote(event: HookEventName, hook: CommandHook, result: HookRun): string {

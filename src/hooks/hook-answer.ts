@@ -1,6 +1,7 @@
 // What a hook command's exit code and stdout say, read as Claude Code reads them
 // (https://code.claude.com/docs/en/hooks#hook-output): exit 2 blocks with stderr as the reason,
 // exit 0 may answer with a JSON object on stdout, any other exit is a non-blocking error.
+import type { HookPermission } from "../core/run-tools.ts";
 import type { HookRun } from "./run-hook-command.ts";
 
 /** Claude Code's JSON answer on stdout (the fields harness acts on). */
@@ -76,4 +77,22 @@ export function readPermissionAnswer(
   if (extra.length > 0)
     return { unsupported: `${extra.join(" and ")} (not supported in harness), so the question is put` };
   return { answer: { behavior: "allow" } };
+}
+
+/** A PreToolUse answer's `allow` or `ask` (Claude Code's `permissionDecision`; its older `decision: "approve"` is an allow). */
+export function permissionOf(answer: HookAnswer | undefined): HookPermission | undefined {
+  const said = answer?.hookSpecificOutput?.permissionDecision ?? (answer?.decision === "approve" ? "allow" : undefined);
+  if (said !== "allow" && said !== "ask") return undefined;
+  const reason = answer?.hookSpecificOutput?.permissionDecisionReason ?? answer?.reason;
+  return { decision: said, ...(reason ? { reason } : {}) };
+}
+
+/** Claude Code's three ways for a PreToolUse answer to say no. */
+export function blockReason(answer: HookAnswer | undefined): string | undefined {
+  if (!answer) return undefined;
+  if (answer.hookSpecificOutput?.permissionDecision === "deny")
+    return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
+  if (answer.decision === "block") return answer.reason ?? "a PreToolUse hook blocked it";
+  if (answer.continue === false) return answer.stopReason ?? "a PreToolUse hook stopped it";
+  return undefined;
 }
