@@ -48,10 +48,13 @@ function editorPrompt(fake: FakeLLM, cwd: string, prompt: string): Promise<Edito
   });
 }
 
-/** The notifier's lines, once there are any: the question does not wait for it (wiring/approval-hooks.ts), so wait within a liveness bound. */
-async function notifications(cwd: string): Promise<Record<string, unknown>[]> {
+/**
+ * The notifier's lines, once there are `count` of them: the question does not wait for it
+ * (wiring/approval-hooks.ts), so wait within a liveness bound; an extra line still fails the test.
+ */
+async function notifications(cwd: string, count = 1): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + NOTIFIER_LIMIT_MS;
-  while (payloads(cwd, "notify.jsonl").length === 0 && Date.now() < deadline) await sleep(50);
+  while (payloads(cwd, "notify.jsonl").length < count && Date.now() < deadline) await sleep(50);
   return payloads(cwd, "notify.jsonl");
 }
 
@@ -336,7 +339,7 @@ test("in a chat, a permission question fires Notification, and /compact fires Pr
   assert.equal(payloads(cwd, "notify.jsonl").length, 1, "one question, one notification");
 });
 
-test("a PermissionRequest hook answers an editor's ordinary questions (allow runs it unasked, deny sends its message to the model) but never one an ask rule puts, which goes to the editor", async () => {
+test("a PermissionRequest hook answers an editor's ordinary questions (allow runs it unasked, deny sends its message to the model) but never one an ask rule or a protected path puts, which goes to the editor", async () => {
   const cwd = tempDir("permission-request-");
   const answer = [
     'case "$input" in',
@@ -347,7 +350,7 @@ test("a PermissionRequest hook answers an editor's ordinary questions (allow run
   writeJson(join(cwd, ".claude", "settings.json"), {
     permissions: { ask: ["Bash(touch guarded:*)"] },
     hooks: {
-      ...hooksOf("PermissionRequest", "Bash", loggingHook(cwd, "answer.sh", "requests.jsonl", answer)),
+      ...hooksOf("PermissionRequest", "Bash|Write", loggingHook(cwd, "answer.sh", "requests.jsonl", answer)),
       ...hooksOf("Notification", "", loggingHook(cwd, "notify.sh", "notify.jsonl")),
     },
   });
@@ -359,6 +362,7 @@ test("a PermissionRequest hook answers an editor's ordinary questions (allow run
           bash("ordinary", "touch by-hook"),
           bash("denied", "touch deny-me"),
           bash("guarded", "touch guarded extra"),
+          { id: "protected", name: "write_file", arguments: { path: ".claude/settings.local.json", content: "{}" } },
         ],
       },
     },
@@ -369,11 +373,12 @@ test("a PermissionRequest hook answers an editor's ordinary questions (allow run
   assert.equal(existsSync(join(cwd, "by-hook")), true, toolResultOf(fake, 1, "ordinary"));
   assert.equal(existsSync(join(cwd, "deny-me")), false);
   assert.match(toolResultOf(fake, 1, "denied"), /not that one/);
-  // The ask rule's question went to the editor, which said no; the hook's allow did not answer it.
+  // The ask rule's and the protected path's questions went to the editor, which said no; the hook's allow answered neither.
   assert.deepEqual(
     log.permissions.map((p) => p.toolCall.toolCallId),
-    ["guarded"],
+    ["guarded", "protected"],
   );
+  assert.equal(existsSync(join(cwd, ".claude", "settings.local.json")), false);
   assert.equal(existsSync(join(cwd, "guarded")), false);
   assert.match(
     log.stderr,
@@ -386,11 +391,15 @@ test("a PermissionRequest hook answers an editor's ordinary questions (allow run
       ["PermissionRequest", "Bash", "touch by-hook"],
       ["PermissionRequest", "Bash", "touch deny-me"],
       ["PermissionRequest", "Bash", "touch guarded extra"],
+      ["PermissionRequest", "Write", undefined],
     ],
   );
-  // Only the question that was put notified.
+  // Only the questions that were put notified.
   assert.deepEqual(
-    (await notifications(cwd)).map((p) => p.message),
-    ["harness needs your permission: bash> touch guarded extra"],
+    (await notifications(cwd, 2)).map((p) => p.message).sort(), // notifiers run side by side with the questions
+    [
+      "harness needs your permission: bash> touch guarded extra",
+      "harness needs your permission: write .claude/settings.local.json",
+    ],
   );
 });
