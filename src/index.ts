@@ -13,7 +13,7 @@ export {
 } from "./core/provider.ts";
 export type { ApprovalDecision, ApprovalRequest, ApproveFn, ToolCallHooks, ToolHook } from "./core/run-tools.ts";
 export type { ContextOptions } from "./core/context-budget.ts";
-export type { CompactionResult } from "./core/compaction.ts";
+export type { CompactionHook, CompactionResult } from "./core/compaction.ts";
 export {
   defineTool,
   toToolSpec,

@@ -126,12 +126,12 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
       { matcher: "resume", hooks: [{ type: "command", command: "./record.sh never" }] },
     ],
     Stop: [{ hooks: [{ type: "command", command: "./record.sh stop" }] }],
-    Notification: [{ hooks: [{ type: "command", command: "true" }] }],
+    TeammateIdle: [{ hooks: [{ type: "command", command: "true" }] }],
   });
   const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "run it"], { cwd });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "finished\n");
-  assert.match(result.stderr, /ignoring hooks\.Notification/);
+  assert.match(result.stderr, /ignoring hooks\.TeammateIdle/);
   assert.match(
     result.stderr,
     /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went on to its approval/,

@@ -1,7 +1,7 @@
 import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { countOf } from "../shared/helpers.ts";
 import { callModelWithinContext } from "./call-model-within-context.ts";
-import { compactConversation, type CompactionResult } from "./compaction.ts";
+import { compactConversation, type CompactionHook, type CompactionResult } from "./compaction.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
 import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
@@ -43,6 +43,8 @@ export interface AgentOptions extends ToolCallHooks {
   toolContext?: SessionToolContext;
   /** Automatic compaction within this context window; absent = never compact on its own. */
   context?: ContextOptions;
+  /** Asked before every compaction, automatic or /compact (the command hooks' PreCompact). */
+  beforeCompaction?: CompactionHook;
   /**
    * Messages the user typed while the run worked (the chat's queue). Called after each batch of
    * tool results, before the next model call: the only point where a user message keeps every
@@ -130,7 +132,15 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     yield { type: "turn_start", turn: tally.turns };
     const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
     const retry = options.retry ?? DEFAULT_RETRY;
-    const call = yield* callModelWithinContext(provider, request, signal, retry, options.context, tally.usage);
+    const call = yield* callModelWithinContext(
+      provider,
+      request,
+      signal,
+      retry,
+      options.context,
+      tally.usage,
+      options.beforeCompaction,
+    );
     tally.usage = addUsage(tally.usage, call.compactionUsage);
     if (call.kind === "failed") return { reason: "error", error: call.error.message };
     // A lone surrogate in the reply (text, or an escape in a call's arguments) would be parsed into
@@ -266,6 +276,7 @@ export class Agent {
       maxTokens,
       signal: signal ?? new AbortController().signal,
       retry: retry ?? DEFAULT_RETRY,
+      beforeCompaction: this.options.beforeCompaction,
     });
   }
 }

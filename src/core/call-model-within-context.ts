@@ -2,7 +2,12 @@
 // must: the loop's only way to call the model. Kept apart from call-model.ts, which compaction
 // itself uses for its summary call.
 import { callModel, type RetryPolicy } from "./call-model.ts";
-import { compactConversation, type CompactionReason, type CompactionResult } from "./compaction.ts";
+import {
+  compactConversation,
+  type CompactionHook,
+  type CompactionReason,
+  type CompactionResult,
+} from "./compaction.ts";
 import { compactionThreshold, conversationTokens, type ContextOptions } from "./context-budget.ts";
 import type { AgentEvent } from "./events.ts";
 import { addUsage, EMPTY_USAGE, type AssistantMessage, type Usage } from "./messages.ts";
@@ -29,6 +34,7 @@ export async function* callModelWithinContext(
   retry: RetryPolicy,
   context: ContextOptions | undefined,
   usageSoFar: Usage = EMPTY_USAGE,
+  beforeCompaction?: CompactionHook,
 ): AsyncGenerator<AgentEvent, ModelCallResult> {
   let compactionUsage = EMPTY_USAGE;
   const compact = async function* (reason: CompactionReason): AsyncGenerator<AgentEvent, CompactionResult> {
@@ -43,6 +49,7 @@ export async function* callModelWithinContext(
       signal,
       retry,
       usageSoFar: addUsage(usageSoFar, compactionUsage),
+      beforeCompaction,
     });
     compactionUsage = addUsage(compactionUsage, outcome.usage);
     return outcome;

@@ -57,6 +57,18 @@ export type CompactionResult = ({ ok: true; event: CompactionEvent } | { ok: fal
   usage: Usage;
 };
 
+/**
+ * Told before each compaction (Claude Code's PreCompact hooks): `block` cancels it, which a
+ * manual one reports and an automatic one survives by going on uncompacted; `instructions` are
+ * added to what the summary should keep. `trigger` is Claude's word: `manual` for /compact,
+ * `auto` for the threshold and after an overflow.
+ */
+export type CompactionHook = (
+  trigger: "manual" | "auto",
+  focus: string | undefined,
+  signal: AbortSignal,
+) => Promise<{ block: string } | { instructions?: string }>;
+
 /** What a compaction needs besides the messages it rewrites in place. */
 export interface CompactionRequest {
   provider: Provider;
@@ -76,6 +88,7 @@ export interface CompactionRequest {
   retry: RetryPolicy;
   /** The run's tokens before this compaction: the summary call's usage event totals on top of them. */
   usageSoFar?: Usage;
+  beforeCompaction?: CompactionHook;
 }
 
 /** The message that stands in for the summarised part. */
@@ -175,6 +188,8 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
       usage: EMPTY_USAGE,
     };
   }
+  const focus = await focusAfterHook(request);
+  if (typeof focus === "object") return { ok: false, error: focus.blocked, usage: EMPTY_USAGE };
   const old = messages.slice(0, cut);
   const window = context?.window;
   let transcriptChars = window ? Math.floor(window * TRANSCRIPT_MAX_SHARE * CHARS_PER_TOKEN) : Number.POSITIVE_INFINITY;
@@ -183,7 +198,7 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
   let spent = EMPTY_USAGE;
   for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS && !summary; attempt++) {
     const transcript = serialiseTranscript(old, transcriptChars);
-    const ask = `Here is the history to summarise:\n\n<history>\n${transcript}\n</history>\n\nWrite the summary now.${request.focus ? ` Pay particular attention to: ${request.focus}` : ""}`;
+    const ask = `Here is the history to summarise:\n\n<history>\n${transcript}\n</history>\n\nWrite the summary now.${focus ? ` Pay particular attention to: ${focus}` : ""}`;
     const summaryRequest: ModelRequest = {
       system: SUMMARY_SYSTEM_PROMPT,
       messages: [{ role: "user", content: [{ type: "text", text: ask }] }],
@@ -229,6 +244,15 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
   };
   yield event;
   return { ok: true, event, usage: spent };
+}
+
+/** The summary's focus with what the hook added, or why the hook blocked the compaction. */
+async function focusAfterHook(request: CompactionRequest): Promise<string | undefined | { blocked: string }> {
+  if (!request.beforeCompaction) return request.focus;
+  const trigger = request.reason === "manual" ? "manual" : "auto";
+  const said = await request.beforeCompaction(trigger, request.focus, request.signal);
+  if ("block" in said) return { blocked: `a PreCompact hook blocked it: ${said.block}` };
+  return [request.focus, said.instructions].filter(Boolean).join("\n") || undefined;
 }
 
 /** Passes on a summary call's retries; its streamed text is not the agent's reply and must not be shown as one. */

@@ -4,10 +4,18 @@
 // on stderr. A hook that outlives its timeout is killed and the call goes ahead, with a note
 // to the model and on stderr, as Claude Code does (a hook is a check the user added, not a
 // sandbox: a hung checker should not wedge the session).
+import type { CompactionHook } from "../core/compaction.ts";
 import type { RunResult } from "../core/events.ts";
 import type { HookPermission, ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
-import { type HookAnswer, parseAnswer, readPromptAnswer } from "./hook-answer.ts";
+import {
+  blockReason,
+  type PermissionAnswer,
+  parseAnswer,
+  permissionOf,
+  readPermissionAnswer,
+  readPromptAnswer,
+} from "./hook-answer.ts";
 import { runHookCommand, type HookRun } from "./run-hook-command.ts";
 import type { CommandHook, HookEventName } from "./hook-settings.ts";
 import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
@@ -38,7 +46,32 @@ export interface CommandHooks {
   sessionEnd(reason: SessionEndReason): Promise<void>;
   /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
   stop(result: RunResult): Promise<void>;
+  /**
+   * Runs Notification hooks: harness needs the person (a permission question is put). Their
+   * matcher sees `notification_type`; their output is not used (Claude Code's Notification has
+   * no decision control), so the model never sees it.
+   */
+  notification(message: string, type: NotificationType): Promise<void>;
+  /**
+   * Runs PermissionRequest hooks on a question about to be put (matched by the tool's names):
+   * the first that answers decides; none: undefined, and the question is put.
+   */
+  permissionRequest(tool: string, input: unknown, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
+  /** Runs PreCompact hooks before a compaction (the Agent's beforeCompaction). */
+  preCompact: CompactionHook;
+  /**
+   * Runs SubagentStart hooks before a `task` child's first request (their matcher sees
+   * `agent_type`); what they add (`additionalContext`) is context for the child.
+   */
+  subagentStart(agentId: string, agentType: string): Promise<string[]>;
+  /** Runs SubagentStop hooks when a child's run ends; like Stop, their output is not used. */
+  subagentStop(agentId: string, agentType: string, lastMessage: string): Promise<void>;
 }
+
+/** Claude Code's `notification_type`s that harness sends (https://code.claude.com/docs/en/hooks#notification). */
+export type NotificationType = "permission_prompt";
+
+export type { PermissionAnswer } from "./hook-answer.ts";
 
 /** Why a session ends, in Claude Code's words: the person left the chat, or anything else (a one-shot's end, an editor closing). */
 export type SessionEndReason = "prompt_input_exit" | "other";
@@ -103,32 +136,41 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       return { ...(isRewritten ? { input: current } : {}), ...(permission ? { permission } : {}) };
     },
 
+    // Claude Code runs PostToolUse when a tool succeeds and PostToolUseFailure when it fails
+    // (https://code.claude.com/docs/en/hooks#posttoolusefailure). Claude's files get exactly that;
+    // our own files' PostToolUse hooks keep seeing every call, as they always have (README, Hooks).
     async afterToolCall(call, output, input, signal) {
       const added = notes.get(call.id) ?? [];
       notes.delete(call.id);
-      for (const hook of of("PostToolUse", namesOfTool(call.name))) {
-        const response = { content: output.content, isError: output.isError ?? false };
-        const result = await run(
-          hook,
-          {
-            ...base("PostToolUse"),
-            ...toolFields(hook, call.name, input),
-            tool_response: response,
-            tool_use_id: call.id,
-          },
-          signal,
-        );
+      const names = namesOfTool(call.name);
+      const failed = output.isError ?? false;
+      const selected = [
+        ...of("PostToolUse", names).filter((hook) => !failed || hook.dialect !== "claude"),
+        ...(failed ? of("PostToolUseFailure", names) : []),
+      ];
+      for (const hook of selected) {
+        const outcome =
+          hook.event === "PostToolUseFailure"
+            ? { error: output.content, is_interrupt: signal.aborted }
+            : { tool_response: { content: output.content, isError: failed } };
+        const payload = {
+          ...base(hook.event),
+          ...toolFields(hook, call.name, input),
+          ...outcome,
+          tool_use_id: call.id,
+        };
+        const result = await run(hook, payload, signal);
         if (signal.aborted) break;
         if (result.code === 2) {
-          if (result.stderr.trim()) added.push(`PostToolUse hook: ${result.stderr.trim()}`);
+          if (result.stderr.trim()) added.push(`${hook.event} hook: ${result.stderr.trim()}`);
           continue;
         }
         if (result.code !== 0) {
-          context.warn(failureNote("PostToolUse", hook, result));
+          context.warn(failureNote(hook.event, hook, result));
           continue;
         }
         const answer = parseAnswer(result.stdout);
-        if (answer?.decision === "block" && answer.reason) added.push(`PostToolUse hook: ${answer.reason}`);
+        if (answer?.decision === "block" && answer.reason) added.push(`${hook.event} hook: ${answer.reason}`);
         if (answer?.hookSpecificOutput?.additionalContext) added.push(answer.hookSpecificOutput.additionalContext);
       }
       return added.length > 0 ? { content: withNotes(output, added) } : undefined;
@@ -161,6 +203,64 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     async stop(result) {
       await runAll(of("Stop", [""]), { ...base("Stop"), stop_hook_active: false, reason: result.reason });
     },
+    async notification(message, type) {
+      await runAll(of("Notification", [type]), { ...base("Notification"), message, notification_type: type });
+    },
+    // No `permission_suggestions`: harness's "always" offers are its own rules' shapes.
+    async permissionRequest(tool, input, signal) {
+      for (const hook of of("PermissionRequest", namesOfTool(tool))) {
+        const result = await run(hook, { ...base("PermissionRequest"), ...toolFields(hook, tool, input) }, signal);
+        if (signal.aborted) return undefined;
+        const read = readPermissionAnswer(result);
+        if ("failed" in read) context.warn(failureNote("PermissionRequest", hook, result));
+        else if (read.unsupported)
+          context.warn(`PermissionRequest hook "${hook.command}" (${hook.source}) answered with ${read.unsupported}`);
+        else if (read.answer) return read.answer;
+      }
+      return undefined;
+    },
+    // Payloads as https://code.claude.com/docs/en/hooks#subagentstart and #subagentstop list them,
+    // but `agent_transcript_path` (our session file is not Claude's transcript, as for `transcript_path`).
+    async subagentStart(agentId, agentType) {
+      const added: string[] = [];
+      const input = { ...base("SubagentStart"), agent_id: agentId, agent_type: agentType };
+      for (const hook of of("SubagentStart", [agentType])) {
+        const result = await run(hook, input, new AbortController().signal);
+        if (result.code !== 0) context.warn(failureNote("SubagentStart", hook, result));
+        const extra = result.code === 0 ? parseAnswer(result.stdout)?.hookSpecificOutput?.additionalContext : undefined;
+        if (extra?.trim()) added.push(extra.trim());
+      }
+      return added;
+    },
+    async subagentStop(agentId, agentType, lastMessage) {
+      await runAll(of("SubagentStop", [agentType]), {
+        ...base("SubagentStop"),
+        stop_hook_active: false,
+        agent_id: agentId,
+        agent_type: agentType,
+        last_assistant_message: lastMessage,
+      });
+    },
+    // Exit 2 or {"decision": "block"} cancels the compaction (Claude Code 2.1.105's changelog;
+    // https://github.com/anthropics/claude-code/issues/47618), and plain stdout on exit 0 joins
+    // the summary's instructions, as Claude's own /compact argument does
+    // (https://github.com/lossless-claude/lcm/issues/228 reads it from Claude's source).
+    async preCompact(trigger, focus, signal) {
+      const added: string[] = [];
+      for (const hook of of("PreCompact", [trigger])) {
+        const result = await run(hook, { ...base("PreCompact"), trigger, custom_instructions: focus ?? "" }, signal);
+        if (signal.aborted) break;
+        if (result.code === 2) return { block: result.stderr.trim() || `"${hook.command}" refused it` };
+        if (result.code !== 0) {
+          context.warn(failureNote("PreCompact", hook, result));
+          continue;
+        }
+        const answer = parseAnswer(result.stdout);
+        if (answer?.decision === "block") return { block: answer.reason?.trim() || `"${hook.command}" refused it` };
+        if (!answer && result.stdout.trim()) added.push(result.stdout.trim());
+      }
+      return added.length > 0 ? { instructions: added.join("\n") } : {};
+    },
   };
   return self;
 
@@ -171,24 +271,6 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
       if (result.code !== 0) context.warn(failureNote(input.hook_event_name, hook, result));
     }
   }
-}
-
-/** A PreToolUse answer's `allow` or `ask` (Claude Code's `permissionDecision`; its older `decision: "approve"` is an allow). */
-function permissionOf(answer: HookAnswer | undefined): HookPermission | undefined {
-  const said = answer?.hookSpecificOutput?.permissionDecision ?? (answer?.decision === "approve" ? "allow" : undefined);
-  if (said !== "allow" && said !== "ask") return undefined;
-  const reason = answer?.hookSpecificOutput?.permissionDecisionReason ?? answer?.reason;
-  return { decision: said, ...(reason ? { reason } : {}) };
-}
-
-/** Claude Code's three ways for a PreToolUse answer to say no. */
-function blockReason(answer: HookAnswer | undefined): string | undefined {
-  if (!answer) return undefined;
-  if (answer.hookSpecificOutput?.permissionDecision === "deny")
-    return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
-  if (answer.decision === "block") return answer.reason ?? "a PreToolUse hook blocked it";
-  if (answer.continue === false) return answer.stopReason ?? "a PreToolUse hook stopped it";
-  return undefined;
 }
 
 function failureNote(event: HookEventName, hook: CommandHook, result: HookRun): string {

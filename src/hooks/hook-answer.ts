@@ -1,6 +1,7 @@
 // What a hook command's exit code and stdout say, read as Claude Code reads them
 // (https://code.claude.com/docs/en/hooks#hook-output): exit 2 blocks with stderr as the reason,
 // exit 0 may answer with a JSON object on stdout, any other exit is a non-blocking error.
+import type { HookPermission } from "../core/run-tools.ts";
 import type { HookRun } from "./run-hook-command.ts";
 
 /** Claude Code's JSON answer on stdout (the fields harness acts on). */
@@ -15,6 +16,8 @@ export interface HookAnswer {
     permissionDecisionReason?: string;
     updatedInput?: unknown;
     additionalContext?: string;
+    /** PermissionRequest's answer. */
+    decision?: { behavior?: string; message?: string; updatedInput?: unknown; updatedPermissions?: unknown };
   };
 }
 
@@ -48,4 +51,48 @@ export function readPromptAnswer(result: HookRun): PromptAnswer {
   if (answer.continue === false) return { block: answer.stopReason?.trim() || "no reason given" };
   const added = answer.hookSpecificOutput?.additionalContext?.trim();
   return added ? { context: added } : {};
+}
+
+/** A PermissionRequest hook's answer to a permission question: allow it once, or deny it with a message for the model. */
+export type PermissionAnswer = { behavior: "allow" } | { behavior: "deny"; message?: string };
+
+/**
+ * A PermissionRequest hook's answer (https://code.claude.com/docs/en/hooks#permissionrequest-decision-control):
+ * exit 2 denies with stderr as the message; on exit 0, `hookSpecificOutput.decision.behavior`
+ * `allow` or `deny` (with `message`). Nothing said: undefined, and the question is put.
+ * `updatedInput` and `updatedPermissions` are not supported: an allow that carries them is not
+ * taken (the person is asked instead), and `unsupported` says so.
+ */
+export function readPermissionAnswer(
+  result: HookRun,
+): { answer?: PermissionAnswer; unsupported?: string } | { failed: true } {
+  if (result.code === 2)
+    return { answer: { behavior: "deny", ...(result.stderr.trim() ? { message: result.stderr.trim() } : {}) } };
+  if (result.code !== 0) return { failed: true };
+  const decision = parseAnswer(result.stdout)?.hookSpecificOutput?.decision;
+  if (decision?.behavior === "deny")
+    return { answer: { behavior: "deny", ...(decision.message?.trim() ? { message: decision.message.trim() } : {}) } };
+  if (decision?.behavior !== "allow") return {};
+  const extra = ["updatedInput", "updatedPermissions"].filter((key) => key in decision);
+  if (extra.length > 0)
+    return { unsupported: `${extra.join(" and ")} (not supported in harness), so the question is put` };
+  return { answer: { behavior: "allow" } };
+}
+
+/** A PreToolUse answer's `allow` or `ask` (Claude Code's `permissionDecision`; its older `decision: "approve"` is an allow). */
+export function permissionOf(answer: HookAnswer | undefined): HookPermission | undefined {
+  const said = answer?.hookSpecificOutput?.permissionDecision ?? (answer?.decision === "approve" ? "allow" : undefined);
+  if (said !== "allow" && said !== "ask") return undefined;
+  const reason = answer?.hookSpecificOutput?.permissionDecisionReason ?? answer?.reason;
+  return { decision: said, ...(reason ? { reason } : {}) };
+}
+
+/** Claude Code's three ways for a PreToolUse answer to say no. */
+export function blockReason(answer: HookAnswer | undefined): string | undefined {
+  if (!answer) return undefined;
+  if (answer.hookSpecificOutput?.permissionDecision === "deny")
+    return answer.hookSpecificOutput.permissionDecisionReason ?? "a PreToolUse hook denied it";
+  if (answer.decision === "block") return answer.reason ?? "a PreToolUse hook blocked it";
+  if (answer.continue === false) return answer.stopReason ?? "a PreToolUse hook stopped it";
+  return undefined;
 }

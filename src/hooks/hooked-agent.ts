@@ -7,14 +7,19 @@ import type { CommandHooks } from "./command-hooks.ts";
 /**
  * An Agent whose prompts first go through the UserPromptSubmit hooks, whose tool calls go
  * through the command hooks (the first of its tool hooks, so a PreToolUse hook's refusal holds
- * before any other hook runs) and whose every run ends with the Stop hooks. The CLI (one-shot,
+ * before any other hook runs), whose compactions first ask the PreCompact hooks, and whose every
+ * run ends with the Stop hooks. The CLI (one-shot,
  * stream input and chat) and the ACP server use it.
  */
 export class HookedAgent extends Agent {
   private readonly hooks: CommandHooks;
 
   constructor(options: ConstructorParameters<typeof Agent>[0], hooks: CommandHooks) {
-    super({ ...options, toolHooks: [hooks.toolHooks, ...(options.toolHooks ?? [])] });
+    super({
+      ...options,
+      toolHooks: [hooks.toolHooks, ...(options.toolHooks ?? [])],
+      beforeCompaction: options.beforeCompaction ?? hooks.preCompact,
+    });
     this.hooks = hooks;
     hooks.sessionId = () => this.options.sessionId;
   }

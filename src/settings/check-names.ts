@@ -124,7 +124,7 @@ function hint(meant: string | undefined, server: string | undefined, known: Know
 }
 
 function matcherProblem(hook: CheckedHook, known: KnownTools): NameProblem[] {
-  if (hook.event !== "PreToolUse" && hook.event !== "PostToolUse") return [];
+  if (!["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"].includes(hook.event)) return [];
   const isGuard = hook.event === "PreToolUse";
   const where = `${hook.source}: ${hook.where} (matcher "${hook.matcher}")`;
   const names = allNames(known);

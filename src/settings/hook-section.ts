@@ -15,17 +15,31 @@ export const HOOK_EVENTS = [
   "SessionStart",
   "Stop",
   "SessionEnd",
+  "Notification",
+  "PreCompact",
+  "PostToolUseFailure",
+  "SubagentStart",
+  "SubagentStop",
+  "PermissionRequest",
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
 const CLAUDE_ONLY_EVENTS = [
-  "Notification",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-  "PermissionRequest",
-  "PostToolUseFailure",
+  "PostCompact",
+  "PermissionDenied",
+  "StopFailure",
+  "InstructionsLoaded",
+  "ConfigChange",
+  "CwdChanged",
+  "FileChanged",
+  "TeammateIdle",
+  "TaskCreated",
+  "TaskCompleted",
+  "WorktreeCreate",
+  "WorktreeRemove",
+  "Elicitation",
+  "ElicitationResult",
 ];
 
 /** One declared hook command, as the file says it. */
@@ -57,7 +71,7 @@ const groupSchema = z.object({
 export const hookSectionSchema = z
   .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
   .describe(
-    "commands run before and after tool calls, before a prompt is sent, when a session starts and ends and when a run stops (Claude Code's format)",
+    "commands run before and after tool calls (PostToolUseFailure: after a failed one), before a prompt is sent, before a compaction, when harness needs the person (Notification), when a subagent starts and stops, when a permission question is about to be put (PermissionRequest may answer it), when a session starts and ends and when a run stops (Claude Code's format)",
   );
 
 /** The hooks a section declares, and a sentence for each part skipped. */

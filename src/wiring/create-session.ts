@@ -50,6 +50,7 @@ import type { SessionData } from "../session/session-reader.ts";
 import { BackgroundJobs } from "../tools/background-jobs.ts";
 import { closeHosted } from "../tools/command-host.ts";
 import { codingTools } from "../tools/index.ts";
+import { hookedApproval } from "./approval-hooks.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
@@ -197,6 +198,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     providerFor,
     parentSessionId: () => state.recorder.id,
     redact: (events) => outgoing(events),
+    hooks: extensions.hooks,
   });
   await checkRuleNames(options, permissions, extensions, tools);
   const state: SessionState = {
@@ -227,7 +229,12 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         sessionState,
         spillDir: state.recorder.writer.spillDir,
       },
-      approve: snapshottingApprover(options, permissions, turnSnapshots, state),
+      approve: snapshottingApprover(
+        { ...options, approval: hookedApproval(options.approval, extensions.hooks, options.warn) },
+        permissions,
+        turnSnapshots,
+        state,
+      ),
       takeQueuedMessages: options.takeQueuedMessages,
     },
     extensions.hooks,
@@ -369,7 +376,7 @@ function toolsFor(
   folder: SettledFolder,
   config: HarnessConfig,
   serverTools: Tool[],
-  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact">,
+  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact" | "hooks">,
 ): Tool[] {
   const { cwd, env } = options;
   const ownTools = [...codingTools, ...serverTools];

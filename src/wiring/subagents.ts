@@ -8,6 +8,7 @@ import { Agent } from "../core/agent.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Provider } from "../core/provider.ts";
 import type { Tool } from "../core/tool.ts";
+import type { CommandHooks } from "../hooks/command-hooks.ts";
 import type { NamedAgent } from "../prompts/agents.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import type { SessionRecorder } from "../session/session-recorder.ts";
@@ -51,7 +52,12 @@ export interface SubagentSetup {
   parentSessionId: () => string;
   /** The session's one redaction point (create-session.ts `outgoing`). */
   redact<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R>;
+  /** The session's SubagentStart and SubagentStop hooks. */
+  hooks: Pick<CommandHooks, "subagentStart" | "subagentStop">;
 }
+
+/** What hooks are told a child is (`agent_type`): its named agent, else Claude Code's name for the default one. */
+const DEFAULT_AGENT_TYPE = "general-purpose";
 
 /** The task tool whose children are `depth` levels below the main agent; none past the limit. */
 export function taskToolFor(setup: SubagentSetup, depth = 1): Tool | undefined {
@@ -94,11 +100,12 @@ async function startChild(
     toolContext: { ...parent.toolContext, spillDir: recorder.writer.spillDir },
     takeQueuedMessages: undefined, // what the person types is for the main agent
   });
-  return {
-    agent: named?.name ?? "task",
-    sessionId: recorder.id,
-    events: recorded(setup.redact(child.prompt(request.prompt, signal)), recorder),
-  };
+  const agentType = named?.name ?? DEFAULT_AGENT_TYPE;
+  const context = await setup.hooks.subagentStart(recorder.id, agentType);
+  const run = stopHooked(child.prompt(withStartContext(request.prompt, context), signal), (answer) =>
+    setup.hooks.subagentStop(recorder?.id ?? "", agentType, answer),
+  );
+  return { agent: named?.name ?? "task", sessionId: recorder.id, events: recorded(setup.redact(run), recorder) };
 }
 
 /**
@@ -125,6 +132,21 @@ function toolsFor(
     };
   const given = setup.tools.filter((tool) => names.includes(tool.name));
   return { given: nested ? [...given, nested] : given };
+}
+
+/** The SubagentStart hooks' context after the task, tagged as the hook's words (as UserPromptSubmit's are). */
+function withStartContext(prompt: string, context: string[]): string {
+  return [prompt, ...context.map((text) => `<subagent-start-hook>\n${text}\n</subagent-start-hook>`)].join("\n\n");
+}
+
+/** The child's run, then its SubagentStop hooks, told the child's final answer. */
+async function* stopHooked(
+  run: AsyncGenerator<AgentEvent, RunResult>,
+  stop: (answer: string) => Promise<void>,
+): AsyncGenerator<AgentEvent, RunResult> {
+  const result = yield* run;
+  await stop(result.answer);
+  return result;
 }
 
 /** The child's events as its session file records them; the file is closed when the run ends. */

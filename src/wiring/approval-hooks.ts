@@ -1,0 +1,58 @@
+// The hooks around a permission question, whoever answers it (a person at the terminal, an
+// editor over ACP): PermissionRequest hooks may answer it first, and if none does, Notification
+// hooks are told that harness needs the person (Claude Code's `permission_prompt`), then the
+// question is put (https://code.claude.com/docs/en/hooks#permissionrequest, #notification).
+// With nobody to ask no question is put, so headless runs fire neither.
+import type { CommandHooks, PermissionAnswer } from "../hooks/command-hooks.ts";
+import type { ApprovalAnswer, AskApprovalFn, DelegateApprovalFn } from "../permissions/approver.ts";
+
+type Approval = { ask: AskApprovalFn } | { delegate: DelegateApprovalFn } | { nobody: true };
+type AnsweringHooks = Pick<CommandHooks, "permissionRequest" | "notification">;
+
+/**
+ * The same approval with its questions first put to the hooks. A terminal's `ask` becomes a
+ * `delegate` (the approver treats both alike) so the hooks see the call, not only its summary.
+ */
+export function hookedApproval<A extends Approval>(
+  approval: A,
+  hooks: AnsweringHooks,
+  warn: (message: string) => void,
+): A | { delegate: DelegateApprovalFn } {
+  if ("nobody" in approval) return approval;
+  const answer: DelegateApprovalFn =
+    "ask" in approval ? (_request, question, signal) => approval.ask(question, signal) : approval.delegate;
+  return {
+    delegate: async (request, question, signal) => {
+      const said = await hooks.permissionRequest(request.call.name, request.input, signal);
+      const decided = said && decidedBy(said, question, warn);
+      if (decided) return decided;
+      if (signal.aborted) return undefined;
+      // The question does not wait for the notifier (a desktop notification is no gate).
+      void hooks
+        .notification(`harness needs your permission: ${question.summary}`, "permission_prompt")
+        .catch(() => {});
+      return answer(request, question, signal);
+    },
+  };
+}
+
+/**
+ * What a PermissionRequest hook's answer decides. *Decision*, as for PreToolUse's
+ * permissionDecision: a deny always holds (it only narrows), an allow only answers an ordinary
+ * question, never one with a reason (an ask rule, a protected path, a read outside the
+ * workspace), which is then put to the person as usual. An allow counts once, like "yes".
+ */
+function decidedBy(
+  said: PermissionAnswer,
+  question: Parameters<DelegateApprovalFn>[1],
+  warn: (message: string) => void,
+): ApprovalAnswer | undefined {
+  if (said.behavior === "deny") return { type: "no", reason: said.message ?? "a PermissionRequest hook denied it" };
+  if (question.explicit || question.why) {
+    warn(
+      `a PermissionRequest hook allowed "${question.summary}", which only you can allow here (${question.why ?? "a protected path"}): asking you`,
+    );
+    return undefined;
+  }
+  return { type: "yes" };
+}
