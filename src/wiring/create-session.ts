@@ -175,14 +175,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   await sandboxTrial;
   const folder = await settleFolder(options);
   const { permissions, trust } = folder;
-  // A server that stays silent is reported while the call waits (providers/call-limits.ts).
-  const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
-  const provider = await providerFor(settings);
-  const thinkingNotice = planThinking(settings).notice;
-  if (thinkingNotice) options.warn(thinkingNotice);
-  const windowOverride = options.contextWindow ?? windowFromEnv(env);
-  const window = contextWindowFor(windowOverride, settings, provider);
-  if (resumed) await window.known;
+  const { providerFor, provider, window, windowOverride } = await modelFor(options, settings);
   // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
   const extensions = await loadExtensions({
     cwd,
@@ -249,6 +242,19 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };
   const controls = sessionControls(parts);
   return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
+}
+
+/** The provider for the settings (and the maker of others, for /model and subagents), and its context window. */
+async function modelFor(options: SessionOptions, settings: ProviderSettings) {
+  // A server that stays silent is reported while the call waits (providers/call-limits.ts).
+  const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
+  const provider = await providerFor(settings);
+  const thinkingNotice = planThinking(settings).notice;
+  if (thinkingNotice) options.warn(thinkingNotice);
+  const windowOverride = options.contextWindow ?? windowFromEnv(options.env);
+  const window = contextWindowFor(windowOverride, settings, provider);
+  if (options.resumed) await window.known;
+  return { providerFor, provider, window, windowOverride };
 }
 
 /** The session a mode gets: its controls, and views of the state that read it as it is now (getters). */
