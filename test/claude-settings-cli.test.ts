@@ -99,7 +99,8 @@ test("a Claude Code project's deny rules hold under Claude's names, and its Edit
   const payload = JSON.parse(readFileSync(join(cwd, "hook-input.json"), "utf8"));
   assert.equal(payload.hook_event_name, "PreToolUse");
   assert.equal(payload.tool_name, "Edit", "Claude's name, for a hook from Claude's file");
-  assert.equal(payload.tool_input.file_path, "notes.md");
+  assert.equal(payload.tool_input.file_path, join(cwd, "notes.md"), "absolute, as Claude sends it");
+  assert.equal(payload.tool_input.path, "notes.md", "ours as the model wrote it");
   assert.equal(payload.tool_input.old_string, "old");
   assert.equal(payload.tool_input.new_string, "new");
   assert.equal(payload.cwd, cwd);
@@ -262,7 +263,7 @@ test("hooks in the user's ~/.claude/settings.json: Bash gets tool_input.command,
   assert.deepEqual(mcpEvent.tool_input, { message: "hello" });
   const writeEvent = JSON.parse(readFileSync(join(cwd, "harness-write.json"), "utf8"));
   assert.equal(writeEvent.tool_name, "write_file", "a hook from harness's file is told harness's names");
-  assert.deepEqual(writeEvent.tool_input, { path: "out.txt", file_path: "out.txt", content: "x" });
+  assert.deepEqual(writeEvent.tool_input, { path: "out.txt", file_path: join(cwd, "out.txt"), content: "x" });
   assert.equal(readFileSync(join(cwd, "out.txt"), "utf8"), "x");
 });
 

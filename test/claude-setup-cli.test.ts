@@ -309,6 +309,6 @@ test("a typical Claude Code project copied in unchanged: its command, imports, r
   const editHook = JSON.parse(readFileSync(join(repo, "edit-hook.json"), "utf8"));
   assert.equal(editHook.hook_event_name, "PostToolUse");
   assert.equal(editHook.tool_name, "Edit");
-  assert.equal(editHook.tool_input.file_path, "src/app.js");
+  assert.equal(editHook.tool_input.file_path, join(repo, "src/app.js"));
   assert.equal(editHook.cwd, repo);
 });

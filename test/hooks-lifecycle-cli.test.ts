@@ -112,7 +112,7 @@ test("PostToolUse fires for Claude's files only when a tool succeeds and PostToo
   assert.equal(failure.hook_event_name, "PostToolUseFailure");
   assert.equal(failure.tool_name, "Read");
   assert.equal(failure.tool_use_id, "missing");
-  assert.equal((failure.tool_input as { file_path: string }).file_path, "absent.txt");
+  assert.equal((failure.tool_input as { file_path: string }).file_path, join(cwd, "absent.txt"));
   assert.equal(failure.is_interrupt, false);
   assert.equal(failure.cwd, cwd);
   assert.match(String(failure.error), /absent\.txt/);

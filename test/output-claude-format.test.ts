@@ -169,7 +169,7 @@ test("--format claude with a subagent: its replies and results carry parent_tool
     ["assistant", "user", "assistant"],
   );
   assert.deepEqual(child[0].message.content, [
-    { type: "tool_use", id: "call_ls", name: "Read", input: { path: "a.txt", file_path: "a.txt" } },
+    { type: "tool_use", id: "call_ls", name: "Read", input: { path: "a.txt", file_path: join(cwd, "a.txt") } },
   ]);
   assert.equal(child[1].message.content[0].tool_use_id, "call_ls");
   assert.match(child[1].message.content[0].content, /child-ran/);

@@ -181,7 +181,7 @@ function claudeOutput(
     approvalMode: run.approvalMode,
     slashCommands: session.promptCommands.map((command) => command.name),
     claudeName: claudeNameOf,
-    claudeInput: withClaudeFields,
+    claudeInput: (tool: string, input: Record<string, unknown>) => withClaudeFields(tool, input, run.cwd),
   } as const;
   return new ClaudeOutput(format, init, stdout);
 }

@@ -86,7 +86,7 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
   /** The tool fields of a payload: the name as the hook's file speaks, the input with Claude's field names beside ours. */
   const toolFields = (hook: CommandHook, name: string, input: unknown) => ({
     tool_name: hook.dialect === "claude" ? claudeNameOf(name) : name,
-    tool_input: withClaudeFields(name, input),
+    tool_input: withClaudeFields(name, input, context.cwd),
   });
   /** Notes for the model about PreToolUse hooks that failed open, appended to the call's result. */
   const notes = new Map<string, string[]>();

@@ -3,6 +3,7 @@
 // check that every name in a settings file can match something (check-names.ts). README's
 // "Claude Code's names" table says the same in words; where the two tools differ on purpose,
 // the `note` says why.
+import { resolve } from "node:path";
 
 /** What a rule's pattern is matched against for a tool: a command, a host, a path, or nothing (no pattern allowed). */
 export type SpecifierKind = "command" | "domain" | "path" | "none";
@@ -137,15 +138,21 @@ export function namesOfTool(harnessName: string): string[] {
   return [harnessName, ...claude];
 }
 
-/** The input as Claude's hooks read it: ours, with Claude's field names beside (`file_path` beside `path`). */
-export function withClaudeFields(harnessName: string, input: unknown): unknown {
+/**
+ * The input as Claude's hooks read it: ours, with Claude's field names beside (`file_path` beside
+ * `path`). Claude's `file_path` is always absolute (its tools take only absolute paths), so a
+ * copied guard such as `case "$file_path" in /home/*)` sees the same: ours is resolved against `cwd`.
+ */
+export function withClaudeFields(harnessName: string, input: unknown, cwd: string): unknown {
   const fields = fieldsOf(harnessName);
   if (!fields || typeof input !== "object" || input === null || Array.isArray(input)) return input;
   const record = input as Record<string, unknown>;
+  const claudeValue = (theirs: string, value: unknown) =>
+    theirs === "file_path" && typeof value === "string" && !value.startsWith("~") ? resolve(cwd, value) : value;
   const added = Object.fromEntries(
     Object.entries(fields)
       .filter(([ours]) => ours in record)
-      .map(([ours, theirs]) => [theirs, record[ours]]),
+      .map(([ours, theirs]) => [theirs, claudeValue(theirs, record[ours])]),
   );
   return { ...record, ...added };
 }
