@@ -265,3 +265,27 @@ test("sandboxed: a forged frame claiming gigabytes ends the helper at once, the 
     /^fine\n\[the command helper had stopped \(it sent a frame of 4294967295 bytes\); a new one was started for this command\]/,
   );
 });
+
+test("a sandbox that failed to start is tried once more when its arguments have changed since (a host socket it was to cover vanished), never with the same ones", async () => {
+  const cwd = tempDir();
+  // A sandbox whose first start fails the way bwrap does when a socket it was to cover is gone
+  // ("Can't create file at …/bus", exit 1 before the helper ran), then starts: the helper itself.
+  let starts = 0;
+  const vanishing: Wrap = (argv) => {
+    starts += 1;
+    return starts === 1
+      ? ["/bin/sh", "-c", 'echo "bwrap: Can\'t create file at /var/tmp/x/bus" >&2; exit 1', "vanished"]
+      : argv;
+  };
+  const retried = await runBash("echo ran", { cwd, wrapCommand: vanishing });
+  assert.equal(retried.isError, false, retried.content);
+  assert.match(retried.content, /^ran\n/);
+  closeHosted(vanishing);
+  // The same arguments failing again is a cause to report, with the run stopped.
+  const broken: Wrap = () => ["/bin/sh", "-c", "echo 'bwrap: execvp node: No such file or directory' >&2; exit 1"];
+  const failed = await runBash("echo never", { cwd, wrapCommand: broken });
+  assert.equal(failed.isError, true);
+  assert.match(failed.content, /could not start the command \(exited with code 1: bwrap: execvp node/);
+  assert.ok("stopsRun" in failed && failed.stopsRun, "the run stops");
+  closeHosted(broken);
+});

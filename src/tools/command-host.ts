@@ -284,12 +284,45 @@ const hosts = new Map<WrapCommand | null, CommandHost>();
  * command (a few `stat` calls) and a changed policy (say `.git/hooks` now exists, and must be
  * read-only) gets a new helper, so a command never runs under an older policy than it would
  * have had in a sandbox of its own. A replaced helper finishes its running commands first.
+ *
+ * A sandbox that could not start is tried once more when its arguments have changed since: a
+ * host socket it was to cover (bwrap.ts) vanished between the scan and bwrap's start ("Can't
+ * create file at …/bus"), a race with whatever removed it, not a broken sandbox; the command had
+ * not run. The same arguments failing again is a cause to report (ToolOutput.stopsRun).
  */
 export function runHosted(
   command: string,
   options: { cwd: string; env: Record<string, string | undefined>; wrapCommand?: WrapCommand },
   listener: CommandListener,
 ): HostedCommand {
+  let hasRetried = false;
+  let attempt: { hosted: HostedCommand; key: string };
+  const retrying: CommandListener = {
+    started: () => listener.started?.(),
+    data: (chunk) => listener.data(chunk),
+    exited: (code, signal) => listener.exited(code, signal),
+    closed: () => listener.closed(),
+    lost(reason, didStart, stopsRun) {
+      const isNewSandbox = helperArgv(options.wrapCommand, options.cwd).join("\0") !== attempt.key;
+      if (stopsRun === undefined || didStart || hasRetried || !isNewSandbox)
+        return listener.lost(reason, didStart, stopsRun);
+      hasRetried = true;
+      attempt = startInHelper(command, options, retrying);
+    },
+  };
+  attempt = startInHelper(command, options, retrying);
+  return {
+    kill: () => attempt.hosted.kill(),
+    forget: () => attempt.hosted.forget(),
+    notice: attempt.hosted.notice,
+  };
+}
+
+function startInHelper(
+  command: string,
+  options: { cwd: string; env: Record<string, string | undefined>; wrapCommand?: WrapCommand },
+  listener: CommandListener,
+): { hosted: HostedCommand; key: string } {
   const slot = options.wrapCommand ?? null;
   const argv = helperArgv(options.wrapCommand, options.cwd);
   const key = argv.join("\0");
@@ -306,7 +339,7 @@ export function runHosted(
     lastStop === undefined
       ? undefined
       : `the command helper had stopped (${lastStop}); a new one was started for this command`;
-  return { ...host.run(command, options, listener), notice };
+  return { hosted: { ...host.run(command, options, listener), notice }, key };
 }
 
 /**
