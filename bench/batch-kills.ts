@@ -143,6 +143,10 @@ function check(out: string, model: string): string[] {
       if (line.status === "error" || line.status === "failed") problems++; // setup (dirty copy, key) or test refused
     }
     const statuses = [...finals.values()].map((line) => line.status);
+    // What went wrong, where something did: each task whose final result is not ok, as recorded.
+    for (const line of finals.values())
+      if (line.status !== "ok")
+        notes.push(`  not ok: ${line.id}#${line.attempt} ${line.status}: ${JSON.stringify(line).slice(0, 600)}`);
     const crashed = lines.filter((line) => line.status === "crashed");
     const total = lines.reduce((sum, line) => sum + line.tokens.input + line.tokens.output + line.tokens.cached, 0);
     const runModel = lines[0].model ?? model;
