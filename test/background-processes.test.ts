@@ -175,8 +175,10 @@ for (const { sandbox, skip } of MODES) {
   }, async () => {
     const marker = newMarker();
     let aliveAtEnd: number[] = [];
-    // The subshell exits at once, so the daemon is reparented: no line of parents leads to the command.
-    const daemon = `(setsid ${NODE} -e '${IDLER}' ${marker} > /dev/null 2>&1 < /dev/null &) ; echo left`;
+    // The subshell exits at once, so the daemon is reparented: no line of parents leads to the
+    // command. The command waits for the daemon's "up" (it may not even have started node yet
+    // when the subshell is gone, on a loaded machine), so the next model call finds it running.
+    const daemon = `(setsid ${NODE} -e '${IDLER}' ${marker} > up.log 2>&1 < /dev/null &) ; until [ -s up.log ]; do sleep 0.05; done; echo left`;
     const fake = await serve([
       call("start", "bash", { command: daemon }),
       () => {
