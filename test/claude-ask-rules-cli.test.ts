@@ -19,7 +19,7 @@ import {
   writeJson,
 } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { TmuxTerminal } from "./tui-tmux.ts";
+import { openTrustedChat } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
@@ -196,13 +196,7 @@ test("in a chat under --yes, a push is asked with the rule, offers no 'always', 
     { reply: { toolCalls: [bash("second", "git push; touch pushed-twice")] } },
     { reply: { text: "Both asked." } },
   ]);
-  const terminal = TmuxTerminal.start({
-    args: ["-y", "--trust", ...fakeFlags(fake)],
-    cwd,
-    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
-    columns: 160,
-  });
-  await terminal.waitFor(/> $/m, "the chat prompt");
+  const terminal = await openTrustedChat(fake, cwd, ["-y"]);
   terminal.type("push it");
   terminal.send(["Enter"]);
   const first = await terminal.waitFor(/the ask rule Bash\(git push:\*\) in .* asks before `git push`\)\n.*> $/m, "q1");

@@ -13,7 +13,7 @@ import { type EditorLog, withEditor } from "./acp-editor.ts";
 import { byConversation, type FakeLLM } from "./fake-llm/server.ts";
 import { taskCall, text } from "./subagent-steps.ts";
 import { needs } from "./system-programs.ts";
-import { TmuxTerminal } from "./tui-tmux.ts";
+import { openTrustedChat } from "./tui-tmux.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf, writeJson } from "./helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -305,13 +305,7 @@ test("in a chat, a permission question fires Notification, and /compact fires Pr
     { reply: { text: "Made it." } },
     { reply: { text: "Hello again." } },
   ]);
-  const terminal = TmuxTerminal.start({
-    args: ["--trust", ...fakeFlags(fake)],
-    cwd,
-    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
-    columns: 160,
-  });
-  await terminal.waitFor(/> $/m, "the chat prompt");
+  const terminal = await openTrustedChat(fake, cwd);
   terminal.type("touch it");
   terminal.send(["Enter"]);
   await terminal.waitFor(/allow\? bash> touch answered/, "the question");

@@ -7,18 +7,10 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import {
-  cleanEnv,
-  fakeFlags,
-  fakeServerPerTest,
-  runCli,
-  tempDir,
-  toolResultOf as toolResult,
-  writeJson,
-} from "./helpers.ts";
+import { fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf as toolResult, writeJson } from "./helpers.ts";
 import { canaryHomeDir } from "./identities.ts";
 import { needs } from "./system-programs.ts";
-import { TmuxTerminal } from "./tui-tmux.ts";
+import { openTrustedChat } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
@@ -116,13 +108,7 @@ test("in a chat under --yes, a hook's ask puts the call to the person with its r
     { reply: { toolCalls: [bash("touch", "touch answered")] } },
     { reply: { text: "Made it." } },
   ]);
-  const terminal = TmuxTerminal.start({
-    args: ["-y", "--trust", ...fakeFlags(fake)],
-    cwd,
-    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
-    columns: 160,
-  });
-  await terminal.waitFor(/> $/m, "the chat prompt");
+  const terminal = await openTrustedChat(fake, cwd, ["-y"]);
   terminal.type("touch it");
   terminal.send(["Enter"]);
   const question = await terminal.waitFor(/a PreToolUse hook asks: touch is audited(.*\n)*.*> $/m, "the question");

@@ -7,18 +7,9 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import {
-  cleanEnv,
-  fakeFlags,
-  fakeServerPerTest,
-  jsonLines,
-  runCli,
-  tempDir,
-  writeJson,
-  shellScript,
-} from "./helpers.ts";
+import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir, writeJson, shellScript } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
-import { TmuxTerminal } from "./tui-tmux.ts";
+import { openTrustedChat } from "./tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
@@ -142,13 +133,7 @@ test("in a chat, a refused prompt shows the hook's reason and comes back in the 
     "once.sh",
     'cat >/dev/null\n[ -e refused ] && exit 0\ntouch refused\necho "add a ticket number" >&2\nexit 2',
   );
-  const terminal = TmuxTerminal.start({
-    args: ["--trust", ...fakeFlags(fake)],
-    cwd,
-    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
-    columns: 160,
-  });
-  await terminal.waitFor(/> $/m, "the chat prompt");
+  const terminal = await openTrustedChat(fake, cwd);
   terminal.type("rename the module");
   terminal.send(["Enter"]);
   const refused = await terminal.waitFor(

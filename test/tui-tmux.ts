@@ -160,3 +160,15 @@ export async function resumeInTerminal(
 function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
+
+/** A chat in a trusted folder at 160 columns (room for a whole question), waiting at its first prompt. */
+export async function openTrustedChat(fake: FakeLLM, cwd: string, args: string[] = []): Promise<TmuxTerminal> {
+  const terminal = TmuxTerminal.start({
+    args: [...args, "--trust", ...fakeFlags(fake)],
+    cwd,
+    env: { ...(cleanEnv() as Record<string, string>), TERM: "xterm-256color" },
+    columns: 160,
+  });
+  await terminal.waitFor(/> $/m, "the chat prompt");
+  return terminal;
+}
