@@ -11,6 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setupPermissions } from "../src/permissions/setup-permissions.ts";
+import { bwrapWrapper } from "../src/sandbox/bwrap.ts";
 import { LINUX_KERNEL_FILES } from "../src/sandbox/kernel-files.ts";
 import type { WrapCommand } from "../src/core/tool.ts";
 import { bash } from "../src/tools/bash.ts";
@@ -22,30 +23,34 @@ import { needs } from "./system-programs.ts";
 function sandboxed(identity: Identity) {
   const home = canaryHomeDir("harness-kernel-home-");
   const cwd = tempDir();
-  chmodSync(cwd, 0o777); // nobody writes its walker's output here
+  chmodSync(cwd, 0o755); // so nobody can run the walker in it
   const env = { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" };
   const setup = setupPermissions({}, { cwd, env, harnessHome: join(home, ".harness") });
   assert.equal(setup.policy.sandbox, "on");
-  const inner = setup.wrapCommand as WrapCommand;
+  return { cwd, run: runner(identity, cwd, setup.wrapCommand as WrapCommand, setup.env) };
+}
+
+function runner(identity: Identity, cwd: string, inner: WrapCommand, env?: Record<string, string>) {
   const wrapCommand: WrapCommand = (argv, dir) => [...runAs(identity), ...inner(argv, dir)];
-  const run = async (command: string) => {
+  return async (command: string) => {
     const output = await bash.run(
       { command },
-      { cwd, signal: new AbortController().signal, state: new Map(), env: setup.env, wrapCommand },
+      { cwd, signal: new AbortController().signal, state: new Map(), env, wrapCommand },
     );
     return typeof output === "string" ? output : output.content;
   };
-  return { cwd, run };
 }
 
 /**
- * Walks /proc inside the sandbox (every process's folder, its own through /proc/self included;
- * symlinks are not followed: /proc/self/fd/N leads to the command's own pipes) and tries to open
- * each file with a write bit for writing, never writing. Prints one JSON line.
+ * Walks `roots` inside the sandbox (in /proc every process's folder, its own through /proc/self
+ * included, or with `ownProcessOnly` its own alone; symlinks are not followed: /proc/self/fd/N
+ * leads to the command's own pipes) and tries to open each file with a write bit for writing,
+ * never writing. Reads the `masked` paths. Prints one JSON line.
  */
 const WALKER = String.raw`
 const fs = require("fs");
 const { O_WRONLY, O_NONBLOCK, O_NOFOLLOW, O_NOCTTY } = fs.constants;
+const { roots, masked, ownProcessOnly } = JSON.parse(process.argv[2]);
 const result = { self: fs.readlinkSync("/proc/self"), checked: 0, openedCount: 0, opened: [], refused: {}, gone: 0, unexpected: [], masked: {} };
 /** The first few of a list, so the line stays within the bash tool's output. */
 const note = (list, item) => list.length < 20 && list.push(item);
@@ -56,6 +61,7 @@ function walk(dir) {
   if (dir === "/proc") names.sort((a, b) => /^\d/.test(a) - /^\d/.test(b));
   for (const name of names) {
     const path = dir + "/" + name;
+    if (ownProcessOnly && dir === "/proc" && /^\d+$/.test(name) && name !== result.self) continue;
     let stat;
     try { stat = fs.lstatSync(path); } catch { result.gone++; continue; }
     if (stat.isSymbolicLink()) continue;
@@ -64,6 +70,7 @@ function walk(dir) {
     result.checked++;
     if (path === "/proc/sys/kernel/core_pattern") result.sawCorePattern = true;
     if (path === "/proc/" + result.self + "/oom_score_adj") result.sawOwnProcess = true;
+    if (path.startsWith("/sys/")) result.sysChecked = (result.sysChecked ?? 0) + 1;
     let fd;
     try {
       fd = fs.openSync(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
@@ -78,35 +85,60 @@ function walk(dir) {
     note(result.opened, path);
   }
 }
-walk("/proc");
-for (const path of JSON.parse(process.argv[2])) {
+for (const root of roots) walk(root);
+for (const path of masked) {
   try { result.masked[path] = fs.statSync(path).isDirectory() ? fs.readdirSync(path).length : fs.readFileSync(path).length; }
   catch (error) { result.masked[path] = error.code; }
 }
 console.log(JSON.stringify(result));
 `;
 
+/** What the walker found, with the assertions every walk must pass. */
+async function walkAndCheck(
+  t: { diagnostic(message: string): void },
+  run: (command: string) => Promise<string>,
+  folder: string,
+  options: { roots: string[]; ownProcessOnly?: boolean },
+) {
+  writeFileSync(join(folder, "walk.cjs"), WALKER);
+  const masked = LINUX_KERNEL_FILES.masked.filter((path) => existsSync(path));
+  const output = await run(`node ${join(folder, "walk.cjs")} '${JSON.stringify({ ...options, masked })}'`);
+  const line = output.split("\n").find((text) => text.startsWith("{"));
+  assert.ok(line, output);
+  const result = JSON.parse(line);
+  t.diagnostic(`tried ${result.checked}, refused ${JSON.stringify(result.refused)}, gone ${result.gone}`);
+  // Not a walk of an empty or missing /proc: the settings and the command's own files were tried.
+  assert.equal(result.sawCorePattern, true, "/proc/sys/kernel/core_pattern was tried");
+  assert.equal(result.sawOwnProcess, true, "the walker's own /proc/<pid>/oom_score_adj was tried");
+  assert.ok(result.checked > 500, `only ${result.checked} writable-looking files`);
+  assert.deepEqual(result.opened, [], `${result.openedCount} files opened for writing, among them`);
+  assert.deepEqual(result.unexpected, []);
+  assert.ok(result.refused.EROFS > 0, JSON.stringify(result.refused));
+  // Docker's masked paths read as empty, or not at all (/dev/null on a nodev mount).
+  for (const path of masked) assert.ok([0, "EACCES"].includes(result.masked[path]), `${path} is masked`);
+  return result;
+}
+
 for (const identity of IDENTITIES) {
   test(`as ${identity}, no file under the sandbox's /proc opens for writing, /proc/sys and /proc/self included`, {
     skip: needs("bwrap", "setpriv") || asRootOnly,
   }, async (t) => {
     const { cwd, run } = sandboxed(identity);
-    writeFileSync(join(cwd, "walk.cjs"), WALKER);
-    const present = LINUX_KERNEL_FILES.masked.filter((path) => existsSync(path));
-    const output = await run(`node walk.cjs '${JSON.stringify(present)}'`);
-    const line = output.split("\n").find((text) => text.startsWith("{"));
-    assert.ok(line, output);
-    const result = JSON.parse(line);
-    t.diagnostic(`tried ${result.checked}, refused ${JSON.stringify(result.refused)}, gone ${result.gone}`);
-    // Not a walk of an empty or missing /proc: the settings and the command's own files were tried.
-    assert.equal(result.sawCorePattern, true, "/proc/sys/kernel/core_pattern was tried");
-    assert.equal(result.sawOwnProcess, true, "the walker's own /proc/<pid>/oom_score_adj was tried");
-    assert.ok(result.checked > 500, `only ${result.checked} writable-looking files`);
-    assert.deepEqual(result.opened, [], `${result.openedCount} files opened for writing, among them`);
-    assert.deepEqual(result.unexpected, []);
-    assert.ok(result.refused.EROFS > 0, JSON.stringify(result.refused));
-    // Docker's masked paths read as empty, or not at all (/dev/null on a nodev mount).
-    for (const path of present) assert.ok([0, "EACCES"].includes(result.masked[path]), `${path} is masked`);
+    await walkAndCheck(t, run, cwd, { roots: ["/proc"] });
+  });
+
+  test(`as ${identity}, with / as the workspace (--allow-home), /proc and /sys are still read-only`, {
+    skip: needs("bwrap", "setpriv") || asRootOnly,
+  }, async (t) => {
+    // The workspace's writable bind of / brings the host's /proc and /sys back with it. The policy
+    // is built here: the CLI's scan of all of / for .git would run out of time and fail closed
+    // with a read-only workspace, which would hide what this checks (a small container's / passes).
+    const home = canaryHomeDir("harness-kernel-root-ws-");
+    const policy = { workspace: "/", hidden: [], socketFolders: [], protectedNames: [], network: false };
+    const run = runner(identity, home, bwrapWrapper(policy), { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+    // Other processes' folders are left alone: were /proc the host's, they would be the host's processes.
+    const result = await walkAndCheck(t, run, home, { roots: ["/proc", "/sys"], ownProcessOnly: true });
+    assert.ok(result.sysChecked > 0, "files under /sys were tried");
   });
 
   test(`as ${identity}, the sandbox has its own UTS namespace: a host name set inside never reaches the host`, {

@@ -40,15 +40,17 @@ export const ISOLATION_ARGS = [
 /**
  * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
  * later mounts cover earlier ones, so the private /tmp comes before the workspace (which may
- * live in /tmp), the home folder's code files and protected entries after the workspace, and hidden paths and socket folders
- * last (they stay hidden even inside the workspace), except one that holds the workspace.
+ * live in /tmp); /proc (a workspace of / would bring the host's back), the home folder's code
+ * files and protected entries after the workspace; and hidden paths and socket folders last
+ * (they stay hidden even inside the workspace), except one that holds the workspace.
  * Reads the file system (protected entries, host sockets) and may create placeholders (see
  * protected-entries.ts), so call it when the command starts. `program`, the executable the
  * sandbox starts, is kept visible (programMounts).
  */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", ...kernelFileArgs(), "--tmpfs", "/tmp"];
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
+  args.push(...kernelFileArgs(policy.workspace));
   args.push(...homeCodeMounts(policy));
   args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
   const masked = ["/tmp"];

@@ -3,6 +3,7 @@
 // checks: without capabilities it could write /proc/sys (`kernel.core_pattern = |<workspace>/x`
 // runs `x` as root on the host at the next crash), and the host network's settings when the
 // network is shared. bwrap makes /proc/sys read-only only in some set-ups, so it is done here.
+import { isInside } from "../shared/is-inside.ts";
 import { kindOf } from "./file-kind.ts";
 
 /**
@@ -41,9 +42,15 @@ export const LINUX_KERNEL_FILES = {
  * The bwrap arguments that mount a fresh /proc for the PID namespace and apply LINUX_KERNEL_FILES.
  * Looks at the host's /proc and /sys (the same kernel, so the same entries) to tell files from
  * folders and skip what this kernel lacks: bwrap cannot mount over a missing path of /proc.
+ * They go after the workspace's writable bind: a workspace of `/` (`--allow-home`) binds the
+ * host's own /proc and /sys back, writable, with everything below them, and the host's /dev
+ * (nodev: /dev/null unusable, so no command could start); /sys is then covered read-only again,
+ * as `--ro-bind / /` had it, and /dev is the sandbox's own again.
  */
-export function kernelFileArgs(): string[] {
-  const args = ["--proc", "/proc"];
+export function kernelFileArgs(workspace?: string): string[] {
+  const holds = (path: string) => workspace !== undefined && isInside(path, workspace);
+  const args = holds("/dev") ? ["--dev", "/dev", "--proc", "/proc"] : ["--proc", "/proc"];
+  if (holds("/sys")) args.push("--ro-bind", "/sys", "/sys");
   for (const path of LINUX_KERNEL_FILES.masked) {
     const kind = kindOf(path);
     if (kind === "folder") args.push("--tmpfs", path, "--remount-ro", path);
