@@ -20,12 +20,12 @@ import { asRootOnly, canaryHomeDir, IDENTITIES, runAs, type Identity } from "./i
 import { needs } from "./system-programs.ts";
 
 /** Runs `command` with the bash tool in the sandbox the CLI would set up, as `identity`. */
-function sandboxed(identity: Identity) {
+function sandboxed(identity: Identity, options: { network?: boolean } = {}) {
   const home = canaryHomeDir("harness-kernel-home-");
   const cwd = tempDir();
   chmodSync(cwd, 0o755); // so nobody can run the walker in it
   const env = { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const setup = setupPermissions({}, { cwd, env, harnessHome: join(home, ".harness") });
+  const setup = setupPermissions({ allowNetwork: options.network }, { cwd, env, harnessHome: join(home, ".harness") });
   assert.equal(setup.policy.sandbox, "on");
   return { cwd, run: runner(identity, cwd, setup.wrapCommand as WrapCommand, setup.env) };
 }
@@ -70,6 +70,7 @@ function walk(dir) {
     result.checked++;
     if (path === "/proc/sys/kernel/core_pattern") result.sawCorePattern = true;
     if (path === "/proc/" + result.self + "/oom_score_adj") result.sawOwnProcess = true;
+    if (path === "/proc/sys/net/ipv4/ip_forward") result.sawHostNet = true;
     if (path.startsWith("/sys/")) result.sysChecked = (result.sysChecked ?? 0) + 1;
     let fd;
     try {
@@ -120,11 +121,15 @@ async function walkAndCheck(
 }
 
 for (const identity of IDENTITIES) {
-  test(`as ${identity}, no file under the sandbox's /proc opens for writing, /proc/sys and /proc/self included`, {
+  test(`as ${identity}, no file under the sandbox's /proc opens for writing (/proc/sys, /proc/self; network cut or shared)`, {
     skip: needs("bwrap", "setpriv") || asRootOnly,
   }, async (t) => {
     const { cwd, run } = sandboxed(identity);
     await walkAndCheck(t, run, cwd, { roots: ["/proc"] });
+    // With the network allowed, /proc/sys/net is the host network's (ip_forward, ...).
+    const online = sandboxed(identity, { network: true });
+    const result = await walkAndCheck(t, online.run, online.cwd, { roots: ["/proc"] });
+    assert.ok(result.sawHostNet, "/proc/sys/net/ipv4/ip_forward was tried");
   });
 
   test(`as ${identity}, with / as the workspace (--allow-home), /proc and /sys are still read-only`, {
