@@ -86,3 +86,10 @@ test("macOS: host sockets are denied after the rule that allows unix sockets, an
     assert.equal(depth, 0, `unbalanced: ${line}`);
   }
 });
+
+test("macOS: kernel settings cannot be changed (as root, `(allow default)` would let sysctl -w through)", () => {
+  const lines = macosProfile(policyFor(tempDir("harness-macos-ws-"), true)).split("\n");
+  const denied = lines.indexOf("(deny sysctl-write)");
+  assert.ok(denied > lines.indexOf("(allow default)"), "after the default, so it wins");
+  assert.ok(!lines.slice(denied).some((line) => line.includes("sysctl-write") && line.startsWith("(allow")));
+});

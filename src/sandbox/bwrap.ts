@@ -1,6 +1,6 @@
 // Linux: bubblewrap. The whole file system read-only, the workspace writable, /tmp private,
-// credentials and host sockets hidden, no capabilities, the network cut, and everything the
-// command starts dies with it.
+// credentials and host sockets hidden, /proc read-only, no capabilities, the network cut, and
+// everything the command starts dies with it.
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { isInside } from "../shared/is-inside.ts";
@@ -8,6 +8,7 @@ import { systemProgram } from "../shared/system-program.ts";
 import { kindOf } from "./file-kind.ts";
 import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
+import { kernelFileArgs } from "./kernel-files.ts";
 import { protectedMounts } from "./protected-entries.ts";
 import type { WrapCommand } from "../core/tool.ts";
 import type { SandboxPolicy } from "./sandbox-policy.ts";
@@ -19,8 +20,12 @@ import type { SandboxPolicy } from "./sandbox-policy.ts";
  *   read-write, unmount the masks over `~/.ssh`, or regain privileges (bwrap also sets
  *   no_new_privs, so setuid programs do not help). Root inside is uid 0 without capabilities:
  *   it can write only what root owns in the writable places; it cannot override file modes;
+ *   (and, being uid 0 to sysctl's checks, nothing under /proc: kernel-files.ts);
  * - a new PID namespace: when the command ends or is killed, every process it started ends too,
- *   even one that left the process group with setsid; and its own IPC namespace.
+ *   even one that left the process group with setsid; its own IPC namespace; and its own UTS
+ *   namespace, so a host name set inside (were it ever allowed) stays inside. *Decision*: no
+ *   `--hostname`: the copy keeps the host's name, so commands that print or key on it behave
+ *   as outside.
  */
 export const ISOLATION_ARGS = [
   "--unshare-user",
@@ -29,20 +34,23 @@ export const ISOLATION_ARGS = [
   "ALL",
   "--unshare-pid",
   "--unshare-ipc",
+  "--unshare-uts",
 ];
 
 /**
  * The bwrap arguments for a policy: the one place the Linux sandbox is defined. Order matters:
  * later mounts cover earlier ones, so the private /tmp comes before the workspace (which may
- * live in /tmp), the home folder's code files and protected entries after the workspace, and hidden paths and socket folders
- * last (they stay hidden even inside the workspace), except one that holds the workspace.
+ * live in /tmp); /proc (a workspace of / would bring the host's back), the home folder's code
+ * files and protected entries after the workspace; and hidden paths and socket folders last
+ * (they stay hidden even inside the workspace), except one that holds the workspace.
  * Reads the file system (protected entries, host sockets) and may create placeholders (see
  * protected-entries.ts), so call it when the command starts. `program`, the executable the
  * sandbox starts, is kept visible (programMounts).
  */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
+  args.push(...kernelFileArgs(policy.workspace));
   args.push(...homeCodeMounts(policy));
   args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
   const masked = ["/tmp"];

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { systemProgram } from "../shared/system-program.ts";
 import { ISOLATION_ARGS } from "./bwrap.ts";
+import { kernelFileArgs } from "./kernel-files.ts";
 
 /** How long the bwrap trial may take before it counts as not working. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -35,7 +36,7 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform): Prom
   if (cached) return Promise.resolve(cached);
   if (platform !== "linux") return Promise.resolve(detectSandbox(platform));
   pending ??= new Promise((resolve) => {
-    const trial = spawn(systemProgram("bwrap"), BWRAP_TRIAL_ARGS, {
+    const trial = spawn(systemProgram("bwrap"), bwrapTrialArgs(), {
       stdio: ["ignore", "ignore", "pipe"],
       timeout: PROBE_TIMEOUT_MS,
     });
@@ -51,26 +52,27 @@ export function probeSandbox(platform: NodeJS.Platform = process.platform): Prom
   return pending;
 }
 
-/** bwrap with every namespace and privilege setting commands get, running `true`. */
-const BWRAP_TRIAL_ARGS = [
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-  ...ISOLATION_ARGS,
-  "--unshare-net",
-  "--die-with-parent",
-  "--",
-  "true",
-];
+/** bwrap with every namespace and privilege setting commands get, and their /proc, running `true`. */
+function bwrapTrialArgs(): string[] {
+  return [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    ...kernelFileArgs(),
+    ...ISOLATION_ARGS,
+    "--unshare-net",
+    "--die-with-parent",
+    "--",
+    "true",
+  ];
+}
 
 function probe(platform: NodeJS.Platform): SandboxSupport {
   switch (platform) {
     case "linux": {
-      const trial = spawnSync(systemProgram("bwrap"), BWRAP_TRIAL_ARGS, {
+      const trial = spawnSync(systemProgram("bwrap"), bwrapTrialArgs(), {
         stdio: ["ignore", "ignore", "pipe"],
         timeout: PROBE_TIMEOUT_MS,
         encoding: "utf8",

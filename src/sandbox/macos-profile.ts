@@ -27,6 +27,9 @@ export function macosProfile(policy: SandboxPolicy): string {
   const lines = [
     "(version 1)",
     "(allow default)",
+    // Kernel settings (`sysctl -w`, the host name): as root, `(allow default)` would let a command
+    // set them, as a writable /proc/sys would on Linux (kernel-files.ts).
+    "(deny sysctl-write)",
     "(deny file-write*)",
     `(allow file-write* ${[policy.workspace, ...MACOS_WRITABLE].map((folder) => `(subpath ${quote(folder)})`).join(" ")} ${MACOS_WRITABLE_DEVICES.map((device) => `(literal ${quote(device)})`).join(" ")} (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`,
   ];
