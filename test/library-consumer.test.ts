@@ -99,6 +99,30 @@ test("the README's session example runs the CLI's session: rules, sandbox, recor
   );
 });
 
+test("a CommonJS consumer can require() the package (Node's require of ES modules)", async () => {
+  const dir = consumerProject();
+  writeFileSync(
+    join(dir, "consumer.cjs"),
+    'const harness = require("agent-harness");\nconsole.log(typeof harness.createSession, typeof harness.runAgent, typeof harness.defineTool);\n',
+  );
+  const { stdout } = await run(process.execPath, ["consumer.cjs"], { cwd: dir });
+  assert.equal(stdout.trim(), "function function function");
+});
+
+test("the build ships the licence and the notices of every package it bundles", () => {
+  assert.match(readFileSync(join(ROOT, "LICENSE"), "utf8"), /^MIT License/);
+  const notices = readFileSync(join(ROOT, "dist", "THIRD-PARTY-NOTICES.md"), "utf8");
+  // Bundled packages of each licence kind, Apache-2.0 ones with their licence text.
+  for (const name of ["zod", "@agentclientprotocol/sdk", "@modelcontextprotocol/sdk", "turndown"])
+    assert.match(notices, new RegExp(`^## ${name.replace("/", "\\/")} \\d`, "m"), `${name} is listed`);
+  assert.match(notices, /Apache License\s+Version 2\.0/);
+  const files = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] }).files;
+  assert.ok(
+    files.includes("LICENSE") && files.includes("dist"),
+    "the package carries LICENSE and dist/ with the notices",
+  );
+});
+
 test("the package's declarations type-check a consumer that uses Agent, runAgent, defineTool and the events", async () => {
   const dir = consumerProject();
   writeFileSync(join(dir, "example.ts"), readmeExample());
