@@ -26,7 +26,7 @@ const zodEnglishOnly = {
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 rmSync("dist", { recursive: true, force: true });
-await build({
+const bundled = await build({
   entryPoints: { cli: "src/cli/cli.ts", index: "src/index.ts" },
   outdir: "dist",
   bundle: true,
@@ -49,7 +49,9 @@ await build({
   },
   logLevel: "warning",
   plugins: [zodEnglishOnly],
+  metafile: true,
 });
+writeThirdPartyNotices(Object.keys(bundled.metafile.inputs));
 if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
     stdio: "inherit",
@@ -63,4 +65,43 @@ if (!process.argv.includes("--no-types")) {
     const fixed = text.replace(/((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']+)\.ts(["'])/g, "$1$2.js$3");
     if (fixed !== text) writeFileSync(path, fixed);
   }
+}
+
+/**
+ * The bundle carries other packages' code, whose licences ask that their notices travel with it
+ * (legalComments is off, so the notices are gathered here instead): every package esbuild put
+ * into dist/, with its version, licence and licence text, in dist/THIRD-PARTY-NOTICES.md.
+ */
+function writeThirdPartyNotices(inputs) {
+  const folders = new Set();
+  for (const input of inputs) {
+    const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) folders.add(input.slice(0, match.index + match[0].length - 1).replace(/^[^/]*:/, ""));
+  }
+  const sections = [...folders]
+    .map((folder) => {
+      const manifest = JSON.parse(readFileSync(`${folder}/package.json`, "utf8"));
+      // The licence, and an Apache-2.0 package's NOTICE, which must travel too.
+      const files = readdirSync(folder).filter((name) => /^(licen[cs]e|copying|notice)(\.|-|$)/i.test(name));
+      const text = files.map((name) => readFileSync(`${folder}/${name}`, "utf8").trim()).join("\n\n") || undefined;
+      return { name: manifest.name, version: manifest.version, licence: manifest.license ?? "see its package", text };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const missing = sections.filter((section) => !section.text).map((section) => section.name);
+  const body = sections
+    .map(
+      (section) =>
+        `## ${section.name} ${section.version}\n\nLicence: ${section.licence}\n\n${
+          section.text
+            ? `\`\`\`\n${section.text}\n\`\`\``
+            : "(the package ships no licence file; its licence is named above)"
+        }\n`,
+    )
+    .join("\n");
+  writeFileSync(
+    "dist/THIRD-PARTY-NOTICES.md",
+    `# Third-party notices\n\nThe bundle in this folder contains code from these ${sections.length} packages, under their licences.\n\n${body}`,
+  );
+  if (missing.length > 0)
+    console.warn(`build: no licence file in ${missing.join(", ")}; their licence field is named instead`);
 }

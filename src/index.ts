@@ -32,6 +32,7 @@ export type { ApiKind, ProviderSettings } from "./providers/index.ts";
 export { PRESETS } from "./wiring/defaults.ts";
 export { resolveProvider } from "./wiring/resolve-provider.ts";
 export { loadConfigFile, type HarnessConfig } from "./wiring/config-file.ts";
+export { createSession, SessionSetupError, type Session, type SessionOptions } from "./wiring/create-session.ts";
 export { resolveContextWindow } from "./providers/context-window.ts";
 export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";
 export { codingTools } from "./tools/index.ts";

@@ -33,7 +33,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   acp: ["core", "shared"],
   batch: ["core", "shared"],
   // Skills and custom commands: Markdown files of the user's own, turned into prompt text.
-  prompts: ["core", "shared"],
+  // An agent file's `tools` in Claude Code's names are read through the one names table.
+  prompts: ["core", "shared", "settings"],
   // Workspace snapshots in a shadow git repository, for undo.
   snapshots: ["core", "shared"],
   // The session factory: one-shot, chat and the editor share it, so it draws on no terminal (ui)

@@ -4,7 +4,7 @@
 // build`, which `npm test` runs first), since it checks dist/types too.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
@@ -14,13 +14,19 @@ const run = promisify(execFile);
 
 const serve = fakeServerPerTest();
 
-/** The ```ts block of the README's Library section. */
-function readmeExample(): string {
+/** The ```ts blocks of the README's Library section, in order: the loop, then the session. */
+function readmeExamples(): string[] {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## Library"));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  assert.ok(match, "the README's Library section has a ```ts example");
-  return match[1];
+  const start = readme.indexOf("## Library");
+  const end = readme.indexOf("\n## ", start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
+  assert.ok(blocks.length >= 2, "the README's Library section has a ```ts example of the loop and one of the session");
+  return blocks;
+}
+
+function readmeExample(): string {
+  return readmeExamples()[0];
 }
 
 function consumerProject(): string {
@@ -70,9 +76,57 @@ test("the README example runs from a consumer project against the fake server", 
   assert.ok(fake.requests[0].body.tools.some((tool: { function: { name: string } }) => tool.function.name === "shout"));
 });
 
+test("the README's session example runs the CLI's session: rules, sandbox, recorder", async () => {
+  const fake = await serve([{ reply: { text: "Two files." } }]);
+  const dir = consumerProject();
+  const home = tempDir("harness-consumer-home-");
+  writeFileSync(join(dir, "session.mjs"), readmeExamples()[1]);
+  const env = cleanEnv({
+    HARNESS_PROVIDER: "openai",
+    HARNESS_BASE_URL: fake.baseUrl,
+    HARNESS_MODEL: "fake-model",
+    HARNESS_API_KEY: "test-key",
+    HARNESS_HOME: home,
+  });
+  const { stdout } = await run(process.execPath, ["session.mjs"], { cwd: dir, env });
+  assert.equal(stdout, "Two files.");
+  // The session's own system prompt and tools went out, and the run was recorded where -r finds it.
+  assert.ok(fake.requests[0].body.tools.some((tool: { function: { name: string } }) => tool.function.name === "bash"));
+  const sessions = readdirSync(join(home, "sessions"), { recursive: true }).map(String);
+  assert.ok(
+    sessions.some((name) => name.endsWith(".jsonl")),
+    `a session file under HARNESS_HOME: ${sessions.join(", ")}`,
+  );
+});
+
+test("a CommonJS consumer can require() the package (Node's require of ES modules)", async () => {
+  const dir = consumerProject();
+  writeFileSync(
+    join(dir, "consumer.cjs"),
+    'const harness = require("agent-harness");\nconsole.log(typeof harness.createSession, typeof harness.runAgent, typeof harness.defineTool);\n',
+  );
+  const { stdout } = await run(process.execPath, ["consumer.cjs"], { cwd: dir });
+  assert.equal(stdout.trim(), "function function function");
+});
+
+test("the build ships the licence and the notices of every package it bundles", () => {
+  assert.match(readFileSync(join(ROOT, "LICENSE"), "utf8"), /^MIT License/);
+  const notices = readFileSync(join(ROOT, "dist", "THIRD-PARTY-NOTICES.md"), "utf8");
+  // Bundled packages of each licence kind, Apache-2.0 ones with their licence text.
+  for (const name of ["zod", "@agentclientprotocol/sdk", "@modelcontextprotocol/sdk", "turndown"])
+    assert.match(notices, new RegExp(`^## ${name.replace("/", "\\/")} \\d`, "m"), `${name} is listed`);
+  assert.match(notices, /Apache License\s+Version 2\.0/);
+  const files = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] }).files;
+  assert.ok(
+    files.includes("LICENSE") && files.includes("dist"),
+    "the package carries LICENSE and dist/ with the notices",
+  );
+});
+
 test("the package's declarations type-check a consumer that uses Agent, runAgent, defineTool and the events", async () => {
   const dir = consumerProject();
   writeFileSync(join(dir, "example.ts"), readmeExample());
+  writeFileSync(join(dir, "session.ts"), readmeExamples()[1]);
   writeFileSync(
     join(dir, "typed.ts"),
     `import { runAgent, defineTool, type AgentEvent, type RunResult, type ToolHook } from "agent-harness";

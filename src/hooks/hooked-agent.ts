@@ -3,6 +3,7 @@ import { EVENT_SCHEMA_VERSION } from "../core/event-schema-version.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import { EMPTY_USAGE, type UserContent } from "../core/messages.ts";
 import type { CommandHooks } from "./command-hooks.ts";
+import { userPromptSubmit } from "./session-hook-events.ts";
 
 /**
  * An Agent whose prompts first go through the UserPromptSubmit hooks, whose tool calls go
@@ -54,7 +55,7 @@ export class HookedAgent extends Agent {
       usage: EMPTY_USAGE,
       ...session,
       error: `the prompt was not sent: the UserPromptSubmit hook "${command}" blocked it: ${reason}`,
-      blockedBy: "UserPromptSubmit",
+      blockedBy: userPromptSubmit.name,
     };
     yield result;
     return result;

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Tool } from "../core/tool.ts";
 import { unwrap } from "./command-views.ts";
 import type { SimpleCommand } from "./shell-split.ts";
-import { resolveRuleTool, specifierOf } from "../settings/tool-names.ts";
+import { FILE_READING_RULE_TOOLS, resolveRuleTool, specifierOf } from "../settings/tool-names.ts";
 
 /**
  * One rule. `tool` is a tool name (`bash`, `edit_file`), or a group: `read` (every read-only
@@ -157,9 +157,11 @@ export function pathMatches(pattern: string, absolute: string, where: { workspac
  * A glob (`**\/.env`) cannot be listed ahead: it holds for read_file and a grep started on it.
  */
 export function deniedReadPaths(deny: Rule[], where: { workspace: string; home: string }): string[] {
-  const readers = new Set(["read", "read_file", "grep", "glob", "list_files"]);
   return deny
-    .filter((rule) => readers.has(rule.tool) && rule.pattern !== undefined && !/[*?[]/.test(rule.pattern))
+    .filter(
+      (rule) =>
+        FILE_READING_RULE_TOOLS.includes(rule.tool) && rule.pattern !== undefined && !/[*?[]/.test(rule.pattern),
+    )
     .map((rule) => {
       const pattern = rule.pattern as string;
       const expanded = pattern === "~" || pattern.startsWith("~/") ? path.join(where.home, pattern.slice(1)) : pattern;

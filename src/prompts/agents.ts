@@ -14,6 +14,7 @@ import { foldersFromRoot } from "../core/instruction-files.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";
+import { harnessToolName } from "../settings/tool-names.ts";
 
 /** The folders agent files live in, under a project folder or the home folder. */
 const AGENT_FOLDERS = [".harness/agents", ".claude/agents"];
@@ -21,21 +22,6 @@ const AGENT_FOLDERS = [".harness/agents", ".claude/agents"];
 const MAX_AGENT_FILE_BYTES = 256 * 1024;
 /** Agents found at most. */
 const MAX_AGENTS = 50;
-
-/** Claude Code's tool names, as ours. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = {
-  Bash: "bash",
-  Read: "read_file",
-  Write: "write_file",
-  Edit: "edit_file",
-  MultiEdit: "edit_file",
-  LS: "list_files",
-  Grep: "grep",
-  Glob: "glob",
-  WebFetch: "web_fetch",
-  TodoWrite: "todo",
-  Task: "task",
-};
 
 /** One named agent. */
 export interface NamedAgent {
@@ -113,5 +99,5 @@ function toolNamesOf(value: string): string[] {
     .replace(/[[\]]/g, " ")
     .split(/[,\s]+/)
     .filter((name) => name && name !== "-");
-  return [...new Set(names.map((name) => CLAUDE_TOOL_NAMES[name] ?? name))];
+  return [...new Set(names.map(harnessToolName))];
 }

@@ -16,6 +16,7 @@ import {
   compileMatcher,
   specifierOf,
 } from "./tool-names.ts";
+import { HOOK_EVENT_SUBJECTS, type HookEventName, type MatcherSubject } from "./hook-section.ts";
 
 /** What the check needs of a permission rule (permissions/rules.ts Rule has it). */
 export interface CheckedRule {
@@ -28,7 +29,7 @@ export interface CheckedRule {
 
 /** What the check needs of a hook (hooks/hook-settings.ts CommandHook has it). */
 export interface CheckedHook {
-  event: string;
+  event: HookEventName;
   matcher?: string;
   source: string;
   where: string;
@@ -124,8 +125,9 @@ function hint(meant: string | undefined, server: string | undefined, known: Know
 }
 
 function matcherProblem(hook: CheckedHook, known: KnownTools): NameProblem[] {
-  if (!["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"].includes(hook.event)) return [];
-  const isGuard = hook.event === "PreToolUse";
+  const subject: { matcher: MatcherSubject; guards?: true } = HOOK_EVENT_SUBJECTS[hook.event];
+  if (subject.matcher !== "tool") return [];
+  const isGuard = subject.guards === true;
   const where = `${hook.source}: ${hook.where} (matcher "${hook.matcher}")`;
   const names = allNames(known);
   const plain = plainMatcherNames(hook.matcher);

@@ -7,22 +7,30 @@ import { describeIssues } from "../shared/describe-issue.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { compileMatcher } from "./tool-names.ts";
 
-/** The points a command hook can attach to. */
-export const HOOK_EVENTS = [
-  "PreToolUse",
-  "PostToolUse",
-  "UserPromptSubmit",
-  "SessionStart",
-  "Stop",
-  "SessionEnd",
-  "Notification",
-  "PreCompact",
-  "PostToolUseFailure",
-  "SubagentStart",
-  "SubagentStop",
-  "PermissionRequest",
-] as const;
-export type HookEventName = (typeof HOOK_EVENTS)[number];
+/** What a hook's matcher is matched against, per event (Claude Code's: https://code.claude.com/docs/en/hooks#matcher-patterns). */
+export type MatcherSubject = "tool" | "source" | "reason" | "notification_type" | "trigger" | "agent_type" | "nothing";
+
+/**
+ * The points a command hook can attach to, with what a settings file's matcher names for each;
+ * `guards`: the event can refuse a call before it runs, so a matcher naming no tool leaves a
+ * guard missing (check-names.ts). What each event does is its record in hooks/hook-events.ts.
+ */
+export const HOOK_EVENT_SUBJECTS = {
+  PreToolUse: { matcher: "tool", guards: true },
+  PostToolUse: { matcher: "tool" },
+  UserPromptSubmit: { matcher: "nothing" },
+  SessionStart: { matcher: "source" },
+  Stop: { matcher: "nothing" },
+  SessionEnd: { matcher: "reason" },
+  Notification: { matcher: "notification_type" },
+  PreCompact: { matcher: "trigger" },
+  PostToolUseFailure: { matcher: "tool" },
+  SubagentStart: { matcher: "agent_type" },
+  SubagentStop: { matcher: "agent_type" },
+  PermissionRequest: { matcher: "tool" },
+} as const satisfies Record<string, { matcher: MatcherSubject; guards?: true }>;
+export type HookEventName = keyof typeof HOOK_EVENT_SUBJECTS;
+export const HOOK_EVENTS = Object.keys(HOOK_EVENT_SUBJECTS) as HookEventName[];
 
 /** Claude Code's other events (https://code.claude.com/docs/en/hooks#hook-events): reported as not supported, not as typos. */
 const CLAUDE_ONLY_EVENTS = [
@@ -69,7 +77,10 @@ const groupSchema = z.object({
 
 /** The section's shape for editors (docs/settings.schema.json); reading it is tolerant (readHookSection). */
 export const hookSectionSchema = z
-  .partialRecord(z.enum(HOOK_EVENTS), z.array(groupSchema.extend({ hooks: z.array(commandSchema) })))
+  .partialRecord(
+    z.enum(HOOK_EVENTS as [HookEventName, ...HookEventName[]]),
+    z.array(groupSchema.extend({ hooks: z.array(commandSchema) })),
+  )
   .describe(
     "commands run before and after tool calls (PostToolUseFailure: after a failed one), before a prompt is sent, before a compaction, when harness needs the person (Notification), when a subagent starts and stops, when a permission question is about to be put (PermissionRequest may answer it), when a session starts and ends and when a run stops (Claude Code's format)",
   );

@@ -49,6 +49,17 @@ export const CLAUDE_TOOLS: Record<string, ClaudeTool> = {
   SlashCommand: { note: "custom commands are the person's, not the model's, in harness" },
 };
 
+/** Our name for a tool a Claude Code file names (`Read` -> read_file, in Claude's exact case); any other name as written. */
+export function harnessToolName(name: string): string {
+  return (Object.hasOwn(CLAUDE_TOOLS, name) ? CLAUDE_TOOLS[name].harness : undefined) ?? name;
+}
+
+/**
+ * The rule tools whose deny on a path keeps recursive reads out of it too (permissions/rules.ts
+ * deniedReadPaths): the read group and each tool that reads files.
+ */
+export const FILE_READING_RULE_TOOLS: readonly string[] = ["read", "read_file", "grep", "glob", "list_files"];
+
 /** The built-in tools, and what a pattern in a rule on each is matched against (a library's or MCP server's tool is not listed). */
 const SPECIFIERS: Record<string, SpecifierKind> = {
   bash_output: "none",
