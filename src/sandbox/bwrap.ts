@@ -50,9 +50,12 @@ export const ISOLATION_ARGS = [
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
-  args.push(...kernelFileArgs(policy.workspace));
   args.push(...homeCodeMounts(policy));
+  // The protected entries may bind the whole workspace again, read-only, when it is too large to
+  // scan: the kernel's own mounts come after that too, or a workspace of / brings back the host's
+  // /dev (unusable: no command starts) and /proc.
   args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
+  args.push(...kernelFileArgs(policy.workspace));
   const masked = ["/tmp"];
   for (const hidden of policy.hidden) {
     if (isInside(policy.workspace, hidden)) continue;
