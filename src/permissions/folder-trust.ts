@@ -26,6 +26,8 @@ import {
   type SettingsSource,
   wouldRunOf,
 } from "../settings/settings-file.ts";
+import { mcpJsonServers, projectMcpPath, wouldRunOfServer } from "../settings/mcp-servers.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { writeWhole } from "../shared/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
@@ -114,9 +116,9 @@ export function reviewProjectSettings(
   home?: string,
 ): TrustReview {
   const folder = realOrSame(cwd);
-  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp/mcp-config.ts's projectMcpFile.
+  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp-servers.ts's .mcp.json.
   const sources = settingsSources(cwd, harnessHome, home ? { HOME: home } : process.env).project;
-  const files = [...sources.map((source) => source.path), path.join(cwd, ".mcp.json")]
+  const files = [...sources.map((source) => source.path), projectMcpPath(cwd)]
     .filter((file) => existsSync(file))
     .map((file) => readProjectFile(file, cwd));
   const wouldRun: TrustReview["wouldRun"] = [];
@@ -171,31 +173,24 @@ function describeSettings(file: ProjectFile, source: SettingsSource, counts: Tru
   return items.map((item) => item.text);
 }
 
-/** The lines saying what a .mcp.json would start; a file that is not valid JSON is one line (it could hold anything). */
+/**
+ * The lines saying what a .mcp.json would start, from the typed records the loader starts them
+ * from (settings/mcp-servers.ts wouldRunOfServer: command, arguments, every `env` variable with
+ * its value, `cwd`). An entry the loader skips is a line saying so; its text is still what the
+ * person would trust.
+ */
 function describeMcp(file: ProjectFile, counts: TrustReview["counts"]): string[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(file.content);
-  } catch {
-    return file.content.trim() ? ["(not valid JSON: not used, but its contents are what you would trust)"] : [];
-  }
+  if (!file.content.trim()) return [];
+  const { servers, problems } = mcpJsonServers(file.content, file.shown);
   const items: string[] = [];
-  const settings = (json ?? {}) as { mcpServers?: unknown };
-  for (const [name, server] of entries(settings.mcpServers)) {
-    if (server?.disabled === true) continue;
+  for (const server of servers) {
     counts.servers++;
-    const what =
-      typeof server?.url === "string"
-        ? server.url
-        : [server?.command, ...(Array.isArray(server?.args) ? server.args : [])].join(" ");
-    items.push(`MCP server ${name}: ${what}`);
+    items.push(...wouldRunOfServer(server));
   }
-  return items;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: walking untrusted JSON of any shape
-function entries(value: unknown): [string, any][] {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+  return [
+    ...items,
+    ...problems.map((problem) => `(${showControlChars(problem)}: not used, but its text is what you would trust)`),
+  ];
 }
 
 /** The settings files a command may have written, which a trust without hash must not cover: why, for each. */
