@@ -106,6 +106,7 @@ function hostFor(
   return {
     name: "harness",
     version: VERSION,
+    warn: (message) => process.stderr.write(`harness: ${message}\n`),
     newSession: ({ cwd, mcpServers, askEditor }) => open(cwd, mcpServers, askEditor, undefined),
     prepareImages: (prompt) => preparePromptImages(prompt),
     async loadSession({ sessionId, cwd, mcpServers, askEditor }) {
