@@ -10,11 +10,13 @@
 // (deny and ask rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
 // files: instructions the model would follow) are reviewed and recorded the same way.
 //
-// Trust by name has no hash, so it covers only settings files no sandboxed command can have
-// written: not one reached through a symlink (the sandbox protects the link, not where it
-// points), nor one a command created in a subfolder, where no mount can reach
-// (sandbox/made-by-commands.ts). Those are asked about, or reported, as if the folder were
-// not named; once trusted with their hash they are covered like any other.
+// Trust by name has no hash, so it covers only settings files and skills no sandboxed command
+// can have written: not one reached through a symlink (the sandbox protects the link, not where
+// it points; for a skill, one whose real path lies in no protected folder), nor one a command
+// created in a subfolder, where no mount can reach (sandbox/made-by-commands.ts; `.agents` is
+// protected like `.harness` and `.claude`, so a skill planted in `.agents/skills` is noticed too).
+// Those are asked about, or reported, as if the folder were not named; once trusted with their
+// hash they are covered like any other.
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -31,6 +33,7 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { writeWhole } from "../shared/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
+import { protectedPart } from "./protected-paths.ts";
 import { countOf } from "../shared/helpers.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
@@ -204,6 +207,10 @@ function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
     if (made.unchecked.some(isUnder))
       return [`${file.shown} is in a folder too large to check for what commands created there`];
     if (!isSkill(file) && throughSymlink(file.path)) return [`${file.shown} is reached through a symlink`];
+    // A skill's path is its real one: outside every protected folder (a linked `.agents` or skill
+    // folder pointing elsewhere in the repository), the sandbox never kept commands from writing it.
+    if (isSkill(file) && protectedPart(file.path) === undefined)
+      return [`${file.shown} is reached through a symlink to a folder commands may write`];
     return [];
   });
 }
