@@ -129,13 +129,14 @@ export function reviewProjectSettings(
   for (const file of files) {
     const source = sources.find((candidate) => candidate.path === file.path);
     const items = source ? describeSettings(file, source, counts) : describeMcp(file, counts);
-    if (items.length > 0) wouldRun.push({ file: file.shown, items: items.map(printable) });
+    if (items.length > 0)
+      wouldRun.push({ file: printable(file.shown, ""), items: items.map((item) => printable(item)) });
   }
   for (const skill of skills) {
     const file = readProjectFile(skill.path, cwd);
     files.push(file);
     counts.skills++;
-    wouldRun.push({ file: file.shown, items: [printable(`skill ${skill.name}`)] });
+    wouldRun.push({ file: printable(file.shown, ""), items: [printable(`skill ${skill.name}`)] });
   }
   return { folder, files, wouldRun, counts };
 }
@@ -201,16 +202,17 @@ function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
   const made = readMadeByCommands(harnessHome);
   const isSkill = (file: ProjectFile) => path.basename(file.path) === "SKILL.md";
   return review.files.flatMap((file) => {
+    const shown = printable(file.shown, "");
     const real = realOrSame(file.path);
     const isUnder = (entry: string) => [file.path, real].some((at) => at === entry || at.startsWith(`${entry}/`));
-    if (made.entries.some(isUnder)) return [`${file.shown} was created while harness ran commands here`];
+    if (made.entries.some(isUnder)) return [`${shown} was created while harness ran commands here`];
     if (made.unchecked.some(isUnder))
-      return [`${file.shown} is in a folder too large to check for what commands created there`];
-    if (!isSkill(file) && throughSymlink(file.path)) return [`${file.shown} is reached through a symlink`];
+      return [`${shown} is in a folder too large to check for what commands created there`];
+    if (!isSkill(file) && throughSymlink(file.path)) return [`${shown} is reached through a symlink`];
     // A skill's path is its real one: outside every protected folder (a linked `.agents` or skill
     // folder pointing elsewhere in the repository), the sandbox never kept commands from writing it.
     if (isSkill(file) && protectedPart(file.path) === undefined)
-      return [`${file.shown} is reached through a symlink to a folder commands may write`];
+      return [`${shown} is reached through a symlink to a folder commands may write`];
     return [];
   });
 }
@@ -288,11 +290,11 @@ function changeSince(recorded: RecordedFile[], current: ProjectFile[]): { diff: 
   for (const file of current) {
     const old = recorded.find((candidate) => candidate.path === file.path);
     if (old?.sha256 === file.sha256) continue;
-    files.push(file.shown);
+    files.push(printable(file.shown, ""));
     diffs.push(unifiedDiff(old?.content, file.content, file.shown));
   }
   for (const old of recorded.filter((candidate) => !current.some((file) => file.path === candidate.path))) {
-    files.push(old.path);
+    files.push(printable(old.path, ""));
     diffs.push(unifiedDiff(old.content, "", old.path));
   }
   return { diff: printable(diffs.join("")), files };
@@ -327,10 +329,11 @@ function plural(count: number, noun: string): string {
   return count === 0 ? "" : countOf(count, noun);
 }
 
-/** Project files are an attacker's text: control characters are shown as `\x1b`, never sent to the terminal. */
-function printable(text: string): string {
-  return text.replace(
-    /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g,
-    (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
+/**
+ * Project files are an attacker's text: every control character (and bidirectional override) is
+ * shown as an escape (`\e`), never sent to the terminal; `keep` is what a multi-line hook command
+ * or diff keeps (newline and tab), and a file name keeps nothing.
+ */
+function printable(text: string, keep = "\n\t"): string {
+  return showControlChars(text, keep);
 }
