@@ -131,3 +131,57 @@ for (const identity of IDENTITIES) {
     assert.match(rmPlain.content, /the rule bash\(rm\) in .*settings\.json forbids `rm victim\.txt`/);
   });
 }
+
+/** The editor answers each call with an id of its choosing, offered or not. */
+const ANSWERS: Record<string, string> = {
+  hook: "allow_always", // offered only "allow_once" and "reject_once": a protected path
+  notes: "allow_everything", // no such option at all
+  ok: "allow_once", // offered: the control that answers are still taken
+};
+
+for (const identity of IDENTITIES) {
+  test(`as ${identity}: an editor's answer naming an option that was not offered is a refusal, said in the log`, {
+    skip: needs("bwrap", "setpriv") || skipAs(identity),
+  }, async () => {
+    const fake = await serve([
+      {
+        reply: {
+          toolCalls: [
+            write("hook", ".git/hooks/pre-commit", "#!/bin/sh\ntouch ../PWNED\n"),
+            write("notes", "notes.txt", "first\n"),
+            write("ok", "ok.txt", "fine\n"),
+          ],
+        },
+      },
+      { reply: { text: "done" } },
+    ]);
+    const { repo, env } = canaryRepo(identity, fake);
+    const answer = (request: RequestPermissionRequest) => ANSWERS[request.toolCall.toolCallId];
+    const log = await withEditor({ env, cwd: repo, answer, wrap: runAs(identity) }, async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: repo, mcpServers: [] });
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write" }] });
+    });
+    assert.equal(log.code, 0, log.stderr);
+    assert.deepEqual(
+      log.permissions.map((request) => [request.toolCall.toolCallId, request.options.map((o) => o.optionId)]),
+      [
+        ["hook", ["allow_once", "reject_once"]],
+        ["notes", ["allow_once", "allow_always", "reject_once"]],
+        ["ok", ["allow_once", "allow_always", "reject_once"]],
+      ],
+    );
+    assert.equal(existsSync(join(repo, ".git", "hooks", "pre-commit")), false, "the hook was written");
+    assert.equal(existsSync(join(repo, "notes.txt")), false, "notes.txt was written");
+    assert.equal(readFileSync(join(repo, "ok.txt"), "utf8"), "fine\n");
+    assert.match(
+      log.stderr,
+      /^harness: the editor answered "allow_always" about hook, which was not offered \(allow_once, reject_once\): taken as a refusal$/m,
+    );
+    assert.match(log.stderr, /^harness: the editor answered "allow_everything" about notes, which was not offered/m);
+    const results = fake.requests.at(-1)?.body.messages.filter((m: { role: string }) => m.role === "tool");
+    const resultOf = (id: string) => results.find((m: { tool_call_id: string }) => m.tool_call_id === id).content;
+    assert.match(resultOf("hook"), /option that was not offered \("allow_always"\)/);
+    assert.match(resultOf("notes"), /option that was not offered \("allow_everything"\)/);
+  });
+}

@@ -23,8 +23,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The terminal asks the questions the permission layer puts (their types live there).
   ui: ["core", "shared", "permissions"],
   sandbox: ["core", "shared"],
-  // Settings files read once, by section, and the one table of tool names (Claude Code's and ours).
-  settings: ["core", "shared"],
+  // Settings files read once, by section (settings.json, config.json, .mcp.json), and the one table
+  // of tool names (Claude Code's and ours). config.json's provider keys take the providers layer's
+  // words (wire API names, thinking levels), so that is read from there.
+  settings: ["core", "shared", "providers"],
   // The sandbox is how the permission layer confines commands; settings/ reads its rules.
   permissions: ["core", "shared", "sandbox", "settings"],
   hooks: ["core", "shared", "settings"],

@@ -223,3 +223,15 @@ test("harness mcp list shows each server's tools and failures, exit 1 when one f
   assert.equal(none.code, 0);
   assert.match(none.stdout, /no MCP servers configured/);
 });
+
+test("harness mcp list reads config.json as a run does: a broken one stops it (exit 2) naming the file and the field", async () => {
+  const env = cleanEnv();
+  writeFileSync(
+    join(env.HARNESS_HOME!, "config.json"),
+    JSON.stringify({ provders: {}, mcpServers: { x: { command: "true" } } }),
+  );
+  const result = await runCli(["mcp", "list"], { cwd: tempDir(), env });
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /^harness mcp: .*config\.json: unknown key "provders" \(did you mean "providers"\?\)$/m);
+  assert.equal(result.stdout, "", "no server was started");
+});

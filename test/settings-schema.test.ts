@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { configJsonSchemas } from "../src/wiring/config-file.ts";
+import { configJsonSchemas } from "../src/settings/config-file.ts";
 import { settingsJsonSchema } from "../src/settings/settings-file.ts";
 import { CLAUDE_TOOLS, compileMatcher, namesOfTool, specifierOf } from "../src/settings/tool-names.ts";
 import { codingTools } from "../src/tools/index.ts";

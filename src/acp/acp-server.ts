@@ -17,6 +17,7 @@ import type { Tool } from "../core/tool.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Message, UserContent } from "../core/messages.ts";
 import type { ApprovalRequest } from "../core/run-tools.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import {
   acpKind,
   promptContent,
@@ -25,6 +26,9 @@ import {
   textContent,
   UpdateTranslator,
 } from "./session-updates.ts";
+
+/** Characters of an editor's unexpected option id quoted in the warning (it is the editor's text). */
+const MAX_SHOWN_OPTION_ID = 80;
 
 /** One conversation the server hosts, made by the host (provider, tools, storage are its business). */
 export interface HostedSession {
@@ -64,6 +68,8 @@ export interface AcpHost {
   version: string;
   /** A new conversation in `cwd`, with the editor's MCP servers added to the configured ones. */
   newSession(request: { cwd: string; mcpServers: McpServer[]; askEditor: AskEditorFn }): Promise<HostedSession>;
+  /** A line for the editor's agent log (stderr). */
+  warn(message: string): void;
   /** A prompt's pictures made fit for the model (checked, downscaled), or why one cannot be sent. */
   prepareImages(prompt: string | UserContent): Promise<{ prompt: string | UserContent } | { error: string }>;
   /** A stored conversation, continued; absent when sessions cannot be loaded. */
@@ -213,6 +219,7 @@ function askerFor(state: ServerState, live: LiveSession): AskEditorFn {
       sessionId,
       update: { sessionUpdate: "tool_call", ...toolCall },
     });
+    const options = permissionOptions(question);
     let response: RequestPermissionResponse;
     try {
       response = await client.request(
@@ -220,7 +227,7 @@ function askerFor(state: ServerState, live: LiveSession): AskEditorFn {
         {
           sessionId,
           toolCall: { ...toolCall, content: textContent(questionText(question)) },
-          options: permissionOptions(question),
+          options,
           _meta: {
             harness: { why: question.why ?? null, explicit: question.explicit === true, remember: question.remember },
           },
@@ -232,12 +239,21 @@ function askerFor(state: ServerState, live: LiveSession): AskEditorFn {
       return { type: "no", reason: `the editor could not ask: ${(error as Error).message}` };
     }
     if (response.outcome.outcome === "cancelled") return undefined;
-    switch (response.outcome.optionId) {
+    const chosen = response.outcome.optionId;
+    // Only an option this question offered counts: an "always" where none was offered (a protected
+    // path, a deny rule that cannot be checked) or an id of the editor's own is a refusal, said once.
+    if (!options.some((option) => option.optionId === chosen)) {
+      const shown = showControlChars(String(chosen)).slice(0, MAX_SHOWN_OPTION_ID);
+      state.host.warn(
+        `the editor answered "${shown}" about ${showControlChars(request.call.id)}, which was not offered (${options.map((option) => option.optionId).join(", ")}): taken as a refusal`,
+      );
+      return { type: "no", reason: `the editor answered with an option that was not offered ("${shown}")` };
+    }
+    switch (chosen) {
       case "allow_once":
         return { type: "yes" };
-      // An "always" the policy did not offer (an editor that answers with its own ids) is a yes, this once.
       case "allow_always":
-        return question.remember.length > 0 ? { type: "always" } : { type: "yes" };
+        return { type: "always" };
       default:
         return { type: "no" };
     }

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "../core/tool.ts";
 import { VERSION } from "../shared/version.ts";
-import type { McpServerConfig } from "./mcp-config.ts";
+import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import { toHarnessTool, type McpContent, type McpToolInfo, type PrepareImage } from "./mcp-tool.ts";
 import { assertNever } from "../core/messages.ts";
 import { fetchWithProxy } from "../shared/proxy-fetch.ts";

@@ -10,11 +10,13 @@
 // (deny and ask rules, a tighter sandbox, env.strip) applies without trust. A project's skills (SKILL.md
 // files: instructions the model would follow) are reviewed and recorded the same way.
 //
-// Trust by name has no hash, so it covers only settings files no sandboxed command can have
-// written: not one reached through a symlink (the sandbox protects the link, not where it
-// points), nor one a command created in a subfolder, where no mount can reach
-// (sandbox/made-by-commands.ts). Those are asked about, or reported, as if the folder were
-// not named; once trusted with their hash they are covered like any other.
+// Trust by name has no hash, so it covers only settings files and skills no sandboxed command
+// can have written: not one reached through a symlink (the sandbox protects the link, not where
+// it points; for a skill, one whose real path lies in no protected folder), nor one a command
+// created in a subfolder, where no mount can reach (sandbox/made-by-commands.ts; `.agents` is
+// protected like `.harness` and `.claude`, so a skill planted in `.agents/skills` is noticed too).
+// Those are asked about, or reported, as if the folder were not named; once trusted with their
+// hash they are covered like any other.
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -26,9 +28,12 @@ import {
   type SettingsSource,
   wouldRunOf,
 } from "../settings/settings-file.ts";
+import { mcpJsonServers, projectMcpPath, wouldRunOfServer } from "../settings/mcp-servers.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { writeWhole } from "../shared/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
+import { protectedPart } from "./protected-paths.ts";
 import { countOf } from "../shared/helpers.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
@@ -114,9 +119,9 @@ export function reviewProjectSettings(
   home?: string,
 ): TrustReview {
   const folder = realOrSame(cwd);
-  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp/mcp-config.ts's projectMcpFile.
+  // The files the loaders read: settings-file.ts's project sources (rules, hooks) and mcp-servers.ts's .mcp.json.
   const sources = settingsSources(cwd, harnessHome, home ? { HOME: home } : process.env).project;
-  const files = [...sources.map((source) => source.path), path.join(cwd, ".mcp.json")]
+  const files = [...sources.map((source) => source.path), projectMcpPath(cwd)]
     .filter((file) => existsSync(file))
     .map((file) => readProjectFile(file, cwd));
   const wouldRun: TrustReview["wouldRun"] = [];
@@ -124,13 +129,14 @@ export function reviewProjectSettings(
   for (const file of files) {
     const source = sources.find((candidate) => candidate.path === file.path);
     const items = source ? describeSettings(file, source, counts) : describeMcp(file, counts);
-    if (items.length > 0) wouldRun.push({ file: file.shown, items: items.map(printable) });
+    if (items.length > 0)
+      wouldRun.push({ file: printable(file.shown, ""), items: items.map((item) => printable(item)) });
   }
   for (const skill of skills) {
     const file = readProjectFile(skill.path, cwd);
     files.push(file);
     counts.skills++;
-    wouldRun.push({ file: file.shown, items: [printable(`skill ${skill.name}`)] });
+    wouldRun.push({ file: printable(file.shown, ""), items: [printable(`skill ${skill.name}`)] });
   }
   return { folder, files, wouldRun, counts };
 }
@@ -171,31 +177,24 @@ function describeSettings(file: ProjectFile, source: SettingsSource, counts: Tru
   return items.map((item) => item.text);
 }
 
-/** The lines saying what a .mcp.json would start; a file that is not valid JSON is one line (it could hold anything). */
+/**
+ * The lines saying what a .mcp.json would start, from the typed records the loader starts them
+ * from (settings/mcp-servers.ts wouldRunOfServer: command, arguments, every `env` variable with
+ * its value, `cwd`). An entry the loader skips is a line saying so; its text is still what the
+ * person would trust.
+ */
 function describeMcp(file: ProjectFile, counts: TrustReview["counts"]): string[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(file.content);
-  } catch {
-    return file.content.trim() ? ["(not valid JSON: not used, but its contents are what you would trust)"] : [];
-  }
+  if (!file.content.trim()) return [];
+  const { servers, problems } = mcpJsonServers(file.content, file.shown);
   const items: string[] = [];
-  const settings = (json ?? {}) as { mcpServers?: unknown };
-  for (const [name, server] of entries(settings.mcpServers)) {
-    if (server?.disabled === true) continue;
+  for (const server of servers) {
     counts.servers++;
-    const what =
-      typeof server?.url === "string"
-        ? server.url
-        : [server?.command, ...(Array.isArray(server?.args) ? server.args : [])].join(" ");
-    items.push(`MCP server ${name}: ${what}`);
+    items.push(...wouldRunOfServer(server));
   }
-  return items;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: walking untrusted JSON of any shape
-function entries(value: unknown): [string, any][] {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+  return [
+    ...items,
+    ...problems.map((problem) => `(${showControlChars(problem)}: not used, but its text is what you would trust)`),
+  ];
 }
 
 /** The settings files a command may have written, which a trust without hash must not cover: why, for each. */
@@ -203,12 +202,17 @@ function notCoveredByName(review: TrustReview, harnessHome: string): string[] {
   const made = readMadeByCommands(harnessHome);
   const isSkill = (file: ProjectFile) => path.basename(file.path) === "SKILL.md";
   return review.files.flatMap((file) => {
+    const shown = printable(file.shown, "");
     const real = realOrSame(file.path);
     const isUnder = (entry: string) => [file.path, real].some((at) => at === entry || at.startsWith(`${entry}/`));
-    if (made.entries.some(isUnder)) return [`${file.shown} was created while harness ran commands here`];
+    if (made.entries.some(isUnder)) return [`${shown} was created while harness ran commands here`];
     if (made.unchecked.some(isUnder))
-      return [`${file.shown} is in a folder too large to check for what commands created there`];
-    if (!isSkill(file) && throughSymlink(file.path)) return [`${file.shown} is reached through a symlink`];
+      return [`${shown} is in a folder too large to check for what commands created there`];
+    if (!isSkill(file) && throughSymlink(file.path)) return [`${shown} is reached through a symlink`];
+    // A skill's path is its real one: outside every protected folder (a linked `.agents` or skill
+    // folder pointing elsewhere in the repository), the sandbox never kept commands from writing it.
+    if (isSkill(file) && protectedPart(file.path) === undefined)
+      return [`${shown} is reached through a symlink to a folder commands may write`];
     return [];
   });
 }
@@ -286,11 +290,11 @@ function changeSince(recorded: RecordedFile[], current: ProjectFile[]): { diff: 
   for (const file of current) {
     const old = recorded.find((candidate) => candidate.path === file.path);
     if (old?.sha256 === file.sha256) continue;
-    files.push(file.shown);
+    files.push(printable(file.shown, ""));
     diffs.push(unifiedDiff(old?.content, file.content, file.shown));
   }
   for (const old of recorded.filter((candidate) => !current.some((file) => file.path === candidate.path))) {
-    files.push(old.path);
+    files.push(printable(old.path, ""));
     diffs.push(unifiedDiff(old.content, "", old.path));
   }
   return { diff: printable(diffs.join("")), files };
@@ -325,10 +329,11 @@ function plural(count: number, noun: string): string {
   return count === 0 ? "" : countOf(count, noun);
 }
 
-/** Project files are an attacker's text: control characters are shown as `\x1b`, never sent to the terminal. */
-function printable(text: string): string {
-  return text.replace(
-    /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g,
-    (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
+/**
+ * Project files are an attacker's text: every control character (and bidirectional override) is
+ * shown as an escape (`\e`), never sent to the terminal; `keep` is what a multi-line hook command
+ * or diff keeps (newline and tab), and a file name keeps nothing.
+ */
+function printable(text: string, keep = "\n\t"): string {
+  return showControlChars(text, keep);
 }

@@ -1,5 +1,5 @@
 // Keeps a sandboxed command from planting or changing what runs code outside the sandbox later
-// (the policy's protectedNames: `.harness`, `.claude`, `.mcp.json`, `.git`), whether it exists yet or not.
+// (the policy's protectedNames: `.harness`, `.claude`, `.agents`, `.mcp.json`, `.git`), whether it exists yet or not.
 //
 // Mechanism (mounts only, no seccomp), and its limits:
 // - Every protected entry already in the workspace, at any depth, is a read-only bind. A `.git`
@@ -54,6 +54,7 @@ export const GIT_CODE_PARTS = ["config", "hooks", "modules", "config.worktree", 
 const ROOT_PLACEHOLDERS: Record<string, Placeholder> = {
   ".harness": { kind: "folder" },
   ".claude": { kind: "folder" },
+  ".agents": { kind: "folder" },
   ".mcp.json": { kind: "file", content: "{}\n" },
   ".git": { kind: "folder" },
 };

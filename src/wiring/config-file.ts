@@ -1,125 +1,11 @@
-// `$HARNESS_HOME/config.json`: its schema and loading. This module owns the provider, model and
-// price keys; `mcpServers` belongs to mcp/mcp-config.ts, and any other key is an error.
-import { readFileSync } from "node:fs";
+// `$HARNESS_HOME/config.json` for a session: read by settings/config-file.ts (its one reader and
+// schema), then checked against the built-in providers, which this layer owns.
 import { join } from "node:path";
-import { z } from "zod";
 import { ConfigError, PRESETS, stateDir } from "./defaults.ts";
-import { describeIssue } from "../shared/describe-issue.ts";
-import { mcpServersSchema } from "../mcp/mcp-config.ts";
-import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
-import { THINKING_WORDS } from "../providers/thinking-levels.ts";
-import { CONFIG_API_WORDS, kindOfConfigWord, quotedWireApiNames, type ApiKind } from "../providers/wire-apis.ts";
+import { type HarnessConfig, readConfigFile } from "../settings/config-file.ts";
+import { SettingsError } from "../settings/settings-file.ts";
 
-const tokenCount = z.number().int().positive();
-const contextWindow = z.number().int().min(MIN_CONTEXT_WINDOW);
-/** A wire API by its user-facing name; `openai`, the older name of `chat`, still reads (wire-apis.ts). */
-const WireApiSchema = z
-  .enum(CONFIG_API_WORDS, { error: `expected one of ${quotedWireApiNames()}` })
-  .transform((word): ApiKind => kindOfConfigWord(word));
-const perMillion = z.number().nonnegative();
-
-/** USD per million tokens; cache rates default to the input rate (no discount known). */
-const PricesSchema = z
-  .strictObject({
-    input: perMillion,
-    output: perMillion,
-    cacheRead: perMillion.optional(),
-    cacheWrite: perMillion.optional(),
-  })
-  .transform((prices) => ({
-    ...prices,
-    cacheRead: prices.cacheRead ?? prices.input,
-    cacheWrite: prices.cacheWrite ?? prices.input,
-  }));
-
-/** What may differ per model of one provider. */
-const ModelEntrySchema = z.strictObject({
-  contextWindow: contextWindow.optional(),
-  maxTokens: tokenCount.optional(),
-  prices: PricesSchema.optional(),
-});
-
-/**
- * A provider: a custom one (any name; `api` and `baseUrl` required) or a built-in one whose
- * fields it overrides. Entries are strict, so a typo such as `baseURL` is an error, not a silent no-op.
- */
-const ProviderEntrySchema = z.strictObject({
-  api: WireApiSchema.optional(),
-  baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected the name of an environment variable, such as MYLLM_API_KEY")
-    .optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  /** The model used when none is named elsewhere. */
-  model: z.string().min(1).optional(),
-  contextWindow: contextWindow.optional(),
-  maxTokens: tokenCount.optional(),
-  prices: PricesSchema.optional(),
-  /** The server is on this machine or network (true) or not (false): whether to ask it its context window. */
-  local: z.boolean().optional(),
-  models: z.record(z.string(), ModelEntrySchema).optional(),
-  /** `--provider local` only: threads llama.cpp computes on (HARNESS_LOCAL_THREADS wins); default the math cores. */
-  threads: z.number().int().positive().max(256).optional(),
-});
-
-/**
- * The whole file. Unknown top-level keys are errors too, so a typo (`"provders"`) is caught rather
- * than silently dropping what it held; a key another module reads is named here and checked there.
- */
-const ConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  /** The wire API of the top-level provider (like `model`, it belongs to it). */
-  api: WireApiSchema.optional(),
-  /** Seconds one model call may take, and the server may stay silent (providers/call-limits.ts). */
-  requestTimeout: z.number().positive().optional(),
-  idleTimeout: z.number().positive().optional(),
-  /** Most bytes of one model reply. */
-  maxReplyBytes: z.number().int().positive().optional(),
-  /** How much the model thinks, as `--thinking` takes it (which wins). */
-  thinking: z
-    .union([z.enum(THINKING_WORDS), tokenCount], {
-      error: 'expected "off", "low", "medium", "high" or a number of tokens',
-    })
-    .optional(),
-  /**
-   * Anthropic's server-side web search (the API searches and bills per search; its result blocks
-   * go back unchanged). `true`, or `{ "maxUses": n }` searches per request (default 5). Other APIs
-   * have no such tool and ignore it.
-   */
-  webSearch: z
-    .union([z.boolean(), z.strictObject({ maxUses: z.number().int().positive().optional() })], {
-      error: 'expected true, false or { "maxUses": <number> }',
-    })
-    .optional(),
-  /** Levels of subagents below the main agent (src/wiring/subagents.ts): 1, the default, lets children start none; 0 removes the task tool. */
-  maxSubagentDepth: z.number().int().nonnegative().max(5).optional(),
-  providers: z
-    .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
-    .optional(),
-  /** Checked by mcp/mcp-config.ts, whose broken entries are reported and skipped. */
-  mcpServers: z.unknown().optional(),
-});
-
-/** The parsed config.json: the keys this module owns, plus any others, untouched. */
-export type HarnessConfig = z.output<typeof ConfigSchema>;
-
-/** The JSON Schemas of config.json and of a project's .mcp.json, for editors (scripts/write-settings-schema.ts writes them to docs/). */
-export function configJsonSchemas(): { config: Record<string, unknown>; mcp: Record<string, unknown> } {
-  const options = { target: "draft-2020-12", io: "input", unrepresentable: "any" } as const;
-  return {
-    config: {
-      title: "harness config.json",
-      ...z.toJSONSchema(ConfigSchema.extend({ mcpServers: mcpServersSchema.optional() }), options),
-    },
-    mcp: {
-      title: ".mcp.json (Claude Code's format, as harness reads it)",
-      ...z.toJSONSchema(z.object({ mcpServers: mcpServersSchema.optional() }), options),
-    },
-  };
-}
+export type { HarnessConfig };
 
 export function configPath(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "config.json");
@@ -131,30 +17,19 @@ export function configPath(env: NodeJS.ProcessEnv): string {
  */
 export function loadConfigFile(env: NodeJS.ProcessEnv): HarnessConfig {
   const path = configPath(env);
-  let text: string;
+  let config: HarnessConfig;
   try {
-    text = readFileSync(path, "utf8");
+    config = readConfigFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new ConfigError(`${path}: cannot read it: ${(error as Error).message}`, { isUsage: true });
+    if (error instanceof SettingsError) throw new ConfigError(error.message, { isUsage: true });
+    throw error;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON: ${(error as Error).message}`, { isUsage: true });
-  }
-  const parsed = ConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`${path}: ${describeIssue(issue, Object.keys(ConfigSchema.shape))}`, { isUsage: true });
-  }
-  for (const [name, entry] of Object.entries(parsed.data.providers ?? {})) {
+  for (const [name, entry] of Object.entries(config.providers ?? {})) {
     if (PRESETS[name]) continue;
     for (const field of ["api", "baseUrl"] as const) {
       if (!entry[field])
         throw new ConfigError(`${path}: providers.${name}.${field}: required for a custom provider`, { isUsage: true });
     }
   }
-  return parsed.data;
+  return config;
 }

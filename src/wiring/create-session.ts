@@ -18,7 +18,7 @@ import { loadExtensions, type Extensions } from "./extensions.ts";
 import { checkNames, reportNameProblems } from "../settings/check-names.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
-import type { McpServerConfig } from "../mcp/mcp-config.ts";
+import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import {
   createApprover,
   type ApproverOptions,
@@ -181,6 +181,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     cwd,
     env,
     commandEnv: permissions.env,
+    config,
     isProjectTrusted: trust.isTrusted,
     warn: options.warn,
     extraServers: options.mcpServers,

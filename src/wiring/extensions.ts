@@ -2,12 +2,13 @@
 // tools (config.json, .mcp.json). Shared by the CLI and the ACP server; the MCP SDK is loaded
 // only when servers are configured. A project's hooks and servers come only from a trusted
 // folder (permissions/folder-trust.ts), and none of them sees a credential it was not given.
+import { configPath, type HarnessConfig } from "./config-file.ts";
 import { stateDir } from "./defaults.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import type { Tool } from "../core/tool.ts";
 import { createCommandHooks, type CommandHooks } from "../hooks/command-hooks.ts";
 import { type CommandHook, loadHooks } from "../hooks/hook-settings.ts";
-import { loadMcpServers, projectMcpFile, userMcpFile, type McpServerConfig } from "../mcp/mcp-config.ts";
+import { loadMcpServers, type McpServerConfig, projectMcpServers, userMcpServers } from "../settings/mcp-servers.ts";
 import { settingsSources } from "../settings/settings-file.ts";
 import { prepareBase64Image } from "../tools/image-file.ts";
 
@@ -31,6 +32,8 @@ export interface ExtensionOptions {
    * expand: the bash tool's environment, credentials removed except those the user passes through.
    */
   commandEnv: Record<string, string>;
+  /** config.json as the session read it: its `mcpServers` are the user's servers. */
+  config: Pick<HarnessConfig, "mcpServers">;
   /** Whether this folder's own hooks and MCP servers may run. */
   isProjectTrusted: boolean;
   warn(message: string): void;
@@ -48,14 +51,13 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const hookFiles = [...sources.user, ...(isProjectTrusted ? sources.project : [])];
   const declaredHooks = loadHooks(hookFiles, warn);
   const hooks = createCommandHooks(declaredHooks, { cwd, env: commandEnv, warn });
-  const configured = loadMcpServers(
-    [userMcpFile(home, env), ...(isProjectTrusted ? [projectMcpFile(cwd, env, commandEnv)] : [])],
-    warn,
-  );
+  const user = userMcpServers(options.config.mcpServers, configPath(env), env);
+  const project = projectMcpServers(cwd, env, commandEnv);
+  const configured = loadMcpServers([user, ...(isProjectTrusted ? [project] : [])], warn);
   const extra = options.extraServers ?? [];
   const servers = [...configured.filter((server) => !extra.some((e) => e.name === server.name)), ...extra];
   // Only names: an untrusted project's servers are never started (their problems were reported by folder trust).
-  const untrusted = isProjectTrusted ? [] : loadMcpServers([projectMcpFile(cwd, env, commandEnv)], () => {});
+  const untrusted = isProjectTrusted ? [] : project.declared.servers;
   const serverNames = [...servers, ...untrusted].map((server) => server.name);
   if (servers.length === 0) return { hooks, declaredHooks, tools: [], serverNames, close: async () => {} };
   const { connectMcpServers } = await import("../mcp/connect.ts");

@@ -10,7 +10,7 @@ import type { ProviderChoice } from "../../wiring/defaults.ts";
 import { createSession } from "../../wiring/create-session.ts";
 import { ALLOW_HOME_FLAG, holdsHome } from "../../wiring/home-workspace.ts";
 import { preparePromptImages } from "../prompt-images.ts";
-import type { McpServerConfig } from "../../mcp/mcp-config.ts";
+import type { McpServerConfig } from "../../settings/mcp-servers.ts";
 import { sessionsDirFor } from "../../wiring/stored-sessions.ts";
 import { findSessionByPrefix } from "../../session/session-list.ts";
 import { lockAndReadSession, type LockedSession } from "../../session/session-lock.ts";
@@ -106,6 +106,7 @@ function hostFor(
   return {
     name: "harness",
     version: VERSION,
+    warn: (message) => process.stderr.write(`harness: ${message}\n`),
     newSession: ({ cwd, mcpServers, askEditor }) => open(cwd, mcpServers, askEditor, undefined),
     prepareImages: (prompt) => preparePromptImages(prompt),
     async loadSession({ sessionId, cwd, mcpServers, askEditor }) {

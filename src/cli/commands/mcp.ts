@@ -2,9 +2,10 @@
 // (as the model sees them: `server__tool`).
 import { homedir } from "node:os";
 import { parseArgs } from "node:util";
-import { stateDir } from "../../wiring/defaults.ts";
+import { configPath, loadConfigFile } from "../../wiring/config-file.ts";
+import { ConfigError, stateDir } from "../../wiring/defaults.ts";
 import { redactText, secretValuesOf } from "../../shared/redact.ts";
-import { loadMcpServers, projectMcpFile, userMcpFile } from "../../mcp/mcp-config.ts";
+import { loadMcpServers, projectMcpServers, userMcpServers } from "../../settings/mcp-servers.ts";
 import { mcpToolName } from "../../mcp/mcp-tool.ts";
 import { filterCommandEnv } from "../../permissions/command-env.ts";
 import { settleFolderTrust } from "../../permissions/folder-trust.ts";
@@ -50,10 +51,12 @@ export async function run(argv: string[]): Promise<number> {
   const cwd = process.cwd();
   const home = stateDir(env);
   let settings;
+  let config;
   try {
     settings = loadSettings(cwd, home, env);
+    config = loadConfigFile(env);
   } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
+    if (!(error instanceof SettingsError) && !(error instanceof ConfigError)) throw error;
     stderr.write(`harness mcp: ${error.message}\n`);
     return 2;
   }
@@ -68,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   if (trust.report) warn(trust.report);
   const commandEnv = filterCommandEnv(env, settings);
-  const files = [userMcpFile(home, env), projectMcpFile(cwd, env, commandEnv)];
+  const files = [userMcpServers(config.mcpServers, configPath(env), env), projectMcpServers(cwd, env, commandEnv)];
   const servers = loadMcpServers(trust.isTrusted ? files : files.slice(0, 1), warn);
   if (servers.length === 0) {
     stdout.write(`no MCP servers configured (add "mcpServers" to ${files.map((file) => file.path).join(" or ")})\n`);
