@@ -8,7 +8,8 @@ import { defineTool } from "../core/tool.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";
 import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
-import { walk } from "./walk.ts";
+import { isOffLimits, walk } from "./walk.ts";
+import { hasGlob } from "../shared/path-glob.ts";
 
 /** Most matching lines one call shows. */
 const MAX_MATCHES = 200;
@@ -173,7 +174,10 @@ async function searchWithRipgrep(
   const cwd = await realpath(search.cwd).catch(() => search.cwd);
   const isBelow = (file: string, folder: string) =>
     file.startsWith(folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`);
-  for (const folder of search.unwalked)
+  // A glob (a deny rule's `**/.env`) is not handed to rg, whose globs mean other things: its
+  // matches are dropped below instead, so what read_file may not read is not shown either.
+  const globs = search.unwalked.filter(hasGlob);
+  for (const folder of search.unwalked.filter((entry) => !hasGlob(entry)))
     if (isBelow(folder, root))
       args.push("--glob", isBelow(folder, cwd) ? `!/${path.relative(cwd, folder)}` : `!**${folder}`);
   args.push("--regexp", search.regexSource, "--", root);
@@ -195,7 +199,9 @@ async function searchWithRipgrep(
   for await (const line of createInterface({ input: child.stdout })) {
     const event = JSON.parse(line) as RipgrepEvent;
     if (event.type !== "match" && event.type !== "context") continue;
-    const file = displayPath(search.cwd, path.resolve(search.cwd, decode(event.data.path)));
+    const found = path.resolve(search.cwd, decode(event.data.path));
+    if (globs.some((glob) => isOffLimits(found, glob) && !isOffLimits(root, glob))) continue;
+    const file = displayPath(search.cwd, found);
     const text = decode(event.data.lines).replace(/\r?\n$/, "");
     collector.add(file, event.data.line_number, text, event.type === "match");
     if (collector.isFull) {
