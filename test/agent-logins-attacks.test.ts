@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "./helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
+import { fakeServerPerTest, toolResultOf } from "./helpers.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runYesAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -72,18 +72,16 @@ for (const identity of IDENTITIES) {
       },
       { reply: { text: "done" } },
     ]);
-    const env = cleanEnv({
-      HOME: home,
-      HARNESS_HOME: join(home, ".harness"),
-      CLAUDE_CONFIG_DIR: join(home, ".claude"),
-      CODEX_HOME: join(home, "elsewhere", "codex"),
-      XDG_CONFIG_HOME: join(home, "elsewhere", "config"),
-      XDG_DATA_HOME: join(home, "elsewhere", "data"),
-    });
-    const run = await runCli([...fakeFlags(fake), "--sandbox", "on", "-y", "-p", "go"], {
+    const elsewhere = join(home, "elsewhere");
+    const run = await runYesAs(identity, {
+      home,
       cwd: project,
-      env,
-      wrap: runAs(identity),
+      fake,
+      env: {
+        CODEX_HOME: join(elsewhere, "codex"),
+        XDG_CONFIG_HOME: join(elsewhere, "config"),
+        XDG_DATA_HOME: join(elsewhere, "data"),
+      },
     });
     assert.equal(run.code, 0, run.stderr);
     const ids = ["grep_r", "grep_tool", ...LOGINS.flatMap((_, index) => [`cat${index}`, `read${index}`])];

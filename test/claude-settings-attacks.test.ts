@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf as toolResult } from "./helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, runYesAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -117,16 +117,7 @@ for (const identity of IDENTITIES) {
       },
       { reply: { text: "tried" } },
     ]);
-    const env = cleanEnv({
-      HOME: home,
-      HARNESS_HOME: join(home, ".harness"),
-      CLAUDE_CONFIG_DIR: join(home, ".claude"),
-    });
-    const run = await runCli(["-y", "--sandbox", "on", ...fakeFlags(fake), "-p", "go"], {
-      cwd: project,
-      env,
-      wrap: runAs(identity),
-    });
+    const run = await runYesAs(identity, { home, cwd: project, fake });
     assert.equal(run.code, 0, run.stderr);
     for (const id of ["read", "grep", "grep_dir", "abs"])
       assert.doesNotMatch(toolResult(fake, 1, id), new RegExp(canary), id);

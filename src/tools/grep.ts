@@ -4,7 +4,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { findSystemProgram } from "../shared/system-program.ts";
-import { defineTool } from "../core/tool.ts";
+import { defineTool, type ToolContext } from "../core/tool.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";
 import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
@@ -34,7 +34,25 @@ type Search = {
   unwalked: string[];
   /** The environment ripgrep runs with: the commands' one, credentials removed (ToolContext.env). */
   env?: Record<string, string | undefined>;
+  /** Whether a file found is another name (a hard link) for one the rules keep file tools out of: its lines are not shown. */
+  isOtherNameRefused(file: string): Promise<boolean>;
 };
+
+/** Search.isOtherNameRefused from the call's check at use, asked once per file with more than one name. */
+function otherNameCheck(checkAtUse: ToolContext["checkAtUse"]): Search["isOtherNameRefused"] {
+  const judged = new Map<string, Promise<boolean>>();
+  return (file) => {
+    let refused = judged.get(file);
+    if (refused === undefined) {
+      refused = stat(file).then(
+        async (stats) => stats.nlink > 1 && Boolean(await checkAtUse?.(file, "read", stats)),
+        () => false,
+      );
+      judged.set(file, refused);
+    }
+    return refused;
+  };
+}
 
 /**
  * Regex search over files. Uses ripgrep when `rg` is on process.env.PATH (looked up on every
@@ -56,7 +74,7 @@ export const grep = defineTool({
   }),
   describe: (input) => `grep ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
   effects: (input, cwd) => ({ reads: [resolvePath(cwd, input.path ?? ".")] }),
-  async run(input, { cwd, signal, unwalked = [], env }) {
+  async run(input, { cwd, signal, unwalked = [], env, checkAtUse }) {
     const root = resolvePath(cwd, input.path ?? ".");
     const wrongPath = await pathError(cwd, root);
     if (wrongPath) return wrongPath;
@@ -70,6 +88,7 @@ export const grep = defineTool({
       signal,
       unwalked,
       env,
+      isOtherNameRefused: otherNameCheck(checkAtUse),
     };
     const collector = new MatchCollector(search.context);
     const ripgrep = findSystemProgram("rg");
@@ -201,6 +220,7 @@ async function searchWithRipgrep(
     if (event.type !== "match" && event.type !== "context") continue;
     const found = path.resolve(search.cwd, decode(event.data.path));
     if (globs.some((glob) => isOffLimits(found, glob) && !isOffLimits(root, glob))) continue;
+    if (await search.isOtherNameRefused(found)) continue;
     const file = displayPath(search.cwd, found);
     const text = decode(event.data.lines).replace(/\r?\n$/, "");
     collector.add(file, event.data.line_number, text, event.type === "match");
@@ -247,6 +267,7 @@ async function searchBuiltIn(search: Search, collector: MatchCollector): Promise
   }
   for (const file of files) {
     if (search.signal.aborted || collector.isFull) break;
+    if (await search.isOtherNameRefused(file)) continue;
     await searchFile(file, regex, search, collector);
   }
   return undefined;
