@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "./helpers.ts";
 import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
 import { needs } from "./system-programs.ts";
 
@@ -100,10 +100,84 @@ for (const identity of IDENTITIES) {
     for (const [index, command] of ATTACKS.entries())
       assert.match(results.get(`cmd${index}`) ?? "", /Read-only file system/, command);
     assert.match(results.get("cat") ?? "", /END/);
-    assert.match(results.get("write") ?? "", /runs code when you next log in, open a shell or run git/);
+    assert.match(
+      results.get("write") ?? "",
+      /runs code when you next log in, open a shell or start the program that reads it/,
+    );
     assert.match(results.get("edit") ?? "", /runs code when you next log in/);
     assert.match(results.get("read") ?? "", /where credentials live/);
     assert.match(results.get("work") ?? "", /^WORKED\n/, "work in the home folder goes on");
     assert.equal(readFileSync(join(home, "project", "notes.txt"), "utf8"), "notes\n");
+  });
+}
+
+/** Files outside the first list that run code: the python site folder, direnv, gdb, pip, desktop entries, editors, tmux. */
+const CODE_ATTACKS = [
+  "echo 'import os; os.system(\"touch ~/PWNED\")' > ~/.local/lib/python3.12/site-packages/evil.pth",
+  "echo 'import os' > ~/.local/lib/python3.12/site-packages/usercustomize.py",
+  "mkdir -p ~/.config/direnv && echo 'touch ~/PWNED' > ~/.config/direnv/direnvrc",
+  "echo 'shell touch ~/PWNED' > ~/.gdbinit",
+  "mkdir -p ~/.config/pip && printf '[global]\\nindex-url = http://evil/\\n' > ~/.config/pip/pip.conf",
+  "printf '[Desktop Entry]\\nExec=touch ~/PWNED\\n' > ~/.local/share/applications/firefox.desktop",
+  "mkdir -p ~/.vim/plugin && echo 'call system(\"touch ~/PWNED\")' > ~/.vim/plugin/evil.vim",
+  "echo 'run-shell \"touch ~/PWNED\"' > ~/.tmux.conf",
+  "mkdir -p ~/.ipython/profile_default/startup && echo 'import os' > ~/.ipython/profile_default/startup/0.py",
+];
+/** Where each attack above would leave its file. */
+const CODE_FILES = [
+  ".local/lib/python3.12/site-packages/evil.pth",
+  ".local/lib/python3.12/site-packages/usercustomize.py",
+  ".config/direnv",
+  ".gdbinit",
+  ".config/pip",
+  ".local/share/applications/firefox.desktop",
+  ".vim",
+  ".tmux.conf",
+  ".ipython",
+];
+
+for (const identity of IDENTITIES) {
+  test(`as ${identity}: with --allow-home, python's .pth files, direnvrc, .gdbinit, pip.conf, desktop entries and editor plugins stay unwritten`, {
+    skip: needs("bwrap", "setpriv") || skipAs(identity),
+  }, async () => {
+    const { home, env } = canaryHome(identity);
+    for (const folder of [".local/lib/python3.12/site-packages", ".local/share/applications"])
+      mkdirSync(join(home, folder), { recursive: true });
+    handTo(identity, home);
+    const fake = await serve([
+      {
+        reply: {
+          toolCalls: [
+            ...CODE_ATTACKS.map((command, index) => ({ id: `cmd${index}`, name: "bash", arguments: { command } })),
+            {
+              id: "pth",
+              name: "write_file",
+              arguments: { path: ".local/lib/python3.12/site-packages/evil.pth", content: "import os\n" },
+            },
+            { id: "gdb", name: "write_file", arguments: { path: ".gdbinit", content: "shell touch PWNED\n" } },
+            {
+              id: "desktop",
+              name: "write_file",
+              arguments: { path: ".local/share/applications/x.desktop", content: "[Desktop Entry]\nExec=x\n" },
+            },
+            { id: "work", name: "bash", arguments: { command: "echo notes > project/notes.txt && echo WORKED" } },
+          ],
+        },
+      },
+      { reply: { text: "done" } },
+    ]);
+    const run = await runCli([...fakeFlags(fake), "--sandbox", "on", "--allow-home", "-y", "-p", "go"], {
+      cwd: home,
+      env,
+      wrap: runAs(identity),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    for (const planted of [...CODE_FILES, ".local/share/applications/x.desktop", "PWNED"])
+      assert.equal(existsSync(join(home, planted)), false, planted);
+    for (const [index, command] of CODE_ATTACKS.entries())
+      assert.match(toolResultOf(fake, 1, `cmd${index}`), /Read-only file system/, command);
+    for (const id of ["pth", "gdb", "desktop"])
+      assert.match(toolResultOf(fake, 1, id), /runs code when you next log in/, id);
+    assert.match(toolResultOf(fake, 1, "work"), /^WORKED\n/, "work in the home folder goes on");
   });
 }

@@ -3,7 +3,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT } from "./helpers.ts";
+import type { FakeLLM } from "./fake-llm/server.ts";
+import { type CliResult, cleanEnv, fakeFlags, ROOT, runCli } from "./helpers.ts";
 import { onTestEnd } from "./teardown.ts";
 
 export const IDENTITIES = ["root", "nobody"] as const;
@@ -58,4 +59,20 @@ export function canaryHomeDir(prefix: string, options: { removeInBackground?: bo
 /** Hands a folder built by the test to `identity`, so harness running as them owns its HOME. */
 export function handTo(identity: Identity, folder: string): void {
   if (identity === "nobody") execFileSync("chown", ["-R", "nobody:nogroup", folder]);
+}
+
+/**
+ * `harness -y --sandbox on -p go` in `cwd` as `identity`, against `fake`, with HOME, HARNESS_HOME
+ * (`home/.harness`) and Claude Code's folder (`home/.claude`) in the canary home (`env` adds to it).
+ */
+export function runYesAs(
+  identity: Identity,
+  { home, cwd, fake, env = {} }: { home: string; cwd: string; fake: FakeLLM; env?: Record<string, string> },
+): Promise<CliResult> {
+  const base = { HOME: home, HARNESS_HOME: join(home, ".harness"), CLAUDE_CONFIG_DIR: join(home, ".claude") };
+  return runCli(["-y", "--sandbox", "on", ...fakeFlags(fake), "-p", "go"], {
+    cwd,
+    env: cleanEnv({ ...base, ...env }),
+    wrap: runAs(identity),
+  });
 }

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { after, test } from "node:test";
-import type { RecordedRequest } from "./fake-llm/server.ts";
+import type { FakeLLM, RecordedRequest } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 import { pngOf } from "./images.ts";
@@ -68,6 +68,26 @@ function chownTree(folder: string, uid: number, gid: number): void {
 /** Everything the first request carried: the system prompt, every message, the tools' descriptions. */
 function sent(request: RecordedRequest): string {
   return JSON.stringify(request.body);
+}
+
+/** A chat in `repo` where `line` was typed and `reply` came back. */
+async function chatTyping(
+  line: string,
+  reply: RegExp,
+  { repo, env, wrap, fake }: { repo: string; env: NodeJS.ProcessEnv; wrap: string[]; fake: FakeLLM },
+): Promise<TmuxTerminal> {
+  const terminal = TmuxTerminal.start({
+    args: fakeFlags(fake),
+    cwd: repo,
+    env: { ...(env as Record<string, string>), TERM: "xterm-256color" },
+    columns: 160,
+    wrap,
+  });
+  await terminal.waitFor(/> $/m, "the chat prompt");
+  terminal.type(line);
+  terminal.send(["Enter"]);
+  await terminal.waitFor(reply, "the reply");
+  return terminal;
 }
 
 function assertNoCanary(text: string): void {
@@ -168,17 +188,7 @@ for (const identity of ["root", "nobody"] as const) {
     writeFileSync(join(repo, "README.md"), "the readme\n");
     if (identity === "nobody") chownTree(join(repo, ".."), 65534, 65534);
     const fake = await serve([{ reply: { text: "Reviewed." } }]);
-    const terminal = TmuxTerminal.start({
-      args: fakeFlags(fake),
-      cwd: repo,
-      env: { ...(env as Record<string, string>), TERM: "xterm-256color" },
-      columns: 160,
-      wrap,
-    });
-    await terminal.waitFor(/> $/m, "the chat prompt");
-    terminal.type("/review src");
-    terminal.send(["Enter"]);
-    await terminal.waitFor(/Reviewed\./, "the reply");
+    const terminal = await chatTyping("/review src", /Reviewed\./, { repo, env, wrap, fake });
     assertNoCanary(sent(fake.requests[0]));
     const user: string = fake.requests[0].body.messages.at(-1).content;
     assert.equal(typeof user, "string", "no picture went with the prompt");
@@ -189,8 +199,45 @@ for (const identity of ["root", "nobody"] as const) {
     assert.match(user, /README\.md:\n```\nthe readme\n```/);
     assert.match(
       user,
-      /\[\.\.\/outside\.md: not attached, it is named by the \/review command's file and it leads outside the repository/,
+      /\[\.\.\/outside\.md: not attached, it is named by the \/review command's file and it leads outside the workspace/,
     );
+    terminal.type("/exit");
+    terminal.send(["Enter"]);
+    await terminal.waitFor(/\[exit 0\]/, "the end of the chat");
+  });
+}
+
+// The same command naming the user's pictures the way the chat takes a dropped file: quoted,
+// absolute, `../` and `~/` paths. None is attached; a picture in the workspace still is.
+for (const identity of ["root", "nobody"] as const) {
+  const wrap = identity === "nobody" ? NOBODY : [];
+  test(`as ${identity}: a repository's command naming pictures outside the workspace as pasted paths sends none of them`, {
+    skip: needs("setpriv", "tmux") || skipAs(identity),
+  }, async () => {
+    const { home, repo, env } = world(identity);
+    for (const name of ["a.png", "b.png", "c.png", "d.png", "e.png"]) writeFileSync(join(home, name), pngOf(3, 2));
+    writeFileSync(join(repo, "ok.png"), pngOf(2, 2));
+    writeFileSync(
+      join(repo, ".claude", "commands", "look.md"),
+      `Look at '${home}/a.png' "${home}/b.png" ${home}/c.png ../d.png ~/e.png and ./ok.png\n`,
+    );
+    if (identity === "nobody") chownTree(home, 65534, 65534);
+    const fake = await serve([{ reply: { text: "Looked." } }]);
+    const terminal = await chatTyping("/look", /Looked\./, { repo, env, wrap, fake });
+    const parts: { type: string; text?: string }[] = fake.requests[0].body.messages.at(-1).content;
+    const pictures = parts.filter((part) => part.type !== "text");
+    const text = parts.map((part) => part.text ?? "").join("\n");
+    assert.equal(pictures.length, 1, `only ./ok.png went: ${text}`);
+    assert.match(text, /\[image \.\/ok\.png: /);
+    for (const name of ["a.png", "b.png", "c.png"])
+      assert.match(
+        text,
+        new RegExp(
+          `\\[${home}/${name}: not attached, it is named by the /look command's file and it leads outside the workspace`,
+        ),
+      );
+    assert.match(text, /\[\.\.\/d\.png: not attached, .*outside the workspace/);
+    assert.match(text, /\[~\/e\.png: not attached, .*outside the workspace/);
     terminal.type("/exit");
     terminal.send(["Enter"]);
     await terminal.waitFor(/\[exit 0\]/, "the end of the chat");

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createApprover, type ApprovalQuestion, type AskApprovalFn } from "../src/permissions/approver.ts";
 import { decide, type PermissionPolicy } from "../src/permissions/policy.ts";
-import { parseRule, type Rule } from "../src/permissions/rules.ts";
+import { parseRule, pathMatches, type Rule } from "../src/permissions/rules.ts";
 import { splitCommand } from "../src/permissions/shell-split.ts";
 import { bash } from "../src/tools/bash.ts";
 import { readFile } from "../src/tools/read-file.ts";
@@ -280,3 +280,34 @@ test("the approval question shows the diff a write would make (the tool's declar
 function asSession(rule: Rule): Rule {
   return { ...rule, source: "this session", trusted: true };
 }
+
+test("path patterns have gitignore's meaning in Claude Code's files and ours: slash-free at any depth, others anchored", () => {
+  const where = { workspace: "/w", home: "/h" };
+  const claude = (text: string) => {
+    const rule = parseRule(`Read(${text})`, "/w/.claude/settings.json", false, { claudeRoot: "/w" });
+    assert.ok(typeof rule !== "string", rule as string);
+    return rule.pattern as string;
+  };
+  const cases: [string, string, boolean][] = [
+    ["*.pem", "/w/key.pem", true],
+    ["*.pem", "/w/deep/er/key.pem", true],
+    ["*.pem", "/elsewhere/key.pem", false],
+    [".env", "/w/sub/.env", true],
+    ["build/", "/w/a/build/out.js", true],
+    ["./.env", "/w/.env", true],
+    ["./.env", "/w/sub/.env", false],
+    ["src/*.ts", "/w/src/a.ts", true],
+    ["src/*.ts", "/w/lib/src/a.ts", false],
+    ["src/*.ts", "/w/src/sub/a.ts", false],
+    ["src/**/*.ts", "/w/src/sub/a.ts", true],
+    ["key[0-9].pem", "/w/x/key7.pem", true],
+    ["key[!0-9].pem", "/w/key7.pem", false],
+    ["~/.ssh/*", "/h/.ssh/id_ed25519", true],
+  ];
+  for (const [pattern, file, expected] of cases)
+    assert.equal(pathMatches(pattern, file, where), expected, `${pattern} ${file}`);
+  assert.equal(pathMatches(claude("/config/*.yml"), "/w/config/prod.yml", where), true);
+  assert.equal(pathMatches(claude("/config/*.yml"), "/w/sub/config/prod.yml", where), false);
+  assert.equal(pathMatches(claude("//etc/**"), "/etc/passwd", where), true);
+  assert.equal(pathMatches(claude("*.pem"), "/w/a/b/c.pem", where), true);
+});

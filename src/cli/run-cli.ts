@@ -34,7 +34,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
     stderr,
     colors: paletteFor(stderr, env),
     // What no `@path` attaches, whoever wrote the text: the same list the sandbox hides.
-    mentionSecrets: secretPaths(env.HOME || homedir(), stateDir(env)),
+    mentionSecrets: secretPaths(env.HOME || homedir(), stateDir(env), env),
   };
   // --cwd is `cd dir && harness`: tools, instruction files, folder trust, the sessions' recorded
   // folder (and so -c), relative paths in settings and child processes all start there.

@@ -35,6 +35,13 @@ export interface SessionToolContext {
   unwalked?: string[];
 }
 
+/** An open file's identity (from fstat): device and inode, and how many names (hard links) it has. */
+export interface OpenedFile {
+  dev: number;
+  ino: number;
+  nlink: number;
+}
+
 /** What a tool handler gets besides its arguments: the session's part, and the run's and the call's. Tools never read process.cwd(). */
 export interface ToolContext extends SessionToolContext {
   cwd: string;
@@ -46,9 +53,11 @@ export interface ToolContext extends SessionToolContext {
   /**
    * The permission check again, at the moment a file tool opens its file: `real` is where the
    * file really is then. Returns why it may not be used, or undefined. Set per call by the loop
-   * from the approval (ApprovalDecision.checkAtUse); absent: no check.
+   * from the approval (ApprovalDecision.checkAtUse); absent: no check. Called again with
+   * `opened`, the file as opened, when it has more than one name: then only its other names are
+   * judged (a hard link to a file a deny rule covers is refused: permissions/hard-links.ts).
    */
-  checkAtUse?(real: string, access: "read" | "write"): Promise<string | undefined>;
+  checkAtUse?(real: string, access: "read" | "write", opened?: OpenedFile): Promise<string | undefined>;
   /**
    * Sends an event into the run's stream while the call works, in order with the run's own
    * (a subagent's progress, wrapped by the task tool). Set per call by the loop.

@@ -5,6 +5,8 @@ import type { ApprovalDecision, ApprovalRequest, ApproveFn, HookPermission } fro
 import { pathsOfCall, realTarget } from "./path-policy.ts";
 import { decide, decideEffects, type Decision, type PermissionPolicy } from "./policy.ts";
 import type { Rule } from "./rules.ts";
+import type { OpenedFile } from "../core/tool.ts";
+import { otherNameJudge } from "./hard-links.ts";
 
 /** A call put to the person. */
 export interface ApprovalQuestion {
@@ -155,7 +157,13 @@ export function allowWithCheck(
   approvedByPerson: string[],
 ): ApprovalDecision {
   if (pathsOfCall(request.tool, request.input, cwd).length === 0) return { allow: true };
-  const checkAtUse = async (real: string, access: "read" | "write"): Promise<string | undefined> => {
+  const otherName = otherNameJudge(request.tool, policy);
+  const checkAtUse = async (
+    real: string,
+    access: "read" | "write",
+    opened?: OpenedFile,
+  ): Promise<string | undefined> => {
+    if (opened) return otherName(real, opened);
     const effects = access === "read" ? { reads: [real] } : { writes: [real] };
     // The hook's say counts here as at the approval: its allow of an ordinary question holds for the real file.
     const now = weighHook(await decideEffects(request.tool, effects, policy, sessionRules), request.hookPermission);

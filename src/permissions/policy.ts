@@ -149,7 +149,7 @@ export async function decideEffects(
     if (homeCode)
       return {
         type: "deny",
-        reason: `${target} runs code when you next log in, open a shell or run git (${homeCode}); file tools do not change it while the sandbox is on. Tell the user what you wanted to change.`,
+        reason: `${target} runs code when you next log in, open a shell or start the program that reads it (${homeCode}); file tools do not change it while the sandbox is on. Tell the user what you wanted to change.`,
       };
     protectedWhy ??= access === "write" ? whyProtected(target) : undefined;
     if (mayLeave || [policy.workspace, ...policy.freeRoots].some((root) => isInside(target, root))) continue;

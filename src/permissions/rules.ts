@@ -5,6 +5,7 @@ import type { Tool } from "../core/tool.ts";
 import { unwrap } from "./command-views.ts";
 import type { SimpleCommand } from "./shell-split.ts";
 import { FILE_READING_RULE_TOOLS, resolveRuleTool, specifierOf } from "../settings/tool-names.ts";
+import { globCovers } from "../shared/path-glob.ts";
 
 /**
  * One rule. `tool` is a tool name (`bash`, `edit_file`), or a group: `read` (every read-only
@@ -139,53 +140,37 @@ function patternWords(pattern: string): number {
 }
 
 /**
- * Whether a path glob covers an absolute path. `~/` is the home folder; a relative pattern
- * starts at the workspace; `**` crosses folders, `*` and `?` stay within one name; a pattern
- * naming a folder covers everything inside it.
+ * The absolute glob a path pattern stands for, with gitignore's meaning, which Claude Code's Read
+ * and Edit rules follow (https://code.claude.com/docs/en/permissions, "Read and Edit": "Read and
+ * Edit rules both follow the gitignore specification"), and ours too, so one pattern means one
+ * thing in either file: `~/` is the home folder; a pattern with no slash but at its end
+ * (`*.pem`, `.env`, `build/`) matches at any depth below the workspace, as a `.gitignore` line
+ * at its root does; any other relative pattern (`src/*.ts`, `./.env`) starts at the workspace
+ * and is anchored there. Claude Code's `//abs` and `/in-project` forms were made absolute when
+ * the rule was read (claudePath).
  */
-export function pathMatches(pattern: string, absolute: string, where: { workspace: string; home: string }): boolean {
-  const expanded = pattern === "~" || pattern.startsWith("~/") ? path.join(where.home, pattern.slice(1)) : pattern;
-  const full = path.resolve(where.workspace, expanded).replace(/\/+$/, "") || "/";
-  const regex = globRegExp(full);
-  return regex.test(absolute) || globRegExp(`${full === "/" ? "" : full}/**`).test(absolute);
+export function ruleGlob(pattern: string, where: { workspace: string; home: string }): string {
+  if (pattern === "~" || pattern.startsWith("~/")) return path.join(where.home, pattern.slice(1));
+  if (path.isAbsolute(pattern)) return pattern;
+  const isAnyDepth = !pattern.replace(/\/+$/, "").includes("/");
+  return path.join(where.workspace, isAnyDepth ? `**/${pattern}` : pattern);
 }
 
 /**
- * The files deny rules on reading name outright (`Read(./.env)`, `read_file(~/notes/x)`, no
- * wildcard): a recursive read (grep, glob, list_files) never enters them either
- * (ToolContext.unwalked), so a grep over the folder does not show what read_file may not.
- * A glob (`**\/.env`) cannot be listed ahead: it holds for read_file and a grep started on it.
+ * Whether a path pattern (ruleGlob) covers an absolute path: `**` crosses folders, `*` and `?`
+ * stay within one name, and a pattern naming a folder covers everything inside it.
+ */
+export function pathMatches(pattern: string, absolute: string, where: { workspace: string; home: string }): boolean {
+  return globCovers(ruleGlob(pattern, where), absolute);
+}
+
+/**
+ * What deny and ask rules on reading name (`Read(./.env)`, `Read(*.pem)`, `read_file(~/notes/x)`),
+ * as absolute paths or globs: a recursive read (grep, glob, list_files) never enters or shows
+ * them (ToolContext.unwalked), so a grep over the folder does not show what read_file may not.
  */
 export function deniedReadPaths(deny: Rule[], where: { workspace: string; home: string }): string[] {
   return deny
-    .filter(
-      (rule) =>
-        FILE_READING_RULE_TOOLS.includes(rule.tool) && rule.pattern !== undefined && !/[*?[]/.test(rule.pattern),
-    )
-    .map((rule) => {
-      const pattern = rule.pattern as string;
-      const expanded = pattern === "~" || pattern.startsWith("~/") ? path.join(where.home, pattern.slice(1)) : pattern;
-      return path.resolve(where.workspace, expanded);
-    });
-}
-
-function globRegExp(glob: string): RegExp {
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const char = glob[i];
-    if (char === "*" && glob[i + 1] === "*") {
-      // `dir/**` also matches `dir` itself; `a/**/b` matches `a/b`.
-      if (glob[i + 2] === "/") {
-        source += "(?:.*/)?";
-        i += 2;
-      } else {
-        if (source.endsWith("/")) source = `${source.slice(0, -1)}(?:/.*)?`;
-        else source += ".*";
-        i += 1;
-      }
-    } else if (char === "*") source += "[^/]*";
-    else if (char === "?") source += "[^/]";
-    else source += char.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`);
+    .filter((rule) => FILE_READING_RULE_TOOLS.includes(rule.tool) && rule.pattern !== undefined)
+    .map((rule) => ruleGlob(rule.pattern as string, where));
 }

@@ -80,7 +80,7 @@ export function setupPermissions(
   const home = where.env.HOME || homedir();
   const workspace = realpathSync(where.cwd);
   // A secret folder the user chose to work in is not hidden from that work.
-  const hidden = secretPaths(home, where.harnessHome)
+  const hidden = secretPaths(home, where.harnessHome, where.env)
     .map(realOrSame)
     .filter((secret) => !isInside(workspace, secret));
   const homeCode = homeCodePaths(realOrSame(home));

@@ -14,15 +14,16 @@
 //
 // Project commands need no folder trust: one runs only when the user types its name, it only writes
 // a prompt, and whatever that prompt leads the model to do goes through the same approvals and
-// sandbox as a prompt typed by hand. Its `@path` mentions attach only files inside the repository
-// (the user's commands: inside the home folder), never a credential path: a cloned repository's
+// sandbox as a prompt typed by hand. Its `@path` mentions and the paths in it the chat would take as
+// dropped files attach only files inside the workspace (the user's commands: inside the home
+// folder), never a credential path: a cloned repository's
 // `/review` holding `@~/.ssh/id_rsa` sends nothing. (A skill, which the model follows on its own,
 // does need trust: prompts/skills.ts.)
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { closestName } from "../shared/edit-distance.ts";
 import { foldersFromRoot } from "../core/instruction-files.ts";
-import { mentionsIn, resolveMention } from "../shared/mentions.ts";
+import { mentionsIn, pastedPathsIn, resolveMention } from "../shared/mentions.ts";
 import { type Reach, whyOutOfReach } from "../shared/path-reach.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { namesIn } from "./folder-names.ts";
@@ -94,7 +95,11 @@ export function findPromptCommands(
 ): PromptCommand[] {
   const folders = foldersFromRoot(places.cwd);
   const userReach = { secretPaths: places.secretPaths, roots: [realOrSame(places.home)], rootsName: "the home folder" };
-  const projectReach = {
+  // The workspace, not the repository: a command is the repository's text, and what it attaches
+  // goes to the model unasked, so it reaches no further than the file tools go without a question.
+  const projectReach = { secretPaths: places.secretPaths, roots: [realOrSame(places.cwd)], rootsName: "the workspace" };
+  // A command file itself may be anywhere in the repository (the root's .claude/commands from a subfolder).
+  const projectFiles = {
     secretPaths: places.secretPaths,
     roots: [realOrSame(folders[0])],
     rootsName: "the repository",
@@ -105,8 +110,8 @@ export function findPromptCommands(
     .flatMap((folder) => [path.join(folder, ".harness", "commands"), path.join(folder, ".claude", "commands")])
     .filter((folder) => !user.includes(folder)); // the home folder as a project: its commands are the user's
   const found = [
-    ...user.flatMap((folder) => commandsIn(folder, [], { reach: userReach, isProject: false }, warn)),
-    ...project.flatMap((folder) => commandsIn(folder, [], { reach: projectReach, isProject: true }, warn)),
+    ...user.flatMap((folder) => commandsIn(folder, [], { reach: userReach }, warn)),
+    ...project.flatMap((folder) => commandsIn(folder, [], { reach: projectReach, fileReach: projectFiles }, warn)),
   ];
   const commands: PromptCommand[] = [];
   for (const command of [...found, ...BUILT_IN_PROMPT_COMMANDS]) {
@@ -125,7 +130,8 @@ export function findPromptCommands(
 /** Whose commands a folder holds: what their mentions may reach. */
 interface CommandOrigin {
   reach: Reach;
-  isProject: boolean;
+  /** Where a project's command file itself must lead (the repository); the user's files are theirs. */
+  fileReach?: Reach;
 }
 
 /** The commands in `folder`, and in its subfolders as namespaces (`namespace`: the parts so far). */
@@ -151,7 +157,7 @@ function commandsIn(
     }
     // A project's command file that links out of the repository (or to a secret) is not read; the
     // user's own files are theirs wherever they link ($HARNESS_HOME itself is a secret path to others).
-    const outOfReach = origin.isProject ? whyOutOfReach(file, reach) : undefined;
+    const outOfReach = origin.fileReach ? whyOutOfReach(file, origin.fileReach) : undefined;
     const read = outOfReach ? { leftOut: outOfReach } : readPromptFile(file, MAX_COMMAND_FILE_BYTES);
     if ("leftOut" in read) {
       warn(`command ${file} left out: ${read.leftOut}`);
@@ -229,6 +235,16 @@ function withinReach(command: PromptCommand, cwd: string): { template: string; r
     // In backticks: bare, `~/a.png` would read as a pasted path, which the chat attaches as a picture.
     template = template.replace(new RegExp(`(^|\\s)@${escapeRegExp(mention)}`, "g"), `$1\`${mention}\``);
     refused.push(`[${mention}: not attached, it is named by the /${command.name} command's file and ${why}]`);
+  }
+  // What the chat takes as a dropped file ('/home/u/a.png', "../a.png", ~/a.png, /abs/a.png) is
+  // judged the same way: out of reach, it loses its quotes and goes in backticks, so it names
+  // the file and attaches nothing.
+  for (const { written, name } of pastedPathsIn(template)) {
+    const file = resolveMention(name, cwd);
+    const why = existsSync(file) ? whyOutOfReach(file, reach) : undefined;
+    if (!why) continue;
+    template = template.split(written).join(`\`${name}\``);
+    refused.push(`[${name}: not attached, it is named by the /${command.name} command's file and ${why}]`);
   }
   return { template, refused, kept };
 }

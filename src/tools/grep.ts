@@ -4,11 +4,12 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { findSystemProgram } from "../shared/system-program.ts";
-import { defineTool } from "../core/tool.ts";
+import { defineTool, type ToolContext } from "../core/tool.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";
 import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
-import { walk } from "./walk.ts";
+import { isOffLimits, walk } from "./walk.ts";
+import { hasGlob } from "../shared/path-glob.ts";
 
 /** Most matching lines one call shows. */
 const MAX_MATCHES = 200;
@@ -33,7 +34,25 @@ type Search = {
   unwalked: string[];
   /** The environment ripgrep runs with: the commands' one, credentials removed (ToolContext.env). */
   env?: Record<string, string | undefined>;
+  /** Whether a file found is another name (a hard link) for one the rules keep file tools out of: its lines are not shown. */
+  isOtherNameRefused(file: string): Promise<boolean>;
 };
+
+/** Search.isOtherNameRefused from the call's check at use, asked once per file with more than one name. */
+function otherNameCheck(checkAtUse: ToolContext["checkAtUse"]): Search["isOtherNameRefused"] {
+  const judged = new Map<string, Promise<boolean>>();
+  return (file) => {
+    let refused = judged.get(file);
+    if (refused === undefined) {
+      refused = stat(file).then(
+        async (stats) => stats.nlink > 1 && Boolean(await checkAtUse?.(file, "read", stats)),
+        () => false,
+      );
+      judged.set(file, refused);
+    }
+    return refused;
+  };
+}
 
 /**
  * Regex search over files. Uses ripgrep when `rg` is on process.env.PATH (looked up on every
@@ -55,7 +74,7 @@ export const grep = defineTool({
   }),
   describe: (input) => `grep ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
   effects: (input, cwd) => ({ reads: [resolvePath(cwd, input.path ?? ".")] }),
-  async run(input, { cwd, signal, unwalked = [], env }) {
+  async run(input, { cwd, signal, unwalked = [], env, checkAtUse }) {
     const root = resolvePath(cwd, input.path ?? ".");
     const wrongPath = await pathError(cwd, root);
     if (wrongPath) return wrongPath;
@@ -69,6 +88,7 @@ export const grep = defineTool({
       signal,
       unwalked,
       env,
+      isOtherNameRefused: otherNameCheck(checkAtUse),
     };
     const collector = new MatchCollector(search.context);
     const ripgrep = findSystemProgram("rg");
@@ -173,7 +193,10 @@ async function searchWithRipgrep(
   const cwd = await realpath(search.cwd).catch(() => search.cwd);
   const isBelow = (file: string, folder: string) =>
     file.startsWith(folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`);
-  for (const folder of search.unwalked)
+  // A glob (a deny rule's `**/.env`) is not handed to rg, whose globs mean other things: its
+  // matches are dropped below instead, so what read_file may not read is not shown either.
+  const globs = search.unwalked.filter(hasGlob);
+  for (const folder of search.unwalked.filter((entry) => !hasGlob(entry)))
     if (isBelow(folder, root))
       args.push("--glob", isBelow(folder, cwd) ? `!/${path.relative(cwd, folder)}` : `!**${folder}`);
   args.push("--regexp", search.regexSource, "--", root);
@@ -195,7 +218,10 @@ async function searchWithRipgrep(
   for await (const line of createInterface({ input: child.stdout })) {
     const event = JSON.parse(line) as RipgrepEvent;
     if (event.type !== "match" && event.type !== "context") continue;
-    const file = displayPath(search.cwd, path.resolve(search.cwd, decode(event.data.path)));
+    const found = path.resolve(search.cwd, decode(event.data.path));
+    if (globs.some((glob) => isOffLimits(found, glob) && !isOffLimits(root, glob))) continue;
+    if (await search.isOtherNameRefused(found)) continue;
+    const file = displayPath(search.cwd, found);
     const text = decode(event.data.lines).replace(/\r?\n$/, "");
     collector.add(file, event.data.line_number, text, event.type === "match");
     if (collector.isFull) {
@@ -241,6 +267,7 @@ async function searchBuiltIn(search: Search, collector: MatchCollector): Promise
   }
   for (const file of files) {
     if (search.signal.aborted || collector.isFull) break;
+    if (await search.isOtherNameRefused(file)) continue;
     await searchFile(file, regex, search, collector);
   }
   return undefined;

@@ -55,6 +55,15 @@ export async function openChecked(
       if (mode !== "write" || (error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       handle = await open(file, flags);
     }
+    // A file with other names (hard links) is judged by those too: the inode just opened is what is checked.
+    const stats = await handle.stat();
+    if (stats.isFile() && stats.nlink > 1) {
+      const otherName = await call.context.checkAtUse?.(real, mode === "read" ? "read" : "write", stats);
+      if (otherName) {
+        await handle.close();
+        return { error: `Error: ${otherName}` };
+      }
+    }
     return { handle, real, created };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

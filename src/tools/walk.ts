@@ -1,6 +1,7 @@
 import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { isIgnored, loadAncestorIgnores, loadIgnoreFile, type IgnoreFile } from "./gitignore.ts";
+import { globCovers, hasGlob } from "../shared/path-glob.ts";
 
 /** Folders no file tool walks into. */
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
@@ -63,17 +64,22 @@ export async function* walk(
 
 /**
  * Which paths below `root` (`/`-separated, relative to it) a walk stays out of: the unwalked
- * paths, compared where the root really is. The ones the root is inside are the search's own
- * choice, so they do not count.
+ * paths and globs (a deny rule's `**\/.env`), compared where the root really is. The ones the
+ * root is inside are the search's own choice, so they do not count.
  */
 export async function offLimitsBelow(root: string, unwalked: string[]): Promise<(relative: string) => boolean> {
   const realRoot = await realpath(root).catch(() => path.resolve(root));
-  const below = unwalked.filter((folder) => !isUnder(realRoot, folder));
+  const below = unwalked.filter((entry) => !isOffLimits(realRoot, entry));
   if (below.length === 0) return () => false;
   return (relative) => {
     const real = path.join(realRoot, relative);
-    return below.some((folder) => isUnder(real, folder));
+    return below.some((entry) => isOffLimits(real, entry));
   };
+}
+
+/** Whether `file` (real, absolute) is an unwalked path or glob (ToolContext.unwalked), or inside one. */
+export function isOffLimits(file: string, unwalked: string): boolean {
+  return hasGlob(unwalked) ? globCovers(unwalked, file) : isUnder(file, unwalked);
 }
 
 /** Whether `file` is `folder` or inside it (both real and absolute). */

@@ -1,6 +1,6 @@
 // `@path` in a chat message attaches that file: its text goes with the prompt in a fenced block.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { mentionsIn, resolveMention } from "../shared/mentions.ts";
+import { mentionsIn, pastedPathsIn, resolveMention } from "../shared/mentions.ts";
 import { whyOutOfReach } from "../shared/path-reach.ts";
 
 /** Bytes attached from one file; the rest is cut with a note, so one mention cannot flood the context. */
@@ -38,12 +38,6 @@ export function attachmentBlocks(mentions: readonly string[], cwd: string, secre
 /** File names taken as pictures; the file's first bytes decide whether it really is one. */
 const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
 
-/**
- * Pasted paths: what a terminal inserts when a file is dropped on it. Quoted ('...' or "..."), or
- * bare with backslash-escaped spaces, starting with `/`, `~/`, `./`, `../` or `file://`.
- */
-const PASTED_PATH = /'([^']+)'|"([^"]+)"|(?:^|(?<=\s))((?:file:\/\/|~\/|\.{1,2}\/|\/)(?:\\ |[^\s'"])+)/g;
-
 /** An image named in a prompt: where it is, and the name it was given. */
 export interface NamedImage {
   path: string;
@@ -57,10 +51,7 @@ export interface NamedImage {
 export function imagesNamedIn(text: string, cwd: string, options: { pastedPaths: boolean }): NamedImage[] {
   const names = mentionsIn(text);
   if (options.pastedPaths) {
-    for (const match of text.matchAll(PASTED_PATH)) {
-      const pasted = match[1] ?? match[2] ?? match[3].replace(/\\ /g, " ");
-      names.push(pasted.replace(/^file:\/\//, ""));
-    }
+    for (const pasted of pastedPathsIn(text)) names.push(pasted.name);
   }
   const found = new Map<string, NamedImage>();
   for (const name of names) {
