@@ -11,7 +11,7 @@ const serve = fakeServerPerTest();
 for (const [typed, meant] of [
   ["sesions", "harness sessions"],
   ["modles", "harness models"],
-  ["help", "harness --help"],
+  ["complection", "harness completion"],
 ]) {
   test(`"harness ${typed}" asks whether ${meant} was meant, and runs nothing`, async () => {
     const fake = await serve([]); // any request would fail the test: the script is empty

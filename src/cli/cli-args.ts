@@ -299,7 +299,7 @@ function withBareResume(argv: string[]): string[] {
 export function mistypedSubcommand(argv: string[], subcommands: readonly string[]): string | undefined {
   if (argv.length !== 1 || argv[0].startsWith("-")) return undefined;
   const word = argv[0];
-  const meant = word.toLowerCase() === "help" ? "--help" : closestName(word, subcommands, maxTypoDistance(word));
+  const meant = closestName(word, subcommands, maxTypoDistance(word));
   if (!meant) return undefined;
   return `"${word}" is not a command; did you mean harness ${meant}? (to send it as a prompt: harness -p ${word})`;
 }

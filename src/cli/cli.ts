@@ -1,5 +1,6 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
 import { VERSION } from "../shared/version.ts";
+import type { SubcommandName } from "./subcommand-names.ts";
 
 /** Help text for the option column: words wrapped at 100 columns, continued under the column. */
 function helpColumn(text: string): string {
@@ -40,6 +41,8 @@ Usage:
                                         many tasks, each in its own working copy (harness batch --help)
   harness batch report a.jsonl [b.jsonl ...] [--html report.html]   runs side by side: success, cost, time
   harness worker --queue redis://host:port/name   run queued batch tasks on this machine
+  harness help [topic]                  a page of the manual (permissions, hooks, providers, ...)
+  harness completion <bash|zsh|fish>    a completion script for your shell
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
@@ -99,7 +102,7 @@ Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupte
  * Subcommands (`harness sessions`, ...): each module exports `run(argv: string[]): Promise<number>`
  * and is loaded only when named. A prompt that starts with one of these words needs `-p`.
  */
-const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
+const SUBCOMMANDS: Record<SubcommandName, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
   models: () => import("./commands/models.ts"),
   mcp: () => import("./commands/mcp.ts"),
   acp: () => import("./commands/acp.ts"),
@@ -108,6 +111,8 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<n
   undo: () => import("./commands/undo.ts"),
   batch: () => import("./commands/batch.ts"),
   worker: () => import("./commands/worker.ts"),
+  help: () => import("./commands/help.ts"),
+  completion: () => import("./commands/completion.ts"),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -120,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
     );
     return 1;
   }
-  const subcommand = SUBCOMMANDS[argv[0] ?? ""];
+  const subcommand = Object.hasOwn(SUBCOMMANDS, argv[0] ?? "") ? SUBCOMMANDS[argv[0] as SubcommandName] : undefined;
   if (subcommand) {
     await Promise.all([useCompileCache(), useLeanHeap()]);
     return (await subcommand()).run(argv.slice(1));

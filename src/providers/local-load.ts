@@ -2,10 +2,10 @@
 // (downloaded first when it is a reference), its context and chat, and what the load took.
 import { existsSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, dirname } from "node:path";
 import type { ChatModelFunctions, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { sleep } from "../shared/helpers.ts";
+import { packageFolder } from "../shared/package-folder.ts";
 import { ProviderError } from "../core/provider.ts";
 import type { AdapterSettings } from "./adapter-settings.ts";
 import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";
@@ -186,7 +186,7 @@ async function importNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
     if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
     throw new ProviderError(
       "bad_request",
-      `--provider local needs node-llama-cpp, which is not installed: run ${installNodeLlamaCpp(harnessFolder())}`,
+      `--provider local needs node-llama-cpp, which is not installed: run ${installNodeLlamaCpp(packageFolder())}`,
       { cause: error },
     );
   }
@@ -201,7 +201,7 @@ function noBinaryError(error: Error): ProviderError {
   const platform = `${process.platform}-${process.arch}`;
   return new ProviderError(
     "bad_request",
-    `--provider local found no prebuilt llama.cpp binary for ${platform}: node-llama-cpp brings them as optional packages such as @node-llama-cpp/${platform}. Run ${installNodeLlamaCpp(harnessFolder())} without --omit=optional (if ${platform} has no prebuilt binary, see https://node-llama-cpp.withcat.ai/guide/building-from-source)`,
+    `--provider local found no prebuilt llama.cpp binary for ${platform}: node-llama-cpp brings them as optional packages such as @node-llama-cpp/${platform}. Run ${installNodeLlamaCpp(packageFolder())} without --omit=optional (if ${platform} has no prebuilt binary, see https://node-llama-cpp.withcat.ai/guide/building-from-source)`,
     { cause: error },
   );
 }
@@ -221,13 +221,6 @@ function installNodeLlamaCpp(folder: string): string {
   if (basename(parent) !== "node_modules") return `\`npm ci\` in ${folder}`;
   if (basename(dirname(parent)) === "lib") return `\`npm install -g --ignore-scripts ${spec}\``;
   return `\`npm install --ignore-scripts ${spec}\` in ${dirname(parent)}`;
-}
-
-/** The folder of harness's package.json, whose node_modules the import above searches. */
-function harnessFolder(): string {
-  let folder = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(folder, "package.json")) && dirname(folder) !== folder) folder = dirname(folder);
-  return folder;
 }
 
 /** Says plainly what a file is not, before llama.cpp says it less plainly. */

@@ -1,0 +1,14 @@
+/** The words that start a subcommand rather than a prompt (cli.ts loads each; completion.ts offers them). */
+export const SUBCOMMAND_NAMES = [
+  "models",
+  "mcp",
+  "acp",
+  "sessions",
+  "export",
+  "undo",
+  "batch",
+  "worker",
+  "help",
+  "completion",
+] as const;
+export type SubcommandName = (typeof SUBCOMMAND_NAMES)[number];
