@@ -74,6 +74,7 @@ test("the splitter reads ANSI-C strings and heredocs as bash does, and says it i
     words: ["$(…)", "-rf", "x"],
     writesFile: false,
     expandedWords: ["rm", "-rf", "x"],
+    openWords: ["\0", "-rf", "x"],
   });
 });
 
