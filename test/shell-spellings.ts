@@ -63,6 +63,7 @@ export const GIT_PUSH_SPELLINGS: [string, Hiding][] = [
   ["printf -v x push; git $x origin main", "computed"],
   ["read x <<< push; git $x origin main", "computed"],
   ['set -- push; git "$@" origin main', "computed"],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's array expansion, written literally
   ['a=(push); git "${a[@]}" origin main', "computed"],
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's parameter expansion, written literally
   ["git ${x:-push} origin main", "computed"],
@@ -110,4 +111,10 @@ export const ORDINARY = [
   'echo "rm -rf /"',
   "FOO=$(date) env | grep -c FOO",
   "cat <<EOF\nnot $(echo run)\nEOF",
+  'export PATH="$HOME/.local/bin:$PATH" && git status',
+  'git commit --allow-empty -m "Use the EDITOR and HOME we have"',
+  "git commit --allow-empty -m \"$(cat <<'EOF'\nA message\n\nwith a body\nEOF\n)\"",
+  "printf '%s\\n' \"$PWD\" && git status",
+  'while read -r line; do echo "$line"; done < /dev/null',
+  'if [ -n "$CI" ]; then echo ci; fi',
 ];

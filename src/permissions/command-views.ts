@@ -119,7 +119,7 @@ const SHELL_VALUED = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]
 const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** A command name bash computes: a variable, a substitution, a brace expansion or a glob (or open: shell-split.ts). */
-const COMPUTED_NAME = /[$`{}*?[\0]/;
+const COMPUTED_NAME = /[$`{}*?\0]|\[.*\]/;
 /** How deep `bash -c "sudo bash -c '...'"` is followed. */
 const MAX_NESTING = 5;
 

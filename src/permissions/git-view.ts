@@ -168,32 +168,31 @@ function subcommandLines(subcommand: string | undefined, rest: string[]): string
 }
 
 /** Variables through which git takes configuration, or a program it runs, from the environment. */
-const GIT_ENVIRONMENT =
-  /(?:^|[=\s])(GIT_CONFIG\w*|GIT_DIR|GIT_COMMON_DIR|GIT_EXEC_PATH|GIT_PAGER|PAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|SSH_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|HOME|XDG_CONFIG_HOME)(?:\+?=|$)/;
+const GIT_VARIABLES =
+  "GIT_CONFIG\\w*|GIT_DIR|GIT_COMMON_DIR|GIT_EXEC_PATH|GIT_PAGER|PAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|SSH_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|HOME|XDG_CONFIG_HOME";
+/** An assignment to one of them, anywhere (`X=1 git`, `env X=1 git`, `sudo X=1 git`). */
+const ASSIGNS_GIT_VARIABLE = new RegExp(`^(${GIT_VARIABLES})\\+?=`);
+/** One of them named by a command that sets variables (`export GIT_DIR`, `printf -v HOME`, `declare -n r=HOME`). */
+const NAMES_GIT_VARIABLE = new RegExp(`(?:^|=)(${GIT_VARIABLES})(?:\\+?=|$)`);
 /** Commands that set variables, by a name they may compute (`export "$n=1"`, `printf -v "$n"`). */
-const SETS_VARIABLES = new Set([
-  "export",
-  "declare",
-  "typeset",
-  "local",
-  "readonly",
-  "read",
-  "printf",
-  "mapfile",
-  "readarray",
-]);
+const SETS_VARIABLES = new Set(["export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray"]);
+/** An assignment whose name is written out (its value may be computed: `PATH=$HOME/bin:$PATH`). */
+const LITERAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 
 /**
- * Why git's configuration may come from the environment a command line sets, when it may: a
- * word naming one of git's variables (`GIT_CONFIG_COUNT=1`, `export GIT_DIR`, `printf -v HOME`)
- * anywhere in the line's views, or a command that sets variables by a computed name. Then no
- * `git` in that line can be read by a rule about git.
+ * Why git's configuration may come from the environment a command line sets, when it may: an
+ * assignment to one of git's variables (`GIT_CONFIG_COUNT=1`), one named by a command that sets
+ * variables (`export GIT_DIR`, `printf -v HOME …`), or a variable set by a name computed when it
+ * runs (`export "$n=1"`). Then no `git` in that line can be read by a rule about git.
  */
 export function gitEnvironment(views: { words: string[] }[]): string | undefined {
   for (const { words } of views) {
-    const named = words.map((word) => GIT_ENVIRONMENT.exec(word)?.[1]).find(Boolean);
+    const setter = SETS_VARIABLES.has(words[0] ?? "") || (words[0] === "printf" && words.includes("-v"));
+    const named = words
+      .map((word) => (ASSIGNS_GIT_VARIABLE.exec(word) ?? (setter ? NAMES_GIT_VARIABLE.exec(word) : null))?.[1])
+      .find(Boolean);
     if (named) return `it sets ${named}, through which git takes configuration from the environment`;
-    if (SETS_VARIABLES.has(words[0] ?? "") && words.some(isOpen))
+    if (setter && words.slice(1).some((word) => isOpen(word) && !LITERAL_NAME.test(word)))
       return `\`${words[0]}\` sets a variable whose name is only known when it runs`;
   }
   return undefined;
