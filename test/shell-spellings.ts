@@ -19,6 +19,9 @@ export const GIT_PUSH_SPELLINGS: [string, Hiding][] = [
   ["exec git push origin main", "written"],
   ["nice -n 5 git push origin main", "written"],
   ["timeout 60 git push origin main", "written"],
+  ["time -p git push origin main", "written"],
+  ["strace -f -o /dev/null git push origin main", "written"],
+  ["sg $(id -gn) -c 'git push origin main'", "written"],
   ["bash -c 'git push origin main'", "written"],
   ['sh -c "git push origin main"', "written"],
   ["eval 'git push origin main'", "written"],
@@ -67,6 +70,7 @@ export const GIT_PUSH_SPELLINGS: [string, Hiding][] = [
   ['a=(push); git "${a[@]}" origin main', "computed"],
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's parameter expansion, written literally
   ["git ${x:-push} origin main", "computed"],
+  ["git pu$[0]sh origin main", "computed"],
   ['x=push; eval "git $x origin main"', "computed"],
   ["x='git push origin main'; $x", "computed"],
   ['f() { git "$@"; }; f push origin main', "computed"],

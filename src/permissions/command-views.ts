@@ -89,6 +89,10 @@ const WRAPPERS: Record<string, Wrapper> = {
     valued: ["-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-T", "--log-timing"],
     command: ["-c", "--command"],
   },
+  // `sg group 'cmd'` and `sg group -c 'cmd'` run a string with /bin/sh.
+  sg: { valued: [], positional: 1, command: ["-c"], joined: true },
+  strace: { valued: ["-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-O", "-P", "-X", "-S", "--output"] },
+  ltrace: { valued: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-w", "--output"] },
   watch: { valued: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"], joined: true },
   xargs: {
     valued: [

@@ -58,8 +58,8 @@ export interface SplitCommand {
 /** Words that open or close compound commands; the command proper follows them. */
 const KEYWORDS = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"]);
 /** An assignment's name (`X=`, `X+=`, `a[1]=`): a word of this shape is never the command. */
-/** What after `$` makes bash expand it: a name, `{`, a digit or a special parameter. */
-const EXPANDS_AFTER_DOLLAR = /[A-Za-z_0-9{@*#?$!-]/;
+/** What after `$` makes bash expand it: a name, `{`, `[` (old arithmetic), a digit or a special parameter. */
+const EXPANDS_AFTER_DOLLAR = /[A-Za-z_0-9{[@*#?$!-]/;
 const ASSIGNMENT_HEAD = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 /** Deepest `$( $( ... ) )` nesting read before giving up. */
 const MAX_NESTING = 20;
@@ -154,6 +154,8 @@ class Reader {
     let expectsPattern = false;
     // `coproc NAME { …; }`: the name before a compound command is no command.
     let isCoproc = false;
+    // `time [-p] …`: the keyword and its option are no command.
+    let isTimed = false;
 
     const endWord = () => {
       if (word === undefined) return;
@@ -186,6 +188,10 @@ class Reader {
         command.words = [];
         command.expandedWords = [];
         command.openWords = [];
+      } else if (isKeyword && word.text === "time") {
+        isTimed = true;
+      } else if (isTimed && command.words.length === 0 && (word.text === "-p" || word.text === "--")) {
+        // `time -p cmd`: the option belongs to the keyword.
       } else if (!(isKeyword && KEYWORDS.has(word.text))) {
         this.pushWord(command, word);
       }
@@ -196,6 +202,7 @@ class Reader {
       if (pendingRedirect) throw new Unparsable("redirection without a target");
       if (caseHead) throw new Unparsable("case without in");
       isCoproc = false;
+      isTimed = false;
       command = this.newCommand();
     };
 
