@@ -71,6 +71,9 @@ test("an allow rule covers a computed command only by the words known before it 
     assert.match(decision.type === "ask" ? (decision.why ?? "") : "", /which rules cannot check$/, command);
   }
   assert.deepEqual(await decideCommand("git log --oneline", gitLog), { type: "allow" });
+  // A rule naming git alone covers every git command, however configured.
+  const anyGit = allowOnly(["Bash(git:*)"]);
+  assert.deepEqual(await decideCommand("git -c include.path=/tmp/x log", anyGit), { type: "allow" });
 });
 
 test("the splitter refuses what bash would refuse, and reads case and coproc", async () => {

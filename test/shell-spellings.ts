@@ -83,6 +83,7 @@ export const GIT_PUSH_SPELLINGS: [string, Hiding][] = [
   ["git -c include.path={home}/ship.gitconfig ship origin main", "config"],
   ["GIT_CONFIG_GLOBAL={home}/ship.gitconfig git ship origin main", "config"],
   ["HOME={home}/alt git ship origin main", "config"],
+  ["git --git-dir=.git -c core.pager=cat ship origin main", "config"],
   ["git config alias.ship push && git ship origin main", "config"],
   ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='git push origin main' git -p log", "config"],
   ["GIT_PAGER='git push origin main' git -p log", "config"],

@@ -106,6 +106,9 @@ export function gitView(words: string[]): GitView | undefined {
     const value = VALUED.has(word) ? words[index + 1] : glued;
     if (word === "--config-env" || word.startsWith("--config-env="))
       unreadable ??= "git --config-env takes configuration from the environment";
+    // As GIT_DIR does (gitEnvironment): the configuration of a repository named for this command.
+    if (word === "--git-dir" || word.startsWith("--git-dir="))
+      unreadable ??= "git --git-dir takes configuration from the repository it names";
     if (value !== undefined && (word === "-c" || glued !== undefined)) {
       const [key, setting = ""] = splitSetting(value);
       if (isOpen(value)) unreadable ??= "a git -c setting is only known when it runs";

@@ -205,7 +205,9 @@ function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, al
   if (allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined)) return { type: "allow" };
   // Fail closed: what the splitter or the views cannot follow is asked about, whatever the rules say.
   if (split.unsure) return { type: "ask", why: `it uses ${split.unsure}, which rules cannot check`, remember: [] };
-  const gitConfig = views.find((view) => view.isGitConfig);
+  // git's configuration from the environment or a file may make any git command run anything:
+  // only a rule naming git alone (`bash(git)`) covers that.
+  const gitConfig = views.find((view) => view.isGitConfig && !allow.some((rule) => covers(rule, view.words)));
   if (gitConfig) return { type: "ask", why: `${gitConfig.why}, which rules cannot check`, remember: [] };
   const allowingRules = (words: string[]) => allow.filter((rule) => covers(rule, words));
   const unmatched: SimpleCommand[] = [];
