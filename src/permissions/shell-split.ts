@@ -10,11 +10,11 @@
 // on the third too.
 //
 // Hand-written rather than a bash grammar from npm, decided in issue 51 by bench/shell-grammar.ts
-// on the 99 lines of test/shell-spellings.ts: this reader judged all 99 right; tree-sitter-bash
+// on the 104 lines of test/shell-spellings.ts: this reader judged all 104 right; tree-sitter-bash
 // (1.4 MB of WASM plus web-tree-sitter's 0.2 MB, 0.4-1.3 s to load as the machine is loaded, so
-// only to be loaded lazily when a rule needs it) judged 97, reading `coproc rm x` as a command
-// named `coproc`; mvdan/sh as WASM (`sh-syntax`, 0.75 MB) parsed all 99 in 13-25 s, against
-// 0.1-0.15 s here. The attacks that got through were about values (`x=push; git $x`, `git pu?h`,
+// only to be loaded lazily when a rule needs it) judged 102, reading `coproc rm x` as a command
+// named `coproc`; mvdan/sh as WASM (`sh-syntax`, 0.75 MB) parsed all 104 in 9-25 s, against
+// 0.1 s here. The attacks that got through were about values (`x=push; git $x`, `git pu?h`,
 // `xargs git`, git's configuration from the environment), which a grammar does not know either:
 // it tells where `$x` is, not what it holds. This reader only has to know when it does not know.
 import { decodeAnsiC, expandBraces } from "./shell-words.ts";
