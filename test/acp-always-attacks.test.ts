@@ -1,6 +1,7 @@
 // "Always allow" in the editor protocol, attacked: a model that gets one harmless call approved
 // for the session, then writes where git and harness run commands from, or runs a denied command
-// in disguise. Each must still be put to the editor, with the reason, and no "always" offered.
+// in disguise. Each must still be put to the editor, with the reason, and no "always" offered; a
+// denied command the rule cannot read is refused outright.
 // The SDK's client drives the built `harness acp`, as root and as nobody; the canary HOME is under
 // /var/tmp, outside the sandbox's private /tmp.
 import assert from "node:assert/strict";
@@ -81,7 +82,7 @@ const alwaysWhereOffered = (request: RequestPermissionRequest) =>
   request.options.some((option) => option.optionId === "allow_always") ? "allow_always" : "reject_once";
 
 for (const identity of IDENTITIES) {
-  test(`as ${identity}: after "Always allow" in the editor, protected paths and an uncheckable deny rule still ask, with the reason`, {
+  test(`as ${identity}: after "Always allow" in the editor, protected paths still ask, with the reason, and a deny rule that cannot be checked refuses`, {
     skip: needs("bwrap", "setpriv") || skipAs(identity),
   }, async () => {
     const fake = await serve(ATTACK);
@@ -105,13 +106,13 @@ for (const identity of IDENTITIES) {
     const asked = new Map(log.permissions.map((request) => [request.toolCall.toolCallId, request]));
     assert.deepEqual(
       [...asked.keys()],
-      ["notes", "edit_notes", "git_config", "hook", "mcp", "settings", "edit_git", "ls", "rm_computed"],
+      ["notes", "edit_notes", "git_config", "hook", "mcp", "settings", "edit_git", "ls"],
     );
     const offered = (id: string) => asked.get(id)?.options.map((option) => option.optionId);
     assert.deepEqual(offered("notes"), ["allow_once", "allow_always", "reject_once"]);
     assert.equal(asked.get("notes")?.options[1].name, "Always allow write_file");
     assert.equal(asked.get("ls")?.options[1].name, "Always allow bash(ls)");
-    for (const id of ["git_config", "hook", "mcp", "settings", "edit_git", "rm_computed"]) {
+    for (const id of ["git_config", "hook", "mcp", "settings", "edit_git"]) {
       const request = asked.get(id) as any;
       assert.deepEqual(offered(id), ["allow_once", "reject_once"], id);
       assert.equal(request._meta.harness.explicit, true, id);
@@ -123,12 +124,15 @@ for (const identity of IDENTITIES) {
       reasonFor("git_config"),
       /^<repo>\/\.git\/config is under \.git, which can make harness or git run commands/,
     );
-    assert.match(reasonFor("rm_computed"), /so the deny rule bash\(rm\) cannot be checked/);
 
-    // The plain rm was denied by the rule, without a question.
+    // The plain rm was denied by the rule, without a question; so was the computed one, which the rule cannot read.
     const results = fake.requests.at(-1)?.body.messages.filter((m: { role: string }) => m.role === "tool");
-    const rmPlain = results.find((m: { tool_call_id: string }) => m.tool_call_id === "rm_plain");
-    assert.match(rmPlain.content, /the rule bash\(rm\) in .*settings\.json forbids `rm victim\.txt`/);
+    const resultOf = (id: string) => results.find((m: { tool_call_id: string }) => m.tool_call_id === id).content;
+    assert.match(resultOf("rm_plain"), /the rule bash\(rm\) in .*settings\.json forbids `rm victim\.txt`/);
+    assert.match(
+      resultOf("rm_computed"),
+      /the rule bash\(rm\) in .*settings\.json forbids what this command may run: harness cannot tell what it runs/,
+    );
   });
 }
 

@@ -52,7 +52,6 @@ test("headless, with allow Bash and --yes, every push asks and is refused naming
     shell: "bash -c 'git push'",
     path: "/usr/bin/git push",
     timeout: "timeout 5 git push",
-    substitution: "$(echo git) push",
   };
   const fake = await serve([
     {
@@ -61,6 +60,8 @@ test("headless, with allow Bash and --yes, every push asks and is refused naming
           ...Object.entries(pushes).map(([id, command]) => bash(id, `${command}; touch pushed-${id}`)),
           bash("status", "touch status-ran"),
           bash("force", "git push --force"),
+          // Its name is computed: it may be the force push the deny rule forbids, so it is refused.
+          bash("substitution", "$(echo git) push; touch pushed-substitution"),
           bash("publish", "npm publish; touch published"),
           bash("publish_tag", "npm publish --tag next"),
           { id: "fetch", name: "web_fetch", arguments: { url: "http://127.0.0.1:9/" } },
@@ -81,6 +82,11 @@ test("headless, with allow Bash and --yes, every push asks and is refused naming
   }
   assert.equal(existsSync(join(cwd, "status-ran")), true, "what only the allow rule covers runs unasked");
   assert.match(toolResult(fake, 1, "force"), /the rule Bash\(git push --force:\*\) in .* forbids/);
+  assert.match(
+    toolResult(fake, 1, "substitution"),
+    /the rule Bash\(git push --force:\*\) in .* forbids what this command may run: harness cannot tell what it runs/,
+  );
+  assert.equal(existsSync(join(cwd, "pushed-substitution")), false);
   // Claude Code's newer spelling: a trailing ` *` covers the bare command too.
   for (const id of ["publish", "publish_tag"])
     assert.match(toolResult(fake, 1, id), /the ask rule Bash\(npm publish \*\) in .* asks before `npm publish/, id);
@@ -99,7 +105,7 @@ test("headless, with allow Bash and --yes, every push asks and is refused naming
   assert.match(
     toolResult(computed, 1, "computed"),
     new RegExp(
-      `so the ask rule Bash\\(git push:\\*\\) cannot be checked; write the command out plainly \\(the rule is in ${settings}\\)`,
+      `the ask rule Bash\\(git push:\\*\\) in ${settings} asks before what this command may run: harness cannot tell what it runs \\(its command name is computed when it runs\\); write the command out plainly`,
     ),
   );
   assert.equal(existsSync(join(cwd, "pushed-computed")), false);

@@ -115,7 +115,7 @@ test("a bash(rm) deny rule also stops wrappers, function bodies, trap strings, c
     "f() { rm victim.txt; }; f",
     "trap 'rm victim.txt' EXIT",
   ];
-  // What no deny rule can be checked against is put to the person; headless, that is a refusal.
+  // What no deny rule can be checked against is refused, naming the rule.
   const uncheckable = [
     "$(which rm) victim.txt",
     "a=rm; $a victim.txt",
@@ -142,7 +142,7 @@ test("a bash(rm) deny rule also stops wrappers, function bodies, trap strings, c
   for (const [index, command] of uncheckable.entries())
     assert.match(
       toolResult(fake, `rm${forbidden.length + index}`),
-      /no one was there to approve it .*: (its command name is computed when it runs|bash reads the commands it runs from its input|\. runs a script inside the shell), so the deny rule bash\(rm\) cannot be checked; write the command out plainly/,
+      /the rule bash\(rm\) in .*settings\.json forbids what this command may run: harness cannot tell what it runs \((its command name is computed when it runs|bash reads the commands it runs from its input|\. runs a script inside the shell)\); write the command out plainly/,
       command,
     );
   assert.match(toolResult(fake, "cat"), /^still here\n/, "commands the rule does not name still run");

@@ -3,13 +3,16 @@
 // `--git-dir`, `--no-pager`, an alias given with `-c`. Through the built CLI against the fake
 // server, with --yes and no sandbox (so nothing but the rules stands in the way), as root and as
 // nobody, in a HOME under /var/tmp holding a real repository and the bare remote it pushes to.
+// Then every spelling of shell-spellings.ts (computed words, globs, xargs, case and coproc, git's
+// configuration from the environment and from files) against a deny rule and an ask rule.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf as toolResult, writeJson } from "./helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
+import { canaryHomeDir, handTo, IDENTITIES, type Identity, runAs, skipAs } from "./identities.ts";
+import { GIT_PUSH_SPELLINGS, RM_SPELLINGS } from "./shell-spellings.ts";
 import { needs } from "./system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -21,8 +24,15 @@ const git = (cwd: string, ...args: string[]) =>
     encoding: "utf8",
   });
 
-/** A repository with one commit, its `origin` an empty bare repository beside it, and Claude settings guarding it. */
-function guardedRepository(identity: (typeof IDENTITIES)[number]) {
+/**
+ * A repository with one commit, its `origin` an empty bare repository beside it, Claude settings
+ * guarding it with `permissions`, and whatever `prepare` adds to the HOME or the project.
+ */
+function guardedRepository(
+  identity: Identity,
+  permissions: Record<string, string[]>,
+  prepare: (home: string, project: string) => void = () => {},
+) {
   const home = canaryHomeDir("harness-git-canary-");
   const project = join(home, "project");
   const remote = join(home, "remote.git");
@@ -31,13 +41,30 @@ function guardedRepository(identity: (typeof IDENTITIES)[number]) {
   git(project, "init", "-q", "-b", "main");
   git(project, "commit", "-q", "--allow-empty", "-m", "the only commit");
   git(project, "remote", "add", "origin", remote);
-  writeJson(join(project, ".claude", "settings.json"), {
-    permissions: { allow: ["Bash"], deny: ["Bash(git push:*)"], ask: ["Bash(git commit:*)"] },
-  });
+  const settings = join(project, ".claude", "settings.json");
+  writeJson(settings, { permissions });
   mkdirSync(join(home, ".harness"));
+  prepare(home, project);
   handTo(identity, home);
   const env = cleanEnv({ HOME: home, HARNESS_HOME: join(home, ".harness"), CLAUDE_CONFIG_DIR: join(home, ".claude") });
-  return { home, project, remote, env };
+  return { home, project, remote, settings, env };
+}
+
+/** The model runs each of `commands` (ids `c0`, `c1`, …) and then `last` (id `last`), in one turn, under --yes. */
+async function attack(identity: Identity, project: string, env: NodeJS.ProcessEnv, commands: string[], last: string) {
+  const calls = [...commands, last].map((command, index) => ({
+    id: index === commands.length ? "last" : `c${index}`,
+    name: "bash",
+    arguments: { command },
+  }));
+  const fake = await serve([{ reply: { toolCalls: calls } }, { reply: { text: "tried" } }]);
+  const result = await runCli(["--yes", "--sandbox", "off", ...fakeFlags(fake), "-p", "ship it"], {
+    cwd: project,
+    env,
+    wrap: runAs(identity),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  return fake;
 }
 
 const pushes = [
@@ -60,26 +87,12 @@ for (const identity of IDENTITIES) {
   test(`as ${identity}: git's own options before the subcommand do not get a push past a deny rule or a commit past an ask rule, with --yes`, {
     skip: needs("setpriv") || skipAs(identity),
   }, async () => {
-    const { project, remote, env } = guardedRepository(identity);
-    const calls = [...pushes, ...commits].map((command, index) => ({
-      id: `c${index}`,
-      name: "bash",
-      arguments: { command },
-    }));
-    const fake = await serve([
-      {
-        reply: {
-          toolCalls: [...calls, { id: "log", name: "bash", arguments: { command: "git -C . log --format=%s" } }],
-        },
-      },
-      { reply: { text: "tried" } },
-    ]);
-    const result = await runCli(["--yes", "--sandbox", "off", ...fakeFlags(fake), "-p", "ship it"], {
-      cwd: project,
-      env,
-      wrap: runAs(identity),
+    const { project, remote, env } = guardedRepository(identity, {
+      allow: ["Bash"],
+      deny: ["Bash(git push:*)"],
+      ask: ["Bash(git commit:*)"],
     });
-    assert.equal(result.code, 0, result.stderr);
+    const fake = await attack(identity, project, env, [...pushes, ...commits], "git -C . log --format=%s");
     assert.equal(git(project, "--git-dir", remote, "for-each-ref"), "", "nothing reached the remote");
     assert.equal(git(project, "rev-list", "--count", "HEAD"), "1\n", "no commit was made");
     for (const [index, command] of pushes.entries())
@@ -94,6 +107,44 @@ for (const identity of IDENTITIES) {
         /the ask rule Bash\(git commit:\*\) in .*\.claude\/settings\.json asks before `git commit/,
         command,
       );
-    assert.match(toolResult(fake, 1, "log"), /^the only commit\n/, "a git command no rule names still runs");
+    assert.match(toolResult(fake, 1, "last"), /^the only commit\n/, "a git command no rule names still runs");
   });
 }
+
+/**
+ * What the spellings of shell-spellings.ts need: a file named `push` (for `pu?h`), a canary
+ * `victim.txt`, and `{home}/ship.gitconfig` and `{home}/alt/.gitconfig` defining `alias.ship = push`.
+ */
+function prepareSpellings(home: string, project: string): void {
+  writeFileSync(join(project, "push"), "a file for globs to find\n");
+  writeFileSync(join(project, "victim.txt"), "still here\n");
+  writeFileSync(join(home, "ship.gitconfig"), "[alias]\n\tship = push\n");
+  mkdirSync(join(home, "alt"));
+  writeFileSync(join(home, "alt", ".gitconfig"), "[alias]\n\tship = push\n[safe]\n\tdirectory = *\n");
+}
+
+for (const identity of IDENTITIES)
+  for (const kind of ["deny", "ask"] as const) {
+    test(`as ${identity}: with ${kind === "ask" ? "an" : "a"} ${kind} rule on git push and rm and --yes, no spelling pushes or removes, however it hides the command`, {
+      skip: needs("setpriv") || skipAs(identity),
+    }, async () => {
+      const { home, project, remote, settings, env } = guardedRepository(
+        identity,
+        { allow: ["Bash"], [kind]: ["Bash(git push:*)", "Bash(rm:*)"] },
+        prepareSpellings,
+      );
+      const spellings = [...GIT_PUSH_SPELLINGS, ...RM_SPELLINGS].map(([command]) => command.replaceAll("{home}", home));
+      const fake = await attack(identity, project, env, spellings, "git log --format=%s && cat victim.txt");
+      assert.equal(git(project, "--git-dir", remote, "for-each-ref"), "", "nothing reached the remote");
+      assert.equal(readFileSync(join(project, "victim.txt"), "utf8"), "still here\n", "the canary is still there");
+      // Written out, the rule names the command; hidden, harness says it cannot tell what it runs.
+      const what = "(`(git push|rm)\\b|what this command may run: harness cannot tell what it runs)";
+      const refusal =
+        kind === "deny"
+          ? `the rule Bash\\((git push|rm):\\*\\) in ${settings} forbids ${what}`
+          : `no one was there to approve it .*the ask rule Bash\\((git push|rm):\\*\\) in ${settings} asks before ${what}`;
+      for (const [index, command] of spellings.entries())
+        assert.match(toolResult(fake, 1, `c${index}`), new RegExp(refusal), command);
+      assert.match(toolResult(fake, 1, "last"), /^the only commit\nstill here\n/, "commands no rule names still run");
+    });
+  }

@@ -4,29 +4,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decide, type PermissionPolicy } from "../src/permissions/policy.ts";
-import { parseRule, type Rule } from "../src/permissions/rules.ts";
 import { splitCommand } from "../src/permissions/shell-split.ts";
 import { bash } from "../src/tools/bash.ts";
-import { tempDir } from "./helpers.ts";
+import { rulePolicy } from "./permission-policy.ts";
 
-function rules(texts: string[]): Rule[] {
-  return texts.map((text) => parseRule(text, "/home/u/.harness/settings.json", true) as Rule);
-}
-
-function policyWith(allow: string[], deny: string[] = [], mode: PermissionPolicy["mode"] = "ask"): PermissionPolicy {
-  return {
-    mode,
-    allow: rules(allow),
-    deny: rules(deny),
-    ask: [],
-    sandbox: "on",
-    workspace: tempDir(),
-    freeRoots: [],
-    secretPaths: [],
-    readableGlobs: [],
-    home: "/home/u",
-  };
-}
+const policyWith = (allow: string[], deny: string[] = [], mode: PermissionPolicy["mode"] = "ask") =>
+  rulePolicy({ allow, deny }, mode);
 
 const decideCommand = (command: string, policy: PermissionPolicy) =>
   decide(bash, { command }, policy.workspace, policy, []);
@@ -74,6 +57,7 @@ test("the splitter reads ANSI-C strings and heredocs as bash does, and says it i
     words: ["$(…)", "-rf", "x"],
     writesFile: false,
     expandedWords: ["rm", "-rf", "x"],
+    openWords: ["\0", "-rf", "x"],
   });
 });
 

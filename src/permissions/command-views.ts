@@ -4,8 +4,8 @@
 // (`git -C dir push`, git-view.ts). Deny and ask rules look at every view; allow rules must
 // cover what runs inside, and cannot vouch for a string handed to a shell at all.
 import path from "node:path";
-import { gitView } from "./git-view.ts";
-import { splitCommand, type SimpleCommand } from "./shell-split.ts";
+import { gitEnvironment, gitView } from "./git-view.ts";
+import { isOpen, type SimpleCommand, type SplitCommand, splitCommand, UNKNOWN } from "./shell-split.ts";
 
 /**
  * A program that runs the rest of its arguments; `valued` options take the next word,
@@ -89,6 +89,10 @@ const WRAPPERS: Record<string, Wrapper> = {
     valued: ["-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-T", "--log-timing"],
     command: ["-c", "--command"],
   },
+  // `sg group 'cmd'` and `sg group -c 'cmd'` run a string with /bin/sh.
+  sg: { valued: [], positional: 1, command: ["-c"], joined: true },
+  strace: { valued: ["-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-O", "-P", "-X", "-S", "--output"] },
+  ltrace: { valued: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-w", "--output"] },
   watch: { valued: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"], joined: true },
   xargs: {
     valued: [
@@ -118,8 +122,8 @@ const SHELL_VALUED = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]
 /** `find` actions that run a command up to `;` or `+`. */
 const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
-/** A command name bash computes: a variable, a substitution, a brace expansion or a glob. */
-const COMPUTED_NAME = /[$`{}*?[]/;
+/** A command name bash computes: a variable, a substitution, a brace expansion or a glob (or open: shell-split.ts). */
+const COMPUTED_NAME = /[$`{}*?\0]|\[.*\]/;
 /** How deep `bash -c "sudo bash -c '...'"` is followed. */
 const MAX_NESTING = 5;
 
@@ -191,7 +195,31 @@ export function unwrap(words: string[]): Unwrapped {
     }
   }
   const rest = words.slice(index);
-  return { words: rest, prefixLength: index, ...whatItRuns(rest) };
+  return { words: withInput(words, index, rest), prefixLength: index, ...whatItRuns(rest) };
+}
+
+/**
+ * xargs adds words from its input to the command it runs (after it, or in place of its `-I`
+ * string), which no rule can read: they are open (`echo push | xargs git` is `git \0`).
+ */
+function withInput(words: string[], index: number, rest: string[]): string[] {
+  const xargs = words
+    .slice(0, index)
+    .map((word) => path.basename(word))
+    .lastIndexOf("xargs");
+  if (xargs === -1 || rest.length === 0) return rest;
+  const options = words.slice(xargs + 1, index);
+  let replace: string | undefined;
+  for (const [at, option] of options.entries()) {
+    if (option === "-I" || option === "--replace") replace = options[at + 1] ?? "{}";
+    else if (/^-I./.test(option)) replace = option.slice(2);
+    else if (option === "-i") replace = "{}";
+    else if (/^(?:-i|--replace=)./.test(option)) replace = option.replace(/^(?:-i|--replace=)/, "");
+  }
+  const marked = rest.map((word, at) =>
+    at > 0 && replace !== undefined && word.includes(replace) ? word.slice(0, word.indexOf(replace)) + UNKNOWN : word,
+  );
+  return [...marked, UNKNOWN];
 }
 
 /** A wrapper's option that takes a command line (`su -c '…'`): that line is what runs. */
@@ -216,6 +244,12 @@ function whatItRuns(words: string[]): { lines: string[]; commands: string[][]; o
     return { lines: [words.slice(1).join(" ")], commands: [], opaque: "eval runs a string as a command" };
   if (name === "trap" && words.length > 2 && !words[1].startsWith("-"))
     return { lines: [words[1]], commands: [], opaque: "trap runs a string as a command" };
+  if (name === "alias" && words.length > 1)
+    return {
+      lines: words.slice(1).map((word) => word.replace(/^[^=]*=/, "")),
+      commands: [],
+      opaque: "alias makes a command of a string",
+    };
   if (name === "source" || name === ".")
     return { lines: [], commands: [], opaque: `${name} runs a script inside the shell` };
   if (SHELLS.has(name)) return shellArguments(words);
@@ -263,23 +297,60 @@ function findActions(words: string[]): string[][] {
 }
 
 /**
- * Every way a deny rule looks at a command: as written, as bash would probably expand it
- * (`{rm,-rf,x}`, `$(echo rm)`), without assignments and wrappers, by the basename of its
- * path (`/bin/rm`), and whatever it hands to a shell or runs (`bash -c`, `eval`, `find -exec`).
+ * One way a rule looks at a command: its words, and, when some are open (only known when it
+ * runs: shell-split.ts), why no rule can be sure what it runs.
  */
-export function denyViews(command: SimpleCommand, depth = 0): string[][] {
-  const views: string[][] = [];
-  for (const written of command.expandedWords ? [command.words, command.expandedWords] : [command.words]) {
+export interface View {
+  words: string[];
+  why?: string;
+  /** Set when git's configuration, not only its words, is what cannot be read: no allow rule covers that either. */
+  isGitConfig?: true;
+}
+
+/**
+ * Every way a deny or ask rule looks at a command: as written, as bash would probably expand
+ * it (`{rm,-rf,x}`, `$(echo rm)`), open where bash computes it (`git $x`), without assignments
+ * and wrappers, by the basename of its path (`/bin/rm`), past git's own options (git-view.ts),
+ * and whatever it hands to a shell or runs (`bash -c`, `eval`, `find -exec`). A command whose
+ * words cannot be read at all (code a shell reads from its input, `source`, a line that cannot
+ * be split, git's configuration from the environment) has the view `[UNKNOWN]` or
+ * `["git", UNKNOWN]`, with the reason: a rule that could match it cannot be checked.
+ */
+export function commandViews(command: SimpleCommand, depth = 0): View[] {
+  const views: View[] = [];
+  const forms = [command.words, command.expandedWords, command.openWords].filter((form) => form !== undefined);
+  for (const written of forms) {
     const words = withoutFunctionHead(written);
     const inner = unwrap(words);
-    const git = gitView(withBasename(inner.words));
-    views.push(words, inner.words, withBasename(inner.words), ...(git ? [git.words] : []));
-    if (depth >= MAX_NESTING) continue;
-    for (const line of [...inner.lines, ...(git?.lines ?? [])])
-      for (const nested of splitCommand(line).commands) views.push(...denyViews(nested, depth + 1));
-    for (const nested of inner.commands) views.push(...denyViews({ words: nested, writesFile: false }, depth + 1));
+    const named = withBasename(inner.words);
+    const git = gitView(named);
+    views.push({ words }, { words: inner.words }, { words: named }, ...(git ? [{ words: git.words }] : []));
+    // git's configuration is judged on the form that knows most: open words if any (`git $x` is
+    // open, not an alias named `$x`).
+    const isLast = written === forms.at(-1);
+    if (isLast && git?.unreadable) views.push({ words: ["git", UNKNOWN], why: git.unreadable, isGitConfig: true });
+    if (isLast && git?.mayBeAlias) views.push({ words: ["git", UNKNOWN], why: git.mayBeAlias });
+    if (inner.opaque && inner.lines.length === 0) views.push({ words: [UNKNOWN], why: inner.opaque });
+    if (depth >= MAX_NESTING) {
+      if (inner.lines.length + inner.commands.length > 0 || git?.lines.length)
+        views.push({ words: [UNKNOWN], why: "it nests shells deeper than rules follow" });
+      continue;
+    }
+    for (const line of [...inner.lines, ...(git?.lines ?? [])]) {
+      const split = splitCommand(line);
+      if (!split.parsed) views.push({ words: [UNKNOWN], why: `the command line it runs (${line}) cannot be split` });
+      for (const nested of split.commands) views.push(...commandViews(nested, depth + 1));
+    }
+    for (const nested of inner.commands) views.push(...commandViews({ words: nested, writesFile: false }, depth + 1));
   }
-  return views.filter((view) => view.length > 0);
+  const shown = withoutFunctionHead(command.words).join(" ");
+  return views
+    .filter((view) => view.words.length > 0)
+    .map((view) =>
+      view.why === undefined && view.words.some(isOpen)
+        ? { ...view, why: `\`${shown}\` has words that are only known when it runs` }
+        : view,
+    );
 }
 
 /** The first command of a function's body (`f() { rm x; }`, `function f { rm x; }`): the splitter keeps the head on it. */
@@ -292,25 +363,20 @@ function withoutFunctionHead(words: string[]): string[] {
   return words.slice(index);
 }
 
-/**
- * Why no deny rule can be checked against this command, when none can: a command name computed
- * when it runs (`$(which rm)`, `$a`, `rm${IFS}x`), or code a shell reads from its input
- * (`… | bash`, `bash <<< '…'`) or a file (`source`). The views above cannot follow those.
- */
-export function uncheckable(command: SimpleCommand, depth = 0): string | undefined {
-  for (const written of command.expandedWords ? [command.expandedWords] : [command.words]) {
-    const inner = unwrap(withoutFunctionHead(written));
-    if (inner.opaque && inner.lines.length === 0) return inner.opaque;
-    if (depth >= MAX_NESTING) continue;
-    for (const line of inner.lines)
-      for (const nested of splitCommand(line).commands) {
-        const why = uncheckable(nested, depth + 1);
-        if (why) return why;
-      }
-  }
-  return undefined;
-}
-
 function withBasename(words: string[]): string[] {
   return words.length > 0 && words[0].includes("/") ? [path.basename(words[0]), ...words.slice(1)] : words;
+}
+
+/**
+ * Every view of every part of a split line (commandViews), and what the line as a whole keeps
+ * unreadable: a line that cannot be split at all, and any `git` in it when the line sets git's
+ * configuration through the environment (`GIT_CONFIG_COUNT=1 …`, `export GIT_DIR=…`).
+ */
+export function lineViews(split: SplitCommand): View[] {
+  const views = split.commands.flatMap((part) => commandViews(part));
+  if (!split.parsed) views.push({ words: [UNKNOWN], why: "the command could not be split into parts" });
+  const environment = gitEnvironment(views);
+  if (environment && views.some((view) => view.words[0] === "git"))
+    views.push({ words: ["git", UNKNOWN], why: environment, isGitConfig: true });
+  return views;
 }

@@ -5,12 +5,12 @@ import type { Tool, ToolEffects } from "../core/tool.ts";
 import path from "node:path";
 import { isInside } from "../shared/is-inside.ts";
 import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
-import { denyViews, uncheckable } from "./command-views.ts";
+import { lineViews, type View } from "./command-views.ts";
 import { rememberedPrefixes } from "./remembered-prefixes.ts";
-import { allowCoverage, commandMatches, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
+import { allowCoverage, commandMatches, commandMayMatch, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
 import { protectedPart } from "./protected-paths.ts";
 import { SYSTEM_PATHS } from "./secret-paths.ts";
-import { splitCommand, type SimpleCommand, type SplitCommand } from "./shell-split.ts";
+import { type SimpleCommand, splitCommand, UNKNOWN } from "./shell-split.ts";
 
 /**
  * `ask`: reads run, edits and commands ask. `edits`: edits inside the workspace run too.
@@ -174,19 +174,30 @@ export async function decideEffects(
 
 function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, allow: Rule[]): Decision {
   const split = splitCommand(command);
+  const views = lineViews(split);
   const covers = (rule: Rule, words: string[]) =>
     ruleNamesTool(rule, tool) && (rule.pattern === undefined || commandMatches(rule.pattern, words));
-  const denied = ruleInViews(split, policy.deny, covers);
-  if (denied) return deny(denied.rule, `\`${denied.view.join(" ")}\``);
-  // Fail closed for deny rules too: what the views cannot follow might be what a rule forbids, so
-  // it is put to the person, in every mode (headless: refused, with the reason).
-  const unchecked = uncheckedRule(tool, split, policy.deny, "deny");
-  if (unchecked) return unchecked;
-  // Ask rules look at the same views, and likewise fail closed, after every deny rule (deny > ask > allow).
-  const asked = ruleInViews(split, policy.ask, covers);
-  if (asked) return askedByRule(asked.rule, `\`${asked.view.join(" ")}\``);
-  const uncheckedAsk = uncheckedRule(tool, split, policy.ask, "ask");
-  if (uncheckedAsk) return uncheckedAsk;
+  const denied = ruleInViews(views, policy.deny, covers);
+  if (denied) return deny(denied.rule, `\`${shown(denied.view)}\``);
+  // One fail-closed judgement for deny, ask and allow rules: what a command will run but the
+  // line does not say (a computed word, code read from input, git's configuration from the
+  // environment) may be what a rule names. Then a deny rule refuses it, an ask rule asks, and
+  // no allow rule covers it (below), in every mode.
+  const hiddenDeny = hiddenRule(tool, views, policy.deny);
+  if (hiddenDeny)
+    return {
+      type: "deny",
+      reason: `the rule ${hiddenDeny.rule.text}${fromSource(hiddenDeny.rule)} forbids what this command may run: harness cannot tell what it runs (${hiddenDeny.why}); write the command out plainly.`,
+    };
+  // Ask rules look at the same views, after every deny rule (deny > ask > allow).
+  const asked = ruleInViews(views, policy.ask, covers);
+  if (asked) return askedByRule(asked.rule, `\`${shown(asked.view)}\``);
+  const hiddenAsk = hiddenRule(tool, views, policy.ask);
+  if (hiddenAsk)
+    return askedByRule(
+      hiddenAsk.rule,
+      `what this command may run: harness cannot tell what it runs (${hiddenAsk.why}); write the command out plainly`,
+    );
   if (policy.mode === "all") return { type: "allow" };
   if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
   if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
@@ -194,6 +205,10 @@ function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, al
   if (allow.some((rule) => ruleNamesTool(rule, tool) && rule.pattern === undefined)) return { type: "allow" };
   // Fail closed: what the splitter or the views cannot follow is asked about, whatever the rules say.
   if (split.unsure) return { type: "ask", why: `it uses ${split.unsure}, which rules cannot check`, remember: [] };
+  // git's configuration from the environment or a file may make any git command run anything:
+  // only a rule naming git alone (`bash(git)`) covers that.
+  const gitConfig = views.find((view) => view.isGitConfig && !allow.some((rule) => covers(rule, view.words)));
+  if (gitConfig) return { type: "ask", why: `${gitConfig.why}, which rules cannot check`, remember: [] };
   const allowingRules = (words: string[]) => allow.filter((rule) => covers(rule, words));
   const unmatched: SimpleCommand[] = [];
   for (const part of split.commands) {
@@ -266,39 +281,42 @@ function unique(rules: Rule[]): Rule[] {
   return rules.filter((rule, index) => rules.findIndex((other) => other.text === rule.text) === index);
 }
 
-/** The first of `rules` that covers any view of any part (command-views.ts), and that view. */
+/** The first of `rules` that covers any view of the line (command-views.ts), and that view. */
 function ruleInViews(
-  split: SplitCommand,
+  views: View[],
   rules: Rule[],
   covers: (rule: Rule, words: string[]) => boolean,
 ): { rule: Rule; view: string[] } | undefined {
-  for (const part of split.commands) {
-    for (const view of denyViews(part)) {
-      const rule = rules.find((candidate) => covers(candidate, view));
-      if (rule) return { rule, view };
-    }
+  for (const view of views) {
+    const rule = rules.find((candidate) => covers(candidate, view.words));
+    if (rule) return { rule, view: view.words };
   }
   return undefined;
 }
 
 /**
- * Why a command rule (deny or ask) with a pattern cannot be checked against this line, as the
- * question that then asks, this once: the views cannot follow a part (a string handed to a shell
- * from a variable, a computed name), or the line could not be split at all.
+ * The first command rule (deny or ask) with a pattern that could cover a view the line cannot
+ * spell out (a word computed when it runs, code a shell reads from its input, git's
+ * configuration from the environment, a line that cannot be split), and why it cannot.
  */
-function uncheckedRule(tool: Tool, split: SplitCommand, rules: Rule[], kind: "deny" | "ask"): Decision | undefined {
-  const rule = rules.find((candidate) => ruleNamesTool(candidate, tool) && candidate.pattern !== undefined);
-  if (!rule) return undefined;
-  const why = split.parsed
-    ? split.commands.map((part) => uncheckable(part)).find(Boolean)
-    : "the command could not be split into parts";
-  if (!why) return undefined;
-  return {
-    type: "ask",
-    why: `${why}, so the ${kind} rule ${rule.text} cannot be checked; write the command out plainly${rule.source === SESSION ? "" : ` (the rule is in ${rule.source})`}`,
-    remember: [],
-    explicit: true,
-  };
+function hiddenRule(tool: Tool, views: View[], rules: Rule[]): { rule: Rule; why: string } | undefined {
+  const patterned = rules.filter((rule) => ruleNamesTool(rule, tool) && rule.pattern !== undefined);
+  if (patterned.length === 0) return undefined;
+  for (const view of views) {
+    if (view.why === undefined) continue;
+    const rule = patterned.find((candidate) => commandMayMatch(candidate.pattern as string, view.words));
+    if (rule) return { rule, why: view.why };
+  }
+  return undefined;
+}
+
+/** A view as the person reads it: an open word's computed rest as `…`. */
+function shown(words: string[]): string {
+  return words.join(" ").replaceAll(UNKNOWN, "…");
+}
+
+function fromSource(rule: Rule): string {
+  return rule.source === SESSION ? "" : ` in ${rule.source}`;
 }
 
 /** The question an ask rule puts: once only, since "always" would silence a rule the user wrote to be asked. */
@@ -312,6 +330,5 @@ function askedByRule(rule: Rule, what: string): Decision {
 }
 
 function deny(rule: Rule, what: string): Decision {
-  const from = rule.source === SESSION ? "" : ` in ${rule.source}`;
-  return { type: "deny", reason: `the rule ${rule.text}${from} forbids ${what}.` };
+  return { type: "deny", reason: `the rule ${rule.text}${fromSource(rule)} forbids ${what}.` };
 }

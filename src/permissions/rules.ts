@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Tool } from "../core/tool.ts";
 import { unwrap } from "./command-views.ts";
-import type { SimpleCommand } from "./shell-split.ts";
+import { isOpen, type SimpleCommand, UNKNOWN } from "./shell-split.ts";
 import { FILE_READING_RULE_TOOLS, resolveRuleTool, specifierOf } from "../settings/tool-names.ts";
 import { globCovers } from "../shared/path-glob.ts";
 
@@ -96,6 +96,23 @@ export function commandMatches(pattern: string, words: string[]): boolean {
   return wanted.length <= words.length && wanted.every((word, index) => words[index] === word);
 }
 
+/**
+ * Whether a bash pattern could cover a command some of whose words are open (only known when it
+ * runs: shell-split.ts): what is known of it, up to its first open word, does not rule the
+ * pattern out. `git \0` may be `git push`; `git log \0` is never `git push …`; `\0` may be anything.
+ */
+export function commandMayMatch(pattern: string, words: string[]): boolean {
+  const open = words.findIndex(isOpen);
+  if (open === -1) return commandMatches(pattern, words);
+  const known = [...words.slice(0, open), words[open].slice(0, words[open].indexOf(UNKNOWN))].join(" ");
+  const text = pattern.replace(/:\*$/, "").trim().split(/\s+/).join(" ");
+  if (text.includes("*")) {
+    const literal = text.slice(0, text.indexOf("*"));
+    return literal.startsWith(known) || known.startsWith(literal);
+  }
+  return `${text} `.startsWith(known) || known.startsWith(`${text} `);
+}
+
 function wildcardRegExp(text: string): RegExp {
   const isOptionalTail = text.endsWith(" *");
   const body = isOptionalTail ? text.slice(0, -2) : text;
@@ -117,9 +134,12 @@ export type Coverage = { covered: true } | { covered: false; why?: string };
  * never covered: the rule cannot see what it runs.
  */
 export function allowCoverage(command: SimpleCommand, rulesFor: (words: string[]) => Rule[], depth = 0): Coverage {
-  const inner = unwrap(command.words);
+  // A word bash computes when it runs is open: a rule covers the command only by what is known
+  // before it (`bash(ls)` covers `ls $dir`; `bash(git status)` does not cover `git $x`).
+  const words = command.openWords ?? command.words;
+  const inner = unwrap(words);
   if (inner.opaque) return { covered: false, why: inner.opaque };
-  const rules = rulesFor(command.words);
+  const rules = rulesFor(words);
   if (rules.length === 0) return { covered: false };
   const namesMoreThanWrapper = rules.some(
     (rule) => rule.pattern !== undefined && patternWords(rule.pattern) > inner.prefixLength,
