@@ -32,8 +32,8 @@ export function lockOnFile(input: { path: string }, cwd: string): string {
 export function displayPath(cwd: string, absolute: string): string {
   const relative = path.relative(cwd, absolute);
   if (relative === "") return ".";
-  if (relative.startsWith("..") || path.isAbsolute(relative)) return showControlChars(absolute);
-  return showControlChars(relative.split(path.sep).join("/"));
+  if (relative.startsWith("..") || path.isAbsolute(relative)) return showControlChars(absolute, "");
+  return showControlChars(relative.split(path.sep).join("/"), "");
 }
 
 /**
