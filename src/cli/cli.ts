@@ -1,4 +1,5 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
+import { showControlChars } from "../shared/control-chars.ts";
 import { VERSION } from "../shared/version.ts";
 
 /** Help text for the option column: words wrapped at 100 columns, continued under the column. */
@@ -129,7 +130,7 @@ async function main(argv: string[]): Promise<number> {
   const { mistypedSubcommand, parseRunFlags, UsageError } = await import("./cli-args.ts");
   const typo = mistypedSubcommand(argv, Object.keys(SUBCOMMANDS));
   if (typo) {
-    process.stderr.write(`harness: ${typo}\n`);
+    process.stderr.write(`harness: ${showControlChars(typo)}\n`);
     return 2;
   }
   let flags;
@@ -137,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
     flags = parseRunFlags(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`harness: ${error.message}\nTry 'harness --help'.\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\nTry 'harness --help'.\n`);
     return 2;
   }
   if (flags.help) return help();
@@ -231,7 +232,7 @@ function exit(code: number): void {
 
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
   process.stderr.write(
-    `harness: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `harness: internal error: ${showControlChars(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
   );
   exit(1);
 });

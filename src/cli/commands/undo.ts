@@ -2,6 +2,7 @@
 // before its last turn, or its last n turns (default: the latest session in this directory).
 // Headless, it does not ask: the command is the request. It prints what it changed, and the
 // undo is recorded, so `/redo` in the continued chat (`harness -c`) takes it back.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags, UsageError } from "../cli-args.ts";
 import { findLatestSession, findSessionByPrefix } from "../../session/session-list.ts";
 import { lockAndReadSession } from "../../session/session-lock.ts";
@@ -36,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
     flags = parseFlags(argv, UNDO_FLAGS).flags;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n${USAGE}`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n${USAGE}`);
     return 2;
   }
   if (flags.help) {
@@ -56,10 +57,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     const code = sessionErrorExitCode(error);
     if (code === undefined) throw error;
-    process.stderr.write(`harness: ${(error as Error).message}\n`);
+    process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n`);
     return code;
   }
-  for (const notice of session.notices) process.stderr.write(`harness: ${notice}\n`);
+  for (const notice of session.notices) process.stderr.write(`harness: ${showControlChars(notice)}\n`);
 
   const snapshots = snapshotsFor(process.env, session.cwd, session.header.id);
   const recorder = new SessionRecorder(SessionWriter.resume(session.path, session.header, session.lock));
@@ -82,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (!(error instanceof UndoError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return error.isUsage ? 2 : 1;
   } finally {
     recorder.close();
