@@ -158,8 +158,20 @@ async function main(argv: string[]): Promise<number> {
 async function useCompileCache(): Promise<void> {
   const { enableCompileCache } = (await import("node:module")) as { enableCompileCache?: (dir: string) => unknown };
   if (!enableCompileCache) return;
-  const [{ join }, { stateDir }] = await Promise.all([import("node:path"), import("../wiring/defaults.ts")]);
-  enableCompileCache(join(stateDir(process.env), "compile-cache"));
+  const [{ join }, { stateDir }, { makePrivateFolder }] = await Promise.all([
+    import("node:path"),
+    import("../wiring/defaults.ts"),
+    import("../shared/private-files.ts"),
+  ]);
+  const cache = join(stateDir(process.env), "compile-cache");
+  // Node makes a missing cache folder (and $HARNESS_HOME above it) with mkdir's default mode, which
+  // under `umask 000` is writable by everyone; made here first, they are private.
+  try {
+    makePrivateFolder(cache);
+  } catch {
+    return; // no cache where the state folder cannot be made; the command itself says why, if it needs it
+  }
+  enableCompileCache(cache);
 }
 
 /**
