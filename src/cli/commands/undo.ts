@@ -73,12 +73,15 @@ export async function run(argv: string[]): Promise<number> {
       : result.changes.length === 0
         ? "the conversation; no file differed from then"
         : `files in ${session.cwd}:\n${listChanges(result.changes)}`;
-    process.stdout.write(`undid ${turns} of session ${session.header.id}: ${what}\n`);
+    // File names are the workspace's, and a model's command may have made them: shown, never obeyed.
+    const name = (path: string) => showControlChars(path, "");
+    process.stdout.write(`undid ${turns} of session ${session.header.id}: ${showControlChars(what)}\n`);
     if (result && result.kept.length > 0)
       process.stdout.write(
-        `left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${path}`).join("\n")}\n`,
+        `left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${name(path)}`).join("\n")}\n`,
       );
-    if (result && result.leftAlone.length > 0) process.stdout.write(`${describeLeftAlone(result.leftAlone)}\n`);
+    if (result && result.leftAlone.length > 0)
+      process.stdout.write(`${showControlChars(describeLeftAlone(result.leftAlone))}\n`);
     process.stdout.write(`to redo it: harness -r ${session.header.id}, then /redo\n`);
     return 0;
   } catch (error) {
