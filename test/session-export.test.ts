@@ -2,11 +2,10 @@
 // in headless Chromium (Debian's `chromium`; .ci/run installs it): it renders, a tool call expands
 // on click, and no request leaves the page.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { test } from "node:test";
+import { withPageInChromium } from "./chromium.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
@@ -57,7 +56,6 @@ test("harness export --md prints the transcript as Markdown", async () => {
 test("the HTML export renders offline in Chromium, tool calls expand on click, and nothing is fetched", {
   skip: needs("chromium"),
 }, async () => {
-  const executablePath = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
   const { env, cwd, id } = await recordSession();
   const result = await runCli(["export", id], { env, cwd });
   assert.equal(result.code, 0, result.stderr);
@@ -65,27 +63,7 @@ test("the HTML export renders offline in Chromium, tool calls expand on click, a
   assert.equal(result.stdout, `${file}\n`, "the default is <id>.html in the working directory");
   assert.match(readFileSync(file, "utf8"), /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
 
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  try {
-    const page = await browser.newPage();
-    const requests: string[] = [];
-    page.on("request", (request) => requests.push(request.url()));
-    const pageErrors: string[] = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    const url = pathToFileURL(file).href;
-    await page.goto(url);
-
+  await withPageInChromium(file, async ({ page, url, requests, pageErrors }) => {
     assert.equal(await page.title(), `harness session ${id}`);
     assert.equal(await page.textContent(".user .body"), "what does it print?");
     assert.equal(await page.textContent(".answer h2"), "Result");
@@ -113,7 +91,5 @@ test("the HTML export renders offline in Chromium, tool calls expand on click, a
 
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(requests, [url], "the page itself is the only request");
-  } finally {
-    await browser.close();
-  }
+  });
 });

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { showControlChars, stripControlSequences } from "../src/shared/control-chars.ts";
+import { showControlChars } from "../src/shared/control-chars.ts";
 import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "./helpers.ts";
 import { needs } from "./system-programs.ts";
 
@@ -14,9 +14,14 @@ const serve = fakeServerPerTest();
 
 const ATTACK = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x07\x1b[2J\x1b[3J\x1bc\x9b2J\x1bP+q\x1b\\";
 
-test("control sequences are stripped from text and shown as escapes in names", () => {
-  assert.equal(stripControlSequences(`before${ATTACK}after\r\nline\ttab\x07\x08`), "beforeafter\nline\ttab");
-  assert.equal(showControlChars("evil\nname\x1b[2J.txt"), "evil\\nname\\e[2J.txt");
+test("control characters are shown as escapes: in text newlines and tabs stay, in names nothing does", () => {
+  assert.equal(
+    showControlChars(`before${ATTACK}after\r\nline\ttab\x08`),
+    "before\\e]52;c;cm0gLXJmIH4=\\a\\e]0;pwned\\a\\e[2J\\e[3J\\ec\\u009b2J\\eP+q\\e\\after\nline\ttab\\u0008",
+  );
+  // Half a sequence at the end of one chunk of a stream and the rest in the next: each half is harmless.
+  assert.equal(showControlChars("a\x1b") + showControlChars("]52;c;eA==\x07"), "a\\e]52;c;eA==\\a");
+  assert.equal(showControlChars("evil\nname\x1b[2J.txt", ""), "evil\\nname\\e[2J.txt");
   assert.equal(showControlChars("a\tb\nc", "\n"), "a\\tb\nc");
 });
 
@@ -58,13 +63,9 @@ test("a reply and a command's output cannot drive the terminal; a newline in a f
     });
   });
   assert.equal(code, 0, screen);
-  assert.match(screen, /all done {2}here/);
+  assert.match(screen, /all done \\e\]52;c;cm0gLXJmIH4=\\a/, "the sequence is shown, not obeyed");
   assert.match(screen, /output .*end/, "the command's output was drawn, without its sequences");
-  assert.doesNotMatch(
-    screen,
-    /[\x1b\x07\x9b]|pwned/,
-    `the terminal got a control sequence:\n${JSON.stringify(screen)}`,
-  );
+  assert.doesNotMatch(screen, /[\x1b\x07\x9b]/, `the terminal got a control sequence:\n${JSON.stringify(screen)}`);
   assert.match(screen, /evil\\nforged\.txt/, "the name is one entry, its newline shown");
   const listing = fake.requests[1].body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === "call_ls")
     .content as string;
@@ -79,5 +80,5 @@ test("a piped one-shot answer carries no control sequences either", async () => 
   const fake = await serve([{ reply: { text: `answer ${ATTACK}!` } }]);
   const result = await runCli([...fakeFlags(fake), "-p", "hi"]);
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(result.stdout, "answer !\n");
+  assert.equal(result.stdout, "answer \\e]52;c;cm0gLXJmIH4=\\a\\e]0;pwned\\a\\e[2J\\e[3J\\ec\\u009b2J\\eP+q\\e\\!\n");
 });

@@ -1,5 +1,6 @@
 // Progress on stderr: on a terminal, one line redrawn in place (done, failed, running, tokens,
 // cost, ETA); otherwise a plain line per finished task, for logs.
+import { showControlChars } from "../shared/control-chars.ts";
 import type { Usage } from "../core/messages.ts";
 import type { TaskResult } from "./task-result.ts";
 import { countOf, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
@@ -61,13 +62,16 @@ export class BatchProgress {
     this.tokens += result.tokens.input + result.tokens.output + result.tokens.cached;
     this.cost += result.cost ?? 0;
     if (this.isTerminal) this.redraw();
-    else this.stderr.write(`${describeResult(result)} (${this.alreadyDone + this.finished}/${this.total})\n`);
+    else
+      this.stderr.write(
+        `${showControlChars(describeResult(result))} (${this.alreadyDone + this.finished}/${this.total})\n`,
+      );
   }
 
   /** A message of its own line (rate limits, the end). */
   note(message: string): void {
     if (this.isTerminal) this.stderr.write("\r\x1b[2K");
-    this.stderr.write(`${message}\n`);
+    this.stderr.write(`${showControlChars(message)}\n`);
     this.redraw();
   }
 

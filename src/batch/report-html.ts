@@ -2,8 +2,11 @@
 // (model, date, version, success rate with its interval, cost per solved task, median time), then
 // one table of every task with a column group per run, tasks not ok in every run first. A small
 // inline script sorts by any column and filters by text and status; without it the page still
-// reads top to bottom. A thousand tasks are a thousand rows of a plain table.
-import { escapeHtml, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
+// reads top to bottom. A thousand tasks are a thousand rows of a plain table. Made with `html`
+// (every value escaped) under a policy that runs only SCRIPT (src/shared/html.ts): the results
+// file may be someone else's.
+import { formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
+import { type Html, html, pagePolicy, trustedHtml } from "../shared/html.ts";
 import { percent, type RunReport, runLabel, taskRows } from "./batch-compare.ts";
 import { totalTokens } from "./batch-summary.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
@@ -58,11 +61,7 @@ text.addEventListener("input", filter);
 status.addEventListener("change", filter);
 `;
 
-export function reportHtml(runs: RunReport[], title: string): string {
-  const rows = taskRows(runs);
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>
+const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
 table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; white-space: nowrap; }
 th[data-column] { cursor: pointer; user-select: none; } th[data-column]:hover { text-decoration: underline; }
@@ -70,46 +69,54 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 thead th { position: sticky; top: 0; background: #fff; }
 .run-start { border-left: 2px solid #ccc; }
 .controls { margin: 1em 0; } .controls > * { margin-right: 1em; }
-</style></head>
+`;
+
+const COLUMNS = ["status", "test", "turns", "tokens", "cost", "time"];
+
+export function reportHtml(runs: RunReport[], title: string): string {
+  const rows = taskRows(runs);
+  const statusOptions = Object.keys(STATUS_COLORS).map(
+    (status) => html`<option value="${status}">${status} in some run</option>`,
+  );
+  const runHeadings = runs.map(
+    (run, index) => html`<th colspan="6" class="run-start">run ${index + 1}: ${run.model}</th>`,
+  );
+  const columnHeadings = runs.map((_, index) =>
+    COLUMNS.map((name, offset) => {
+      const column = 1 + index * 6 + offset;
+      const numeric = offset >= 1;
+      const classes = [offset === 0 && "run-start", numeric && "n"].filter(Boolean).join(" ");
+      return html`<th data-column="${column}"${numeric ? html` data-numeric="1"` : ""}${classes ? html` class="${classes}"` : ""}>${name}</th>`;
+    }),
+  );
+  const taskLines = rows.map(
+    (row) =>
+      html`<tr data-statuses="${row.cells.map((cell) => cell?.status ?? "none").join(" ")}"><td>${row.id}</td>${row.cells.map(taskCells)}</tr>\n`,
+  );
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${pagePolicy([SCRIPT])}">
+<title>${title}</title>
+<style>${trustedHtml(STYLE)}</style></head>
 <body>
-<h1>${escapeHtml(title)}</h1>
+<h1>${title}</h1>
 <h2>Runs</h2>
 ${summaryTable(runs)}
 <h2>Tasks</h2>
 <div class="controls"><input id="filter-text" type="search" placeholder="filter: id, status, error…" size="30">
-<select id="filter-status"><option value="">every status</option><option value="not-ok">not ok in some run</option>${Object.keys(
-    STATUS_COLORS,
-  )
-    .map((status) => `<option value="${status}">${status} in some run</option>`)
-    .join("")}</select>
+<select id="filter-status"><option value="">every status</option><option value="not-ok">not ok in some run</option>${statusOptions}</select>
 <span><span id="shown">${rows.length}</span> of ${rows.length} tasks shown; click a heading to sort</span></div>
 <table id="tasks"><thead>
-<tr><th></th>${runs.map((run, index) => `<th colspan="6" class="run-start">run ${index + 1}: ${escapeHtml(run.model)}</th>`).join("")}</tr>
-<tr><th data-column="0">task</th>${runs
-    .map((_, index) =>
-      ["status", "test", "turns", "tokens", "cost", "time"]
-        .map((name, offset) => {
-          const column = 1 + index * 6 + offset;
-          const numeric = offset >= 2 || offset === 1 ? ' data-numeric="1" class="n"' : "";
-          return `<th data-column="${column}"${numeric}${offset === 0 ? ' class="run-start"' : ""}>${name}</th>`;
-        })
-        .join(""),
-    )
-    .join("")}</tr>
+<tr><th></th>${runHeadings}</tr>
+<tr><th data-column="0">task</th>${columnHeadings}</tr>
 </thead><tbody>
-${rows
-  .map(
-    (row) =>
-      `<tr data-statuses="${row.cells.map((cell) => cell?.status ?? "none").join(" ")}"><td>${escapeHtml(row.id)}</td>${row.cells.map(taskCells).join("")}</tr>`,
-  )
-  .join("\n")}
-</tbody></table>
-<script>${SCRIPT}</script>
+${taskLines}</tbody></table>
+<script>${trustedHtml(SCRIPT)}</script>
 </body></html>
-`;
+`.markup;
 }
 
-function summaryTable(runs: RunReport[]): string {
+function summaryTable(runs: RunReport[]): Html {
   const line = (run: RunReport, index: number) => {
     const { summary } = run;
     const [low, high] = run.interval;
@@ -117,26 +124,24 @@ function summaryTable(runs: RunReport[]): string {
       .filter(([status, n]) => n > 0 && status !== "ok")
       .map(([status, n]) => `${n} ${status}`)
       .join(", ");
-    return `<tr><td>run ${index + 1}</td><td>${escapeHtml(runLabel(run))}</td><td>${escapeHtml(run.startedAt.slice(0, 16).replace("T", " "))}</td><td>${escapeHtml(run.harnessVersion)}</td>
+    return html`<tr><td>run ${index + 1}</td><td>${runLabel(run)}</td><td>${run.startedAt.slice(0, 16).replace("T", " ")}</td><td>${run.harnessVersion}</td>
 <td class="n">${summary.byStatus.ok} / ${summary.tasks}</td><td class="n"><b>${percent(summary.successRate)}</b> (${percent(low)}–${percent(high)})</td>
 <td class="n">${summary.testsRun > 0 ? `${summary.testsPassed} / ${summary.testsRun}` : "–"}</td>
 <td class="n">${run.spent === undefined ? "unknown" : formatCost(run.spent)}</td><td class="n">${run.costPerSolved === undefined ? "–" : formatCost(run.costPerSolved)}</td>
-<td class="n">${formatDuration(summary.durationMs.p50)}</td><td class="n">${formatTokens(summary.tokens.total)}</td><td>${escapeHtml(statuses)}</td></tr>`;
+<td class="n">${formatDuration(summary.durationMs.p50)}</td><td class="n">${formatTokens(summary.tokens.total)}</td><td>${statuses}</td></tr>\n`;
   };
-  return `<table id="runs"><thead><tr><th></th><th>model (provider, API, thinking) · run id</th><th>started</th><th>harness</th><th class="n">ok</th><th class="n">success (95% CI, Wilson)</th><th class="n">tests passed</th><th class="n">cost</th><th class="n">per solved task</th><th class="n">median time</th><th class="n">tokens</th><th>other statuses</th></tr></thead>
-<tbody>${runs.map(line).join("\n")}</tbody></table>`;
+  return html`<table id="runs"><thead><tr><th></th><th>model (provider, API, thinking) · run id</th><th>started</th><th>harness</th><th class="n">ok</th><th class="n">success (95% CI, Wilson)</th><th class="n">tests passed</th><th class="n">cost</th><th class="n">per solved task</th><th class="n">median time</th><th class="n">tokens</th><th>other statuses</th></tr></thead>
+<tbody>${runs.map(line)}</tbody></table>`;
 }
 
-function taskCells(cell: TaskResult | undefined): string {
-  if (!cell) return `<td class="run-start">–</td><td></td><td></td><td></td><td></td><td></td>`;
+function taskCells(cell: TaskResult | undefined): Html {
+  if (!cell) return html`<td class="run-start">–</td><td></td><td></td><td></td><td></td><td></td>`;
   const tokens = totalTokens(cell);
-  const error = cell.error ? ` title="${escapeHtml(cell.error.slice(0, 500))}"` : "";
-  return (
-    `<td class="run-start" style="color:${STATUS_COLORS[cell.status] ?? "#000"}"${error}>${escapeHtml(cell.status)}</td>` +
-    `<td class="n" data-v="${cell.testExitCode ?? -1}">${cell.testExitCode ?? "–"}</td>` +
-    `<td class="n" data-v="${cell.turns}">${cell.turns}</td>` +
-    `<td class="n" data-v="${tokens}">${formatTokens(tokens)}</td>` +
-    `<td class="n" data-v="${cell.cost ?? -1}">${typeof cell.cost === "number" ? formatCost(cell.cost) : "–"}</td>` +
-    `<td class="n" data-v="${cell.durationMs ?? 0}">${formatDuration(cell.durationMs ?? 0)}</td>`
-  );
+  const error = cell.error ? html` title="${cell.error.slice(0, 500)}"` : "";
+  return html`<td class="run-start" style="color:${STATUS_COLORS[cell.status] ?? "#000"}"${error}>${cell.status}</td>\
+<td class="n" data-v="${cell.testExitCode ?? -1}">${cell.testExitCode ?? "–"}</td>\
+<td class="n" data-v="${cell.turns}">${cell.turns}</td>\
+<td class="n" data-v="${tokens}">${formatTokens(tokens)}</td>\
+<td class="n" data-v="${cell.cost ?? -1}">${typeof cell.cost === "number" ? formatCost(cell.cost) : "–"}</td>\
+<td class="n" data-v="${cell.durationMs ?? 0}">${formatDuration(cell.durationMs ?? 0)}</td>`;
 }

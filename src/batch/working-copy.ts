@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { systemProgram } from "../shared/system-program.ts";
 import { folderNameOf, type BatchTask } from "./batch-task.ts";
+import { makePrivateFolder, PRIVATE_FOLDER_MODE } from "../shared/private-files.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */
 const GIT_TIMEOUT_MS = 10 * 60_000;
@@ -65,11 +66,11 @@ export async function prepareWorkingCopy(
 }
 
 function claimFolder(parent: string, name: string): string {
-  mkdirSync(parent, { recursive: true });
+  makePrivateFolder(parent);
   for (let n = 1; n <= MAX_COPIES; n++) {
     const dir = join(parent, n === 1 ? name : `${name}.${n}`);
     try {
-      mkdirSync(dir);
+      mkdirSync(dir, { mode: PRIVATE_FOLDER_MODE });
       return dir;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new WorkingCopyError((error as Error).message);

@@ -1,5 +1,6 @@
 // The chat's slash commands acting on the session (/model, /clear, /resume, /compact, /export, ...),
 // and the input history every typed line is added to.
+import { showControlChars } from "../shared/control-chars.ts";
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Session } from "../wiring/create-session.ts";
@@ -193,7 +194,7 @@ export class SessionChatControls implements ChatControls {
       return { said: `leaving this session to continue ${stored.header.id} in ${decided.moveTo}`, isLeaving: true };
     }
     await session.resume(stored, session.settingsFor(stored));
-    for (const notice of stored.notices) stderr.write(`${colors.yellow(notice)}\n`);
+    for (const notice of stored.notices) stderr.write(`${colors.yellow(showControlChars(notice))}\n`);
     replayTranscript(stored.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
     const where = decided.notice ? `; ${decided.notice}` : "";
     return { said: `resumed session ${session.id} (${this.currentModel()})${where}`, isLeaving: false };

@@ -1,5 +1,6 @@
 // The CLI's headless mode: one prompt (-p, prompt words, stdin), or with `--input stream-json`
 // one run per stdin line; output as the terminal renderer draws it or as JSON events.
+import { showControlChars } from "../shared/control-chars.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import type { Session } from "../wiring/create-session.ts";
 import type { AgentEvent } from "../core/events.ts";
@@ -61,7 +62,7 @@ export async function runHeadless(cli: CliModeContext, run: HeadlessRun): Promis
     run.prompt === undefined ? streamPrompts(stdin) : [{ text: run.prompt }];
   for await (const input of inputs) {
     if ("error" in input) {
-      stderr.write(`harness: ${input.error}\n`);
+      stderr.write(`harness: ${showControlChars(input.error)}\n`);
       code = 2;
       break;
     }
@@ -100,7 +101,7 @@ function openHeadless(cli: CliModeContext, renderer: TerminalRenderer | undefine
           nobody: true,
           onRefused: (summary, wouldAllow) =>
             stderr.write(
-              `harness: refused ${firstLine(summary)}: no one to approve it in a headless run; ${wouldAllow}\n`,
+              `harness: refused ${showControlChars(`${firstLine(summary)}: no one to approve it in a headless run; ${wouldAllow}`)}\n`,
             ),
         },
   });
@@ -148,7 +149,8 @@ async function runPrompt(
     if (event.type === "done") {
       code = exitCodeFor(event);
       // Worded as the terminal renderer words it, so a failed run reads the same in every output format.
-      if (!output.hasRenderer && event.error) stderr.write(`${colors.red("error:")} ${event.error}\n`);
+      if (!output.hasRenderer && event.error)
+        stderr.write(`${colors.red("error:")} ${showControlChars(event.error)}\n`);
       // The one summary (and the one unknown-price warning) of the run, for the person watching.
       if (stderr.isTTY && event.turns > 0) stderr.write(`${colors.dim(formatSpent(spent, priceList))}\n`);
     }

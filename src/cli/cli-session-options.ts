@@ -1,5 +1,6 @@
 // The CLI's flags as session options (wiring/create-session.ts), and how the CLI's modes open a session
 // with them: the one place a flag becomes a setting of the session.
+import { showControlChars } from "../shared/control-chars.ts";
 import type { CliFlags } from "./cli-args.ts";
 import { keyVariableList } from "../wiring/defaults.ts";
 import { createSession, SessionSetupError, type Session, type SessionOptions } from "../wiring/create-session.ts";
@@ -92,7 +93,7 @@ export function cliModeContext(
   where: { cwd: string; resumed: LockedSession | undefined },
   terminal: CliTerminal,
 ): CliModeContext {
-  const warn = (message: string) => terminal.stderr.write(`harness: ${message}\n`);
+  const warn = (message: string) => terminal.stderr.write(`harness: ${showControlChars(message)}\n`);
   const options = sessionOptionsFor(flags, where, terminal, warn);
   const shownDiffs = new ShownDiffs();
   return {
@@ -109,9 +110,9 @@ export function cliModeContext(
         if (!(error instanceof SessionSetupError)) throw error;
         // The README's rule: `harness:` leads a usage mistake (exit 2), `error:` a run that cannot go (exit 1).
         const { stderr, colors } = terminal;
-        stderr.write(
-          error.exitCode === 2 ? `harness: ${error.message}\n` : `${colors.red("error:")} ${error.message}\n`,
-        );
+        // The message may quote a settings file of the repository (a bad rule), which anyone may have written.
+        const message = showControlChars(error.message);
+        stderr.write(error.exitCode === 2 ? `harness: ${message}\n` : `${colors.red("error:")} ${message}\n`);
         return error.exitCode;
       }
     },

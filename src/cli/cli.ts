@@ -1,4 +1,5 @@
 // The command line: argv, configuration and wiring. No logic of its own lives here.
+import { showControlChars } from "../shared/control-chars.ts";
 import { VERSION } from "../shared/version.ts";
 import type { SubcommandName } from "./subcommand-names.ts";
 
@@ -134,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
   const { mistypedSubcommand, parseRunFlags, UsageError } = await import("./cli-args.ts");
   const typo = mistypedSubcommand(argv, Object.keys(SUBCOMMANDS));
   if (typo) {
-    process.stderr.write(`harness: ${typo}\n`);
+    process.stderr.write(`harness: ${showControlChars(typo)}\n`);
     return 2;
   }
   let flags;
@@ -142,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
     flags = parseRunFlags(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`harness: ${error.message}\nTry 'harness --help'.\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\nTry 'harness --help'.\n`);
     return 2;
   }
   if (flags.help) return help();
@@ -162,8 +163,20 @@ async function main(argv: string[]): Promise<number> {
 async function useCompileCache(): Promise<void> {
   const { enableCompileCache } = (await import("node:module")) as { enableCompileCache?: (dir: string) => unknown };
   if (!enableCompileCache) return;
-  const [{ join }, { stateDir }] = await Promise.all([import("node:path"), import("../wiring/defaults.ts")]);
-  enableCompileCache(join(stateDir(process.env), "compile-cache"));
+  const [{ join }, { stateDir }, { makePrivateFolder }] = await Promise.all([
+    import("node:path"),
+    import("../wiring/defaults.ts"),
+    import("../shared/private-files.ts"),
+  ]);
+  const cache = join(stateDir(process.env), "compile-cache");
+  // Node makes a missing cache folder (and $HARNESS_HOME above it) with mkdir's default mode, which
+  // under `umask 000` is writable by everyone; made here first, they are private.
+  try {
+    makePrivateFolder(cache);
+  } catch {
+    return; // no cache where the state folder cannot be made; the command itself says why, if it needs it
+  }
+  enableCompileCache(cache);
 }
 
 /**
@@ -236,7 +249,7 @@ function exit(code: number): void {
 
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
   process.stderr.write(
-    `harness: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `harness: internal error: ${showControlChars(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
   );
   exit(1);
 });

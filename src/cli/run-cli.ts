@@ -2,6 +2,7 @@
 // the folder, the session to resume, the prompt, then the chat (cli-chat.ts) or the headless
 // run (cli-headless.ts) over the flags' session options (cli-session-options.ts).
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
+import { showControlChars } from "../shared/control-chars.ts";
 import { homedir } from "node:os";
 import type { CliFlags } from "./cli-args.ts";
 import { runChatMode } from "./cli-chat.ts";
@@ -43,7 +44,7 @@ export async function runCli(flags: CliFlags): Promise<number> {
       process.chdir(flags.cwd);
     } catch (error) {
       stderr.write(
-        `harness: --cwd ${flags.cwd}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+        `harness: --cwd ${showControlChars(`${flags.cwd}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)}\n`,
       );
       return 2;
     }
@@ -103,10 +104,10 @@ async function settlePlace(
   } catch (error) {
     const code = sessionErrorExitCode(error);
     if (code === undefined) throw error;
-    stderr.write(`harness: ${(error as Error).message}\n`);
+    stderr.write(`harness: ${showControlChars((error as Error).message)}\n`);
     return code;
   }
-  for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${notice}\n`);
+  for (const notice of resumed?.notices ?? []) stderr.write(`harness: ${showControlChars(notice)}\n`);
   if (!resumed) return { cwd, resumed };
   const recorded = recordedFolder(resumed.cwd, cwd);
   const decided = isChat
@@ -115,10 +116,10 @@ async function settlePlace(
       )
     : headlessFolder(recorded, resumed.header.id, cwd, flags.cwd !== undefined);
   if ("error" in decided) {
-    stderr.write(`harness: ${decided.error}\n`);
+    stderr.write(`harness: ${showControlChars(decided.error)}\n`);
     return decided.code;
   }
-  if (decided.notice) stderr.write(`harness: ${decided.notice}\n`);
+  if (decided.notice) stderr.write(`harness: ${showControlChars(decided.notice)}\n`);
   if (decided.moveTo) cwd = moveTo(decided.moveTo);
   return { cwd, resumed };
 }
@@ -139,7 +140,7 @@ async function headlessPrompt(
     stdin,
     cwd,
     secretPaths: mentionSecrets,
-    notice: (text) => stderr.write(`harness: ${text}\n`),
+    notice: (text) => stderr.write(`harness: ${showControlChars(text)}\n`),
   });
   if (!prompt?.trim()) {
     stderr.write("harness: the prompt is empty (give -p, prompt words, or text on stdin)\n");
@@ -147,7 +148,7 @@ async function headlessPrompt(
   }
   const attached = await promptWithImages(prompt, cwd, { files: flags.image, pastedPaths: false });
   if ("error" in attached) {
-    stderr.write(`harness: ${attached.error}\n`);
+    stderr.write(`harness: ${showControlChars(attached.error)}\n`);
     return 2;
   }
   return attached.prompt;

@@ -2,7 +2,8 @@
 // is saved to a file it can page through with read_file. Files go to the session's `spill/`
 // folder when there is a session (kept with it), else to one temporary folder per process
 // (removed when the process exits).
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cutMiddle } from "../shared/helpers.ts";
@@ -37,12 +38,12 @@ export function spillDirOf(context: Pick<ToolContext, "spillDir">): string {
  * across a session (some servers number them per reply), so a taken name gets a `-2`, `-3`...
  */
 export function openSpillFile(dir: string, callId: string | undefined): { fd: number; path: string } {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makePrivateFolder(dir);
   const base = (callId ?? "output").replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 100) || "output";
   for (let attempt = 1; ; attempt++) {
     const path = join(dir, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
     try {
-      return { fd: openSync(path, "wx", 0o600), path };
+      return { fd: openSync(path, "wx", PRIVATE_FILE_MODE), path };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 1000) throw error;
     }

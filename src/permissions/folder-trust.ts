@@ -18,7 +18,7 @@
 // Those are asked about, or reported, as if the folder were not named; once trusted with their
 // hash they are covered like any other.
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { unifiedDiff } from "../shared/diff.ts";
 import {
@@ -35,6 +35,7 @@ import { writeWhole } from "../shared/write-whole.ts";
 import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
 import { protectedPart } from "./protected-paths.ts";
 import { countOf } from "../shared/helpers.ts";
+import { makePrivateFolder } from "../shared/private-files.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
 const MAX_PROJECT_FILE_BYTES = 256 * 1024;
@@ -272,7 +273,7 @@ export function recordTrust(review: TrustReview, harnessHome: string): void {
     trustedAt: new Date().toISOString(),
     files: review.files.map(({ path, sha256, content }) => ({ path, sha256, content })),
   };
-  mkdirSync(harnessHome, { recursive: true });
+  makePrivateFolder(harnessHome);
   // Whole or not at all, so a crash never leaves half a record.
   writeWhole(recordPath(harnessHome), `${JSON.stringify({ version: 1, folders }, null, 2)}\n`);
 }

@@ -5,12 +5,13 @@
 // on 127.0.0.1.
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
-import { mkdir, readdir, rename, stat } from "node:fs/promises";
+import { readdir, rename, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ProviderError } from "../core/provider.ts";
 import { formatBytes, formatDuration } from "../shared/helpers.ts";
 import { fetchWithProxy } from "../shared/proxy-fetch.ts";
+import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 
 /** Where a model file is, and where to fetch it from when it is not there yet. */
 export interface ModelSource {
@@ -79,7 +80,7 @@ export async function downloadFile(
   options: { signal: AbortSignal; onProgress?: (progress: DownloadProgress) => void },
 ): Promise<void> {
   const partial = `${path}.partial`;
-  await mkdir(resolve(path, ".."), { recursive: true });
+  await makePrivateFolderAsync(resolve(path, ".."));
   const resumedFrom = await stat(partial).then(
     (s) => s.size,
     () => 0,
@@ -116,7 +117,7 @@ export async function downloadFile(
   const length = Number(response.headers.get("content-length"));
   const total = Number.isFinite(length) && response.headers.get("content-length") !== null ? start + length : undefined;
 
-  const file = createWriteStream(partial, { flags: isResuming ? "a" : "w" });
+  const file = createWriteStream(partial, { flags: isResuming ? "a" : "w", mode: PRIVATE_FILE_MODE });
   const startedAt = Date.now();
   let received = start;
   try {

@@ -1,6 +1,7 @@
 // What local servers said of their context window, kept across runs in $HARNESS_HOME: a batch
 // starts a harness per task, and each asked the same server the same two questions.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname } from "node:path";
 
 /**
@@ -27,9 +28,9 @@ export function rememberWindow(file: string, key: string, window: number | undef
   );
   entries[key] = { window: window ?? null, at: now };
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makePrivateFolder(dirname(file));
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(entries)}\n`, { mode: 0o600 });
+    writeFileSync(temporary, `${JSON.stringify(entries)}\n`, { mode: PRIVATE_FILE_MODE });
     renameSync(temporary, file);
   } catch {
     // A cache: a home folder we cannot write only means asking again next run.

@@ -5,7 +5,8 @@
 // and what is new is written down here, in $HARNESS_HOME, which commands cannot write. Folder
 // trust by name (`trustedFolders`, which has no hash) does not cover a settings file written
 // down here: the person reviews it once (permissions/folder-trust.ts).
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { makePrivateFolder } from "../shared/private-files.ts";
 import path from "node:path";
 import { writeWhole } from "../shared/write-whole.ts";
 
@@ -53,7 +54,7 @@ function strings(value: unknown): string[] {
 
 function write(harnessHome: string, made: MadeByCommands): void {
   try {
-    mkdirSync(harnessHome, { recursive: true, mode: 0o700 });
+    makePrivateFolder(harnessHome);
     writeWhole(path.join(harnessHome, FILE), `${JSON.stringify({ version: 1, ...made }, null, 1)}\n`);
   } catch {
     // $HARNESS_HOME not writable: nothing to remember with

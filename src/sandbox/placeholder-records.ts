@@ -4,7 +4,8 @@
 // down the placeholders it makes, in $HARNESS_HOME/placeholders/<pid>.json with who it is
 // (shared/process-owner.ts), and the next harness to set up a sandbox removes those whose owner is
 // gone, if they are still as made. The record is written before the placeholder is made.
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
+import { readdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
+import { makePrivateFolder } from "../shared/private-files.ts";
 import path from "node:path";
 import { currentOwner, isOwnerAlive, parseOwner } from "../shared/process-owner.ts";
 import { writeWhole } from "../shared/write-whole.ts";
@@ -20,7 +21,7 @@ const owner = JSON.stringify(currentOwner());
 /** Writes this process's record: every placeholder it has made (full path → what was made). */
 export function writeRecord(recordsDir: string, placeholders: Map<string, Placeholder>): void {
   try {
-    mkdirSync(recordsDir, { recursive: true, mode: 0o700 });
+    makePrivateFolder(recordsDir);
     const file = recordFile(recordsDir, process.pid);
     const text = `{"owner":${owner},"placeholders":${JSON.stringify([...placeholders])}}\n`;
     writeWhole(file, text);

@@ -26,6 +26,8 @@
 //   if a later one misses it.
 import { lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { gitHooksPath } from "../shared/git-hooks-path.ts";
+import { isInside } from "../shared/is-inside.ts";
 import { kindOf } from "./file-kind.ts";
 import { noteMadeByCommands, noteUncheckedByCommands } from "./made-by-commands.ts";
 import {
@@ -91,7 +93,7 @@ export function protectedMounts(workspace: string, names: string[], recordsDir?:
   for (const entry of entries) {
     // A placeholder is wholly read-only (even a `.git` one: `git init` must fail).
     const isRealGitFolder = path.basename(entry) === ".git" && !placeholders.has(entry) && kindOf(entry) === "folder";
-    if (isRealGitFolder) args.push(...gitFolderMounts(entry));
+    if (isRealGitFolder) args.push(...gitFolderMounts(entry, workspace));
     else args.push("--ro-bind", entry, entry);
   }
   return args;
@@ -116,7 +118,7 @@ function readOnlyWorkspace(workspace: string): string[] {
 }
 const warnedReadOnly = new Set<string>();
 
-function gitFolderMounts(gitFolder: string): string[] {
+function gitFolderMounts(gitFolder: string, workspace: string): string[] {
   const args = ["--bind", gitFolder, gitFolder];
   for (const part of GIT_CODE_PARTS) {
     const entry = path.join(gitFolder, part);
@@ -124,7 +126,25 @@ function gitFolderMounts(gitFolder: string): string[] {
     if (kindOf(entry) !== "missing" || (placeholder && createPlaceholder(entry, placeholder)))
       args.push("--ro-bind", entry, entry);
   }
-  return args;
+  return [...args, ...hooksPathMounts(gitFolder, workspace)];
+}
+
+/**
+ * The folder `core.hooksPath` names (husky's `.husky/_`), when it is in the workspace: read-only
+ * as `.git/hooks` is, a placeholder folder (and placeholders for its missing parents) when it
+ * does not exist yet, so a command can neither plant a hook there nor create the folder. Outside
+ * the workspace commands cannot write anyway.
+ */
+function hooksPathMounts(gitFolder: string, workspace: string): string[] {
+  const hooks = gitHooksPath(gitFolder);
+  if (!hooks || !isInside(hooks, workspace) || hooks === workspace || isInside(hooks, gitFolder)) return [];
+  const missing: string[] = [];
+  for (let folder = hooks; folder !== workspace && kindOf(folder) === "missing"; folder = path.dirname(folder))
+    missing.unshift(folder);
+  for (const folder of missing) if (!createPlaceholder(folder, { kind: "folder" })) return [];
+  // The topmost placeholder covers the ones below it; an existing folder is covered as it is.
+  const covered = missing[0] ?? hooks;
+  return ["--ro-bind", covered, covered];
 }
 
 /** Existing protected entries at any depth (scanProtectedEntries), for a caller that has no way to fail closed. */

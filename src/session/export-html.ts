@@ -1,11 +1,12 @@
 // The HTML export of a session: one self-contained page (inline style and script, no fonts,
 // images or anything else fetched) that opens in any browser offline. A Content-Security-Policy
-// forbids every request, so even an answer quoting a URL cannot make the page load it.
-import { escapeHtml } from "../shared/helpers.ts";
+// forbids every request, so even an answer quoting a URL cannot make the page load it, and runs
+// only SCRIPT, named by its hash. Made with `html`, which escapes every value (src/shared/html.ts).
+import { type Html, html, pagePolicy, trustedHtml } from "../shared/html.ts";
 import { assertNever } from "../core/messages.ts";
 import { renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";
-import type { ImagePart } from "../core/messages.ts";
+import type { AssistantMessage, ImagePart, ToolResultMessage } from "../core/messages.ts";
 import {
   formatUsage,
   imageDataUrl,
@@ -15,9 +16,6 @@ import {
   transcriptItems,
   type TranscriptItem,
 } from "./transcript-items.ts";
-
-const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1d1f21; --bg: #fdfdfc; --muted: #6a6f75; --line: #d9dcdf; --user: #eef4ff; --code: #f2f3f4; --err: #b3261e; }
@@ -59,83 +57,83 @@ document.getElementById("toggle-tools").addEventListener("click", function () {
 
 export function exportHtml(session: SessionData): string {
   const { header } = session;
-  const body = renderItems(session, 0);
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${pagePolicy([SCRIPT])}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>harness session ${escapeHtml(header.id)}</title>
-<style>${STYLE}</style>
+<title>harness session ${header.id}</title>
+<style>${trustedHtml(STYLE)}</style>
 </head>
 <body>
 <main>
 <header class="session">
-<h1>harness session <code>${escapeHtml(header.id)}</code></h1>
-<div class="meta">${escapeHtml(header.cwd)} · started ${escapeHtml(header.startedAt)} · ${escapeHtml(header.provider)} · ${escapeHtml(header.model)} · harness ${escapeHtml(header.harnessVersion)}</div>
-<div class="meta">tokens: ${escapeHtml(formatUsage(session.usage))}</div>
+<h1>harness session <code>${header.id}</code></h1>
+<div class="meta">${header.cwd} · started ${header.startedAt} · ${header.provider} · ${header.model} · harness ${header.harnessVersion}</div>
+<div class="meta">tokens: ${formatUsage(session.usage)}</div>
 <p><button type="button" id="toggle-tools">expand / collapse all tool calls</button></p>
 </header>
-${body}
+${renderItems(session, 0)}
 </main>
-<script>${SCRIPT}</script>
+<script>${trustedHtml(SCRIPT)}</script>
 </body>
 </html>
-`;
+`.markup;
 }
 
 /** Pictures inline as data URLs (the page's policy allows `img-src data:` and nothing else). */
-function renderImages(images: ImagePart[]): string {
-  return images
-    .map(
-      (image) =>
-        `<img class="attached" src="${escapeHtml(imageDataUrl(image))}" alt="${escapeHtml(image.file ?? image.mediaType)}">`,
-    )
-    .join("");
+function renderImages(images: ImagePart[]): Html[] {
+  return images.map(
+    (image) => html`<img class="attached" src="${imageDataUrl(image)}" alt="${image.file ?? image.mediaType}">`,
+  );
 }
 
 /** A session's items; a subagent's session nested, folded, in its place. */
-function renderItems(session: SessionData, depth: number): string {
-  return transcriptItems(session, depth)
-    .map((item) => renderItem(item, depth))
-    .join("\n");
+function renderItems(session: SessionData, depth: number): Html[] {
+  return transcriptItems(session, depth).map((item, index) => html`${index > 0 ? "\n" : ""}${renderItem(item, depth)}`);
 }
 
-function renderItem(item: TranscriptItem, depth: number): string {
+function renderItem(item: TranscriptItem, depth: number): Html {
   switch (item.type) {
     case "subagent":
       return item.child
-        ? `<details class="subagent"><summary>${escapeHtml(subagentLabel(item))}</summary>${renderItems(item.child, depth + 1)}</details>`
-        : `<p class="note">${escapeHtml(subagentLabel(item))}</p>`;
+        ? html`<details class="subagent"><summary>${subagentLabel(item)}</summary>${renderItems(item.child, depth + 1)}</details>`
+        : html`<p class="note">${subagentLabel(item)}</p>`;
     case "user":
-      return `<section class="turn user"><div class="role">user</div><div class="body">${escapeHtml(item.text.trim())}${renderImages(item.images)}</div></section>`;
+      return html`<section class="turn user"><div class="role">user</div><div class="body">${item.text.trim()}${renderImages(item.images)}</div></section>`;
     case "note":
-      return `<p class="note">${escapeHtml(item.text)}</p>`;
+      return html`<p class="note">${item.text}</p>`;
     case "assistant": {
       const { message } = item;
-      const parts = message.content.map((part) => {
-        switch (part.type) {
-          case "text":
-            return `<div class="answer">${renderMarkdown(part.text)}</div>`;
-          case "thinking":
-            return part.text.trim()
-              ? `<details class="thinking"><summary>thinking</summary><pre>${escapeHtml(part.text)}</pre></details>`
-              : "";
-          case "tool_call": {
-            const result = item.results.get(part.id);
-            const output = result
-              ? `<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${escapeHtml(result.content)}</pre>${renderImages(result.images ?? [])}`
-              : "";
-            return `<details class="tool${result?.isError ? " error" : ""}" data-call-id="${escapeHtml(part.id)}"><summary>${escapeHtml(toolCallLabel(part))}</summary><div class="label">arguments</div><pre class="arguments">${escapeHtml(prettyArguments(part))}</pre>${output}</details>`;
-          }
-          default:
-            return assertNever(part);
-        }
-      });
-      const interrupted = message.stopReason === "aborted" ? `<div class="interrupted">reply interrupted</div>` : "";
-      const usage = message.usage ? `<div class="usage">tokens: ${escapeHtml(formatUsage(message.usage))}</div>` : "";
-      return `<section class="turn assistant"><div class="role">assistant${message.model ? ` · ${escapeHtml(message.model)}` : ""}</div>${parts.join("\n")}${interrupted}${usage}</section>`;
+      const parts = message.content.map(
+        (part, index) => html`${index > 0 ? "\n" : ""}${renderPart(part, item.results)}`,
+      );
+      const interrupted =
+        message.stopReason === "aborted" ? html`<div class="interrupted">reply interrupted</div>` : "";
+      const usage = message.usage ? html`<div class="usage">tokens: ${formatUsage(message.usage)}</div>` : "";
+      return html`<section class="turn assistant"><div class="role">assistant${message.model ? ` · ${message.model}` : ""}</div>${parts}${interrupted}${usage}</section>`;
     }
+  }
+}
+
+function renderPart(part: AssistantMessage["content"][number], results: Map<string, ToolResultMessage>): Html {
+  switch (part.type) {
+    case "text":
+      // renderMarkdown escapes the text itself and makes only its own few tags (markdown-html.ts).
+      return html`<div class="answer">${trustedHtml(renderMarkdown(part.text))}</div>`;
+    case "thinking":
+      return part.text.trim()
+        ? html`<details class="thinking"><summary>thinking</summary><pre>${part.text}</pre></details>`
+        : html``;
+    case "tool_call": {
+      const result = results.get(part.id);
+      const output = result
+        ? html`<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${result.content}</pre>${renderImages(result.images ?? [])}`
+        : "";
+      return html`<details class="tool${result?.isError ? " error" : ""}" data-call-id="${part.id}"><summary>${toolCallLabel(part)}</summary><div class="label">arguments</div><pre class="arguments">${prettyArguments(part)}</pre>${output}</details>`;
+    }
+    default:
+      return assertNever(part);
   }
 }

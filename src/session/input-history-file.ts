@@ -1,8 +1,10 @@
 // Lines typed in chat, kept across runs in $HARNESS_HOME/history (one per line, oldest first)
 // for the up/down arrows.
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname } from "node:path";
 import { writeWhole } from "../shared/write-whole.ts";
+import { makePrivateFolder } from "../shared/private-files.ts";
 
 /** Lines kept; the file is trimmed back to this when it grows past twice as many. */
 export const HISTORY_LINES = 1000;
@@ -29,8 +31,8 @@ export function appendInputHistory(path: string, line: string): void {
   const entry = line.replace(/[\r\n]+/g, " ");
   if (entry.trim() === "" || loadInputHistory(path).at(-1) === entry) return;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    appendFileSync(path, `${entry}\n`, { mode: 0o600 });
+    makePrivateFolder(dirname(path));
+    appendFileSync(path, `${entry}\n`, { mode: PRIVATE_FILE_MODE });
     const lines = readFileSync(path, "utf8")
       .split("\n")
       .filter((l) => l !== "");

@@ -2,6 +2,7 @@
 // holds (or one worth keeping as it is) can go on elsewhere. The copy is a new session file whose
 // header names its origin; the origin is read, never locked or written.
 import { rmSync, writeFileSync } from "node:fs";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname } from "node:path";
 import { VERSION } from "../shared/version.ts";
 import type { SessionHeader } from "./session-entry.ts";
@@ -31,7 +32,7 @@ export function forkSession(originPath: string): LockedSession {
   const lock = lockSession(path);
   try {
     const entries = whole.slice(whole.indexOf("\n") + 1);
-    writeFileSync(path, `${JSON.stringify(header)}\n${entries}`, { flag: "wx", mode: 0o600 });
+    writeFileSync(path, `${JSON.stringify(header)}\n${entries}`, { flag: "wx", mode: PRIVATE_FILE_MODE });
   } catch (error) {
     lock.release();
     rmSync(path, { force: true });

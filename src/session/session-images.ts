@@ -2,7 +2,8 @@
 // once to a file beside the session (`<id>/images/<hash>.<ext>`) and the line names that file,
 // so a session of screenshots stays quick to list, read and resume.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { join } from "node:path";
 import type { ImagePart, Message } from "../core/messages.ts";
 
@@ -22,8 +23,8 @@ export function storeImages(message: Message, sessionsDir: string, id: string): 
     if (part.data.length <= INLINE_IMAGE_MAX_CHARS) return part;
     const bytes = Buffer.from(part.data, "base64");
     const file = `${id}/images/${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}.${EXTENSIONS[part.mediaType] ?? "bin"}`;
-    mkdirSync(join(sessionsDir, id, "images"), { recursive: true, mode: 0o700 });
-    writeFileSync(join(sessionsDir, file), bytes, { mode: 0o600 });
+    makePrivateFolder(join(sessionsDir, id, "images"));
+    writeFileSync(join(sessionsDir, file), bytes, { mode: PRIVATE_FILE_MODE });
     return { type: "image", mediaType: part.mediaType, data: "", file };
   };
   switch (message.role) {

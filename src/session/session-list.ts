@@ -7,6 +7,7 @@ import type { SessionHeader } from "./session-entry.ts";
 import { SESSION_ID_PATTERN } from "./session-id.ts";
 import { sessionPath } from "./session-store.ts";
 import { countOf } from "../shared/helpers.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 
 /** Candidates named in an "ambiguous prefix" error. */
 const AMBIGUOUS_SHOWN = 5;
@@ -182,7 +183,8 @@ export function formatSessionList(summaries: SessionSummary[]): string[] {
     const time = formatLocalTime(new Date(s.updatedAt));
     const inUse =
       s.inUseBy === undefined ? "" : s.inUseBy === process.pid ? "  (this session)" : `  in use (pid ${s.inUseBy})`;
-    return `${s.id}  ${time}  ${s.cwd}  ${countOf(s.turns, "turn")}${inUse}  ${s.firstPrompt}`;
+    // A title, folder or id comes from a session file, which another user or a model may have written.
+    return showControlChars(`${s.id}  ${time}  ${s.cwd}  ${countOf(s.turns, "turn")}${inUse}  ${s.firstPrompt}`, "");
   });
 }
 

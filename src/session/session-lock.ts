@@ -3,6 +3,7 @@
 // by `<id>.lock` beside its file, naming the owner (pid, the process's start time, the boot); a
 // lock whose owner is gone (killed, crashed, the machine rebooted) is stale and taken over.
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { basename } from "node:path";
 import { currentOwner, isOwnerAlive, parseOwner, type ProcessOwner } from "../shared/process-owner.ts";
 import { readSession, type SessionData } from "./session-reader.ts";
@@ -78,7 +79,7 @@ export function lockSession(sessionFile: string): SessionLock {
   const text = JSON.stringify(currentOwner());
   const aside = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(aside, text, { mode: 0o600 });
+    writeFileSync(aside, text, { mode: PRIVATE_FILE_MODE });
     for (let attempt = 0; ; attempt++) {
       try {
         linkSync(aside, file);

@@ -6,7 +6,6 @@ import {
   closeSync,
   fsync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readSync,
   fstatSync,
@@ -14,9 +13,11 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "./session-entry.ts";
 import { lockSession, type SessionLock } from "./session-lock.ts";
+import { makePrivateFolder } from "../shared/private-files.ts";
 
 /** Where a session's file lives, from its id. */
 export function sessionPath(sessionsDir: string, id: string): string {
@@ -117,10 +118,10 @@ export class SessionWriter {
   private open(): number {
     if (this.fd !== undefined) return this.fd;
     if (this.isNew) {
-      mkdirSync(dirname(this.path), { recursive: true });
+      makePrivateFolder(dirname(this.path));
       this.lock = lockSession(this.path); // before the file: a -c that finds it finds it taken
       // "wx": a new id never overwrites an existing session.
-      this.fd = openSync(this.path, "wx", 0o600);
+      this.fd = openSync(this.path, "wx", PRIVATE_FILE_MODE);
       this.writeLine(this.fd, `${JSON.stringify(this.header)}\n`);
     } else {
       this.fd = openSync(this.path, "r+");

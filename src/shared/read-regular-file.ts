@@ -1,6 +1,6 @@
 // Reading a file that someone else placed (a cloned repository's AGENTS.md, a mentioned path):
 // it may be a symlink to /dev/zero or /proc/self/environ, or a FIFO that nobody writes to.
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 
 /** The first bytes of a file, and its whole size. */
 export interface FileHead {
@@ -41,4 +41,23 @@ export function readRegularFile(path: string, maxBytes: number): FileHead | unde
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * What a file that is neither a regular file, a folder nor a symlink is (`a FIFO (named pipe)`,
+ * `a socket`, `a character device`, `a block device`); undefined for those three. Opening a FIFO
+ * waits for a writer, reading one waits for data, and opening some devices has effects: file
+ * tools refuse them by this before opening anything (a command's `mkfifo` once hung a run for good).
+ */
+export function specialFileKind(stats: Stats): string | undefined {
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  return undefined;
+}
+
+/** The file tools' refusal of a special file, naming what it is (`Error: …`, for the model). */
+export function specialFileError(shown: string, kind: string): string {
+  return `Error: ${shown} is ${kind}, not a regular file; file tools read and write only regular files. Nothing was done.`;
 }

@@ -7,9 +7,10 @@
 // .gitattributes cannot turn on filters or line-ending conversion: the shadow's info/attributes,
 // which wins over them, unsets those attributes, so a file comes back byte for byte.
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { systemProgram } from "../shared/system-program.ts";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 
 /** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
 const GIT_TIMEOUT_MS = 120_000;
@@ -68,12 +69,24 @@ export interface ShadowGit {
   indexFile: string;
 }
 
+/**
+ * What git makes in the shadow repository (objects, refs, the index) is the user's alone: without
+ * it git follows the umask, and under `umask 000` its folders were 0777 (state-umask.test.ts).
+ */
+const SHARED_MODE = "0600";
+
 /** Creates the shadow repository if it is not there yet (idempotent). */
 export async function initShadowRepo(gitDir: string): Promise<void> {
-  mkdirSync(gitDir, { recursive: true, mode: 0o700 });
-  await runGit({ gitDir, workTree: gitDir, indexFile: join(gitDir, "index") }, ["init", "-q", "--template=", gitDir]);
-  mkdirSync(join(gitDir, "info"), { recursive: true });
-  writeFileSync(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES);
+  makePrivateFolder(gitDir);
+  await runGit({ gitDir, workTree: gitDir, indexFile: join(gitDir, "index") }, [
+    "init",
+    "-q",
+    "--template=",
+    `--shared=${SHARED_MODE}`,
+    gitDir,
+  ]);
+  makePrivateFolder(join(gitDir, "info"));
+  writeFileSync(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES, { mode: PRIVATE_FILE_MODE });
 }
 
 /**

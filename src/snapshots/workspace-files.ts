@@ -1,6 +1,7 @@
 // The file-system side of snapshots: sizes and folders looked at without following symlinks,
 // and the housekeeping of old indexes and shadow repositories.
 import { lstatSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname, join } from "node:path";
 
 /** A file's size, without following a symlink; undefined when there is none. */
@@ -35,7 +36,7 @@ export function touch(path: string): void {
   try {
     utimesSync(path, now, now);
   } catch {
-    writeFileSync(path, "");
+    writeFileSync(path, "", { mode: PRIVATE_FILE_MODE });
   }
 }
 

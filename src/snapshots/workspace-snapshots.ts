@@ -4,10 +4,11 @@
 // size or time changed are read again). Works the same whether or not the folder is a git
 // repository; the folder's own .git is never read or written (shadow-git.ts).
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { initShadowRepo, runGit, ShadowGitError, runGitHousekeeping, type ShadowGit } from "./shadow-git.ts";
 import { newestFile, realFolderCheck, removeOlderThan, sizeOf, touch } from "./workspace-files.ts";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 
 /** Files larger than this are not snapshotted (in practice binaries, data sets and logs); undo leaves them as they are. */
 export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
@@ -96,8 +97,8 @@ export class WorkspaceSnapshots {
     const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
     const commit = (await this.git(["commit-tree", tree, "-m", "harness snapshot", "-m", note])).trim();
     // A loose ref written directly (one git process fewer per snapshot): a new file named by the commit.
-    mkdirSync(join(this.shadow.gitDir, REF_PREFIX), { recursive: true });
-    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`);
+    makePrivateFolder(join(this.shadow.gitDir, REF_PREFIX));
+    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`, { mode: PRIVATE_FILE_MODE });
     touch(join(this.shadow.gitDir, "last-used"));
     return commit;
   }
@@ -272,9 +273,9 @@ export class WorkspaceSnapshots {
   private ready(): Promise<void> {
     this.isReady ??= (async () => {
       await initShadowRepo(this.shadow.gitDir);
-      writeFileSync(join(this.shadow.gitDir, "workspace"), `${this.shadow.workTree}\n`);
+      writeFileSync(join(this.shadow.gitDir, "workspace"), `${this.shadow.workTree}\n`, { mode: PRIVATE_FILE_MODE });
       const indexes = join(this.shadow.gitDir, "indexes");
-      mkdirSync(indexes, { recursive: true, mode: 0o700 });
+      makePrivateFolder(indexes);
       // A lock left by a harness killed mid-snapshot would block this session's index for good.
       rmSync(`${this.shadow.indexFile}.lock`, { force: true });
       if (sizeOf(this.shadow.indexFile) === undefined) {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "../shared/diff.ts";
@@ -93,6 +93,8 @@ export function replaceText(
 export async function previewEdit(input: EditInput & { path: string }, cwd: string): Promise<string | undefined> {
   const absolute = resolvePath(cwd, input.path);
   if (input.old_string === "" || input.old_string === input.new_string) return undefined;
+  // Only a regular file is read for the question: a FIFO would wait for a writer (the run refuses it).
+  if (!(await stat(absolute).catch(() => undefined))?.isFile()) return undefined;
   const before = await readFile(absolute, "utf8").catch(() => undefined);
   if (before === undefined) return undefined;
   const edited = replaceText(before, input, displayPath(cwd, absolute));

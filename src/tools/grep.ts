@@ -275,6 +275,7 @@ async function searchBuiltIn(search: Search, collector: MatchCollector): Promise
 
 async function searchFile(file: string, regex: RegExp, search: Search, collector: MatchCollector): Promise<void> {
   const stats = await stat(file);
+  if (!stats.isFile()) return; // a FIFO, socket or device is never opened (a FIFO would wait for a writer)
   if (stats.size > MAX_FALLBACK_FILE_BYTES || (await isBinaryFile(file))) return;
   const lines = (await readFile(file, "utf8")).split("\n");
   if (lines[lines.length - 1] === "") lines.pop();

@@ -9,7 +9,8 @@
 // binary per platform; sharp's libvips weighs 18 MB and jimp is ~30 packages). It is imported
 // only when an image needs shrinking (it takes ~0.3 s to load), so start-up never pays for it.
 // Only files too large to decode safely are refused.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
+import { readRegularFile, specialFileKind } from "../shared/read-regular-file.ts";
 import { formatBytes } from "../shared/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
 
@@ -97,10 +98,14 @@ function jpegSize(bytes: Buffer): { width: number; height: number } | undefined 
 /** An image file the user attached (`@shot.png`, --image), made fit for the model; `name` is how errors call it. */
 export async function loadImageFile(path: string, name: string): Promise<PreparedImage | { error: string }> {
   const found = await stat(path).catch(() => undefined);
+  const special = found && specialFileKind(found);
+  if (special) return { error: `${name} is ${special}, not a picture file` };
   if (!found?.isFile()) return { error: `${name}: no such file` };
   const tooLarge = imageFileTooLarge(found.size, name);
   if (tooLarge) return { error: tooLarge };
-  const bytes = await readFile(path);
+  // Read only as a regular file, opened non-blocking: a FIFO swapped in after the stat cannot hang it.
+  const bytes = readRegularFile(path, found.size)?.bytes;
+  if (!bytes) return { error: `${name}: not a regular file` };
   const type = imageTypeOf(bytes.subarray(0, 16));
   if (!type) return { error: `${name} is not a PNG, JPEG, GIF or WebP image` };
   return prepareImage(bytes, type, name);

@@ -65,9 +65,9 @@ export const listFiles = defineTool({
 });
 
 async function entryLabel(entry: WalkEntry): Promise<string> {
-  const name = showControlChars(entry.name); // a newline in a name must not forge a second entry
+  const name = showControlChars(entry.name, ""); // a newline in a name must not forge a second entry
   if (entry.type === "directory") return `${name}/`;
   if (entry.type !== "symlink") return name;
   const target = await readlink(entry.absolute).catch(() => "?");
-  return `${name} -> ${showControlChars(target)}`;
+  return `${name} -> ${showControlChars(target, "")}`;
 }

@@ -6,9 +6,10 @@
 // inside it go through /proc/self/fd (openat by another name); elsewhere the folder is
 // re-resolved by path right before use, which leaves a small window.
 import { constants } from "node:fs";
-import { mkdir, open, readlink, realpath, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, readlink, realpath, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { Tool, ToolContext } from "../core/tool.ts";
+import { specialFileError, specialFileKind } from "../shared/read-regular-file.ts";
 
 /** `read` an existing file; `update` an existing file in place; `write` it, creating it and its folders when missing. */
 export type OpenMode = "read" | "update" | "write";
@@ -20,7 +21,7 @@ export interface CheckedFile {
   created: boolean;
 }
 
-const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constants;
+const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = constants;
 const FILE_FLAGS: Record<OpenMode, number> = { read: O_RDONLY, update: O_RDWR, write: O_RDWR };
 
 /** Opens `absolute` for `tool`'s call, or says why not (`Error: ...`, for the model). */
@@ -45,7 +46,12 @@ export async function openChecked(
       folder = next;
     }
     const file = inside(folder, target.name).at;
-    const flags = FILE_FLAGS[mode] | O_NOFOLLOW;
+    // A FIFO, socket or device is refused before it is opened (opening one may block or have
+    // effects); one swapped in after this look is opened non-blocking and refused by its fstat.
+    const existing = await lstat(file).catch(() => undefined);
+    const special = existing && specialFileKind(existing);
+    if (special) return { error: specialFileError(absolute, special) };
+    const flags = FILE_FLAGS[mode] | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
     let created = false;
     let handle: FileHandle;
     try {
@@ -55,8 +61,13 @@ export async function openChecked(
       if (mode !== "write" || (error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       handle = await open(file, flags);
     }
-    // A file with other names (hard links) is judged by those too: the inode just opened is what is checked.
     const stats = await handle.stat();
+    const opened = specialFileKind(stats);
+    if (opened) {
+      await handle.close();
+      return { error: specialFileError(absolute, opened) };
+    }
+    // A file with other names (hard links) is judged by those too: the inode just opened is what is checked.
     if (stats.isFile() && stats.nlink > 1) {
       const otherName = await call.context.checkAtUse?.(real, mode === "read" ? "read" : "write", stats);
       if (otherName) {

@@ -1,6 +1,7 @@
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { showControlChars } from "../shared/control-chars.ts";
+import { specialFileError, specialFileKind } from "../shared/read-regular-file.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import { similarity } from "./similarity.ts";
 
@@ -32,8 +33,8 @@ export function lockOnFile(input: { path: string }, cwd: string): string {
 export function displayPath(cwd: string, absolute: string): string {
   const relative = path.relative(cwd, absolute);
   if (relative === "") return ".";
-  if (relative.startsWith("..") || path.isAbsolute(relative)) return showControlChars(absolute);
-  return showControlChars(relative.split(path.sep).join("/"));
+  if (relative.startsWith("..") || path.isAbsolute(relative)) return showControlChars(absolute, "");
+  return showControlChars(relative.split(path.sep).join("/"), "");
 }
 
 /**
@@ -49,6 +50,8 @@ export async function pathError(
 ): Promise<ToolOutput | undefined> {
   const stats = await stat(absolute).catch(() => undefined);
   if (!stats) return { isError: true, content: await describeMissing(cwd, absolute) };
+  const special = specialFileKind(stats);
+  if (special) return { isError: true, content: specialFileError(displayPath(cwd, absolute), special) };
   if (!expected || stats.isDirectory() === (expected === "folder")) return undefined;
   const kinds = expected === "file" ? "a folder, not a file" : "a file, not a folder";
   return { isError: true, content: `Error: ${displayPath(cwd, absolute)} is ${kinds}${hint}.` };

@@ -61,8 +61,9 @@ export const writeFile = defineTool({
 export async function previewWrite(input: { path: string; content: string }, cwd: string): Promise<string | undefined> {
   const absolute = resolvePath(cwd, input.path);
   const previous = await stat(absolute).catch(() => undefined);
+  // Only a regular file is read for the question: a FIFO would wait for a writer (the run refuses it).
   if (
-    previous?.isDirectory() ||
+    (previous && !previous.isFile()) ||
     (previous?.size ?? 0) > MAX_DIFF_FILE_BYTES ||
     Buffer.byteLength(input.content) > MAX_DIFF_FILE_BYTES
   )

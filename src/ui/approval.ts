@@ -4,7 +4,7 @@ import { readApprovalAnswer } from "./approval-answer.ts";
 import { renderDiff } from "./diff-render.ts";
 import { foldForQuestion } from "./fold-for-question.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
-import { visibleForTerminal } from "./terminal-safe.ts";
+import { forTerminal } from "./terminal-safe.ts";
 import { fitWidth, visibleWidth } from "./text-width.ts";
 
 /** Asks the person one question and returns their line (undefined when input has closed). */
@@ -29,7 +29,7 @@ export interface TerminalAskOptions {
 export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
   const { colors } = options;
   return async (untrusted: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalAnswer | undefined> => {
-    const question = visibleForTerminal(untrusted);
+    const question = forTerminal(untrusted);
     const lines = [`${colors.yellow("allow?")} ${foldForQuestion(question.summary, options.columns)}`];
     if (question.why) lines.push(colors.dim(`  (${question.why})`));
     if (question.diff && untrusted.diff) {
@@ -50,7 +50,7 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
       }
       if (answer.type !== "unclear") return answer;
       if (tries >= MAX_UNCLEAR_ANSWERS) return { type: "no" };
-      const shown = fitWidth(visibleForTerminal(typed.trim()), 40);
+      const shown = fitWidth(forTerminal(typed.trim()), 40);
       asked = [colors.dim(`  "${shown}" is not one of the answers`), ...choices].join("\n");
     }
   };

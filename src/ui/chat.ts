@@ -1,5 +1,6 @@
 // The interactive chat loop: read a line, run it, show the turn, repeat. The lines come from
 // a LineReader (line-reader.ts).
+import { showControlChars } from "../shared/control-chars.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { UserContent } from "../core/messages.ts";
 import { expandFileMentions } from "./attachments.ts";
@@ -79,7 +80,7 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
     const text = expandFileMentions(prompt, options.cwd, options.secretPaths);
     const attached = options.withImages ? await options.withImages(text) : { prompt: text };
     if ("error" in attached) {
-      options.stderr.write(`${colors.red("error:")} ${attached.error}; nothing was sent\n`);
+      options.stderr.write(`${colors.red("error:")} ${showControlChars(attached.error)}; nothing was sent\n`);
       continue;
     }
     renderer.setPlan(options.todo?.() ?? []);

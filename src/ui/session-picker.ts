@@ -1,5 +1,6 @@
 // `harness -r` without an id: the recent sessions, numbered, to pick one from at a terminal; in a
 // headless run the same list goes to stderr with the usage line (nothing to ask, so exit 2).
+import { showControlChars } from "../shared/control-chars.ts";
 import type { Palette } from "./colors.ts";
 
 /** What the list shows of a session (a session listing's summary has these and more). */
@@ -29,7 +30,10 @@ export function formatPickList(summaries: readonly PickableSession[], now: numbe
   return summaries.map((s, index) => {
     const inUse = s.inUseBy === undefined ? "" : `  in use (pid ${s.inUseBy})`;
     const prompt = s.firstPrompt || "(no prompt)";
-    return `${String(index + 1).padStart(width)}  ${s.id}  ${formatAge(now - s.updatedAt)}  ${prompt}  ${s.cwd}${inUse}`;
+    return showControlChars(
+      `${String(index + 1).padStart(width)}  ${s.id}  ${formatAge(now - s.updatedAt)}  ${prompt}  ${s.cwd}${inUse}`,
+      "",
+    );
   });
 }
 

@@ -1,7 +1,7 @@
 // Diffs a person has already read in an approval question. When the write's result is that very
 // diff, the trace says `+3 -1 src/x.ts` instead of drawing it a second time; a result that differs
 // from what was approved (the file changed in between) is drawn in full.
-import { safeForTerminal } from "./terminal-safe.ts";
+import { forTerminal } from "./terminal-safe.ts";
 
 /** Diffs remembered at most: each is forgotten when its result arrives; this bounds refused calls' ones, which never do. */
 const MAX_REMEMBERED = 32;
@@ -10,9 +10,9 @@ const MAX_REMEMBERED = 32;
 export class ShownDiffs {
   private readonly diffs: string[] = [];
 
-  /** The diff as the question showed it (compared as the renderer gets it: control sequences stripped). */
+  /** The diff as the question showed it (compared as the renderer gets it: control characters shown). */
   remember(diff: string): void {
-    this.diffs.push(safeForTerminal(diff));
+    this.diffs.push(forTerminal(diff));
     if (this.diffs.length > MAX_REMEMBERED) this.diffs.shift();
   }
 

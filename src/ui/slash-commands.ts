@@ -1,5 +1,6 @@
 // Chat commands typed as `/name args`. This file parses and answers them; what they act on
 // (the session, the provider) is reached through ChatControls, which the CLI wiring provides.
+import { showControlChars } from "../shared/control-chars.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
@@ -191,7 +192,8 @@ export async function runSlashCommand(
   const columns = (output as NodeJS.WriteStream).columns;
   const fit = (text: string) => (columns ? wrapToWidth(text, columns) : text);
   const say = (text: string): void => {
-    output.write(`${colors.dim(fit(text))}\n`);
+    // What a command says may quote a file, a server or a session (a skill's description, an MCP error).
+    output.write(`${colors.dim(fit(showControlChars(text)))}\n`);
   };
   const command = COMMANDS[name?.toLowerCase() ?? ""];
   if (!command) {
@@ -214,7 +216,9 @@ export async function runSlashCommand(
   try {
     return (await command.run(args.trim(), controls, say)) ?? "continue";
   } catch (error) {
-    output.write(`${fit(`${colors.red("error:")} ${error instanceof Error ? error.message : String(error)}`)}\n`);
+    output.write(
+      `${fit(`${colors.red("error:")} ${showControlChars(error instanceof Error ? error.message : String(error))}`)}\n`,
+    );
     return "continue";
   }
 }

@@ -13,7 +13,7 @@ import { LiveOutput } from "./live-output.ts";
 import { ToolClock } from "./tool-clock.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatDuration, formatTokens } from "../shared/helpers.ts";
-import { eventForTerminal } from "./terminal-safe.ts";
+import { forTerminal } from "./terminal-safe.ts";
 import { firstLine, wrapToWidth } from "./text-width.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
@@ -83,7 +83,7 @@ export class TerminalRenderer {
   }
 
   handle(untrusted: AgentEvent): void {
-    const event = eventForTerminal(untrusted);
+    const event = forTerminal(untrusted);
     switch (event.type) {
       case "start":
       case "usage":

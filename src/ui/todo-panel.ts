@@ -5,6 +5,7 @@
 // once per change instead.
 import type { TodoItem } from "../core/event-schema.ts";
 import { formatTodoItem } from "../shared/helpers.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import type { Palette } from "./colors.ts";
 import { PinnedLines } from "./pinned-lines.ts";
 import { fitWidth } from "./text-width.ts";
@@ -23,7 +24,7 @@ export function formatTodoBlock(items: readonly TodoItem[], colors: Palette, col
     item.status === "done" ? colors.dim(text) : item.status === "in_progress" ? colors.bold(text) : text;
   return [
     colors.dim(`plan: ${done}/${items.length} done`),
-    ...shown.map((item) => style(item, `  ${fitWidth(formatTodoItem(item), columns - 3)}`)),
+    ...shown.map((item) => style(item, `  ${fitWidth(showControlChars(formatTodoItem(item), ""), columns - 3)}`)),
     ...(hidden > 0 ? [colors.dim(`  … ${hidden} more`)] : []),
   ];
 }

@@ -7,7 +7,7 @@ import type { AgentEvent } from "../core/events.ts";
 import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
 import { TerminalRenderer } from "./terminal-renderer.ts";
-import { safeForTerminal } from "./terminal-safe.ts";
+import { forTerminal } from "./terminal-safe.ts";
 import { countOf } from "../shared/helpers.ts";
 
 /** Prompts (with what followed each) shown when a chat resumes. */
@@ -27,7 +27,7 @@ export interface ReplayTarget {
 /** Draws the last few turns of a conversation (nothing for no messages). */
 export function replayTranscript(untrusted: Message[], target: ReplayTarget): void {
   const { colors, stderr } = target;
-  const messages = safeForTerminal(untrusted);
+  const messages = forTerminal(untrusted);
   const prompts = messages.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const from = prompts.length > REPLAY_TURNS ? prompts[prompts.length - REPLAY_TURNS] : 0;
   if (from > 0) {

@@ -7,7 +7,7 @@ import type { AgentEvent } from "../core/events.ts";
 import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
 import type { Provider } from "../core/provider.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
-import { stripControlSequences } from "../shared/control-chars.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { redactEvents } from "../core/stream-redactor.ts";
 import { describeCall, type ApproveFn } from "../core/run-tools.ts";
@@ -165,7 +165,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   // key and no escape sequence of theirs reaches the terminal or an editor's log.
   const options = {
     ...sessionOptions,
-    warn: (message: string) => sessionOptions.warn(redactText(stripControlSequences(message), secretValuesOf(env))),
+    warn: (message: string) => sessionOptions.warn(redactText(showControlChars(message), secretValuesOf(env))),
   };
   // Whether a sandbox works here, found out without blocking while the settings load (the CLI
   // starts this trial at launch); setupPermissions then has the answer at hand.

@@ -2,6 +2,7 @@
 // only protocol messages; warnings go to stderr (editors show it in their agent log).
 // Each editor session is a harness session: recorded in $HARNESS_HOME/sessions like a CLI run,
 // so `session/load` (and `harness -r <id>`) can continue it.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { Readable, Writable } from "node:stream";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { AcpHost, AskEditorFn, HostedSession } from "../../acp/acp-server.ts";
@@ -40,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
     ({ flags } = parseFlags(argv, ACP_FLAGS));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`harness acp: ${error.message}\nTry 'harness acp --help'.\n`);
+    process.stderr.write(`harness acp: ${showControlChars(error.message)}\nTry 'harness acp --help'.\n`);
     return 2;
   }
   if (flags.help) {
@@ -99,7 +100,7 @@ function hostFor(
       // chat or in the user's settings counts, or --trust; otherwise one line in the editor's log.
       trust: { flag: given.trust },
       mcpServers: mcpServers.map(toServerConfig),
-      warn: (message) => process.stderr.write(`harness: ${message}\n`),
+      warn: (message) => process.stderr.write(`harness: ${showControlChars(message)}\n`),
     });
     return { id: session.id, tools: session.tools, run: session.run, close: session.close };
   };

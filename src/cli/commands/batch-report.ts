@@ -1,12 +1,13 @@
 // `harness batch report a.jsonl [b.jsonl ...] [--html report.html]`: each run in the files summed
 // up, and (for two runs or more) their tasks side by side, in the terminal and as a page.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { parseFlags } from "../cli-args.ts";
 import { formatRunHeading, formatSideBySide, runsOf } from "../../batch/batch-compare.ts";
 import { formatSummary } from "../../batch/batch-summary.ts";
 import { reportHtml } from "../../batch/report-html.ts";
-import { readResults } from "../../batch/results-file.ts";
+import { readResults, ResultsFileError } from "../../batch/results-file.ts";
 
 const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
 
@@ -23,24 +24,35 @@ export async function runReport(argv: string[]): Promise<number> {
     }
     if (parsed.positionals.length === 0) throw new Error("give one results file or more");
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${REPORT_USAGE}`);
+    process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n${REPORT_USAGE}`);
     return 2;
   }
-  const files = parsed.positionals.map((file) => ({ path: resolve(file), results: readResults(resolve(file)) }));
+  let files;
+  try {
+    files = parsed.positionals.map((file) => ({ path: resolve(file), results: readResults(resolve(file)) }));
+  } catch (error) {
+    if (!(error instanceof ResultsFileError)) throw error;
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
+    return 2;
+  }
   const empty = files.find((file) => file.results.length === 0);
   if (empty) {
-    process.stderr.write(`harness: ${empty.path} has no results (is it the --out file of a batch?)\n`);
+    process.stderr.write(
+      `harness: ${showControlChars(empty.path)} has no results (is it the --out file of a batch?)\n`,
+    );
     return 2;
   }
   const runs = runsOf(files);
   const sections = runs.map((run) => `${formatRunHeading(run)}\n\n${formatSummary(run.summary)}`);
-  process.stdout.write(sections.join("\n"));
-  if (runs.length > 1)
-    process.stdout.write(`\ntasks side by side (those not ok in every run first):\n${formatSideBySide(runs)}`);
+  // Every id, model, error and status in the report is what the results file says, and the file
+  // may be someone else's: the report goes out with its control characters shown (OSC 52, OSC 8).
+  const sideBySide =
+    runs.length > 1 ? `\ntasks side by side (those not ok in every run first):\n${formatSideBySide(runs)}` : "";
+  process.stdout.write(showControlChars(`${sections.join("\n")}${sideBySide}`));
   if (parsed.flags.html) {
     const htmlPath = resolve(parsed.flags.html);
     writeFileSync(htmlPath, reportHtml(runs, `batch report: ${files.map((file) => basename(file.path)).join(", ")}`));
-    process.stderr.write(`report: ${htmlPath}\n`);
+    process.stderr.write(`report: ${showControlChars(htmlPath)}\n`);
   }
   return 0;
 }

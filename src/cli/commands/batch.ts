@@ -1,6 +1,7 @@
 // `harness batch tasks.jsonl`: many tasks, each in its own working copy and session, on this
 // machine (a pool of child harnesses) or across machines (`--queue`: BullMQ on Redis, run by
 // `harness worker`). `harness batch report a.jsonl [b.jsonl ...]`: what runs added up to.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { resolve } from "node:path";
 import { countOf } from "../../shared/helpers.ts";
 import { parseFlags, PROVIDER_FLAGS, type Flags } from "../cli-args.ts";
@@ -15,7 +16,7 @@ import { rateLimitBackoffFrom, runLocalBatch } from "../../batch/local-pool.ts";
 import { writePredictions } from "../../batch/predictions.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
-import { readResults, ResultsWriter } from "../../batch/results-file.ts";
+import { readResults, ResultsFileError, ResultsWriter } from "../../batch/results-file.ts";
 import type { TaskResult } from "../../batch/task-result.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
 import { AttemptFiles, recordLostAttempts } from "../../batch/attempt-journal.ts";
@@ -75,16 +76,23 @@ export async function run(argv: string[]): Promise<number> {
     config = loadConfigFile(process.env);
   } catch (error) {
     if (!(error instanceof TaskFileError) && !(error instanceof ConfigError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return 2;
   }
   const outPath = resolve(flags.out ?? "results.jsonl");
+  try {
+    readResults(outPath); // a line of the wrong shape stops the batch here, before it runs or appends anything
+  } catch (error) {
+    if (!(error instanceof ResultsFileError)) throw error;
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
+    return 2;
+  }
   let unlock: () => void;
   try {
     unlock = lockResults(outPath);
   } catch (error) {
     if (!(error instanceof ResultsLockError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return 1;
   }
   const reaper = new Reaper();
@@ -123,7 +131,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (error) {
       if (!(error instanceof QueueUrlError)) throw error;
       progress.close();
-      process.stderr.write(`harness: ${error.message}\n`);
+      process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
       return 1;
     } finally {
       writer.close();
@@ -190,7 +198,7 @@ function parseBatchArgs(argv: string[]): { flags: BatchFlags; tasksPath: string;
       );
     return { flags, tasksPath: parsed.positionals[0], target };
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
+    process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n${USAGE}`);
     return 2;
   }
 }

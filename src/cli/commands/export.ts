@@ -1,4 +1,5 @@
 // `harness export [id] [--html|--md] [-o file]`: a session as a self-contained HTML page or as Markdown.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -51,10 +52,10 @@ export async function run(argv: string[]): Promise<number> {
     session = readSession(file.path);
   } catch (error) {
     if (!(error instanceof SessionLookupError || error instanceof SessionReadError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return 2;
   }
-  for (const notice of session.notices) process.stderr.write(`harness: ${notice}\n`);
+  for (const notice of session.notices) process.stderr.write(`harness: ${showControlChars(notice)}\n`);
 
   // Markdown goes to stdout by default (pipe it anywhere); a page is a file to open.
   const isMarkdown = values.md || (!values.html && /\.(md|markdown)$/i.test(values.output ?? ""));

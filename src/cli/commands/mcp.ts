@@ -1,5 +1,6 @@
 // `harness mcp list`: the configured MCP servers, whether they start, and the tools they offer
 // (as the model sees them: `server__tool`).
+import { showControlChars } from "../../shared/control-chars.ts";
 import { homedir } from "node:os";
 import { parseArgs } from "node:util";
 import { configPath, loadConfigFile } from "../../wiring/config-file.ts";
@@ -34,7 +35,7 @@ export async function run(argv: string[]): Promise<number> {
       strict: true,
     });
   } catch (error) {
-    process.stderr.write(`harness mcp: ${(error as Error).message}\nTry 'harness mcp --help'.\n`);
+    process.stderr.write(`harness mcp: ${showControlChars((error as Error).message)}\nTry 'harness mcp --help'.\n`);
     return 2;
   }
   if (parsed.values.help) {
@@ -57,11 +58,11 @@ export async function run(argv: string[]): Promise<number> {
     config = loadConfigFile(env);
   } catch (error) {
     if (!(error instanceof SettingsError) && !(error instanceof ConfigError)) throw error;
-    stderr.write(`harness mcp: ${error.message}\n`);
+    stderr.write(`harness mcp: ${showControlChars(error.message)}\n`);
     return 2;
   }
   const secrets = secretValuesOf(env);
-  const warn = (message: string) => stderr.write(`harness mcp: ${redactText(message, secrets)}\n`);
+  const warn = (message: string) => stderr.write(`harness mcp: ${showControlChars(redactText(message, secrets))}\n`);
   const trust = await settleFolderTrust({
     cwd,
     harnessHome: home,
@@ -74,7 +75,9 @@ export async function run(argv: string[]): Promise<number> {
   const files = [userMcpServers(config.mcpServers, configPath(env), env), projectMcpServers(cwd, env, commandEnv)];
   const servers = loadMcpServers(trust.isTrusted ? files : files.slice(0, 1), warn);
   if (servers.length === 0) {
-    stdout.write(`no MCP servers configured (add "mcpServers" to ${files.map((file) => file.path).join(" or ")})\n`);
+    stdout.write(
+      `no MCP servers configured (add "mcpServers" to ${showControlChars(files.map((file) => file.path).join(" or "), "")})\n`,
+    );
     return 0;
   }
   const { connectMcpServers, shownUrl } = await import("../../mcp/connect.ts");
@@ -85,6 +88,9 @@ export async function run(argv: string[]): Promise<number> {
     warn: () => {},
     prepareImage: prepareBase64Image,
   });
+  // Every name, description, error and command comes from a settings file or a server: each
+  // line goes out with its control characters shown (a server's description with OSC 52 in it).
+  const print = (line: string) => stdout.write(`${showControlChars(line, "")}\n`);
   try {
     for (const [index, status] of connections.servers.entries()) {
       const config = servers[index];
@@ -93,12 +99,14 @@ export async function run(argv: string[]): Promise<number> {
           ? [config.command, ...config.args].join(" ")
           : `${shownUrl(config.url)} (${config.transport})`;
       if (!status.ok) {
-        stdout.write(`${status.name}: failed: ${redactText(status.error, secrets)}\n  ${where}\n`);
+        print(`${status.name}: failed: ${redactText(status.error, secrets)}`);
+        print(`  ${where}`);
         continue;
       }
-      stdout.write(`${status.name}: ${countOf(status.tools.length, "tool")}\n  ${where}\n`);
+      print(`${status.name}: ${countOf(status.tools.length, "tool")}`);
+      print(`  ${where}`);
       for (const tool of status.tools)
-        stdout.write(`  ${mcpToolName(status.name, tool.name)}  ${shorten(tool.description ?? "")}\n`);
+        print(`  ${mcpToolName(status.name, tool.name)}  ${shorten(tool.description ?? "")}`);
     }
   } finally {
     await connections.close();

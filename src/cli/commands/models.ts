@@ -1,4 +1,5 @@
 // `harness models`: the models the configured endpoint offers, one id per line on stdout.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { parseArgs } from "node:util";
 import { loadConfigFile } from "../../wiring/config-file.ts";
 import { ConfigError } from "../../wiring/defaults.ts";
@@ -51,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError || error instanceof ModelListError)) throw error;
-    process.stderr.write(`harness models: ${error.message}\n`);
+    process.stderr.write(`harness models: ${showControlChars(error.message)}\n`);
     return error instanceof ConfigError && error.isUsage ? 2 : 1;
   }
 }

@@ -2,6 +2,7 @@
 // before its last turn, or its last n turns (default: the latest session in this directory).
 // Headless, it does not ask: the command is the request. It prints what it changed, and the
 // undo is recorded, so `/redo` in the continued chat (`harness -c`) takes it back.
+import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags, UsageError } from "../cli-args.ts";
 import { findLatestSession, findSessionByPrefix } from "../../session/session-list.ts";
 import { lockAndReadSession } from "../../session/session-lock.ts";
@@ -36,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
     flags = parseFlags(argv, UNDO_FLAGS).flags;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n${USAGE}`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n${USAGE}`);
     return 2;
   }
   if (flags.help) {
@@ -56,10 +57,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     const code = sessionErrorExitCode(error);
     if (code === undefined) throw error;
-    process.stderr.write(`harness: ${(error as Error).message}\n`);
+    process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n`);
     return code;
   }
-  for (const notice of session.notices) process.stderr.write(`harness: ${notice}\n`);
+  for (const notice of session.notices) process.stderr.write(`harness: ${showControlChars(notice)}\n`);
 
   const snapshots = snapshotsFor(process.env, session.cwd, session.header.id);
   const recorder = new SessionRecorder(SessionWriter.resume(session.path, session.header, session.lock));
@@ -72,17 +73,20 @@ export async function run(argv: string[]): Promise<number> {
       : result.changes.length === 0
         ? "the conversation; no file differed from then"
         : `files in ${session.cwd}:\n${listChanges(result.changes)}`;
-    process.stdout.write(`undid ${turns} of session ${session.header.id}: ${what}\n`);
+    // File names are the workspace's, and a model's command may have made them: shown, never obeyed.
+    const name = (path: string) => showControlChars(path, "");
+    process.stdout.write(`undid ${turns} of session ${session.header.id}: ${showControlChars(what)}\n`);
     if (result && result.kept.length > 0)
       process.stdout.write(
-        `left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${path}`).join("\n")}\n`,
+        `left as they are (ignored or too large to snapshot before the turn):\n${result.kept.map((path) => `  ${name(path)}`).join("\n")}\n`,
       );
-    if (result && result.leftAlone.length > 0) process.stdout.write(`${describeLeftAlone(result.leftAlone)}\n`);
+    if (result && result.leftAlone.length > 0)
+      process.stdout.write(`${showControlChars(describeLeftAlone(result.leftAlone))}\n`);
     process.stdout.write(`to redo it: harness -r ${session.header.id}, then /redo\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof UndoError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return error.isUsage ? 2 : 1;
   } finally {
     recorder.close();

@@ -1,6 +1,7 @@
 // `harness worker --queue redis://host:port/name`: runs the tasks a `harness batch --queue` put
 // on the queue, on this machine, until stopped (Ctrl-C or SIGTERM: the running tasks go back
 // to the queue at once for other workers).
+import { showControlChars } from "../../shared/control-chars.ts";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
@@ -58,14 +59,14 @@ export async function run(argv: string[]): Promise<number> {
     if (!flags.queue) throw new Error("--queue redis://host:port/name is required");
     target = parseQueueUrl(flags.queue);
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n${USAGE}`);
+    process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n${USAGE}`);
     return 2;
   }
   let config;
   try {
     config = loadConfigFile(process.env);
   } catch (error) {
-    process.stderr.write(`harness: ${(error as Error).message}\n`);
+    process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n`);
     return 2;
   }
   const settings = settingsFromFlags(flags);
@@ -99,12 +100,12 @@ export async function run(argv: string[]): Promise<number> {
       sessionSpend: sessionSpendFor(run.price),
       policy: { settings, allowModels, home: process.env.HOME || homedir() },
       rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
-      log: (line) => process.stderr.write(`worker: ${line}\n`),
+      log: (line) => process.stderr.write(`worker: ${showControlChars(line)}\n`),
       signal: controller.signal,
     });
   } catch (error) {
     if (!(error instanceof QueueUrlError)) throw error;
-    process.stderr.write(`harness: ${error.message}\n`);
+    process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return 1;
   } finally {
     reaper.close();
