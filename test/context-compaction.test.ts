@@ -348,3 +348,52 @@ test("Agent.compact: on demand, with a focus, and a failure when there is nothin
     },
   });
 });
+
+test("compactions that do not bring the next request under the threshold cut harder, then stop and say so", async () => {
+  // The server counts every request at 9,900 of a 10,000-token window, compacted or not (a
+  // system prompt and tools that fill the window would do it): without the check, every step compacts.
+  let steps = 0;
+  let summaries = 0;
+  const usage = { prompt_tokens: 9900, completion_tokens: 20, total_tokens: 9920 };
+  const answer: ScriptStep = (request) => {
+    if (!request.body.tools) {
+      summaries++;
+      return { reply: { text: `SUMMARY ${summaries}`, usage } };
+    }
+    steps++;
+    if (steps > 12) return { reply: { text: "done", usage } };
+    return {
+      reply: { toolCalls: [{ id: `call_${steps}`, name: "bash", arguments: { command: `seq ${steps} 1000` } }], usage },
+    };
+  };
+  const { events, result } = await run(
+    Array.from({ length: 40 }, () => answer),
+    { context: { window: 10_000, keepRecent: 4000 } },
+  );
+  assert.equal(result.reason, "stop");
+  assert.equal(result.answer, "done");
+  const done = compactions(events);
+  assert.equal(summaries, 3, "three compactions, then none");
+  assert.equal(done.length, 3);
+  // Each keeps the newest turn only (at this size the calibration already cuts that hard).
+  assert.deepEqual(
+    done.map((event) => [event.removedMessages, event.keptMessages]),
+    [
+      [1, 2],
+      [3, 2],
+      [3, 2],
+    ],
+  );
+  const stopped = events.filter((e) => e.type === "compaction_stopped");
+  assert.deepEqual(stopped, [
+    {
+      type: "compaction_stopped",
+      reason:
+        "after 3 compactions in a row the next request was still 9900 tokens, at or over the compaction threshold of 8000 (the last kept 2 messages and its summary); the system prompt, tools and newest turn may fill the window, or the window is set too small (--context-window)",
+    },
+  ]);
+  // Said as soon as the reply after the third compaction showed it did not help (before that reply's message).
+  const at = events.indexOf(stopped[0]);
+  assert.equal(events[at - 1], done[2]);
+  assert.equal(events[at + 1].type, "message");
+});
