@@ -28,9 +28,9 @@ const roles = (request: RecordedRequest) => request.body.messages.map((m: { role
 
 test("a compacted session resumes from its summary; the file keeps everything, spilled output included", async () => {
   server = await startFakeLLM([
-    // About what the first request holds (system prompt and tools), so the calibration (server's
-    // count over the estimate) stays near 1 and the big result alone does not reach the threshold.
-    bashStep("call_big", "seq 1 200000", 1500),
+    // No usage on the first reply: the next request is estimated (the big result alone stays
+    // under the threshold); the second reply's count calibrates the estimate.
+    { reply: { toolCalls: [{ id: "call_big", name: "bash", arguments: { command: "seq 1 200000" } }], usage: null } },
     bashStep("call_two", "echo two", 8500),
     (request) => {
       assert.equal(request.body.messages[0].content, SUMMARY_SYSTEM_PROMPT);

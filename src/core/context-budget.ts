@@ -58,19 +58,21 @@ const MIN_TOKEN_RATIO = 0.5;
 const MAX_TOKEN_RATIO = 10;
 
 /**
- * How the server's token count compares with the estimate: the newest reply that reports usage
- * (input and cached tokens: the whole request it answered) over the estimate of that same request.
- * A tool step of a few short fields counts about 18 tokens by characters and ~66 on a real
- * tokenizer; CJK text about a token per character against a quarter. Estimates of what is kept
- * through a compaction are multiplied by this. 1 when no reply reports usage.
+ * How the server's token count of the messages compares with their estimate: the newest reply
+ * that reports usage (input and cached tokens: the whole request it answered) less the estimate
+ * of the system prompt and tools, over the estimate of the messages it answered. A tool step of
+ * a few short fields counts about 18 tokens by characters and ~66 on a real tokenizer; CJK text
+ * about a token per character against a quarter. The prefix is taken at its estimate: where it
+ * is undercounted too, the ratio comes out higher and a compaction keeps less, never more.
+ * Estimates of messages are multiplied by this. 1 when no reply reports usage.
  */
 export function tokenRatio(messages: Message[], system: string, tools: ToolSpec[]): number {
   let at = messages.length - 1;
   while (at >= 0 && reportedInput(messages[at]) === 0) at--;
   if (at < 0) return 1;
-  let estimated = estimatePrefixTokens(system, tools);
+  let estimated = 0;
   for (let index = 0; index < at; index++) estimated += estimateMessageTokens(messages[index]);
-  const ratio = reportedInput(messages[at]) / Math.max(1, estimated);
+  const ratio = (reportedInput(messages[at]) - estimatePrefixTokens(system, tools)) / Math.max(1, estimated);
   return Math.min(MAX_TOKEN_RATIO, Math.max(MIN_TOKEN_RATIO, ratio));
 }
 
@@ -102,7 +104,7 @@ export function conversationTokens(
       return input + (message.role === "assistant" ? (message.usage?.output ?? 0) : 0) + Math.ceil(estimated * ratio);
     estimated += estimateMessageTokens(message);
   }
-  return Math.ceil((estimatePrefixTokens(system, tools) + estimated) * ratio);
+  return estimatePrefixTokens(system, tools) + Math.ceil(estimated * ratio);
 }
 
 /** The token count past which the next request triggers a compaction. */
