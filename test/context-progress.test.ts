@@ -5,11 +5,17 @@
 // Each session is bounded: the fake model ends the run after MAX_SUMMARIES summary requests, so a
 // regression fails on the count instead of running for ever.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
+import {
+  type CompactionSession,
+  compactionSession,
+  contractFacts,
+  isSummaryRequest,
+  PROMPT,
+} from "./compaction-session.ts";
+import { startFakeLLM, type FakeLLM } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, jsonLines, runCli, tempDir } from "./helpers.ts";
 
 let server: FakeLLM;
@@ -20,103 +26,28 @@ afterEach(async () => {
 
 /** Summary requests after which the fake model ends the session: far above what a working harness needs. */
 const MAX_SUMMARIES = 12;
-const PROMPT = "Walk through notes.txt step by step; keep the plan current. MARKER-PROMPT-7f3a";
-const AGENTS_MARKER = "MARKER-AGENTS-51c2: answer in British English.";
-const PLAN = [
-  { content: "read the notes MARKER-PLAN-1", status: "in_progress" },
-  { content: "write the report MARKER-PLAN-2", status: "pending" },
-];
-const WRITTEN = "src/report-marker-e41.ts";
 
-const isSummary = (request: RecordedRequest) =>
-  request.body.messages?.[0]?.content === SUMMARY_SYSTEM_PROMPT && !request.body.tools;
-
-/** What harness's estimate would say of a piece of text: four characters a token. */
-const charsOver4 = (text: string) => Math.ceil(text.length / 4);
-
-/**
- * A server's tokenizer, as the fake counts it: CJK characters one token each, the rest at
- * `ratio` times harness's estimate (small tool steps, short identifiers), the system prompt
- * and tool schemas at the estimate. Counted over the chat-completions body's own fields.
- */
-function serverTokens(body: any, ratio: number): number {
-  let tokens = charsOver4(JSON.stringify(body.tools ?? []));
-  for (const message of body.messages) {
-    const texts: string[] = [typeof message.content === "string" ? message.content : JSON.stringify(message.content)];
-    for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
-    for (const text of texts) {
-      const cjk = text.match(/[\u3040-\u30ff\u3400-\u9fff]/g)?.length ?? 0;
-      const rest = text.length - cjk;
-      tokens += cjk + (message.role === "system" ? charsOver4(" ".repeat(rest)) : Math.ceil((rest / 4) * ratio));
-    }
-    tokens += message.role === "system" ? 4 : Math.ceil(4 * ratio);
-  }
-  return tokens;
-}
-
-interface Session {
-  steps: number;
-  ratio: number;
-  /** What each step's file holds (what read_file returns to the model). */
-  notes: string;
-  window?: number;
-}
-
-/**
- * A one-shot session: a todo call, a write_file, then `steps` read_file calls of a small file,
- * then "done". Usage is the fake tokenizer's count of each request.
- */
-async function runSession({ steps, ratio, notes, window }: Session) {
+/** A one-shot session of compactionSession's script; usage is the fake tokenizer's count of each request. */
+async function runSession(plan: Omit<CompactionSession, "maxSummaries">, window?: number) {
   const cwd = tempDir();
-  writeFileSync(join(cwd, "AGENTS.md"), `${AGENTS_MARKER}\n`);
-  writeFileSync(join(cwd, "notes.txt"), notes);
-  let step = 0;
-  let summaries = 0;
-  const tokens = new Map<RecordedRequest, number>();
-  const reply = (request: RecordedRequest): ScriptStep => {
-    const count = serverTokens(request.body, ratio);
-    tokens.set(request, count);
-    const usage = { prompt_tokens: count, completion_tokens: 20, total_tokens: count + 20 };
-    if (isSummary(request)) {
-      summaries++;
-      return { reply: { text: `## Goal\nWalk through the notes.\n## Next steps\nGo on from step ${step}.`, usage } };
-    }
-    if (summaries > MAX_SUMMARIES || step >= steps + 2) return { reply: { text: "done", usage } };
-    step++;
-    const id = `call_${step}`;
-    if (step === 1) return { reply: { toolCalls: [{ id, name: "todo", arguments: { items: PLAN } }], usage } };
-    if (step === 2)
-      return {
-        reply: { toolCalls: [{ id, name: "write_file", arguments: { path: WRITTEN, content: "x\n" } }], usage },
-      };
-    return { reply: { toolCalls: [{ id, name: "read_file", arguments: { path: "notes.txt" } }], usage } };
-  };
-  server = await startFakeLLM(Array.from({ length: 2 * steps + MAX_SUMMARIES + 10 }, () => reply));
+  const { script, counted } = compactionSession(cwd, { ...plan, maxSummaries: MAX_SUMMARIES });
+  server = await startFakeLLM(script);
   const env = cleanEnv();
   const windowFlags = window ? ["--context-window", String(window)] : [];
+  const maxTurns = ["--max-turns", String(plan.steps + 10)];
   const result = await runCli(
-    [
-      ...fakeFlags(server),
-      ...windowFlags,
-      "-y",
-      "--max-turns",
-      String(steps + 10),
-      "--output",
-      "stream-json",
-      "-p",
-      PROMPT,
-    ],
+    [...fakeFlags(server), ...windowFlags, "-y", ...maxTurns, "--output", "stream-json", "-p", PROMPT],
     { env, cwd },
   );
   assert.equal(result.code, 0, result.stderr);
   const events = jsonLines(result.stdout);
   const requests = server.requests.map((request) => ({
     request,
-    isSummary: isSummary(request),
-    tokens: tokens.get(request) as number,
+    isSummary: isSummaryRequest(request),
+    tokens: counted.tokens.get(request) as number,
     bytes: JSON.stringify(request.body).length,
   }));
-  return { events, requests, summaries, cwd, env };
+  return { events, requests, summaries: counted.summaries, cwd, env };
 }
 
 /**
@@ -166,13 +97,12 @@ function assertContract(session: Awaited<ReturnType<typeof runSession>>) {
   const later = requests.slice(first + 1).filter((r) => !r.isSummary);
   assert.ok(later.length > 0);
   for (const { request } of later) {
-    const text = JSON.stringify(request.body);
-    const where = `request ${server.requests.indexOf(request) + 1}`;
-    assert.ok(text.includes("MARKER-AGENTS-51c2"), `${where} carries the instructions (AGENTS.md)`);
-    assert.ok(text.includes("MARKER-PROMPT-7f3a"), `${where} carries the user's last request`);
-    assert.ok(text.includes("MARKER-PLAN-1") && text.includes("MARKER-PLAN-2"), `${where} carries the plan`);
-    assert.ok(text.includes(WRITTEN), `${where} carries the ledger of files touched`);
-    assert.match(text, /compacted/i, `${where} tells the model a compaction happened`);
+    const facts = contractFacts(request);
+    assert.deepEqual(
+      Object.keys(facts).filter((fact) => !facts[fact]),
+      [],
+      `request ${server.requests.indexOf(request) + 1} carries every fact`,
+    );
   }
 }
 
@@ -186,7 +116,7 @@ test("many small tool steps counted at 3.7x the estimate: few compactions, each 
 test("a CJK-heavy session (a token per character): few compactions, each shrinking the request, the contract kept", async () => {
   const window = 16_000;
   const notes = `${"長い会話でも文脈を保つための記録です。".repeat(6)}\n`;
-  const session = await runSession({ steps: 160, ratio: 1, notes, window });
+  const session = await runSession({ steps: 160, ratio: 1, notes }, window);
   assertProgress(session, window, 5, "CJK notes");
   assertContract(session);
   // The note points to the full record: the session file, and the removed part as text, which
