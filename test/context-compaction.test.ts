@@ -2,13 +2,18 @@
 // older turns with a tool-less summary request and sends a shorter, still valid conversation.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { Agent, runAgent, type RunOptions } from "../src/core/agent.ts";
 import { SUMMARY_SYSTEM_PROMPT, findCut } from "../src/core/compaction.ts";
+import { collectFacts, factsOfCallWith, readFacts, renderFacts } from "../src/core/compaction-contract.ts";
 import { estimateMessageTokens } from "../src/core/context-budget.ts";
 import type { AgentEvent } from "../src/core/events.ts";
 import { userMessage, type Message } from "../src/core/messages.ts";
 import { bash } from "../src/tools/bash.ts";
+import { readFile } from "../src/tools/read-file.ts";
+import { todo } from "../src/tools/todo.ts";
+import { writeFile } from "../src/tools/write-file.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { drain, fakeAnthropicProvider, fakeOpenAIProvider, tempDir } from "./helpers.ts";
 
@@ -396,4 +401,62 @@ test("compactions that do not bring the next request under the threshold cut har
   const at = events.indexOf(stopped[0]);
   assert.equal(events[at - 1], done[2]);
   assert.equal(events[at + 1].type, "message");
+});
+
+test("the contract's facts: requests bounded (the first and the newest), the plan, the ledger, read back by the next compaction", () => {
+  const cwd = tempDir();
+  const call = (id: string, name: string, args: unknown): Message => ({
+    role: "assistant",
+    content: [{ type: "tool_call", id, name, arguments: JSON.stringify(args) }],
+    stopReason: "tool_use",
+  });
+  const result = (id: string, name: string, isError = false): Message => ({
+    role: "tool",
+    toolCallId: id,
+    toolName: name,
+    content: isError ? "failed" : "ok",
+    isError,
+  });
+  const removed: Message[] = [
+    userMessage("the task"),
+    call("a", "todo", { items: [{ content: "step one", status: "in_progress" }] }),
+    result("a", "todo"),
+    call("b", "write_file", { path: "src/a.ts", content: "x" }),
+    result("b", "write_file"),
+    call("c", "read_file", { path: join(cwd, "src/a.ts") }),
+    result("c", "read_file"),
+    call("d", "write_file", { path: "/elsewhere/b.ts", content: "x" }),
+    result("d", "write_file", true), // failed: not in the ledger
+    ...Array.from({ length: 8 }, (_, index) => userMessage(`${index}: ${"y".repeat(990)}`)),
+  ];
+  const facts = collectFacts(removed, factsOfCallWith([todo, writeFile, readFile], cwd));
+  // 6000 characters: the task, then the newest six of the eight 993-character requests.
+  const heads = (requests: string[]) => requests.map((request) => request.slice(0, 4));
+  assert.deepEqual(heads(facts.requests), ["the ", "2: y", "3: y", "4: y", "5: y", "6: y", "7: y"]);
+  assert.equal(facts.leftOutRequests, 2);
+  assert.deepEqual(facts.plan, [{ content: "step one", status: "in_progress" }]);
+  assert.deepEqual([...facts.files], [["src/a.ts", { read: true, written: true }]]);
+
+  // The next compaction reads them back from the note and adds its own.
+  const note = renderFacts(facts);
+  const next = collectFacts(
+    [
+      userMessage("and now the docs".padEnd(100, ".")),
+      call("e", "write_file", { path: "README.md", content: "x" }),
+      result("e", "write_file"),
+    ],
+    factsOfCallWith([writeFile], cwd),
+    note,
+  );
+  assert.deepEqual(heads(next.requests), ["the ", "3: y", "4: y", "5: y", "6: y", "7: y", "and "]);
+  assert.equal(next.leftOutRequests, 3);
+  assert.deepEqual(next.plan, facts.plan);
+  assert.deepEqual(
+    [...next.files],
+    [
+      ["src/a.ts", { read: true, written: true }],
+      ["README.md", { read: false, written: true }],
+    ],
+  );
+  assert.deepEqual(readFacts(renderFacts(next)), next, "what is rendered reads back the same");
 });
