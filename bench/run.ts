@@ -7,7 +7,7 @@
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
-// stay bounded, the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
+// stay bounded, which facts survive compaction (bench/continuity.ts), the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
 // model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session. The compile
@@ -16,6 +16,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
+import { continuity, reportContinuity } from "./continuity.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
 import { reportSnapshots, snapshotBench } from "./snapshots.ts";
 
@@ -275,6 +276,7 @@ console.log(
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
 console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
+reportContinuity(await continuity());
 reportSnapshots(await snapshotBench());
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
 // the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.

@@ -1,13 +1,19 @@
 // Automatic compaction: the fake server reports usage near the window; the loop summarises the
 // older turns with a tool-less summary request and sends a shorter, still valid conversation.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { Agent, runAgent, type RunOptions } from "../src/core/agent.ts";
 import { SUMMARY_SYSTEM_PROMPT, findCut } from "../src/core/compaction.ts";
+import { collectFacts, factsOfCallWith, readFacts, renderFacts } from "../src/core/compaction-contract.ts";
 import { estimateMessageTokens } from "../src/core/context-budget.ts";
 import type { AgentEvent } from "../src/core/events.ts";
 import { userMessage, type Message } from "../src/core/messages.ts";
 import { bash } from "../src/tools/bash.ts";
+import { readFile } from "../src/tools/read-file.ts";
+import { todo } from "../src/tools/todo.ts";
+import { writeFile } from "../src/tools/write-file.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "./fake-llm/server.ts";
 import { drain, fakeAnthropicProvider, fakeOpenAIProvider, tempDir } from "./helpers.ts";
 
@@ -104,28 +110,44 @@ test("usage near the window: the next request is compacted into a summary plus t
     after.map((m: { role: string }) => m.role),
     ["system", "user", "assistant", "tool"],
   );
-  assert.match(
+  // The note: that a compaction happened and where the full record is, the facts that always
+  // survive (here the user's request; bash declares no files), then the model's summary.
+  const record = /what this note replaced is in (\S+compacted\S*\.txt) /.exec(after[1].content)?.[1] ?? "";
+  assert.equal(
     after[1].content,
-    /^\[Summary of the earlier part of this conversation[^\n]*\]\n\nSUMMARY: counted one and two with echo\.$/,
+    [
+      "[Summary of the earlier part of this conversation, written when it was compacted to fit the context window. Continue the work from here.]",
+      `The conversation was compacted: 5 older messages were replaced by this note. The full record: what this note replaced is in ${record} (read it with read_file when a detail is missing).`,
+      '## Kept through every compaction\n### The user\'s requests, oldest first (verbatim where short; the last one is the current request)\n1. "count to three with echo"',
+      "## Summary of the removed part",
+      "SUMMARY: counted one and two with echo.",
+    ].join("\n\n"),
+  );
+  assert.match(
+    readFileSync(record, "utf8"),
+    /^\[user\]\ncount to three with echo\n\n\[assistant\]\n\[tool call bash\] \{"command":"echo one"\}\n\n\[bash result\]\none\n\[exit code: 0\]/,
   );
   assert.equal(after[2].tool_calls[0].id, "call_echothree");
   assert.equal(after[3].tool_call_id, "call_echothree");
-  assert.ok(JSON.stringify(server.requests[4].body).length < JSON.stringify(server.requests[2].body).length);
+  // The removed calls are gone (the note outweighs these tiny steps: context-progress.test.ts measures real shrinking).
+  assert.doesNotMatch(JSON.stringify(server.requests[4].body), /echo one|echo two/);
 
   const [compaction] = compactions(events);
   assert.deepEqual(
     { ...compaction, tokensAfter: undefined },
     {
       type: "compaction",
-      summary: "SUMMARY: counted one and two with echo.",
+      summary: after[1].content.slice(after[1].content.indexOf("\n\n") + 2),
       removedMessages: 5,
       keptMessages: 2,
-      tokensBefore: 8500 + 20 + estimateMessageTokens(messages[2]), // reported for call three, plus its result
+      // Reported for call three, plus its result's estimate times the calibration (the server's
+      // count of the request over the estimate: past its bound of 10 with these scripted numbers).
+      tokensBefore: 8500 + 20 + 10 * estimateMessageTokens(messages[2]),
       tokensAfter: undefined,
       reason: "threshold",
     },
   );
-  assert.ok(compaction.tokensAfter < 1000);
+  assert.ok(compaction.tokensAfter < compaction.tokensBefore / 2, `${compaction.tokensAfter}`);
   // The conversation in memory is the compacted one (the session file keeps the full history).
   assert.deepEqual(
     messages.map((m) => m.role),
@@ -330,4 +352,111 @@ test("Agent.compact: on demand, with a focus, and a failure when there is nothin
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     },
   });
+});
+
+test("compactions that do not bring the next request under the threshold cut harder, then stop and say so", async () => {
+  // The server counts every request at 9,900 of a 10,000-token window, compacted or not (a
+  // system prompt and tools that fill the window would do it): without the check, every step compacts.
+  let steps = 0;
+  let summaries = 0;
+  const usage = { prompt_tokens: 9900, completion_tokens: 20, total_tokens: 9920 };
+  const answer: ScriptStep = (request) => {
+    if (!request.body.tools) {
+      summaries++;
+      return { reply: { text: `SUMMARY ${summaries}`, usage } };
+    }
+    steps++;
+    if (steps > 12) return { reply: { text: "done", usage } };
+    return {
+      reply: { toolCalls: [{ id: `call_${steps}`, name: "bash", arguments: { command: `seq ${steps} 1000` } }], usage },
+    };
+  };
+  const { events, result } = await run(
+    Array.from({ length: 40 }, () => answer),
+    { context: { window: 10_000, keepRecent: 4000 } },
+  );
+  assert.equal(result.reason, "stop");
+  assert.equal(result.answer, "done");
+  const done = compactions(events);
+  assert.equal(summaries, 3, "three compactions, then none");
+  assert.equal(done.length, 3);
+  // Each keeps the newest turn only (at this size the calibration already cuts that hard).
+  assert.deepEqual(
+    done.map((event) => [event.removedMessages, event.keptMessages]),
+    [
+      [1, 2],
+      [3, 2],
+      [3, 2],
+    ],
+  );
+  const stopped = events.filter((e) => e.type === "compaction_stopped");
+  assert.deepEqual(stopped, [
+    {
+      type: "compaction_stopped",
+      reason:
+        "after 3 compactions in a row the next request was still 9900 tokens, at or over the compaction threshold of 8000 (the last kept 2 messages and its summary); the system prompt, tools and newest turn may fill the window, or the window is set too small (--context-window)",
+    },
+  ]);
+  // Said as soon as the reply after the third compaction showed it did not help (before that reply's message).
+  const at = events.indexOf(stopped[0]);
+  assert.equal(events[at - 1], done[2]);
+  assert.equal(events[at + 1].type, "message");
+});
+
+test("the contract's facts: requests bounded (the first and the newest), the plan, the ledger, read back by the next compaction", () => {
+  const cwd = tempDir();
+  const call = (id: string, name: string, args: unknown): Message => ({
+    role: "assistant",
+    content: [{ type: "tool_call", id, name, arguments: JSON.stringify(args) }],
+    stopReason: "tool_use",
+  });
+  const result = (id: string, name: string, isError = false): Message => ({
+    role: "tool",
+    toolCallId: id,
+    toolName: name,
+    content: isError ? "failed" : "ok",
+    isError,
+  });
+  const removed: Message[] = [
+    userMessage("the task"),
+    call("a", "todo", { items: [{ content: "step one", status: "in_progress" }] }),
+    result("a", "todo"),
+    call("b", "write_file", { path: "src/a.ts", content: "x" }),
+    result("b", "write_file"),
+    call("c", "read_file", { path: join(cwd, "src/a.ts") }),
+    result("c", "read_file"),
+    call("d", "write_file", { path: "/elsewhere/b.ts", content: "x" }),
+    result("d", "write_file", true), // failed: not in the ledger
+    ...Array.from({ length: 8 }, (_, index) => userMessage(`${index}: ${"y".repeat(990)}`)),
+  ];
+  const facts = collectFacts(removed, factsOfCallWith([todo, writeFile, readFile], cwd));
+  // 6000 characters: the task, then the newest six of the eight 993-character requests.
+  const heads = (requests: string[]) => requests.map((request) => request.slice(0, 4));
+  assert.deepEqual(heads(facts.requests), ["the ", "2: y", "3: y", "4: y", "5: y", "6: y", "7: y"]);
+  assert.equal(facts.leftOutRequests, 2);
+  assert.deepEqual(facts.plan, [{ content: "step one", status: "in_progress" }]);
+  assert.deepEqual([...facts.files], [["src/a.ts", { read: true, written: true }]]);
+
+  // The next compaction reads them back from the note and adds its own.
+  const note = renderFacts(facts);
+  const next = collectFacts(
+    [
+      userMessage("and now the docs".padEnd(100, ".")),
+      call("e", "write_file", { path: "README.md", content: "x" }),
+      result("e", "write_file"),
+    ],
+    factsOfCallWith([writeFile], cwd),
+    note,
+  );
+  assert.deepEqual(heads(next.requests), ["the ", "3: y", "4: y", "5: y", "6: y", "7: y", "and "]);
+  assert.equal(next.leftOutRequests, 3);
+  assert.deepEqual(next.plan, facts.plan);
+  assert.deepEqual(
+    [...next.files],
+    [
+      ["src/a.ts", { read: true, written: true }],
+      ["README.md", { read: false, written: true }],
+    ],
+  );
+  assert.deepEqual(readFacts(renderFacts(next)), next, "what is rendered reads back the same");
 });

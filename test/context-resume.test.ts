@@ -28,7 +28,9 @@ const roles = (request: RecordedRequest) => request.body.messages.map((m: { role
 
 test("a compacted session resumes from its summary; the file keeps everything, spilled output included", async () => {
   server = await startFakeLLM([
-    bashStep("call_big", "seq 1 200000", 3000),
+    // No usage on the first reply: the next request is estimated (the big result alone stays
+    // under the threshold); the second reply's count calibrates the estimate.
+    { reply: { toolCalls: [{ id: "call_big", name: "bash", arguments: { command: "seq 1 200000" } }], usage: null } },
     bashStep("call_two", "echo two", 8500),
     (request) => {
       assert.equal(request.body.messages[0].content, SUMMARY_SYSTEM_PROMPT);
@@ -51,7 +53,7 @@ test("a compacted session resumes from its summary; the file keeps everything, s
     { ...compaction, tokensBefore: 0, tokensAfter: 0 },
     {
       type: "compaction",
-      summary: "SUMMARY: listed 200000 numbers, then echoed two.",
+      summary: compaction.summary,
       removedMessages: 3,
       keptMessages: 2,
       tokensBefore: 0,
@@ -59,6 +61,11 @@ test("a compacted session resumes from its summary; the file keeps everything, s
       reason: "threshold",
     },
   );
+
+  // What stands in for the removed part: the contract's facts, then the model's summary.
+  assert.match(compaction.summary, /^The conversation was compacted: 3 older messages were replaced by this note\./);
+  assert.match(compaction.summary, /\n1\. "list numbers"\n/);
+  assert.match(compaction.summary, /\n\nSUMMARY: listed 200000 numbers, then echoed two\.$/);
 
   // The file: every message (the summarised ones too), then the compaction entry; the turn's end
   // snapshot last (undo restores only what the turn changed between its two snapshots).

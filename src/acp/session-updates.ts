@@ -95,6 +95,7 @@ export class UpdateTranslator {
       case "message":
       case "usage":
       case "compaction":
+      case "compaction_stopped":
       case "done":
       case "subagent": // the task call's own updates show it; its result carries the answer
         return [];

@@ -1,7 +1,8 @@
 import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { countOf } from "../shared/helpers.ts";
-import { callModelWithinContext } from "./call-model-within-context.ts";
+import { CompactionProgress, callModelWithinContext, type RunCompaction } from "./call-model-within-context.ts";
 import { compactConversation, type CompactionHook, type CompactionResult } from "./compaction.ts";
+import { factsOfCallWith } from "./compaction-contract.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
 import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
@@ -123,6 +124,13 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
   const specs = tools.map(toToolSpec);
   const context = toolContextFor(options, signal);
   const hooks = toolHooksOf(options);
+  const compaction: RunCompaction | undefined = options.context && {
+    context: options.context,
+    beforeCompaction: options.beforeCompaction,
+    factsOfCall: factsOfCallWith(tools, options.cwd),
+    record: options.toolContext,
+    progress: new CompactionProgress(),
+  };
   let invalidJsonTurns = 0;
   while (true) {
     if (signal.aborted) return { reason: "aborted" };
@@ -132,15 +140,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     yield { type: "turn_start", turn: tally.turns };
     const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
     const retry = options.retry ?? DEFAULT_RETRY;
-    const call = yield* callModelWithinContext(
-      provider,
-      request,
-      signal,
-      retry,
-      options.context,
-      tally.usage,
-      options.beforeCompaction,
-    );
+    const call = yield* callModelWithinContext(provider, request, signal, retry, compaction, tally.usage);
     tally.usage = addUsage(tally.usage, call.compactionUsage);
     if (call.kind === "failed") return { reason: "error", error: call.error.message };
     // A lone surrogate in the reply (text, or an escape in a call's arguments) would be parsed into
@@ -277,6 +277,8 @@ export class Agent {
       signal: signal ?? new AbortController().signal,
       retry: retry ?? DEFAULT_RETRY,
       beforeCompaction: this.options.beforeCompaction,
+      factsOfCall: factsOfCallWith(tools, this.options.cwd),
+      record: this.options.toolContext,
     });
   }
 }

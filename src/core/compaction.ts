@@ -1,12 +1,17 @@
 // Compaction: the older part of the conversation is summarised by the model itself and replaced
 // by that summary; the newest turns stay verbatim. The loop compacts before a request that would
 // pass the threshold, and once more (then gives up) when the server rejects a request as too long.
+import { closeSync, writeFileSync } from "node:fs";
+import { countOf } from "../shared/helpers.ts";
+import { redactText } from "../shared/redact.ts";
 import { callModel, type RetryPolicy } from "./call-model.ts";
+import { collectFacts, renderFacts, SUMMARY_HEADING, type FactsOfCall } from "./compaction-contract.ts";
 import {
   CHARS_PER_TOKEN,
   conversationTokens,
   estimateMessageTokens,
   keepRecentTokens,
+  tokenRatio,
   type ContextOptions,
 } from "./context-budget.ts";
 import type { AgentEvent } from "./events.ts";
@@ -19,13 +24,16 @@ import {
   type Usage,
   type UserMessage,
 } from "./messages.ts";
+import { openSpillFile, spillDirOf } from "./output-spill.ts";
 import { ProviderError, type ModelRequest, type Provider, type ToolSpec } from "./provider.ts";
+import type { SessionToolContext } from "./tool.ts";
 
 /** The summariser's instructions; tests recognise a summary request by it (and by its lack of tools). */
 export const SUMMARY_SYSTEM_PROMPT = `You compact the history of a coding agent's session. The agent will continue the work with your summary in place of the history, so keep everything needed to carry on and nothing else. Write plain Markdown with these sections:
 ## Goal
 ## User instructions (constraints and preferences; quote exact wording where it matters)
 ## Decisions (what was decided and why)
+## Open decisions (questions put to the user and choices not yet made; carry forward those of an earlier summary until settled)
 ## Files (each path touched: created, edited or read, and its current state)
 ## Commands and results (only those whose results still matter: test runs, errors, versions)
 ## Open problems
@@ -42,6 +50,12 @@ const TRANSCRIPT_TOOL_RESULT_CHARS = 2000;
 const TRANSCRIPT_ARGUMENT_CHARS = 1000;
 /** Summary calls when the transcript itself is too long: each retry halves it. */
 const SUMMARY_ATTEMPTS = 2;
+/**
+ * At most this share of the conversation (in calibrated tokens) is kept verbatim, whatever the
+ * window: a compaction removes at least the other half, so a long run of small tool steps is
+ * summarised in bulk rather than a few messages at a time.
+ */
+const MAX_KEPT_SHARE = 0.5;
 
 /** Why a compaction happened. */
 export type CompactionReason = "threshold" | "overflow" | "manual";
@@ -89,6 +103,15 @@ export interface CompactionRequest {
   /** The run's tokens before this compaction: the summary call's usage event totals on top of them. */
   usageSoFar?: Usage;
   beforeCompaction?: CompactionHook;
+  /**
+   * How many times to halve the part kept verbatim: raised by the loop when the request after
+   * an earlier compaction did not shrink enough (call-model-within-context.ts).
+   */
+  harder?: number;
+  /** What each tool call touched and set, for the ledger and the plan that always survive. */
+  factsOfCall?: FactsOfCall;
+  /** Where the removed part is written in full (the spill folder), with what to redact, and the session's file. */
+  record?: Pick<SessionToolContext, "spillDir" | "secrets" | "sessionFile">;
 }
 
 /** The message that stands in for the summarised part. */
@@ -135,10 +158,12 @@ export function findCut(messages: Message[], keepTokens: number): number {
 /** The old part as plain text, so the summary request has no tool calls to pair up. */
 export function serialiseTranscript(messages: Message[], maxChars: number): string {
   // Keep the start (the goal, an earlier summary) and the end (the latest state).
-  return clip(messages.map(serialiseMessage).join("\n\n"), maxChars, "\n\n");
+  return clip(messages.map((message) => serialiseMessage(message)).join("\n\n"), maxChars, "\n\n");
 }
 
-function serialiseMessage(message: Message): string {
+/** One message as text; `isOutline` cuts big arguments and tool output (the summary's transcript). */
+function serialiseMessage(message: Message, isOutline = true): string {
+  const cut = (text: string, max: number) => (isOutline ? clip(text, max) : text);
   switch (message.role) {
     case "user":
       return `[user]\n${message.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n")}`;
@@ -147,13 +172,13 @@ function serialiseMessage(message: Message): string {
       for (const part of message.content) {
         if (part.type === "text" && part.text) lines.push(part.text);
         if (part.type === "tool_call")
-          lines.push(`[tool call ${part.name}] ${clip(part.arguments, TRANSCRIPT_ARGUMENT_CHARS)}`);
+          lines.push(`[tool call ${part.name}] ${cut(part.arguments, TRANSCRIPT_ARGUMENT_CHARS)}`);
         // Reasoning is left out: the decisions it led to are in the text and the calls.
       }
       return lines.join("\n");
     }
     case "tool":
-      return `[${message.toolName} result${message.isError ? ", error" : ""}]\n${clip(message.content, TRANSCRIPT_TOOL_RESULT_CHARS)}`;
+      return `[${message.toolName} result${message.isError ? ", error" : ""}]\n${cut(message.content, TRANSCRIPT_TOOL_RESULT_CHARS)}`;
   }
 }
 
@@ -174,13 +199,11 @@ function clip(text: string, max: number, gap = " "): string {
  */
 export async function* compactConversation(request: CompactionRequest): AsyncGenerator<AgentEvent, CompactionResult> {
   const { provider, messages, system, tools, context, signal } = request;
-  const tokensBefore = conversationTokens(messages, system, tools);
-  // After an overflow the window is evidently smaller than we thought: keep a share of what was sent.
-  const keep = keepRecentTokens(context, tokensBefore);
-  const cut = findCut(
-    messages,
-    request.reason === "overflow" ? Math.min(keep, keepRecentTokens(undefined, tokensBefore)) : keep,
-  );
+  // Estimates are calibrated on what the server counted (see tokenRatio): what is kept is
+  // measured in the server's tokens, not in characters / 4.
+  const ratio = tokenRatio(messages, system, tools);
+  const tokensBefore = conversationTokens(messages, system, tools, ratio);
+  const cut = findCut(messages, keptTokens(request, tokensBefore) / ratio);
   if (cut < 1 || (cut === 1 && isSummaryMessage(messages[0]))) {
     return {
       ok: false,
@@ -232,18 +255,71 @@ export async function* compactConversation(request: CompactionRequest): AsyncGen
   if (!summary) return { ok: false, error: "the history is too long to summarise even when cut", usage: spent };
 
   const kept = messages.slice(cut);
-  messages.splice(0, messages.length, ...compactedMessages(summary, kept));
+  const note = noteAfterCompaction(old, summary, request);
+  messages.splice(0, messages.length, ...compactedMessages(note, kept));
   const event: CompactionEvent = {
     type: "compaction",
-    summary,
+    summary: note,
     removedMessages: cut,
     keptMessages: kept.length,
     tokensBefore,
-    tokensAfter: conversationTokens(messages, system, tools),
+    tokensAfter: conversationTokens(messages, system, tools, ratio),
     reason: request.reason,
   };
   yield event;
   return { ok: true, event, usage: spent };
+}
+
+/**
+ * Tokens of the newest turns to keep verbatim: the run's setting (a quarter of the window),
+ * a quarter of what was sent after an overflow (the window is evidently smaller than we
+ * thought), never more than MAX_KEPT_SHARE of the conversation, halved `harder` times.
+ */
+function keptTokens(request: CompactionRequest, tokensBefore: number): number {
+  const keep = keepRecentTokens(request.context, tokensBefore);
+  const afterOverflow =
+    request.reason === "overflow" ? Math.min(keep, keepRecentTokens(undefined, tokensBefore)) : keep;
+  return Math.min(afterOverflow, tokensBefore * MAX_KEPT_SHARE) / 2 ** (request.harder ?? 0);
+}
+
+/**
+ * What stands in for the removed part (after the summary label): where the full record is, the
+ * facts that always survive (compaction-contract.ts), then the model's summary.
+ */
+function noteAfterCompaction(removed: Message[], summary: string, request: CompactionRequest): string {
+  const earlier = isSummaryMessage(removed[0]) ? textOf(removed[0]).slice(SUMMARY_LABEL.length).trim() : undefined;
+  const facts = collectFacts(earlier === undefined ? removed : removed.slice(1), request.factsOfCall, earlier);
+  const where = [
+    request.record?.sessionFile ? `the session file ${request.record.sessionFile} holds every message` : "",
+    recordRemoved(removed, request.record),
+  ].filter(Boolean);
+  return [
+    `The conversation was compacted: ${countOf(removed.length, "older message")} were replaced by this note.${where.length ? ` The full record: ${where.join("; ")}.` : ""}`,
+    renderFacts(facts),
+    SUMMARY_HEADING,
+    summary,
+  ].join("\n\n");
+}
+
+/**
+ * Writes the removed part as plain text to the spill folder, where read_file may read it, and
+ * says where; keys are redacted on the way to the disk. Empty when it could not be written.
+ */
+function recordRemoved(removed: Message[], record: CompactionRequest["record"]): string {
+  try {
+    const { fd, path } = openSpillFile(spillDirOf(record ?? {}), "compacted");
+    try {
+      writeFileSync(
+        fd,
+        redactText(removed.map((message) => serialiseMessage(message, false)).join("\n\n"), record?.secrets),
+      );
+    } finally {
+      closeSync(fd);
+    }
+    return `what this note replaced is in ${path} (read it with read_file when a detail is missing)`;
+  } catch {
+    return "";
+  }
 }
 
 /** The summary's focus with what the hook added, or why the hook blocked the compaction. */

@@ -53,25 +53,58 @@ export function estimatePrefixTokens(system: string, tools: ToolSpec[]): number 
   return estimateTextTokens(system) + (tools.length > 0 ? estimateTextTokens(JSON.stringify(tools)) : 0);
 }
 
+/** Bounds on the calibration: a ratio outside them says more about a server's odd usage report than about its tokenizer. */
+const MIN_TOKEN_RATIO = 0.5;
+const MAX_TOKEN_RATIO = 10;
+
+/**
+ * How the server's token count of the messages compares with their estimate: the newest reply
+ * that reports usage (input and cached tokens: the whole request it answered) less the estimate
+ * of the system prompt and tools, over the estimate of the messages it answered. A tool step of
+ * a few short fields counts about 18 tokens by characters and ~66 on a real tokenizer; CJK text
+ * about a token per character against a quarter. The prefix is taken at its estimate: where it
+ * is undercounted too, the ratio comes out higher and a compaction keeps less, never more.
+ * Estimates of messages are multiplied by this. 1 when no reply reports usage.
+ */
+export function tokenRatio(messages: Message[], system: string, tools: ToolSpec[]): number {
+  let at = messages.length - 1;
+  while (at >= 0 && reportedInput(messages[at]) === 0) at--;
+  if (at < 0) return 1;
+  let estimated = 0;
+  for (let index = 0; index < at; index++) estimated += estimateMessageTokens(messages[index]);
+  const ratio = (reportedInput(messages[at]) - estimatePrefixTokens(system, tools)) / Math.max(1, estimated);
+  return Math.min(MAX_TOKEN_RATIO, Math.max(MIN_TOKEN_RATIO, ratio));
+}
+
+/** The input tokens (cached ones included) the server reported for the request a reply answered; 0 when none. */
+export function reportedInput(message: Message): number {
+  if (message.role !== "assistant" || !message.usage) return 0;
+  const { input, cacheRead, cacheWrite } = message.usage;
+  return input + cacheRead + cacheWrite;
+}
+
 /**
  * The size of a request carrying `messages`. The newest reply that reports usage covers the
- * whole request it answered plus its own output; only what came after it is estimated. Usage
- * on messages kept through a compaction is removed (see `compaction.ts`), so it never counts
- * a prefix that is gone.
+ * whole request it answered plus its own output; only what came after it is estimated, times
+ * `ratio` (the calibration, see tokenRatio). Usage on messages kept through a compaction is
+ * removed (see `compaction.ts`), so it never counts a prefix that is gone.
  */
-export function conversationTokens(messages: Message[], system: string, tools: ToolSpec[]): number {
+export function conversationTokens(
+  messages: Message[],
+  system: string,
+  tools: ToolSpec[],
+  ratio = tokenRatio(messages, system, tools),
+): number {
   let estimated = 0;
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
-    if (message.role === "assistant" && message.usage) {
-      const { input, cacheRead, cacheWrite, output } = message.usage;
-      const reported = input + cacheRead + cacheWrite + output;
-      // Servers that report no input tokens (zeros) would make the window look empty: estimate instead.
-      if (reported > output) return reported + estimated;
-    }
+    // Servers that report no input tokens (zeros) would make the window look empty: estimate instead.
+    const input = reportedInput(message);
+    if (input > 0)
+      return input + (message.role === "assistant" ? (message.usage?.output ?? 0) : 0) + Math.ceil(estimated * ratio);
     estimated += estimateMessageTokens(message);
   }
-  return estimatePrefixTokens(system, tools) + estimated;
+  return estimatePrefixTokens(system, tools) + Math.ceil(estimated * ratio);
 }
 
 /** The token count past which the next request triggers a compaction. */

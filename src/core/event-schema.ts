@@ -173,6 +173,11 @@ const runEvents = [
     })
     .describe("The older part of the conversation was replaced by a summary written by the model"),
   z
+    .strictObject({ type: z.literal("compaction_stopped"), reason: z.string() })
+    .describe(
+      "Compactions stopped making progress (the request after each was still at the threshold, or they failed): the run compacts no more on its own; why",
+    ),
+  z
     .strictObject({ type: z.literal("todo"), items: z.array(todoItemSchema) })
     .describe(
       "The model's plan changed (the todo tool): the whole list, in order; it stays until the next todo event, also across a resume",

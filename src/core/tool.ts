@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TodoItem } from "./event-schema.ts";
 import type { AgentEvent } from "./events.ts";
 import type { ImagePart, ModelUsage } from "./messages.ts";
 import type { ToolSpec } from "./provider.ts";
@@ -23,6 +24,8 @@ export interface SessionToolContext {
   env?: Record<string, string | undefined>;
   /** Where output too long for the model is saved in full (the session's `spill/`); a temp folder when absent. */
   spillDir?: string;
+  /** The session's file, the full record a compaction points the model to; absent: no session. */
+  sessionFile?: string;
   /** Credential values to redact from what tools write down (spill files), besides the key shapes shared/redact.ts knows. */
   secrets?: readonly string[];
   /** Runs commands inside a sandbox; absent: run as is. */
@@ -134,6 +137,8 @@ export interface Tool<Input = any> {
   effects?(input: Input, cwd: string): ToolEffects;
   /** The change a call would make, as a unified diff, for the approval question; computed with the tool's own logic. */
   preview?(input: Input, cwd: string): Promise<string | undefined>;
+  /** The plan a call sets (the todo tool), which every compaction keeps (core/compaction-contract.ts). */
+  plan?(input: Input): TodoItem[];
   run(input: Input, context: ToolContext): Promise<ToolOutput | string>;
 }
 
@@ -148,6 +153,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   lockKey?(input: z.infer<Schema>, cwd: string): string | undefined;
   effects?(input: z.infer<Schema>, cwd: string): ToolEffects;
   preview?(input: z.infer<Schema>, cwd: string): Promise<string | undefined>;
+  plan?(input: z.infer<Schema>): TodoItem[];
   run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
 }): Tool<z.infer<Schema>> {
   return tool as Tool<z.infer<Schema>>;

@@ -97,6 +97,7 @@ export class SessionRecorder {
       case "tool_output":
       case "tool_end":
       case "retry":
+      case "compaction_stopped": // the run's own state: a resumed run measures its compactions afresh
         break; // in flight or repeated in the messages: not stored
       default:
         assertNever(event);

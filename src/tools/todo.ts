@@ -21,6 +21,7 @@ export const todo = defineTool({
   kind: "read",
   input,
   effects: () => ({}), // the plan lives in the run's state, not in a file
+  plan: (call) => call.items,
   describe: (call) => `todo ${call.items.filter((item) => item.status === "done").length}/${call.items.length} done`,
   async run(call) {
     const lines = call.items.map(formatTodoItem);

@@ -97,6 +97,7 @@ export class ClaudeOutput {
       case "thinking_delta":
       case "tool_start":
       case "retry":
+      case "compaction_stopped":
       case "usage":
       case "todo":
       case "prompt_progress":

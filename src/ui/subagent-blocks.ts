@@ -107,6 +107,7 @@ export class SubagentBlocks {
       case "message":
       case "retry":
       case "compaction":
+      case "compaction_stopped":
       case "todo":
         return [];
       default: {

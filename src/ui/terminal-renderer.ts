@@ -147,6 +147,10 @@ export class TerminalRenderer {
           ),
         );
         break;
+      case "compaction_stopped":
+        this.spinner.stop();
+        this.traceLine(this.colors.yellow(`compaction stopped for this run: ${event.reason}`));
+        break;
       case "retry":
         this.spinner.stop();
         if (event.discardPartial) this.discardPartialReply();

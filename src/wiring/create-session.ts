@@ -222,6 +222,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         unwalked: permissions.unwalked,
         sessionState,
         spillDir: state.recorder.writer.spillDir,
+        sessionFile: state.recorder.writer.path,
       },
       approve: snapshottingApprover(
         { ...options, approval: hookedApproval(options.approval, extensions.hooks, options.warn) },

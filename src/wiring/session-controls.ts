@@ -173,7 +173,7 @@ function conversationControls({ agent, state, providerFor, env, cwd }: Controlle
     state.recorder = next;
     agent.configure({
       sessionId: next.id,
-      toolContext: { ...agent.options.toolContext, spillDir: next.writer.spillDir },
+      toolContext: { ...agent.options.toolContext, spillDir: next.writer.spillDir, sessionFile: next.writer.path },
     });
   };
   return {

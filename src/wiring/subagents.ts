@@ -97,7 +97,7 @@ async function startChild(
     system: setup.systemPrompt(tools.given, [SUBAGENT_NOTE, named?.prompt].filter(Boolean).join("\n\n")),
     maxTurns: Math.min(SUBAGENT_MAX_TURNS, parent.maxTurns ?? SUBAGENT_MAX_TURNS),
     sessionId: recorder.id,
-    toolContext: { ...parent.toolContext, spillDir: recorder.writer.spillDir },
+    toolContext: { ...parent.toolContext, spillDir: recorder.writer.spillDir, sessionFile: recorder.writer.path },
     takeQueuedMessages: undefined, // what the person types is for the main agent
   });
   const agentType = named?.name ?? DEFAULT_AGENT_TYPE;
