@@ -83,10 +83,20 @@ export async function sendRequest(
   });
 }
 
+/**
+ * Most bytes read after a reader stopped early (chat completions stops at `[DONE]`, before the
+ * chunked body's last zero-length chunk arrives) to let the connection go back to the pool for
+ * the next call; a server that sends more than this, or not within DRAIN_MS, has its connection
+ * closed instead. *Decision*: 64 KiB and 2 s, far above the few bytes a well-behaved server has left.
+ */
+const DRAIN_BYTES = 64 * 1024;
+const DRAIN_MS = 2000;
+
 function replyOf(message: IncomingMessage, signal: AbortSignal): HttpReply {
   async function* body(): AsyncGenerator<Uint8Array> {
     try {
-      for await (const chunk of message) yield chunk as Buffer;
+      // Not destroyed when the reader stops: the `finally` drains it (keep-alive) or destroys it.
+      for await (const chunk of message.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
     } catch (error) {
       if (signal.aborted) throw abortError(signal);
       // Node says only "aborted" when the server hangs up mid-reply. No `cause`: the error line
@@ -97,11 +107,26 @@ function replyOf(message: IncomingMessage, signal: AbortSignal): HttpReply {
         });
       throw error;
     } finally {
-      // A reader that stops early (an error event, a cap) lets the connection go.
-      if (!message.complete) message.destroy();
+      // A reader that stops early lets the rest of the reply go: read (bounded) so its connection
+      // serves the next call, else closed (an error event, a cap, an aborted call).
+      if (!message.complete) drainOrDestroy(message, signal);
     }
   }
   return replyOver(message.statusCode ?? 0, headerLookup(message.headers), body());
+}
+
+/** Reads what is left of `message` to its end, or destroys it past DRAIN_BYTES, DRAIN_MS or an abort. */
+function drainOrDestroy(message: IncomingMessage, signal: AbortSignal): void {
+  if (signal.aborted || message.destroyed) return void message.destroy();
+  let left = DRAIN_BYTES;
+  const timer = setTimeout(() => message.destroy(), DRAIN_MS).unref();
+  message.on("data", (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) message.destroy();
+  });
+  message.once("close", () => clearTimeout(timer));
+  message.on("error", () => {}); // the call is over: a late error of its rest is nobody's to handle
+  message.resume();
 }
 
 /** A reply over `body`; `text()` and `json()` read the whole of it. */
