@@ -6,13 +6,15 @@
 // src/shared/proxy.ts).
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openaiFormat } from "./fake-llm/openai-format.ts";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, fakeServerPerTest, runCli, tempDir } from "./helpers.ts";
+import { cleanEnv, fakeServerPerTest, jsonLines, runCli, tempDir } from "./helpers.ts";
 import { startProxy, startTlsFront } from "./proxy-server.ts";
 import { needs } from "./system-programs.ts";
+import { onTestEnd } from "./teardown.ts";
 
 const serve = fakeServerPerTest();
 
@@ -127,3 +129,42 @@ async function runLoopTo(fake: FakeLLM, answer: string): Promise<void> {
   assert.equal(result.stdout, `${answer}\n`);
   assert.deepEqual(fake.errors, []);
 }
+
+test("a kept-alive connection the server closed goes again at once on a new one: no retry, no wait", async () => {
+  const fake = await serve(toolLoop());
+  // In front of the fake: each connection serves one request and is reset when the next starts on it,
+  // as a server that closed an idle connection while the client was reusing it.
+  let connections = 0;
+  const front = createServer((client) => {
+    connections++;
+    let requests = 0;
+    const upstream = connect(Number(new URL(fake.url).port), "127.0.0.1");
+    client.on("data", (chunk: Buffer) => {
+      if (chunk.subarray(0, 5).toString() === "POST ") requests++;
+      if (requests > 1) return void client.resetAndDestroy();
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk: Buffer) => client.writable && client.write(chunk));
+    client.on("error", () => upstream.destroy());
+    client.on("close", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  onTestEnd(() => new Promise<void>((resolve) => front.close(() => resolve())));
+  const cwd = tempDir();
+  writeFileSync(join(cwd, "notes.txt"), "a note\n");
+  const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const result = await runCli(
+    ["-y", ...APIS.chat.flags(url), "--context-window", "100000", "--output", "stream-json", "-p", "read notes.txt"],
+    { cwd, env: cleanEnv(APIS.chat.env) },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const events = jsonLines(result.stdout);
+  assert.deepEqual(
+    events.filter((event) => event.type === "retry"),
+    [],
+  );
+  assert.equal(fake.requests.length, 3);
+  assert.equal(connections, 3, "one connection per call, each reset when reused");
+  assert.deepEqual(fake.errors, []);
+});

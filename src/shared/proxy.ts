@@ -109,6 +109,13 @@ function proxyAuthorization(proxy: URL): string | undefined {
   return `Basic ${Buffer.from(credentials).toString("base64")}`;
 }
 
+/**
+ * How long a kept-alive connection (or tunnel) may sit idle for the next request. The official
+ * SDKs keep theirs five minutes (openai-node and anthropic-sdk-typescript's agentkeepalive
+ * `timeout`); a server's own shorter `Keep-Alive: timeout=` wins.
+ */
+export const KEEP_ALIVE_IDLE_MS = 5 * 60_000;
+
 /** Longest a proxy may take to answer CONNECT. */
 const CONNECT_TIMEOUT_MS = 30_000;
 /** Most bytes of a proxy's answer to CONNECT (its status line and headers). */
@@ -176,7 +183,7 @@ async function newTunnelAgent(proxy: URL, host: string, port: number, authorizat
       super.reuseSocket(socket, request);
     }
   }
-  return new TunnelAgent({ keepAlive: true });
+  return new TunnelAgent({ keepAlive: true, scheduling: "lifo", timeout: KEEP_ALIVE_IDLE_MS });
 }
 
 /** Sends CONNECT on `socket` and resolves with it once the proxy answered 2xx. */
