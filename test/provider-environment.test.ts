@@ -52,6 +52,20 @@ test("ANTHROPIC_BASE_URL: the Anthropic key goes to the gateway; --base-url and 
   assert.deepEqual(proxy.seen, []);
 });
 
+test("ANTHROPIC_AUTH_TOKEN with ANTHROPIC_BASE_URL, as gateways have Claude Code users set: a bearer token, no x-api-key", async () => {
+  const gateway = await serve([{ reply: { text: "ok" } }, { reply: { text: "ok" } }]);
+  const { env, proxy } = await guarded({ ANTHROPIC_BASE_URL: gateway.url, ANTHROPIC_AUTH_TOKEN: "gw-token" });
+  await run(["--model", "sonnet"], env);
+  const headers = only(gateway, "/v1/messages");
+  assert.equal(headers.authorization, "Bearer gw-token");
+  assert.equal(headers["x-api-key"], undefined);
+  // ANTHROPIC_API_KEY wins, as in Claude Code.
+  await run(["--model", "sonnet"], { ...env, ANTHROPIC_API_KEY: "sk-ant-key" });
+  assert.equal(gateway.requests[1].headers["x-api-key"], "sk-ant-key");
+  assert.equal(gateway.requests[1].headers.authorization, undefined);
+  assert.deepEqual(proxy.seen, []);
+});
+
 test("OPENAI_BASE_URL: the OpenAI key goes to the gateway as a bearer token, for chat and responses", async () => {
   const gateway = await serve([{ reply: { text: "ok" } }, { reply: { text: "ok" } }]);
   const { env, proxy } = await guarded({ OPENAI_BASE_URL: `${gateway.baseUrl}/`, OPENAI_API_KEY: "sk-gw" });

@@ -16,7 +16,7 @@ import type { CallLimits } from "../providers/call-limits.ts";
 import type { ApiKind, ProviderSettings } from "../providers/index.ts";
 import { resolveAlias } from "../providers/model-aliases.ts";
 import { apiRecord } from "../providers/wire-apis.ts";
-import { moreKeyVariables, vendorBaseUrl } from "./vendor-environment.ts";
+import { moreKeyVariables, vendorBaseUrl, vendorBearerToken } from "./vendor-environment.ts";
 
 /**
  * Resolves provider settings. Each setting takes the first of: flags, environment, config.json
@@ -62,12 +62,14 @@ export function resolveProvider(
   const vendorUrl = preset ? vendorBaseUrl(name, env) : undefined;
   const baseUrl = (urlOverride ?? custom?.baseUrl ?? vendorUrl?.url ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
   const key = keyFrom(env, custom?.apiKeyEnv, custom?.apiKeyEnv === undefined ? name : undefined, notices);
-  const keyEnv = key.variable;
+  const bearer = preset && !key.value ? vendorBearerToken(name, env) : undefined;
+  const keyEnv = bearer?.variable ?? key.variable;
   const apiKey = key.value;
+  const headers = bearer ? { ...custom?.headers, authorization: `Bearer ${bearer.token}` } : custom?.headers;
   // A custom base URL may be a local server that needs no key; the official endpoints, and
   // configured providers that name their key variable, always do.
   const needsKey = Boolean(keyEnv) && !urlOverride && (custom?.apiKeyEnv !== undefined || baseUrl === preset?.baseUrl);
-  if (!apiKey && needsKey) {
+  if (!apiKey && !bearer && needsKey) {
     throw new ConfigError(`no API key for ${name}: set ${keyEnv} (or HARNESS_API_KEY), or choose another --provider`);
   }
   const configModel = config.provider === undefined || config.provider === name ? config.model : undefined;
@@ -98,7 +100,7 @@ export function resolveProvider(
     baseUrl,
     apiKey,
     keyEnv,
-    ...(custom?.headers ? { headers: custom.headers } : {}),
+    ...(headers ? { headers } : {}),
     ...(api === "local" ? { modelsDir: join(stateDir(env), "models"), ...localThreads(env, custom?.threads) } : {}),
     windowCacheFile: join(stateDir(env), "cache", "context-windows.json"),
     ...callLimitsFrom(flags, env, config),
@@ -222,8 +224,10 @@ function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
  */
 function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined, notices: string[]): string {
   if (baseUrl && /anthropic/.test(baseUrl)) return "anthropic";
-  const withKeys = KEYED_PROVIDERS.filter((name) =>
-    [PRESETS[name].keyEnv as string, ...moreKeyVariables(name)].some((variable) => env[variable]),
+  const withKeys = KEYED_PROVIDERS.filter(
+    (name) =>
+      [PRESETS[name].keyEnv as string, ...moreKeyVariables(name)].some((variable) => env[variable]) ||
+      vendorBearerToken(name, env) !== undefined,
   );
   if (withKeys.length > 0) {
     if (baseUrl && withKeys.length > 1)

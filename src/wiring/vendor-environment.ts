@@ -16,13 +16,21 @@ interface VendorEnvironment {
   baseUrl?: BaseUrlVariable;
   /** Key variables read after the preset's own, in this order (the first set one is used). */
   moreKeys?: string[];
+  /** A token sent as `Authorization: Bearer` when no key is set (a gateway's own credential). */
+  bearerToken?: string;
 }
 
 const VENDORS: Record<string, VendorEnvironment> = {
   // Claude Code and the Anthropic SDKs: the URL without `/v1` (they append `/v1/messages`, as we do).
   // https://docs.claude.com/en/docs/claude-code/settings#environment-variables,
   // https://github.com/anthropics/anthropic-sdk-typescript (client.ts: `readEnv('ANTHROPIC_BASE_URL')`).
-  anthropic: { baseUrl: { name: "ANTHROPIC_BASE_URL", toBaseUrl: (value) => httpUrl("ANTHROPIC_BASE_URL", value) } },
+  // ANTHROPIC_AUTH_TOKEN is what LLM gateways have Claude Code users set, sent as `Authorization:
+  // Bearer` (https://docs.claude.com/en/docs/claude-code/llm-gateway); ANTHROPIC_API_KEY wins, as
+  // in Claude Code, and with a token and no key no `x-api-key` goes out (anthropic-request.ts).
+  anthropic: {
+    baseUrl: { name: "ANTHROPIC_BASE_URL", toBaseUrl: (value) => httpUrl("ANTHROPIC_BASE_URL", value) },
+    bearerToken: "ANTHROPIC_AUTH_TOKEN",
+  },
   // The OpenAI SDKs and Codex: the URL with `/v1` (they append `/chat/completions`, `/responses`).
   // https://github.com/openai/openai-node (client.ts: `readEnv('OPENAI_BASE_URL')`), codex-rs
   // model_provider_info.rs (the built-in `openai` provider reads OPENAI_BASE_URL).
@@ -54,6 +62,16 @@ export function vendorBaseUrl(provider: string, env: NodeJS.ProcessEnv): { url: 
 /** The further key variables of the built-in `provider`, in the order they are read. */
 export function moreKeyVariables(provider: string): readonly string[] {
   return VENDORS[provider]?.moreKeys ?? [];
+}
+
+/** The bearer-token variable of the built-in `provider` and its value, when set. */
+export function vendorBearerToken(
+  provider: string,
+  env: NodeJS.ProcessEnv,
+): { token: string; variable: string } | undefined {
+  const variable = VENDORS[provider]?.bearerToken;
+  const token = variable ? env[variable]?.trim() : undefined;
+  return variable && token ? { token, variable } : undefined;
 }
 
 function httpUrl(variable: string, value: string): string {
