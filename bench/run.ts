@@ -176,6 +176,9 @@ async function shellScript(steps: number, command: string, sandbox: "on" | "off"
     firstRequestBytes: JSON.stringify(server.requests[0].body).length,
     firstRequest: server.requests[0].body,
     lastRequestBytes: JSON.stringify(server.requests.at(-1)?.body).length,
+    // TCP connections the server accepted over the session: 1 when one kept-alive connection served it.
+    connections: server.connections,
+    requests: server.requests.length,
   };
   await server.close();
   return result;
@@ -274,6 +277,7 @@ console.log(
   `peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`,
 );
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
+console.log(`connections per session: ${long.connections} for ${long.requests} model calls (chat completions)`);
 console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
 reportContinuity(await continuity());

@@ -17,6 +17,8 @@ export interface TestProxy {
   seen: string[];
   /** The Proxy-Authorization header of each, in the same order ("" when none). */
   authorizations: string[];
+  /** TCP connections clients opened to the proxy (a CONNECT tunnel is one). */
+  connections: number;
 }
 
 /** Starts the proxy; it closes when the test ends. */
@@ -38,7 +40,9 @@ export async function startProxy(): Promise<TestProxy> {
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
+  const proxy: TestProxy = { url: "", seen, authorizations, connections: 0 };
   server.on("connection", (socket: Socket) => {
+    proxy.connections++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -59,7 +63,8 @@ export async function startProxy(): Promise<TestProxy> {
   });
   await listen(server);
   onTestEnd(() => close(server, sockets));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, authorizations };
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return proxy;
 }
 
 /** A TLS server on 127.0.0.1 passing each connection on to `port` in the clear; `caFile` is its certificate. */

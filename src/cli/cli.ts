@@ -90,6 +90,8 @@ Options:
 Environment:
   ${[...keyVariables, "OPENROUTER_API_KEY"].join(", ")}, HARNESS_API_KEY (wins),
   HARNESS_PROVIDER, HARNESS_MODEL, HARNESS_BASE_URL, HARNESS_HOME (default ~/.harness), NO_COLOR,
+  ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN, OPENAI_BASE_URL, OLLAMA_HOST, GOOGLE_GEMINI_BASE_URL,
+  GOOGLE_API_KEY (as the vendors' own tools read them; harness's own settings win),
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
   (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000),
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (lower case too; every request harness makes), NODE_EXTRA_CA_CERTS

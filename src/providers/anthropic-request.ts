@@ -100,8 +100,12 @@ export const ANTHROPIC_VERSION = "2023-06-01";
  * settings' own headers, which win whatever their case.
  */
 export function anthropicHeaders(settings: Pick<AdapterSettings, "apiKey" | "headers">): Record<string, string> {
+  // A gateway's bearer token (ANTHROPIC_AUTH_TOKEN, or an `authorization` header in config.json)
+  // with no key: no placeholder `x-api-key`, which some gateways take over the token.
+  const bearerOnly =
+    !settings.apiKey && Object.keys(settings.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
   return jsonHeaders(
-    { "x-api-key": settings.apiKey || "no-key", "anthropic-version": ANTHROPIC_VERSION },
+    { ...(bearerOnly ? {} : { "x-api-key": settings.apiKey || "no-key" }), "anthropic-version": ANTHROPIC_VERSION },
     settings.headers,
   );
 }

@@ -9,4 +9,6 @@ export type { ApiKind } from "./wire-apis.ts";
 export interface ProviderSettings extends AdapterSettings {
   /** Which wire API's record (wire-apis.ts) builds the adapter, or `local` for the in-process model. */
   api: ApiKind;
+  /** What resolving the settings chose that the user did not spell out (an alias's id, one key of several): said once at the start. */
+  notices?: string[];
 }

@@ -5,8 +5,8 @@
 // `http` parses with Node's built-in llhttp. *Decision*: redirects are not followed (an API that
 // answers a POST with a 3xx is misconfigured; the status is reported), and no compression is
 // asked for (event streams are not compressed anyway), as with the SDKs' own defaults minus those.
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
+import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { KEEP_ALIVE_IDLE_MS, proxyFor, requestViaProxy } from "../shared/proxy.ts";
 
 /** A response's headers by name, whatever their case; repeated ones joined with ", ". */
 export interface HeaderLookup {
@@ -64,9 +64,10 @@ export async function sendRequest(
   // HTTPS_PROXY, HTTP_PROXY, NO_PROXY (shared/proxy.ts): the proxy decides the client and options.
   const proxy = proxyFor(target);
   const via = proxy ? await requestViaProxy(target, proxy) : undefined;
+  const client = via?.client ?? (target.protocol === "https:" ? "https" : "http");
   // https (and with it tls) only loads for an https URL or proxy.
-  const { request } =
-    (via?.client ?? target.protocol.slice(0, -1)) === "https" ? await import("node:https") : await import("node:http");
+  const { request } = client === "https" ? await import("node:https") : await import("node:http");
+  const agent = (via?.options.agent as Agent | undefined) ?? (await keptAliveAgent(client));
   const { signal } = init;
   signal.throwIfAborted();
   const headers = {
@@ -74,19 +75,63 @@ export async function sendRequest(
     ...(init.body === undefined ? {} : { "content-length": String(Buffer.byteLength(init.body)) }),
     ...(via?.options.headers as Record<string, string> | undefined),
   };
-  return new Promise((resolve, reject) => {
-    const sent = request(target, { ...via?.options, method: init.method, headers, signal }, (message) =>
-      resolve(replyOf(message, signal)),
-    );
-    sent.on("error", (error) => reject(signal.aborted ? abortError(signal) : error));
-    sent.end(init.body);
-  });
+  const send = (staleLeft: number): Promise<HttpReply> =>
+    new Promise((resolve, reject) => {
+      const sent: ClientRequest = request(
+        target,
+        { ...via?.options, agent, method: init.method, headers, signal },
+        (message) => resolve(replyOf(message, signal)),
+      );
+      sent.on("error", (error: NodeJS.ErrnoException) => {
+        if (signal.aborted) return reject(abortError(signal));
+        // A kept-alive connection the server closed while idle fails as it is reused, before any
+        // answer: the server never saw the request, so it goes again at once on another connection
+        // (as Node's docs advise for `reusedSocket`), not after the retry loop's wait and warning.
+        if (sent.reusedSocket && staleLeft > 0 && /^(ECONNRESET|EPIPE)$/.test(error.code ?? ""))
+          return resolve(send(staleLeft - 1));
+        reject(error);
+      });
+      sent.end(init.body);
+    });
+  return send(MAX_STALE_RETRIES);
 }
+
+/** Kept-alive connections that may turn out closed, one after the other, before a call fails. */
+const MAX_STALE_RETRIES = 3;
+
+/**
+ * One agent per scheme for every request of the process, keeping connections alive between model
+ * calls. *Decision*: idle up to KEEP_ALIVE_IDLE_MS rather than Node's global agent's 5 s, which
+ * a tool run or a person's reading outlasts; a server's shorter `Keep-Alive: timeout=` still
+ * wins (Node's agent reads it), and one it closed sooner is retried above.
+ */
+const agents = new Map<string, Promise<Agent>>();
+
+function keptAliveAgent(client: "http" | "https"): Promise<Agent> {
+  let agent = agents.get(client);
+  if (!agent) {
+    agent = (client === "https" ? import("node:https") : import("node:http")).then(
+      ({ Agent }) => new Agent({ keepAlive: true, scheduling: "lifo", timeout: KEEP_ALIVE_IDLE_MS }),
+    );
+    agents.set(client, agent);
+  }
+  return agent;
+}
+
+/**
+ * Most bytes read after a reader stopped early (chat completions stops at `[DONE]`, before the
+ * chunked body's last zero-length chunk arrives) to let the connection go back to the pool for
+ * the next call; a server that sends more than this, or not within DRAIN_MS, has its connection
+ * closed instead. *Decision*: 64 KiB and 2 s, far above the few bytes a well-behaved server has left.
+ */
+const DRAIN_BYTES = 64 * 1024;
+const DRAIN_MS = 2000;
 
 function replyOf(message: IncomingMessage, signal: AbortSignal): HttpReply {
   async function* body(): AsyncGenerator<Uint8Array> {
     try {
-      for await (const chunk of message) yield chunk as Buffer;
+      // Not destroyed when the reader stops: the `finally` drains it (keep-alive) or destroys it.
+      for await (const chunk of message.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
     } catch (error) {
       if (signal.aborted) throw abortError(signal);
       // Node says only "aborted" when the server hangs up mid-reply. No `cause`: the error line
@@ -97,11 +142,26 @@ function replyOf(message: IncomingMessage, signal: AbortSignal): HttpReply {
         });
       throw error;
     } finally {
-      // A reader that stops early (an error event, a cap) lets the connection go.
-      if (!message.complete) message.destroy();
+      // A reader that stops early lets the rest of the reply go: read (bounded) so its connection
+      // serves the next call, else closed (an error event, a cap, an aborted call).
+      if (!message.complete) drainOrDestroy(message, signal);
     }
   }
   return replyOver(message.statusCode ?? 0, headerLookup(message.headers), body());
+}
+
+/** Reads what is left of `message` to its end, or destroys it past DRAIN_BYTES, DRAIN_MS or an abort. */
+function drainOrDestroy(message: IncomingMessage, signal: AbortSignal): void {
+  if (signal.aborted || message.destroyed) return void message.destroy();
+  let left = DRAIN_BYTES;
+  const timer = setTimeout(() => message.destroy(), DRAIN_MS).unref();
+  message.on("data", (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) message.destroy();
+  });
+  message.once("close", () => clearTimeout(timer));
+  message.on("error", () => {}); // the call is over: a late error of its rest is nobody's to handle
+  message.resume();
 }
 
 /** A reply over `body`; `text()` and `json()` read the whole of it. */

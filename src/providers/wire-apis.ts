@@ -17,6 +17,7 @@ import { GEMINI_API, geminiHeaders, geminiThinking } from "./gemini-request.ts";
 import { CHAT_API, chatThinking } from "./openai-chat-request.ts";
 import { RESPONSES_API, responsesThinking } from "./openai-responses-request.ts";
 import { openAIHeaders } from "./request-headers.ts";
+import { ANTHROPIC_MODEL_ALIASES, GEMINI_MODEL_ALIASES, type ModelAlias } from "./model-aliases.ts";
 import { leftOut, type ThinkingPlanner } from "./thinking-levels.ts";
 
 /** What a tool-call id must look like. An id that does not fit is mapped (replay.ts). */
@@ -63,6 +64,8 @@ export interface ApiRecord {
   budgetProblem?(budget: number, model: string, maxTokens?: number): string | undefined;
   /** It runs config.json's `webSearch` on the server. */
   takesWebSearch?: true;
+  /** Short model names its vendor's own tools take (`sonnet`), resolved before the first call (model-aliases.ts). */
+  aliases?: Readonly<Record<string, ModelAlias>>;
 }
 
 /** A wire API: one users can name with `--api`, spoken over HTTP. */
@@ -129,6 +132,7 @@ export const WIRE_APIS = {
     },
     budgetProblem: anthropicBudgetProblem,
     takesWebSearch: true,
+    aliases: ANTHROPIC_MODEL_ALIASES,
   },
   gemini: {
     kind: GEMINI_API,
@@ -147,6 +151,7 @@ export const WIRE_APIS = {
       toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, maxLength: 64 },
       maxImageBytes: 20 * 1024 * 1024,
     },
+    aliases: GEMINI_MODEL_ALIASES,
   },
 } as const satisfies Record<string, WireApiRecord>;
 

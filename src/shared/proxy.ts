@@ -109,14 +109,40 @@ function proxyAuthorization(proxy: URL): string | undefined {
   return `Basic ${Buffer.from(credentials).toString("base64")}`;
 }
 
+/**
+ * How long a kept-alive connection (or tunnel) may sit idle for the next request. The official
+ * SDKs keep theirs five minutes (openai-node and anthropic-sdk-typescript's agentkeepalive
+ * `timeout`); a server's own shorter `Keep-Alive: timeout=` wins.
+ */
+export const KEEP_ALIVE_IDLE_MS = 5 * 60_000;
+
 /** Longest a proxy may take to answer CONNECT. */
 const CONNECT_TIMEOUT_MS = 30_000;
 /** Most bytes of a proxy's answer to CONNECT (its status line and headers). */
 const CONNECT_REPLY_BYTES = 16 * 1024;
 
-/** An https Agent whose every connection is a tunnel through `proxy` to `host:port`. */
-async function tunnelAgent(proxy: URL, host: string, port: number, authorization?: string): Promise<HttpAgent> {
+/**
+ * The tunnel agents made so far, one per proxy and target: a kept-alive tunnel serves every later
+ * request to the same target (a session's model calls), as Claude Code keeps one, instead of a
+ * CONNECT and a TLS handshake per call.
+ */
+const tunnelAgents = new Map<string, Promise<HttpAgent>>();
+
+/** An https Agent whose connections are tunnels through `proxy` to `host:port`, kept alive and reused. */
+function tunnelAgent(proxy: URL, host: string, port: number, authorization?: string): Promise<HttpAgent> {
+  const key = `${proxy.href} ${host} ${port}`;
+  let agent = tunnelAgents.get(key);
+  if (!agent) {
+    agent = newTunnelAgent(proxy, host, port, authorization);
+    tunnelAgents.set(key, agent);
+  }
+  return agent;
+}
+
+async function newTunnelAgent(proxy: URL, host: string, port: number, authorization?: string): Promise<HttpAgent> {
   const [https, tls, net] = await Promise.all([import("node:https"), import("node:tls"), import("node:net")]);
+  /** The proxy connection under each tunnel's TLS socket: idle in the pool, it must not hold the process open either. */
+  const underneath = new WeakMap<Duplex, Socket>();
   class TunnelAgent extends https.Agent {
     override createConnection(
       options: ClientRequestArgs,
@@ -133,21 +159,31 @@ async function tunnelAgent(proxy: URL, host: string, port: number, authorization
           // https.Agent has put the target's name (and any `ca`, `rejectUnauthorized`) in `options`.
           const tlsOptions = options as import("node:tls").ConnectionOptions;
           const servername = tlsOptions.servername || (options.host ?? undefined);
-          callback?.(
-            null,
-            tls.connect({
-              ...tlsOptions,
-              socket,
-              servername: servername && !isIP(servername) ? servername : undefined,
-            }),
-          );
+          const secure = tls.connect({
+            ...tlsOptions,
+            socket,
+            servername: servername && !isIP(servername) ? servername : undefined,
+          });
+          underneath.set(secure, socket);
+          callback?.(null, secure);
         },
         (error: Error) => callback?.(error, undefined as unknown as Duplex),
       );
       return undefined;
     }
+
+    // Node's own returns whether the socket may stay (its @types say void): passed on as it is.
+    override keepSocketAlive(socket: Duplex): void {
+      underneath.get(socket)?.unref();
+      return super.keepSocketAlive(socket);
+    }
+
+    override reuseSocket(socket: Duplex, request: import("node:http").ClientRequest): void {
+      underneath.get(socket)?.ref();
+      super.reuseSocket(socket, request);
+    }
   }
-  return new TunnelAgent({ keepAlive: false });
+  return new TunnelAgent({ keepAlive: true, scheduling: "lifo", timeout: KEEP_ALIVE_IDLE_MS });
 }
 
 /** Sends CONNECT on `socket` and resolves with it once the proxy answered 2xx. */

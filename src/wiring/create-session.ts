@@ -251,6 +251,7 @@ async function modelFor(options: SessionOptions, settings: ProviderSettings) {
   // A server that stays silent is reported while the call waits (providers/call-limits.ts).
   const providerFor = (chosen: ProviderSettings) => createProvider({ ...chosen, onWait: options.warn });
   const provider = await providerFor(settings);
+  for (const notice of settings.notices ?? []) options.warn(notice);
   const thinkingNotice = planThinking(settings).notice;
   if (thinkingNotice) options.warn(thinkingNotice);
   const windowOverride = options.contextWindow ?? windowFromEnv(options.env);

@@ -14,9 +14,9 @@ import {
 import type { HarnessConfig } from "./config-file.ts";
 import type { CallLimits } from "../providers/call-limits.ts";
 import type { ApiKind, ProviderSettings } from "../providers/index.ts";
+import { resolveAlias } from "../providers/model-aliases.ts";
 import { apiRecord } from "../providers/wire-apis.ts";
-
-/** Which provider to pick when none is named: the first whose key is set. */
+import { moreKeyVariables, vendorBaseUrl, vendorBearerToken } from "./vendor-environment.ts";
 
 /**
  * Resolves provider settings. Each setting takes the first of: flags, environment, config.json
@@ -38,7 +38,8 @@ export function resolveProvider(
       { isUsage: true },
     );
   }
-  const name = flags.provider ?? env.HARNESS_PROVIDER ?? config.provider ?? guessProvider(env, urlOverride);
+  const notices: string[] = [];
+  const name = flags.provider ?? env.HARNESS_PROVIDER ?? config.provider ?? guessProvider(env, urlOverride, notices);
   const preset = PRESETS[name] as ProviderPreset | undefined;
   const custom = config.providers?.[name];
   if (!preset && !custom) {
@@ -58,23 +59,28 @@ export function resolveProvider(
       { isUsage: true },
     );
   const record = apiRecord(api);
-  const baseUrl = (urlOverride ?? custom?.baseUrl ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
-  const keyEnv = custom?.apiKeyEnv ?? preset?.keyEnv;
-  const apiKey = env.HARNESS_API_KEY || (keyEnv ? env[keyEnv] : undefined) || undefined;
+  const vendorUrl = preset ? vendorBaseUrl(name, env) : undefined;
+  const baseUrl = (urlOverride ?? custom?.baseUrl ?? vendorUrl?.url ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
+  const key = keyFrom(env, custom?.apiKeyEnv, custom?.apiKeyEnv === undefined ? name : undefined, notices);
+  const bearer = preset && !key.value ? vendorBearerToken(name, env) : undefined;
+  const keyEnv = bearer?.variable ?? key.variable;
+  const apiKey = key.value;
+  const headers = bearer ? { ...custom?.headers, authorization: `Bearer ${bearer.token}` } : custom?.headers;
   // A custom base URL may be a local server that needs no key; the official endpoints, and
   // configured providers that name their key variable, always do.
   const needsKey = Boolean(keyEnv) && !urlOverride && (custom?.apiKeyEnv !== undefined || baseUrl === preset?.baseUrl);
-  if (!apiKey && needsKey) {
+  if (!apiKey && !bearer && needsKey) {
     throw new ConfigError(`no API key for ${name}: set ${keyEnv} (or HARNESS_API_KEY), or choose another --provider`);
   }
   const configModel = config.provider === undefined || config.provider === name ? config.model : undefined;
-  const model =
+  const named =
     flags.model ??
     env.HARNESS_MODEL ??
     configModel ??
     custom?.model ??
     Object.keys(custom?.models ?? {})[0] ??
     preset?.defaultModel;
+  const model = named && !custom?.models?.[named] ? aliasOf(record.aliases, named, env, notices) : named;
   if (!model)
     throw new ConfigError(
       `no model for provider "${name}": give --model, or set providers.${name}.model in config.json`,
@@ -94,7 +100,7 @@ export function resolveProvider(
     baseUrl,
     apiKey,
     keyEnv,
-    ...(custom?.headers ? { headers: custom.headers } : {}),
+    ...(headers ? { headers } : {}),
     ...(api === "local" ? { modelsDir: join(stateDir(env), "models"), ...localThreads(env, custom?.threads) } : {}),
     windowCacheFile: join(stateDir(env), "cache", "context-windows.json"),
     ...callLimitsFrom(flags, env, config),
@@ -106,7 +112,42 @@ export function resolveProvider(
       local: custom?.local,
       prices: perModel?.prices ?? custom?.prices,
     }),
+    ...(notices.length > 0 ? { notices } : {}),
   };
+}
+
+/**
+ * The key and the variable it came from: HARNESS_API_KEY, else the provider's own variable (a
+ * custom provider's `apiKeyEnv`, a preset's), else the vendor's further ones (GOOGLE_API_KEY).
+ * `keyEnv` names the variable to set when none is, for the error messages.
+ */
+function keyFrom(
+  env: NodeJS.ProcessEnv,
+  customKeyEnv: string | undefined,
+  presetName: string | undefined,
+  notices: string[],
+): { value?: string; variable?: string } {
+  const own = customKeyEnv ?? (presetName ? PRESETS[presetName]?.keyEnv : undefined);
+  if (env.HARNESS_API_KEY) return { value: env.HARNESS_API_KEY, variable: own };
+  const candidates = [...(own ? [own] : []), ...(presetName ? moreKeyVariables(presetName) : [])];
+  const set = candidates.filter((variable) => env[variable]);
+  if (set.length === 0) return { variable: own };
+  const others = set.slice(1).filter((variable) => env[variable] !== env[set[0]]);
+  if (others.length > 0) notices.push(`using the key in ${set[0]}; ${others.join(" and ")} holds another, not used`);
+  return { value: env[set[0]], variable: set[0] };
+}
+
+/** The id an alias stands for (model-aliases.ts), said once; other names are ids already. */
+function aliasOf(
+  aliases: Parameters<typeof resolveAlias>[0],
+  model: string,
+  env: NodeJS.ProcessEnv,
+  notices: string[],
+): string {
+  const resolved = resolveAlias(aliases, model, env);
+  if (!resolved) return model;
+  notices.push(`model "${model}" is ${resolved.id}${resolved.variable ? ` (from ${resolved.variable})` : ""}`);
+  return resolved.id;
 }
 
 /** `HARNESS_LOCAL_THREADS`, else config.json's `threads`; absent: the local provider takes the math cores. */
@@ -175,11 +216,27 @@ function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined): string {
-  if (baseUrl) return /anthropic/.test(baseUrl) ? "anthropic" : "openai";
-  const withKey = KEYED_PROVIDERS.find((name) => env[PRESETS[name].keyEnv as string]);
-  if (withKey) return withKey;
-  if (env.HARNESS_API_KEY) return "openai";
+/**
+ * The provider when none is named: one whose URL says it is Anthropic's, else the first whose key
+ * is set (KEYED_PROVIDERS' order), with `--base-url` too: a key set for one vendor goes with its
+ * API to the URL given, where before it picked OpenAI chat and sent no key. With no key, a base
+ * URL is an OpenAI-compatible server (local ones need none).
+ */
+function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined, notices: string[]): string {
+  if (baseUrl && /anthropic/.test(baseUrl)) return "anthropic";
+  const withKeys = KEYED_PROVIDERS.filter(
+    (name) =>
+      [PRESETS[name].keyEnv as string, ...moreKeyVariables(name)].some((variable) => env[variable]) ||
+      vendorBearerToken(name, env) !== undefined,
+  );
+  if (withKeys.length > 0) {
+    if (baseUrl && withKeys.length > 1)
+      notices.push(
+        `${baseUrl} is taken as ${withKeys[0]}'s (its key is set, as are ${withKeys.slice(1).join(" and ")}'s): give --provider to choose another`,
+      );
+    return withKeys[0];
+  }
+  if (env.HARNESS_API_KEY || baseUrl) return "openai";
   throw new NoProviderError(
     `no provider configured: set ${keyVariableList()}, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json`,
   );

@@ -120,6 +120,8 @@ export class FakeLLM {
    * error body (and noted in `errors`), and replies carry the signatures that service issues.
    */
   persona: Persona | undefined;
+  /** TCP connections the server has accepted (its 'connection' events): a kept-alive session opens one. */
+  connections = 0;
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
@@ -141,6 +143,7 @@ export class FakeLLM {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on("connection", () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
