@@ -2,14 +2,15 @@
 // harness, like the local pool. BullMQ holds a lock on each job it runs and renews it while this
 // process lives; a worker that dies stops renewing, and another worker's stalled-job check puts
 // the job back in the queue (the "visibility timeout": HARNESS_QUEUE_LOCK_MS). A job is checked
-// before it runs (queue-job.ts): whoever can write to the Redis must not choose where this
-// worker's keys go.
+// before it runs (queue-job.ts, worker-policy.ts): whoever can write to the Redis must not choose
+// where this worker's keys go, nor a folder or repository of this machine it was not told to allow.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { describeResult } from "./batch-progress.ts";
 import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { MAX_RATE_LIMIT_REQUEUES } from "./local-pool.ts";
-import { acceptJob, JobRefused, type QueueJobData, type WorkerPolicy } from "./queue-job.ts";
+import { acceptJob, type QueueJobData } from "./queue-job.ts";
+import { JobRefused, type WorkerPolicy } from "./worker-policy.ts";
 import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { SessionSpend } from "./attempt-journal.ts";
 import { NOT_RUN, type JobResult, runJobTry } from "./queue-try.ts";
@@ -38,7 +39,7 @@ const CLOSE_GRACE_MS = 5000;
 export interface QueueWorkerOptions {
   target: QueueTarget;
   concurrency: number;
-  /** How tasks run here; the run id and settings come from each job, checked against `policy`. */
+  /** How tasks run here (its taskFolder judges each job's folders too); the run id and settings come from each job, checked against `policy`. */
   run: Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend">;
   policy: WorkerPolicy;
   /** What a lost try's harness had spent, from its session file when it ran on this machine. */
@@ -68,7 +69,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     async (job, token) => {
       let accepted;
       try {
-        accepted = acceptJob(job.data, options.policy);
+        accepted = acceptJob(job.data, options.policy, options.run.taskFolder);
       } catch (error) {
         if (!(error instanceof JobRefused)) throw error;
         log(`refused job ${job.id}: ${error.message}`);

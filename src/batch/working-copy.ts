@@ -3,10 +3,9 @@
 // share files). What the attempt changed is its diff against where the copy started.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { systemProgram } from "../shared/system-program.ts";
-import { folderNameOf, type BatchTask } from "./batch-task.ts";
+import { folderNameOf, localRepoPath, type BatchTask } from "./batch-task.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */
 const GIT_TIMEOUT_MS = 10 * 60_000;
@@ -21,6 +20,14 @@ const MAX_COPIES = 100;
 export class WorkingCopyError extends Error {
   override name = "WorkingCopyError";
 }
+
+/**
+ * A folder a task names (its `cwd`, a local `repo`): its real path, or why no task runs there.
+ * The CLI hands in the one judgement of workspaces (wiring/home-workspace.ts: not a credential
+ * folder, the state folder, a hidden folder of home, nor one that holds home), which this layer
+ * may not import.
+ */
+export type TaskFolderCheck = (folder: string) => { folder: string } | { refused: string };
 
 /** Where an attempt runs, and what its diff is taken against (absent: no diff, a `cwd` task). */
 export interface WorkingCopy {
@@ -42,19 +49,24 @@ export interface WorkingCopy {
  */
 export async function prepareWorkingCopy(
   task: BatchTask,
-  where: { workRoot: string; runId: string },
+  where: { workRoot: string; runId: string; taskFolder: TaskFolderCheck },
   signal: AbortSignal,
 ): Promise<WorkingCopy> {
+  const checked = (what: string, folder: string) => {
+    const verdict = where.taskFolder(folder);
+    if ("refused" in verdict) throw new WorkingCopyError(`${what} ${verdict.refused}: no task runs there`);
+    return verdict.folder;
+  };
   if (task.cwd) {
-    if (isForbiddenWorkspace(task.cwd))
-      throw new WorkingCopyError(`cwd ${task.cwd} is the root or a home folder (or holds one): no task runs there`);
-    if (!existsSync(task.cwd) || !statSync(task.cwd).isDirectory())
-      throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
-    return { dir: task.cwd };
+    const cwd = checked("cwd", task.cwd);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
+    return { dir: cwd };
   }
+  const localRepo = task.repo === undefined ? undefined : localRepoPath(task.repo);
+  const repo = localRepo === undefined ? task.repo : checked("repo", localRepo);
   const dir = claimFolder(join(where.workRoot, where.runId), folderNameOf(task.id));
-  if (!task.repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
-  await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir], dir, signal);
+  if (!repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
+  await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", repo, dir], dir, signal);
   if (task.ref) {
     const commit = (await revParse(task.ref, dir, signal)) ?? (await revParse(`origin/${task.ref}`, dir, signal));
     if (!commit) throw new WorkingCopyError(`ref "${task.ref}" not found in ${task.repo}`);
@@ -107,13 +119,6 @@ export async function diffOf(copy: WorkingCopy, signal: AbortSignal): Promise<st
   } catch {
     return null; // no diff is better than a wrong one
   }
-}
-
-/** Whether a folder is one no task may run in: the root, a home folder, or a folder holding one. */
-export function isForbiddenWorkspace(dir: string, home = process.env.HOME || homedir()): boolean {
-  const target = resolve(dir);
-  const homes = [resolve(home), resolve(homedir())];
-  return target === "/" || homes.some((h) => h === target || h.startsWith(`${target}/`));
 }
 
 async function revParse(ref: string, cwd: string, signal: AbortSignal): Promise<string | undefined> {
