@@ -53,6 +53,15 @@ function canaryHome(identity: Identity) {
   mkdirSync(join(allowed, "shared"), { recursive: true });
   gitRepo(join(allowed, "repo"), "README", "a repository jobs may clone\n");
   symlinkSync(join(home, ".ssh"), join(allowed, "keys"));
+  // What an earlier job's setup could leave in a shared allowed folder (a `.git` in a new subfolder
+  // is not one the sandbox can cover): repositories whose objects are the password store's.
+  mkdirSync(join(allowed, "gitfile"));
+  writeFileSync(join(allowed, "gitfile", ".git"), `gitdir: ${join(home, ".password-store", ".git")}\n`);
+  gitRepo(join(allowed, "alternates"), "README", "borrows objects\n");
+  writeFileSync(
+    join(allowed, "alternates", ".git", "objects", "info", "alternates"),
+    `${join(home, ".password-store", ".git", "objects")}\n`,
+  );
   handTo(identity, home);
   return { home, allowed, env: cleanEnv({ HOME: home, HARNESS_HOME: join(home, ".harness"), OPENAI_API_KEY: "k" }) };
 }
@@ -139,6 +148,12 @@ for (const identity of IDENTITIES) {
       ],
     ];
     for (const [id, fields] of refused) await queue.add("task", job(id, fields), { jobId: `${identity}-${id}` });
+    // Taken (the repository's own folder is allowed), then stopped before anything runs.
+    const borrowed = ["gitfile", "alternates"];
+    for (const id of borrowed)
+      await queue.add("task", job(id, { repo: join(allowed, id), setup: "cp bank.gpg leak.txt" }), {
+        jobId: `${identity}-${id}`,
+      });
     // What the worker allows still runs: a shared folder, and a clone of a repository there.
     await queue.add("task", job("shared", { cwd: join(allowed, "shared"), setup: "echo ran > setup.txt" }), {
       jobId: `${identity}-shared`,
@@ -150,6 +165,17 @@ for (const identity of IDENTITIES) {
       assert.equal(outcome.state, "failed", `${id}: refused`);
       assert.match(outcome.reason ?? "", /^refused by the worker: /, id);
       assert.match(outcome.reason ?? "", why, id);
+    }
+    for (const id of borrowed) {
+      const outcome = await settled(queue, `${identity}-${id}`);
+      assert.equal(outcome.value?.status, "error", `${id}: ${outcome.reason}`);
+      assert.match(
+        outcome.value?.error ?? "",
+        /^working copy: repo .* takes its objects from .*\/\.password-store is inside .*\/\.password-store, where credentials live: no task runs there$/,
+        id,
+      );
+      assert.equal(outcome.value?.diff, null, id);
+      assert.doesNotMatch(JSON.stringify(outcome.value), new RegExp(CANARY), id);
     }
     for (const id of ["shared", "clone"]) {
       const outcome = await settled(queue, `${identity}-${id}`);

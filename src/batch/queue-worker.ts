@@ -10,7 +10,7 @@ import { describeResult } from "./batch-progress.ts";
 import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { MAX_RATE_LIMIT_REQUEUES } from "./local-pool.ts";
 import { acceptJob, type QueueJobData } from "./queue-job.ts";
-import { JobRefused, type WorkerPolicy } from "./worker-policy.ts";
+import { folderCheckOf, JobRefused, type WorkerPolicy } from "./worker-policy.ts";
 import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { SessionSpend } from "./attempt-journal.ts";
 import { NOT_RUN, type JobResult, runJobTry } from "./queue-try.ts";
@@ -61,6 +61,9 @@ export interface QueueWorkerOptions {
 export async function runQueueWorker(options: QueueWorkerOptions): Promise<void> {
   const { target, log, signal } = options;
   const { Queue, Worker, WaitingError, UnrecoverableError } = await loadBullmq();
+  // Every folder a job uses, its cwd and where its repository's objects come from, is judged and
+  // must be inside an --allow-dir.
+  const run = { ...options.run, taskFolder: folderCheckOf(options.policy, options.run.taskFolder) };
   const queue = new Queue<QueueJobData, TaskResult>(target.name, { connection: target.connection });
   // Each job it takes records this name, and its heartbeat goes by it (dead-workers.ts).
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -69,7 +72,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     async (job, token) => {
       let accepted;
       try {
-        accepted = acceptJob(job.data, options.policy, options.run.taskFolder);
+        accepted = acceptJob(job.data, options.policy, run.taskFolder);
       } catch (error) {
         if (!(error instanceof JobRefused)) throw error;
         log(`refused job ${job.id}: ${error.message}`);
@@ -84,7 +87,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
         data,
         task,
         settings,
-        run: options.run,
+        run,
         sessionSpend: options.sessionSpend,
         by: name,
         signal,

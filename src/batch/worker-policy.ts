@@ -44,19 +44,40 @@ export function checkModel(policy: WorkerPolicy, provider: string | undefined, m
 }
 
 /**
+ * The folders a job of this worker may use: those the judgement of workspaces (`judge`) lets a
+ * task use that are inside an --allow-dir. The worker checks a job's cwd and repo with it before
+ * taking the job (checkPlaces), and its working copy checks where a repository's objects come
+ * from with it too (working-copy.ts).
+ */
+export function folderCheckOf(policy: WorkerPolicy, judge: TaskFolderCheck): TaskFolderCheck {
+  return (folder) => {
+    const checked = judge(folder);
+    if ("refused" in checked) return checked;
+    const isAllowed = policy.allowDirs.some(
+      (dir) => checked.folder === dir || checked.folder.startsWith(dir.endsWith("/") ? dir : `${dir}/`),
+    );
+    if (isAllowed) return checked;
+    const allowed = policy.allowDirs.length > 0 ? ` (--allow-dir ${policy.allowDirs.join(", ")})` : "";
+    return {
+      refused: `${folder} is not inside a folder this worker allows${allowed || ": it was started without --allow-dir"}`,
+    };
+  };
+}
+
+/**
  * A job's `cwd` and `repo` as they will be used (a folder's real path), or JobRefused: a folder
- * no task may run in (`check`), one outside every --allow-dir, a relative path, or a repository
- * URL not on --allow-repo. A task with neither runs in a fresh empty folder of the worker's own.
+ * `check` refuses (folderCheckOf), a relative path, or a repository URL not on --allow-repo. A
+ * task with neither runs in a fresh empty folder of the worker's own.
  */
 export function checkPlaces<T extends { cwd?: string; repo?: string }>(
   task: T,
   policy: WorkerPolicy,
   check: TaskFolderCheck,
 ): T {
-  const cwd = task.cwd === undefined ? undefined : allowedFolder("cwd", task.cwd, policy, check);
+  const cwd = task.cwd === undefined ? undefined : allowedFolder("cwd", task.cwd, check);
   if (task.repo === undefined) return { ...task, ...(cwd ? { cwd } : {}) };
   const local = localRepoPath(task.repo);
-  if (local !== undefined) return { ...task, repo: allowedFolder("repo", local, policy, check) };
+  if (local !== undefined) return { ...task, repo: allowedFolder("repo", local, check) };
   if (!matchesAny(policy.allowRepos, [task.repo]))
     throw new JobRefused(
       `repo ${task.repo} is not on this worker's --allow-repo${policy.allowRepos.length > 0 ? ` (allowed: ${policy.allowRepos.join(", ")})` : ""}`,
@@ -64,17 +85,10 @@ export function checkPlaces<T extends { cwd?: string; repo?: string }>(
   return task;
 }
 
-function allowedFolder(what: string, folder: string, policy: WorkerPolicy, check: TaskFolderCheck): string {
+function allowedFolder(what: string, folder: string, check: TaskFolderCheck): string {
   if (!folder.startsWith("/")) throw new JobRefused(`${what} ${folder} is not an absolute path`);
   const checked = check(folder);
   if ("refused" in checked) throw new JobRefused(`${what} ${checked.refused}: no task runs there`);
-  const isInAllowed = policy.allowDirs.some(
-    (dir) => checked.folder === dir || checked.folder.startsWith(dir.endsWith("/") ? dir : `${dir}/`),
-  );
-  if (!isInAllowed)
-    throw new JobRefused(
-      `${what} ${folder} is not inside a folder this worker allows${policy.allowDirs.length > 0 ? ` (--allow-dir ${policy.allowDirs.join(", ")})` : ": it was started without --allow-dir"}`,
-    );
   return checked.folder;
 }
 

@@ -3,7 +3,7 @@
 // share files). What the attempt changed is its diff against where the copy started.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { systemProgram } from "../shared/system-program.ts";
 import { folderNameOf, localRepoPath, type BatchTask } from "./batch-task.ts";
 
@@ -64,6 +64,7 @@ export async function prepareWorkingCopy(
   }
   const localRepo = task.repo === undefined ? undefined : localRepoPath(task.repo);
   const repo = localRepo === undefined ? task.repo : checked("repo", localRepo);
+  if (localRepo !== undefined && repo) await checkObjectSources(repo, checked, signal);
   const dir = claimFolder(join(where.workRoot, where.runId), folderNameOf(task.id));
   if (!repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
   await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", repo, dir], dir, signal);
@@ -74,6 +75,38 @@ export async function prepareWorkingCopy(
   }
   const head = await revParse("HEAD", dir, signal);
   return { dir, ...(head ? { base: { gitDir: join(dir, ".git"), commit: head } } : {}) };
+}
+
+/**
+ * Checks where a local repository's objects really come from, as its own folder was: a `.git`
+ * file (`gitdir: ~/.password-store/.git`) or a `commondir` makes git read another repository,
+ * and `objects/info/alternates` adds another's objects, which a clone copies. Each is judged by
+ * the folder that holds it (the part of the path before `.git`), so a repository planted in an
+ * allowed folder cannot hand out one that is not.
+ */
+async function checkObjectSources(
+  repo: string,
+  checked: (what: string, folder: string) => string,
+  signal: AbortSignal,
+): Promise<void> {
+  const dirs = (await git(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"], repo, signal))
+    .split("\n")
+    .filter(Boolean);
+  const objects = join(dirs.at(-1) ?? repo, "objects");
+  const alternates = existsSync(join(objects, "info", "alternates"))
+    ? readFileSync(join(objects, "info", "alternates"), "utf8")
+        .split("\n")
+        .filter((line) => line.trim() && !line.startsWith("#"))
+        .map((line) => resolve(objects, line.trim()))
+    : [];
+  for (const dir of [...dirs, ...alternates]) checked(`repo ${repo} takes its objects from`, holderOf(dir));
+}
+
+/** The folder a git folder belongs to: the path before its first `.git` part (a bare repository is its own). */
+function holderOf(gitDir: string): string {
+  const parts = gitDir.split(sep);
+  const at = parts.indexOf(".git");
+  return at <= 0 ? gitDir : parts.slice(0, at).join(sep) || sep;
 }
 
 function claimFolder(parent: string, name: string): string {
