@@ -57,10 +57,15 @@ function canaryHome(identity: Identity) {
   // is not one the sandbox can cover): repositories whose objects are the password store's.
   mkdirSync(join(allowed, "gitfile"));
   writeFileSync(join(allowed, "gitfile", ".git"), `gitdir: ${join(home, ".password-store", ".git")}\n`);
-  gitRepo(join(allowed, "alternates"), "README", "borrows objects\n");
+  gitRepo(join(allowed, "middle"), "README", "borrows objects\n");
+  writeFileSync(
+    join(allowed, "middle", ".git", "objects", "info", "alternates"),
+    `${join(home, ".password-store", ".git", "objects")}\n`,
+  );
+  gitRepo(join(allowed, "alternates"), "README", "borrows objects from one that borrows\n");
   writeFileSync(
     join(allowed, "alternates", ".git", "objects", "info", "alternates"),
-    `${join(home, ".password-store", ".git", "objects")}\n`,
+    `${join(allowed, "middle", ".git", "objects")}\n`,
   );
   handTo(identity, home);
   return { home, allowed, env: cleanEnv({ HOME: home, HARNESS_HOME: join(home, ".harness"), OPENAI_API_KEY: "k" }) };

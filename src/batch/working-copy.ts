@@ -92,14 +92,30 @@ async function checkObjectSources(
   const dirs = (await git(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"], repo, signal))
     .split("\n")
     .filter(Boolean);
-  const objects = join(dirs.at(-1) ?? repo, "objects");
-  const alternates = existsSync(join(objects, "info", "alternates"))
-    ? readFileSync(join(objects, "info", "alternates"), "utf8")
-        .split("\n")
-        .filter((line) => line.trim() && !line.startsWith("#"))
-        .map((line) => resolve(objects, line.trim()))
-    : [];
-  for (const dir of [...dirs, ...alternates]) checked(`repo ${repo} takes its objects from`, holderOf(dir));
+  for (const dir of dirs) checked(`repo ${repo} takes its objects from`, holderOf(dir));
+  // Alternates chain (git follows 5 levels): each level's folders are judged before reading on.
+  let level = [join(dirs.at(-1) ?? repo, "objects")];
+  for (let depth = 0; depth <= MAX_ALTERNATES_DEPTH && level.length > 0; depth++) {
+    level = level.flatMap(alternatesOf);
+    for (const dir of level) checked(`repo ${repo} takes its objects from`, holderOf(dir));
+  }
+}
+
+/** How deep git follows alternates of alternates. */
+const MAX_ALTERNATES_DEPTH = 5;
+
+/** The object folders an objects folder borrows from (its info/alternates), as absolute paths. */
+function alternatesOf(objects: string): string[] {
+  const file = join(objects, "info", "alternates");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() && !line.startsWith("#"))
+    .map((line) => {
+      // git unquotes a C-quoted line: judged as written, it would be another folder than git reads.
+      if (line.trim().startsWith('"')) throw new WorkingCopyError(`${file} has a quoted line; not cloned`);
+      return resolve(objects, line.trim());
+    });
 }
 
 /** The folder a git folder belongs to: the path before its first `.git` part (a bare repository is its own). */
