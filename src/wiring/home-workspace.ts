@@ -59,7 +59,7 @@ export function judgeWorkspace(folder: string, env: NodeJS.ProcessEnv): Workspac
       return refused(
         `is inside ${dir}, harness's state and settings: a command there could plant settings that run outside the sandbox`,
       );
-  for (const secret of homes.flatMap((home) => secretPaths(home, stateDir(env))).map(realOrSame))
+  for (const secret of homes.flatMap((home) => secretPaths(home, stateDir(env), env)).map(realOrSame))
     if (isInside(real, secret)) return refused(`is inside ${secret}, where credentials live`);
   const parts = real.split(path.sep);
   const protectedAt = parts.findIndex((part) => PROTECTED_NAMES.includes(part));
