@@ -221,6 +221,9 @@ async function queueScenario(): Promise<string[]> {
     fake.baseUrl,
     "--allow-models",
     "model-*",
+    // The tasks' repository: a worker clones only from the folders it allows.
+    "--allow-dir",
+    repo,
   ];
   const notes: string[] = [];
   try {

@@ -5,7 +5,7 @@
 // limits end tasks with their own status; the report puts two runs side by side.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest, ScriptStep } from "./fake-llm/server.ts";
@@ -343,10 +343,12 @@ test("a task may not run in the home folder", async () => {
   const env = cleanEnv({ HOME: tempDir("harness-home-folder-") });
   writeTasks(dir, [{ id: "home", prompt: "write ~/.bashrc", cwd: env.HOME as string }]);
   const run = await runCli(["batch", "tasks.jsonl", ...fakeFlags(fake)], { env, cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
-  const [result] = readLines(join(dir, "results.jsonl"));
-  assert.equal(result.status, "error");
-  assert.match(result.error ?? "", /is the root or a home folder \(or holds one\): no task runs there/);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(
+    run.stderr,
+    /tasks\.jsonl: task "home": cwd .* holds your home folder: .*no task runs there; nothing was run/,
+  );
+  assert.equal(existsSync(join(dir, "results.jsonl")), false);
   assert.equal(fake.requests.length, 0);
 });
 

@@ -154,5 +154,21 @@ export function folderNameOf(id: string): string {
 
 /** A repository path is taken from the tasks file's folder; a URL (`file://...`, `host:path`) as it is. */
 function resolveRepo(base: string, repo: string): string {
-  return isAbsolute(repo) || /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[^/]+:/.test(repo) ? repo : resolve(base, repo);
+  return isAbsolute(repo) || isRepoUrl(repo) ? repo : resolve(base, repo);
+}
+
+/** A URL git reads (`https://`, `file://`), or its `host:path` (ssh) and `helper::address` forms. */
+function isRepoUrl(repo: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[^/]+:/.test(repo);
+}
+
+/**
+ * Where a repository lies on this machine, or undefined for one on another machine (a URL).
+ * A `file://` URL is its path (git reads it so); one with a `%` escape or a host is kept whole,
+ * so it is judged as the relative path it is not, and refused.
+ */
+export function localRepoPath(repo: string): string | undefined {
+  const file = /^file:\/\/(.*)$/i.exec(repo);
+  if (file) return file[1].startsWith("/") && !file[1].includes("%") ? file[1] : repo;
+  return isRepoUrl(repo) ? undefined : repo;
 }

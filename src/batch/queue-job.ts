@@ -1,13 +1,14 @@
 // What a queue job carries, and how a worker decides whether to run it. Anyone who can write to
 // the Redis can push a job, so a worker trusts nothing in it: the job is checked against the
-// task schema (no unknown keys), the settings that decide where the worker's keys go (provider,
-// model, base URL) are the worker's own or must be on its allowlist, and a task may not run in
-// the root or a home folder.
+// task schema (no unknown keys), then against the worker's policy (worker-policy.ts): the
+// settings that decide where the worker's keys go (provider, model, base URL) are the worker's
+// own or on its allowlist, and its cwd and repo are folders and repositories the worker allows.
 import { z } from "zod";
 import { describeIssues } from "../shared/describe-issue.ts";
 import { MAX_ATTEMPTS, type RunSettings } from "./batch-run.ts";
 import { queuedTaskSchema, type BatchTask } from "./batch-task.ts";
-import { isForbiddenWorkspace } from "./working-copy.ts";
+import { checkModel, checkPlaces, JobRefused, type WorkerPolicy } from "./worker-policy.ts";
+import type { TaskFolderCheck } from "./working-copy.ts";
 
 /** The settings a batch may ask of a worker; never a base URL (it says where the key is sent). */
 const requestSchema = z.strictObject({
@@ -40,20 +41,9 @@ export function jobIdOf(runId: string, taskFolder: string, attempt: number): str
   return `${runId}.${taskFolder}.${attempt}`;
 }
 
-/** What a worker sets for itself: its own settings, and which models (globs) a job may choose. */
-export interface WorkerPolicy {
-  settings: RunSettings;
-  allowModels: string[];
-  home: string;
-}
-
-/** A job this worker will not run; the message says why (it becomes the task's error). */
-export class JobRefused extends Error {
-  override name = "JobRefused";
-}
-
 /**
- * The task and settings to run a job with, or JobRefused. The worker's own settings win; a model
+ * The task and settings to run a job with, or JobRefused. Its cwd and repo must be allowed
+ * (checkPlaces; they come back as real paths). The worker's own settings win; a model
  * or provider the job names must be the worker's or match `allowModels` (`*` wildcards; a
  * provider is allowed as `provider/*` or `provider/model`); api, thinking and maxTurns are taken
  * from the job only where the worker sets none (they cannot redirect a key or run code).
@@ -61,24 +51,17 @@ export class JobRefused extends Error {
 export function acceptJob(
   data: unknown,
   policy: WorkerPolicy,
+  check: TaskFolderCheck,
 ): { job: QueueJobData; task: BatchTask; settings: RunSettings } {
   const parsed = jobSchema.safeParse(data);
   if (!parsed.success) throw new JobRefused(`not a valid job: ${describeIssues(parsed.error)}`);
   const job = parsed.data;
-  const { task, request } = job;
-  if (task.cwd && isForbiddenWorkspace(task.cwd, policy.home))
-    throw new JobRefused(`cwd ${task.cwd} is the root or a home folder (or holds one): no task runs there`);
+  const { request } = job;
+  const task = checkPlaces(job.task, policy, check);
   const own = policy.settings;
   const provider = task.provider ?? request.provider;
   const model = task.model ?? request.model;
-  if (
-    provider !== undefined &&
-    provider !== own.provider &&
-    !isAllowed(policy.allowModels, `${provider}/${model ?? ""}`)
-  )
-    throw new JobRefused(`provider "${provider}" is not this worker's${hint(policy)}`);
-  if (model !== undefined && model !== own.model && !isAllowed(policy.allowModels, model, provider))
-    throw new JobRefused(`model "${model}" is not on this worker's --allow-models${hint(policy)}`);
+  checkModel(policy, provider, model);
   const settings: RunSettings = {
     ...own,
     provider: provider ?? own.provider,
@@ -89,22 +72,4 @@ export function acceptJob(
   };
   // The task's own provider/model were checked above; the child gets them from `settings`.
   return { job, task: { ...task, provider: undefined, model: undefined }, settings };
-}
-
-function isAllowed(patterns: string[], value: string, provider?: string): boolean {
-  const candidates = provider ? [value, `${provider}/${value}`] : [value];
-  return patterns.some((pattern) => {
-    const regex = new RegExp(`^${pattern.split("*").map(escapeRegex).join(".*")}$`);
-    return candidates.some((candidate) => regex.test(candidate));
-  });
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-}
-
-function hint(policy: WorkerPolicy): string {
-  return policy.allowModels.length > 0
-    ? ` (allowed: ${policy.allowModels.join(", ")})`
-    : "; start the worker with --model, or --allow-models to let batches choose";
 }

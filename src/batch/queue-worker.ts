@@ -2,14 +2,15 @@
 // harness, like the local pool. BullMQ holds a lock on each job it runs and renews it while this
 // process lives; a worker that dies stops renewing, and another worker's stalled-job check puts
 // the job back in the queue (the "visibility timeout": HARNESS_QUEUE_LOCK_MS). A job is checked
-// before it runs (queue-job.ts): whoever can write to the Redis must not choose where this
-// worker's keys go.
+// before it runs (queue-job.ts, worker-policy.ts): whoever can write to the Redis must not choose
+// where this worker's keys go, nor a folder or repository of this machine it was not told to allow.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { describeResult } from "./batch-progress.ts";
 import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { MAX_RATE_LIMIT_REQUEUES } from "./local-pool.ts";
-import { acceptJob, JobRefused, type QueueJobData, type WorkerPolicy } from "./queue-job.ts";
+import { acceptJob, type QueueJobData } from "./queue-job.ts";
+import { folderCheckOf, JobRefused, type WorkerPolicy } from "./worker-policy.ts";
 import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { SessionSpend } from "./attempt-journal.ts";
 import { NOT_RUN, type JobResult, runJobTry } from "./queue-try.ts";
@@ -38,7 +39,7 @@ const CLOSE_GRACE_MS = 5000;
 export interface QueueWorkerOptions {
   target: QueueTarget;
   concurrency: number;
-  /** How tasks run here; the run id and settings come from each job, checked against `policy`. */
+  /** How tasks run here (its taskFolder judges each job's folders too); the run id and settings come from each job, checked against `policy`. */
   run: Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend">;
   policy: WorkerPolicy;
   /** What a lost try's harness had spent, from its session file when it ran on this machine. */
@@ -60,6 +61,9 @@ export interface QueueWorkerOptions {
 export async function runQueueWorker(options: QueueWorkerOptions): Promise<void> {
   const { target, log, signal } = options;
   const { Queue, Worker, WaitingError, UnrecoverableError } = await loadBullmq();
+  // Every folder a job uses, its cwd and where its repository's objects come from, is judged and
+  // must be inside an --allow-dir.
+  const run = { ...options.run, taskFolder: folderCheckOf(options.policy, options.run.taskFolder) };
   const queue = new Queue<QueueJobData, TaskResult>(target.name, { connection: target.connection });
   // Each job it takes records this name, and its heartbeat goes by it (dead-workers.ts).
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -68,7 +72,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     async (job, token) => {
       let accepted;
       try {
-        accepted = acceptJob(job.data, options.policy);
+        accepted = acceptJob(job.data, options.policy, run.taskFolder);
       } catch (error) {
         if (!(error instanceof JobRefused)) throw error;
         log(`refused job ${job.id}: ${error.message}`);
@@ -83,7 +87,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
         data,
         task,
         settings,
-        run: options.run,
+        run,
         sessionSpend: options.sessionSpend,
         by: name,
         signal,

@@ -17,7 +17,7 @@ import {
 } from "./harness-child.ts";
 import { type CommandSandbox, runShellCommand } from "./shell-command.ts";
 import { NO_TOKENS, stampOf, type TaskResult, type TaskStatus, tokensOf } from "./task-result.ts";
-import { diffOf, prepareWorkingCopy, type WorkingCopy } from "./working-copy.ts";
+import { diffOf, prepareWorkingCopy, type TaskFolderCheck, type WorkingCopy } from "./working-copy.ts";
 
 export interface RunTaskOptions {
   command: HarnessCommand;
@@ -25,6 +25,8 @@ export interface RunTaskOptions {
   settings: RunSettings;
   /** Where working copies of repositories (and empty folders) are made. */
   workRoot: string;
+  /** The folders a task may name (its cwd, a local repo): the one judgement of workspaces. */
+  taskFolder: TaskFolderCheck;
   /** The child harness's environment (its provider key included). */
   env: NodeJS.ProcessEnv;
   /** Where the child's sessions are written ($HARNESS_HOME/sessions). */
@@ -161,7 +163,8 @@ async function attemptTask(
   };
 
   try {
-    copy = await prepareWorkingCopy(task, { workRoot: options.workRoot, runId: options.runId }, signal);
+    const where = { workRoot: options.workRoot, runId: options.runId, taskFolder: options.taskFolder };
+    copy = await prepareWorkingCopy(task, where, signal);
   } catch (error) {
     return interruptedOr(() => result({ status: "error", error: `working copy: ${(error as Error).message}` }));
   }

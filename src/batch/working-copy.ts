@@ -3,10 +3,9 @@
 // share files). What the attempt changed is its diff against where the copy started.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { systemProgram } from "../shared/system-program.ts";
-import { folderNameOf, type BatchTask } from "./batch-task.ts";
+import { folderNameOf, localRepoPath, type BatchTask } from "./batch-task.ts";
 import { makePrivateFolder, PRIVATE_FOLDER_MODE } from "../shared/private-files.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */
@@ -22,6 +21,14 @@ const MAX_COPIES = 100;
 export class WorkingCopyError extends Error {
   override name = "WorkingCopyError";
 }
+
+/**
+ * A folder a task names (its `cwd`, a local `repo`): its real path, or why no task runs there.
+ * The CLI hands in the one judgement of workspaces (wiring/home-workspace.ts: not a credential
+ * folder, the state folder, a hidden folder of home, nor one that holds home), which this layer
+ * may not import.
+ */
+export type TaskFolderCheck = (folder: string) => { folder: string } | { refused: string };
 
 /** Where an attempt runs, and what its diff is taken against (absent: no diff, a `cwd` task). */
 export interface WorkingCopy {
@@ -43,19 +50,25 @@ export interface WorkingCopy {
  */
 export async function prepareWorkingCopy(
   task: BatchTask,
-  where: { workRoot: string; runId: string },
+  where: { workRoot: string; runId: string; taskFolder: TaskFolderCheck },
   signal: AbortSignal,
 ): Promise<WorkingCopy> {
+  const checked = (what: string, folder: string) => {
+    const verdict = where.taskFolder(folder);
+    if ("refused" in verdict) throw new WorkingCopyError(`${what} ${verdict.refused}: no task runs there`);
+    return verdict.folder;
+  };
   if (task.cwd) {
-    if (isForbiddenWorkspace(task.cwd))
-      throw new WorkingCopyError(`cwd ${task.cwd} is the root or a home folder (or holds one): no task runs there`);
-    if (!existsSync(task.cwd) || !statSync(task.cwd).isDirectory())
-      throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
-    return { dir: task.cwd };
+    const cwd = checked("cwd", task.cwd);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new WorkingCopyError(`cwd ${task.cwd} is not a folder`);
+    return { dir: cwd };
   }
+  const localRepo = task.repo === undefined ? undefined : localRepoPath(task.repo);
+  const repo = localRepo === undefined ? task.repo : checked("repo", localRepo);
+  if (localRepo !== undefined && repo) await checkObjectSources(repo, checked, signal);
   const dir = claimFolder(join(where.workRoot, where.runId), folderNameOf(task.id));
-  if (!task.repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
-  await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", task.repo, dir], dir, signal);
+  if (!repo) return { dir, base: { gitDir: `${dir}.base.git`, commit: EMPTY_TREE } };
+  await git(["clone", "--quiet", ...(task.ref ? ["--no-checkout"] : []), "--", repo, dir], dir, signal);
   if (task.ref) {
     const commit = (await revParse(task.ref, dir, signal)) ?? (await revParse(`origin/${task.ref}`, dir, signal));
     if (!commit) throw new WorkingCopyError(`ref "${task.ref}" not found in ${task.repo}`);
@@ -63,6 +76,54 @@ export async function prepareWorkingCopy(
   }
   const head = await revParse("HEAD", dir, signal);
   return { dir, ...(head ? { base: { gitDir: join(dir, ".git"), commit: head } } : {}) };
+}
+
+/**
+ * Checks where a local repository's objects really come from, as its own folder was: a `.git`
+ * file (`gitdir: ~/.password-store/.git`) or a `commondir` makes git read another repository,
+ * and `objects/info/alternates` adds another's objects, which a clone copies. Each is judged by
+ * the folder that holds it (the part of the path before `.git`), so a repository planted in an
+ * allowed folder cannot hand out one that is not.
+ */
+async function checkObjectSources(
+  repo: string,
+  checked: (what: string, folder: string) => string,
+  signal: AbortSignal,
+): Promise<void> {
+  const dirs = (await git(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"], repo, signal))
+    .split("\n")
+    .filter(Boolean);
+  for (const dir of dirs) checked(`repo ${repo} takes its objects from`, holderOf(dir));
+  // Alternates chain (git follows 5 levels): each level's folders are judged before reading on.
+  let level = [join(dirs.at(-1) ?? repo, "objects")];
+  for (let depth = 0; depth <= MAX_ALTERNATES_DEPTH && level.length > 0; depth++) {
+    level = level.flatMap(alternatesOf);
+    for (const dir of level) checked(`repo ${repo} takes its objects from`, holderOf(dir));
+  }
+}
+
+/** How deep git follows alternates of alternates. */
+const MAX_ALTERNATES_DEPTH = 5;
+
+/** The object folders an objects folder borrows from (its info/alternates), as absolute paths. */
+function alternatesOf(objects: string): string[] {
+  const file = join(objects, "info", "alternates");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() && !line.startsWith("#"))
+    .map((line) => {
+      // git unquotes a C-quoted line: judged as written, it would be another folder than git reads.
+      if (line.trim().startsWith('"')) throw new WorkingCopyError(`${file} has a quoted line; not cloned`);
+      return resolve(objects, line.trim());
+    });
+}
+
+/** The folder a git folder belongs to: the path before its first `.git` part (a bare repository is its own). */
+function holderOf(gitDir: string): string {
+  const parts = gitDir.split(sep);
+  const at = parts.indexOf(".git");
+  return at <= 0 ? gitDir : parts.slice(0, at).join(sep) || sep;
 }
 
 function claimFolder(parent: string, name: string): string {
@@ -108,13 +169,6 @@ export async function diffOf(copy: WorkingCopy, signal: AbortSignal): Promise<st
   } catch {
     return null; // no diff is better than a wrong one
   }
-}
-
-/** Whether a folder is one no task may run in: the root, a home folder, or a folder holding one. */
-export function isForbiddenWorkspace(dir: string, home = process.env.HOME || homedir()): boolean {
-  const target = resolve(dir);
-  const homes = [resolve(home), resolve(homedir())];
-  return target === "/" || homes.some((h) => h === target || h.startsWith(`${target}/`));
 }
 
 async function revParse(ref: string, cwd: string, signal: AbortSignal): Promise<string | undefined> {

@@ -80,11 +80,14 @@ const directory = z.string().superRefine((value, context) => {
   }
   if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
 });
+/** A number above 0, as typed (digits, maybe a fraction): `takes` completes the error. */
+const positiveNumber = (takes: string) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, takes)
+    .refine((value) => Number(value) > 0, takes);
 /** Seconds, as typed (wiring/defaults.ts turns them into milliseconds, with the variables' checks). */
-const seconds = z
-  .string()
-  .regex(/^\d+(\.\d+)?$/, "takes a number of seconds above 0")
-  .refine((value) => Number(value) > 0, "takes a number of seconds above 0");
+const seconds = positiveNumber("takes a number of seconds above 0");
 /** One of a fixed list of words. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
 
@@ -150,16 +153,12 @@ export const FLAGS = {
   queue: { schema: text },
   html: { schema: text },
   rerun: { schema: toggle },
-  "max-cost": {
-    schema: z
-      .string()
-      .regex(/^\d+(\.\d+)?$/, "takes an amount of USD above 0, such as 2.50")
-      .transform(Number)
-      .refine((usd) => usd > 0, "takes an amount of USD above 0, such as 2.50"),
-  },
+  "max-cost": { schema: positiveNumber("takes an amount of USD above 0, such as 2.50").transform(Number) },
   snapshots: { schema: toggle },
-  // harness worker
+  // harness worker (--allow-dir is resolved where typed, and judged when the worker starts)
   "allow-models": { schema: text },
+  "allow-dir": { schema: z.array(directory.transform((dir) => resolve(dir))), multiple: true },
+  "allow-repo": { schema: z.array(z.string().min(1)), multiple: true },
 } satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;

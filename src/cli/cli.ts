@@ -66,8 +66,10 @@ Options:
   --trust                  use this folder's project settings that run code or widen permissions
                            (.harness/settings.json hooks and allow rules, .mcp.json servers) in this
                            run; without it they need a trust you gave in chat or in your settings
-  --allow-home             work in a folder that holds your home folder (~, /home, /); without it a
-                           chat asks and a headless run stops (exit 2). Dotfiles stay read-only
+  --allow-home             work in a folder that holds your home folder (~, /home, /) or lies in a
+                           hidden folder of it (~/.dotfiles); without it a chat asks and a headless
+                           run stops (exit 2). Dotfiles stay read-only; credential folders and
+                           $HARNESS_HOME are never a workspace
   --system-prompt <text|@file>   replace harness's own system prompt (AGENTS.md and the
                            working directory stay); @file reads a file
   --append-system-prompt <text|@file>   add to the end of the system prompt

@@ -51,6 +51,7 @@ import { BackgroundJobs } from "../tools/background-jobs.ts";
 import { closeHosted } from "../tools/command-host.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
+import { workspaceRefusal } from "./home-workspace.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
@@ -161,6 +162,10 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
 
 async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = sessionOptions;
+  // Every mode judges its folder first, with its own way to make the choice (--allow-home, a
+  // question); this is the backstop for what no flag allows: the state folder, credentials.
+  const refusal = workspaceRefusal(cwd, env, true);
+  if (refusal) throw new SessionSetupError(refusal, 2);
   // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
   // key and no escape sequence of theirs reaches the terminal or an editor's log.
   const options = {
@@ -529,13 +534,8 @@ function systemPromptFor(
     shell: "bash",
     date: new Date().toISOString().slice(0, 10),
   };
-  return buildSystemPrompt(
-    machine,
-    tools.map((tool) => tool.name),
-    overrides,
-    skills,
-    instructions,
-  );
+  const toolNames = tools.map((tool) => tool.name);
+  return buildSystemPrompt(machine, toolNames, overrides, skills, instructions);
 }
 
 function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {

@@ -9,7 +9,7 @@ import type { AcpHost, AskEditorFn, HostedSession } from "../../acp/acp-server.t
 import { parseFlags, PROVIDER_FLAGS, UsageError } from "../cli-args.ts";
 import type { ProviderChoice } from "../../wiring/defaults.ts";
 import { createSession } from "../../wiring/create-session.ts";
-import { ALLOW_HOME_FLAG, holdsHome } from "../../wiring/home-workspace.ts";
+import { workspaceRefusal } from "../../wiring/home-workspace.ts";
 import { preparePromptImages } from "../prompt-images.ts";
 import type { McpServerConfig } from "../../settings/mcp-servers.ts";
 import { sessionsDirFor } from "../../wiring/stored-sessions.ts";
@@ -26,7 +26,8 @@ editor such as Zed can use harness as its agent. Provider settings are chosen as
 Commands and edits ask the editor for permission; hooks and MCP servers apply as in the CLI.
 A folder's own hooks, MCP servers and allow rules apply only once you trusted it (by running
 harness there once, or in trustedFolders of your settings.json), or with --trust for every folder.
-A folder that holds your home folder (~, /) is refused unless --allow-home is given.
+A folder that holds your home folder (~, /), or is inside a hidden folder of it (~/.dotfiles), is
+refused unless --allow-home is given; credential folders and $HARNESS_HOME are refused always.
 
 Zed (settings.json):
   "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
@@ -81,10 +82,8 @@ function hostFor(
     resumed: LockedSession | undefined,
   ): Promise<HostedSession> => {
     // An editor cannot be asked this: the flag in the agent server's args is the choice.
-    if (!given.allowHome && holdsHome(cwd, env))
-      throw new Error(
-        `${cwd} holds your home folder; open a project folder, or add ${ALLOW_HOME_FLAG} to harness acp's args`,
-      );
+    const refusal = workspaceRefusal(cwd, env, given.allowHome, " to harness acp's args");
+    if (refusal) throw new Error(refusal);
     const session = await createSession({
       cwd,
       reservedCommands: BUILT_IN_COMMANDS,

@@ -1,14 +1,17 @@
 // What `harness batch` and `harness worker` give the batch layer from the rest of harness: the
 // sandbox and environment of a task's setup and test (the agent's own command rules), the prices
-// of its model calls, and where its sessions go.
+// of its model calls, where its sessions go, and which folders a task may name (the one
+// judgement of workspaces, wiring/home-workspace.ts).
 import { join } from "node:path";
 import type { RunSettings } from "../../batch/batch-run.ts";
+import { type BatchTask, localRepoPath } from "../../batch/batch-task.ts";
 import { currentHarnessCommand, type GroupTracker, type PriceCall } from "../../batch/harness-child.ts";
 import type { RunTaskOptions } from "../../batch/run-task.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { type ApiKind, wireApiName } from "../../providers/wire-apis.ts";
 import type { CommandSandbox } from "../../batch/shell-command.ts";
 import { stateDir } from "../../wiring/defaults.ts";
+import { taskFolder } from "../../wiring/home-workspace.ts";
 import type { HarnessConfig } from "../../wiring/config-file.ts";
 import { setupPermissions } from "../../permissions/setup-permissions.ts";
 import { costOf, lookupPrices } from "../../providers/pricing.ts";
@@ -81,6 +84,7 @@ export function taskRunOptions(where: {
   return {
     command: currentHarnessCommand(),
     workRoot: where.workRoot,
+    taskFolder: (folder) => taskFolder(folder, env),
     env: childEnvFor(env, where.withSnapshots),
     sessionsDir: sessionsDirOf(env),
     sandboxFor: commandSandboxFor(env),
@@ -88,4 +92,26 @@ export function taskRunOptions(where: {
     nameApi,
     groups: where.groups,
   };
+}
+
+/**
+ * Why the batch may not run, or undefined: a task's cwd or local repo, or the working copies'
+ * folder (a local run's), where no task may run (wiring/home-workspace.ts). Checked before
+ * anything runs, so a tasks file from elsewhere cannot make a setup command run in ~/.ssh or
+ * $HARNESS_HOME. A queued batch is checked here too; each worker checks again against its own.
+ */
+export function refusedFolder(tasksPath: string, tasks: BatchTask[], workRoot: string | undefined): string | undefined {
+  const checked = workRoot === undefined ? undefined : taskFolder(workRoot, process.env);
+  if (checked && "refused" in checked) return `--workdir ${checked.refused}: no task may run there`;
+  for (const task of tasks)
+    for (const [field, folder] of [
+      ["cwd", task.cwd],
+      ["repo", task.repo === undefined ? undefined : localRepoPath(task.repo)],
+    ] as const) {
+      if (folder === undefined) continue;
+      const verdict = taskFolder(folder, process.env);
+      if ("refused" in verdict)
+        return `${tasksPath}: task "${task.id}": ${field} ${verdict.refused}: no task runs there`;
+    }
+  return undefined;
 }

@@ -21,7 +21,7 @@ import type { TaskResult } from "../../batch/task-result.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
 import { AttemptFiles, recordLostAttempts } from "../../batch/attempt-journal.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
-import { priceCallFor, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
@@ -87,6 +87,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`harness: ${showControlChars(error.message)}\n`);
     return 2;
   }
+  const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
+  const refusal = refusedFolder(tasksPath, tasks, target ? undefined : workRoot);
+  if (refusal) {
+    process.stderr.write(`harness: ${showControlChars(refusal)}; nothing was run\n`);
+    return 2;
+  }
   let unlock: () => void;
   try {
     unlock = lockResults(outPath);
@@ -126,7 +132,10 @@ export async function run(argv: string[]): Promise<number> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
     try {
-      const batch = { flags, config, reaper, outPath, runId: run.runId, settings, writer, attempts, progress, budget };
+      const batch = {
+        ...{ flags, config, reaper, outPath, workRoot, runId: run.runId, settings },
+        ...{ writer, attempts, progress, budget },
+      };
       await runPending(batch, target, pending, controller.signal);
     } catch (error) {
       if (!(error instanceof QueueUrlError)) throw error;
@@ -210,6 +219,7 @@ async function runPending(
     config: ReturnType<typeof loadConfigFile>;
     reaper: Reaper;
     outPath: string;
+    workRoot: string;
     runId: string;
     settings: ReturnType<typeof settingsFromFlags>;
     writer: ResultsWriter;
@@ -227,7 +237,6 @@ async function runPending(
     await runQueueBatch({ target, runId, tasks: pending, settings, writer, progress, budget, signal });
     return;
   }
-  const workRoot = resolve(flags.workdir ?? `${batch.outPath.replace(/\.jsonl$/, "")}.work`);
   await runLocalBatch({
     tasks: pending,
     concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
@@ -236,7 +245,7 @@ async function runPending(
         env: process.env,
         config: batch.config,
         provider: settings.provider,
-        workRoot,
+        workRoot: batch.workRoot,
         withSnapshots: Boolean(flags.snapshots),
         groups: batch.reaper,
       }),

@@ -2,10 +2,9 @@
 // on the queue, on this machine, until stopped (Ctrl-C or SIGTERM: the running tasks go back
 // to the queue at once for other workers).
 import { showControlChars } from "../../shared/control-chars.ts";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
-import { stateDir } from "../../wiring/defaults.ts";
+import { taskFolder } from "../../wiring/home-workspace.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
 import { rateLimitBackoffFrom } from "../../batch/local-pool.ts";
 import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue-target.ts";
@@ -19,19 +18,26 @@ const DEFAULT_CONCURRENCY = 4;
 const USAGE = `Usage: harness worker --queue redis://[:password@]host:port/name [options]
 Takes tasks queued by \`harness batch --queue\` and runs them here, as the batch would.
   --concurrency <n>   tasks at once (default ${DEFAULT_CONCURRENCY})
-  --workdir <dir>     where working copies are made (default $HARNESS_HOME/batch-work/<queue name>)
+  --workdir <dir>     where working copies are made (default harness-work/<queue name> in the
+                      folder the worker is started in)
   --provider, --model, --base-url, --api, --thinking, --max-turns
                       this worker's own settings: they win over what a batch asks
   --allow-models <list>
                       models a batch may choose (comma-separated, * wildcards, provider/model
                       for another provider); without it, only this worker's --model runs
+  --allow-dir <dir>   a folder a task's cwd or local repo may be in (repeatable); without it,
+                      tasks that name a folder of this machine are refused
+  --allow-repo <url>  a repository URL tasks may clone (repeatable, * wildcards:
+                      'https://github.com/*'); without it, tasks that name a URL are refused
   --snapshots         keep undo snapshots of the tasks' working copies (off by default)
 Anyone who can write to this Redis can make this worker run setup and test commands (in the
 sandbox, without keys) and spend its keys on its allowed models: give Redis a password
 (requirepass; redis://:password@host) and TLS (rediss://) on any shared network.
 Tasks name their cwd or repo as paths on the batch's machine: workers need the same paths
-(a shared file system) or repository URLs they can clone. Sessions go to this machine's
-$HARNESS_HOME. Stop with Ctrl-C or SIGTERM: running tasks go back to the queue.
+(a shared file system, inside an --allow-dir) or repository URLs on --allow-repo. No task runs
+in a credential folder, $HARNESS_HOME, a hidden folder of home, or a folder holding home.
+Sessions go to this machine's $HARNESS_HOME. Stop with Ctrl-C or SIGTERM: running tasks go back
+to the queue.
 `;
 
 /** The flags `harness worker` takes (test/cli-help-flags.test.ts: each one is in its help). */
@@ -40,6 +46,8 @@ export const WORKER_FLAGS = [
   "concurrency",
   "workdir",
   "allow-models",
+  "allow-dir",
+  "allow-repo",
   "snapshots",
   ...PROVIDER_FLAGS,
   "help",
@@ -74,6 +82,20 @@ export async function run(argv: string[]): Promise<number> {
     .split(",")
     .map((pattern) => pattern.trim())
     .filter(Boolean);
+  // The worker's own folders are judged as a task's would be: a job may use each of them.
+  const workRoot = resolve(flags.workdir ?? join("harness-work", target.name));
+  const allowDirs: string[] = [];
+  for (const [flag, dir] of [
+    ["--workdir", workRoot] as const,
+    ...(flags["allow-dir"] ?? []).map((dir) => ["--allow-dir", dir] as const),
+  ]) {
+    const checked = taskFolder(dir, process.env);
+    if ("refused" in checked) {
+      process.stderr.write(`harness: ${flag} ${checked.refused}: no task may run there\n`);
+      return 2;
+    }
+    if (flag === "--allow-dir") allowDirs.push(checked.folder);
+  }
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -88,7 +110,7 @@ export async function run(argv: string[]): Promise<number> {
     env: process.env,
     config,
     provider: settings.provider,
-    workRoot: resolve(flags.workdir ?? join(stateDir(process.env), "batch-work", target.name)),
+    workRoot,
     withSnapshots: Boolean(flags.snapshots),
     groups: reaper,
   });
@@ -98,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
       run,
       sessionSpend: sessionSpendFor(run.price),
-      policy: { settings, allowModels, home: process.env.HOME || homedir() },
+      policy: { settings, allowModels, allowDirs, allowRepos: flags["allow-repo"] ?? [] },
       rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
       log: (line) => process.stderr.write(`worker: ${showControlChars(line)}\n`),
       signal: controller.signal,
