@@ -1,14 +1,22 @@
 // Every recorded response of the wire corpus (test/fixtures/wire, origins in its MANIFEST.md),
-// replayed through the built CLI against a server on 127.0.0.1 that sends the recorded bytes:
-// once whole and once cut into seeded random byte slices (two runs of one `--input stream-json`
-// session). Checked against the recorded parse in expected.json: text, thinking, tool calls with
-// ids and arguments, stop reason, usage, the streamed deltas, and the reply as the follow-up
-// request echoes it. Error recordings: the message reaches the user, retried or not as
-// docs/events.md says.
+// replayed in-process through the loop and the provider the CLI would build from the same flags
+// (resolveProvider, createProvider: the adapter behind the edge, over real HTTP) against a server
+// on 127.0.0.1 that sends the recorded bytes: once whole and once cut into seeded random byte
+// slices (two runs of one conversation). Checked against the recorded parse in expected.json:
+// text, thinking, tool calls with ids and arguments, stop reason, usage, the streamed deltas, and
+// the reply as the follow-up request echoes it. Error recordings: the message reaches the user,
+// retried or not as docs/events.md says. In-process, not through the built CLI: what is checked is
+// the translation, and 68 CLI processes cost minutes (the CLI's stream-json output of these same
+// events is checked in events-stream-json.test.ts).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { runAgent } from "../src/core/agent.ts";
+import type { AgentEvent } from "../src/core/events.ts";
+import type { Message } from "../src/core/messages.ts";
+import { createProvider } from "../src/providers/create-provider.ts";
+import { resolveProvider } from "../src/wiring/resolve-provider.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, runCli } from "./helpers.ts";
+import { drain, tempDir } from "./helpers.ts";
 import { billedOutput, readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
 
 /** Runs `body` against its own fake server, closed and checked afterwards. */
@@ -33,11 +41,21 @@ const FOLLOW_UP: ScriptStep = { reply: { text: "ok" } };
 type Api = "openai-chat" | "anthropic" | "openai-responses";
 const apiOf = (name: string): Api => name.split("--")[0] as Api;
 
+/**
+ * About how many slices the largest recordings are cut into. Each slice is a write, a chunk and a
+ * read (~80 µs of CPU, most of it node:test's async bookkeeping): at 1..16 bytes the 250 KB
+ * web-search recording alone took 36,000 of them and the corpus 240,000 (20 s of CPU). Above this
+ * the slices grow with the recording, so its cuts still fall anywhere (inside a UTF-8 character,
+ * between CR and LF, inside a field name), about 2,000 times per recording; the small recordings,
+ * most of the corpus, keep their 1..16-byte slices.
+ */
+const MAX_SLICES = 2000;
+
 /** The slice size cap for a recording: 1..16 bytes, from its name, so a failure replays the same way. */
 function sliceBytesFor(name: string): number {
   let hash = 7;
   for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) % 2147483647;
-  return 1 + (hash % 16);
+  return Math.max(1 + (hash % 16), Math.ceil((2 * Buffer.byteLength(readRecording(name))) / MAX_SLICES));
 }
 
 function stepFor(name: string, sliceBytes?: number): ScriptStep {
@@ -47,28 +65,40 @@ function stepFor(name: string, sliceBytes?: number): ScriptStep {
   return status ? { status: Number(status), body: JSON.parse(body) } : { raw: body, contentType: "application/json" };
 }
 
-/**
- * A context window no recording fills: the web-search turn reports 404,500 input tokens, which
- * would rightly start a compaction here, a request the recording has no answer for.
- */
-const CONTEXT_WINDOW = "10000000";
+/** What `--provider`, `--api` and `--base-url` pick for each API: the provider the CLI would build. */
+async function providerFor(api: Api, server: FakeLLM) {
+  const choice = {
+    anthropic: { provider: "anthropic", baseUrl: server.url, model: "claude-sonnet-4-5" },
+    "openai-chat": { provider: "openai", baseUrl: server.baseUrl, model: "fake-model" },
+    "openai-responses": { provider: "openai", api: "responses", baseUrl: server.baseUrl, model: "fake-model" },
+  } as const;
+  return createProvider(resolveProvider(choice[api], { HARNESS_API_KEY: "test-key" }));
+}
 
-function flagsFor(api: Api, server: FakeLLM): string[] {
-  const target: Record<Api, string[]> = {
-    anthropic: ["--provider", "anthropic", "--base-url", server.url, "--model", "claude-sonnet-4-5"],
-    "openai-chat": ["--provider", "openai", "--base-url", server.baseUrl, "--model", "fake-model"],
-    "openai-responses": [
-      "--provider",
-      "openai",
-      "--api",
-      "responses",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "fake-model",
-    ],
-  };
-  return [...target[api], "--context-window", CONTEXT_WINDOW];
+/**
+ * Runs each prompt in turn on one conversation, as a `--input stream-json` session would: every
+ * run's events, from its `start` to its `done`. No tools: a recorded call names the recording's
+ * own tools, so its result is an error the follow-up request carries; no context window, so no
+ * compaction (the web-search turn reports 404,500 input tokens). Retries wait 5 ms, as the
+ * tests' HARNESS_RETRY_BASE_MS makes the CLI wait.
+ */
+async function runConversation(api: Api, server: FakeLLM, prompts: string[]): Promise<AgentEvent[][]> {
+  const provider = await providerFor(api, server);
+  const messages: Message[] = [];
+  const runs: AgentEvent[][] = [];
+  for (const prompt of prompts) {
+    const run = runAgent({
+      provider,
+      tools: [],
+      system: "You replay recordings.",
+      cwd: tempDir(),
+      messages,
+      prompt,
+      retry: { maxRetries: 4, baseDelayMs: 5 },
+    });
+    runs.push((await drain(run)).events);
+  }
+  return runs;
 }
 
 /** The recorded parse in neutral terms: what the assistant message and the usage event must hold. */
@@ -245,17 +275,6 @@ function responsesExpectation(expected: any, recording: string): Expectation {
   };
 }
 
-/** One run of a stream-json session: the events from its `start` to its `done`. */
-function runsOf(stdout: string): any[][] {
-  const runs: any[][] = [];
-  for (const line of stdout.trimEnd().split("\n")) {
-    const event = JSON.parse(line);
-    if (event.type === "start") runs.push([]);
-    runs.at(-1)?.push(event);
-  }
-  return runs;
-}
-
 function checkRun(name: string, run: any[], want: Expectation): void {
   // The recorded reply is the run's first model call; a follow-up turn answers its tool calls.
   const second = run.findIndex(
@@ -303,13 +322,12 @@ function checkRun(name: string, run: any[], want: Expectation): void {
   assert.deepEqual(usage, want.usage, "usage");
 }
 
-// One at a time: the shared teardown (test/teardown.ts) ends a test's children after each test.
-describe("wire corpus replayed through the CLI", () => {
+describe("wire corpus replayed through the loop and the provider", () => {
   for (const name of RECORDINGS) {
     const expected = EXPECTED[name]?.expected;
     const api = apiOf(name);
     if (expected?.error) {
-      test(`replays ${name} through the CLI: the error reaches the user, retried as documented`, async () => {
+      test(`replays ${name} in-process: the error reaches the user, retried as documented`, async () => {
         const message: string =
           typeof expected.error.message === "string" ? expected.error.message : JSON.stringify(expected.error.message);
         const status =
@@ -317,20 +335,17 @@ describe("wire corpus replayed through the CLI", () => {
         const isRetried = status === 429 || expected.error.type === "overloaded_error";
         const script = [stepFor(name, sliceBytesFor(name)), ...(isRetried ? [FOLLOW_UP] : [])];
         await withServer(script, async (server) => {
-          const result = await runCli([...flagsFor(api, server), "--output", "stream-json", "-p", "hi"], {
-            env: cleanEnv({ HARNESS_API_KEY: "test-key" }),
-          });
-          const [events] = runsOf(result.stdout);
-          const done = events.at(-1);
-          const retries = events.filter((e: any) => e.type === "retry");
+          const [events] = await runConversation(api, server, ["hi"]);
+          const done: any = events.at(-1);
+          const retries = events.filter((e: any) => e.type === "retry") as any[];
           const shown = isRetried ? retries[0]?.error : done.error;
           assert.ok(shown?.includes(message.slice(0, 60)), `${shown} should include ${message}`);
           if (isRetried) {
-            assert.equal(result.code, 0, result.stderr);
+            assert.equal(done.reason, "stop", done.error);
             assert.equal(retries.length, 1);
             assert.equal(done.answer, "ok");
           } else {
-            assert.equal(result.code, 1, result.stderr);
+            assert.equal(done.reason, "error");
             // A context overflow would be answered by compacting, but one prompt leaves nothing to compact.
             assert.equal(server.requests.length, 1, "not retried");
           }
@@ -338,7 +353,7 @@ describe("wire corpus replayed through the CLI", () => {
       });
       continue;
     }
-    test(`replays ${name} through the CLI, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
+    test(`replays ${name} in-process, whole and in byte slices of 1..${sliceBytesFor(name)}`, async () => {
       assert.ok(expected, `${name} has an expected parse`);
       const want =
         api === "anthropic"
@@ -351,14 +366,9 @@ describe("wire corpus replayed through the CLI", () => {
       const hasCalls = want.calls.length > 0 || want.stopReason === "pause";
       const runScript = (sliceBytes?: number) => [stepFor(name, sliceBytes), ...(hasCalls ? [FOLLOW_UP] : [])];
       await withServer([...runScript(), ...runScript(sliceBytesFor(name))], async (server) => {
-        const input = `${JSON.stringify({ type: "user", text: "hi" })}\n${JSON.stringify({ type: "user", text: "again" })}\n`;
-        const result = await runCli([...flagsFor(api, server), "--input", "stream-json", "--output", "stream-json"], {
-          env: cleanEnv({ HARNESS_API_KEY: "test-key" }),
-          input,
-        });
-        assert.equal(result.code, 0, result.stderr);
-        const runs = runsOf(result.stdout);
-        assert.equal(runs.length, 2);
+        const runs = await runConversation(api, server, ["hi", "again"]);
+        for (const events of runs)
+          assert.notEqual((events.at(-1) as any).reason, "error", JSON.stringify(events.at(-1)));
         for (const [run, events] of runs.entries()) {
           checkRun(`${name} (${run === 0 ? "whole" : "sliced"})`, events, want);
           if (!hasCalls) continue;
