@@ -6,7 +6,7 @@ import type { AssistantMessage, ToolCallPart } from "../src/core/messages.ts";
 import { ProviderError, type ModelEvent } from "../src/core/provider.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { fakeAnthropicProvider } from "./helpers.ts";
-import { readExpectedParses, readRecording, WIRE_DIR, wireRecordings } from "./wire-fixtures.ts";
+import { readExpectedParses, readRecording, sliceBytesWithin, WIRE_DIR, wireRecordings } from "./wire-fixtures.ts";
 
 const EXPECTED = readExpectedParses();
 const FILES = wireRecordings("anthropic");
@@ -79,7 +79,7 @@ test("every anthropic fixture has an oracle", () => {
 });
 
 for (const name of FILES.filter((file) => file.endsWith(".sse"))) {
-  for (const sliceBytes of [undefined, 11]) {
+  for (const sliceBytes of [undefined, sliceBytesWithin(name, 11)]) {
     test(`replays ${name}${sliceBytes ? " in random byte slices" : ""}`, async () => {
       const expected = EXPECTED[name].expected;
       const { events, message, error } = await replay({ raw: readRecording(name), sliceBytes });

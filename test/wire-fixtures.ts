@@ -22,6 +22,21 @@ export function readRecording(name: string): string {
   return readFileSync(join(WIRE_DIR, name), "utf8");
 }
 
+/**
+ * About how many slices a replay cuts the largest recordings into. Each slice is a write, a chunk
+ * and a read (~80 µs of CPU, most of it node:test's async bookkeeping): at 1..16 bytes the 250 KB
+ * web-search recording alone took 36,000 of them, and the corpus 240,000 (20 s of CPU). Above this
+ * the slices grow with the recording, so its cuts still fall anywhere (inside a UTF-8 character,
+ * between CR and LF, inside a field name), about 2,000 times; the small recordings, most of the
+ * corpus, keep the slices they ask for.
+ */
+const MAX_SLICES = 2000;
+
+/** The largest slice for replaying recording `name` in slices of 1..`largest` bytes, within MAX_SLICES. */
+export function sliceBytesWithin(name: string, largest: number): number {
+  return Math.max(largest, Math.ceil((2 * Buffer.byteLength(readRecording(name))) / MAX_SLICES));
+}
+
 /** expected.json: file name to `{ expected }` (the recorded parse), plus `_conventions`. */
 export function readExpectedParses(): Record<string, { expected: any }> {
   return JSON.parse(readFileSync(join(WIRE_DIR, "expected.json"), "utf8"));

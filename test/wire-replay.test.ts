@@ -17,7 +17,7 @@ import { createProvider } from "../src/providers/create-provider.ts";
 import { resolveProvider } from "../src/wiring/resolve-provider.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
 import { drain, tempDir } from "./helpers.ts";
-import { billedOutput, readExpectedParses, readRecording, wireRecordings } from "./wire-fixtures.ts";
+import { billedOutput, readExpectedParses, readRecording, sliceBytesWithin, wireRecordings } from "./wire-fixtures.ts";
 
 /** Runs `body` against its own fake server, closed and checked afterwards. */
 async function withServer(script: ScriptStep[], body: (server: FakeLLM) => Promise<void>): Promise<void> {
@@ -41,21 +41,11 @@ const FOLLOW_UP: ScriptStep = { reply: { text: "ok" } };
 type Api = "openai-chat" | "anthropic" | "openai-responses";
 const apiOf = (name: string): Api => name.split("--")[0] as Api;
 
-/**
- * About how many slices the largest recordings are cut into. Each slice is a write, a chunk and a
- * read (~80 µs of CPU, most of it node:test's async bookkeeping): at 1..16 bytes the 250 KB
- * web-search recording alone took 36,000 of them and the corpus 240,000 (20 s of CPU). Above this
- * the slices grow with the recording, so its cuts still fall anywhere (inside a UTF-8 character,
- * between CR and LF, inside a field name), about 2,000 times per recording; the small recordings,
- * most of the corpus, keep their 1..16-byte slices.
- */
-const MAX_SLICES = 2000;
-
 /** The slice size cap for a recording: 1..16 bytes, from its name, so a failure replays the same way. */
 function sliceBytesFor(name: string): number {
   let hash = 7;
   for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) % 2147483647;
-  return Math.max(1 + (hash % 16), Math.ceil((2 * Buffer.byteLength(readRecording(name))) / MAX_SLICES));
+  return sliceBytesWithin(name, 1 + (hash % 16));
 }
 
 function stepFor(name: string, sliceBytes?: number): ScriptStep {
