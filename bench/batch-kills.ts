@@ -10,11 +10,11 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskResult } from "../src/batch/task-result.ts";
-import { readLines } from "../test/batch-files.ts";
-import { startFakeLLM, type RecordedRequest, type ScriptStep } from "../test/fake-llm/server.ts";
-import { CLI, cleanEnv, tempDir } from "../test/helpers.ts";
-import { harnessesIn, isAlive } from "../test/process-finder.ts";
-import { freePort } from "../test/redis-server.ts";
+import { readLines } from "../test/support/batch-files.ts";
+import { startFakeLLM, type RecordedRequest, type ScriptStep } from "../test/support/fake-llm/server.ts";
+import { CLI, cleanEnv, tempDir } from "../test/support/helpers.ts";
+import { harnessesIn, isAlive } from "../test/support/process-finder.ts";
+import { freePort } from "../test/support/redis-server.ts";
 
 const TASKS = Number(process.argv[process.argv.indexOf("--tasks") + 1]) || 100;
 const KEY = "sk-bench-canary-5b1e";

@@ -20,7 +20,7 @@ import {
   str,
   u32,
   f32,
-} from "../test/gguf/write-gguf.ts";
+} from "../test/support/gguf/write-gguf.ts";
 
 /** A transformer's shape as llama.cpp's `qwen3` architecture reads it. */
 interface Shape {

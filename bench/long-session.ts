@@ -6,8 +6,8 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
-import { startFakeLLM, type RecordedRequest, type ScriptStep } from "../test/fake-llm/server.ts";
-import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
+import { startFakeLLM, type RecordedRequest, type ScriptStep } from "../test/support/fake-llm/server.ts";
+import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 
 const TURNS = 500;
 const OUTPUT_BYTES = 20_000;

@@ -1,6 +1,6 @@
 // The splitter (src/permissions/shell-split.ts) against a real bash grammar, tree-sitter-bash
 // through web-tree-sitter, and mvdan/sh as WASM (`sh-syntax`), on every spelling of
-// test/shell-spellings.ts (issue 51's decision). Neither grammar is a dependency: unpack them with
+// test/support/shell-spellings.ts (issue 51's decision). Neither grammar is a dependency: unpack them with
 // `npm pack web-tree-sitter@0.25.10 tree-sitter-bash@0.25.1 sh-syntax@0.7.0` into a folder, one
 // folder each (`tar xzf x.tgz -C x`), and run
 //   node --import tsx bench/shell-grammar.ts <that folder>
@@ -15,7 +15,7 @@ import { lineViews } from "../src/permissions/command-views.ts";
 import { commandMatches, commandMayMatch } from "../src/permissions/rules.ts";
 import { type SimpleCommand, type SplitCommand, splitCommand, UNKNOWN } from "../src/permissions/shell-split.ts";
 import { decodeAnsiC } from "../src/permissions/shell-words.ts";
-import { GIT_PUSH_SPELLINGS, ORDINARY, RM_SPELLINGS } from "../test/shell-spellings.ts";
+import { GIT_PUSH_SPELLINGS, ORDINARY, RM_SPELLINGS } from "../test/support/shell-spellings.ts";
 
 const folder = process.argv[2];
 if (!folder) throw new Error("usage: node --import tsx bench/shell-grammar.ts <folder with the unpacked packages>");

@@ -5,7 +5,7 @@
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { WorkspaceSnapshots } from "../src/snapshots/workspace-snapshots.ts";
-import { tempDir } from "../test/helpers.ts";
+import { tempDir } from "../test/support/helpers.ts";
 
 const FOLDERS = 100;
 const FILES_PER_FOLDER = 100;

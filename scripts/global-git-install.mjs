@@ -48,7 +48,7 @@ export function insideGlobalGitPreparation(preparingGitDependency) {
  * package src/ imports, which esbuild bundles (their code) and tsc resolves (their types:
  * node-llama-cpp's, without its ~690 MB of llama.cpp binaries, which are optional dependencies).
  * A package src/ starts importing and this list lacks fails the build, and with it the one-step
- * test in test/package-install.test.ts. The test-only devDependencies (node-llama-cpp's binaries,
+ * test in test/install/package-install.test.ts. The test-only devDependencies (node-llama-cpp's binaries,
  * the MCP test servers, playwright-core, Biome, tsx) are what made the old `npm ci` take minutes.
  */
 const BUILD_PACKAGES = [

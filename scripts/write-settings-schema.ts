@@ -3,7 +3,7 @@
 // src/settings/config-file.ts, src/settings/mcp-servers.ts: the one source of each file's shape).
 // Run after changing a section:
 //   node --import tsx scripts/write-settings-schema.ts
-// test/settings-schema.test.ts fails while the file and the schemas differ.
+// test/unit/settings-schema.test.ts fails while the file and the schemas differ.
 import { writeFileSync } from "node:fs";
 import { configJsonSchemas } from "../src/settings/config-file.ts";
 import { settingsJsonSchema } from "../src/settings/settings-file.ts";

@@ -2,7 +2,7 @@
 // records, hook-events.ts the table of them): when it runs, what its payload carries, what its
 // matcher sees, what exit 2 and each answer mean, and how one hook's run folds into the event's
 // outcome. command-hooks.ts has the one runner; no other file branches on an event's name
-// (test/hook-event-records.test.ts). Claude Code's protocol (https://code.claude.com/docs/en/hooks):
+// (test/unit/hook-event-records.test.ts). Claude Code's protocol (https://code.claude.com/docs/en/hooks):
 // exit 0 goes on (stdout may answer in JSON), exit 2 blocks where the event can block, any other
 // exit is a non-blocking error reported on stderr.
 import type { HookEventName } from "../settings/hook-section.ts";

@@ -1,5 +1,5 @@
 // Every hook event's record, by name, as wire APIs are one record each (providers/wire-apis.ts):
-// the runner (command-hooks.ts), the hooks page's table and test/hook-event-records.test.ts read it.
+// the runner (command-hooks.ts), the hooks page's table and test/unit/hook-event-records.test.ts read it.
 import type { HookEventName } from "../settings/hook-section.ts";
 import {
   notification,

@@ -10,7 +10,7 @@
 // on the third too.
 //
 // Hand-written rather than a bash grammar from npm, decided in issue 51 by bench/shell-grammar.ts
-// on the 104 lines of test/shell-spellings.ts: this reader judged all 104 right; tree-sitter-bash
+// on the 104 lines of test/support/shell-spellings.ts: this reader judged all 104 right; tree-sitter-bash
 // (1.4 MB of WASM plus web-tree-sitter's 0.2 MB, 0.4-1.3 s to load as the machine is loaded, so
 // only to be loaded lazily when a rule needs it) judged 102, reading `coproc rm x` as a command
 // named `coproc`; mvdan/sh as WASM (`sh-syntax`, 0.75 MB) parsed all 104 in 9-25 s, against

@@ -2,7 +2,7 @@
 // source of `--help`, the `--api` error and config.json's error) and what runs it (its adapter,
 // loaded on first use, its thinking plan, model listing, request headers, and what it accepts of a
 // conversation). The rest of harness reads these records and never switches on an API
-// (test/wire-api-records.test.ts checks it): a new wire API is its request, stream and adapter
+// (test/unit/wire-api-records.test.ts checks it): a new wire API is its request, stream and adapter
 // files and one record here.
 //
 // Decision: this module sits above each API's own files. It imports their pure parts (request

@@ -33,7 +33,7 @@ Zed (settings.json):
   "agent_servers": { "harness": { "command": "harness", "args": ["acp"] } }
 `;
 
-/** The flags `harness acp` takes (test/cli-help-flags.test.ts: each one is in its help). */
+/** The flags `harness acp` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
 export const ACP_FLAGS = [...PROVIDER_FLAGS, "trust", "allow-home", "help"] as const;
 
 export async function run(argv: string[]): Promise<number> {

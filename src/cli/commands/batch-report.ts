@@ -11,7 +11,7 @@ import { readResults, ResultsFileError } from "../../batch/results-file.ts";
 
 const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
 
-/** The flags `harness batch report` takes (test/cli-help-flags.test.ts: each one is in its help). */
+/** The flags `harness batch report` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
 export const REPORT_FLAGS = ["html", "help"] as const;
 
 export async function runReport(argv: string[]): Promise<number> {

@@ -50,7 +50,7 @@ Options:
 Tasks run with --yes: every tool call is approved. Run batches where that is safe.
 `;
 
-/** The flags `harness batch` takes (test/cli-help-flags.test.ts: each one is in its help). */
+/** The flags `harness batch` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
 export const BATCH_FLAGS = [
   "out",
   "concurrency",

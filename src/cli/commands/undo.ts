@@ -28,7 +28,7 @@ editor, another program) is left as it is, and named. What changed is printed; /
 continued chat (harness -r <id>) reverses it.
 `;
 
-/** The flags `harness undo` takes (test/cli-help-flags.test.ts: each one is in its help). */
+/** The flags `harness undo` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
 export const UNDO_FLAGS = ["session", "turns", "help"] as const;
 
 export async function run(argv: string[]): Promise<number> {

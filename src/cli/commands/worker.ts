@@ -40,7 +40,7 @@ Sessions go to this machine's $HARNESS_HOME. Stop with Ctrl-C or SIGTERM: runnin
 to the queue.
 `;
 
-/** The flags `harness worker` takes (test/cli-help-flags.test.ts: each one is in its help). */
+/** The flags `harness worker` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
 export const WORKER_FLAGS = [
   "queue",
   "concurrency",

@@ -1,0 +1,116 @@
+// Cost limits in queue mode, with two workers against a real redis-server: a task's `maxCost`
+// ends it on whichever worker runs it, and the batch's `--max-cost` holds across workers: the
+// model call that reaches it on one worker stops the task running on the other at once (it is
+// waiting on a call that would never come back), and no further task starts anywhere.
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
+import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
+import { fakeFlags, runCli, tempDir } from "../support/helpers.ts";
+import { needs } from "../support/system-programs.ts";
+import { startRedis } from "../support/redis-server.ts";
+
+/** A task's own time limit: only a broken budget lets a task run this long (the test then fails on its status). */
+const LIVENESS_TIMEOUT_S = 100;
+
+let server: FakeLLM | undefined;
+afterEach(async () => {
+  if (!server) return;
+  assert.deepEqual(server.errors, []);
+  await server.close();
+  server = undefined;
+});
+
+test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost stops the tasks on both workers and starts no more", {
+  skip: needs("redis-server"),
+}, async () => {
+  const { port } = await startRedis();
+  const queueUrl = `redis://127.0.0.1:${port}/cost-test`;
+  // The --max-cost tasks ("spend n"): each first call waits until two tasks are calling (one on
+  // each worker), then asks for a command; of the second calls the first asks again (the third
+  // call in all: $0.00006, past the $0.00005 cap) and the other is never answered.
+  let bothCalling: () => void = () => {};
+  const calling = new Promise<void>((resolve) => (bothCalling = resolve));
+  const firstCalls = new Set<string>();
+  let secondCalls = 0;
+  const command = { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } };
+  const step: ScriptStep = async (request) => {
+    const prompt = promptOf(request);
+    if (prompt === "capped") return command;
+    if (!prompt.startsWith("spend ")) return { reply: { text: `answer to ${prompt}` } };
+    if (!request.body.messages.some((message: { role: string }) => message.role === "tool")) {
+      firstCalls.add(prompt);
+      if (firstCalls.size === 2) bothCalling();
+      await calling;
+      return command;
+    }
+    return ++secondCalls === 1 ? command : { hang: true };
+  };
+  server = await startFakeLLM(Array.from({ length: 40 }, () => step));
+  const fake = server;
+  const workers = [1, 2].map(() => {
+    let child: ChildProcess | undefined;
+    const done = runCli(["worker", "--queue", queueUrl, "--concurrency", "1", ...fakeFlags(fake)], {
+      env: pricedEnv(),
+      onSpawn: (spawned) => (child = spawned),
+    });
+    return { done, stop: () => child?.kill("SIGTERM") };
+  });
+  try {
+    const dir = tempDir();
+    const tasks = (lines: object[]) => `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+    writeFileSync(
+      join(dir, "capped.jsonl"),
+      tasks([
+        { id: "capped", prompt: "capped", maxCost: 0.00001 },
+        { id: "plain", prompt: "plain" },
+      ]),
+    );
+    const capped = await runCli(
+      ["batch", "capped.jsonl", "--queue", queueUrl, "--out", "capped-results.jsonl", "--model", "fake-model"],
+      { env: pricedEnv(), cwd: dir },
+    );
+    assert.equal(capped.code, 0, capped.stderr);
+    assert.deepEqual(
+      readLines(join(dir, "capped-results.jsonl"))
+        .map((line) => [line.id, line.status, line.error ?? "", line.cost])
+        .sort(),
+      [
+        ["capped", "max_cost", "maxCost: spent $0.00002 of $0.00001", 0.00002],
+        ["plain", "ok", "", 0.00002],
+      ],
+    );
+
+    writeFileSync(
+      join(dir, "spend.jsonl"),
+      tasks([1, 2, 3, 4].map((n) => ({ id: `s${n}`, prompt: `spend ${n}`, timeout: LIVENESS_TIMEOUT_S }))),
+    );
+    const spend = await runCli(
+      ["batch", "spend.jsonl", "--queue", queueUrl, "--out", "spend-results.jsonl", "--max-cost", "0.00005"],
+      { env: pricedEnv(), cwd: dir },
+    );
+    assert.equal(spend.code, 1, spend.stderr);
+    assert.match(spend.stderr, /--max-cost \$0\.00005 reached \(\$0\.0001 spent\): 2 tasks not run/);
+    const lines = readLines(join(dir, "spend-results.jsonl"));
+    assert.deepEqual(
+      lines.map((line) => [line.id, line.status, line.error]).sort(),
+      [
+        ["s1", "max_cost", "the batch's --max-cost $0.00005 was reached"],
+        ["s2", "max_cost", "the batch's --max-cost $0.00005 was reached"],
+      ],
+      "both running tasks stopped, the one waiting on a call included; no other started",
+    );
+    assert.equal(Number(lines.reduce((sum, line) => sum + (line.cost ?? 0), 0).toFixed(6)), 0.00006);
+    assert.deepEqual(
+      [...new Set(fake.requests.map(promptOf).filter((prompt) => prompt.startsWith("spend ")))].sort(),
+      ["spend 1", "spend 2"],
+      "no model call for the tasks not started",
+    );
+  } finally {
+    for (const worker of workers) worker.stop();
+    await Promise.all(workers.map((worker) => worker.done));
+  }
+});
