@@ -223,7 +223,7 @@ export class SessionChatControls implements ChatControls {
       (skill) => `${skill.name}  ${skill.description}  ${displayPath(this.options.cwd, skill.path)}`,
     );
     if (listed.length === 0)
-      lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see the README)");
+      lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see docs/prompts.md)");
     if (untrusted.length > 0)
       lines.push(
         `${countOf(untrusted.length, "project skill")} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`,

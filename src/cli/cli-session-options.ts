@@ -108,7 +108,7 @@ export function cliModeContext(
         return await createSession({ ...options, ...place, ...more });
       } catch (error) {
         if (!(error instanceof SessionSetupError)) throw error;
-        // The README's rule: `harness:` leads a usage mistake (exit 2), `error:` a run that cannot go (exit 1).
+        // The rule in docs/usage.md: `harness:` leads a usage mistake (exit 2), `error:` a run that cannot go (exit 1).
         const { stderr, colors } = terminal;
         // The message may quote a settings file of the repository (a bad rule), which anyone may have written.
         const message = showControlChars(error.message);

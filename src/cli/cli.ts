@@ -60,7 +60,7 @@ Options:
   --idle-timeout <s>       most seconds the model's server may stay silent during a call (default 120)
   -y, --yes                approve every tool call without asking (same as --approve all)
   --approve <mode>         ask (default: reads run, edits and commands ask), edits (edits in the
-                           workspace run too), all; rules in .harness/settings.json (see the README)
+                           workspace run too), all; rules in .harness/settings.json (docs/permissions.md)
   --sandbox <on|off>       commands run in a sandbox (bubblewrap) where it works; on: require it
   --allow-network          let sandboxed commands use the network
   --trust                  use this folder's project settings that run code or widen permissions
@@ -97,7 +97,7 @@ Environment:
   HARNESS_CONTEXT_WINDOW (as --context-window), HARNESS_REQUEST_TIMEOUT, HARNESS_IDLE_TIMEOUT
   (as the flags), HARNESS_MAX_REPLY_BYTES (most bytes of one reply, default 16000000),
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (lower case too; every request harness makes), NODE_EXTRA_CA_CERTS
-  Defaults and custom providers: $HARNESS_HOME/config.json (see the README); flags and variables win.
+  Defaults and custom providers: $HARNESS_HOME/config.json (docs/configuration.md); flags and variables win.
 
 Exit codes: 0 done, 1 failed, 2 usage error, 3 max turns reached, 130 interrupted.
 `;

@@ -183,7 +183,7 @@ function claudeView(json: unknown, file: string, notices: string[]): unknown {
     }
   }
   if (reported.length > 0)
-    notices.push(`${file}: harness does not use ${reported.join(", ")}; see README "Claude Code's settings"`);
+    notices.push(`${file}: harness does not use ${reported.join(", ")}; see docs/claude-code.md`);
   return taken;
 }
 

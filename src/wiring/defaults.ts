@@ -18,7 +18,7 @@ export interface ProviderPreset {
 
 /**
  * `--provider local`'s model when none is named: Qwen3 4B Instruct 2507 at Q4_K_M (about 2.5 GB),
- * the best tool caller per gigabyte we know of that runs on a laptop CPU (README: "Local model").
+ * the best tool caller per gigabyte we know of that runs on a laptop CPU (docs/providers.md, "Local model").
  */
 export const DEFAULT_LOCAL_MODEL = "hf:unsloth/Qwen3-4B-Instruct-2507-GGUF/Qwen3-4B-Instruct-2507-Q4_K_M.gguf";
 

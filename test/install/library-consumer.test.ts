@@ -1,6 +1,6 @@
 // harness as a dependency: a temporary consumer project that has it in node_modules (a symlink,
 // as `npm link` makes) imports the built package, type-checks against its declarations, and
-// runs the README's library example against the fake server. Needs the full build (`npm run
+// runs docs/library.md's library example against the fake server. Needs the full build (`npm run
 // build`, which `npm test` runs first), since it checks dist/types too.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -14,14 +14,14 @@ const run = promisify(execFile);
 
 const serve = fakeServerPerTest();
 
-/** The ```ts blocks of the README's Library section, in order: the loop, then the session. */
+/** The ```ts blocks of docs/library.md's Library section, in order: the loop, then the session. */
 function readmeExamples(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
   const start = readme.indexOf("## Library");
   const end = readme.indexOf("\n## ", start + 1);
   const section = readme.slice(start, end === -1 ? undefined : end);
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
-  assert.ok(blocks.length >= 2, "the README's Library section has a ```ts example of the loop and one of the session");
+  assert.ok(blocks.length >= 2, "docs/library.md's Library section has a ```ts example of the loop and one of the session");
   return blocks;
 }
 
@@ -57,7 +57,7 @@ function consumerProject(): string {
   return dir;
 }
 
-test("the README example runs from a consumer project against the fake server", async () => {
+test("docs/library.md's example runs from a consumer project against the fake server", async () => {
   const fake = await serve([
     { reply: { toolCalls: [{ id: "call_1", name: "shout", arguments: { text: "hello" } }] } },
     { reply: { text: "HELLO, as shouted." } },
@@ -76,7 +76,7 @@ test("the README example runs from a consumer project against the fake server", 
   assert.ok(fake.requests[0].body.tools.some((tool: { function: { name: string } }) => tool.function.name === "shout"));
 });
 
-test("the README's session example runs the CLI's session: rules, sandbox, recorder", async () => {
+test("docs/library.md's session example runs the CLI's session: rules, sandbox, recorder", async () => {
   const fake = await serve([{ reply: { text: "Two files." } }]);
   const dir = consumerProject();
   const home = tempDir("harness-consumer-home-");

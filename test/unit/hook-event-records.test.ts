@@ -76,8 +76,8 @@ test("no file of src/ but the records spells an event's name", () => {
   assert.deepEqual(found, []);
 });
 
-test("the hooks page's table of events is the records'", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+test("the hooks page (docs/hooks.md) has the table of events made from the records", () => {
+  const readme = readFileSync(join(ROOT, "docs", "hooks.md"), "utf8");
   const table = eventTable();
   assert.ok(readme.includes(table), `the Hooks section has this table, made from the records:\n${table}`);
 });

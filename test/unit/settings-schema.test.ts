@@ -50,8 +50,8 @@ test("every built-in tool has its line in the name table, and every Claude name 
   assert.deepEqual(namesOfTool("srv__echo"), ["srv__echo", "mcp__srv__echo"]);
 });
 
-test("README's table of Claude Code's names lists each of them", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+test("docs/claude-code.md's table of Claude Code's names lists each of them", () => {
+  const readme = readFileSync(join(ROOT, "docs", "claude-code.md"), "utf8");
   const table = readme.slice(readme.indexOf("### Claude Code's names"));
   for (const name of Object.keys(CLAUDE_TOOLS))
     assert.match(table, new RegExp(`\\| \`${name}\``), `${name} is in the table`);
