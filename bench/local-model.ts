@@ -9,8 +9,8 @@ import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Token } from "node-llama-cpp";
-import { chooseCpuContext } from "../src/providers/local-load.ts";
-import { chooseThreads, describeLoad } from "../src/providers/local-resources.ts";
+import { chooseCpuContext } from "../src/providers/local/local-load.ts";
+import { chooseThreads, describeLoad } from "../src/providers/local/local-resources.ts";
 import {
   GGML_TYPE_F32,
   type GgufTensorInfo,

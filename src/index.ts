@@ -36,4 +36,4 @@ export { createSession, SessionSetupError, type Session, type SessionOptions } f
 export { resolveContextWindow } from "./providers/context-window.ts";
 export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";
 export { codingTools } from "./tools/index.ts";
-export { bash } from "./tools/bash.ts";
+export { bash } from "./tools/commands/bash.ts";

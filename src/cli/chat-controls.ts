@@ -10,7 +10,7 @@ import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { formatSpent, sessionPrices } from "../providers/pricing.ts";
 import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
 import { apiRecord } from "../providers/wire-apis.ts";
-import { howToAddModel } from "../providers/local-download.ts";
+import { howToAddModel } from "../providers/local/local-download.ts";
 import { noModelsLine } from "./commands/models.ts";
 import { KNOWN_MODELS } from "../providers/model-info.ts";
 import { describeThinking, parseThinking } from "../providers/thinking-levels.ts";
@@ -223,7 +223,9 @@ export class SessionChatControls implements ChatControls {
       (skill) => `${skill.name}  ${skill.description}  ${displayPath(this.options.cwd, skill.path)}`,
     );
     if (listed.length === 0)
-      lines.push("no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see docs/prompts.md)");
+      lines.push(
+        "no skills: add SKILL.md folders under .harness/skills/ or $HARNESS_HOME/skills/ (see docs/prompts.md)",
+      );
     if (untrusted.length > 0)
       lines.push(
         `${countOf(untrusted.length, "project skill")} left out: this folder is not trusted (${untrusted.map((skill) => skill.name).join(", ")})`,

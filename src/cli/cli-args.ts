@@ -12,7 +12,7 @@ import { APPROVAL_MODES } from "../permissions/policy.ts";
 import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { parseThinking } from "../providers/thinking-levels.ts";
 import { WIRE_API_NAMES, wireKind } from "../providers/wire-apis.ts";
-import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless-output.ts";
+import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;

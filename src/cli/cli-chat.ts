@@ -14,7 +14,7 @@ import { moveTo } from "./resume-folder.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { loadChatHistory } from "../wiring/stored-sessions.ts";
 import { runChat } from "../ui/chat.ts";
-import { createLineReader, type LineReader } from "../ui/line-reader.ts";
+import { createLineReader, type LineReader } from "../ui/editor/line-reader.ts";
 import { commandNames } from "../ui/slash-commands.ts";
 import type { StatusLineSources } from "../ui/status-line.ts";
 import { replayTranscript } from "../ui/transcript-replay.ts";

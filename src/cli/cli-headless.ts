@@ -9,13 +9,13 @@ import { preparePromptImages } from "./prompt-images.ts";
 import { promptForLine } from "../prompts/custom-commands.ts";
 import { costOfSpent, formatSpent, sessionPrices } from "../providers/pricing.ts";
 import { claudeNameOf, withClaudeFields } from "../settings/tool-names.ts";
-import { askOnce } from "../ui/ask-once.ts";
+import { askOnce } from "../ui/headless/ask-once.ts";
 import { attachmentBlocks } from "../ui/attachments.ts";
-import { ClaudeOutput } from "../ui/claude-output.ts";
-import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "../ui/closed-output.ts";
-import { exitCodeFor, writeJsonEvent, type JSON_FORMATS, type OutputFormat } from "../ui/headless-output.ts";
-import { readStreamInput } from "../ui/stream-input.ts";
-import { TerminalRenderer } from "../ui/terminal-renderer.ts";
+import { ClaudeOutput } from "../ui/headless/claude-output.ts";
+import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "../ui/headless/closed-output.ts";
+import { exitCodeFor, writeJsonEvent, type JSON_FORMATS, type OutputFormat } from "../ui/headless/headless-output.ts";
+import { readStreamInput } from "../ui/headless/stream-input.ts";
+import { TerminalRenderer } from "../ui/render/terminal-renderer.ts";
 import { firstLine } from "../ui/text-width.ts";
 
 /** One prompt of a headless run, or why a stdin line could not be one. */
@@ -169,7 +169,7 @@ async function* streamPrompts(stdin: NodeJS.ReadableStream): AsyncGenerator<Prom
   }
 }
 
-/** `--format claude`: one run's events as Claude Code's messages (ui/claude-output.ts). */
+/** `--format claude`: one run's events as Claude Code's messages (ui/headless/claude-output.ts). */
 function claudeOutput(
   format: "json" | "stream-json",
   run: HeadlessRun,

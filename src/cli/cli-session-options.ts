@@ -7,7 +7,7 @@ import { createSession, SessionSetupError, type Session, type SessionOptions } f
 import type { AskApprovalFn } from "../permissions/approver.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { createTerminalAsk, type AskFn } from "../ui/approval.ts";
-import { askOnce, askOnceUncancelled } from "../ui/ask-once.ts";
+import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import type { Palette } from "../ui/colors.ts";
 import { acceptsLocalModel } from "../ui/local-offer.ts";
 import { ShownDiffs } from "../ui/shown-diffs.ts";

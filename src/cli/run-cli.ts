@@ -18,9 +18,9 @@ import { promptWithImages } from "./prompt-images.ts";
 import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "../wiring/stored-sessions.ts";
-import { askOnce, askOnceUncancelled } from "../ui/ask-once.ts";
+import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import { paletteFor } from "../ui/colors.ts";
-import { oneShotPrompt } from "../ui/one-shot-prompt.ts";
+import { oneShotPrompt } from "../ui/headless/one-shot-prompt.ts";
 import { askResumeFolder } from "../ui/resume-folder-question.ts";
 import { formatPickList, pickSession } from "../ui/session-picker.ts";
 

@@ -11,11 +11,11 @@
 // loads no adapter.
 import type { Provider } from "../core/provider.ts";
 import type { AdapterSettings } from "./adapter-settings.ts";
-import { anthropicBudgetProblem, anthropicHeaders, anthropicThinking } from "./anthropic-request.ts";
-import { ANTHROPIC_API } from "./anthropic-stream.ts";
-import { GEMINI_API, geminiHeaders, geminiThinking } from "./gemini-request.ts";
-import { CHAT_API, chatThinking } from "./openai-chat-request.ts";
-import { RESPONSES_API, responsesThinking } from "./openai-responses-request.ts";
+import { anthropicBudgetProblem, anthropicHeaders, anthropicThinking } from "./anthropic/anthropic-request.ts";
+import { ANTHROPIC_API } from "./anthropic/anthropic-stream.ts";
+import { GEMINI_API, geminiHeaders, geminiThinking } from "./gemini/gemini-request.ts";
+import { CHAT_API, chatThinking } from "./openai-chat/openai-chat-request.ts";
+import { RESPONSES_API, responsesThinking } from "./openai-responses/openai-responses-request.ts";
 import { openAIHeaders } from "./request-headers.ts";
 import { ANTHROPIC_MODEL_ALIASES, GEMINI_MODEL_ALIASES, type ModelAlias } from "./model-aliases.ts";
 import { leftOut, type ThinkingPlanner } from "./thinking-levels.ts";
@@ -94,7 +94,7 @@ export const WIRE_APIS = {
     kind: CHAT_API,
     label: "OpenAI chat completions",
     keyEnv: "OPENAI_API_KEY",
-    create: async (settings) => (await import("./openai-chat.ts")).createOpenAIChatProvider(settings),
+    create: async (settings) => (await import("./openai-chat/openai-chat.ts")).createOpenAIChatProvider(settings),
     thinking: chatThinking,
     listModels: listData,
     headers: openAIHeaders,
@@ -105,7 +105,8 @@ export const WIRE_APIS = {
     kind: RESPONSES_API,
     label: "OpenAI Responses",
     keyEnv: "OPENAI_API_KEY",
-    create: async (settings) => (await import("./openai-responses.ts")).createOpenAIResponsesProvider(settings),
+    create: async (settings) =>
+      (await import("./openai-responses/openai-responses.ts")).createOpenAIResponsesProvider(settings),
     thinking: responsesThinking,
     listModels: listData,
     headers: openAIHeaders,
@@ -116,10 +117,10 @@ export const WIRE_APIS = {
     kind: ANTHROPIC_API,
     label: "Anthropic Messages",
     keyEnv: "ANTHROPIC_API_KEY",
-    create: async (settings) => (await import("./anthropic-messages.ts")).createAnthropicProvider(settings),
+    create: async (settings) => (await import("./anthropic/anthropic-messages.ts")).createAnthropicProvider(settings),
     thinking: anthropicThinking,
     listModels: async (settings, signal) =>
-      (await import("./anthropic-messages.ts")).listAnthropicModels(settings, signal),
+      (await import("./anthropic/anthropic-messages.ts")).listAnthropicModels(settings, signal),
     headers: anthropicHeaders,
     // "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
     // (CommandCodeAI/command-code#323, RooCodeInc/Roo-Code#10649); names "tools.7.custom.name: String
@@ -138,9 +139,9 @@ export const WIRE_APIS = {
     kind: GEMINI_API,
     label: "Gemini generateContent",
     keyEnv: "GEMINI_API_KEY",
-    create: async (settings) => (await import("./gemini.ts")).createGeminiProvider(settings),
+    create: async (settings) => (await import("./gemini/gemini.ts")).createGeminiProvider(settings),
     thinking: geminiThinking,
-    listModels: async (settings, signal) => (await import("./gemini.ts")).listGeminiModels(settings, signal),
+    listModels: async (settings, signal) => (await import("./gemini/gemini.ts")).listGeminiModels(settings, signal),
     headers: geminiHeaders,
     // Calls pair with their responses by order natively; ids are not sent. Names: "a-z, A-Z, 0-9, or
     // contain underscores, colons, dots, and dashes, with a maximum length of 64"
@@ -159,11 +160,12 @@ export const WIRE_APIS = {
 const LOCAL_API = {
   kind: "local",
   label: "a model run in-process",
-  create: async (settings) => (await import("./local-llama.ts")).createLocalProvider(settings),
+  create: async (settings) => (await import("./local/local-llama.ts")).createLocalProvider(settings),
   inProcess: true,
   thinking: (target, level) => leftOut(target, level, "the local provider has no thinking control"),
   // The models already downloaded, as paths --model takes.
-  listModels: async (settings) => (await import("./local-download.ts")).listDownloadedModels(settings.modelsDir ?? ""),
+  listModels: async (settings) =>
+    (await import("./local/local-download.ts")).listDownloadedModels(settings.modelsDir ?? ""),
   // Never applied (no edge), as chat completions' for whoever asks.
   rules: CHAT_RULES,
 } as const satisfies ApiRecord;

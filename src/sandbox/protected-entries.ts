@@ -69,7 +69,7 @@ const GIT_PLACEHOLDERS: Record<string, Placeholder> = {
 /**
  * The bwrap arguments that protect `names` in `workspace`; creates placeholders where needed.
  * The same file system gives the same arguments, in the same order, whether a placeholder is
- * made now or was made by an earlier call: the command helper (tools/command-host.ts) keeps its
+ * made now or was made by an earlier call: the command helper (tools/commands/command-host.ts) keeps its
  * sandbox for as long as they stay the same.
  */
 export function protectedMounts(workspace: string, names: string[], recordsDir?: string): string[] {

@@ -1,7 +1,7 @@
 import type { Tool } from "../core/tool.ts";
-import { bash } from "./bash.ts";
-import { bashKill } from "./bash-kill.ts";
-import { bashOutput } from "./bash-output.ts";
+import { bash } from "./commands/bash.ts";
+import { bashKill } from "./commands/bash-kill.ts";
+import { bashOutput } from "./commands/bash-output.ts";
 import { fileTools } from "./file-tools.ts";
 import { todo } from "./todo.ts";
 import { webFetch } from "./web-fetch.ts";

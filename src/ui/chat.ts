@@ -5,13 +5,13 @@ import type { AgentEvent } from "../core/events.ts";
 import type { UserContent } from "../core/messages.ts";
 import { expandFileMentions } from "./attachments.ts";
 import type { Palette } from "./colors.ts";
-import type { LineReader } from "./line-reader.ts";
+import type { LineReader } from "./editor/line-reader.ts";
 import type { CommandOutcome } from "./slash-commands.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
-import { TerminalRenderer } from "./terminal-renderer.ts";
+import { TerminalRenderer } from "./render/terminal-renderer.ts";
 import { fitWidth } from "./text-width.ts";
-import { formatTodoBlock, isPlanFinished } from "./todo-panel.ts";
+import { formatTodoBlock, isPlanFinished } from "./render/todo-panel.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 
 export interface ChatOptions {

@@ -6,7 +6,7 @@
 import type { AgentEvent } from "../core/events.ts";
 import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } from "../core/messages.ts";
 import type { Palette } from "./colors.ts";
-import { TerminalRenderer } from "./terminal-renderer.ts";
+import { TerminalRenderer } from "./render/terminal-renderer.ts";
 import { forTerminal } from "./terminal-safe.ts";
 import { countOf } from "../shared/helpers.ts";
 

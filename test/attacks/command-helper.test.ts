@@ -1,4 +1,4 @@
-// The bash tool's commands run in one long-lived helper per sandbox (src/tools/command-host.ts):
+// The bash tool's commands run in one long-lived helper per sandbox (src/tools/commands/command-host.ts):
 // real bash, real bwrap, the helper killed for real.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { parseArguments } from "../../src/core/tool.ts";
 import { setupPermissions } from "../../src/permissions/setup-permissions.ts";
-import { bash } from "../../src/tools/bash.ts";
-import { closeHosted } from "../../src/tools/command-host.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
+import { closeHosted } from "../../src/tools/commands/command-host.ts";
 import { tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 

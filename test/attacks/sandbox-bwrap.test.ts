@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { parseArguments } from "../../src/core/tool.ts";
 import { detectSandbox } from "../../src/sandbox/detect-sandbox.ts";
 import { setupPermissions, type PermissionSetup } from "../../src/permissions/setup-permissions.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 

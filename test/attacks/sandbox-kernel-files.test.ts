@@ -14,7 +14,7 @@ import { setupPermissions } from "../../src/permissions/setup-permissions.ts";
 import { bwrapWrapper } from "../../src/sandbox/bwrap.ts";
 import { LINUX_KERNEL_FILES } from "../../src/sandbox/kernel-files.ts";
 import type { WrapCommand } from "../../src/core/tool.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { tempDir } from "../support/helpers.ts";
 import { asRootOnly, canaryHomeDir, IDENTITIES, runAs, type Identity } from "../support/identities.ts";
 import { needs } from "../support/system-programs.ts";

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import type { AssistantMessage, Message } from "../../src/core/messages.ts";
 import type { ModelEvent, ModelRequest } from "../../src/core/provider.ts";
 import { createProvider } from "../../src/providers/create-provider.ts";
-import { toContents, toDeclaration } from "../../src/providers/gemini-request.ts";
+import { toContents, toDeclaration } from "../../src/providers/gemini/gemini-request.ts";
 import type { ProviderSettings } from "../../src/providers/index.ts";
 import { planThinking } from "../../src/providers/thinking.ts";
 import { PERSONAS } from "../support/fake-llm/personas.ts";

@@ -14,8 +14,8 @@ import {
   formatProgress,
   resolveModelSource,
   type DownloadProgress,
-} from "../../src/providers/local-download.ts";
-import { createLocalProvider } from "../../src/providers/local-llama.ts";
+} from "../../src/providers/local/local-download.ts";
+import { createLocalProvider } from "../../src/providers/local/local-llama.ts";
 import { tinyModelGguf } from "../support/gguf/tiny-model.ts";
 import { tempDir } from "../support/helpers.ts";
 

@@ -9,15 +9,15 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { QwenChatWrapper } from "node-llama-cpp";
 import { toToolSpec } from "../../src/core/tool.ts";
-import { chooseSampling, describeToolSyntax } from "../../src/providers/local-chat-settings.ts";
-import { toFunctions } from "../../src/providers/local-history.ts";
-import { chooseContextSize, chooseThreads, describeLoad } from "../../src/providers/local-resources.ts";
+import { chooseSampling, describeToolSyntax } from "../../src/providers/local/local-chat-settings.ts";
+import { toFunctions } from "../../src/providers/local/local-history.ts";
+import { chooseContextSize, chooseThreads, describeLoad } from "../../src/providers/local/local-resources.ts";
 import {
   documentedSchema,
   offeredTools,
   toDocumentedFunctions,
   withDocumentedTools,
-} from "../../src/providers/local-tools.ts";
+} from "../../src/providers/local/local-tools.ts";
 import { codingTools } from "../../src/tools/index.ts";
 import { tinyModelGguf } from "../support/gguf/tiny-model.ts";
 import { cleanEnv, ROOT, runCli, runInTerminal, tempDir, withoutSandboxWarning } from "../support/helpers.ts";

@@ -9,7 +9,7 @@ import type { AgentEvent, RunResult } from "../../src/core/events.ts";
 import { userMessage, type AssistantMessage, type Message } from "../../src/core/messages.ts";
 import { ProviderError, type ModelEvent, type ModelRequest } from "../../src/core/provider.ts";
 import { toToolSpec } from "../../src/core/tool.ts";
-import { createLocalProvider, type LocalProvider } from "../../src/providers/local-llama.ts";
+import { createLocalProvider, type LocalProvider } from "../../src/providers/local/local-llama.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 import { TINY_CONTEXT_LENGTH, tinyModelGguf, type TinyModelScript } from "../support/gguf/tiny-model.ts";
 import { tempDir } from "../support/helpers.ts";

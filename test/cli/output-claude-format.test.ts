@@ -9,7 +9,7 @@ import { Writable } from "node:stream";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { EVENT_SCHEMA_VERSION } from "../../src/core/event-schema.ts";
-import { ClaudeOutput } from "../../src/ui/claude-output.ts";
+import { ClaudeOutput } from "../../src/ui/headless/claude-output.ts";
 import { byConversation } from "../support/fake-llm/server.ts";
 import { fakeFlags, fakeServerPerTest, jsonLines, runCli, tempDir, withoutSandboxWarning } from "../support/helpers.ts";
 import { taskCall, text } from "../support/subagent-steps.ts";

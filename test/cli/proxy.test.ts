@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
-import { downloadFile } from "../../src/providers/local-download.ts";
+import { downloadFile } from "../../src/providers/local/local-download.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { startProxy, startTlsFront } from "../support/proxy-server.ts";
 import { needs } from "../support/system-programs.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { toResponsesRequest } from "../../src/providers/openai-responses-request.ts";
+import { toResponsesRequest } from "../../src/providers/openai-responses/openai-responses-request.ts";
 import { fakeEncryptedReasoning } from "../support/fake-llm/responses-format.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeServerPerTest, jsonLines, runCli, tempDir } from "../support/helpers.ts";

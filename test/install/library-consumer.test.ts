@@ -21,7 +21,10 @@ function readmeExamples(): string[] {
   const end = readme.indexOf("\n## ", start + 1);
   const section = readme.slice(start, end === -1 ? undefined : end);
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
-  assert.ok(blocks.length >= 2, "docs/library.md's Library section has a ```ts example of the loop and one of the session");
+  assert.ok(
+    blocks.length >= 2,
+    "docs/library.md's Library section has a ```ts example of the loop and one of the session",
+  );
   return blocks;
 }
 

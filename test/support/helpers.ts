@@ -15,9 +15,9 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAnthropicProvider } from "../../src/providers/anthropic-messages.ts";
+import { createAnthropicProvider } from "../../src/providers/anthropic/anthropic-messages.ts";
 import type { ProviderSettings } from "../../src/providers/index.ts";
-import { createOpenAIChatProvider } from "../../src/providers/openai-chat.ts";
+import { createOpenAIChatProvider } from "../../src/providers/openai-chat/openai-chat.ts";
 import assert from "node:assert/strict";
 import { afterEach } from "node:test";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";

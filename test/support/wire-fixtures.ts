@@ -43,7 +43,7 @@ export function readExpectedParses(): Record<string, { expected: any }> {
 }
 
 /**
- * Output tokens as billed (docs: src/providers/openai-chat-stream.ts toUsage): completion_tokens,
+ * Output tokens as billed (docs: src/providers/openai-chat/openai-chat-stream.ts toUsage): completion_tokens,
  * plus reasoning the server left out of it, which total_tokens or an oversized reasoning count shows.
  */
 export function billedOutput(usage: any): number {

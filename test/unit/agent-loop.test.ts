@@ -8,7 +8,7 @@ import { runAgent, type RunOptions } from "../../src/core/agent.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
 import { defineTool } from "../../src/core/tool.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import type { FakeLLM, ScriptStep } from "../support/fake-llm/server.ts";
 import { fakeOpenAIProvider, fakeServerPerTest, tempDir, drain } from "../support/helpers.ts";
 

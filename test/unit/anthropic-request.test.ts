@@ -2,8 +2,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Message } from "../../src/core/messages.ts";
-import { defaultMaxTokens, toAnthropicRequest, toWireMessages } from "../../src/providers/anthropic-request.ts";
-import { AnthropicStreamAccumulator, toStopReason, toStreamEvents } from "../../src/providers/anthropic-stream.ts";
+import {
+  defaultMaxTokens,
+  toAnthropicRequest,
+  toWireMessages,
+} from "../../src/providers/anthropic/anthropic-request.ts";
+import {
+  AnthropicStreamAccumulator,
+  toStopReason,
+  toStreamEvents,
+} from "../../src/providers/anthropic/anthropic-stream.ts";
 import { anthropicFormat } from "../support/fake-llm/anthropic-format.ts";
 
 const CACHE = { type: "ephemeral" };

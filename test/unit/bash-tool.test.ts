@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseArguments } from "../../src/core/tool.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { MAX_OUTPUT_BYTES } from "../../src/tools/output-limit.ts";
 import { tempDir } from "../support/helpers.ts";
 

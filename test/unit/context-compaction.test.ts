@@ -10,7 +10,7 @@ import { collectFacts, factsOfCallWith, readFacts, renderFacts } from "../../src
 import { estimateMessageTokens } from "../../src/core/context-budget.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { userMessage, type Message } from "../../src/core/messages.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 import { todo } from "../../src/tools/todo.ts";
 import { writeFile } from "../../src/tools/write-file.ts";

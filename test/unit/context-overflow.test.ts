@@ -7,7 +7,7 @@ import { SUMMARY_SYSTEM_PROMPT } from "../../src/core/compaction.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { Provider } from "../../src/core/provider.ts";
 import { toProviderError } from "../../src/providers/http-errors.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";
 import { drain, fakeAnthropicProvider, fakeOpenAIProvider, tempDir } from "../support/helpers.ts";
 

@@ -9,7 +9,7 @@ import { runAgent } from "../../src/core/agent.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { MAX_TOOL_RESULT_BYTES } from "../../src/core/output-spill.ts";
 import { defineTool } from "../../src/core/tool.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { MAX_OUTPUT_BYTES } from "../../src/tools/output-limit.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";

@@ -260,3 +260,32 @@ test("the permission layer judges what a tool declares (Tool.effects), never its
   );
   assert.deepEqual(readings, []);
 });
+
+/**
+ * Rooms inside the larger folders, and who may enter them: the line editor knows nothing of how
+ * output is drawn (the renderer draws the editor, never the other way), and the queue of shared
+ * batches is reached only from the command line that starts a batch or a worker, never from the
+ * local pool it is an alternative to. Each wire API's room is test/unit/wire-api-records.test.ts's.
+ */
+const ROOM_RULES: Array<{ room: string; importedOnlyFrom: string[] }> = [
+  { room: "ui/render", importedOnlyFrom: ["ui/render", "ui/chat.ts", "ui/transcript-replay.ts", "cli"] },
+  { room: "batch/queue", importedOnlyFrom: ["batch/queue", "cli"] },
+];
+
+test("the rooms of the larger folders are entered only from where their rule says", () => {
+  const found: string[] = [];
+  for (const path of sourceFiles(SRC)) {
+    const from = relative(SRC, path);
+    for (const specifier of importsOf(readFileSync(path, "utf8"))) {
+      if (!specifier.startsWith(".")) continue;
+      const target = relative(SRC, resolve(dirname(path), specifier));
+      for (const rule of ROOM_RULES)
+        if (
+          target.startsWith(`${rule.room}/`) &&
+          !rule.importedOnlyFrom.some((place) => from === place || from.startsWith(`${place}/`))
+        )
+          found.push(`${from} -> ${target}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});

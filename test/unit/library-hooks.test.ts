@@ -13,7 +13,7 @@ import type { ToolHook } from "../../src/core/run-tools.ts";
 import { createCommandHooks } from "../../src/hooks/command-hooks.ts";
 import { HookedAgent } from "../../src/hooks/hooked-agent.ts";
 import { loadHooks } from "../../src/hooks/hook-settings.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { writeFile } from "../../src/tools/write-file.ts";
 import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
 import { fakeOpenAIProvider, ROOT, tempDir } from "../support/helpers.ts";

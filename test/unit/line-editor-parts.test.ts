@@ -3,8 +3,8 @@
 // part is driven in tmux (tui-terminal.test.ts, tui-chat-session.test.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyCompletion, completeInput } from "../../src/ui/completion.ts";
-import { drawInput, fitsOneRowAtBoth } from "../../src/ui/draw-input.ts";
+import { applyCompletion, completeInput } from "../../src/ui/editor/completion.ts";
+import { drawInput, fitsOneRowAtBoth } from "../../src/ui/editor/draw-input.ts";
 import {
   applyEditKey,
   bufferWith,
@@ -14,13 +14,13 @@ import {
   isOnFirstLine,
   isOnLastLine,
   moveVertically,
-} from "../../src/ui/edit-buffer.ts";
-import { HISTORY_SIZE, HistorySearch, InputHistory } from "../../src/ui/input-history.ts";
-import type { Key } from "../../src/ui/keys.ts";
-import { type PromptAction, PromptState, type PromptPlace } from "../../src/ui/prompt-state.ts";
+} from "../../src/ui/editor/edit-buffer.ts";
+import { HISTORY_SIZE, HistorySearch, InputHistory } from "../../src/ui/editor/input-history.ts";
+import type { Key } from "../../src/ui/editor/keys.ts";
+import { type PromptAction, PromptState, type PromptPlace } from "../../src/ui/editor/prompt-state.ts";
 import { isSlashCommand } from "../../src/ui/slash-commands.ts";
-import { TypeAhead } from "../../src/ui/type-ahead.ts";
-import { columnAfter, typeAheadRows } from "../../src/ui/pinned-input.ts";
+import { TypeAhead } from "../../src/ui/editor/type-ahead.ts";
+import { columnAfter, typeAheadRows } from "../../src/ui/render/pinned-input.ts";
 
 /** `text` with the cursor where `|` is. */
 function at(marked: string): EditBuffer {

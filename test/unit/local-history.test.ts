@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Message } from "../../src/core/messages.ts";
 import { toToolSpec } from "../../src/core/tool.ts";
-import { dropOmitted, toChatHistory, toGbnfSchema } from "../../src/providers/local-history.ts";
+import { dropOmitted, toChatHistory, toGbnfSchema } from "../../src/providers/local/local-history.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 
 test("tool calls travel with their results, and the reply after them continues the same model item", () => {

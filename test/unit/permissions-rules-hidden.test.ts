@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decide, type PermissionPolicy } from "../../src/permissions/policy.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { rulePolicy } from "../support/permission-policy.ts";
 import { GIT_PUSH_SPELLINGS, type Hiding, ORDINARY, RM_SPELLINGS } from "../support/shell-spellings.ts";
 

@@ -6,7 +6,7 @@ import { createApprover, type ApprovalQuestion, type AskApprovalFn } from "../..
 import { decide, type PermissionPolicy } from "../../src/permissions/policy.ts";
 import { parseRule, pathMatches, type Rule } from "../../src/permissions/rules.ts";
 import { splitCommand } from "../../src/permissions/shell-split.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 import { writeFile } from "../../src/tools/write-file.ts";
 import type { Tool } from "../../src/core/tool.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decide, type PermissionPolicy } from "../../src/permissions/policy.ts";
 import { splitCommand } from "../../src/permissions/shell-split.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { rulePolicy } from "../support/permission-policy.ts";
 
 const policyWith = (allow: string[], deny: string[] = [], mode: PermissionPolicy["mode"] = "ask") =>

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ProviderError, type ModelRequest, type Provider } from "../../src/core/provider.ts";
-import { createAnthropicProvider } from "../../src/providers/anthropic-messages.ts";
-import { createOpenAIChatProvider } from "../../src/providers/openai-chat.ts";
-import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses.ts";
+import { createAnthropicProvider } from "../../src/providers/anthropic/anthropic-messages.ts";
+import { createOpenAIChatProvider } from "../../src/providers/openai-chat/openai-chat.ts";
+import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses/openai-responses.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
 import { fakeServerPerTest } from "../support/helpers.ts";
 

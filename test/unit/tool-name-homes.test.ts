@@ -14,7 +14,7 @@ const NAMES = ["read_file", "write_file", "edit_file", "list_files", "web_fetch"
 const ALLOWED: Record<string, string> = {
   "src/settings/tool-names.ts": "the names table itself",
   "src/core/system-prompt.ts": "its guidelines name the tools they advise, in the model's words",
-  "src/providers/local-tools.ts": "which tools a small local model is offered: a choice about that model",
+  "src/providers/local/local-tools.ts": "which tools a small local model is offered: a choice about that model",
   "src/wiring/subagents.ts": "the read-only tools a task child gets when its agent names none",
 };
 

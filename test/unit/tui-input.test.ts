@@ -7,9 +7,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { MAX_ATTACHMENT_BYTES, expandFileMentions } from "../../src/ui/attachments.ts";
 import { paletteFor } from "../../src/ui/colors.ts";
-import { completeInput } from "../../src/ui/completion.ts";
-import { KeyParser, type Key } from "../../src/ui/keys.ts";
-import { RawKeyInput } from "../../src/ui/raw-key-input.ts";
+import { completeInput } from "../../src/ui/editor/completion.ts";
+import { KeyParser, type Key } from "../../src/ui/editor/keys.ts";
+import { RawKeyInput } from "../../src/ui/editor/raw-key-input.ts";
 import { commandNames, runSlashCommand, type ChatControls } from "../../src/ui/slash-commands.ts";
 import { tempDir } from "../support/helpers.ts";
 

@@ -2,7 +2,7 @@
 // and each construct renders as a person expects on a terminal.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MarkdownStream } from "../../src/ui/markdown-stream.ts";
+import { MarkdownStream } from "../../src/ui/render/markdown-stream.ts";
 import { stripAnsi } from "../../src/ui/text-width.ts";
 
 const SAMPLE = [

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runAgent } from "../../src/core/agent.ts";
 import type { Message } from "../../src/core/messages.ts";
-import { bash } from "../../src/tools/bash.ts";
+import { bash } from "../../src/tools/commands/bash.ts";
 import { startFakeLLM } from "../support/fake-llm/server.ts";
 import { drain, fakeOpenAIProvider, tempDir } from "../support/helpers.ts";
 

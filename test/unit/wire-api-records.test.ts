@@ -154,9 +154,12 @@ test("only the record and each API's own files switch on a wire API or name its 
   assert.deepEqual(violations, []);
   // The derivation found each API's adapter among its own files, so the check above had something to hold.
   for (const name of WIRE_API_NAMES) assert.ok(own.get(name)?.size, `${name} has own files`);
-  assert.ok(own.get("gemini")?.has(join(SRC, "providers", "gemini-stream.ts")), "gemini-stream.ts is Gemini's");
   assert.ok(
-    own.get("anthropic")?.has(join(SRC, "providers", "anthropic-request.ts")),
+    own.get("gemini")?.has(join(SRC, "providers", "gemini", "gemini-stream.ts")),
+    "gemini-stream.ts is Gemini's",
+  );
+  assert.ok(
+    own.get("anthropic")?.has(join(SRC, "providers", "anthropic", "anthropic-request.ts")),
     "anthropic-request.ts is Anthropic's",
   );
 });

@@ -14,7 +14,7 @@ import { finalResults, summarize } from "../../batch/batch-summary.ts";
 import { CostBudget } from "../../batch/cost-budget.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../../batch/local-pool.ts";
 import { writePredictions } from "../../batch/predictions.ts";
-import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue-target.ts";
+import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
 import { readResults, ResultsFileError, ResultsWriter } from "../../batch/results-file.ts";
 import type { TaskResult } from "../../batch/task-result.ts";
@@ -233,7 +233,7 @@ async function runPending(
 ): Promise<void> {
   const { flags, runId, settings, writer, progress, budget } = batch;
   if (target) {
-    const { runQueueBatch } = await import("../../batch/queue-batch.ts");
+    const { runQueueBatch } = await import("../../batch/queue/queue-batch.ts");
     await runQueueBatch({ target, runId, tasks: pending, settings, writer, progress, budget, signal });
     return;
   }

@@ -7,7 +7,7 @@ import { resolveProvider } from "../../wiring/resolve-provider.ts";
 import type { ProviderSettings } from "../../providers/index.ts";
 import { LIST_TIMEOUT_MS, ModelListError } from "../../providers/list-models.ts";
 import { apiRecord } from "../../providers/wire-apis.ts";
-import { howToAddModel } from "../../providers/local-download.ts";
+import { howToAddModel } from "../../providers/local/local-download.ts";
 import { deadline } from "../../shared/helpers.ts";
 
 const HELP = `Usage: harness models [--provider <name>] [--base-url <url>]

@@ -7,7 +7,7 @@ import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { taskFolder } from "../../wiring/home-workspace.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
 import { rateLimitBackoffFrom } from "../../batch/local-pool.ts";
-import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue-target.ts";
+import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
@@ -105,7 +105,7 @@ export async function run(argv: string[]): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const reaper = new Reaper();
-  const { runQueueWorker } = await import("../../batch/queue-worker.ts");
+  const { runQueueWorker } = await import("../../batch/queue/queue-worker.ts");
   const run = taskRunOptions({
     env: process.env,
     config,

@@ -1,0 +1,190 @@
+// `harness batch --queue`: the tasks go onto a BullMQ queue in Redis, workers on any machines
+// (`harness worker`) run them, and this process collects each finished job's result into
+// results.jsonl. Redis and BullMQ do the queueing: locks, retries, stalled-job recovery.
+import { folderNameOf } from "../batch-task.ts";
+import type { BatchProgress } from "../batch-progress.ts";
+import { MAX_ATTEMPTS, type PendingTask, type RunSettings } from "../batch-run.ts";
+import type { CostBudget } from "../cost-budget.ts";
+import { jobIdOf, type JobRequest, type QueueJobData } from "./queue-job.ts";
+import { runSpend, startRunSpend } from "./queue-ledger.ts";
+import { type JobResult, NOT_RUN } from "./queue-try.ts";
+import { loadBullmq, waitForRedis, type QueueTarget } from "./queue-target.ts";
+import type { ResultsWriter } from "../results-file.ts";
+import { stampOf, taskError, type TaskResult } from "../task-result.ts";
+import { countOf, sleep } from "../../shared/helpers.ts";
+
+/** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
+const JOB_ATTEMPTS = 3;
+/** The first wait before such a retry; it doubles each time. */
+const JOB_BACKOFF_MS = 10_000;
+/** How often the batch looks at its jobs' states. */
+const POLL_MS = 500;
+/** States asked of Redis at once. */
+const POLL_BATCH = 200;
+
+export interface QueueBatchOptions {
+  target: QueueTarget;
+  runId: string;
+  /** Tasks without a final result in this run yet. */
+  tasks: PendingTask[];
+  settings: RunSettings;
+  writer: ResultsWriter;
+  progress: BatchProgress;
+  /** The batch's --max-cost: once reached, the jobs no worker has taken yet are withdrawn. */
+  budget?: CostBudget;
+  /** Interrupted: stop waiting (the jobs stay queued; re-running collects them). */
+  signal: AbortSignal;
+}
+
+/**
+ * Enqueues the tasks, one job per run, task and attempt (so enqueueing again after a crash adds
+ * nothing twice: BullMQ ignores an id it already has; another run, or a retry after a crash, has
+ * ids of its own and runs again), and writes each result as its job completes, by polling the
+ * jobs' states. A job that fails for good (a worker refused it, or failed it `JOB_ATTEMPTS`
+ * times) is recorded as an `error` result.
+ */
+export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
+  const { target, progress, signal, runId } = options;
+  // Never a base URL: a worker takes only its own (cli/commands/batch.ts refuses --base-url with --queue).
+  const { baseUrl: _, ...request }: RunSettings = options.settings;
+  const asked: JobRequest = request;
+  const { Queue } = await loadBullmq();
+  const queue = new Queue<QueueJobData, JobResult>(target.name, { connection: target.connection });
+  let lastError = "";
+  queue.on("error", (error) => {
+    if (error.message !== lastError) progress.note(`queue: ${(lastError = error.message)}`);
+  });
+  try {
+    await waitForRedis(queue.waitUntilReady(), target, () => lastError);
+    const outstanding = new Map(
+      options.tasks.map((pending) => [jobIdOf(runId, folderNameOf(pending.task.id), pending.attempt), pending]),
+    );
+    const enqueue = (jobs: Array<[string, PendingTask]>) =>
+      queue.addBulk(
+        jobs.map(([jobId, { task, attempt }]) => ({
+          name: "task",
+          data: { runId, attempt, task, request: asked, ...(options.budget ? { maxCost: options.budget.limit } : {}) },
+          opts: {
+            jobId,
+            attempts: JOB_ATTEMPTS,
+            backoff: { type: "exponential", delay: JOB_BACKOFF_MS },
+            removeOnComplete: false,
+            removeOnFail: false,
+          },
+        })),
+      );
+    // The run's spend in Redis, which the workers add to after each model call; it starts at what
+    // the results already hold (a resumed run's), unless workers are still counting it.
+    const spentBefore = options.budget?.spent ?? 0;
+    if (options.budget) await startRunSpend(queue, runId, spentBefore);
+    await enqueue([...outstanding]);
+    progress.note(
+      `${countOf(outstanding.size, "task")} queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
+    );
+    let withdrawn = false;
+    while (outstanding.size > 0 && !signal.aborted) {
+      if (options.budget) options.budget.update("queue", Math.max(0, (await runSpend(queue, runId)) - spentBefore));
+      if (options.budget?.signal.aborted && !withdrawn) {
+        withdrawn = true;
+        await withdrawWaiting(queue, outstanding, progress);
+      }
+      const missing: Array<[string, PendingTask]> = [];
+      for (const chunk of chunks([...outstanding], POLL_BATCH)) {
+        const states = await Promise.all(chunk.map(([jobId]) => queue.getJobState(jobId)));
+        for (const [index, state] of states.entries()) {
+          const [jobId, pending] = chunk[index];
+          if (state === "unknown" && !withdrawn) missing.push([jobId, pending]);
+          if (state !== "completed" && state !== "failed") continue;
+          const job = await queue.getJob(jobId);
+          if (!job) continue;
+          outstanding.delete(jobId);
+          if (state === "completed" && isNotRun(job.returnvalue)) {
+            await queue.remove(jobId); // a later run with a higher --max-cost queues it again
+            continue;
+          }
+          const lines =
+            state === "completed" && isResult(job.returnvalue)
+              ? linesOf(job.returnvalue, pending, runId)
+              : [jobFailure(pending, runId, options.settings, job.failedReason, job.attemptsMade)];
+          // In one write: a batch killed here leaves all of the job's lines or none.
+          options.writer.appendAll(lines);
+          for (const line of lines) progress.record(line);
+        }
+      }
+      // A job removed from Redis behind our back (obliterated, expired) is queued again.
+      if (missing.length > 0) await enqueue(missing);
+      const active = await queue.getActive();
+      progress.setRunning(
+        new Map(
+          active
+            .filter((job) => job.data?.runId === runId && job.data.task)
+            .map((job) => [job.data.task.id, typeof job.progress === "number" ? job.progress : 0]),
+        ),
+      );
+      await sleep(POLL_MS, signal);
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
+/** The budget is spent: jobs no worker has started are removed (a later run with more budget queues them again). */
+async function withdrawWaiting(
+  queue: import("bullmq").Queue<QueueJobData, JobResult>,
+  outstanding: Map<string, PendingTask>,
+  progress: BatchProgress,
+): Promise<void> {
+  let count = 0;
+  for (const jobId of [...outstanding.keys()]) {
+    const state = await queue.getJobState(jobId);
+    if (state !== "waiting" && state !== "delayed" && state !== "prioritized") continue;
+    await queue.remove(jobId);
+    outstanding.delete(jobId);
+    count++;
+  }
+  progress.note(`--max-cost reached: ${countOf(count, "queued task")} withdrawn; the running ones finish`);
+}
+
+/** A job's lines: the attempts lost before its last (each once), then its final result. */
+function linesOf(value: JobResult, pending: PendingTask, runId: string): TaskResult[] {
+  const { earlier = [], ...final } = value;
+  const ours = (result: TaskResult, attempt: unknown): TaskResult => ({
+    ...result,
+    id: pending.task.id,
+    runId,
+    attempt:
+      Number.isInteger(attempt) && (attempt as number) >= pending.attempt && (attempt as number) <= MAX_ATTEMPTS
+        ? (attempt as number)
+        : pending.attempt,
+  });
+  return [...earlier.filter(isResult).map((result) => ours(result, result.attempt)), ours(final, final.attempt)];
+}
+
+function isNotRun(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { notRun?: unknown }).notRun === NOT_RUN.notRun;
+}
+
+function isResult(value: unknown): value is TaskResult {
+  return Boolean(value) && typeof value === "object" && typeof (value as TaskResult).status === "string";
+}
+
+function jobFailure(
+  pending: PendingTask,
+  runId: string,
+  settings: RunSettings,
+  reason: string | undefined,
+  attempts: number,
+): TaskResult {
+  return taskError(
+    pending.task.id,
+    stampOf(runId, settings.thinking),
+    pending.attempt,
+    `the workers failed this job ${countOf(attempts, "time")}; last: ${reason ?? "no reason given"}`,
+  );
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}

@@ -1,0 +1,190 @@
+// Neutral to wire for Gemini's generateContent: pure functions, tested without a server.
+// https://ai.google.dev/api/generate-content
+import { type AssistantMessage, assertNever, type ImagePart, type Message } from "../../core/messages.ts";
+import type { ModelRequest, ToolSpec } from "../../core/provider.ts";
+import type { AdapterSettings } from "../adapter-settings.ts";
+import { portableSchema } from "../portable-schema.ts";
+import { jsonHeaders } from "../request-headers.ts";
+import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "../thinking-levels.ts";
+
+/** One part of a Content (text, inlineData, functionCall, functionResponse), as the API takes it. */
+export type WirePart = Record<string, unknown>;
+
+export interface WireContent {
+  role: "user" | "model";
+  parts: WirePart[];
+}
+
+/** The `api` our Gemini replies carry; their wire parts go back only to their own source. */
+export const GEMINI_API = "gemini";
+
+/**
+ * Gemini 3 refuses a function call of the current turn without a thought signature ("Function
+ * call is missing a thought_signature in functionCall parts", anomalyco-style reports, e.g.
+ * nanbingxyz/5ire#405). A call another model made has none; Google documents this value for
+ * exactly that case (https://ai.google.dev/gemini-api/docs/thought-signatures#faqs).
+ */
+export const FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator";
+
+/**
+ * The headers of a Gemini request: the key as `x-goog-api-key` (kept out of the URL, where logs
+ * and errors would show it), and the settings' own headers, which win whatever their case.
+ * https://ai.google.dev/gemini-api/docs/api-key
+ */
+export function geminiHeaders(settings: Pick<AdapterSettings, "apiKey" | "headers">): Record<string, string> {
+  return jsonHeaders({ "x-goog-api-key": settings.apiKey || "no-key" }, settings.headers);
+}
+
+/** Gemini 2.5 budgets per level (https://ai.google.dev/gemini-api/docs/thinking#set-budget). */
+const GEMINI_BUDGETS = { low: 1024, medium: 8192, high: 24_576 } as const;
+
+/**
+ * Gemini's `thinkingConfig` (generationConfig), with the thoughts' summaries asked for so they
+ * can be shown. Gemini 3 takes a `thinkingLevel` (Pro: low or high; Flash also minimal and
+ * medium) and cannot stop thinking; 2.5 takes a budget, 0 turns Flash's off, Pro's cannot be.
+ * https://ai.google.dev/gemini-api/docs/thinking#thinking-levels
+ */
+export function geminiThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
+  const config = (fields: Record<string, unknown>) => ({
+    fields: { thinkingConfig: { ...fields, includeThoughts: true } },
+  });
+  if (typeof level === "number") return config({ thinkingBudget: level });
+  if (/gemini-3/.test(target.model)) {
+    const isFlash = /flash/.test(target.model);
+    if (level === "off")
+      return isFlash ? config({ thinkingLevel: "minimal" }) : leftOut(target, level, "Gemini 3 Pro always thinks");
+    return config({ thinkingLevel: level === "medium" && !isFlash ? "high" : level });
+  }
+  if (level === "off")
+    return /pro/.test(target.model)
+      ? leftOut(target, level, "Gemini 2.5 Pro always thinks")
+      : { fields: { thinkingConfig: { thinkingBudget: 0 } } };
+  return config({ thinkingBudget: GEMINI_BUDGETS[level] });
+}
+
+/**
+ * The body for `POST .../models/{model}:streamGenerateContent?alt=sse`. The thinking fields
+ * (geminiThinking) are `thinkingConfig`, which belongs in `generationConfig`.
+ */
+export function toGeminiRequest(request: ModelRequest, thinkingFields: Record<string, unknown> = {}) {
+  const body: Record<string, unknown> = { contents: toContents(request.messages) };
+  if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
+  if (request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(toDeclaration) }];
+  const generationConfig: Record<string, unknown> = { ...thinkingFields };
+  if (request.maxTokens) generationConfig.maxOutputTokens = request.maxTokens;
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  return body;
+}
+
+/**
+ * A tool in Gemini's schema subset (portable-schema.ts). One with no arguments declares no
+ * parameters: an OBJECT with no properties is refused ("parameters.properties: should be
+ * non-empty for OBJECT type", https://ai.google.dev/api/caching#Schema).
+ */
+export function toDeclaration(tool: ToolSpec): WirePart {
+  const parameters = portableSchema(tool.parameters);
+  const properties = parameters.properties as Record<string, unknown> | undefined;
+  const declaration: WirePart = { name: tool.name, description: tool.description };
+  if (properties && Object.keys(properties).length > 0) declaration.parameters = parameters;
+  return declaration;
+}
+
+/**
+ * The conversation as contents. Tool results are `functionResponse` parts of a user content, all
+ * the results of one reply together (Gemini wants as many responses as the turn had calls), and
+ * paired with their calls by order and name. Consecutive contents of one role are merged.
+ */
+export function toContents(messages: Message[]): WireContent[] {
+  const contents: WireContent[] = [];
+  // "If populated, the client [returns] the response with the matching id"
+  // (https://ai.google.dev/api/caching#FunctionCall): the ids Gemini itself gave its calls.
+  const geminiIds = new Set(
+    messages.flatMap((message) =>
+      message.role === "assistant" && message.api === GEMINI_API && Array.isArray(message.providerData?.parts)
+        ? (message.providerData.parts as WirePart[]).flatMap((part) => {
+            const id = (part.functionCall as { id?: unknown } | undefined)?.id;
+            return typeof id === "string" && id ? [id] : [];
+          })
+        : [],
+    ),
+  );
+  for (const message of messages) {
+    switch (message.role) {
+      case "user":
+        append(
+          contents,
+          "user",
+          message.content.map((part) => (part.type === "text" ? { text: part.text } : inlineData(part))),
+        );
+        break;
+      case "assistant":
+        append(contents, "model", toModelParts(message));
+        break;
+      case "tool": {
+        const response = message.isError ? { error: message.content } : { result: message.content };
+        const id = geminiIds.has(message.toolCallId) ? { id: message.toolCallId } : {};
+        append(contents, "user", [
+          { functionResponse: { ...id, name: message.toolName, response } },
+          ...(message.images ?? []).map(inlineData),
+        ]);
+        break;
+      }
+      default:
+        assertNever(message);
+    }
+  }
+  return contents;
+}
+
+/**
+ * A reply of ours goes back as the parts it came as (thought summaries, signatures on the parts
+ * that carried them); replay.ts has already removed them from another source's reply, which is
+ * rebuilt from its text and calls, the first call of each reply given the documented signature.
+ */
+function toModelParts(message: AssistantMessage): WirePart[] {
+  const wire = message.providerData?.parts;
+  if (message.api === GEMINI_API && Array.isArray(wire)) return structuredClone(wire) as WirePart[];
+  const parts: WirePart[] = [];
+  let isFirstCall = true;
+  for (const part of message.content) {
+    switch (part.type) {
+      case "thinking":
+        break;
+      case "text":
+        if (part.text) parts.push({ text: part.text });
+        break;
+      case "tool_call": {
+        const call: WirePart = { functionCall: { name: part.name, args: parseArgs(part.arguments) } };
+        const signature = part.providerData?.thoughtSignature;
+        if (typeof signature === "string") call.thoughtSignature = signature;
+        else if (isFirstCall) call.thoughtSignature = FOREIGN_CALL_SIGNATURE;
+        isFirstCall = false;
+        parts.push(call);
+        break;
+      }
+      default:
+        assertNever(part);
+    }
+  }
+  return parts;
+}
+
+/** Arguments as an object: a call cut off mid-JSON, or not an object, goes back as what it was, in words. */
+function parseArgs(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text || "{}");
+    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {}
+  return { arguments: text };
+}
+
+function inlineData(part: ImagePart): WirePart {
+  return { inlineData: { mimeType: part.mediaType, data: part.data } };
+}
+
+function append(contents: WireContent[], role: WireContent["role"], parts: WirePart[]): void {
+  if (parts.length === 0) return;
+  const last = contents.at(-1);
+  if (last?.role === role) last.parts.push(...parts);
+  else contents.push({ role, parts });
+}
