@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { readLines } from "../test/support/batch-files.ts";
-import { startFakeLLM, type RecordedRequest, type ScriptStep } from "../test/support/fake-llm/server.ts";
+import { type RecordedRequest, type ScriptStep, startFakeLLM } from "../test/support/fake-llm/server.ts";
 import { CLI, cleanEnv, tempDir } from "../test/support/helpers.ts";
 import { harnessesIn, isAlive } from "../test/support/process-finder.ts";
 import { freePort } from "../test/support/redis-server.ts";

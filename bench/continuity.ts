@@ -5,9 +5,9 @@
 // each shrank the next request. `node --import tsx bench/continuity.ts` runs it alone;
 // `BENCH_CLI=/other/checkout/bin/harness.js` measures another build.
 import { spawn } from "node:child_process";
-import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 import { compactionSession, contractFacts, isSummaryRequest, PROMPT } from "../test/support/compaction-session.ts";
 import { startFakeLLM } from "../test/support/fake-llm/server.ts";
+import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 
 const STEPS = 300;
 const WINDOW = 16_384;

@@ -12,14 +12,14 @@ import type { Token } from "node-llama-cpp";
 import { chooseCpuContext } from "../src/providers/local/local-load.ts";
 import { chooseThreads, describeLoad } from "../src/providers/local/local-resources.ts";
 import {
+  alignedSize,
+  f32,
   GGML_TYPE_F32,
   type GgufTensorInfo,
   type GgufValue,
-  alignedSize,
   ggufHeader,
   str,
   u32,
-  f32,
 } from "../test/support/gguf/write-gguf.ts";
 
 /** A transformer's shape as llama.cpp's `qwen3` architecture reads it. */

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SUMMARY_SYSTEM_PROMPT } from "../src/core/compaction.ts";
-import { startFakeLLM, type RecordedRequest, type ScriptStep } from "../test/support/fake-llm/server.ts";
+import { type RecordedRequest, type ScriptStep, startFakeLLM } from "../test/support/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 
 const TURNS = 500;

@@ -14,7 +14,7 @@
 // cache row compares a cold and a warm cache on Node 22.1+ (`--compile-cache`: that row alone).
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { startFakeLLM, type ScriptStep } from "../test/support/fake-llm/server.ts";
+import { type ScriptStep, startFakeLLM } from "../test/support/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 import { continuity, reportContinuity } from "./continuity.ts";
 import { longSession, reportLongSession } from "./long-session.ts";

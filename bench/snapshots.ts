@@ -2,7 +2,7 @@
 // 10,000 files (100 folders of 100 source files of about 1 KB): the first snapshot reads and
 // stores every file; later ones (same session, or a new session that starts from the newest
 // index) read only what changed. Figures, not thresholds.
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { WorkspaceSnapshots } from "../src/snapshots/workspace-snapshots.ts";
 import { tempDir } from "../test/support/helpers.ts";

@@ -1,9 +1,10 @@
 // Bundles the CLI and the library with esbuild (start-up: one file to parse, not hundreds),
 // then emits type declarations with tsc. Dynamic imports become lazy chunks, so --help
 // and --version never load the provider SDKs.
-import { build } from "esbuild";
+
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { build } from "esbuild";
 
 /**
  * zod's classic API re-exports every locale (about 350 KB of error messages in 40 languages);

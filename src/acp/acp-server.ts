@@ -3,20 +3,20 @@
 // updates; tool calls the permission policy leaves open become `session/request_permission` requests to the
 // editor; `session/cancel` aborts the running turn, which then ends with stopReason "cancelled".
 import {
+  type AgentContext,
   agent as acpAgent,
+  type McpServer,
   methods,
+  type PermissionOption,
   PROTOCOL_VERSION,
   RequestError,
-  type AgentContext,
-  type McpServer,
-  type PermissionOption,
   type RequestPermissionResponse,
   type Stream,
 } from "@agentclientprotocol/sdk";
-import type { Tool } from "../core/tool.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { Message, UserContent } from "../core/messages.ts";
 import type { ApprovalRequest } from "../core/run-tools.ts";
+import type { Tool } from "../core/tool.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import {
   acpKind,

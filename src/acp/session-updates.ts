@@ -1,11 +1,11 @@
 // Translations between harness's neutral data and ACP's session updates: the live event stream
 // of a prompt, and a stored conversation replayed when an editor loads a session.
 import type {
+  ToolKind as AcpToolKind,
   ContentBlock,
   SessionUpdate,
   StopReason,
   ToolCallContent,
-  ToolKind as AcpToolKind,
 } from "@agentclientprotocol/sdk";
 import type { AgentEvent, DoneReason } from "../core/events.ts";
 import { assertNever, type Message, type UserContent } from "../core/messages.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { EMPTY_USAGE } from "../core/messages.ts";
 import { folderNameOf } from "./batch-task.ts";
 import type { Spend } from "./harness-child.ts";
-import { stampOf, tokensOf, type TaskResult } from "./task-result.ts";
+import { stampOf, type TaskResult, tokensOf } from "./task-result.ts";
 
 /** One attempt as its journal holds it. */
 export interface AttemptRecord {

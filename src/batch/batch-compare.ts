@@ -1,7 +1,7 @@
 // `harness batch report a.jsonl b.jsonl ...`: the runs in the files, each summed up (success rate
 // with its confidence interval, cost per solved task, median time), and their tasks side by side.
 import { countOf, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
-import { finalResults, summarize, totalTokens, type BatchSummary } from "./batch-summary.ts";
+import { type BatchSummary, finalResults, summarize, totalTokens } from "./batch-summary.ts";
 import type { TaskResult } from "./task-result.ts";
 
 /** z for a 95% two-sided interval. */

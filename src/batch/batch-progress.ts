@@ -1,9 +1,10 @@
 // Progress on stderr: on a terminal, one line redrawn in place (done, failed, running, tokens,
 // cost, ETA); otherwise a plain line per finished task, for logs.
-import { showControlChars } from "../shared/control-chars.ts";
+
 import type { Usage } from "../core/messages.ts";
-import type { TaskResult } from "./task-result.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { countOf, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
+import type { TaskResult } from "./task-result.ts";
 
 /** The bar's width in cells. */
 const BAR_CELLS = 12;

@@ -5,8 +5,8 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { RunResult } from "../core/events.ts";
-import { killGroup } from "../shared/helpers.ts";
 import { EMPTY_USAGE, type Usage } from "../core/messages.ts";
+import { killGroup } from "../shared/helpers.ts";
 
 /** After an interrupt, how long a child gets to stop on its own before it is killed. */
 const INTERRUPT_GRACE_MS = 5000;

@@ -1,13 +1,14 @@
 // The batch on this machine: a pool of at most N tasks at once, each a child harness.
 // A task that fails is a result like any other; a rate limit instead slows the whole pool.
+
+import { assertNever } from "../core/messages.ts";
 import { sleep } from "../shared/helpers.ts";
 import type { AttemptFiles } from "./attempt-journal.ts";
-import type { PendingTask } from "./batch-run.ts";
 import type { BatchProgress } from "./batch-progress.ts";
+import type { PendingTask } from "./batch-run.ts";
 import type { ResultsWriter } from "./results-file.ts";
-import { runTask, type RunTaskOptions, type TaskOutcome } from "./run-task.ts";
-import { stampOf, taskError, type TaskResult } from "./task-result.ts";
-import { assertNever } from "../core/messages.ts";
+import { type RunTaskOptions, runTask, type TaskOutcome } from "./run-task.ts";
+import { stampOf, type TaskResult, taskError } from "./task-result.ts";
 
 /** A task rate-limited this many times is recorded as failed rather than tried again. */
 export const MAX_RATE_LIMIT_REQUEUES = 5;

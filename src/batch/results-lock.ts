@@ -7,8 +7,9 @@
 // starters can both do (each removing what the other just made). With generations nothing is
 // removed to take over: the next generation's file is created exclusively, which exactly one
 // starter can do; the others find it held by a live batch. The taker then removes the dead ones.
-import { hostname } from "node:os";
+
 import { existsSync, linkSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 
 /** The results file is being written by another batch; the message says which and what to do. */

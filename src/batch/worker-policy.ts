@@ -8,8 +8,9 @@
 // Issue 47 (graded evaluations on shared queues) extends this same record with what a grader
 // may run and read: add a field here and its check beside the others, so a worker's whole job
 // policy stays one record read in one file.
-import { localRepoPath } from "./batch-task.ts";
+
 import type { RunSettings } from "./batch-run.ts";
+import { localRepoPath } from "./batch-task.ts";
 import type { TaskFolderCheck } from "./working-copy.ts";
 
 /** What a worker allows the jobs it takes. */

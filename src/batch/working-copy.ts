@@ -4,9 +4,9 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
-import { systemProgram } from "../shared/system-program.ts";
-import { folderNameOf, localRepoPath, type BatchTask } from "./batch-task.ts";
 import { makePrivateFolder, PRIVATE_FOLDER_MODE } from "../shared/private-files.ts";
+import { systemProgram } from "../shared/system-program.ts";
+import { type BatchTask, folderNameOf, localRepoPath } from "./batch-task.ts";
 
 /** A clone or checkout taking longer than this fails the task (it is local: no network). */
 const GIT_TIMEOUT_MS = 10 * 60_000;

@@ -1,41 +1,42 @@
 // The chat's slash commands acting on the session (/model, /clear, /resume, /compact, /export, ...),
 // and the input history every typed line is added to.
-import { showControlChars } from "../shared/control-chars.ts";
+
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Session } from "../wiring/create-session.ts";
-import { countOf, formatDuration, deadline } from "../shared/helpers.ts";
-import { promptForLine, type PromptCommand } from "../prompts/custom-commands.ts";
-import { redactText, secretValuesOf } from "../shared/redact.ts";
-import { formatSpent, sessionPrices } from "../providers/pricing.ts";
+import type { ToolCallPart } from "../core/messages.ts";
+import { type PromptCommand, promptForLine } from "../prompts/custom-commands.ts";
 import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
-import { apiRecord } from "../providers/wire-apis.ts";
 import { howToAddModel } from "../providers/local/local-download.ts";
-import { noModelsLine } from "./commands/models.ts";
 import { KNOWN_MODELS } from "../providers/model-info.ts";
+import { formatSpent, sessionPrices } from "../providers/pricing.ts";
 import { describeThinking, parseThinking } from "../providers/thinking-levels.ts";
+import { apiRecord } from "../providers/wire-apis.ts";
 import { exportHtml } from "../session/export-html.ts";
 import { exportMarkdown } from "../session/export-md.ts";
 import { appendInputHistory } from "../session/input-history-file.ts";
 import { forkSession } from "../session/session-fork.ts";
 import { findSessionByPrefix, formatSessionList, summarizeSessions } from "../session/session-list.ts";
-import { lockAndReadSession, readUnderLock, shareHeldLock, type LockedSession } from "../session/session-lock.ts";
+import { type LockedSession, lockAndReadSession, readUnderLock, shareHeldLock } from "../session/session-lock.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
-import { historyPathFor, sessionsDirFor } from "../wiring/stored-sessions.ts";
+import { showControlChars } from "../shared/control-chars.ts";
+import { countOf, deadline, formatDuration } from "../shared/helpers.ts";
+import { redactText, secretValuesOf } from "../shared/redact.ts";
+import { displayPath } from "../tools/paths.ts";
 import type { Palette } from "../ui/colors.ts";
+import { askResumeFolder } from "../ui/resume-folder-question.ts";
 import {
-  isSlashCommand,
-  runSlashCommand,
   type ChatControls,
   type CommandOutcome,
+  isSlashCommand,
   type ResumeOutcome,
+  runSlashCommand,
 } from "../ui/slash-commands.ts";
-import { askResumeFolder } from "../ui/resume-folder-question.ts";
-import { chatFolder, recordedFolder } from "./resume-folder.ts";
 import { replayTranscript } from "../ui/transcript-replay.ts";
-import type { ToolCallPart } from "../core/messages.ts";
-import { displayPath } from "../tools/paths.ts";
+import type { Session } from "../wiring/create-session.ts";
+import { historyPathFor, sessionsDirFor } from "../wiring/stored-sessions.ts";
 import { describeLeftAlone, describePlan, type UndoPlan } from "../wiring/undo-redo.ts";
+import { noModelsLine } from "./commands/models.ts";
+import { chatFolder, recordedFolder } from "./resume-folder.ts";
 
 /** Longest command /ps shows (its first line, cut). */
 const PS_COMMAND_CHARS = 80;

@@ -5,13 +5,13 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { closestName } from "../shared/edit-distance.ts";
-import { parsePositiveInteger } from "../shared/helpers.ts";
-import { readRegularFile } from "../shared/read-regular-file.ts";
 import { APPROVAL_MODES } from "../permissions/policy.ts";
 import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { parseThinking } from "../providers/thinking-levels.ts";
 import { WIRE_API_NAMES, wireKind } from "../providers/wire-apis.ts";
+import { closestName } from "../shared/edit-distance.ts";
+import { parsePositiveInteger } from "../shared/helpers.ts";
+import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */

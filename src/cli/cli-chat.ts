@@ -2,22 +2,22 @@
 // replayed transcript when resumed, and a status line; it may move to another folder and start
 // again there (`/resume` of a session recorded elsewhere).
 import { existsSync } from "node:fs";
-import { describerFor, SessionChatControls, type ChatMove } from "./chat-controls.ts";
-import type { CliModeContext } from "./cli-session-options.ts";
-import type { Session } from "../wiring/create-session.ts";
-import { formatCost } from "../shared/helpers.ts";
-import { promptWithImages } from "./prompt-images.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "../providers/model-info.ts";
 import { costOfSpent, sessionPrices } from "../providers/pricing.ts";
 import { describeThinking } from "../providers/thinking-levels.ts";
-import { moveTo } from "./resume-folder.ts";
 import type { LockedSession } from "../session/session-lock.ts";
-import { loadChatHistory } from "../wiring/stored-sessions.ts";
+import { formatCost } from "../shared/helpers.ts";
 import { runChat } from "../ui/chat.ts";
 import { createLineReader, type LineReader } from "../ui/editor/line-reader.ts";
 import { commandNames } from "../ui/slash-commands.ts";
 import type { StatusLineSources } from "../ui/status-line.ts";
 import { replayTranscript } from "../ui/transcript-replay.ts";
+import type { Session } from "../wiring/create-session.ts";
+import { loadChatHistory } from "../wiring/stored-sessions.ts";
+import { type ChatMove, describerFor, SessionChatControls } from "./chat-controls.ts";
+import type { CliModeContext } from "./cli-session-options.ts";
+import { promptWithImages } from "./prompt-images.ts";
+import { moveTo } from "./resume-folder.ts";
 
 /** Where a chat works, and the stored session it continues. */
 export interface ChatPlace {

@@ -1,22 +1,23 @@
 // The CLI's headless mode: one prompt (-p, prompt words, stdin), or with `--input stream-json`
 // one run per stdin line; output as the terminal renderer draws it or as JSON events.
-import { showControlChars } from "../shared/control-chars.ts";
-import type { CliModeContext } from "./cli-session-options.ts";
-import type { Session } from "../wiring/create-session.ts";
+
 import type { AgentEvent } from "../core/events.ts";
 import { addSpent, EMPTY_USAGE, type ModelUsage, type UserContent } from "../core/messages.ts";
-import { preparePromptImages } from "./prompt-images.ts";
 import { promptForLine } from "../prompts/custom-commands.ts";
 import { costOfSpent, formatSpent, sessionPrices } from "../providers/pricing.ts";
 import { claudeNameOf, withClaudeFields } from "../settings/tool-names.ts";
-import { askOnce } from "../ui/headless/ask-once.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { attachmentBlocks } from "../ui/attachments.ts";
+import { askOnce } from "../ui/headless/ask-once.ts";
 import { ClaudeOutput } from "../ui/headless/claude-output.ts";
 import { CLOSED_OUTPUT_EXIT, onOutputClosed } from "../ui/headless/closed-output.ts";
-import { exitCodeFor, writeJsonEvent, type JSON_FORMATS, type OutputFormat } from "../ui/headless/headless-output.ts";
+import { exitCodeFor, type JSON_FORMATS, type OutputFormat, writeJsonEvent } from "../ui/headless/headless-output.ts";
 import { readStreamInput } from "../ui/headless/stream-input.ts";
 import { TerminalRenderer } from "../ui/render/terminal-renderer.ts";
 import { firstLine } from "../ui/text-width.ts";
+import type { Session } from "../wiring/create-session.ts";
+import type { CliModeContext } from "./cli-session-options.ts";
+import { preparePromptImages } from "./prompt-images.ts";
 
 /** One prompt of a headless run, or why a stdin line could not be one. */
 type PromptInput = { text: string | UserContent } | { error: string };

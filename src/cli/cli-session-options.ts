@@ -1,18 +1,19 @@
 // The CLI's flags as session options (wiring/create-session.ts), and how the CLI's modes open a session
 // with them: the one place a flag becomes a setting of the session.
-import { showControlChars } from "../shared/control-chars.ts";
-import type { CliFlags } from "./cli-args.ts";
-import { keyVariableList } from "../wiring/defaults.ts";
-import { createSession, SessionSetupError, type Session, type SessionOptions } from "../wiring/create-session.ts";
+
 import type { AskApprovalFn } from "../permissions/approver.ts";
 import type { LockedSession } from "../session/session-lock.ts";
-import { createTerminalAsk, type AskFn } from "../ui/approval.ts";
-import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
+import { showControlChars } from "../shared/control-chars.ts";
+import { type AskFn, createTerminalAsk } from "../ui/approval.ts";
 import type { Palette } from "../ui/colors.ts";
+import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import { acceptsLocalModel } from "../ui/local-offer.ts";
 import { ShownDiffs } from "../ui/shown-diffs.ts";
 import { BUILT_IN_COMMANDS } from "../ui/slash-commands.ts";
 import { createTrustQuestion } from "../ui/trust-question.ts";
+import { createSession, type Session, type SessionOptions, SessionSetupError } from "../wiring/create-session.ts";
+import { keyVariableList } from "../wiring/defaults.ts";
+import type { CliFlags } from "./cli-args.ts";
 
 /** The terminal a CLI run works on (stderr already redacting keys). */
 export interface CliTerminal {

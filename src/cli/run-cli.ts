@@ -2,27 +2,28 @@
 // the folder, the session to resume, the prompt, then the chat (cli-chat.ts) or the headless
 // run (cli-headless.ts) over the flags' session options (cli-session-options.ts).
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
-import { showControlChars } from "../shared/control-chars.ts";
+
 import { homedir } from "node:os";
-import type { CliFlags } from "./cli-args.ts";
-import { runChatMode } from "./cli-chat.ts";
-import { runHeadless } from "./cli-headless.ts";
-import { cliModeContext, type CliTerminal } from "./cli-session-options.ts";
-import { stateDir } from "../wiring/defaults.ts";
 import type { UserContent } from "../core/messages.ts";
-import { secretValuesOf } from "../shared/redact.ts";
 import { redactWrites } from "../core/stream-redactor.ts";
-import { settleHomeWorkspace } from "../wiring/home-workspace.ts";
 import { secretPaths } from "../permissions/secret-paths.ts";
-import { promptWithImages } from "./prompt-images.ts";
-import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 import type { LockedSession } from "../session/session-lock.ts";
-import { loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "../wiring/stored-sessions.ts";
-import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
+import { showControlChars } from "../shared/control-chars.ts";
+import { secretValuesOf } from "../shared/redact.ts";
 import { paletteFor } from "../ui/colors.ts";
+import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import { oneShotPrompt } from "../ui/headless/one-shot-prompt.ts";
 import { askResumeFolder } from "../ui/resume-folder-question.ts";
 import { formatPickList, pickSession } from "../ui/session-picker.ts";
+import { stateDir } from "../wiring/defaults.ts";
+import { settleHomeWorkspace } from "../wiring/home-workspace.ts";
+import { loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "../wiring/stored-sessions.ts";
+import type { CliFlags } from "./cli-args.ts";
+import { runChatMode } from "./cli-chat.ts";
+import { runHeadless } from "./cli-headless.ts";
+import { type CliTerminal, cliModeContext } from "./cli-session-options.ts";
+import { promptWithImages } from "./prompt-images.ts";
+import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 
 export async function runCli(flags: CliFlags): Promise<number> {
   const { env, stdin, stdout } = process;

@@ -1,28 +1,28 @@
-import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { countOf } from "../shared/helpers.ts";
+import { wellFormedValue } from "../shared/well-formed.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./call-model.ts";
 import { CompactionProgress, callModelWithinContext, type RunCompaction } from "./call-model-within-context.ts";
-import { compactConversation, type CompactionHook, type CompactionResult } from "./compaction.ts";
+import { type CompactionHook, type CompactionResult, compactConversation } from "./compaction.ts";
 import { factsOfCallWith } from "./compaction-contract.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
 import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
 import {
-  addUsage,
   type AssistantMessage,
+  addUsage,
   EMPTY_USAGE,
+  type Message,
   textOf,
   toolCallsOf,
-  userMessage,
-  type Message,
   type Usage,
   type UserContent,
   type UserMessage,
+  userMessage,
   wellFormedReply,
 } from "./messages.ts";
-import { ProviderError, type Provider } from "./provider.ts";
-import { runToolCalls, toolHooksOf, type ApproveFn, type ToolCallHooks } from "./run-tools.ts";
-import { toToolSpec, type SessionToolContext, type Tool, type ToolContext } from "./tool.ts";
-import { wellFormedValue } from "../shared/well-formed.ts";
+import { type Provider, ProviderError } from "./provider.ts";
+import { type ApproveFn, runToolCalls, type ToolCallHooks, toolHooksOf } from "./run-tools.ts";
+import { type SessionToolContext, type Tool, type ToolContext, toToolSpec } from "./tool.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;

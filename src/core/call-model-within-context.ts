@@ -3,18 +3,18 @@
 // itself uses for its summary call.
 import { callModel, type RetryPolicy } from "./call-model.ts";
 import {
-  compactConversation,
   type CompactionEvent,
   type CompactionHook,
   type CompactionReason,
   type CompactionRequest,
   type CompactionResult,
+  compactConversation,
 } from "./compaction.ts";
 import type { FactsOfCall } from "./compaction-contract.ts";
-import { compactionThreshold, conversationTokens, reportedInput, type ContextOptions } from "./context-budget.ts";
+import { type ContextOptions, compactionThreshold, conversationTokens, reportedInput } from "./context-budget.ts";
 import type { AgentEvent } from "./events.ts";
-import { addUsage, EMPTY_USAGE, type AssistantMessage, type Usage } from "./messages.ts";
-import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
+import { type AssistantMessage, addUsage, EMPTY_USAGE, type Usage } from "./messages.ts";
+import { type ModelRequest, type Provider, ProviderError } from "./provider.ts";
 
 /**
  * The reply, or the provider error that ended the call, and either way the tokens the compactions

@@ -1,8 +1,8 @@
-import type { AgentEvent } from "./events.ts";
-import { type AssistantMessage, assertNever } from "./messages.ts";
-import { ProviderError, type ModelRequest, type Provider } from "./provider.ts";
 import { sleep } from "../shared/helpers.ts";
 import { WellFormedStream } from "../shared/well-formed.ts";
+import type { AgentEvent } from "./events.ts";
+import { type AssistantMessage, assertNever } from "./messages.ts";
+import { type ModelRequest, type Provider, ProviderError } from "./provider.ts";
 
 /** Retry policy for failed model calls: 429, 5xx, overloaded and dropped connections. */
 export interface RetryPolicy {

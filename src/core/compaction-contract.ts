@@ -5,9 +5,9 @@
 // the top of the new note in a fixed form that the next compaction reads back. The instructions
 // (system prompt, AGENTS.md) are never compacted: every request carries them whole. Open
 // decisions are the summary's "Open decisions" section, which each later summary carries forward.
-import { relative, isAbsolute } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import type { TodoItem } from "./event-schema.ts";
-import { textOf, type Message, type ToolCallPart } from "./messages.ts";
+import { type Message, type ToolCallPart, textOf } from "./messages.ts";
 import { parseArguments, type Tool } from "./tool.ts";
 
 /** A user request longer than this is kept as its start and end (the whole is in the record). */

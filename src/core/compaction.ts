@@ -5,27 +5,27 @@ import { closeSync, writeFileSync } from "node:fs";
 import { countOf } from "../shared/helpers.ts";
 import { redactText } from "../shared/redact.ts";
 import { callModel, type RetryPolicy } from "./call-model.ts";
-import { collectFacts, renderFacts, SUMMARY_HEADING, type FactsOfCall } from "./compaction-contract.ts";
+import { collectFacts, type FactsOfCall, renderFacts, SUMMARY_HEADING } from "./compaction-contract.ts";
 import {
   CHARS_PER_TOKEN,
+  type ContextOptions,
   conversationTokens,
   estimateMessageTokens,
   keepRecentTokens,
   tokenRatio,
-  type ContextOptions,
 } from "./context-budget.ts";
 import type { AgentEvent } from "./events.ts";
 import {
+  type AssistantMessage,
   addUsage,
   EMPTY_USAGE,
-  textOf,
-  type AssistantMessage,
   type Message,
+  textOf,
   type Usage,
   type UserMessage,
 } from "./messages.ts";
 import { openSpillFile, spillDirOf } from "./output-spill.ts";
-import { ProviderError, type ModelRequest, type Provider, type ToolSpec } from "./provider.ts";
+import { type ModelRequest, type Provider, ProviderError, type ToolSpec } from "./provider.ts";
 import type { SessionToolContext } from "./tool.ts";
 
 /** The summariser's instructions; tests recognise a summary request by it (and by its lack of tools). */

@@ -3,10 +3,10 @@
 // folder when there is a session (kept with it), else to one temporary folder per process
 // (removed when the process exits).
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cutMiddle } from "../shared/helpers.ts";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { redactText } from "../shared/redact.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 

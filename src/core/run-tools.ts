@@ -1,9 +1,9 @@
 import { AsyncQueue } from "../shared/async-queue.ts";
-import { limitToolOutput } from "./output-spill.ts";
+import { wellFormedValue } from "../shared/well-formed.ts";
 import type { AgentEvent } from "./events.ts";
 import { addSpent, type ModelUsage, type ToolCallPart, type ToolResultMessage } from "./messages.ts";
+import { limitToolOutput } from "./output-spill.ts";
 import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
-import { wellFormedValue } from "../shared/well-formed.ts";
 
 /**
  * Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash

@@ -2,8 +2,7 @@
 // `--output stream-json`, session file, editor), tool output teed to spill files, and every write
 // to stdout and stderr. Redacting each piece on its own misses a key split across two pieces,
 // so a stream redactor holds back a short tail until it knows no key runs across it.
-import type { AgentEvent } from "./events.ts";
-import type { AssistantMessage } from "./messages.ts";
+
 import {
   PENDING_MATCHES,
   REDACTED,
@@ -12,6 +11,8 @@ import {
   redactableSecrets,
   redactText,
 } from "../shared/redact.ts";
+import type { AgentEvent } from "./events.ts";
+import type { AssistantMessage } from "./messages.ts";
 
 /** How far back from the end a pending match (a header name waiting for its value) is looked for. */
 const PENDING_CHARS = 256;

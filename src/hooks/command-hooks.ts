@@ -8,11 +8,13 @@ import type { RunResult } from "../core/events.ts";
 import type { ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
 import type { HookEvent } from "./hook-event.ts";
+import type { CommandHook } from "./hook-settings.ts";
+import { type HookRun, runHookCommand } from "./run-hook-command.ts";
 import {
   type NotificationType,
   notification,
-  preCompact,
   type PromptVerdict,
+  preCompact,
   type SessionEndReason,
   sessionEnd,
   sessionStart,
@@ -28,8 +30,6 @@ import {
   postToolUseFailure,
   preToolUse,
 } from "./tool-hook-events.ts";
-import { runHookCommand, type HookRun } from "./run-hook-command.ts";
-import type { CommandHook } from "./hook-settings.ts";
 
 /** What the command hooks need from the session they serve. */
 export interface CommandHookContext {

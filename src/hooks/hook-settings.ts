@@ -2,14 +2,15 @@
 // the one settings reader (settings/settings-file.ts; the section's own tolerant policy is in
 // settings/hook-section.ts): each becomes a CommandHook with its matcher compiled as Claude
 // Code reads matchers, over harness's and Claude's names of a tool (settings/tool-names.ts).
-import { compileMatcher } from "../settings/tool-names.ts";
+
 import { type HookEventName, readHookSection } from "../settings/hook-section.ts";
 import {
   readSettingsFile,
-  SettingsError,
   type SettingsDialect,
+  SettingsError,
   type SettingsSource,
 } from "../settings/settings-file.ts";
+import { compileMatcher } from "../settings/tool-names.ts";
 
 export { HOOK_EVENTS, type HookEventName } from "../settings/hook-section.ts";
 

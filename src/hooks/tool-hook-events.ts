@@ -1,11 +1,12 @@
 // The tool events' records (hook-event.ts says what a record is): PreToolUse, PostToolUse,
 // PostToolUseFailure and PermissionRequest, whose matchers name tools.
+
+import type { HookPermission } from "../core/run-tools.ts";
 import { claudeNameOf, fromClaudeFields, namesOfTool, withClaudeFields } from "../settings/tool-names.ts";
 import { blockReason, type PermissionAnswer, parseAnswer, permissionOf, readPermissionAnswer } from "./hook-answer.ts";
 import type { HookEvent, HookFold, HookStep } from "./hook-event.ts";
 import type { CommandHook } from "./hook-settings.ts";
 import type { HookRun } from "./run-hook-command.ts";
-import type { HookPermission } from "../core/run-tools.ts";
 
 /** A tool call as the tool events see it. */
 export interface ToolHookInput {

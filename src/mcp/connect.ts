@@ -9,12 +9,12 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Tool } from "../core/tool.ts";
-import { VERSION } from "../shared/version.ts";
-import type { McpServerConfig } from "../settings/mcp-servers.ts";
-import { toHarnessTool, type McpContent, type McpToolInfo, type PrepareImage } from "./mcp-tool.ts";
 import { assertNever } from "../core/messages.ts";
+import type { Tool } from "../core/tool.ts";
+import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import { fetchWithProxy } from "../shared/proxy-fetch.ts";
+import { VERSION } from "../shared/version.ts";
+import { type McpContent, type McpToolInfo, type PrepareImage, toHarnessTool } from "./mcp-tool.ts";
 
 /** How long a server gets to start, initialise and list its tools. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;

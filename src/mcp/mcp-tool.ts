@@ -4,10 +4,10 @@
 // images (made fit for the model as read_file's are, named in the text by their size); audio and
 // other binary content, and a picture that cannot be sent, are noted in words by type and size.
 import { z } from "zod";
-import { cutMiddle } from "../shared/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
 import type { Tool, ToolOutput } from "../core/tool.ts";
 import { mcpToolName } from "../settings/tool-names.ts";
+import { cutMiddle } from "../shared/helpers.ts";
 
 /** The model-facing name `server__tool`, which Claude Code's `mcp__server__tool` means too (settings/tool-names.ts). */
 export { mcpToolName };

@@ -2,11 +2,11 @@
 // model with the reason, and the rest are put to the person (or refused when nobody can answer).
 import { assertNever } from "../core/messages.ts";
 import type { ApprovalDecision, ApprovalRequest, ApproveFn, HookPermission } from "../core/run-tools.ts";
-import { pathsOfCall, realTarget } from "./path-policy.ts";
-import { decide, decideEffects, type Decision, type PermissionPolicy } from "./policy.ts";
-import type { Rule } from "./rules.ts";
 import type { OpenedFile } from "../core/tool.ts";
 import { otherNameJudge } from "./hard-links.ts";
+import { pathsOfCall, realTarget } from "./path-policy.ts";
+import { type Decision, decide, decideEffects, type PermissionPolicy } from "./policy.ts";
+import type { Rule } from "./rules.ts";
 
 /** A call put to the person. */
 export interface ApprovalQuestion {

@@ -20,22 +20,22 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { unifiedDiff } from "../shared/diff.ts";
+import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
+import { mcpJsonServers, projectMcpPath, wouldRunOfServer } from "../settings/mcp-servers.ts";
 import {
   parseSettingsText,
   SettingsError,
-  settingsSources,
   type SettingsSource,
+  settingsSources,
   wouldRunOf,
 } from "../settings/settings-file.ts";
-import { mcpJsonServers, projectMcpPath, wouldRunOfServer } from "../settings/mcp-servers.ts";
 import { showControlChars } from "../shared/control-chars.ts";
-import { realOrSame } from "../shared/real-path.ts";
-import { writeWhole } from "../shared/write-whole.ts";
-import { readMadeByCommands } from "../sandbox/made-by-commands.ts";
-import { protectedPart } from "./protected-paths.ts";
+import { unifiedDiff } from "../shared/diff.ts";
 import { countOf } from "../shared/helpers.ts";
 import { makePrivateFolder } from "../shared/private-files.ts";
+import { realOrSame } from "../shared/real-path.ts";
+import { writeWhole } from "../shared/write-whole.ts";
+import { protectedPart } from "./protected-paths.ts";
 
 /** Bytes of a project file read; a larger one (or one that is not a regular file) cannot be trusted by its contents. */
 const MAX_PROJECT_FILE_BYTES = 256 * 1024;

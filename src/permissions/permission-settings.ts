@@ -4,8 +4,8 @@
 // working directory and its parents up to the repository root, merged.
 import { homedir } from "node:os";
 import path from "node:path";
+import { readSettingsFile, SettingsError, type SettingsSource, settingsSources } from "../settings/settings-file.ts";
 import { parseRule, type Rule } from "./rules.ts";
-import { readSettingsFile, SettingsError, settingsSources, type SettingsSource } from "../settings/settings-file.ts";
 
 export { SettingsError };
 

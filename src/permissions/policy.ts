@@ -1,14 +1,15 @@
 // The permission policy as data, and the one function that applies it to a tool call:
 // allow, deny (with the reason the model gets) or ask the person.
+
+import path from "node:path";
 import { assertNever } from "../core/messages.ts";
 import type { Tool, ToolEffects } from "../core/tool.ts";
-import path from "node:path";
 import { isInside } from "../shared/is-inside.ts";
-import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
 import { lineViews, type View } from "./command-views.ts";
-import { rememberedPrefixes } from "./remembered-prefixes.ts";
-import { allowCoverage, commandMatches, commandMayMatch, pathMatches, ruleNamesTool, type Rule } from "./rules.ts";
+import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
 import { protectedPart } from "./protected-paths.ts";
+import { rememberedPrefixes } from "./remembered-prefixes.ts";
+import { allowCoverage, commandMatches, commandMayMatch, pathMatches, type Rule, ruleNamesTool } from "./rules.ts";
 import { SYSTEM_PATHS } from "./secret-paths.ts";
 import { type SimpleCommand, splitCommand, UNKNOWN } from "./shell-split.ts";
 

@@ -2,10 +2,10 @@
 // "always" answers, and how one matches a call.
 import path from "node:path";
 import type { Tool } from "../core/tool.ts";
-import { unwrap } from "./command-views.ts";
-import { isOpen, type SimpleCommand, UNKNOWN } from "./shell-split.ts";
 import { FILE_READING_RULE_TOOLS, resolveRuleTool, specifierOf } from "../settings/tool-names.ts";
 import { globCovers } from "../shared/path-glob.ts";
+import { unwrap } from "./command-views.ts";
+import { isOpen, type SimpleCommand, UNKNOWN } from "./shell-split.ts";
 
 /**
  * One rule. `tool` is a tool name (`bash`, `edit_file`), or a group: `read` (every read-only

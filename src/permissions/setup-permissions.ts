@@ -1,24 +1,25 @@
 // From flags, settings files and the machine to what a run needs: the policy, the command
 // environment, the sandbox wrapper, and the secret values to redact.
-import { assertNever } from "../core/messages.ts";
+
 import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
-import { secretValuesOf } from "../shared/redact.ts";
+import { assertNever } from "../core/messages.ts";
+import type { WrapCommand } from "../core/tool.ts";
 import { bwrapWrapper } from "../sandbox/bwrap.ts";
 import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts";
 import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
 import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
-import type { WrapCommand } from "../core/tool.ts";
-import { filterCommandEnv } from "./command-env.ts";
-import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { isInside } from "../shared/is-inside.ts";
+import { realOrSame } from "../shared/real-path.ts";
+import { secretValuesOf } from "../shared/redact.ts";
+import { filterCommandEnv } from "./command-env.ts";
+import { homeCodePaths } from "./home-code-paths.ts";
+import { loadSettings, SettingsError } from "./permission-settings.ts";
+import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { deniedReadPaths, type Rule } from "./rules.ts";
-import { homeCodePaths } from "./home-code-paths.ts";
-import { secretPaths, SYSTEM_PATHS } from "./secret-paths.ts";
-import { loadSettings, SettingsError } from "./permission-settings.ts";
-import { realOrSame } from "../shared/real-path.ts";
+import { SYSTEM_PATHS, secretPaths } from "./secret-paths.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
 export interface PermissionFlags {

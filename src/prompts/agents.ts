@@ -11,10 +11,10 @@
 // like AGENTS.md, a project's agents need no folder trust.
 import path from "node:path";
 import { foldersFromRoot } from "../core/instruction-files.ts";
+import { harnessToolName } from "../settings/tool-names.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";
-import { harnessToolName } from "../settings/tool-names.ts";
 
 /** The folders agent files live in, under a project folder or the home folder. */
 const AGENT_FOLDERS = [".harness/agents", ".claude/agents"];

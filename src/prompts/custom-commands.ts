@@ -21,8 +21,8 @@
 // does need trust: prompts/skills.ts.)
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { closestName } from "../shared/edit-distance.ts";
 import { foldersFromRoot } from "../core/instruction-files.ts";
+import { closestName } from "../shared/edit-distance.ts";
 import { mentionsIn, pastedPathsIn, resolveMention } from "../shared/mentions.ts";
 import { type Reach, whyOutOfReach } from "../shared/path-reach.ts";
 import { realOrSame } from "../shared/real-path.ts";

@@ -3,8 +3,8 @@
 // repository's prompt file is read only when its real path stays inside the repository: a cloned
 // `.claude/agents/x.md` that links to a file of the user's is not the repository's to hand over.
 import { readFileSync, statSync } from "node:fs";
-import { realOrSame } from "../shared/real-path.ts";
 import { whyOutOfReach } from "../shared/path-reach.ts";
+import { realOrSame } from "../shared/real-path.ts";
 
 /** A prompt file's text, or why it is left out; `isUnreadable` when it could not be read at all (missing, no permission). */
 export type PromptFileText = { text: string } | { leftOut: string; isUnreadable: boolean };

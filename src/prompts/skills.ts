@@ -10,12 +10,12 @@
 //   and its parents up to the repository root, nearest first. They are a repository's text the
 //   model follows, so they count only in a trusted folder (permissions/folder-trust.ts).
 import path from "node:path";
-import { cutWithEllipsis } from "../shared/helpers.ts";
 import { foldersFromRoot } from "../core/instruction-files.ts";
+import { cutWithEllipsis } from "../shared/helpers.ts";
+import { realOrSame } from "../shared/real-path.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";
-import { realOrSame } from "../shared/real-path.ts";
 
 /** The folders other agents keep skills in, under a project folder or the home folder. */
 const SKILL_FOLDERS = [".harness/skills", ".claude/skills", ".agents/skills"];

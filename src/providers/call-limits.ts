@@ -4,7 +4,7 @@
 // of undici's own idle timeout on every retry.
 import { ProviderError } from "../core/provider.ts";
 import { formatBytes, formatDuration } from "../shared/helpers.ts";
-import { replyOver, type HttpReply } from "./post-json.ts";
+import { type HttpReply, replyOver } from "./post-json.ts";
 import { requestAbort } from "./request-abort.ts";
 
 /** Most bytes one reply may have (16 MB): past it the call fails and is not retried. */

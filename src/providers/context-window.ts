@@ -1,8 +1,9 @@
 // How many tokens the model's context holds. Compaction asks this; nothing at start-up does.
+
+import { deadline } from "../shared/helpers.ts";
 import type { ProviderSettings } from "./index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
 import { sendRequest } from "./post-json.ts";
-import { deadline } from "../shared/helpers.ts";
 import { looksLocal } from "./server-locality.ts";
 import { cachedWindow, rememberWindow } from "./window-cache.ts";
 import { apiRecord } from "./wire-apis.ts";

@@ -1,5 +1,5 @@
 import { assertNever } from "../core/messages.ts";
-import { parseRetryAfter, ProviderError, type ProviderErrorKind } from "../core/provider.ts";
+import { ProviderError, type ProviderErrorKind, parseRetryAfter } from "../core/provider.ts";
 
 /** What an error message needs to say which setting to fix. */
 export interface ErrorContext {

@@ -1,7 +1,8 @@
 // The models an endpoint offers, for `harness models` and the chat's `/model`: each API's record
 // (wire-apis.ts) says how it lists them; these are the pieces the listings share.
-import type { AdapterSettings } from "./adapter-settings.ts";
+
 import { fetchWithProxy } from "../shared/proxy-fetch.ts";
+import type { AdapterSettings } from "./adapter-settings.ts";
 
 /** A listing that takes longer than this has failed. */
 export const LIST_TIMEOUT_MS = 15_000;

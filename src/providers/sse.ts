@@ -2,7 +2,7 @@
 // SDKs': we need to know whether a stream ended with `[DONE]`, to tell an answer that is not an
 // event stream at all from one that was cut, and no SDK logging of bad lines onto our stderr.
 import { ProviderError } from "../core/provider.ts";
-import { notApiError, type ErrorContext } from "./http-errors.ts";
+import { type ErrorContext, notApiError } from "./http-errors.ts";
 import type { HttpReply } from "./post-json.ts";
 
 /** One dispatched event: `event` is the `event:` field when the server sent one. */

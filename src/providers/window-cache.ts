@@ -1,8 +1,8 @@
 // What local servers said of their context window, kept across runs in $HARNESS_HOME: a batch
 // starts a harness per task, and each asked the same server the same two questions.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname } from "node:path";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 
 /**
  * How long an answer (or a server's silence) is trusted. Short, because a llama.cpp restarted

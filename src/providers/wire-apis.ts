@@ -14,10 +14,10 @@ import type { AdapterSettings } from "./adapter-settings.ts";
 import { anthropicBudgetProblem, anthropicHeaders, anthropicThinking } from "./anthropic/anthropic-request.ts";
 import { ANTHROPIC_API } from "./anthropic/anthropic-stream.ts";
 import { GEMINI_API, geminiHeaders, geminiThinking } from "./gemini/gemini-request.ts";
+import { ANTHROPIC_MODEL_ALIASES, GEMINI_MODEL_ALIASES, type ModelAlias } from "./model-aliases.ts";
 import { CHAT_API, chatThinking } from "./openai-chat/openai-chat-request.ts";
 import { RESPONSES_API, responsesThinking } from "./openai-responses/openai-responses-request.ts";
 import { openAIHeaders } from "./request-headers.ts";
-import { ANTHROPIC_MODEL_ALIASES, GEMINI_MODEL_ALIASES, type ModelAlias } from "./model-aliases.ts";
 import { leftOut, type ThinkingPlanner } from "./thinking-levels.ts";
 
 /** What a tool-call id must look like. An id that does not fit is mapped (replay.ts). */

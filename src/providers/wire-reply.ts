@@ -5,8 +5,8 @@
 import type { AssistantMessage } from "../core/messages.ts";
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider.ts";
-import { CallWatch, type CallLimits } from "./call-limits.ts";
-import { toProviderError, type ErrorContext } from "./http-errors.ts";
+import { type CallLimits, CallWatch } from "./call-limits.ts";
+import { type ErrorContext, toProviderError } from "./http-errors.ts";
 import type { HttpReply } from "./post-json.ts";
 import { parseEvent, readSse } from "./sse.ts";
 

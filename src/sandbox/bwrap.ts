@@ -3,6 +3,7 @@
 // everything the command starts dies with it.
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import type { WrapCommand } from "../core/tool.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { systemProgram } from "../shared/system-program.ts";
 import { kindOf } from "./file-kind.ts";
@@ -10,7 +11,6 @@ import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { kernelFileArgs } from "./kernel-files.ts";
 import { protectedMounts } from "./protected-entries.ts";
-import type { WrapCommand } from "../core/tool.ts";
 import type { SandboxPolicy } from "./sandbox-policy.ts";
 
 /**

@@ -8,10 +8,10 @@
 // Not tested in CI (Linux only): the tests check the profile's text and run its path patterns;
 // try it with `harness --approve all -p "touch ~/x"`.
 import path from "node:path";
-import { findProtectedEntries, GIT_CODE_PARTS } from "./protected-entries.ts";
 import type { WrapCommand } from "../core/tool.ts";
-import type { SandboxPolicy } from "./sandbox-policy.ts";
 import { realOrSame } from "../shared/real-path.ts";
+import { findProtectedEntries, GIT_CODE_PARTS } from "./protected-entries.ts";
+import type { SandboxPolicy } from "./sandbox-policy.ts";
 
 /** Folders every macOS command may write besides the workspace: the temp folders and the caches of per-user temp space. */
 const MACOS_WRITABLE = ["/private/tmp", "/private/var/folders"];

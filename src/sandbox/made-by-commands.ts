@@ -6,8 +6,8 @@
 // trust by name (`trustedFolders`, which has no hash) does not cover a settings file written
 // down here: the person reviews it once (permissions/folder-trust.ts).
 import { readFileSync } from "node:fs";
-import { makePrivateFolder } from "../shared/private-files.ts";
 import path from "node:path";
+import { makePrivateFolder } from "../shared/private-files.ts";
 import { writeWhole } from "../shared/write-whole.ts";
 
 const FILE = "made-by-commands.json";

@@ -5,8 +5,8 @@
 // (shared/process-owner.ts), and the next harness to set up a sandbox removes those whose owner is
 // gone, if they are still as made. The record is written before the placeholder is made.
 import { readdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
-import { makePrivateFolder } from "../shared/private-files.ts";
 import path from "node:path";
+import { makePrivateFolder } from "../shared/private-files.ts";
 import { currentOwner, isOwnerAlive, parseOwner } from "../shared/process-owner.ts";
 import { writeWhole } from "../shared/write-whole.ts";
 

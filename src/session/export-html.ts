@@ -2,19 +2,20 @@
 // images or anything else fetched) that opens in any browser offline. A Content-Security-Policy
 // forbids every request, so even an answer quoting a URL cannot make the page load it, and runs
 // only SCRIPT, named by its hash. Made with `html`, which escapes every value (src/shared/html.ts).
-import { type Html, html, pagePolicy, trustedHtml } from "../shared/html.ts";
+
+import type { AssistantMessage, ImagePart, ToolResultMessage } from "../core/messages.ts";
 import { assertNever } from "../core/messages.ts";
+import { type Html, html, pagePolicy, trustedHtml } from "../shared/html.ts";
 import { renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";
-import type { AssistantMessage, ImagePart, ToolResultMessage } from "../core/messages.ts";
 import {
   formatUsage,
   imageDataUrl,
   prettyArguments,
   subagentLabel,
+  type TranscriptItem,
   toolCallLabel,
   transcriptItems,
-  type TranscriptItem,
 } from "./transcript-items.ts";
 
 const STYLE = `

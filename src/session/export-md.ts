@@ -1,6 +1,7 @@
 // The Markdown export of a session: readable as plain text, renders anywhere Markdown does.
-import type { SessionData } from "./session-reader.ts";
+
 import { assertNever, type ImagePart } from "../core/messages.ts";
+import type { SessionData } from "./session-reader.ts";
 import {
   formatUsage,
   imageDataUrl,

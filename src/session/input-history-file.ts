@@ -1,10 +1,9 @@
 // Lines typed in chat, kept across runs in $HARNESS_HOME/history (one per line, oldest first)
 // for the up/down arrows.
 import { appendFileSync, readFileSync } from "node:fs";
-import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname } from "node:path";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { writeWhole } from "../shared/write-whole.ts";
-import { makePrivateFolder } from "../shared/private-files.ts";
 
 /** Lines kept; the file is trimmed back to this when it grows past twice as many. */
 export const HISTORY_LINES = 1000;

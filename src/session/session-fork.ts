@@ -2,12 +2,12 @@
 // holds (or one worth keeping as it is) can go on elsewhere. The copy is a new session file whose
 // header names its origin; the origin is read, never locked or written.
 import { rmSync, writeFileSync } from "node:fs";
-import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname } from "node:path";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { VERSION } from "../shared/version.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { newSessionId } from "./session-id.ts";
-import { lockSession, readUnderLock, type LockedSession } from "./session-lock.ts";
+import { type LockedSession, lockSession, readUnderLock } from "./session-lock.ts";
 import { parseSession, readSessionText, SessionReadError } from "./session-reader.ts";
 import { sessionPath } from "./session-store.ts";
 

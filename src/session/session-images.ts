@@ -3,9 +3,9 @@
 // so a session of screenshots stays quick to list, read and resume.
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { join } from "node:path";
 import type { ImagePart, Message } from "../core/messages.ts";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 
 /** Base64 characters an image may take inline in a session line (48 KB of picture). */
 export const INLINE_IMAGE_MAX_CHARS = 64 * 1024;

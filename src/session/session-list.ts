@@ -1,13 +1,13 @@
 // Finding sessions on disk: the latest one for a directory, one by id prefix, and a listing.
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { textOf } from "../core/messages.ts";
-import { readSession } from "./session-reader.ts";
-import { liveOwnerOf } from "./session-lock.ts";
+import { showControlChars } from "../shared/control-chars.ts";
+import { countOf } from "../shared/helpers.ts";
 import type { SessionHeader } from "./session-entry.ts";
 import { SESSION_ID_PATTERN } from "./session-id.ts";
+import { liveOwnerOf } from "./session-lock.ts";
+import { readSession } from "./session-reader.ts";
 import { sessionPath } from "./session-store.ts";
-import { countOf } from "../shared/helpers.ts";
-import { showControlChars } from "../shared/control-chars.ts";
 
 /** Candidates named in an "ambiguous prefix" error. */
 const AMBIGUOUS_SHOWN = 5;

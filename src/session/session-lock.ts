@@ -3,9 +3,9 @@
 // by `<id>.lock` beside its file, naming the owner (pid, the process's start time, the boot); a
 // lock whose owner is gone (killed, crashed, the machine rebooted) is stale and taken over.
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { basename } from "node:path";
-import { currentOwner, isOwnerAlive, parseOwner, type ProcessOwner } from "../shared/process-owner.ts";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
+import { currentOwner, isOwnerAlive, type ProcessOwner, parseOwner } from "../shared/process-owner.ts";
 import { readSession, type SessionData } from "./session-reader.ts";
 
 /** The session's lock cannot be taken: held by a live process (SessionBusyError), or the file system said no. */

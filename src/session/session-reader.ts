@@ -4,10 +4,10 @@ import { dirname } from "node:path";
 import { compactedMessages } from "../core/compaction.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import { addSpent, addUsage, EMPTY_USAGE, type Message, type ModelUsage, type Usage } from "../core/messages.ts";
-import { repairTranscript } from "./repair-transcript.ts";
-import { loadImages } from "./session-images.ts";
-import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
 import { countOf } from "../shared/helpers.ts";
+import { repairTranscript } from "./repair-transcript.ts";
+import { SESSION_FORMAT_VERSION, type SessionEntry, type SessionHeader } from "./session-entry.ts";
+import { loadImages } from "./session-images.ts";
 
 /** A session as read from disk. */
 export interface SessionData {

@@ -1,11 +1,12 @@
 // Turns the agent's event stream into session entries. It is one more consumer of the same
 // events the terminal draws: messages are written the moment they complete, and the file is
 // flushed to disk at the end of every turn.
+
+import { dirname } from "node:path";
 import type { AgentEvent } from "../core/events.ts";
 import { addSpent, addUsage, assertNever, EMPTY_USAGE, type ModelUsage, type Usage } from "../core/messages.ts";
 import { redactUrl } from "../shared/redact.ts";
 import type { SessionEntry } from "./session-entry.ts";
-import { dirname } from "node:path";
 import { storeImages } from "./session-images.ts";
 import type { SessionWriter } from "./session-store.ts";
 

@@ -4,20 +4,19 @@
 // without a prompt leaves nothing behind.
 import {
   closeSync,
+  fstatSync,
   fsync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   readSync,
-  fstatSync,
-  ftruncateSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname, join } from "node:path";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import type { SessionEntry, SessionHeader } from "./session-entry.ts";
 import { lockSession, type SessionLock } from "./session-lock.ts";
-import { makePrivateFolder } from "../shared/private-files.ts";
 
 /** Where a session's file lives, from its id. */
 export function sessionPath(sessionsDir: string, id: string): string {

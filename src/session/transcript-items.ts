@@ -1,17 +1,18 @@
 // A session laid out for reading (the exports): prompts, replies with their tool calls paired
 // with their results, and notes (interrupted, model switched, error, undo), in the order they happened.
+
+import { dirname, join } from "node:path";
 import {
-  assertNever,
   type AssistantMessage,
+  assertNever,
   type ImagePart,
   type ToolCallPart,
   type ToolResultMessage,
   type Usage,
 } from "../core/messages.ts";
-import { join, dirname } from "node:path";
-import { readSession, type SessionData } from "./session-reader.ts";
-import { SESSION_ID_PATTERN } from "./session-id.ts";
 import { formatTodoItem } from "../shared/helpers.ts";
+import { SESSION_ID_PATTERN } from "./session-id.ts";
+import { readSession, type SessionData } from "./session-reader.ts";
 
 /** One thing to show, in order. */
 export type TranscriptItem =

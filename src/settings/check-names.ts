@@ -4,19 +4,20 @@
 // (tool-names.ts). Each problem names the file, the entry and the nearest valid name. A problem
 // in a guard (a deny or ask rule, a PreToolUse matcher) stops a headless run before any tool runs
 // (exit 2): a guard the user believes in is missing. Elsewhere it is a warning.
-import { closestName } from "../shared/edit-distance.ts";
+
 import type { Tool } from "../core/tool.ts";
+import { closestName } from "../shared/edit-distance.ts";
+import { HOOK_EVENT_SUBJECTS, type HookEventName, type MatcherSubject } from "./hook-section.ts";
 import {
   BUILT_IN_TOOLS,
   CLAUDE_TOOLS,
+  compileMatcher,
   isAbsentClaudeTool,
   isMcpToolName,
   namesOfTool,
   plainMatcherNames,
-  compileMatcher,
   specifierOf,
 } from "./tool-names.ts";
-import { HOOK_EVENT_SUBJECTS, type HookEventName, type MatcherSubject } from "./hook-section.ts";
 
 /** What the check needs of a permission rule (permissions/rules.ts Rule has it). */
 export interface CheckedRule {

@@ -6,12 +6,12 @@
 // API and URL) is checked by wiring/config-file.ts.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
+import { THINKING_WORDS } from "../providers/thinking-levels.ts";
+import { type ApiKind, CONFIG_API_WORDS, kindOfConfigWord, quotedWireApiNames } from "../providers/wire-apis.ts";
 import { describeIssue } from "../shared/describe-issue.ts";
 import { mcpServersSchema } from "./mcp-servers.ts";
 import { SettingsError } from "./settings-file.ts";
-import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
-import { THINKING_WORDS } from "../providers/thinking-levels.ts";
-import { CONFIG_API_WORDS, kindOfConfigWord, quotedWireApiNames, type ApiKind } from "../providers/wire-apis.ts";
 
 const tokenCount = z.number().int().positive();
 const contextWindow = z.number().int().min(MIN_CONTEXT_WINDOW);

@@ -16,9 +16,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { foldersFromRoot } from "../core/system-prompt.ts";
 import { describeIssue } from "../shared/describe-issue.ts";
 import { closestName } from "../shared/edit-distance.ts";
-import { foldersFromRoot } from "../core/system-prompt.ts";
 import { editorShape, readShape, type WouldRun, wouldRunOfSections } from "./sections.ts";
 
 export type { WouldRun };

@@ -8,7 +8,7 @@
 // of our two clients each: `http.request` wants an Agent, `fetch` a dispatcher, and undici's
 // package is a second copy of what Node already carries (~1 MB). Node 24's NODE_USE_ENV_PROXY is
 // read at start-up only and is missing on Node 20. A tunnel is one request and one reply line.
-import type { Agent as HttpAgent, ClientRequestArgs } from "node:http";
+import type { ClientRequestArgs, Agent as HttpAgent } from "node:http";
 import { isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 

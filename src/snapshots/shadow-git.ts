@@ -9,8 +9,8 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { systemProgram } from "../shared/system-program.ts";
 import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
+import { systemProgram } from "../shared/system-program.ts";
 
 /** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
 const GIT_TIMEOUT_MS = 120_000;

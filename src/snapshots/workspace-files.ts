@@ -1,8 +1,8 @@
 // The file-system side of snapshots: sizes and folders looked at without following symlinks,
 // and the housekeeping of old indexes and shadow repositories.
 import { lstatSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { dirname, join } from "node:path";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 
 /** A file's size, without following a symlink; undefined when there is none. */
 export function sizeOf(path: string): number | undefined {

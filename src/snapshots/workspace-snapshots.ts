@@ -6,9 +6,9 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { initShadowRepo, runGit, ShadowGitError, runGitHousekeeping, type ShadowGit } from "./shadow-git.ts";
-import { newestFile, realFolderCheck, removeOlderThan, sizeOf, touch } from "./workspace-files.ts";
 import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
+import { initShadowRepo, runGit, runGitHousekeeping, type ShadowGit, ShadowGitError } from "./shadow-git.ts";
+import { newestFile, realFolderCheck, removeOlderThan, sizeOf, touch } from "./workspace-files.ts";
 
 /** Files larger than this are not snapshotted (in practice binaries, data sets and logs); undo leaves them as they are. */
 export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;

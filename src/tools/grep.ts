@@ -3,13 +3,13 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { findSystemProgram } from "../shared/system-program.ts";
 import { defineTool, type ToolContext } from "../core/tool.ts";
+import { hasGlob } from "../shared/path-glob.ts";
+import { findSystemProgram } from "../shared/system-program.ts";
 import { globToPathRegExp } from "./glob-pattern.ts";
 import { MAX_OUTPUT_BYTES } from "./output-limit.ts";
 import { displayPath, isBinaryFile, pathError, resolvePath } from "./paths.ts";
 import { isOffLimits, walk } from "./walk.ts";
-import { hasGlob } from "../shared/path-glob.ts";
 
 /** Most matching lines one call shows. */
 const MAX_MATCHES = 200;

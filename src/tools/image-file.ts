@@ -10,9 +10,9 @@
 // only when an image needs shrinking (it takes ~0.3 s to load), so start-up never pays for it.
 // Only files too large to decode safely are refused.
 import { stat } from "node:fs/promises";
-import { readRegularFile, specialFileKind } from "../shared/read-regular-file.ts";
-import { formatBytes } from "../shared/helpers.ts";
 import type { ImagePart } from "../core/messages.ts";
+import { formatBytes } from "../shared/helpers.ts";
+import { readRegularFile, specialFileKind } from "../shared/read-regular-file.ts";
 
 /** The picture formats every API we speak accepts. */
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";

@@ -1,9 +1,9 @@
 import { readlink } from "node:fs/promises";
 import { z } from "zod";
-import { showControlChars } from "../shared/control-chars.ts";
 import { defineTool } from "../core/tool.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { displayPath, pathError, resolvePath } from "./paths.ts";
-import { walk, type WalkEntry } from "./walk.ts";
+import { type WalkEntry, walk } from "./walk.ts";
 
 /** Most entries one listing shows. */
 const MAX_ENTRIES = 500;

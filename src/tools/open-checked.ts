@@ -6,7 +6,7 @@
 // inside it go through /proc/self/fd (openat by another name); elsewhere the folder is
 // re-resolved by path right before use, which leaves a small window.
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readlink, realpath, type FileHandle } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Tool, ToolContext } from "../core/tool.ts";
 import { specialFileError, specialFileKind } from "../shared/read-regular-file.ts";

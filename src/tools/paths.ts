@@ -1,8 +1,8 @@
-import { open, readdir, stat, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import type { ToolOutput } from "../core/tool.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { specialFileError, specialFileKind } from "../shared/read-regular-file.ts";
-import type { ToolOutput } from "../core/tool.ts";
 import { similarity } from "./similarity.ts";
 
 /** How many similar names a "not found" error suggests. */

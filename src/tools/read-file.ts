@@ -1,11 +1,11 @@
 import { createReadStream } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
-import { countOf } from "../shared/helpers.ts";
 import { defineTool, type ToolOutput } from "../core/tool.ts";
+import { countOf } from "../shared/helpers.ts";
 import { describeImage, imageFileTooLarge, imageTypeOf, prepareImage } from "./image-file.ts";
-import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
 import { openChecked } from "./open-checked.ts";
+import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./output-limit.ts";
 import { isBinaryFile, pathError, resolvePath, toolPath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { AgentEvent, RunResult } from "../core/events.ts";
-import { countOf, cutMiddle, cutWithEllipsis, formatTokens } from "../shared/helpers.ts";
 import { addSpent, type ModelUsage } from "../core/messages.ts";
 import { slots } from "../core/run-tools.ts";
 import { defineTool, type Tool, type ToolOutput } from "../core/tool.ts";
+import { countOf, cutMiddle, cutWithEllipsis, formatTokens } from "../shared/helpers.ts";
 
 /** Subagents of one agent running at once; further task calls wait for a free place, in order. */
 export const MAX_CONCURRENT_SUBAGENTS = 4;

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { todoItemSchema, type TodoItem } from "../core/event-schema.ts";
+import { type TodoItem, todoItemSchema } from "../core/event-schema.ts";
 import type { AgentEvent } from "../core/events.ts";
-import { formatTodoItem } from "../shared/helpers.ts";
 import { defineTool } from "../core/tool.ts";
+import { formatTodoItem } from "../shared/helpers.ts";
 
 /** Steps one list may hold: a plan, not a backlog. */
 const MAX_TODO_ITEMS = 20;

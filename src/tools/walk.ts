@@ -1,7 +1,7 @@
 import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { isIgnored, loadAncestorIgnores, loadIgnoreFile, type IgnoreFile } from "./gitignore.ts";
 import { globCovers, hasGlob } from "../shared/path-glob.ts";
+import { type IgnoreFile, isIgnored, loadAncestorIgnores, loadIgnoreFile } from "./gitignore.ts";
 
 /** Folders no file tool walks into. */
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);

@@ -4,11 +4,11 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { z } from "zod";
-import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
 import { defineTool } from "../core/tool.ts";
+import { deadline } from "../shared/helpers.ts";
+import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
 import { truncateMiddle } from "./output-limit.ts";
 import { guardedLookup, whyRefused } from "./public-address.ts";
-import { deadline } from "../shared/helpers.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;

@@ -1,10 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
-import { countOf } from "../shared/helpers.ts";
 import { defineTool } from "../core/tool.ts";
 import { unifiedDiff } from "../shared/diff.ts";
-import { truncateMiddle } from "./output-limit.ts";
+import { countOf } from "../shared/helpers.ts";
 import { openChecked } from "./open-checked.ts";
+import { truncateMiddle } from "./output-limit.ts";
 import { displayPath, lockOnFile, replaceContent, resolvePath, toolPath } from "./paths.ts";
 import { recordRead } from "./read-records.ts";
 

@@ -1,6 +1,6 @@
 import type { ApprovalAnswer, ApprovalQuestion, AskApprovalFn } from "../permissions/approver.ts";
-import type { Palette } from "./colors.ts";
 import { readApprovalAnswer } from "./approval-answer.ts";
+import type { Palette } from "./colors.ts";
 import { renderDiff } from "./diff-render.ts";
 import { foldForQuestion } from "./fold-for-question.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";

@@ -1,18 +1,19 @@
 // The interactive chat loop: read a line, run it, show the turn, repeat. The lines come from
 // a LineReader (line-reader.ts).
-import { showControlChars } from "../shared/control-chars.ts";
+
+import type { TodoItem } from "../core/event-schema.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { UserContent } from "../core/messages.ts";
+import { showControlChars } from "../shared/control-chars.ts";
 import { expandFileMentions } from "./attachments.ts";
 import type { Palette } from "./colors.ts";
 import type { LineReader } from "./editor/line-reader.ts";
-import type { CommandOutcome } from "./slash-commands.ts";
-import type { ShownDiffs } from "./shown-diffs.ts";
-import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { TerminalRenderer } from "./render/terminal-renderer.ts";
-import { fitWidth } from "./text-width.ts";
 import { formatTodoBlock, isPlanFinished } from "./render/todo-panel.ts";
-import type { TodoItem } from "../core/event-schema.ts";
+import type { ShownDiffs } from "./shown-diffs.ts";
+import type { CommandOutcome } from "./slash-commands.ts";
+import { SessionStatus, type StatusLineSources } from "./status-line.ts";
+import { fitWidth } from "./text-width.ts";
 
 export interface ChatOptions {
   /** Runs one prompt (the session: its events come recorded and redacted). */

@@ -1,7 +1,8 @@
 // Edits and writes as coloured unified diffs, and long tool output folded to a few lines.
+
+import { formatBytes } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
 import { fitWidth } from "./text-width.ts";
-import { formatBytes } from "../shared/helpers.ts";
 
 /** Diff lines shown for one edit; the rest is summarised (the model saw the whole diff). */
 export const DIFF_SHOWN_LINES = 40;

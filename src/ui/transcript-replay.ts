@@ -4,11 +4,11 @@
 // same renderer as live events. What only the live run had is not stored: durations, and diffs,
 // except an edit's, which its result's text carries and which is drawn as the coloured diff again.
 import type { AgentEvent } from "../core/events.ts";
-import { assertNever, textOf, toolCallsOf, type Message, type ToolCallPart } from "../core/messages.ts";
+import { assertNever, type Message, type ToolCallPart, textOf, toolCallsOf } from "../core/messages.ts";
+import { countOf } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
 import { TerminalRenderer } from "./render/terminal-renderer.ts";
 import { forTerminal } from "./terminal-safe.ts";
-import { countOf } from "../shared/helpers.ts";
 
 /** Prompts (with what followed each) shown when a chat resumes. */
 const REPLAY_TURNS = 3;

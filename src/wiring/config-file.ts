@@ -1,9 +1,9 @@
 // `$HARNESS_HOME/config.json` for a session: read by settings/config-file.ts (its one reader and
 // schema), then checked against the built-in providers, which this layer owns.
 import { join } from "node:path";
-import { ConfigError, PRESETS, stateDir } from "./defaults.ts";
 import { type HarnessConfig, readConfigFile } from "../settings/config-file.ts";
 import { SettingsError } from "../settings/settings-file.ts";
+import { ConfigError, PRESETS, stateDir } from "./defaults.ts";
 
 export type { HarnessConfig };
 

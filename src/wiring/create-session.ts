@@ -1,57 +1,57 @@
 import { dirname } from "node:path";
-import { loadConfigFile, type HarnessConfig } from "./config-file.ts";
-import { ConfigError, NoProviderError, stateDir, type ProviderChoice } from "./defaults.ts";
-import { resolveProvider } from "./resolve-provider.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import type { AgentEvent } from "../core/events.ts";
+import { loadInstructions } from "../core/instruction-files.ts";
 import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
 import type { Provider } from "../core/provider.ts";
-import { parsePositiveInteger } from "../shared/helpers.ts";
-import { showControlChars } from "../shared/control-chars.ts";
-import { redactText, secretValuesOf } from "../shared/redact.ts";
+import { type ApproveFn, describeCall } from "../core/run-tools.ts";
 import { redactEvents } from "../core/stream-redactor.ts";
-import { describeCall, type ApproveFn } from "../core/run-tools.ts";
-import { loadInstructions } from "../core/instruction-files.ts";
 import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
-import { loadExtensions, type Extensions } from "./extensions.ts";
-import { checkNames, reportNameProblems } from "../settings/check-names.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
-import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import {
-  createApprover,
   type ApproverOptions,
   type AskApprovalFn,
+  createApprover,
   type DelegateApprovalFn,
 } from "../permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "../permissions/folder-trust.ts";
 import {
+  type PermissionFlags,
   PermissionSetupError,
   setupPermissions,
   withProjectRules,
   withReadableFolders,
-  type PermissionFlags,
 } from "../permissions/setup-permissions.ts";
-import { findPromptCommands, type PromptCommand } from "../prompts/custom-commands.ts";
 import { findAgents } from "../prompts/agents.ts";
+import { findPromptCommands, type PromptCommand } from "../prompts/custom-commands.ts";
 import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
 import { liveContextWindow, resolveContextWindow } from "../providers/context-window.ts";
-import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { createProvider } from "../providers/create-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
-import { probeSandbox } from "../sandbox/detect-sandbox.ts";
+import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { planThinking } from "../providers/thinking.ts";
-import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
+import { probeSandbox } from "../sandbox/detect-sandbox.ts";
 import type { LockedSession } from "../session/session-lock.ts";
-import { DEFAULT_SUBAGENT_DEPTH, taskToolFor, type SubagentSetup } from "./subagents.ts";
-import { sessionControls, type SessionControls, type SessionState } from "./session-controls.ts";
 import type { SessionData } from "../session/session-reader.ts";
+import { checkNames, reportNameProblems } from "../settings/check-names.ts";
+import type { McpServerConfig } from "../settings/mcp-servers.ts";
+import { showControlChars } from "../shared/control-chars.ts";
+import { parsePositiveInteger } from "../shared/helpers.ts";
+import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
 import { closeHosted } from "../tools/commands/command-host.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
+import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
+import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
+import { type Extensions, loadExtensions } from "./extensions.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
+import { resolveProvider } from "./resolve-provider.ts";
+import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
+import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
+import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */

@@ -2,15 +2,16 @@
 // tools (config.json, .mcp.json). Shared by the CLI and the ACP server; the MCP SDK is loaded
 // only when servers are configured. A project's hooks and servers come only from a trusted
 // folder (permissions/folder-trust.ts), and none of them sees a credential it was not given.
-import { configPath, type HarnessConfig } from "./config-file.ts";
-import { stateDir } from "./defaults.ts";
-import { redactText, secretValuesOf } from "../shared/redact.ts";
+
 import type { Tool } from "../core/tool.ts";
-import { createCommandHooks, type CommandHooks } from "../hooks/command-hooks.ts";
+import { type CommandHooks, createCommandHooks } from "../hooks/command-hooks.ts";
 import { type CommandHook, loadHooks } from "../hooks/hook-settings.ts";
 import { loadMcpServers, type McpServerConfig, projectMcpServers, userMcpServers } from "../settings/mcp-servers.ts";
 import { settingsSources } from "../settings/settings-file.ts";
+import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { prepareBase64Image } from "../tools/image-file.ts";
+import { configPath, type HarnessConfig } from "./config-file.ts";
+import { stateDir } from "./defaults.ts";
 
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
 export interface Extensions {

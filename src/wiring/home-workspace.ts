@@ -25,11 +25,11 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { isInside } from "../shared/is-inside.ts";
-import { realOrSame } from "../shared/real-path.ts";
 import { PROTECTED_NAMES } from "../permissions/protected-paths.ts";
 import { secretPaths } from "../permissions/secret-paths.ts";
 import { settingsSources } from "../settings/settings-file.ts";
+import { isInside } from "../shared/is-inside.ts";
+import { realOrSame } from "../shared/real-path.ts";
 import { stateDir } from "./defaults.ts";
 
 /** The flag that makes the choice on the command line. */

@@ -1,6 +1,11 @@
 // How flags, environment, config.json and the built-in presets (defaults.ts) combine into one
 // provider's settings.
 import { join } from "node:path";
+import type { CallLimits } from "../providers/call-limits.ts";
+import type { ApiKind, ProviderSettings } from "../providers/index.ts";
+import { resolveAlias } from "../providers/model-aliases.ts";
+import { apiRecord } from "../providers/wire-apis.ts";
+import type { HarnessConfig } from "./config-file.ts";
 import {
   ConfigError,
   KEYED_PROVIDERS,
@@ -11,11 +16,6 @@ import {
   type ProviderPreset,
   stateDir,
 } from "./defaults.ts";
-import type { HarnessConfig } from "./config-file.ts";
-import type { CallLimits } from "../providers/call-limits.ts";
-import type { ApiKind, ProviderSettings } from "../providers/index.ts";
-import { resolveAlias } from "../providers/model-aliases.ts";
-import { apiRecord } from "../providers/wire-apis.ts";
 import { moreKeyVariables, vendorBaseUrl, vendorBearerToken } from "./vendor-environment.ts";
 
 /**

@@ -8,14 +8,16 @@ import type { TodoItem } from "../core/event-schema.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { UserContent } from "../core/messages.ts";
 import type { Provider } from "../core/provider.ts";
+import { resolveContextWindow } from "../providers/context-window.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { planThinking } from "../providers/thinking.ts";
 import type { ThinkingLevel } from "../providers/thinking-levels.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import type { SessionRecorder } from "../session/session-recorder.ts";
-import { startRecorder } from "./stored-sessions.ts";
+import { formatTokens } from "../shared/helpers.ts";
 import { todoEvents } from "../tools/todo.ts";
+import { startRecorder } from "./stored-sessions.ts";
 import {
   applyPlan,
   planRedo,
@@ -26,8 +28,6 @@ import {
   type UndoPlan,
   type UndoResult,
 } from "./undo-redo.ts";
-import { formatTokens } from "../shared/helpers.ts";
-import { resolveContextWindow } from "../providers/context-window.ts";
 
 /** What changes while a session lives: the recorder (its id and file), the provider settings in use, the plan. */
 export interface SessionState {

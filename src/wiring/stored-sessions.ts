@@ -1,27 +1,28 @@
 // Where sessions and typed input are stored, which stored session a run continues (-c, -r),
 // and the recorder that writes a run's events to its session file.
-import { redactUrl } from "../shared/redact.ts";
+
 import { join } from "node:path";
-import { stateDir, type ProviderChoice } from "./defaults.ts";
 import type { ProviderSettings } from "../providers/index.ts";
-import { loadInputHistory } from "../session/input-history-file.ts";
 import { isApiKind } from "../providers/wire-apis.ts";
+import { loadInputHistory } from "../session/input-history-file.ts";
 import { resumeProviderChoice } from "../session/resume-choice.ts";
 import { SESSION_FORMAT_VERSION, type SessionHeader } from "../session/session-entry.ts";
+import { forkSession } from "../session/session-fork.ts";
 import { newSessionId } from "../session/session-id.ts";
 import {
   findLatestSession,
   findSessionByPrefix,
   SessionLookupError,
-  summarizeSessions,
   type SessionSummary,
+  summarizeSessions,
 } from "../session/session-list.ts";
-import { forkSession } from "../session/session-fork.ts";
-import { lockAndReadSession, SessionLockError, type LockedSession } from "../session/session-lock.ts";
-import { SessionReadError, type SessionData } from "../session/session-reader.ts";
+import { type LockedSession, lockAndReadSession, SessionLockError } from "../session/session-lock.ts";
+import { type SessionData, SessionReadError } from "../session/session-reader.ts";
 import { SessionRecorder } from "../session/session-recorder.ts";
 import { SessionWriter } from "../session/session-store.ts";
+import { redactUrl } from "../shared/redact.ts";
 import { VERSION } from "../shared/version.ts";
+import { type ProviderChoice, stateDir } from "./defaults.ts";
 
 export function sessionsDirFor(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "sessions");

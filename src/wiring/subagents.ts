@@ -12,8 +12,8 @@ import type { CommandHooks } from "../hooks/command-hooks.ts";
 import type { NamedAgent } from "../prompts/agents.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import type { SessionRecorder } from "../session/session-recorder.ts";
+import { type ChildRequest, createTaskTool, type StartedChild } from "../tools/task.ts";
 import { startRecorder } from "./stored-sessions.ts";
-import { createTaskTool, type ChildRequest, type StartedChild } from "../tools/task.ts";
 
 /** Model calls one subagent may make (the parent's `--max-turns` caps it too). */
 export const SUBAGENT_MAX_TURNS = 30;

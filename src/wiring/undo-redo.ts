@@ -6,13 +6,13 @@
 // `harness undo` share everything here.
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { stateDir } from "./defaults.ts";
 import { isPlaceholder } from "../sandbox/protected-entries.ts";
 import type { SessionEntry } from "../session/session-entry.ts";
 import type { SessionData } from "../session/session-reader.ts";
-import { ShadowGitError } from "../snapshots/shadow-git.ts";
-import { WorkspaceSnapshots, type FileChange, type RestoreResult } from "../snapshots/workspace-snapshots.ts";
 import { countOf } from "../shared/helpers.ts";
+import { ShadowGitError } from "../snapshots/shadow-git.ts";
+import { type FileChange, type RestoreResult, WorkspaceSnapshots } from "../snapshots/workspace-snapshots.ts";
+import { stateDir } from "./defaults.ts";
 
 /** What an undo says when none of its turns has a snapshot. */
 export const CONVERSATION_ONLY =

@@ -14,10 +14,10 @@ import { after, before, test } from "node:test";
 import { Queue } from "bullmq";
 import { settled } from "../support/batch-files.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
+import { skipAs } from "../support/identities.ts";
 import { startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
 import { onTestEnd } from "../support/teardown.ts";
-import { skipAs } from "../support/identities.ts";
 
 const KEY = "sk-canary-worker-key-0123456789abcdef";
 const PRIVATE_KEY = "CANARY PRIVATE KEY: never readable by a queued job";

@@ -15,10 +15,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { FakeLLM } from "../support/fake-llm/server.ts";
-import { createApprover, type ApprovalQuestion } from "../../src/permissions/approver.ts";
+import { type ApprovalQuestion, createApprover } from "../../src/permissions/approver.ts";
 import type { PermissionPolicy } from "../../src/permissions/policy.ts";
 import { editFile } from "../../src/tools/edit-file.ts";
+import type { FakeLLM } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 

@@ -11,10 +11,10 @@ import { join, relative } from "node:path";
 import { after, test } from "node:test";
 import type { FakeLLM, RecordedRequest } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "../support/helpers.ts";
-import { needs } from "../support/system-programs.ts";
-import { pngOf } from "../support/images.ts";
-import { TmuxTerminal } from "../support/tui-tmux.ts";
 import { skipAs } from "../support/identities.ts";
+import { pngOf } from "../support/images.ts";
+import { needs } from "../support/system-programs.ts";
+import { TmuxTerminal } from "../support/tui-tmux.ts";
 
 const NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"];
 const CANARY = {

@@ -12,11 +12,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { join } from "node:path";
 import { after, afterEach, test } from "node:test";
 import { promisify } from "node:util";
-import { runProbe, type Probe, type ProbeOutcome } from "../support/fixtures/effects/probe.ts";
-import { startFakeLLM, type FakeLLM } from "../support/fake-llm/server.ts";
+import { type FakeLLM, startFakeLLM } from "../support/fake-llm/server.ts";
+import { type Probe, type ProbeOutcome, runProbe } from "../support/fixtures/effects/probe.ts";
 import { ROOT, tempDir } from "../support/helpers.ts";
-import { needs } from "../support/system-programs.ts";
 import { skipAs } from "../support/identities.ts";
+import { needs } from "../support/system-programs.ts";
 
 const CANARY = "CANARY-private-key-4f1c";
 const home = mkdtempSync("/var/tmp/harness-effects-home-");

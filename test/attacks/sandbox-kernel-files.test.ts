@@ -10,13 +10,13 @@ import { chmodSync, existsSync, readlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import type { WrapCommand } from "../../src/core/tool.ts";
 import { setupPermissions } from "../../src/permissions/setup-permissions.ts";
 import { bwrapWrapper } from "../../src/sandbox/bwrap.ts";
 import { LINUX_KERNEL_FILES } from "../../src/sandbox/kernel-files.ts";
-import type { WrapCommand } from "../../src/core/tool.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
 import { tempDir } from "../support/helpers.ts";
-import { asRootOnly, canaryHomeDir, IDENTITIES, runAs, type Identity } from "../support/identities.ts";
+import { asRootOnly, canaryHomeDir, IDENTITIES, type Identity, runAs } from "../support/identities.ts";
 import { needs } from "../support/system-programs.ts";
 
 /** Runs `command` with the bash tool in the sandbox the CLI would set up, as `identity`. */

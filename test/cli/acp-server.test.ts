@@ -5,13 +5,13 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { methods, PROTOCOL_VERSION, type ClientContext } from "@agentclientprotocol/sdk";
+import { type ClientContext, methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { type EditorLog, withEditor } from "../support/acp-editor.ts";
 import type { FakeLLM, ScriptStep } from "../support/fake-llm/server.ts";
-import { cleanEnv, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeServerPerTest, tempDir } from "../support/helpers.ts";
 import { pngOf } from "../support/images.ts";
-import { onTestEnd } from "../support/teardown.ts";
-import { withEditor, type EditorLog } from "../support/acp-editor.ts";
 import { needs } from "../support/system-programs.ts";
+import { onTestEnd } from "../support/teardown.ts";
 
 const serve = fakeServerPerTest();
 /** A bound on waiting for the agent's first model request (it comes at once). */

@@ -7,9 +7,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TaskResult } from "../../src/batch/task-result.ts";
-import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { promptOf, readLines } from "../support/batch-files.ts";
-import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "../support/helpers.ts";
 
 /** How often the test looks at the results file for the moment to interrupt. */
 const POLL_MS = 50;

@@ -8,10 +8,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { fakeFlags, runCli, tempDir } from "../support/helpers.ts";
-import { needs } from "../support/system-programs.ts";
 import { startRedis } from "../support/redis-server.ts";
+import { needs } from "../support/system-programs.ts";
 
 /** A task's own time limit: only a broken budget lets a task run this long (the test then fails on its status). */
 const LIVENESS_TIMEOUT_S = 100;

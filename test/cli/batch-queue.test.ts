@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { TaskResult } from "../../src/batch/task-result.ts";
 import { pricedEnv, promptOf } from "../support/batch-files.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, type CliResult } from "../support/helpers.ts";
-import { needs } from "../support/system-programs.ts";
+import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
+import { type CliResult, cleanEnv, fakeFlags, runCli, tempDir } from "../support/helpers.ts";
 import { harnessesIn, isAlive } from "../support/process-finder.ts";
 import { startRedis } from "../support/redis-server.ts";
+import { needs } from "../support/system-programs.ts";
 
 /** How often the test looks for the moment to act. */
 const POLL_MS = 50;

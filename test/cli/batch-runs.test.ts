@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
+import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { harnessesIn, isAlive } from "../support/process-finder.ts";
 

@@ -11,10 +11,10 @@ import { test } from "node:test";
 import {
   cleanEnv,
   fakeFlags,
+  fakeServerPerTest,
   ROOT,
   runCli,
   tempDir,
-  fakeServerPerTest,
   toolResultOf as toolResult,
   writeJson,
 } from "../support/helpers.ts";

@@ -1,6 +1,6 @@
 // `harness ... | head -1`: a reader that closes stdout early ends the run quietly (exit 0 or 141).
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, test } from "node:test";
 import { CLI, cleanEnv, fakeFlags, fakeServerPerTest, tempDir } from "../support/helpers.ts";
 

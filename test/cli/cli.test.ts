@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { PRESETS } from "../../src/wiring/defaults.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, withoutSandboxWarning } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 

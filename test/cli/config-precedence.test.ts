@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { cleanEnv, runCli } from "../support/helpers.ts";
 
 const servers: FakeLLM[] = [];

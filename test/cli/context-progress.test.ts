@@ -15,7 +15,7 @@ import {
   isSummaryRequest,
   PROMPT,
 } from "../support/compaction-session.ts";
-import { startFakeLLM, type FakeLLM } from "../support/fake-llm/server.ts";
+import { type FakeLLM, startFakeLLM } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, jsonLines, runCli, tempDir } from "../support/helpers.ts";
 
 let server: FakeLLM;

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { SUMMARY_SYSTEM_PROMPT } from "../../src/core/compaction.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type RecordedRequest, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, tempDir } from "../support/helpers.ts";
 
 let server: FakeLLM;

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
 import { agentEventSchema, EVENT_SCHEMA_VERSION } from "../../src/core/event-schema.ts";
-import { fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "../support/helpers.ts";
 
 const SCHEMA_PATH = join(ROOT, "docs", "events.schema.json");
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, shellScript } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, shellScript, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { jpegOf, pngHeaderClaiming, pngOf, pngSize, TINY_GIF } from "../support/images.ts";
 
 const serve = fakeServerPerTest();

@@ -6,7 +6,7 @@
 // src/shared/proxy.ts).
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { connect, createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openaiFormat } from "../support/fake-llm/openai-format.ts";

@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { MAX_INSTRUCTIONS_BYTES } from "../../src/core/system-prompt.ts";
-import { fakeFlags, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { needsProc, peakRssMb } from "../support/peak-rss.ts";
 
 const serve = fakeServerPerTest();

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, runCli, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "../support/helpers.ts";
 import { needsProc, peakRssMb } from "../support/peak-rss.ts";
 
 const serve = fakeServerPerTest();

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { MAX_CONCURRENT_TOOL_CALLS } from "../../src/core/run-tools.ts";
-import { fakeFlags, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 

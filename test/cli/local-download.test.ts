@@ -8,14 +8,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { userMessage } from "../../src/core/messages.ts";
 import { ProviderError } from "../../src/core/provider.ts";
-import { formatBytes } from "../../src/shared/helpers.ts";
 import {
+  type DownloadProgress,
   downloadFile,
   formatProgress,
   resolveModelSource,
-  type DownloadProgress,
 } from "../../src/providers/local/local-download.ts";
 import { createLocalProvider } from "../../src/providers/local/local-llama.ts";
+import { formatBytes } from "../../src/shared/helpers.ts";
 import { tinyModelGguf } from "../support/gguf/tiny-model.ts";
 import { tempDir } from "../support/helpers.ts";
 

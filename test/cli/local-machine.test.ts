@@ -3,8 +3,8 @@
 // tests run the built harness with tiny GGUF models made here (test/support/gguf).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createServer } from "node:net";
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import { QwenChatWrapper } from "node-llama-cpp";

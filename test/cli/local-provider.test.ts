@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { runAgent } from "../../src/core/agent.ts";
 import type { AgentEvent, RunResult } from "../../src/core/events.ts";
-import { userMessage, type AssistantMessage, type Message } from "../../src/core/messages.ts";
-import { ProviderError, type ModelEvent, type ModelRequest } from "../../src/core/provider.ts";
+import { type AssistantMessage, type Message, userMessage } from "../../src/core/messages.ts";
+import { type ModelEvent, type ModelRequest, ProviderError } from "../../src/core/provider.ts";
 import { toToolSpec } from "../../src/core/tool.ts";
 import { createLocalProvider, type LocalProvider } from "../../src/providers/local/local-llama.ts";
 import { readFile } from "../../src/tools/read-file.ts";
-import { TINY_CONTEXT_LENGTH, tinyModelGguf, type TinyModelScript } from "../support/gguf/tiny-model.ts";
+import { TINY_CONTEXT_LENGTH, type TinyModelScript, tinyModelGguf } from "../support/gguf/tiny-model.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const models = tempDir("harness-local-");

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { RecordedRequest } from "../support/fake-llm/server.ts";
-import { cleanEnv, fakeFlags, ROOT, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "../support/helpers.ts";
 import { pngOf } from "../support/images.ts";
 import { outsidePortableSubset } from "../support/portable-subset.ts";
 

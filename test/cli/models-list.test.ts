@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
-import { cleanEnv, runCli, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeServerPerTest, runCli } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 

@@ -15,7 +15,7 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, withoutSandboxWarning } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();

@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { formatTokens } from "../../src/shared/helpers.ts";
 import {
   costOf,
   costOfSpent,
@@ -12,12 +11,13 @@ import {
   lookupPrices,
   sessionPrices,
 } from "../../src/providers/pricing.ts";
+import { formatTokens } from "../../src/shared/helpers.ts";
 import {
   cleanEnv,
   fakeFlags,
+  fakeServerPerTest,
   runCli,
   runInTerminal,
-  fakeServerPerTest,
   withoutSandboxWarning,
 } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";

@@ -7,8 +7,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { setupPermissions } from "../../src/permissions/setup-permissions.ts";
 import type { WrapCommand } from "../../src/core/tool.ts";
+import { setupPermissions } from "../../src/permissions/setup-permissions.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";

@@ -7,10 +7,10 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { redactText, redactUrl } from "../../src/shared/redact.ts";
 import { StreamRedactor } from "../../src/core/stream-redactor.ts";
+import { redactText, redactUrl } from "../../src/shared/redact.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
-import { CLI, cleanEnv, fakeFlags, runCli, stateFiles, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { CLI, cleanEnv, fakeFlags, fakeServerPerTest, runCli, stateFiles, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readSession } from "../../src/session/session-reader.ts";
-import { CLI, cleanEnv, fakeFlags, tempDir, fakeServerPerTest, withoutSandboxWarning } from "../support/helpers.ts";
+import { CLI, cleanEnv, fakeFlags, fakeServerPerTest, tempDir, withoutSandboxWarning } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 import { killAtTestEnd } from "../support/teardown.ts";
 

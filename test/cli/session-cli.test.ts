@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, withoutSandboxWarning } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 

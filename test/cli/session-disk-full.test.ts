@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest, withoutSandboxWarning } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, withoutSandboxWarning } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { withPageInChromium } from "../support/chromium.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { UNFINISHED_TOOL_RESULT } from "../../src/session/repair-transcript.ts";
 import { readSession } from "../../src/session/session-reader.ts";
-import { cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 
 /** How often the test looks for the moment to kill. */
 const POLL_MS = 20;

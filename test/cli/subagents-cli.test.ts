@@ -8,11 +8,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { byConversation, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "../support/helpers.ts";
-import { formatCost } from "../../src/shared/helpers.ts";
 import { formatSpent, sessionPrices } from "../../src/providers/pricing.ts";
 import { readSession } from "../../src/session/session-reader.ts";
+import { formatCost } from "../../src/shared/helpers.ts";
+import { byConversation, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir } from "../support/helpers.ts";
 import { arrival, taskCall, text } from "../support/subagent-steps.ts";
 
 const serve = fakeServerPerTest();

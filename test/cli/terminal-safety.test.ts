@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { showControlChars } from "../../src/shared/control-chars.ts";
-import { CLI, cleanEnv, fakeFlags, runCli, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { CLI, cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();

@@ -8,8 +8,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "../support/helpers.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 let pages: Server | undefined;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { cleanEnv, ROOT, tempDir, fakeServerPerTest } from "../support/helpers.ts";
+import { cleanEnv, fakeServerPerTest, ROOT, tempDir } from "../support/helpers.ts";
 
 const run = promisify(execFile);
 

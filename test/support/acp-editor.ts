@@ -4,9 +4,9 @@ import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import {
   client as acpClient,
+  type ClientContext,
   methods,
   ndJsonStream,
-  type ClientContext,
   type RequestPermissionRequest,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";

@@ -1,4 +1,6 @@
 // Shared test plumbing: temporary folders, the built CLI as a child process, a provider on the fake server.
+
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import {
   chmodSync,
@@ -14,13 +16,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterEach } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createAnthropicProvider } from "../../src/providers/anthropic/anthropic-messages.ts";
 import type { ProviderSettings } from "../../src/providers/index.ts";
 import { createOpenAIChatProvider } from "../../src/providers/openai-chat/openai-chat.ts";
-import assert from "node:assert/strict";
-import { afterEach } from "node:test";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "./fake-llm/server.ts";
+import { type FakeLLM, type ScriptStep, startFakeLLM } from "./fake-llm/server.ts";
 import { killAtTestEnd, onFileEnd } from "./teardown.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));

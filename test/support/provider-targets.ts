@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PERSONAS, type PersonaName } from "./fake-llm/personas.ts";
 import type { FakeLLM, ReplySpec, ScriptStep } from "./fake-llm/server.ts";
-import { cleanEnv, runCli, tempDir, type CliResult } from "./helpers.ts";
+import { type CliResult, cleanEnv, runCli, tempDir } from "./helpers.ts";
 
 export interface Target {
   label: string;

@@ -3,10 +3,10 @@
 // found from outside by a marker word on its command line (/proc/*/cmdline), which works across
 // the sandbox's PID namespace; every marked process left when a test ends is killed then.
 import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { test } from "node:test";
-import type { ChildProcess } from "node:child_process";
 import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";

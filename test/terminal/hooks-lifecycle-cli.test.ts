@@ -11,9 +11,6 @@ import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { SUMMARY_SYSTEM_PROMPT } from "../../src/core/compaction.ts";
 import { type EditorLog, withEditor } from "../support/acp-editor.ts";
 import { byConversation, type FakeLLM } from "../support/fake-llm/server.ts";
-import { taskCall, text } from "../support/subagent-steps.ts";
-import { needs } from "../support/system-programs.ts";
-import { openTrustedChat } from "../support/tui-tmux.ts";
 import {
   cleanEnv,
   fakeFlags,
@@ -23,6 +20,9 @@ import {
   toolResultOf,
   writeJson,
 } from "../support/helpers.ts";
+import { taskCall, text } from "../support/subagent-steps.ts";
+import { needs } from "../support/system-programs.ts";
+import { openTrustedChat } from "../support/tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 /** A bound on a notifier's one line appearing (it takes milliseconds); only a hang reaches it. */

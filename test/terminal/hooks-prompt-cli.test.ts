@@ -12,9 +12,9 @@ import {
   fakeServerPerTest,
   jsonLines,
   runCli,
+  shellScript,
   tempDir,
   writeJson,
-  shellScript,
 } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 import { openTrustedChat } from "../support/tui-tmux.ts";

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { byConversation, type ScriptStep } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, tempDir } from "../support/helpers.ts";
+import { arrival, taskCall, text } from "../support/subagent-steps.ts";
 import { needs } from "../support/system-programs.ts";
 import { TmuxTerminal } from "../support/tui-tmux.ts";
-import { arrival, taskCall, text } from "../support/subagent-steps.ts";
 
 const serve = fakeServerPerTest();
 

@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { visibleWidth } from "../../src/ui/text-width.ts";
 import { fakeFlags, fakeServerPerTest, tempDir } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 import { TmuxTerminal } from "../support/tui-tmux.ts";
-import { visibleWidth } from "../../src/ui/text-width.ts";
 
 const serve = fakeServerPerTest();
 const COLUMNS = 60;

@@ -4,13 +4,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { z } from "zod";
-import { runAgent, type RunOptions } from "../../src/core/agent.ts";
+import { type RunOptions, runAgent } from "../../src/core/agent.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
 import { defineTool } from "../../src/core/tool.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
 import type { FakeLLM, ScriptStep } from "../support/fake-llm/server.ts";
-import { fakeOpenAIProvider, fakeServerPerTest, tempDir, drain } from "../support/helpers.ts";
+import { drain, fakeOpenAIProvider, fakeServerPerTest, tempDir } from "../support/helpers.ts";
 
 // Closed after each test even when it failed, then checked for protocol errors.
 const serve = fakeServerPerTest();

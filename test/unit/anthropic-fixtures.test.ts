@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { AssistantMessage, ToolCallPart } from "../../src/core/messages.ts";
-import { ProviderError, type ModelEvent } from "../../src/core/provider.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type ModelEvent, ProviderError } from "../../src/core/provider.ts";
+import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { fakeAnthropicProvider } from "../support/helpers.ts";
 import {
   readExpectedParses,

@@ -3,14 +3,14 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { z } from "zod";
-import { runAgent, type RunOptions } from "../../src/core/agent.ts";
+import { type RunOptions, runAgent } from "../../src/core/agent.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
 import { ProviderError } from "../../src/core/provider.ts";
 import { defineTool } from "../../src/core/tool.ts";
 import type { ProviderSettings } from "../../src/providers/index.ts";
 import { anthropicFormat, fakeSignature } from "../support/fake-llm/anthropic-format.ts";
-import { startFakeLLM, type FakeLLM, type ReplySpec, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type ReplySpec, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { drain, fakeAnthropicProvider, tempDir } from "../support/helpers.ts";
 
 let server: FakeLLM;

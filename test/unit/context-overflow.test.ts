@@ -8,7 +8,7 @@ import type { AgentEvent } from "../../src/core/events.ts";
 import type { Provider } from "../../src/core/provider.ts";
 import { toProviderError } from "../../src/providers/http-errors.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type RecordedRequest, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { drain, fakeAnthropicProvider, fakeOpenAIProvider, tempDir } from "../support/helpers.ts";
 
 let server: FakeLLM;

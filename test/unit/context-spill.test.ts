@@ -12,7 +12,7 @@ import { defineTool } from "../../src/core/tool.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
 import { MAX_OUTPUT_BYTES } from "../../src/tools/output-limit.ts";
 import { readFile } from "../../src/tools/read-file.ts";
-import { startFakeLLM, type FakeLLM, type RecordedRequest, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type RecordedRequest, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { drain, fakeOpenAIProvider, tempDir } from "../support/helpers.ts";
 
 let server: FakeLLM;

@@ -17,10 +17,10 @@ import {
 } from "../../src/ui/editor/edit-buffer.ts";
 import { HISTORY_SIZE, HistorySearch, InputHistory } from "../../src/ui/editor/input-history.ts";
 import type { Key } from "../../src/ui/editor/keys.ts";
-import { type PromptAction, PromptState, type PromptPlace } from "../../src/ui/editor/prompt-state.ts";
-import { isSlashCommand } from "../../src/ui/slash-commands.ts";
+import { type PromptAction, type PromptPlace, PromptState } from "../../src/ui/editor/prompt-state.ts";
 import { TypeAhead } from "../../src/ui/editor/type-ahead.ts";
 import { columnAfter, typeAheadRows } from "../../src/ui/render/pinned-input.ts";
+import { isSlashCommand } from "../../src/ui/slash-commands.ts";
 
 /** `text` with the cursor where `|` is. */
 function at(marked: string): EditBuffer {

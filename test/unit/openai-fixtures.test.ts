@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AssistantMessage, StopReason } from "../../src/core/messages.ts";
 import { ProviderError } from "../../src/core/provider.ts";
-import { startFakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { fakeOpenAIProvider } from "../support/helpers.ts";
 import { billedOutput, readExpectedParses, readRecording, wireRecordings } from "../support/wire-fixtures.ts";
 

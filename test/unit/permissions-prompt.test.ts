@@ -1,9 +1,9 @@
 // The terminal's approval question: what it shows, and how answers are read.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTerminalAsk, type AskFn } from "../../src/ui/approval.ts";
-import { createTrustQuestion } from "../../src/ui/trust-question.ts";
+import { type AskFn, createTerminalAsk } from "../../src/ui/approval.ts";
 import { paletteFor } from "../../src/ui/colors.ts";
+import { createTrustQuestion } from "../../src/ui/trust-question.ts";
 
 const colors = paletteFor({ isTTY: false } as NodeJS.WriteStream, {});
 

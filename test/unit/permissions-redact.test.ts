@@ -1,8 +1,8 @@
 // Secrets: what redaction catches before anything is written, and which variables commands never see.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isCredentialName, redact, redactText, secretValuesOf } from "../../src/shared/redact.ts";
 import { filterCommandEnv } from "../../src/permissions/command-env.ts";
+import { isCredentialName, redact, redactText, secretValuesOf } from "../../src/shared/redact.ts";
 
 test("key and token shapes, auth headers and .env lines are redacted; ordinary text is not", () => {
   const text = [

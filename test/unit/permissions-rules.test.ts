@@ -2,14 +2,14 @@
 // approver turns answers into decisions. Real tools, real temporary folders.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createApprover, type ApprovalQuestion, type AskApprovalFn } from "../../src/permissions/approver.ts";
+import type { Tool } from "../../src/core/tool.ts";
+import { type ApprovalQuestion, type AskApprovalFn, createApprover } from "../../src/permissions/approver.ts";
 import { decide, type PermissionPolicy } from "../../src/permissions/policy.ts";
 import { parseRule, pathMatches, type Rule } from "../../src/permissions/rules.ts";
 import { splitCommand } from "../../src/permissions/shell-split.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 import { writeFile } from "../../src/tools/write-file.ts";
-import type { Tool } from "../../src/core/tool.ts";
 import { tempDir } from "../support/helpers.ts";
 
 function rules(texts: string[], trusted = true): Rule[] {

@@ -3,7 +3,7 @@
 // the settings' headers winning whatever their case, and a JSON error body in the server's words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ProviderError, type ModelRequest, type Provider } from "../../src/core/provider.ts";
+import { type ModelRequest, type Provider, ProviderError } from "../../src/core/provider.ts";
 import { createAnthropicProvider } from "../../src/providers/anthropic/anthropic-messages.ts";
 import { createOpenAIChatProvider } from "../../src/providers/openai-chat/openai-chat.ts";
 import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses/openai-responses.ts";

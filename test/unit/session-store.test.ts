@@ -10,9 +10,9 @@ import { repairTranscript, UNFINISHED_TOOL_RESULT } from "../../src/session/repa
 import { SESSION_FORMAT_VERSION, type SessionHeader } from "../../src/session/session-entry.ts";
 import { newSessionId, SESSION_ID_PATTERN } from "../../src/session/session-id.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "../../src/session/session-list.ts";
+import { lockAndReadSession } from "../../src/session/session-lock.ts";
 import { readSession } from "../../src/session/session-reader.ts";
 import { SessionRecorder } from "../../src/session/session-recorder.ts";
-import { lockAndReadSession } from "../../src/session/session-lock.ts";
 import { SessionWriter } from "../../src/session/session-store.ts";
 import { tempDir } from "../support/helpers.ts";
 

@@ -1,10 +1,10 @@
 // Coloured diffs and folded tool output in the trace.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { unifiedDiff } from "../../src/shared/diff.ts";
 import { paletteFor } from "../../src/ui/colors.ts";
 import { foldOutput, renderDiff } from "../../src/ui/diff-render.ts";
 import { fitWidth } from "../../src/ui/text-width.ts";
-import { unifiedDiff } from "../../src/shared/diff.ts";
 
 const tty = { isTTY: true } as NodeJS.WriteStream;
 const colors = paletteFor(tty, { TERM: "xterm-256color" });

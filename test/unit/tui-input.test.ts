@@ -3,14 +3,14 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
-import { MAX_ATTACHMENT_BYTES, expandFileMentions } from "../../src/ui/attachments.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { expandFileMentions, MAX_ATTACHMENT_BYTES } from "../../src/ui/attachments.ts";
 import { paletteFor } from "../../src/ui/colors.ts";
 import { completeInput } from "../../src/ui/editor/completion.ts";
-import { KeyParser, type Key } from "../../src/ui/editor/keys.ts";
+import { type Key, KeyParser } from "../../src/ui/editor/keys.ts";
 import { RawKeyInput } from "../../src/ui/editor/raw-key-input.ts";
-import { commandNames, runSlashCommand, type ChatControls } from "../../src/ui/slash-commands.ts";
+import { type ChatControls, commandNames, runSlashCommand } from "../../src/ui/slash-commands.ts";
 import { tempDir } from "../support/helpers.ts";
 
 test("keys: a bracketed paste split anywhere across reads is one paste with its newlines", () => {

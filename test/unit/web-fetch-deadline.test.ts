@@ -9,9 +9,9 @@ import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { webFetch } from "../../src/tools/web-fetch.ts";
-import { callTool } from "../support/tools-helpers.ts";
-import { onTestEnd } from "../support/teardown.ts";
 import { tempDir } from "../support/helpers.ts";
+import { onTestEnd } from "../support/teardown.ts";
+import { callTool } from "../support/tools-helpers.ts";
 
 /** Far above the 1 s cap: only a lost cap reaches it. */
 const LIVENESS_MS = 60_000;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
-import { WIRE_APIS, WIRE_API_NAMES } from "../../src/providers/wire-apis.ts";
+import { WIRE_API_NAMES, WIRE_APIS } from "../../src/providers/wire-apis.ts";
 import { ROOT } from "../support/helpers.ts";
 
 const SRC = join(ROOT, "src");

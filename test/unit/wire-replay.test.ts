@@ -15,7 +15,7 @@ import type { AgentEvent } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
 import { createProvider } from "../../src/providers/create-provider.ts";
 import { resolveProvider } from "../../src/wiring/resolve-provider.ts";
-import { startFakeLLM, type FakeLLM, type ScriptStep } from "../support/fake-llm/server.ts";
+import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
 import { drain, tempDir } from "../support/helpers.ts";
 import {
   billedOutput,

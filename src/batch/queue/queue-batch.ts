@@ -1,17 +1,18 @@
 // `harness batch --queue`: the tasks go onto a BullMQ queue in Redis, workers on any machines
 // (`harness worker`) run them, and this process collects each finished job's result into
 // results.jsonl. Redis and BullMQ do the queueing: locks, retries, stalled-job recovery.
-import { folderNameOf } from "../batch-task.ts";
+
+import { countOf, sleep } from "../../shared/helpers.ts";
 import type { BatchProgress } from "../batch-progress.ts";
 import { MAX_ATTEMPTS, type PendingTask, type RunSettings } from "../batch-run.ts";
+import { folderNameOf } from "../batch-task.ts";
 import type { CostBudget } from "../cost-budget.ts";
-import { jobIdOf, type JobRequest, type QueueJobData } from "./queue-job.ts";
-import { runSpend, startRunSpend } from "./queue-ledger.ts";
-import { type JobResult, NOT_RUN } from "./queue-try.ts";
-import { loadBullmq, waitForRedis, type QueueTarget } from "./queue-target.ts";
 import type { ResultsWriter } from "../results-file.ts";
-import { stampOf, taskError, type TaskResult } from "../task-result.ts";
-import { countOf, sleep } from "../../shared/helpers.ts";
+import { stampOf, type TaskResult, taskError } from "../task-result.ts";
+import { type JobRequest, jobIdOf, type QueueJobData } from "./queue-job.ts";
+import { runSpend, startRunSpend } from "./queue-ledger.ts";
+import { loadBullmq, type QueueTarget, waitForRedis } from "./queue-target.ts";
+import { type JobResult, NOT_RUN } from "./queue-try.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
 const JOB_ATTEMPTS = 3;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { describeIssues } from "../../shared/describe-issue.ts";
 import { MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
-import { queuedTaskSchema, type BatchTask } from "../batch-task.ts";
+import { type BatchTask, queuedTaskSchema } from "../batch-task.ts";
 import { checkModel, checkPlaces, JobRefused, type WorkerPolicy } from "../worker-policy.ts";
 import type { TaskFolderCheck } from "../working-copy.ts";
 

@@ -7,10 +7,10 @@ import type { Job, Queue } from "bullmq";
 import { hasSpent, lostAttemptResult, type SessionSpend } from "../attempt-journal.ts";
 import { MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
 import type { BatchTask } from "../batch-task.ts";
-import { claimTry, QueueBudget, TryJournal } from "./queue-ledger.ts";
+import { type RunTaskOptions, runTask, type TaskOutcome } from "../run-task.ts";
+import { stampOf, type TaskResult, taskError } from "../task-result.ts";
 import type { QueueJobData } from "./queue-job.ts";
-import { runTask, type RunTaskOptions, type TaskOutcome } from "../run-task.ts";
-import { stampOf, taskError, type TaskResult } from "../task-result.ts";
+import { claimTry, QueueBudget, TryJournal } from "./queue-ledger.ts";
 
 /** Tries of one job at most (workers stopped before it spent anything leave no attempt, but count here). */
 const MAX_TRIES = 10;

@@ -6,17 +6,17 @@
 // where this worker's keys go, nor a folder or repository of this machine it was not told to allow.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { describeResult } from "../batch-progress.ts";
-import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
-import { MAX_RATE_LIMIT_REQUEUES } from "../local-pool.ts";
-import { acceptJob, type QueueJobData } from "./queue-job.ts";
-import { folderCheckOf, JobRefused, type WorkerPolicy } from "../worker-policy.ts";
-import { loadBullmq, queueTimings, waitForRedis, type QueueTarget } from "./queue-target.ts";
+import { assertNever } from "../../core/messages.ts";
 import type { SessionSpend } from "../attempt-journal.ts";
-import { NOT_RUN, type JobResult, runJobTry } from "./queue-try.ts";
+import { describeResult } from "../batch-progress.ts";
+import { MAX_RATE_LIMIT_REQUEUES } from "../local-pool.ts";
 import type { RunTaskOptions } from "../run-task.ts";
 import type { TaskResult } from "../task-result.ts";
-import { assertNever } from "../../core/messages.ts";
+import { folderCheckOf, JobRefused, type WorkerPolicy } from "../worker-policy.ts";
+import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
+import { acceptJob, type QueueJobData } from "./queue-job.ts";
+import { loadBullmq, type QueueTarget, queueTimings, waitForRedis } from "./queue-target.ts";
+import { type JobResult, NOT_RUN, runJobTry } from "./queue-try.ts";
 
 /** A job that stalled (its worker died) more often than this is failed rather than retried. */
 const MAX_STALLED_COUNT = 2;

@@ -2,21 +2,22 @@
 // only protocol messages; warnings go to stderr (editors show it in their agent log).
 // Each editor session is a harness session: recorded in $HARNESS_HOME/sessions like a CLI run,
 // so `session/load` (and `harness -r <id>`) can continue it.
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { Readable, Writable } from "node:stream";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { AcpHost, AskEditorFn, HostedSession } from "../../acp/acp-server.ts";
-import { parseFlags, PROVIDER_FLAGS, UsageError } from "../cli-args.ts";
-import type { ProviderChoice } from "../../wiring/defaults.ts";
-import { createSession } from "../../wiring/create-session.ts";
-import { workspaceRefusal } from "../../wiring/home-workspace.ts";
-import { preparePromptImages } from "../prompt-images.ts";
-import type { McpServerConfig } from "../../settings/mcp-servers.ts";
-import { sessionsDirFor } from "../../wiring/stored-sessions.ts";
 import { findSessionByPrefix } from "../../session/session-list.ts";
-import { lockAndReadSession, type LockedSession } from "../../session/session-lock.ts";
-import { BUILT_IN_COMMANDS } from "../../ui/slash-commands.ts";
+import { type LockedSession, lockAndReadSession } from "../../session/session-lock.ts";
+import type { McpServerConfig } from "../../settings/mcp-servers.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
 import { VERSION } from "../../shared/version.ts";
+import { BUILT_IN_COMMANDS } from "../../ui/slash-commands.ts";
+import { createSession } from "../../wiring/create-session.ts";
+import type { ProviderChoice } from "../../wiring/defaults.ts";
+import { workspaceRefusal } from "../../wiring/home-workspace.ts";
+import { sessionsDirFor } from "../../wiring/stored-sessions.ts";
+import { PROVIDER_FLAGS, parseFlags, UsageError } from "../cli-args.ts";
+import { preparePromptImages } from "../prompt-images.ts";
 
 const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-url <url>] [--api <wire>]
                   [--thinking <level>] [--max-turns <n>] [--trust] [--allow-home]

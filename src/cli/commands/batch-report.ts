@@ -1,13 +1,14 @@
 // `harness batch report a.jsonl [b.jsonl ...] [--html report.html]`: each run in the files summed
 // up, and (for two runs or more) their tasks side by side, in the terminal and as a page.
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { parseFlags } from "../cli-args.ts";
 import { formatRunHeading, formatSideBySide, runsOf } from "../../batch/batch-compare.ts";
 import { formatSummary } from "../../batch/batch-summary.ts";
 import { reportHtml } from "../../batch/report-html.ts";
-import { readResults, ResultsFileError } from "../../batch/results-file.ts";
+import { ResultsFileError, readResults } from "../../batch/results-file.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
+import { parseFlags } from "../cli-args.ts";
 
 const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
 

@@ -7,14 +7,14 @@ import type { RunSettings } from "../../batch/batch-run.ts";
 import { type BatchTask, localRepoPath } from "../../batch/batch-task.ts";
 import { currentHarnessCommand, type GroupTracker, type PriceCall } from "../../batch/harness-child.ts";
 import type { RunTaskOptions } from "../../batch/run-task.ts";
-import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
-import { type ApiKind, wireApiName } from "../../providers/wire-apis.ts";
 import type { CommandSandbox } from "../../batch/shell-command.ts";
-import { stateDir } from "../../wiring/defaults.ts";
-import { taskFolder } from "../../wiring/home-workspace.ts";
-import type { HarnessConfig } from "../../wiring/config-file.ts";
 import { setupPermissions } from "../../permissions/setup-permissions.ts";
 import { costOf, lookupPrices } from "../../providers/pricing.ts";
+import { type ApiKind, wireApiName } from "../../providers/wire-apis.ts";
+import type { HarnessConfig } from "../../wiring/config-file.ts";
+import { stateDir } from "../../wiring/defaults.ts";
+import { taskFolder } from "../../wiring/home-workspace.ts";
+import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
 
 /**
  * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash

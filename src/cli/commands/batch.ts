@@ -1,28 +1,29 @@
 // `harness batch tasks.jsonl`: many tasks, each in its own working copy and session, on this
 // machine (a pool of child harnesses) or across machines (`--queue`: BullMQ on Redis, run by
 // `harness worker`). `harness batch report a.jsonl [b.jsonl ...]`: what runs added up to.
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { resolve } from "node:path";
-import { countOf } from "../../shared/helpers.ts";
-import { parseFlags, PROVIDER_FLAGS, type Flags } from "../cli-args.ts";
-import { ConfigError } from "../../wiring/defaults.ts";
-import { loadConfigFile } from "../../wiring/config-file.ts";
-import { openRun, pendingTasks } from "../../batch/batch-run.ts";
-import { readTasks, TaskFileError } from "../../batch/batch-task.ts";
+import { AttemptFiles, recordLostAttempts } from "../../batch/attempt-journal.ts";
 import { BatchProgress } from "../../batch/batch-progress.ts";
+import { openRun, pendingTasks } from "../../batch/batch-run.ts";
 import { finalResults, summarize } from "../../batch/batch-summary.ts";
+import { readTasks, TaskFileError } from "../../batch/batch-task.ts";
 import { CostBudget } from "../../batch/cost-budget.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../../batch/local-pool.ts";
 import { writePredictions } from "../../batch/predictions.ts";
-import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue/queue-target.ts";
+import { parseQueueUrl, type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
-import { readResults, ResultsFileError, ResultsWriter } from "../../batch/results-file.ts";
-import type { TaskResult } from "../../batch/task-result.ts";
+import { ResultsFileError, ResultsWriter, readResults } from "../../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
-import { AttemptFiles, recordLostAttempts } from "../../batch/attempt-journal.ts";
+import type { TaskResult } from "../../batch/task-result.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
+import { countOf } from "../../shared/helpers.ts";
+import { loadConfigFile } from "../../wiring/config-file.ts";
+import { ConfigError } from "../../wiring/defaults.ts";
+import { type Flags, PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
+import { runReport } from "./batch-report.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
-import { runReport } from "./batch-report.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;

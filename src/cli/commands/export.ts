@@ -1,13 +1,14 @@
 // `harness export [id] [--html|--md] [-o file]`: a session as a self-contained HTML page or as Markdown.
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { stateDir } from "../../wiring/defaults.ts";
 import { exportHtml } from "../../session/export-html.ts";
 import { exportMarkdown } from "../../session/export-md.ts";
 import { findLatestSession, findSessionByPrefix, SessionLookupError } from "../../session/session-list.ts";
 import { readSession, SessionReadError } from "../../session/session-reader.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
+import { stateDir } from "../../wiring/defaults.ts";
 
 const USAGE = `Usage: harness export [id] [--html|--md] [-o file]
   id          a session id or a unique prefix of one (default: the latest session in this directory)

@@ -1,18 +1,19 @@
 // `harness mcp list`: the configured MCP servers, whether they start, and the tools they offer
 // (as the model sees them: `server__tool`).
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { homedir } from "node:os";
 import { parseArgs } from "node:util";
-import { configPath, loadConfigFile } from "../../wiring/config-file.ts";
-import { ConfigError, stateDir } from "../../wiring/defaults.ts";
-import { redactText, secretValuesOf } from "../../shared/redact.ts";
-import { loadMcpServers, projectMcpServers, userMcpServers } from "../../settings/mcp-servers.ts";
 import { mcpToolName } from "../../mcp/mcp-tool.ts";
 import { filterCommandEnv } from "../../permissions/command-env.ts";
 import { settleFolderTrust } from "../../permissions/folder-trust.ts";
 import { loadSettings, SettingsError } from "../../permissions/permission-settings.ts";
-import { prepareBase64Image } from "../../tools/image-file.ts";
+import { loadMcpServers, projectMcpServers, userMcpServers } from "../../settings/mcp-servers.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
 import { countOf } from "../../shared/helpers.ts";
+import { redactText, secretValuesOf } from "../../shared/redact.ts";
+import { prepareBase64Image } from "../../tools/image-file.ts";
+import { configPath, loadConfigFile } from "../../wiring/config-file.ts";
+import { ConfigError, stateDir } from "../../wiring/defaults.ts";
 
 const HELP = `Usage: harness mcp list [--trust]
 

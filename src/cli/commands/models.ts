@@ -1,14 +1,15 @@
 // `harness models`: the models the configured endpoint offers, one id per line on stdout.
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { parseArgs } from "node:util";
+import type { ProviderSettings } from "../../providers/index.ts";
+import { LIST_TIMEOUT_MS, ModelListError } from "../../providers/list-models.ts";
+import { howToAddModel } from "../../providers/local/local-download.ts";
+import { apiRecord } from "../../providers/wire-apis.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
+import { deadline } from "../../shared/helpers.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
 import { ConfigError } from "../../wiring/defaults.ts";
 import { resolveProvider } from "../../wiring/resolve-provider.ts";
-import type { ProviderSettings } from "../../providers/index.ts";
-import { LIST_TIMEOUT_MS, ModelListError } from "../../providers/list-models.ts";
-import { apiRecord } from "../../providers/wire-apis.ts";
-import { howToAddModel } from "../../providers/local/local-download.ts";
-import { deadline } from "../../shared/helpers.ts";
 
 const HELP = `Usage: harness models [--provider <name>] [--base-url <url>]
 

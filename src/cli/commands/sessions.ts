@@ -1,9 +1,9 @@
 // `harness sessions`: the newest sessions, one per line: id, last activity, directory, turns, first prompt.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { stateDir } from "../../wiring/defaults.ts";
 import { formatSessionList, summarizeSessions } from "../../session/session-list.ts";
 import { countOf } from "../../shared/helpers.ts";
+import { stateDir } from "../../wiring/defaults.ts";
 
 /** Sessions listed without --all. */
 const LISTED_SESSIONS = 20;

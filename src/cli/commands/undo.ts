@@ -2,12 +2,12 @@
 // before its last turn, or its last n turns (default: the latest session in this directory).
 // Headless, it does not ask: the command is the request. It prints what it changed, and the
 // undo is recorded, so `/redo` in the continued chat (`harness -c`) takes it back.
-import { showControlChars } from "../../shared/control-chars.ts";
-import { parseFlags, UsageError } from "../cli-args.ts";
+
 import { findLatestSession, findSessionByPrefix } from "../../session/session-list.ts";
 import { lockAndReadSession } from "../../session/session-lock.ts";
-import { SessionWriter } from "../../session/session-store.ts";
 import { SessionRecorder } from "../../session/session-recorder.ts";
+import { SessionWriter } from "../../session/session-store.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
 import { sessionErrorExitCode, sessionsDirFor } from "../../wiring/stored-sessions.ts";
 import {
   applyPlan,
@@ -18,6 +18,7 @@ import {
   snapshotsFor,
   UndoError,
 } from "../../wiring/undo-redo.ts";
+import { parseFlags, UsageError } from "../cli-args.ts";
 
 const USAGE = `Usage: harness undo [--session id] [--turns n]
   --session <id>   the session (an id or a unique prefix; default: the latest one in this directory)

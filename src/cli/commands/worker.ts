@@ -1,14 +1,15 @@
 // `harness worker --queue redis://host:port/name`: runs the tasks a `harness batch --queue` put
 // on the queue, on this machine, until stopped (Ctrl-C or SIGTERM: the running tasks go back
 // to the queue at once for other workers).
-import { showControlChars } from "../../shared/control-chars.ts";
+
 import { join, resolve } from "node:path";
-import { parseFlags, PROVIDER_FLAGS } from "../cli-args.ts";
-import { taskFolder } from "../../wiring/home-workspace.ts";
-import { loadConfigFile } from "../../wiring/config-file.ts";
 import { rateLimitBackoffFrom } from "../../batch/local-pool.ts";
-import { parseQueueUrl, QueueUrlError, type QueueTarget } from "../../batch/queue/queue-target.ts";
+import { parseQueueUrl, type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
+import { showControlChars } from "../../shared/control-chars.ts";
+import { loadConfigFile } from "../../wiring/config-file.ts";
+import { taskFolder } from "../../wiring/home-workspace.ts";
+import { PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 

@@ -9,8 +9,8 @@ import { type WireFormat, wireProvider } from "../wire-reply.ts";
 import { anthropicHeaders, anthropicThinking, serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";
 import {
   AnthropicStreamAccumulator,
-  toStreamEvents,
   type AnthropicStreamEvent,
+  toStreamEvents,
   type WireMessageReply,
 } from "./anthropic-stream.ts";
 

@@ -1,11 +1,11 @@
 // Neutral to wire for the Anthropic Messages API: pure functions, tested without a server.
-import { assertNever, type AssistantMessage, type ImagePart, type Message } from "../../core/messages.ts";
+import { type AssistantMessage, assertNever, type ImagePart, type Message } from "../../core/messages.ts";
 import type { ModelRequest } from "../../core/provider.ts";
-import { ANTHROPIC_API, parseInput } from "./anthropic-stream.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { portableSchema } from "../portable-schema.ts";
 import { jsonHeaders } from "../request-headers.ts";
 import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "../thinking-levels.ts";
+import { ANTHROPIC_API, parseInput } from "./anthropic-stream.ts";
 
 /** One content block as the Messages API takes it. */
 type WireBlock = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // Wire to neutral for the Anthropic Messages API: folds stream events into one assistant message.
 // Pure (no I/O), so recorded streams can be replayed through it in tests.
-import { assertNever, type AssistantMessage, type StopReason, type Usage } from "../../core/messages.ts";
+import { type AssistantMessage, assertNever, type StopReason, type Usage } from "../../core/messages.ts";
 import type { ModelEvent } from "../../core/provider.ts";
 import { appendArguments } from "../../core/run-tools.ts";
 

@@ -1,15 +1,14 @@
 // The Gemini API adapter: `POST {base}/models/{model}:streamGenerateContent?alt=sse` (post-json.ts),
 // the key in `x-goog-api-key`, and its model list. https://ai.google.dev/api/generate-content
-import type { ProviderError } from "../../core/provider.ts";
-import type { Provider } from "../../core/provider.ts";
-import { type GeminiChunk, GeminiStreamAccumulator } from "./gemini-stream.ts";
-import { geminiHeaders, geminiThinking, toGeminiRequest } from "./gemini-request.ts";
+import type { Provider, ProviderError } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
 import { getJson, MAX_PAGES, ModelListError } from "../list-models.ts";
 import { endpoint, postJson } from "../post-json.ts";
 import { planWith } from "../thinking-levels.ts";
 import { type WireFormat, wireProvider } from "../wire-reply.ts";
+import { geminiHeaders, geminiThinking, toGeminiRequest } from "./gemini-request.ts";
+import { type GeminiChunk, GeminiStreamAccumulator } from "./gemini-stream.ts";
 
 export function createGeminiProvider(settings: AdapterSettings): Provider {
   const errorContext = errorContextFor(

@@ -10,8 +10,8 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ProviderError } from "../../core/provider.ts";
 import { formatBytes, formatDuration } from "../../shared/helpers.ts";
-import { fetchWithProxy } from "../../shared/proxy-fetch.ts";
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from "../../shared/private-files.ts";
+import { fetchWithProxy } from "../../shared/proxy-fetch.ts";
 
 /** Where a model file is, and where to fetch it from when it is not there yet. */
 export interface ModelSource {

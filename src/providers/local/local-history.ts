@@ -10,7 +10,7 @@ import type {
   GbnfJsonSchema,
   LlamaChatResponse,
 } from "node-llama-cpp";
-import { assertNever, type AssistantMessage, type Message, type StopReason } from "../../core/messages.ts";
+import { type AssistantMessage, assertNever, type Message, type StopReason } from "../../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../../core/provider.ts";
 
 /** Said in place of an image: these models read text only. */

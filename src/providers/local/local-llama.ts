@@ -4,9 +4,9 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaChatResponse } from "node-llama-cpp";
-import { AsyncQueue } from "../../shared/async-queue.ts";
 import type { Usage } from "../../core/messages.ts";
-import { ProviderError, type ModelEvent, type ModelRequest, type Provider } from "../../core/provider.ts";
+import { type ModelEvent, type ModelRequest, type Provider, ProviderError } from "../../core/provider.ts";
+import { AsyncQueue } from "../../shared/async-queue.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { imageRefusal, toAssistantMessage, toChatHistory, toFunctions } from "./local-history.ts";
 import { type LoadedModel, loadModel, showLoad } from "./local-load.ts";

@@ -4,12 +4,12 @@ import { existsSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import type { ChatModelFunctions, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
+import { ProviderError } from "../../core/provider.ts";
 import { sleep } from "../../shared/helpers.ts";
 import { packageFolder } from "../../shared/package-folder.ts";
-import { ProviderError } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { chooseSampling, describeToolSyntax, type Sampling } from "./local-chat-settings.ts";
-import { downloadFile, formatProgress, resolveModelSource, type DownloadProgress } from "./local-download.ts";
+import { type DownloadProgress, downloadFile, formatProgress, resolveModelSource } from "./local-download.ts";
 import {
   CONTEXT_STEPS,
   type ContextChoice,

@@ -2,9 +2,9 @@
 // Pure (no I/O), so the recorded responses of many servers can be replayed through it in tests.
 import type { AssistantMessage, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage } from "../../core/messages.ts";
 import type { ModelEvent } from "../../core/provider.ts";
-import { CHAT_API } from "./openai-chat-request.ts";
-import { ThinkTagSplitter, type ContentPiece } from "./think-tags.ts";
 import { appendArguments } from "../../core/run-tools.ts";
+import { CHAT_API } from "./openai-chat-request.ts";
+import { type ContentPiece, ThinkTagSplitter } from "./think-tags.ts";
 
 /** The parts of a chat-completions chunk we read; servers add and omit fields freely. */
 export interface ChatChunk {

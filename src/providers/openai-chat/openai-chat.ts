@@ -1,16 +1,16 @@
 // The OpenAI-compatible chat-completions adapter: `POST /chat/completions` (post-json.ts).
 import type { ModelEvent, ModelRequest, Provider } from "../../core/provider.ts";
-import { errorContextFor, toProviderError, type ErrorContext } from "../http-errors.ts";
-import { ChatStreamAccumulator, type ChatChunk } from "./openai-chat-stream.ts";
-import { chatThinking, toChatRequest } from "./openai-chat-request.ts";
-import { compatFor } from "../openai-compat.ts";
-import { endpoint, postJson, type HttpReply } from "../post-json.ts";
-import { openAIHeaders } from "../request-headers.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
-import { recoverTextToolCalls } from "./text-tool-calls.ts";
+import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
+import { compatFor } from "../openai-compat.ts";
+import { endpoint, type HttpReply, postJson } from "../post-json.ts";
+import { openAIHeaders } from "../request-headers.ts";
 import { parseEvent, readSse } from "../sse.ts";
 import { planWith } from "../thinking-levels.ts";
 import { watchedCall } from "../wire-reply.ts";
+import { chatThinking, toChatRequest } from "./openai-chat-request.ts";
+import { type ChatChunk, ChatStreamAccumulator } from "./openai-chat-stream.ts";
+import { recoverTextToolCalls } from "./text-tool-calls.ts";
 
 /** `settings.apiKey` may be absent for servers that need none (Ollama, llama.cpp); a placeholder is sent then. */
 export function createOpenAIChatProvider(config: AdapterSettings): Provider {

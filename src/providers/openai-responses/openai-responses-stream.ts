@@ -2,8 +2,8 @@
 // Pure (no I/O), so recorded streams can be replayed through it in tests.
 import type { AssistantMessage, StopReason, Usage } from "../../core/messages.ts";
 import type { ModelEvent } from "../../core/provider.ts";
-import { RESPONSES_API } from "./openai-responses-request.ts";
 import { appendArguments, MAX_TOOL_ARGUMENT_CHARS } from "../../core/run-tools.ts";
+import { RESPONSES_API } from "./openai-responses-request.ts";
 
 /** One output item as the API sends it (`reasoning`, `message`, `function_call`, ...). */
 export interface OutputItem {

@@ -1,20 +1,19 @@
 // The OpenAI Responses API adapter (`POST /responses`, post-json.ts). Codex
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
-import type { Provider } from "../../core/provider.ts";
-import type { ProviderError } from "../../core/provider.ts";
-import { errorContextFor, toProviderError, type ErrorContext } from "../http-errors.ts";
+import type { Provider, ProviderError } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
+import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
+import { endpoint, postJson } from "../post-json.ts";
+import { openAIHeaders } from "../request-headers.ts";
+import { planWith } from "../thinking-levels.ts";
+import { type WireFormat, wireProvider } from "../wire-reply.ts";
 import { responsesThinking, toResponsesRequest } from "./openai-responses-request.ts";
 import {
   ResponsesStreamAccumulator,
-  toStreamEvents,
   type ResponsesStreamEvent,
+  toStreamEvents,
   type WireResponse,
 } from "./openai-responses-stream.ts";
-import { endpoint, postJson } from "../post-json.ts";
-import { openAIHeaders } from "../request-headers.ts";
-import { type WireFormat, wireProvider } from "../wire-reply.ts";
-import { planWith } from "../thinking-levels.ts";
 
 export function createOpenAIResponsesProvider(settings: AdapterSettings): Provider {
   const errorContext = errorContextFor(settings, "OpenAI Responses");

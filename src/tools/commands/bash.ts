@@ -2,7 +2,7 @@ import { z } from "zod";
 import { openSpillFile, spillDirOf } from "../../core/output-spill.ts";
 import { defineTool, type WrapCommand } from "../../core/tool.ts";
 import { startInBackground } from "./background-jobs.ts";
-import { BoundedCapture, KEEP_BYTES, outputForModel, type CapturedOutput, type SpillFile } from "./bounded-capture.ts";
+import { BoundedCapture, type CapturedOutput, KEEP_BYTES, outputForModel, type SpillFile } from "./bounded-capture.ts";
 import { exitStatus, PIPE_DRAIN_MS, runHosted } from "./command-host.ts";
 import { LiveTail } from "./live-tail.ts";
 

@@ -4,8 +4,8 @@
 import { closeSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { spillNote } from "../../core/output-spill.ts";
-import { redactText } from "../../shared/redact.ts";
 import { StreamRedactor } from "../../core/stream-redactor.ts";
+import { redactText } from "../../shared/redact.ts";
 import { MAX_OUTPUT_BYTES, truncateMiddle } from "../output-limit.ts";
 
 /** Bytes kept from each end while a command runs, so a flood of output costs bounded memory. */

@@ -4,10 +4,10 @@
 // still a fresh `bash -c` in its own process group, with the environment and working
 // directory of its request. Forking a small helper is cheaper than forking the harness, and it
 // happens off the harness's main thread.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
-import { killGroup } from "../../shared/helpers.ts";
 import type { WrapCommand } from "../../core/tool.ts";
+import { killGroup } from "../../shared/helpers.ts";
 import { FRAME, FRAME_HEADER_BYTES, helperSource } from "./command-helper.ts";
 
 /** Rewrites an argv to run inside the sandbox (ToolContext.wrapCommand). */

@@ -8,14 +8,14 @@
 import { assertNever } from "../../core/messages.ts";
 import { wellFormed } from "../../shared/well-formed.ts";
 import type { Palette } from "../colors.ts";
+import { graphemesOf } from "../graphemes.ts";
+import { isSlashCommand } from "../slash-commands.ts";
 import { drawInput, fitsOneRowAtBoth, type InputView } from "./draw-input.ts";
 import { bufferWith } from "./edit-buffer.ts";
-import { graphemesOf } from "../graphemes.ts";
 import { InputHistory } from "./input-history.ts";
 import type { Key } from "./keys.ts";
 import { PromptState } from "./prompt-state.ts";
 import { RawKeyInput } from "./raw-key-input.ts";
-import { isSlashCommand } from "../slash-commands.ts";
 import { TypeAhead } from "./type-ahead.ts";
 
 /** Completion candidates printed under the prompt at most. */

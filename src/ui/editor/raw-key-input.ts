@@ -1,7 +1,7 @@
 // The terminal's side of the line editor's input: raw mode and bracketed paste on while it is open
 // (and off again even when the process exits without closing it), bytes parsed into keys
 // (keys.ts), and the one timing rule of pasting on a terminal without bracketed paste.
-import { KeyParser, type Key } from "./keys.ts";
+import { type Key, KeyParser } from "./keys.ts";
 
 /** An Enter that ends a burst of input waits this long: more input means it was a pasted newline. */
 const PASTE_SETTLE_MS = 40;

@@ -16,8 +16,8 @@
 // prices are unknown, `apiKeySource` is "none", and `modelUsage` is left out.
 import { randomUUID } from "node:crypto";
 import type { AgentEvent } from "../../core/events.ts";
+import { type AssistantMessage, assertNever, type ToolResultMessage, type Usage } from "../../core/messages.ts";
 import { REFUSED_SUMMARY } from "../../core/run-tools.ts";
-import { assertNever, type AssistantMessage, type ToolResultMessage, type Usage } from "../../core/messages.ts";
 
 /** What the `init` message tells that the events do not. */
 export interface ClaudeInit {

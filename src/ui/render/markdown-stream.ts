@@ -5,10 +5,11 @@
 // it a heading, rule, code fence or table row is held until that is known, a heading or a code
 // line until its end (its style or highlighting needs the whole line), and a table until its
 // last row (columns need every row to align). Code is never re-wrapped.
-import { highlightLine, languageFor, type HighlightState } from "./highlight.ts";
-import { renderInline, STYLE } from "./markdown-inline.ts";
-import { ProseLine, type ProseLayout } from "./prose-line.ts";
+
 import { visibleWidth } from "../text-width.ts";
+import { type HighlightState, highlightLine, languageFor } from "./highlight.ts";
+import { renderInline, STYLE } from "./markdown-inline.ts";
+import { type ProseLayout, ProseLine } from "./prose-line.ts";
 
 /** Horizontal rules are no wider than this, however wide the terminal. */
 const MAX_RULE_WIDTH = 80;

@@ -8,8 +8,8 @@
 // the status row); the input shows its own cursor as an inverse cell.
 import type { InputView } from "../editor/draw-input.ts";
 import { graphemesOf } from "../graphemes.ts";
-import { setDrawnBelow } from "./pinned-lines.ts";
 import { stripAnsi, visibleWidth } from "../text-width.ts";
+import { setDrawnBelow } from "./pinned-lines.ts";
 
 /** The input's rows at most, so the pinned block stays small; the rows around the cursor are the ones shown. */
 const MAX_ROWS = 5;

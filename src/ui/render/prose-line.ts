@@ -4,8 +4,9 @@
 // segment is drawn as soon as the space after it arrives, and never changes after that. The
 // cuts depend on the text alone, not on how it was split into deltas, so a streamed line looks
 // exactly like the same line drawn whole.
-import { isInlineClosed, renderInline } from "./markdown-inline.ts";
+
 import { visibleWidth } from "../text-width.ts";
+import { isInlineClosed, renderInline } from "./markdown-inline.ts";
 
 /** How a prose line is laid out: its first row's marker, the indent of the rows after, its style. */
 export interface ProseLayout {

@@ -6,11 +6,11 @@
 // tokens, time). Without escape sequences (NO_COLOR, TERM=dumb) nothing is pinned: each call a
 // child makes is one plain line, and its end the same summary line.
 import type { AgentEvent } from "../../core/events.ts";
-import { countOf, formatDuration, formatTokens } from "../../shared/helpers.ts";
 import type { Usage } from "../../core/messages.ts";
+import { countOf, formatDuration, formatTokens } from "../../shared/helpers.ts";
 import type { Palette } from "../colors.ts";
-import { PinnedLines } from "./pinned-lines.ts";
 import { firstLine, fitWidth, visibleWidth } from "../text-width.ts";
+import { PinnedLines } from "./pinned-lines.ts";
 
 type SubagentEvent = Extract<AgentEvent, { type: "subagent" }>;
 type ChildDone = Extract<SubagentEvent["event"], { type: "done" }>;

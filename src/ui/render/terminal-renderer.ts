@@ -1,20 +1,20 @@
+import type { TodoItem } from "../../core/event-schema.ts";
 import type { AgentEvent } from "../../core/events.ts";
-import { textOf, toolCallsOf, assertNever } from "../../core/messages.ts";
-import { isColorOn, paletteFor, type Palette } from "../colors.ts";
+import { assertNever, textOf, toolCallsOf } from "../../core/messages.ts";
+import { formatDuration, formatTokens } from "../../shared/helpers.ts";
+import { isColorOn, type Palette, paletteFor } from "../colors.ts";
 import { foldOutput, renderDiff, summarizeDiff } from "../diff-render.ts";
 import type { InputView } from "../editor/draw-input.ts";
+import type { ShownDiffs } from "../shown-diffs.ts";
+import { forTerminal } from "../terminal-safe.ts";
+import { firstLine, wrapToWidth } from "../text-width.ts";
+import { LiveOutput } from "./live-output.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
 import { columnAfter, PinnedInput } from "./pinned-input.ts";
-import type { ShownDiffs } from "../shown-diffs.ts";
 import { Spinner } from "./spinner.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
-import { LiveOutput } from "./live-output.ts";
 import { ToolClock } from "./tool-clock.ts";
-import type { TodoItem } from "../../core/event-schema.ts";
-import { formatDuration, formatTokens } from "../../shared/helpers.ts";
-import { forTerminal } from "../terminal-safe.ts";
-import { firstLine, wrapToWidth } from "../text-width.ts";
 
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;

@@ -4,11 +4,11 @@
 // in the scrollback as it stands. Without escape sequences (NO_COLOR, TERM=dumb) it is printed
 // once per change instead.
 import type { TodoItem } from "../../core/event-schema.ts";
-import { formatTodoItem } from "../../shared/helpers.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
+import { formatTodoItem } from "../../shared/helpers.ts";
 import type { Palette } from "../colors.ts";
-import { PinnedLines } from "./pinned-lines.ts";
 import { fitWidth } from "../text-width.ts";
+import { PinnedLines } from "./pinned-lines.ts";
 
 /** Steps shown at most: the block must stay small on any terminal. */
 const MAX_SHOWN_STEPS = 8;

@@ -6,8 +6,8 @@
 // line go the oldest call's last output lines (live-output.ts), erased and drawn with it.
 import { formatDuration } from "../../shared/helpers.ts";
 import type { Palette } from "../colors.ts";
-import { redrawBelow } from "./pinned-lines.ts";
 import { fitWidth } from "../text-width.ts";
+import { redrawBelow } from "./pinned-lines.ts";
 
 /** How often the clock redraws; also how long a tool runs before the clock shows. */
 const TICK_MS = 1000;

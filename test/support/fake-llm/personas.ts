@@ -1,10 +1,11 @@
 // Strict personas for the fake server: each refuses, with the real service's error body, what
 // that service refuses, and signs its replies the way it does (so a test sees whether the
 // signatures come back, to the same model only). Every rule names its source.
-import type { FixedStep, RecordedRequest, ReplySpec } from "./server.ts";
-import * as chat from "./persona-rules.ts";
+
 import type { PersonaState, Refusal, Rule } from "./persona-rules.ts";
+import * as chat from "./persona-rules.ts";
 import * as messages from "./persona-rules-messages.ts";
+import type { FixedStep, RecordedRequest, ReplySpec } from "./server.ts";
 export interface Persona {
   name: string;
   /** The refusal of this request, if the real service would refuse it. */

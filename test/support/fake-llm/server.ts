@@ -4,10 +4,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicFormat } from "./anthropic-format.ts";
-import { openaiFormat } from "./openai-format.ts";
-import { responsesFormat } from "./responses-format.ts";
 import { geminiFormat } from "./gemini-format.ts";
+import { openaiFormat } from "./openai-format.ts";
 import type { Persona } from "./personas.ts";
+import { responsesFormat } from "./responses-format.ts";
 
 /** A reply in neutral terms; each wire format renders it its own way. */
 export interface ReplySpec {

@@ -1,6 +1,6 @@
 // A tiny llama-architecture GGUF (about 300 KB) with a SentencePiece-style vocabulary and a
 // ChatML chat template that knows tools, so node-llama-cpp loads it like a real instruct model.
-import { f32, str, u32, writeGguf, type GgufTensor } from "./write-gguf.ts";
+import { f32, type GgufTensor, str, u32, writeGguf } from "./write-gguf.ts";
 
 const N_EMBD = 64;
 const N_FF = 128;
