@@ -30,7 +30,7 @@ test("a skill folder, a server and a hook with escape sequences and bidi overrid
     ".mcp.json",
     "MCP server s: node\\u2067 a\\eb",
     "  env K=v\\u0000w",
-    ".agents/skills/x\\e]52;c;cm0gLXJmIH4=\\u0007\\nfake/SKILL.md",
+    ".agents/skills/x\\e]52;c;cm0gLXJmIH4=\\a\\nfake/SKILL.md",
     "skill x",
   ]);
 });
