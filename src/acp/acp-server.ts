@@ -243,9 +243,9 @@ function askerFor(state: ServerState, live: LiveSession): AskEditorFn {
     // Only an option this question offered counts: an "always" where none was offered (a protected
     // path, a deny rule that cannot be checked) or an id of the editor's own is a refusal, said once.
     if (!options.some((option) => option.optionId === chosen)) {
-      const shown = showControlChars(String(chosen)).slice(0, MAX_SHOWN_OPTION_ID);
+      const shown = showControlChars(String(chosen), "").slice(0, MAX_SHOWN_OPTION_ID);
       state.host.warn(
-        `the editor answered "${shown}" about ${showControlChars(request.call.id)}, which was not offered (${options.map((option) => option.optionId).join(", ")}): taken as a refusal`,
+        `the editor answered "${shown}" about ${showControlChars(request.call.id, "")}, which was not offered (${options.map((option) => option.optionId).join(", ")}): taken as a refusal`,
       );
       return { type: "no", reason: `the editor answered with an option that was not offered ("${shown}")` };
     }

@@ -194,7 +194,7 @@ function describeMcp(file: ProjectFile, counts: TrustReview["counts"]): string[]
   }
   return [
     ...items,
-    ...problems.map((problem) => `(${showControlChars(problem)}: not used, but its text is what you would trust)`),
+    ...problems.map((problem) => `(${showControlChars(problem, "")}: not used, but its text is what you would trust)`),
   ];
 }
 

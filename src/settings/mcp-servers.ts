@@ -212,22 +212,18 @@ function expandedServers(source: McpServerSource, warn: (message: string) => voi
  * character shown as an escape, newlines too, so one value cannot forge another line.
  */
 export function wouldRunOfServer(server: McpServerConfig): string[] {
-  const name = showControlChars(server.name);
+  const name = oneLine(server.name);
   switch (server.transport) {
     case "http":
     case "sse":
       return [
-        `MCP server ${name}: ${showControlChars(server.url)}${server.transport === "sse" ? " (SSE)" : ""}`,
-        ...Object.entries(server.headers).map(
-          ([header, value]) => `  header ${showControlChars(header)}: ${showControlChars(value)}`,
-        ),
+        `MCP server ${name}: ${oneLine(server.url)}${server.transport === "sse" ? " (SSE)" : ""}`,
+        ...Object.entries(server.headers).map(([header, value]) => `  header ${oneLine(header)}: ${oneLine(value)}`),
       ];
     case "stdio":
       return [
         `MCP server ${name}: ${[server.command, ...server.args].map(shownWord).join(" ")}`,
-        ...Object.entries(server.env).map(
-          ([variable, value]) => `  env ${showControlChars(variable)}=${shownWord(value)}`,
-        ),
+        ...Object.entries(server.env).map(([variable, value]) => `  env ${oneLine(variable)}=${shownWord(value)}`),
         ...(server.cwd === undefined ? [] : [`  cwd ${shownWord(server.cwd)}`]),
       ];
   }
@@ -235,8 +231,13 @@ export function wouldRunOfServer(server: McpServerConfig): string[] {
 
 /** A word of a command line as it would be one argument: quoted when empty or holding a space or quote. */
 function shownWord(word: string): string {
-  const shown = showControlChars(word);
+  const shown = oneLine(word);
   return shown === "" || /[\s'"]/.test(shown) ? `'${shown.replace(/'/g, "'\\''")}'` : shown;
+}
+
+/** Text of a server's entry on one line: newlines too are shown as escapes, so a value cannot forge a line. */
+function oneLine(text: string): string {
+  return showControlChars(text, "");
 }
 
 /** `${VAR}` and `${VAR:-default}`, as in Claude Code's .mcp.json; an unset or withheld variable becomes its default or "". */
