@@ -7,8 +7,10 @@
 // .gitattributes cannot turn on filters or line-ending conversion: the shadow's info/attributes,
 // which wins over them, unsets those attributes, so a file comes back byte for byte.
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { systemProgram } from "../shared/system-program.ts";
 
 /** A bound on one git command; a snapshot of a large workspace takes seconds, not minutes. */
@@ -68,12 +70,55 @@ export interface ShadowGit {
   indexFile: string;
 }
 
-/** Creates the shadow repository if it is not there yet (idempotent). */
-export async function initShadowRepo(gitDir: string): Promise<void> {
-  mkdirSync(gitDir, { recursive: true, mode: 0o700 });
-  await runGit({ gitDir, workTree: gitDir, indexFile: join(gitDir, "index") }, ["init", "-q", "--template=", gitDir]);
-  mkdirSync(join(gitDir, "info"), { recursive: true });
-  writeFileSync(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES);
+/**
+ * Creates the shadow repository if it is not there yet (idempotent), without starting git: what
+ * `git init --template=` makes, written directly (HEAD, config, objects/, refs/), one git
+ * process fewer before a session's first snapshot (issue 52: that snapshot holds the first
+ * command). Each file is written under a temporary name and renamed, so a session starting at
+ * the same moment never reads half of one.
+ */
+export function initShadowRepo(gitDir: string): void {
+  if (existsSync(join(gitDir, "config"))) return;
+  for (const folder of ["objects", "refs/heads", "refs/tags", "info"])
+    mkdirSync(join(gitDir, folder), { recursive: true, mode: 0o700 });
+  writeAtomically(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES);
+  writeAtomically(join(gitDir, "HEAD"), "ref: refs/heads/main\n");
+  // Written last: its presence is what says the repository is complete.
+  writeAtomically(
+    join(gitDir, "config"),
+    "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = false\n",
+  );
+}
+
+/**
+ * Writes a commit object of `tree` into the shadow repository, in this process (git's loose
+ * object format: zlib of "commit <size>\0<body>", named by its SHA-1), and returns its id:
+ * byte for byte what `git commit-tree <tree> -m <subject> -m <body>` writes with the fixed
+ * identity, one git process fewer per snapshot. The object is written under a temporary name and
+ * renamed, as git does, so a reader never sees half of it.
+ */
+export function writeCommit(gitDir: string, tree: string, subject: string, body: string): string {
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  const identity = `${FIXED_CONFIG["user.name"]} <${FIXED_CONFIG["user.email"]}> ${when}`;
+  const content = Buffer.from(
+    `tree ${tree}\nauthor ${identity}\ncommitter ${identity}\n\n${subject}\n\n${body}\n`,
+    "utf8",
+  );
+  const object = Buffer.concat([Buffer.from(`commit ${content.length}\0`), content]);
+  const id = createHash("sha1").update(object).digest("hex");
+  const folder = join(gitDir, "objects", id.slice(0, 2));
+  const file = join(folder, id.slice(2));
+  if (!existsSync(file)) {
+    mkdirSync(folder, { recursive: true });
+    writeAtomically(file, deflateSync(object), 0o444);
+  }
+  return id;
+}
+
+function writeAtomically(file: string, content: string | Buffer, mode = 0o600): void {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(temporary, content, { mode });
+  renameSync(temporary, file);
 }
 
 /**

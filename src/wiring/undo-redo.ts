@@ -225,13 +225,21 @@ export class TurnSnapshots {
     if (!this.pending || !(await this.pending.then(() => this.tookSnapshot))) return;
     this.pending = undefined;
     try {
-      record(await snapshotsFor(this.options.env, this.options.cwd, sessionId).take());
+      record(await this.snapshotsOf(sessionId).take());
     } catch {
       // told once already if snapshots fail here; the undo falls back as said above
     }
   }
 
   private tookSnapshot = false;
+  /** The same object for the turn's snapshots before and after: it remembers its last tree (WorkspaceSnapshots.writeTree). */
+  private snapshots: { sessionId: string; snapshots: WorkspaceSnapshots } | undefined;
+
+  private snapshotsOf(sessionId: string): WorkspaceSnapshots {
+    if (this.snapshots?.sessionId !== sessionId)
+      this.snapshots = { sessionId, snapshots: snapshotsFor(this.options.env, this.options.cwd, sessionId) };
+    return this.snapshots.snapshots;
+  }
 
   private async take(sessionId: string, record: (commit: string) => void): Promise<void> {
     this.tookSnapshot = false;
@@ -245,7 +253,7 @@ export class TurnSnapshots {
         throw new Error(
           "the workspace is your home folder (or /), too large to snapshot; start harness in a project folder",
         );
-      const snapshots = snapshotsFor(this.options.env, this.options.cwd, sessionId);
+      const snapshots = this.snapshotsOf(sessionId);
       record(await snapshots.take());
       this.tookSnapshot = true;
       if (!this.hasPruned) {
