@@ -1,7 +1,8 @@
 // How many `git` processes the undo snapshots start (issue 52): the snapshot before a turn's first
 // command holds that command, and the one after the turn holds a one-shot's exit, so each process
-// is felt. A logging `git` first on the PATH records every subcommand the built CLI starts; the
-// lists below are exact, so a change that adds a process fails here. Counts, not times.
+// is felt. A logging `git` first on the PATH records every subcommand the built CLI starts, and
+// the model's command writes COMMAND into the same log, so the lists show what ran before it;
+// they are exact, so a change that adds a process fails here. Counts, not times.
 import assert from "node:assert/strict";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { readIfThere as read } from "./undo-helpers.ts";
 const serve = fakeServerPerTest();
 
 /** A `git` that appends its subcommand (the first argument after the `-c key=value` pairs) to a log, then runs the real one. */
-function loggingGit(): { path: string; calls(): string[] } {
+function loggingGit(): { path: string; log: string; calls(): string[] } {
   const dir = tempDir("harness-git-log-");
   const log = join(dir, "calls");
   const real = findExecutable("git", process.env.PATH ?? "");
@@ -33,6 +34,7 @@ exec '${real}' "$@"
   writeFileSync(log, "");
   return {
     path: `${dir}:${process.env.PATH}`,
+    log,
     // Pruning lists the snapshot refs once per session, in the background beside the turn
     // (TurnSnapshots): not on the path of a command or of the exit, so left out of the counts.
     calls: () =>
@@ -47,34 +49,39 @@ const bashTurn = (command: string) => [
   { reply: { text: "done" } },
 ];
 
-test("a turn's snapshots start three git processes each, one for an after-turn snapshot of unchanged files, and undo still works", async () => {
+test("one git process before a session's first command, three (or one) after the turn; undo still works", async () => {
   const git = loggingGit();
   const env = cleanEnv({ PATH: git.path });
   const cwd = tempDir("harness-count-ws-");
   writeFileSync(join(cwd, "a.txt"), "alpha\n");
   writeFileSync(join(cwd, "b.txt"), "beta\n");
 
-  // A fresh $HARNESS_HOME: the shadow repository is made without git, the commits are written by harness.
+  // A fresh $HARNESS_HOME: the shadow repository is made without git, the commits are written by
+  // harness. The index is brought up to date beside the model's first request; the snapshot
+  // before the command then finds nothing changed since; the one after the turn stores a.txt.
   const changing = await runCli(
-    [...fakeFlags(await serve(bashTurn("echo changed > a.txt"))), "-y", "--sandbox", "off", "-p", "go"],
+    [
+      ...fakeFlags(await serve(bashTurn(`echo changed > a.txt; echo COMMAND >> '${git.log}'`))),
+      ...["-y", "--sandbox", "off", "-p", "go"],
+    ],
     { env, cwd },
   );
   assert.equal(changing.code, 0, changing.stderr);
-  const snapshot = ["ls-files", "update-index", "write-tree"];
-  assert.deepEqual(git.calls(), [...snapshot, ...snapshot], "before the command, then after the turn");
+  const update = ["ls-files", "update-index", "write-tree"];
+  assert.deepEqual(git.calls(), [...update, "ls-files", "COMMAND", ...update]);
 
   // The snapshots written this way are what `harness undo` goes back to: the change is undone.
   const undo = await runCli(["undo"], { env, cwd });
   assert.equal(undo.code, 0, undo.stderr);
   assert.equal(read(cwd, "a.txt"), "alpha\n");
 
-  // A new session on the same workspace whose command changes nothing: the after-turn snapshot
-  // finds nothing changed since the tree it wrote before the command.
+  // A new session on the same workspace whose command changes nothing: it starts from the newest
+  // index, so nothing is stored; the after-turn snapshot finds nothing changed since the tree it knows.
   const before = git.calls().length;
   const still = await runCli(
-    [...fakeFlags(await serve(bashTurn("echo nothing"))), "-y", "--sandbox", "off", "-p", "go"],
+    [...fakeFlags(await serve(bashTurn(`echo COMMAND >> '${git.log}'`))), ...["-y", "--sandbox", "off", "-p", "go"]],
     { env, cwd },
   );
   assert.equal(still.code, 0, still.stderr);
-  assert.deepEqual(git.calls().slice(before), ["ls-files", "write-tree", "ls-files"]);
+  assert.deepEqual(git.calls().slice(before), ["ls-files", "write-tree", "ls-files", "COMMAND", "ls-files"]);
 });

@@ -54,6 +54,8 @@ export class WorkspaceSnapshots {
   private emptyBlob: string | undefined;
   /** The tree last written from this session's index, and the index file's stamp then (writeTree). */
   private lastTree: { tree: string; index: string } | undefined;
+  /** warm(), while it runs or once it has. */
+  private warming: Promise<void> | undefined;
 
   /**
    * `workspace` must be a real path (no symlinks): it is the work tree git writes into.
@@ -72,6 +74,35 @@ export class WorkspaceSnapshots {
 
   /** Snapshots the workspace now; returns the snapshot's id (a commit in the shadow repository). */
   async take(): Promise<string> {
+    await this.warming;
+    const { tree, skipped } = await this.update();
+    const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
+    const commit = writeCommit(this.shadow.gitDir, tree, "harness snapshot", note);
+    // A loose ref written directly (one git process fewer per snapshot): a new file named by the commit.
+    mkdirSync(join(this.shadow.gitDir, REF_PREFIX), { recursive: true });
+    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`);
+    touch(join(this.shadow.gitDir, "last-used"));
+    return commit;
+  }
+
+  /**
+   * Brings this session's index and its tree up to date with the workspace in the background,
+   * recording nothing, so that the next take() finds nothing changed and costs one `git
+   * ls-files` (writeTree). Started when a session's first turn begins, beside the model's first
+   * request, so the snapshot before the first command is not three processes on that command's
+   * path. take() waits for it; a failure here is left to take() to meet again and tell (the
+   * promise never rejects).
+   */
+  warm(): Promise<void> {
+    this.warming ??= this.update().then(
+      () => {},
+      () => {},
+    );
+    return this.warming;
+  }
+
+  /** The index made to match the workspace; its tree, and the paths left out for their size. */
+  private async update(): Promise<{ tree: string; skipped: string[] }> {
     await this.ready();
     const listed = await this.git(["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"]);
     // A path ending in "/" is a nested git repository: left to its own git, never snapshotted or restored.
@@ -101,14 +132,7 @@ export class WorkspaceSnapshots {
     const intoOnePack = present.length > ONE_PACK_FROM_FILES ? ["-c", "core.bigFileThreshold=1"] : [];
     if (present.length > 0)
       await this.git([...intoOnePack, "update-index", "-z", "--add", "--replace", "--stdin"], present);
-    const tree = await this.writeTree(paths.length === 0);
-    const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
-    const commit = writeCommit(this.shadow.gitDir, tree, "harness snapshot", note);
-    // A loose ref written directly (one git process fewer per snapshot): a new file named by the commit.
-    mkdirSync(join(this.shadow.gitDir, REF_PREFIX), { recursive: true });
-    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`);
-    touch(join(this.shadow.gitDir, "last-used"));
-    return commit;
+    return { tree: await this.writeTree(paths.length === 0), skipped };
   }
 
   /** The files that would change if the workspace went back to `target` now. */
