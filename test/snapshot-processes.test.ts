@@ -13,8 +13,11 @@ import { readIfThere as read } from "./undo-helpers.ts";
 
 const serve = fakeServerPerTest();
 
-/** A `git` that appends its subcommand (the first argument after the `-c key=value` pairs) to a log, then runs the real one. */
-function loggingGit(): { path: string; log: string; calls(): string[] } {
+/**
+ * A `git` that appends its subcommand (the first argument after the `-c key=value` pairs) to a
+ * log, runs the real one, then appends "done"; `slowLsFiles`: `ls-files` takes a second longer.
+ */
+function loggingGit(slowLsFiles = false): { path: string; log: string; calls(): string[]; done(): number } {
   const dir = tempDir("harness-git-log-");
   const log = join(dir, "calls");
   const real = findExecutable("git", process.env.PATH ?? "");
@@ -25,9 +28,13 @@ function loggingGit(): { path: string; log: string; calls(): string[] } {
 skip=
 for arg in "$@"; do
   if [ -n "$skip" ]; then skip=; continue; fi
-  case "$arg" in -c) skip=1 ;; -*) ;; *) echo "$arg" >> '${log}'; break ;; esac
+  case "$arg" in -c) skip=1 ;; -*) ;; *) echo "$arg" >> '${log}'; sub="$arg"; break ;; esac
 done
-exec '${real}' "$@"
+${slowLsFiles ? `[ "$sub" = ls-files ] && sleep 1` : ""}
+'${real}' "$@"
+code=$?
+echo done >> '${log}'
+exit $code
 `,
   );
   chmodSync(join(dir, "git"), 0o755);
@@ -40,7 +47,11 @@ exec '${real}' "$@"
     calls: () =>
       readFileSync(log, "utf8")
         .split("\n")
-        .filter((call) => call !== "" && call !== "for-each-ref"),
+        .filter((call) => call !== "" && call !== "done" && call !== "for-each-ref"),
+    done: () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((call) => call === "done").length,
   };
 }
 
@@ -84,4 +95,16 @@ test("one git process before a session's first command, three (or one) after the
   );
   assert.equal(still.code, 0, still.stderr);
   assert.deepEqual(git.calls().slice(before), ["ls-files", "write-tree", "ls-files", "COMMAND", "ls-files"]);
+});
+
+test("a one-shot that changes no file exits only after the git it started has finished", async () => {
+  const git = loggingGit(true);
+  const env = cleanEnv({ PATH: git.path });
+  const cwd = tempDir("harness-count-ws-");
+  writeFileSync(join(cwd, "a.txt"), "alpha\n");
+  const result = await runCli([...fakeFlags(await serve([{ reply: { text: "hi" } }])), "-p", "hello"], { env, cwd });
+  assert.equal(result.code, 0, result.stderr);
+  // The first turn's warming began beside the request; nothing may still write under $HARNESS_HOME after the exit.
+  assert.deepEqual(git.calls(), ["ls-files", "update-index", "write-tree"]);
+  assert.equal(git.done(), 3, "every git started has finished");
 });

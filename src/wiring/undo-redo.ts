@@ -203,6 +203,8 @@ export class TurnSnapshots {
   private hasWarned = false;
   private hasPruned = false;
   private hasWarmed = false;
+  /** WorkspaceSnapshots.warm of the first turn (never rejects). */
+  private warming: Promise<void> | undefined;
 
   constructor(private readonly options: { env: NodeJS.ProcessEnv; cwd: string; warn(message: string): void }) {}
 
@@ -217,7 +219,7 @@ export class TurnSnapshots {
     this.pending = undefined;
     if (this.hasWarmed) return;
     this.hasWarmed = true;
-    if (this.whyNot() === undefined) void this.snapshotsOf(sessionId).warm(); // never rejects
+    if (this.whyNot() === undefined) this.warming = this.snapshotsOf(sessionId).warm();
   }
 
   /** Resolves once this turn's snapshot is taken and recorded (or has failed). */
@@ -240,6 +242,9 @@ export class TurnSnapshots {
    * processes otherwise (it was five).
    */
   async afterTurn(sessionId: string, record: (commit: string) => void): Promise<void> {
+    // A turn that changed no file still waits for the warming it began: a one-shot that exits
+    // while git writes under $HARNESS_HOME would leave it writing there after the exit.
+    await this.warming;
     if (!this.pending || !(await this.pending.then(() => this.tookSnapshot))) return;
     this.pending = undefined;
     try {
