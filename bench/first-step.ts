@@ -7,7 +7,8 @@
 // The workspace holds 20 small files (a fresh $HARNESS_HOME each run: the first snapshot stores
 // them). Medians and spreads of RUNS runs. `BENCH_BEFORE=/other/bin/harness.js` measures another
 // build too, run by run in turn with this one, so that the machine's load drifts alike for both:
-// `BENCH_BEFORE=… node --import tsx bench/first-step.ts [runs]`.
+// `BENCH_BEFORE=… node --import tsx bench/first-step.ts [runs]`. This build with snapshots off
+// (HARNESS_SNAPSHOTS=off) runs in turn too: the floor, what step 1 costs without any snapshot.
 import { spawn } from "node:child_process";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +16,11 @@ import { startFakeLLM, type ScriptStep } from "../test/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/helpers.ts";
 import { findExecutable } from "../src/shared/system-program.ts";
 
-const clis = [...(process.env.BENCH_BEFORE ? [process.env.BENCH_BEFORE] : []), CLI];
+const configs = [
+  ...(process.env.BENCH_BEFORE ? [{ label: process.env.BENCH_BEFORE, cli: process.env.BENCH_BEFORE }] : []),
+  { label: CLI, cli: CLI },
+  { label: `${CLI} with snapshots off`, cli: CLI, snapshotsOff: true },
+];
 const RUNS = Number(process.argv[2] ?? 15);
 const STEPS = 5;
 const now = () => performance.timeOrigin + performance.now();
@@ -30,11 +35,17 @@ function gitShim(): { path: string; log: string } {
   return { path: `${dir}:${process.env.PATH}`, log };
 }
 
-async function oneRun(cli: string): Promise<{ first: number; later: number; exit: number; gits: number }> {
+async function oneRun({
+  cli,
+  snapshotsOff,
+}: {
+  cli: string;
+  snapshotsOff?: boolean;
+}): Promise<{ first: number; later: number; exit: number; gits: number }> {
   const step: ScriptStep = { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo step" } }] } };
   const server = await startFakeLLM([...Array.from({ length: STEPS }, () => step), { reply: { text: "done" } }]);
   const shim = gitShim();
-  const env = { ...cleanEnv(), PATH: shim.path };
+  const env = { ...cleanEnv(), PATH: shim.path, ...(snapshotsOff ? { HARNESS_SNAPSHOTS: "off" } : {}) };
   const cwd = tempDir("harness-bench-ws-");
   for (let i = 0; i < 20; i++) writeFileSync(join(cwd, `file${i}.ts`), `export const value = ${i};\n`.repeat(20));
   const closedAt = await new Promise<number>((resolve) => {
@@ -63,10 +74,10 @@ function median(values: number[]): number {
 const spread = (values: number[]) =>
   `median ${median(values).toFixed(1)} ms (min ${Math.min(...values).toFixed(1)}, max ${Math.max(...values).toFixed(1)})`;
 
-const runs = new Map<string, Awaited<ReturnType<typeof oneRun>>[]>(clis.map((cli) => [cli, []]));
-for (let i = 0; i < RUNS; i++) for (const cli of clis) runs.get(cli)?.push(await oneRun(cli));
-for (const [cli, of] of runs) {
-  console.log(`${cli}, ${RUNS} runs of a ${STEPS}-step one-shot, sandbox off:`);
+const runs = new Map<string, Awaited<ReturnType<typeof oneRun>>[]>(configs.map((config) => [config.label, []]));
+for (let i = 0; i < RUNS; i++) for (const config of configs) runs.get(config.label)?.push(await oneRun(config));
+for (const [label, of] of runs) {
+  console.log(`${label}, ${RUNS} runs of a ${STEPS}-step one-shot, sandbox off:`);
   console.log(`  step 1 own time:       ${spread(of.map((run) => run.first))}`);
   console.log(`  steps 2-5 own time:    ${spread(of.map((run) => run.later))}`);
   console.log(`  final answer -> exit:  ${spread(of.map((run) => run.exit))}`);
