@@ -9,6 +9,8 @@
 // build too, run by run in turn with this one, so that the machine's load drifts alike for both:
 // `BENCH_BEFORE=… node --import tsx bench/first-step.ts [runs]`. This build with snapshots off
 // (HARNESS_SNAPSHOTS=off) runs in turn too: the floor, what step 1 costs without any snapshot.
+// `BENCH_FIRST_REPLY_DELAY_MS=n`: the model's first reply streams with n ms between its events,
+// as a real model takes time to answer (the snapshot's warming runs beside it).
 import { spawn } from "node:child_process";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,7 +45,13 @@ async function oneRun({
   snapshotsOff?: boolean;
 }): Promise<{ first: number; later: number; exit: number; gits: number }> {
   const step: ScriptStep = { reply: { toolCalls: [{ name: "bash", arguments: { command: "echo step" } }] } };
-  const server = await startFakeLLM([...Array.from({ length: STEPS }, () => step), { reply: { text: "done" } }]);
+  const delayMs = Number(process.env.BENCH_FIRST_REPLY_DELAY_MS ?? 0);
+  const firstStep: ScriptStep = { reply: { ...step.reply, delayMs } } as ScriptStep;
+  const server = await startFakeLLM([
+    firstStep,
+    ...Array.from({ length: STEPS - 1 }, () => step),
+    { reply: { text: "done" } },
+  ]);
   const shim = gitShim();
   const env = { ...cleanEnv(), PATH: shim.path, ...(snapshotsOff ? { HARNESS_SNAPSHOTS: "off" } : {}) };
   const cwd = tempDir("harness-bench-ws-");
