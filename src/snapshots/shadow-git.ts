@@ -7,8 +7,10 @@
 // .gitattributes cannot turn on filters or line-ending conversion: the shadow's info/attributes,
 // which wins over them, unsets those attributes, so a file comes back byte for byte.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { systemProgram } from "../shared/system-program.ts";
 
@@ -70,23 +72,62 @@ export interface ShadowGit {
 }
 
 /**
+/**
  * What git makes in the shadow repository (objects, refs, the index) is the user's alone: without
- * it git follows the umask, and under `umask 000` its folders were 0777 (state-umask.test.ts).
+ * `core.sharedRepository` git follows the umask, and under `umask 000` its folders were 0777
+ * (state-umask.test.ts).
  */
 const SHARED_MODE = "0600";
 
-/** Creates the shadow repository if it is not there yet (idempotent). */
-export async function initShadowRepo(gitDir: string): Promise<void> {
-  makePrivateFolder(gitDir);
-  await runGit({ gitDir, workTree: gitDir, indexFile: join(gitDir, "index") }, [
-    "init",
-    "-q",
-    "--template=",
-    `--shared=${SHARED_MODE}`,
-    gitDir,
-  ]);
-  makePrivateFolder(join(gitDir, "info"));
-  writeFileSync(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES, { mode: PRIVATE_FILE_MODE });
+/**
+ * Creates the shadow repository if it is not there yet (idempotent), without starting git: what
+ * `git init --template=` makes, written directly (HEAD, config, objects/, refs/), one git
+ * process fewer before a session's first snapshot (issue 52: that snapshot holds the first
+ * command). Each file is written under a temporary name and renamed, so a session starting at
+ * the same moment never reads half of one.
+ */
+export function initShadowRepo(gitDir: string): void {
+  if (existsSync(join(gitDir, "config"))) return;
+  for (const folder of ["", "objects", "refs", "refs/heads", "refs/tags", "info"])
+    makePrivateFolder(join(gitDir, folder));
+  writeAtomically(join(gitDir, "info", "attributes"), NEUTRAL_ATTRIBUTES);
+  writeAtomically(join(gitDir, "HEAD"), "ref: refs/heads/main\n");
+  // Written last: its presence is what says the repository is complete.
+  writeAtomically(
+    join(gitDir, "config"),
+    `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = false\n\tsharedrepository = ${SHARED_MODE}\n`,
+  );
+}
+
+/**
+ * Writes a commit object of `tree` into the shadow repository, in this process (git's loose
+ * object format: zlib of "commit <size>\0<body>", named by its SHA-1), and returns its id:
+ * byte for byte what `git commit-tree <tree> -m <subject> -m <body>` writes with the fixed
+ * identity, one git process fewer per snapshot. The object is written under a temporary name and
+ * renamed, as git does, so a reader never sees half of it.
+ */
+export function writeCommit(gitDir: string, tree: string, subject: string, body: string): string {
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  const identity = `${FIXED_CONFIG["user.name"]} <${FIXED_CONFIG["user.email"]}> ${when}`;
+  const content = Buffer.from(
+    `tree ${tree}\nauthor ${identity}\ncommitter ${identity}\n\n${subject}\n\n${body}\n`,
+    "utf8",
+  );
+  const object = Buffer.concat([Buffer.from(`commit ${content.length}\0`), content]);
+  const id = createHash("sha1").update(object).digest("hex");
+  const folder = join(gitDir, "objects", id.slice(0, 2));
+  const file = join(folder, id.slice(2));
+  if (!existsSync(file)) {
+    makePrivateFolder(folder);
+    writeAtomically(file, deflateSync(object), 0o400);
+  }
+  return id;
+}
+
+function writeAtomically(file: string, content: string | Buffer, mode = PRIVATE_FILE_MODE): void {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(temporary, content, { mode });
+  renameSync(temporary, file);
 }
 
 /**

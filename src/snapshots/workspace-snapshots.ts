@@ -4,10 +4,17 @@
 // size or time changed are read again). Works the same whether or not the folder is a git
 // repository; the folder's own .git is never read or written (shadow-git.ts).
 import { createHash } from "node:crypto";
-import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
-import { initShadowRepo, runGit, runGitHousekeeping, type ShadowGit, ShadowGitError } from "./shadow-git.ts";
+import {
+  initShadowRepo,
+  runGit,
+  runGitHousekeeping,
+  type ShadowGit,
+  ShadowGitError,
+  writeCommit,
+} from "./shadow-git.ts";
 import { newestFile, realFolderCheck, removeOlderThan, sizeOf, touch } from "./workspace-files.ts";
 
 /** Files larger than this are not snapshotted (in practice binaries, data sets and logs); undo leaves them as they are. */
@@ -46,6 +53,10 @@ export class WorkspaceSnapshots {
   private readonly root: string;
   private isReady: Promise<void> | undefined;
   private emptyBlob: string | undefined;
+  /** The tree last written from this session's index, and the index file's stamp then (writeTree). */
+  private lastTree: { tree: string; index: string } | undefined;
+  /** warm(), while it runs or once it has. */
+  private warming: Promise<void> | undefined;
 
   /**
    * `workspace` must be a real path (no symlinks): it is the work tree git writes into.
@@ -64,6 +75,35 @@ export class WorkspaceSnapshots {
 
   /** Snapshots the workspace now; returns the snapshot's id (a commit in the shadow repository). */
   async take(): Promise<string> {
+    await this.warming;
+    const { tree, skipped } = await this.update();
+    const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
+    const commit = writeCommit(this.shadow.gitDir, tree, "harness snapshot", note);
+    // A loose ref written directly (one git process fewer per snapshot): a new file named by the commit.
+    makePrivateFolder(join(this.shadow.gitDir, REF_PREFIX));
+    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`, { mode: PRIVATE_FILE_MODE });
+    touch(join(this.shadow.gitDir, "last-used"));
+    return commit;
+  }
+
+  /**
+   * Brings this session's index and its tree up to date with the workspace in the background,
+   * recording nothing, so that the next take() finds nothing changed and costs one `git
+   * ls-files` (writeTree). Started when a session's first turn begins, beside the model's first
+   * request, so the snapshot before the first command is not three processes on that command's
+   * path. take() waits for it; a failure here is left to take() to meet again and tell (the
+   * promise never rejects).
+   */
+  warm(): Promise<void> {
+    this.warming ??= this.update().then(
+      () => {},
+      () => {},
+    );
+    return this.warming;
+  }
+
+  /** The index made to match the workspace; its tree, and the paths left out for their size. */
+  private async update(): Promise<{ tree: string; skipped: string[] }> {
     await this.ready();
     const listed = await this.git(["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"]);
     // A path ending in "/" is a nested git repository: left to its own git, never snapshotted or restored.
@@ -93,14 +133,7 @@ export class WorkspaceSnapshots {
     const intoOnePack = present.length > ONE_PACK_FROM_FILES ? ["-c", "core.bigFileThreshold=1"] : [];
     if (present.length > 0)
       await this.git([...intoOnePack, "update-index", "-z", "--add", "--replace", "--stdin"], present);
-    const tree = (await this.git(["write-tree"])).trim();
-    const note = JSON.stringify({ skipped: skipped.slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.length });
-    const commit = (await this.git(["commit-tree", tree, "-m", "harness snapshot", "-m", note])).trim();
-    // A loose ref written directly (one git process fewer per snapshot): a new file named by the commit.
-    makePrivateFolder(join(this.shadow.gitDir, REF_PREFIX));
-    writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`, { mode: PRIVATE_FILE_MODE });
-    touch(join(this.shadow.gitDir, "last-used"));
-    return commit;
+    return { tree: await this.writeTree(paths.length === 0), skipped };
   }
 
   /** The files that would change if the workspace went back to `target` now. */
@@ -120,6 +153,7 @@ export class WorkspaceSnapshots {
     const saved = await this.take();
     const changes = await this.diff(saved, target);
     const made = changes.filter((c) => c.change === "deleted").map((c) => c.path);
+    this.lastTree = undefined; // the index is rewritten from here on
     // First without the files made since: the workspace gets target's files, .gitignore files included.
     if (made.length > 0) await this.git(["update-index", "-z", "--force-remove", "--stdin"], made);
     await this.git(["read-tree", "--reset", "-u", target]);
@@ -177,8 +211,8 @@ export class WorkspaceSnapshots {
       }
       const tree = (await git(["write-tree"])).trim();
       const note = JSON.stringify({ skipped: [...skipped].slice(0, MAX_SKIPPED_LISTED), skippedCount: skipped.size });
-      const commit = (await git(["commit-tree", tree, "-m", "harness undo", "-m", note])).trim();
-      writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`);
+      const commit = writeCommit(this.shadow.gitDir, tree, "harness undo", note);
+      writeFileSync(join(this.shadow.gitDir, REF_PREFIX, commit), `${commit}\n`, { mode: PRIVATE_FILE_MODE });
       return commit;
     } finally {
       rmSync(scratch.indexFile, { force: true });
@@ -264,6 +298,21 @@ export class WorkspaceSnapshots {
     }
   }
 
+  /**
+   * The tree of this session's index. When the index is the one this object last wrote a tree
+   * of (same file, same size and time) and nothing in the workspace differs from it
+   * (`unchanged`: ls-files listed no path), that tree is the answer without a git process: the
+   * after-turn snapshot of a turn whose commands changed no file costs one `git ls-files`.
+   */
+  private async writeTree(unchanged: boolean): Promise<string> {
+    const index = indexStamp(this.shadow.indexFile);
+    if (unchanged && this.lastTree && index !== undefined && index === this.lastTree.index) return this.lastTree.tree;
+    const tree = (await this.git(["write-tree"])).trim();
+    const written = indexStamp(this.shadow.indexFile);
+    this.lastTree = written === undefined ? undefined : { tree, index: written };
+    return tree;
+  }
+
   private async emptyBlobId(): Promise<string> {
     this.emptyBlob ??= (await this.git(["hash-object", "-w", "--stdin"], undefined, "")).trim();
     return this.emptyBlob;
@@ -272,7 +321,7 @@ export class WorkspaceSnapshots {
   /** The shadow repository exists, and this session's index starts from the newest one (a warm stat cache). */
   private ready(): Promise<void> {
     this.isReady ??= (async () => {
-      await initShadowRepo(this.shadow.gitDir);
+      initShadowRepo(this.shadow.gitDir);
       writeFileSync(join(this.shadow.gitDir, "workspace"), `${this.shadow.workTree}\n`, { mode: PRIVATE_FILE_MODE });
       const indexes = join(this.shadow.gitDir, "indexes");
       makePrivateFolder(indexes);
@@ -294,4 +343,10 @@ export class WorkspaceSnapshots {
       okCodes,
     });
   }
+}
+
+/** What tells one version of an index file from another: device, inode, size and change time in nanoseconds. */
+function indexStamp(file: string): string | undefined {
+  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat && `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }

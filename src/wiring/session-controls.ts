@@ -79,7 +79,7 @@ export function sessionControls(parts: ControlledParts): SessionControls {
   const recorded = recordedRuns(parts);
   return {
     async *run(prompt, signal) {
-      turnSnapshots.newTurn();
+      turnSnapshots.newTurn(state.recorder.id);
       try {
         return yield* recorded((stop) => agent.prompt(prompt, stop), signal);
       } finally {

@@ -202,12 +202,24 @@ export class TurnSnapshots {
   private pending: Promise<void> | undefined;
   private hasWarned = false;
   private hasPruned = false;
+  private hasWarmed = false;
+  /** WorkspaceSnapshots.warm of the first turn (never rejects). */
+  private warming: Promise<void> | undefined;
 
   constructor(private readonly options: { env: NodeJS.ProcessEnv; cwd: string; warn(message: string): void }) {}
 
-  /** A turn begins: its first change needs a snapshot again. */
-  newTurn(): void {
+  /**
+   * A turn begins: its first change needs a snapshot again. On the session's first turn the
+   * snapshot's work starts now, beside the model's first request (which changes no file):
+   * WorkspaceSnapshots.warm, so the snapshot itself, taken at the first change as before, costs
+   * one `git ls-files` on that change's path when nothing changed meanwhile (issue 52). Later
+   * turns need no warming: the last turn's after-turn snapshot left the tree known.
+   */
+  newTurn(sessionId: string): void {
     this.pending = undefined;
+    if (this.hasWarmed) return;
+    this.hasWarmed = true;
+    if (this.whyNot() === undefined) this.warming = this.snapshotsOf(sessionId).warm();
   }
 
   /** Resolves once this turn's snapshot is taken and recorded (or has failed). */
@@ -220,32 +232,61 @@ export class TurnSnapshots {
    * The turn ended: when it took a snapshot before changing files, another one now, so an undo
    * can tell what the turn changed from what someone changes after it. Never throws: without it
    * an undo of this turn puts the whole workspace back, as it did before this existed.
+   *
+   * Decision (issue 52): a one-shot still waits for it before exiting, after its answer is out.
+   * It has to show the files as the turn left them: deferred to the next session's start it
+   * would count whatever the user did in between as the turn's work, and undo would take that
+   * back too; finished by a detached process it would race the next `harness -c` or `harness
+   * undo` writing the same session file. So it stays, made short instead: one `git ls-files`
+   * when the turn's last command changed nothing since the snapshot before it, three
+   * processes otherwise (it was five).
    */
   async afterTurn(sessionId: string, record: (commit: string) => void): Promise<void> {
+    // A turn that changed no file still waits for the warming it began: a one-shot that exits
+    // while git writes under $HARNESS_HOME would leave it writing there after the exit.
+    await this.warming;
     if (!this.pending || !(await this.pending.then(() => this.tookSnapshot))) return;
     this.pending = undefined;
     try {
-      record(await snapshotsFor(this.options.env, this.options.cwd, sessionId).take());
+      record(await this.snapshotsOf(sessionId).take());
     } catch {
       // told once already if snapshots fail here; the undo falls back as said above
     }
   }
 
   private tookSnapshot = false;
+  /** The same object for the turn's snapshots before and after: it remembers its last tree (WorkspaceSnapshots.writeTree). */
+  private snapshots: { sessionId: string; snapshots: WorkspaceSnapshots } | undefined;
 
-  private async take(sessionId: string, record: (commit: string) => void): Promise<void> {
-    this.tookSnapshot = false;
+  private snapshotsOf(sessionId: string): WorkspaceSnapshots {
+    if (this.snapshots?.sessionId !== sessionId)
+      this.snapshots = { sessionId, snapshots: snapshotsFor(this.options.env, this.options.cwd, sessionId) };
+    return this.snapshots.snapshots;
+  }
+
+  /** Why no snapshot is taken: "off", or what is wrong with the workspace; undefined when one is. */
+  private whyNot(): string | undefined {
     // Batch tasks run in fresh copies no one undoes: `harness batch` turns snapshots off for its
     // tasks (HARNESS_SNAPSHOTS=off) unless given --snapshots.
-    if (this.options.env.HARNESS_SNAPSHOTS === "off") return;
+    if (this.options.env.HARNESS_SNAPSHOTS === "off") return "off";
     try {
       // A home folder or the root is no project: walking it would hold the first command for minutes.
       const workspace = realpathSync(this.options.cwd);
       if (workspace === "/" || workspace === realpathSync(this.options.env.HOME || homedir()))
-        throw new Error(
-          "the workspace is your home folder (or /), too large to snapshot; start harness in a project folder",
-        );
-      const snapshots = snapshotsFor(this.options.env, this.options.cwd, sessionId);
+        return "the workspace is your home folder (or /), too large to snapshot; start harness in a project folder";
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    return undefined;
+  }
+
+  private async take(sessionId: string, record: (commit: string) => void): Promise<void> {
+    this.tookSnapshot = false;
+    const whyNot = this.whyNot();
+    if (whyNot === "off") return;
+    try {
+      if (whyNot !== undefined) throw new Error(whyNot);
+      const snapshots = this.snapshotsOf(sessionId);
       record(await snapshots.take());
       this.tookSnapshot = true;
       if (!this.hasPruned) {

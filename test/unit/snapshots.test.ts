@@ -227,3 +227,30 @@ function processesWorkingIn(folder: string): string[] {
       }
     });
 }
+
+test("a snapshot after warm() holds the files as they are when it is taken, and one of unchanged files holds the same tree", async () => {
+  const workspace = tempDir("harness-ws-");
+  write(workspace, { "a.txt": "a\n", "b.txt": "b\n" });
+  const home = tempDir("harness-home-");
+  const snapshots = new WorkspaceSnapshots(home, workspace, "s1");
+  const gitDir = join(home, "snapshots", createHash("sha256").update(workspace).digest("hex").slice(0, 24));
+  await snapshots.warm();
+  // Changed after the warming: the snapshot must still see it (take() looks again).
+  write(workspace, { "a.txt": "changed after warm\n", "new.txt": "new\n" });
+  const first = await snapshots.take();
+  const second = await snapshots.take();
+  const shadowGit = (...args: string[]) =>
+    execFileSync("git", args, {
+      encoding: "utf8",
+      env: { ...process.env, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    });
+  assert.equal(shadowGit("show", `${first}:a.txt`), "changed after warm\n");
+  assert.equal(shadowGit("show", `${first}:new.txt`), "new\n");
+  assert.equal(shadowGit("rev-parse", `${second}^{tree}`), shadowGit("rev-parse", `${first}^{tree}`));
+  assert.equal(shadowGit("fsck", "--strict", "--no-dangling"), "", "commits written by harness are sound");
+
+  write(workspace, { "b.txt": "b changed\n" });
+  assert.deepEqual(await snapshots.changesTo(second), [{ path: "b.txt", change: "changed" }]);
+  await snapshots.restore(second);
+  assert.equal(read(workspace, "b.txt"), "b\n");
+});
