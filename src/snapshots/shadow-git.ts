@@ -8,7 +8,7 @@
 // which wins over them, unsets those attributes, so a file comes back byte for byte.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { makePrivateFolder, PRIVATE_FILE_MODE } from "../shared/private-files.ts";
