@@ -226,8 +226,11 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined, noti
   if (baseUrl && /anthropic/.test(baseUrl)) return "anthropic";
   const withKeys = KEYED_PROVIDERS.filter(
     (name) =>
-      [PRESETS[name].keyEnv as string, ...moreKeyVariables(name)].some((variable) => env[variable]) ||
-      vendorBearerToken(name, env) !== undefined,
+      ([PRESETS[name].keyEnv as string, ...moreKeyVariables(name)].some((variable) => env[variable]) ||
+        vendorBearerToken(name, env) !== undefined) &&
+      // A Google key (GOOGLE_API_KEY is often a Maps or Cloud key) goes to Google's hosts only: a
+      // base URL elsewhere is no Gemini endpoint, and the key would leave for a stranger's server.
+      (name !== "gemini" || baseUrl === undefined || isGoogleHost(baseUrl)),
   );
   if (withKeys.length > 0) {
     if (baseUrl && withKeys.length > 1)
@@ -240,4 +243,9 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined, noti
   throw new NoProviderError(
     `no provider configured: set ${keyVariableList()}, or use --provider local to run a model in-process with no key (downloads about 2.5 GB once), --provider ollama for a local Ollama server, --base-url for any OpenAI-compatible server, or set "provider" in config.json`,
   );
+}
+
+/** Whether a URL is on Google's API hosts, the only ones a Gemini key is sent to when a base URL is given. */
+function isGoogleHost(url: string): boolean {
+  return URL.canParse(url) && /(^|\.)googleapis\.com$/.test(new URL(url).hostname);
 }

@@ -127,6 +127,16 @@ test("--base-url without --provider takes the provider whose key is set: Anthrop
   assert.equal(only(server, "/v1/messages")["x-api-key"], "sk-ant-only");
 });
 
+test("--base-url without --provider never sends a Google key to a host that is not Google's", async () => {
+  // GOOGLE_API_KEY is often a Maps or Cloud key: the red team saw it go to a local server given as
+  // a keyless OpenAI-compatible endpoint, and to `harness models` there.
+  const server = await serve([{ reply: { text: "ok" } }]);
+  const { env } = await guarded({ GOOGLE_API_KEY: "AIza-maps-key", GEMINI_API_KEY: "AIza-gemini-key" });
+  await run(["--base-url", server.url, "--model", "local-model"], env);
+  const headers = only(server, "/chat/completions");
+  assert.doesNotMatch(JSON.stringify(headers), /AIza/);
+});
+
 test("model aliases: sonnet, opus, haiku and Gemini's flash resolve to ids, said once; ANTHROPIC_DEFAULT_*_MODEL names another", async () => {
   const server = await serve(Array.from({ length: 5 }, () => ({ reply: { text: "ok" } })));
   const { env } = await guarded({ ANTHROPIC_API_KEY: "k", GEMINI_API_KEY: "g" });
