@@ -50,8 +50,14 @@ function repositoryValue(configFile: string, env: NodeJS.ProcessEnv): string | u
   return value;
 }
 
+/**
+ * `--includes`: git reads `[include] path = ...` of these files when it runs hooks, but `git
+ * config --global` alone does not (includes are off for a named file): a `core.hooksPath` in a
+ * `~/.gitconfig.local` was missed and its folder left writable (red team, issue 51).
+ */
 function outerValue(home: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (!outerValues.has(home)) outerValues.set(home, readConfig(["--global"], env) ?? readConfig(["--system"], env));
+  if (!outerValues.has(home))
+    outerValues.set(home, readConfig(["--global", "--includes"], env) ?? readConfig(["--system", "--includes"], env));
   return outerValues.get(home);
 }
 

@@ -1,5 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "../shared/read-regular-file.ts";
 import { globToRegExp } from "./glob-pattern.ts";
 
 /** One .gitignore file: the folder it sits in and its rules in file order. */
@@ -36,14 +37,22 @@ export function parseGitignore(text: string): IgnoreRule[] {
   return rules;
 }
 
-/** The .gitignore of one folder, if it has one. */
+/**
+ * Most bytes of one .gitignore read. *Decision*: 16 MiB, far past any real one (git's own are a
+ * few KiB); it only bounds what a planted file can make a walk hold.
+ */
+const MAX_IGNORE_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The .gitignore of one folder, if it has one. Read only when it is a regular file, opened
+ * non-blocking: a command's `mkfifo .gitignore` once hung every glob, list_files and grep of the
+ * run for good (the read waited for a writer), and a FIFO is no ignore file for git either.
+ */
 export async function loadIgnoreFile(folder: string): Promise<IgnoreFile | undefined> {
-  try {
-    const rules = parseGitignore(await readFile(path.join(folder, ".gitignore"), "utf8"));
-    return rules.length > 0 ? { folder, rules } : undefined;
-  } catch {
-    return undefined;
-  }
+  const file = readRegularFile(path.join(folder, ".gitignore"), MAX_IGNORE_FILE_BYTES);
+  if (!file) return undefined;
+  const rules = parseGitignore(file.bytes.toString("utf8"));
+  return rules.length > 0 ? { folder, rules } : undefined;
 }
 
 /**
