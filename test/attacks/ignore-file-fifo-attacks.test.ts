@@ -10,8 +10,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "./helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "../support/helpers.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
 
 const serve = fakeServerPerTest();
 

@@ -10,9 +10,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "./helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "./identities.ts";
-import { needs } from "./system-programs.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "../support/helpers.ts";
+import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
+import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();
 
