@@ -28,7 +28,9 @@ export function protectedPart(absolute: string): string | undefined {
 function hooksPathOver(absolute: string): string | undefined {
   for (let folder = path.dirname(absolute); ; folder = path.dirname(folder)) {
     const gitFolder = path.join(folder, ".git");
-    if (lstatSync(gitFolder, { throwIfNoEntry: false })?.isDirectory()) {
+    const kind = lstatSync(gitFolder, { throwIfNoEntry: false });
+    // A folder, or a linked worktree's `.git` file naming its repository.
+    if (kind?.isDirectory() || kind?.isFile()) {
       const hooks = gitHooksPath(gitFolder);
       return hooks && isInside(absolute, hooks) ? hooks : undefined;
     }

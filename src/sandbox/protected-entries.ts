@@ -95,6 +95,8 @@ export function protectedMounts(workspace: string, names: string[], recordsDir?:
     const isRealGitFolder = path.basename(entry) === ".git" && !placeholders.has(entry) && kindOf(entry) === "folder";
     if (isRealGitFolder) args.push(...gitFolderMounts(entry, workspace));
     else args.push("--ro-bind", entry, entry);
+    // A linked worktree's `.git` is a file naming its repository, whose config may move the hooks.
+    if (path.basename(entry) === ".git" && kindOf(entry) === "file") args.push(...hooksPathMounts(entry, workspace));
   }
   return args;
 }

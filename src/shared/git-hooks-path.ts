@@ -8,7 +8,7 @@
 // else the user's global config, else the system's. A relative path is relative to the work tree
 // (where git runs hooks in a non-bare repository), `~/` is the home folder.
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { lstatSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findSystemProgram } from "./system-program.ts";
@@ -22,15 +22,39 @@ const cache = new Map<string, { stamp: string; value: string | undefined }>();
 const outerValues = new Map<string, string | undefined>();
 
 /**
- * Where git run in the work tree of `gitFolder` (a `.git` folder) takes its hooks from, when
+ * Where git run in the work tree of `gitFolder` (a `.git` folder, or a linked worktree's `.git`
+ * file) takes its hooks from, when
  * `core.hooksPath` moves them away from `.git/hooks`; undefined when it does not, or git is missing.
  */
 export function gitHooksPath(gitFolder: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const home = env.HOME || os.homedir();
-  const value = repositoryValue(path.join(gitFolder, "config"), env) ?? outerValue(home, env);
+  const configFile = configFileOf(gitFolder);
+  const value = (configFile && repositoryValue(configFile, env)) ?? outerValue(home, env);
   if (!value) return undefined;
   const expanded = value === "~" || value.startsWith("~/") ? path.join(home, value.slice(1)) : value;
   return path.resolve(path.dirname(gitFolder), expanded);
+}
+
+/** Most of a `.git` file that is read: it holds one `gitdir:` line. */
+const MAX_GIT_FILE_BYTES = 4096;
+
+/**
+ * The config file git reads for the repository of `gitEntry`: `.git/config`, or for a linked
+ * worktree (a `.git` file saying `gitdir: <main>/.git/worktrees/<name>`) the main repository's,
+ * which its `commondir` names (red team, issue 51: husky's `.husky/` in a worktree was writable).
+ */
+function configFileOf(gitEntry: string): string | undefined {
+  const stats = lstatSync(gitEntry, { throwIfNoEntry: false });
+  if (stats?.isDirectory()) return path.join(gitEntry, "config");
+  if (!stats?.isFile() || stats.size > MAX_GIT_FILE_BYTES) return undefined;
+  const line = /^gitdir:\s*(.+)$/m.exec(readFileSync(gitEntry, "utf8"));
+  if (!line) return undefined;
+  const gitDir = path.resolve(path.dirname(gitEntry), line[1].trim());
+  const commonFile = path.join(gitDir, "commondir");
+  const common = lstatSync(commonFile, { throwIfNoEntry: false })?.isFile()
+    ? path.resolve(gitDir, readFileSync(commonFile, "utf8").trim())
+    : gitDir;
+  return path.join(common, "config");
 }
 
 function repositoryValue(configFile: string, env: NodeJS.ProcessEnv): string | undefined {
