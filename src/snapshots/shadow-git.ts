@@ -133,11 +133,12 @@ function writeAtomically(file: string, content: string | Buffer, mode = PRIVATE_
 /**
  * Runs `git <args>` on the shadow repository; resolves with stdout, rejects with ShadowGitError.
  * `okCodes`: exit codes besides 0 that are answers, not failures (`check-ignore` exits 1 for "none").
+ * `signal` ends it (only for a command that writes nothing: a killed writer would leave its lock).
  */
 export function runGit(
   shadow: ShadowGit,
   args: string[],
-  options: { input?: string; okCodes?: number[] } = {},
+  options: { input?: string; okCodes?: number[]; signal?: AbortSignal } = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(systemProgram("git"), [...configArgs(), ...args], {
@@ -146,6 +147,7 @@ export function runGit(
       stdio: ["pipe", "pipe", "pipe"],
       timeout: GIT_TIMEOUT_MS,
       killSignal: "SIGKILL",
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     const out: Buffer[] = [];
     let outBytes = 0;

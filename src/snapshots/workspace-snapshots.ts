@@ -57,6 +57,8 @@ export class WorkspaceSnapshots {
   private lastTree: { tree: string; index: string } | undefined;
   /** warm(), while it runs or once it has. */
   private warming: Promise<void> | undefined;
+  /** Ends warm()'s listing of the workspace (stopWarming). */
+  private readonly warmingListing = new AbortController();
 
   /**
    * `workspace` must be a real path (no symlinks): it is the work tree git writes into.
@@ -95,17 +97,34 @@ export class WorkspaceSnapshots {
    * promise never rejects).
    */
   warm(): Promise<void> {
-    this.warming ??= this.update().then(
+    this.warming ??= this.update(this.warmingListing.signal).then(
       () => {},
       () => {},
     );
     return this.warming;
   }
 
+  /**
+   * A turn that took no snapshot ends: warming is only a head start, so a listing still under way
+   * is ended rather than waited for (git blocks on a FIFO named `.gitignore` up to its 120 s
+   * bound: red team, issue 51), and the rest (writing the index, never interrupted: a killed
+   * writer leaves its lock) is awaited, so no git is left writing after a one-shot exits.
+   */
+  async stopWarming(): Promise<void> {
+    this.warmingListing.abort();
+    await this.warming;
+  }
+
   /** The index made to match the workspace; its tree, and the paths left out for their size. */
-  private async update(): Promise<{ tree: string; skipped: string[] }> {
+  private async update(listingSignal?: AbortSignal): Promise<{ tree: string; skipped: string[] }> {
     await this.ready();
-    const listed = await this.git(["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"]);
+    listingSignal?.throwIfAborted();
+    const listed = await runGit(
+      this.shadow,
+      ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"],
+      listingSignal ? { signal: listingSignal } : {},
+    );
+    listingSignal?.throwIfAborted();
     // A path ending in "/" is a nested git repository: left to its own git, never snapshotted or restored.
     const paths = [...new Set(listed.split("\0"))].filter((path) => path !== "" && !path.endsWith("/"));
     if (paths.length > MAX_SNAPSHOT_FILES) {

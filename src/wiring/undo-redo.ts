@@ -203,8 +203,9 @@ export class TurnSnapshots {
   private hasWarned = false;
   private hasPruned = false;
   private hasWarmed = false;
-  /** WorkspaceSnapshots.warm of the first turn (never rejects). */
+  /** WorkspaceSnapshots.warm of the first turn (never rejects), and the snapshots it warms. */
   private warming: Promise<void> | undefined;
+  private warmed: WorkspaceSnapshots | undefined;
 
   constructor(private readonly options: { env: NodeJS.ProcessEnv; cwd: string; warn(message: string): void }) {}
 
@@ -219,7 +220,10 @@ export class TurnSnapshots {
     this.pending = undefined;
     if (this.hasWarmed) return;
     this.hasWarmed = true;
-    if (this.whyNot() === undefined) this.warming = this.snapshotsOf(sessionId).warm();
+    if (this.whyNot() === undefined) {
+      this.warmed = this.snapshotsOf(sessionId);
+      this.warming = this.warmed.warm();
+    }
   }
 
   /** Resolves once this turn's snapshot is taken and recorded (or has failed). */
@@ -242,9 +246,10 @@ export class TurnSnapshots {
    * processes otherwise (it was five).
    */
   async afterTurn(sessionId: string, record: (commit: string) => void): Promise<void> {
-    // A turn that changed no file still waits for the warming it began: a one-shot that exits
-    // while git writes under $HARNESS_HOME would leave it writing there after the exit.
-    await this.warming;
+    // A turn that changed no file ends the warming it began (its listing stopped, its writing
+    // awaited): a one-shot that exits while git writes under $HARNESS_HOME would leave it writing
+    // there after the exit, and a listing stuck on a FIFO would hold the exit for 120 s.
+    if (this.warming) await this.warmed?.stopWarming();
     if (!this.pending || !(await this.pending.then(() => this.tookSnapshot))) return;
     this.pending = undefined;
     try {
