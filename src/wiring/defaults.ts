@@ -14,6 +14,11 @@ export interface ProviderPreset {
   /** Absent for servers that need no key. */
   keyEnv?: string;
   defaultModel: string;
+  /**
+   * The key goes to this domain's hosts only: with a base URL elsewhere and no --provider, the key
+   * does not choose this provider (GOOGLE_API_KEY is often a Maps or Cloud key; red team, issue 51).
+   */
+  keyOnlyFor?: string;
 }
 
 /**
@@ -43,6 +48,7 @@ export const PRESETS: Record<string, ProviderPreset> = {
     baseUrl: "https://generativelanguage.googleapis.com/v1beta",
     keyEnv: "GEMINI_API_KEY",
     defaultModel: "gemini-2.5-flash",
+    keyOnlyFor: "googleapis.com",
   },
   ollama: { api: "openai", baseUrl: "http://localhost:11434/v1", defaultModel: "qwen3" },
   local: { api: "local", baseUrl: "", defaultModel: DEFAULT_LOCAL_MODEL },

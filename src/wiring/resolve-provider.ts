@@ -228,9 +228,8 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined, noti
     (name) =>
       ([PRESETS[name].keyEnv as string, ...moreKeyVariables(name)].some((variable) => env[variable]) ||
         vendorBearerToken(name, env) !== undefined) &&
-      // A Google key (GOOGLE_API_KEY is often a Maps or Cloud key) goes to Google's hosts only: a
-      // base URL elsewhere is no Gemini endpoint, and the key would leave for a stranger's server.
-      (name !== "gemini" || baseUrl === undefined || isGoogleHost(baseUrl)),
+      // A key bound to its vendor's hosts (ProviderPreset.keyOnlyFor) never leaves for another server.
+      (baseUrl === undefined || isOnDomain(baseUrl, PRESETS[name].keyOnlyFor)),
   );
   if (withKeys.length > 0) {
     if (baseUrl && withKeys.length > 1)
@@ -245,7 +244,10 @@ function guessProvider(env: NodeJS.ProcessEnv, baseUrl: string | undefined, noti
   );
 }
 
-/** Whether a URL is on Google's API hosts, the only ones a Gemini key is sent to when a base URL is given. */
-function isGoogleHost(url: string): boolean {
-  return URL.canParse(url) && /(^|\.)googleapis\.com$/.test(new URL(url).hostname);
+/** Whether a URL's host is `domain` or below it; true when no domain binds the key. */
+function isOnDomain(url: string, domain: string | undefined): boolean {
+  if (domain === undefined) return true;
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return host === domain || host.endsWith(`.${domain}`);
 }
