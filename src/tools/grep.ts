@@ -19,6 +19,18 @@ const MAX_COUNTED_MATCHES = 100_000;
 const MAX_CONTEXT = 10;
 /** Shown lines are cut to this many characters (minified files). */
 const MAX_LINE_CHARS = 500;
+/**
+ * Longest one ripgrep search may take, unless HARNESS_GREP_TIMEOUT (seconds) says otherwise: rg
+ * reads every ignore file on its walk and waits for good on one that is a FIFO (red team, issue
+ * 51), so a search is bounded and ends with what it found and a line saying why it stopped.
+ */
+const RIPGREP_TIME_LIMIT_MS = 120_000;
+
+function ripgrepTimeLimitMs(): number {
+  const seconds = Number(process.env.HARNESS_GREP_TIMEOUT);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : RIPGREP_TIME_LIMIT_MS;
+}
+
 /** The built-in search skips bigger files (ripgrep searches them). */
 const MAX_FALLBACK_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -201,10 +213,17 @@ async function searchWithRipgrep(
       args.push("--glob", isBelow(folder, cwd) ? `!/${path.relative(cwd, folder)}` : `!**${folder}`);
   args.push("--regexp", search.regexSource, "--", root);
 
+  const limitMs = ripgrepTimeLimitMs();
+  const overTime = AbortSignal.timeout(limitMs);
+  // AbortSignal.any is Node 20.3+; the floor is 20.0.
+  const either = new AbortController();
+  for (const source of [search.signal, overTime])
+    if (source.aborted) either.abort();
+    else source.addEventListener("abort", () => either.abort(), { once: true });
   const child = spawn(ripgrep, args, {
     cwd: search.cwd,
     env: search.env ?? process.env,
-    signal: search.signal,
+    signal: either.signal,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -231,6 +250,8 @@ async function searchWithRipgrep(
   }
   const code = await exited;
   if (search.signal.aborted || collector.isFull) return undefined;
+  if (overTime.aborted)
+    return `ripgrep stopped after ${limitMs / 1000} s (${collector.matchCount} matches by then): a file on its walk may never end, such as a FIFO named .gitignore; search a narrower path`;
   if (code === 2 && collector.matchCount === 0) return `ripgrep failed: ${stderr.trim()}`;
   if (code === null) return `could not run ripgrep (${ripgrep}): ${stderr.trim()}`;
   return undefined;

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "../support/helpers.ts";
 import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
+import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();
 
@@ -42,5 +43,32 @@ for (const identity of IDENTITIES) {
     assert.match(toolResultOf(fake, 1, "glob"), /notes\.txt/);
     assert.match(toolResultOf(fake, 1, "list"), /notes\.txt/);
     assert.doesNotMatch(toolResultOf(fake, 1, "list_sub"), /^Error/);
+  });
+}
+
+for (const identity of IDENTITIES) {
+  test(`as ${identity}: a FIFO named .gitignore bounds grep through ripgrep instead of hanging it`, {
+    skip: needs("rg") || skipAs(identity),
+  }, async () => {
+    // rg reads each ignore file on its walk and waits for good on a FIFO: the search is bounded
+    // (HARNESS_GREP_TIMEOUT, 120 s by default; 2 s here) and says why it stopped.
+    const home = canaryHomeDir("harness-ignore-fifo-rg-home-");
+    const project = join(home, "project");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "notes.txt"), "needle\n");
+    execFileSync("mkfifo", [join(project, ".gitignore")]);
+    handTo(identity, home);
+    const fake = await serve([
+      { reply: { toolCalls: [{ id: "grep", name: "grep", arguments: { pattern: "needle" } }] } },
+      { reply: { text: "done" } },
+    ]);
+    const env = cleanEnv({ HOME: home, HARNESS_HOME: join(home, ".harness"), HARNESS_GREP_TIMEOUT: "2" });
+    const result = await runCli(["-y", ...fakeFlags(fake), "-p", "look for the needle"], {
+      cwd: project,
+      env,
+      wrap: runAs(identity),
+    });
+    assert.equal(result.code, 0, `the run did not end well:\n${result.stderr}`);
+    assert.match(toolResultOf(fake, 1, "grep"), /ripgrep stopped after 2 s/);
   });
 }
