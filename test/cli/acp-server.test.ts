@@ -146,7 +146,11 @@ test("a recorded session is loaded by id in a new process: history replayed, con
   const cwd = workspace();
   const home = tempDir("harness-home-");
   let sessionId = "";
-  await withEditor({ env: fakeEnv(fake, home), cwd, answer: () => "allow_always" }, async (ctx) => {
+  // "Always" where it is offered; without a sandbox a command's question offers only "once", and
+  // an answer not offered is a refusal (issue 51).
+  const allow = (request: { options: { optionId: string }[] }) =>
+    request.options.some((option) => option.optionId === "allow_always") ? "allow_always" : "allow_once";
+  await withEditor({ env: fakeEnv(fake, home), cwd, answer: allow }, async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] }));
     await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write a file" }] });
