@@ -3,7 +3,7 @@
 // explicitly (HARNESS_WEB_FETCH_ALLOW=127.0.0.1) reach it: the refusals are asserted by the page
 // server never seeing the request.
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -84,8 +84,13 @@ test("an HTML page on an allowed 127.0.0.1 comes back as Markdown, with no cooki
   const env = cleanEnv({ HARNESS_WEB_FETCH_ALLOW: "127.0.0.1" });
   const result = await runCli([...fakeFlags(fake), "-y", "-p", "read the notes"], { env });
   assert.equal(result.code, 0, result.stderr);
-  // A fetch changes no files, so it must not cost a snapshot of the workspace (slow on a large one).
-  assert.equal(existsSync(join(env.HARNESS_HOME!, "snapshots")), false);
+  // A fetch changes no files, so it records no snapshot of the workspace (slow on a large one); the
+  // first turn's warming (issue 52) may have begun the shadow repository, and is ended with the turn.
+  const snapshots = join(env.HARNESS_HOME!, "snapshots");
+  const recorded = existsSync(snapshots)
+    ? readdirSync(snapshots, { recursive: true }).filter((entry) => String(entry).includes(join("refs", "harness", "")))
+    : [];
+  assert.deepEqual(recorded, []);
   const content = toolResult(fake);
   assert.match(content, /^# Release notes$/m);
   assert.match(content, /Version \*\*2\.0\*\* is out\./);
