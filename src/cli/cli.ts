@@ -180,7 +180,15 @@ async function useCompileCache(): Promise<void> {
   } catch {
     return; // no cache where the state folder cannot be made; the command itself says why, if it needs it
   }
-  enableCompileCache(cache);
+  // Node makes its own version folder inside (v26.12.1-x64-<hash>-<uid>) as it enables the cache,
+  // with mkdir's default mode too; a private umask for that one call makes it 0700. The files it
+  // writes later are 0600 whatever the umask.
+  const umaskBefore = process.umask(0o077);
+  try {
+    enableCompileCache(cache);
+  } finally {
+    process.umask(umaskBefore);
+  }
 }
 
 /**
