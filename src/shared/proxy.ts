@@ -9,7 +9,7 @@
 // package is a second copy of what Node already carries (~1 MB). Node 24's NODE_USE_ENV_PROXY is
 // read at start-up only and is missing on Node 20. A tunnel is one request and one reply line.
 import type { ClientRequestArgs, Agent as HttpAgent } from "node:http";
-import { isIP, type Socket } from "node:net";
+import { BlockList, isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 
 /** A proxy variable is set to something we cannot use: said, never silently ignored. */
@@ -41,7 +41,9 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): URL
 /**
  * NO_PROXY as curl reads it: entries split by commas or spaces; `*` is every host; an entry
  * matches its host and every subdomain (`example.com`, `.example.com` and `*.example.com` alike);
- * an IP matches itself, an IPv4 `a.b.c.d/n` its range; `host:port` only that port.
+ * an IP address matches itself (IPv6 bare `::1` or bracketed `[::1]`, in any spelling), a range
+ * `a.b.c.d/n` or `fd00::/8` its addresses; `host:port` and `[v6]:port` only that port. A bare
+ * IPv6 entry has no port: `::1` is the address, not host `:` port 1 (which it was read as before).
  */
 export function bypasses(noProxy: string, target: URL): boolean {
   const host = target.hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -51,21 +53,41 @@ export function bypasses(noProxy: string, target: URL): boolean {
     .filter(Boolean)
     .some((entry) => {
       if (entry === "*") return true;
-      const [, name = "", entryPort] = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(entry.toLowerCase()) ?? [];
+      const { name, entryPort } = splitEntry(entry.toLowerCase());
       if (entryPort !== undefined && entryPort !== port) return false;
-      if (name.includes("/")) return inIPv4Range(host, name);
+      if (name.includes("/")) return inRange(host, name);
+      if (isIP(name) !== 0) return isIP(host) === isIP(name) && inRange(host, `${name}/${isIP(name) === 4 ? 32 : 128}`);
       const bare = name.replace(/^\*?\./, "");
       return bare !== "" && (host === bare || (isIP(host) === 0 && host.endsWith(`.${bare}`)));
     });
 }
 
-function inIPv4Range(host: string, range: string): boolean {
+/** A NO_PROXY entry's host (or range) and port: `[v6]:port`, a bare IPv6 (two colons or more: no port), `host:port`. */
+function splitEntry(entry: string): { name: string; entryPort?: string } {
+  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return { name: bracketed[1], entryPort: bracketed[2] };
+  if ((entry.match(/:/g) ?? []).length >= 2) return { name: entry };
+  const [, name = "", entryPort] = /^([^:]*)(?::(\d+))?$/.exec(entry) ?? [];
+  return { name, entryPort };
+}
+
+/** Whether `host` is an address inside `range` (`a.b.c.d/n` or `v6::/n`); a malformed range matches nothing. */
+function inRange(host: string, range: string): boolean {
   const [base, bits] = range.split("/");
+  const family = isIP(base);
   const width = Number(bits);
-  if (isIP(host) !== 4 || isIP(base) !== 4 || !Number.isInteger(width) || width < 0 || width > 32) return false;
-  const value = (address: string) => address.split(".").reduce((sum, part) => sum * 256 + Number(part), 0);
-  const mask = width === 0 ? 0 : 2 ** 32 - 2 ** (32 - width);
-  return (value(host) & mask) >>> 0 === (value(base) & mask) >>> 0;
+  if (
+    family === 0 ||
+    isIP(host) !== family ||
+    !Number.isInteger(width) ||
+    width < 0 ||
+    width > (family === 4 ? 32 : 128)
+  )
+    return false;
+  const list = new BlockList();
+  const type = family === 4 ? "ipv4" : "ipv6";
+  list.addSubnet(base, width, type);
+  return list.check(host, type);
 }
 
 /**
