@@ -10,13 +10,30 @@ export interface Palette {
   inverse(text: string): string;
 }
 
-/** Whether a stream gets escape sequences: a TTY, without NO_COLOR, not TERM=dumb. */
+/**
+ * Whether a stream gets escape sequences that move the cursor (the spinner, pinned panels, the
+ * line editor): a TTY, without NO_COLOR, not TERM=dumb. FORCE_COLOR does not change this: a log
+ * file or a CI page takes colours but not redraws.
+ */
 export function isColorOn(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
   return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
 }
 
+/**
+ * Whether a stream gets colours. FORCE_COLOR as Node's own `tty.getColorDepth` reads it (and chalk):
+ * empty, `1`, `2`, `3` or `true` turns colours on even when the stream is no TTY and wins over
+ * NO_COLOR; any other value (`0`, `false`) turns them off. Unset: isColorOn.
+ */
+export function wantsColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  const forced = env.FORCE_COLOR;
+  if (forced !== undefined) return FORCE_COLOR_ON.has(forced);
+  return isColorOn(stream, env);
+}
+
+const FORCE_COLOR_ON = new Set(["", "1", "2", "3", "true"]);
+
 export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Palette {
-  const isOn = isColorOn(stream, env);
+  const isOn = wantsColor(stream, env);
   const style = (open: number, close: number) => (text: string) => (isOn ? `\x1b[${open}m${text}\x1b[${close}m` : text);
   return {
     dim: style(2, 22),

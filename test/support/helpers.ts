@@ -57,7 +57,7 @@ function removeTempDir(dir: string): void {
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/API_KEY|^HARNESS_|^OPENAI|^ANTHROPIC|^OPENROUTER/.test(key)) continue;
+    if (/API_KEY|^HARNESS_|^OPENAI|^ANTHROPIC|^OPENROUTER|^FORCE_COLOR$/.test(key)) continue;
     // A developer's proxy would carry the tests' loopback traffic; test/cli/proxy.test.ts sets its own.
     if (/^(https?|no|all)_proxy$/i.test(key)) continue;
     env[key] = value;

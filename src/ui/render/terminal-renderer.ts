@@ -2,7 +2,7 @@ import type { TodoItem } from "../../core/event-schema.ts";
 import type { AgentEvent } from "../../core/events.ts";
 import { assertNever, textOf, toolCallsOf } from "../../core/messages.ts";
 import { formatDuration, formatTokens } from "../../shared/helpers.ts";
-import { isColorOn, type Palette, paletteFor } from "../colors.ts";
+import { isColorOn, type Palette, paletteFor, wantsColor } from "../colors.ts";
 import { foldOutput, renderDiff, summarizeDiff } from "../diff-render.ts";
 import type { InputView } from "../editor/draw-input.ts";
 import type { ShownDiffs } from "../shown-diffs.ts";
@@ -77,7 +77,7 @@ export class TerminalRenderer {
     );
     // Columns are read at each use: a resized terminal gets the new width from the next line on.
     this.markdown = new MarkdownStream({
-      isStyled: isColorOn(options.stdout, options.env),
+      isStyled: wantsColor(options.stdout, options.env),
       columns: () => options.stdout.columns || DEFAULT_COLUMNS,
     });
   }
