@@ -13,6 +13,7 @@ import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
+import { withClaudeFlags } from "./claude-flags.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -256,7 +257,9 @@ export function parseFlags<N extends FlagName>(
 
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
-  const parsed = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
+  const translated = withClaudeFlags(argv);
+  if (!Array.isArray(translated)) throw new UsageError(translated.refusal);
+  const parsed = parseFlags(translated, RUN_FLAGS, { positionals: true });
   const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
   const { positionals } = parsed;
   if (outputFormat !== undefined && flags.output !== undefined && outputFormat !== flags.output)
@@ -275,20 +278,6 @@ export function parseRunFlags(argv: string[]): CliFlags {
       throw new UsageError("--image goes with one prompt (-p or prompt words), not with --input stream-json");
   }
   return { ...flags, positionals };
-}
-
-/**
- * `-r` (or `--resume`) with no id after it (last, or before another option) asks for a session
- * from a list, as Claude Code's does: it becomes `--resume=` (an empty id, run-cli.ts picks).
- * A word after it is always the id, so `-r fix the bug` still resumes session "fix".
- */
-function withBareResume(argv: string[]): string[] {
-  const end = argv.indexOf("--");
-  return argv.map((token, index) => {
-    const isBare = (token === "-r" || token === "--resume") && (end < 0 || index < end);
-    const next = argv[index + 1];
-    return isBare && (next === undefined || next.startsWith("-")) ? "--resume=" : token;
-  });
 }
 
 /**
