@@ -25,8 +25,14 @@ export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
 export const MAX_IMPORT_HOPS = 5;
 /** Files imported at most, however small, so a chain of tiny files cannot make the start read thousands. */
 const MAX_IMPORTED_FILES = 50;
-/** The file a project folder's instructions are in, AGENTS.md before CLAUDE.md (one per folder: a CLAUDE.md beside an AGENTS.md is usually a copy or a pointer to it). */
-const PROJECT_FILES = ["AGENTS.md", "CLAUDE.md"];
+/**
+ * A project folder's instruction files, in the order they speak: AGENTS.md, CLAUDE.md, then
+ * CLAUDE.local.md (Claude Code's personal, git-ignored file). All of them: a project with both
+ * AGENTS.md and CLAUDE.md (after /init wrote one beside the other) lost CLAUDE.md and its imports
+ * when only the first was read. A link to, an import of, or a copy of a file already read adds
+ * nothing (InstructionReader reads each real file and each text once).
+ */
+const PROJECT_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"];
 
 /** Where the user's instruction files are, and what no instruction file may read. */
 export interface InstructionPlaces {
@@ -64,8 +70,8 @@ function userFilesOf(places: InstructionPlaces): string[] {
 }
 
 /**
- * The user's instruction files, then AGENTS.md (CLAUDE.md where a folder has none) from the
- * repository root down to `cwd`, each followed by its imports; outermost first, so the nearest
+ * The user's instruction files, then each folder's (PROJECT_FILES) from the repository root down
+ * to `cwd`, each followed by its imports; outermost first, so the nearest
  * file speaks last. Capped at MAX_INSTRUCTIONS_BYTES in all.
  */
 export function loadInstructions(cwd: string, places?: InstructionPlaces): string {
@@ -74,10 +80,7 @@ export function loadInstructions(cwd: string, places?: InstructionPlaces): strin
   const reader = new InstructionReader(places ?? { home: homedir(), secretPaths: [], warn: () => {} }, cwd, folders[0]);
   for (const file of places ? userFilesOf(places) : [])
     reader.add(file, { roots: [realOrSame(reader.home)], owner: "user" });
-  for (const folder of folders) {
-    const file = PROJECT_FILES.map((name) => join(folder, name)).find((candidate) => reader.isRegularFile(candidate));
-    if (file) reader.add(file, repository);
-  }
+  for (const folder of folders) for (const name of PROJECT_FILES) reader.add(join(folder, name), repository);
   return reader.joined();
 }
 
@@ -85,6 +88,8 @@ export function loadInstructions(cwd: string, places?: InstructionPlaces): strin
 class InstructionReader {
   private readonly sections: string[] = [];
   private readonly seen = new Set<string>();
+  /** The texts taken: a copy of a file already read (CLAUDE.md as a copy of AGENTS.md) is not sent twice. */
+  private readonly texts = new Set<string>();
   private bytes = 0;
   private imported = 0;
   private isFull = false;
@@ -126,6 +131,8 @@ class InstructionReader {
     const head = readRegularFile(real, MAX_INSTRUCTIONS_BYTES); // the path judged, not the link again
     if (!head) return;
     let text = head.bytes.toString("utf8").trim();
+    if (this.texts.has(text)) return;
+    this.texts.add(text);
     const by = section.importedBy ? ` (imported by ${this.shown(section.importedBy)})` : "";
     const header = `# Instructions from ${this.shown(section.file)}${by}\n`;
     const budget = MAX_INSTRUCTIONS_BYTES - this.bytes - Buffer.byteLength(header);

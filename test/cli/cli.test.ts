@@ -229,9 +229,20 @@ test("AGENTS.md from the repository root down to the working directory reaches t
   mkdirSync(join(repo, ".git"));
   mkdirSync(join(repo, "pkg"));
   writeFileSync(join(repo, "AGENTS.md"), "Root rule: use tabs.");
+  // Beside AGENTS.md, CLAUDE.md and its imports, then CLAUDE.local.md, still reach the model (issue 50).
+  writeFileSync(join(repo, "CLAUDE.md"), "Claude rule: see @style.md");
+  writeFileSync(join(repo, "style.md"), "Style rule: short names.");
+  writeFileSync(join(repo, "CLAUDE.local.md"), "Local rule: my own editor.");
   writeFileSync(join(repo, "pkg", "CLAUDE.md"), "Package rule: no semicolons.");
+  writeFileSync(join(repo, "pkg", "AGENTS.md"), "Root rule: use tabs."); // a copy: sent once
   await runCli([...fakeFlags(fake), "-p", "hi"], { cwd: join(repo, "pkg") });
   const system: string = fake.requests[0].body.messages[0].content;
-  assert.ok(system.indexOf("Root rule: use tabs.") < system.indexOf("Package rule: no semicolons."));
+  const order = ["Root rule: use tabs.", "Claude rule", "Style rule: short names.", "Local rule", "Package rule"];
+  const places = order.map((text) => system.indexOf(text));
+  assert.ok(
+    places.every((place, index) => place >= 0 && (index === 0 || place > places[index - 1])),
+    String(places),
+  );
+  assert.equal(system.split("Root rule: use tabs.").length, 2, "a copy of a file already read is not sent again");
   assert.match(system, /Working directory: .*pkg/);
 });
