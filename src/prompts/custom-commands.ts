@@ -64,20 +64,28 @@ export interface PromptCommand {
 /**
  * Built-in prompt commands, behind the files: a user's own `init.md` replaces /init.
  * /init: what peers do (Claude Code, Codex): the model surveys the repository and writes the file.
+ * The file is the project's own: CLAUDE.md where the repository root has one and no AGENTS.md (a
+ * Claude Code project, whose other tools read only that), else AGENTS.md.
  */
-export const BUILT_IN_PROMPT_COMMANDS: PromptCommand[] = [
-  {
-    name: "init",
-    description: "ask the model to write or update AGENTS.md for this repository",
-    template: [
-      "Write or update AGENTS.md at the root of this repository: the instructions a coding agent (you, next time) needs to work here.",
-      "Look before you write: the README, the build and test setup (package files, Makefile, CI config), the layout of the source, and any existing AGENTS.md, CLAUDE.md, .cursorrules or similar files.",
-      "Cover, briefly: what the project is; how to build, lint and test it (exact commands, and how to run one test); the layout; conventions a newcomer would get wrong. Only facts you checked; no generic advice.",
-      "If AGENTS.md exists, keep what is still true, fix what is not, and add what is missing. Keep it under about 100 lines.",
-      "$ARGUMENTS",
-    ].join("\n"),
-  },
-];
+function builtInPromptCommands(repositoryRoot: string): PromptCommand[] {
+  const file =
+    existsSync(path.join(repositoryRoot, "CLAUDE.md")) && !existsSync(path.join(repositoryRoot, "AGENTS.md"))
+      ? "CLAUDE.md"
+      : "AGENTS.md";
+  return [
+    {
+      name: "init",
+      description: `ask the model to write or update ${file} for this repository`,
+      template: [
+        `Write or update ${file} at the root of this repository: the instructions a coding agent (you, next time) needs to work here.`,
+        "Look before you write: the README, the build and test setup (package files, Makefile, CI config), the layout of the source, and any existing AGENTS.md, CLAUDE.md, .cursorrules or similar files.",
+        "Cover, briefly: what the project is; how to build, lint and test it (exact commands, and how to run one test); the layout; conventions a newcomer would get wrong. Only facts you checked; no generic advice.",
+        `If ${file} exists, keep what is still true, fix what is not, and add what is missing. Keep it under about 100 lines.`,
+        "$ARGUMENTS",
+      ].join("\n"),
+    },
+  ];
+}
 
 export interface CommandPlaces {
   cwd: string;
@@ -114,7 +122,7 @@ export function findPromptCommands(
     ...project.flatMap((folder) => commandsIn(folder, [], { reach: projectReach, fileReach: projectFiles }, warn)),
   ];
   const commands: PromptCommand[] = [];
-  for (const command of [...found, ...BUILT_IN_PROMPT_COMMANDS]) {
+  for (const command of [...found, ...builtInPromptCommands(projectFiles.roots[0])]) {
     const isReserved = reserved.includes(command.name);
     const first = commands.find((other) => other.name === command.name);
     if (command.path && (isReserved || first))

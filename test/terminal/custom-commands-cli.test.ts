@@ -57,13 +57,19 @@ test("a command file expands into the prompt: $1 and $ARGUMENTS filled in, argum
   assert.equal(promptOf(fake.requests[2]), "/usr/bin/env is broken");
 });
 
-test("/init asks the model to write or update AGENTS.md", async () => {
-  const fake = await serve([{ reply: { text: "written" } }]);
+test("/init asks the model to write or update AGENTS.md, or CLAUDE.md in a Claude Code project", async () => {
+  const fake = await serve([{ reply: { text: "written" } }, { reply: { text: "updated" } }]);
   const result = await runCli([...fakeFlags(fake), "-p", "/init"]);
   assert.equal(result.code, 0, result.stderr);
   const prompt = promptOf(fake.requests[0]);
   assert.match(prompt, /^Write or update AGENTS\.md at the root of this repository/);
   assert.doesNotMatch(prompt, /\$ARGUMENTS/);
+  const claudeProject = tempDir();
+  mkdirSync(join(claudeProject, ".git"));
+  writeFileSync(join(claudeProject, "CLAUDE.md"), "Use pnpm.");
+  const claude = await runCli([...fakeFlags(fake), "-p", "/init"], { cwd: claudeProject });
+  assert.equal(claude.code, 0, claude.stderr);
+  assert.match(promptOf(fake.requests[1]), /^Write or update CLAUDE\.md at the root of this repository/);
 });
 
 test("in chat, /help lists the command files, Tab completes them, and the expanded prompt is what the model gets", {
