@@ -51,8 +51,13 @@ export interface CommandHooks {
    * for the model, sent beside the prompt.
    */
   userPromptSubmit(prompt: string, signal: AbortSignal): Promise<PromptVerdict>;
-  /** Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their matcher sees. */
+  /**
+   * Runs SessionStart hooks; `source` is Claude Code's (`startup`, `resume`) and is what their
+   * matcher sees. What they add is kept for the model until the next prompt (takeStartContext).
+   */
   sessionStart(source: "startup" | "resume"): Promise<void>;
+  /** The SessionStart hooks' context not yet sent, once: the next prompt carries it. */
+  takeStartContext(): string[];
   /** Runs SessionEnd hooks as the session closes; `reason` is Claude Code's and is what their matcher sees. */
   sessionEnd(reason: SessionEndReason): Promise<void>;
   /** Runs Stop hooks after a run ends. Their output is not used: they cannot make the agent go on. */
@@ -158,11 +163,19 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     },
   };
 
+  let startContext: string[] = [];
   const self: CommandHooks = {
     toolHooks,
     sessionId: () => undefined,
     userPromptSubmit: (prompt, signal) => fire(userPromptSubmit, { prompt }, signal),
-    sessionStart: (source) => fire(sessionStart, { source }),
+    async sessionStart(source) {
+      startContext = [...startContext, ...(await fire(sessionStart, { source }))];
+    },
+    takeStartContext() {
+      const context = startContext;
+      startContext = [];
+      return context;
+    },
     sessionEnd: (reason) => fire(sessionEnd, { reason }),
     stop: (result) => fire(stop, { result }),
     notification: (message, type) => fire(notification, { message, type }),

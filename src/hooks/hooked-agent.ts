@@ -29,7 +29,11 @@ export class HookedAgent extends Agent {
     const verdict = await this.hooks.userPromptSubmit(textOf(prompt), signal ?? new AbortController().signal);
     // A blocked prompt is no run of the model: no Stop hook either (Claude Code's Stop follows a reply).
     if ("block" in verdict) return yield* this.blockedRun(verdict.block, verdict.command);
-    return yield* withStopHook(super.prompt(withContext(prompt, verdict.context), signal), this.hooks);
+    const context = [
+      ...this.hooks.takeStartContext().map((text) => tagged("session-start-hook", text)),
+      ...verdict.context.map((text) => tagged("user-prompt-submit-hook", text)),
+    ];
+    return yield* withStopHook(super.prompt(withContext(prompt, context), signal), this.hooks);
   }
 
   override continue(...args: Parameters<Agent["continue"]>): AsyncGenerator<AgentEvent, RunResult> {
@@ -68,14 +72,18 @@ function textOf(prompt: string | UserContent): string {
   return prompt.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 }
 
+/** A hook's context in the tag Claude Code gives it, so the model reads it as the hook's words and not the person's. */
+function tagged(tag: string, text: string): string {
+  return `\n\n<${tag}>\n${text}\n</${tag}>`;
+}
+
 /**
- * The hooks' context after the prompt, tagged as Claude Code tags it, so the model reads it as the
- * hook's words and not the person's. Text after text, not a part of its own: some wire APIs glue
- * a message's text parts together (OpenAI's chat), and the blank line keeps them apart there.
+ * The hooks' context (tagged) after the prompt. Text after text, not a part of its own: some wire
+ * APIs glue a message's text parts together (OpenAI's chat), and the blank line keeps them apart.
  */
 function withContext(prompt: string | UserContent, context: string[]): string | UserContent {
   if (context.length === 0) return prompt;
-  const added = context.map((text) => `\n\n<user-prompt-submit-hook>\n${text}\n</user-prompt-submit-hook>`).join("");
+  const added = context.join("");
   return typeof prompt === "string" ? `${prompt}${added}` : [...prompt, { type: "text", text: added }];
 }
 

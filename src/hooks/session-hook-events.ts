@@ -54,12 +54,25 @@ function notifyOnly<Input>(
 /** Why a session ends, in Claude Code's words: the person left the chat, or anything else (a one-shot's end, an editor closing). */
 export type SessionEndReason = "prompt_input_exit" | "other";
 
-export const sessionStart = notifyOnly<{ source: "startup" | "resume" }>(
-  "SessionStart",
-  "when a session starts (`startup`) or is resumed (`resume`)",
-  ({ source }) => [source],
-  ({ source }) => ({ source }),
-);
+// Claude Code adds a SessionStart hook's plain stdout, or its `additionalContext`, to the context
+// (https://code.claude.com/docs/en/hooks#sessionstart-decision-control); it cannot block.
+export const sessionStart: HookEvent<{ source: "startup" | "resume" }, string[]> = {
+  name: "SessionStart",
+  when: "when a session starts (`startup`) or is resumed (`resume`)",
+  exit2: "a failure, reported on stderr (the event cannot block)",
+  answers: "plain stdout or `additionalContext` is added for the model before the session's next prompt",
+  subject: ({ source }) => [source],
+  payload: ({ source }) => ({ source }),
+  start: () => [],
+  fold(added, run, { fail }) {
+    const answer = readPromptAnswer(run);
+    if (run.code !== 0 || "failed" in answer) {
+      fail();
+      return { outcome: added };
+    }
+    return { outcome: "context" in answer && answer.context ? [...added, answer.context] : added };
+  },
+};
 
 export const sessionEnd = notifyOnly<{ reason: SessionEndReason }>(
   "SessionEnd",

@@ -123,6 +123,16 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
     PostToolUse: [{ hooks: [{ type: "command", command: "./post.sh" }] }],
     SessionStart: [
       { matcher: "startup", hooks: [{ type: "command", command: "./record.sh start" }] },
+      // What SessionStart hooks print reaches the model, as plain text or as additionalContext.
+      { matcher: "startup", hooks: [{ type: "command", command: "echo Branch: main, 2 files changed" }] },
+      {
+        hooks: [
+          {
+            type: "command",
+            command: `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"Tickets: ABC-1"}}'`,
+          },
+        ],
+      },
       { matcher: "resume", hooks: [{ type: "command", command: "./record.sh never" }] },
     ],
     Stop: [{ hooks: [{ type: "command", command: "./record.sh stop" }] }],
@@ -161,6 +171,12 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
   assert.equal(typeof start.session_id, "string");
   assert.equal(start.session_id, stop.session_id);
   assert.equal(existsSync(join(cwd, "never.json")), false);
+  const sent = JSON.stringify(fake.requests[1].body);
+  assert.match(
+    sent,
+    /run it\\n\\n<session-start-hook>\\nBranch: main, 2 files changed\\n<\/session-start-hook>\\n\\n<session-start-hook>\\nTickets: ABC-1\\n<\/session-start-hook>/,
+  );
+  assert.equal(sent.split("Tickets: ABC-1").length, 2, "the start context is sent with one prompt only");
 });
 
 test("broken hook entries are reported and skipped; the valid ones still run", async () => {
