@@ -1,6 +1,7 @@
 import { Agent } from "../core/agent.ts";
 import { EVENT_SCHEMA_VERSION } from "../core/event-schema-version.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
+import { hookContext } from "../core/hook-context.ts";
 import { EMPTY_USAGE, type UserContent } from "../core/messages.ts";
 import type { CommandHooks } from "./command-hooks.ts";
 import { userPromptSubmit } from "./session-hook-events.ts";
@@ -30,8 +31,8 @@ export class HookedAgent extends Agent {
     // A blocked prompt is no run of the model: no Stop hook either (Claude Code's Stop follows a reply).
     if ("block" in verdict) return yield* this.blockedRun(verdict.block, verdict.command);
     const context = [
-      ...this.hooks.takeStartContext().map((text) => tagged("session-start-hook", text)),
-      ...verdict.context.map((text) => tagged("user-prompt-submit-hook", text)),
+      ...this.hooks.takeStartContext().map((text) => hookContext("session-start-hook", text)),
+      ...verdict.context.map((text) => hookContext("user-prompt-submit-hook", text)),
     ];
     return yield* withStopHook(super.prompt(withContext(prompt, context), signal), this.hooks);
   }
@@ -70,11 +71,6 @@ export class HookedAgent extends Agent {
 function textOf(prompt: string | UserContent): string {
   if (typeof prompt === "string") return prompt;
   return prompt.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
-}
-
-/** A hook's context in the tag Claude Code gives it, so the model reads it as the hook's words and not the person's. */
-function tagged(tag: string, text: string): string {
-  return `\n\n<${tag}>\n${text}\n</${tag}>`;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Finding sessions on disk: the latest one for a directory, one by id prefix, and a listing.
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { splitHookContext } from "../core/hook-context.ts";
 import { textOf } from "../core/messages.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { countOf } from "../shared/helpers.ts";
@@ -162,7 +163,8 @@ export function summarizeSessions(
       const prompts = session.entries.flatMap((entry) =>
         entry.type === "message" && entry.message.role === "user" ? [entry.message] : [],
       );
-      const first = prompts[0] ? textOf(prompts[0]).replace(/\s+/g, " ").trim() : "";
+      // The person's words: what a hook added after them (hook-context.ts) is not their prompt.
+      const first = prompts[0] ? splitHookContext(textOf(prompts[0])).said.replace(/\s+/g, " ").trim() : "";
       summaries.push({
         ...file,
         cwd: session.cwd,

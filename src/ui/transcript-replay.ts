@@ -4,6 +4,7 @@
 // same renderer as live events. What only the live run had is not stored: durations, and diffs,
 // except an edit's, which its result's text carries and which is drawn as the coloured diff again.
 import type { AgentEvent } from "../core/events.ts";
+import { splitHookContext } from "../core/hook-context.ts";
 import { assertNever, type Message, type ToolCallPart, textOf, toolCallsOf } from "../core/messages.ts";
 import { countOf } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
@@ -37,7 +38,12 @@ export function replayTranscript(untrusted: Message[], target: ReplayTarget): vo
   const renderer = new TerminalRenderer({ ...target, replies: "stream", showTrace: true });
   for (const message of messages.slice(from)) {
     for (const event of replayEvents(message, target.describe)) renderer.handle(event);
-    if (message.role === "user") stderr.write(`${colors.bold("> ")}${clip(textOf(message).trim())}\n`);
+    if (message.role === "user") {
+      // The person's words as they typed them; what hooks added after them is named, not shown as theirs.
+      const { said, added } = splitHookContext(textOf(message));
+      stderr.write(`${colors.bold("> ")}${clip(said.trim())}\n`);
+      if (added.length > 0) stderr.write(`${colors.dim(`  + context from ${[...new Set(added)].join(", ")}`)}\n`);
+    }
     if (message.role === "assistant" && message.stopReason === "aborted")
       stderr.write(`${colors.yellow("interrupted")}\n`);
   }

@@ -6,6 +6,7 @@
 // the parent's session and task call; its events are redacted at the same point as the parent's.
 import { Agent } from "../core/agent.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
+import { hookContext } from "../core/hook-context.ts";
 import type { Provider } from "../core/provider.ts";
 import type { Tool } from "../core/tool.ts";
 import type { CommandHooks } from "../hooks/command-hooks.ts";
@@ -136,7 +137,7 @@ function toolsFor(
 
 /** The SubagentStart hooks' context after the task, tagged as the hook's words (as UserPromptSubmit's are). */
 function withStartContext(prompt: string, context: string[]): string {
-  return [prompt, ...context.map((text) => `<subagent-start-hook>\n${text}\n</subagent-start-hook>`)].join("\n\n");
+  return prompt + context.map((text) => hookContext("subagent-start-hook", text)).join("");
 }
 
 /** The child's run, then its SubagentStop hooks, told the child's final answer. */

@@ -138,10 +138,15 @@ test("a hook that hangs is killed at its timeout and the call goes ahead with a 
     Stop: [{ hooks: [{ type: "command", command: "./record.sh stop" }] }],
     TeammateIdle: [{ hooks: [{ type: "command", command: "true" }] }],
   });
-  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "run it"], { cwd });
+  const env = cleanEnv();
+  const result = await runCli(["-y", "--trust", ...fakeFlags(fake), "-p", "run it"], { cwd, env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "finished\n");
   assert.match(result.stderr, /ignoring hooks\.TeammateIdle/);
+  // The session list shows the person's words; the hooks' context is not their prompt.
+  const listed = await runCli(["sessions"], { cwd, env });
+  assert.match(listed.stdout, /1 turn {2}run it\n/);
+  assert.doesNotMatch(listed.stdout, /Branch|Tickets|hook/);
   assert.match(
     result.stderr,
     /PreToolUse hook "sleep 30" \(.*settings\.json\) timed out after 1 s and was killed; the call went on to its approval/,
