@@ -5,10 +5,10 @@
 // when it does not exist yet), and write_file there is asked every time, which a headless run
 // with --yes refuses. As root and as nobody, the canary HOME under /var/tmp.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { gitAs, plantedHook } from "../support/git-hook-attacks.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "../support/helpers.ts";
 import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
 import { needs } from "../support/system-programs.ts";
@@ -25,29 +25,13 @@ for (const identity of IDENTITIES) {
     const sub = join(project, "sub");
     mkdirSync(join(project, ".husky"), { recursive: true });
     mkdirSync(sub);
-    const git = (cwd: string, ...args: string[]) =>
-      execFileSync(
-        runAs(identity)[0] ?? "git",
-        [...runAs(identity).slice(1), ...(identity === "root" ? [] : ["git"]), "-c", "safe.directory=*", ...args],
-        {
-          cwd,
-          encoding: "utf8",
-          env: {
-            ...process.env,
-            HOME: home,
-            GIT_AUTHOR_NAME: "t",
-            GIT_AUTHOR_EMAIL: "t@example.com",
-            GIT_COMMITTER_NAME: "t",
-            GIT_COMMITTER_EMAIL: "t@example.com",
-          },
-        },
-      );
+    const git = gitAs(identity, home);
     handTo(identity, home);
     git(project, "init", "-q");
     git(project, "config", "core.hooksPath", ".husky"); // husky's folder, there already
     git(sub, "init", "-q");
     git(sub, "config", "core.hooksPath", "githooks"); // a folder not made yet
-    const hook = (file: string) => `printf '#!/bin/sh\\ntouch ${pwned}\\n' > ${file} && chmod +x ${file}`;
+    const hook = (file: string) => plantedHook(file, pwned);
     const fake = await serve([
       {
         reply: {

@@ -5,12 +5,12 @@
 // Now a `.git` file is followed to the repository's config (src/shared/git-hooks-path.ts).
 // As root and as nobody, the canary HOME under /var/tmp.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "../support/helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
+import { assertHookNotPlanted, gitAs } from "../support/git-hook-attacks.ts";
+import { fakeServerPerTest } from "../support/helpers.ts";
+import { canaryHomeDir, handTo, IDENTITIES, skipAs } from "../support/identities.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -20,48 +20,20 @@ for (const identity of IDENTITIES) {
     skip: needs("bwrap") || skipAs(identity),
   }, async () => {
     const home = canaryHomeDir("harness-hookspath-worktree-home-");
-    const pwned = join(home, "PWNED");
     const main = join(home, "main");
     const project = join(home, "worktree");
     mkdirSync(main);
-    const git = (...args: string[]) =>
-      execFileSync(
-        runAs(identity)[0] ?? "git",
-        [...runAs(identity).slice(1), ...(identity === "root" ? [] : ["git"]), "-c", "safe.directory=*", ...args],
-        {
-          cwd: existsSync(project) ? project : main,
-          encoding: "utf8",
-          env: {
-            ...process.env,
-            HOME: home,
-            GIT_AUTHOR_NAME: "t",
-            GIT_AUTHOR_EMAIL: "t@example.com",
-            GIT_COMMITTER_NAME: "t",
-            GIT_COMMITTER_EMAIL: "t@example.com",
-          },
-        },
-      );
+    const git = gitAs(identity, home);
     handTo(identity, home);
-    git("init", "-q");
-    git("config", "core.hooksPath", ".husky");
-    git("commit", "-q", "--allow-empty", "-m", "first");
-    git("worktree", "add", "-q", project);
-    assert.equal(git("config", "--get", "core.hooksPath").trim(), ".husky", "git in the worktree sees the value");
-    const plant = `mkdir -p .husky; printf '#!/bin/sh\\ntouch ${pwned}\\n' > .husky/pre-commit && chmod +x .husky/pre-commit; echo "planted: $?"`;
-    const fake = await serve([
-      { reply: { toolCalls: [{ id: "plant", name: "bash", arguments: { command: plant } }] } },
-      { reply: { text: "planted" } },
-    ]);
-    const env = cleanEnv({ HOME: home, HARNESS_HOME: join(home, ".harness") });
-    const result = await runCli(["-y", ...fakeFlags(fake), "-p", "set up hooks"], {
-      cwd: project,
-      env,
-      wrap: runAs(identity),
-    });
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(toolResultOf(fake, 1, "plant"), /planted: [1-9]/);
-    git("commit", "-q", "--allow-empty", "-m", "mine");
-    assert.equal(existsSync(pwned), false, "a planted hook ran outside the sandbox");
-    assert.equal(existsSync(join(project, ".husky", "pre-commit")), false);
+    git(main, "init", "-q");
+    git(main, "config", "core.hooksPath", ".husky");
+    git(main, "commit", "-q", "--allow-empty", "-m", "first");
+    git(main, "worktree", "add", "-q", project);
+    assert.equal(
+      git(project, "config", "--get", "core.hooksPath").trim(),
+      ".husky",
+      "git in the worktree sees the value",
+    );
+    await assertHookNotPlanted(serve, { identity, home, project, hooks: ".husky" });
   });
 }
