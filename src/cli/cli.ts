@@ -44,6 +44,7 @@ Usage:
   harness worker --queue redis://host:port/name   run queued batch tasks on this machine
   harness help [topic]                  a page of the manual (permissions, hooks, providers, ...)
   harness completion <bash|zsh|fish>    a completion script for your shell
+  harness doctor                        check what harness needs: Node, config, key, proxy, sandbox, MCP
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
@@ -118,6 +119,7 @@ const SUBCOMMANDS: Record<SubcommandName, () => Promise<{ run(argv: string[]): P
   worker: () => import("./commands/worker.ts"),
   help: () => import("./commands/help.ts"),
   completion: () => import("./commands/completion.ts"),
+  doctor: () => import("./commands/doctor.ts"),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -10,5 +10,6 @@ export const SUBCOMMAND_NAMES = [
   "worker",
   "help",
   "completion",
+  "doctor",
 ] as const;
 export type SubcommandName = (typeof SUBCOMMAND_NAMES)[number];
