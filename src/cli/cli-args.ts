@@ -1,7 +1,6 @@
 // Every command-line flag, defined once: a zod schema that checks and coerces its value, and its
 // one-letter form. The CLI, `harness acp` and `harness batch` each pick the flags they take from
 // this table, so a flag means the same everywhere; adding one is one line here (and one in --help).
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -10,10 +9,9 @@ import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { parseThinking } from "../providers/thinking-levels.ts";
 import { WIRE_API_NAMES, wireKind } from "../providers/wire-apis.ts";
 import { closestName } from "../shared/edit-distance.ts";
-import { parsePositiveInteger } from "../shared/helpers.ts";
-import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 import { withClaudeFlags } from "./claude-flags.ts";
+import { directory, oneOf, positiveInteger, positiveNumber, seconds, text, textOrFile, toggle } from "./flag-values.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -30,67 +28,6 @@ interface FlagSpec {
   /** Given more than once, each value counts (the schema then checks an array). */
   multiple?: true;
 }
-
-const text = z.string();
-const toggle = z.boolean();
-/** A whole number of at least 1, given as digits: `takes` completes the error (`--max-turns takes ...`). */
-const positiveInteger = (takes: string) =>
-  z
-    .string()
-    .refine((value) => parsePositiveInteger(value) !== undefined, takes)
-    .transform(Number);
-/** A prompt file read by `@file` larger than this is refused: it would be paid on every request. */
-const MAX_PROMPT_FILE_BYTES = 256 * 1024;
-/**
- * Text, or `@file` for a file's contents. The path is relative to the directory the command was
- * typed in (where the shell completed it), also with --cwd. Read by the one regular-file reader:
- * a FIFO would hang the start and /dev/zero would fill the memory, so neither is opened.
- */
-const textOrFile = z.string().transform((value, context) => {
-  if (!value.startsWith("@")) return value;
-  const file = value.slice(1);
-  const head = readRegularFile(file, MAX_PROMPT_FILE_BYTES);
-  const why = !head
-    ? whyNotReadable(file)
-    : head.size > MAX_PROMPT_FILE_BYTES
-      ? `${head.size} bytes, more than ${MAX_PROMPT_FILE_BYTES}`
-      : undefined;
-  if (head && !why) return head.bytes.toString("utf8");
-  context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
-  return z.NEVER;
-});
-/** Why readRegularFile gave nothing for `file`, in the user's words. */
-function whyNotReadable(file: string): string {
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) return "a folder, not a file";
-    if (!stat.isFile()) return "not a regular file (a FIFO, device or socket is never read)";
-    return "permission denied";
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? "no such file" : (code ?? (error as Error).message);
-  }
-}
-/** An existing directory (`--cwd`). */
-const directory = z.string().superRefine((value, context) => {
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(value).isDirectory();
-  } catch {
-    // missing or unreadable: not a directory we can work in
-  }
-  if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
-});
-/** A number above 0, as typed (digits, maybe a fraction): `takes` completes the error. */
-const positiveNumber = (takes: string) =>
-  z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, takes)
-    .refine((value) => Number(value) > 0, takes);
-/** Seconds, as typed (wiring/defaults.ts turns them into milliseconds, with the variables' checks). */
-const seconds = positiveNumber("takes a number of seconds above 0");
-/** One of a fixed list of words. */
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
 
 export const FLAGS = {
   print: { schema: text, short: "p" },
@@ -132,6 +69,8 @@ export const FLAGS = {
   "input-format": { schema: oneOf(["stream-json"]) },
   "system-prompt": { schema: textOrFile },
   "append-system-prompt": { schema: textOrFile },
+  debug: { schema: toggle },
+  "debug-file": { schema: text },
   // Resolved where the command was typed, as the shell completed it (also with --cwd).
   image: { schema: z.array(z.string().transform((file) => resolve(file))), multiple: true },
   cwd: { schema: directory },
@@ -193,6 +132,8 @@ export const RUN_FLAGS = [
   "input-format",
   "system-prompt",
   "append-system-prompt",
+  "debug",
+  "debug-file",
   "image",
   "cwd",
   "continue",
@@ -344,9 +285,4 @@ function flagForShort(short: string, names: readonly FlagName[]): string {
   const specs: Record<string, FlagSpec> = FLAGS;
   const name = names.find((candidate) => `-${specs[candidate]?.short}` === short);
   return name ? `--${name}` : short;
-}
-
-/** `a`, `a or b`, `a, b or c`. */
-function listed(values: readonly string[]): string {
-  return values.length < 2 ? values.join("") : `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`;
 }

@@ -74,6 +74,8 @@ Options:
   --system-prompt <text|@file>   replace harness's own system prompt (AGENTS.md and the
                            working directory stay); @file reads a file
   --append-system-prompt <text|@file>   add to the end of the system prompt
+  --debug                  log requests, hooks, tool calls and settings read to stderr (keys redacted)
+  --debug-file <path>      the same log, appended to a file only you can read
   --image <file>           attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable.
                            @shot.png in a prompt attaches one too
   --cwd <dir>              work in that directory, as if harness were started there

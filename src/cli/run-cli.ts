@@ -3,13 +3,17 @@
 // run (cli-headless.ts) over the flags' session options (cli-session-options.ts).
 // Loaded lazily by cli.ts, so `--help` and `--version` never pay for it.
 
+import { openSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import type { UserContent } from "../core/messages.ts";
 import { redactWrites } from "../core/stream-redactor.ts";
 import { secretPaths } from "../permissions/secret-paths.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { showControlChars } from "../shared/control-chars.ts";
+import { debugLog, startDebugLog } from "../shared/debug-log.ts";
+import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { secretValuesOf } from "../shared/redact.ts";
+import { VERSION } from "../shared/version.ts";
 import { paletteFor } from "../ui/colors.ts";
 import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import { oneShotPrompt } from "../ui/headless/one-shot-prompt.ts";
@@ -38,6 +42,10 @@ export async function runCli(flags: CliFlags): Promise<number> {
     // What no `@path` attaches, whoever wrote the text: the same list the sandbox hides.
     mentionSecrets: secretPaths(env.HOME || homedir(), stateDir(env), env),
   };
+  if (flags.debug || flags["debug-file"] !== undefined) {
+    const failed = openDebugLog(flags["debug-file"], env, stderr);
+    if (failed) return failed;
+  }
   // --cwd is `cd dir && harness`: tools, instruction files, folder trust, the sessions' recorded
   // folder (and so -c), relative paths in settings and child processes all start there.
   if (flags.cwd !== undefined) {
@@ -177,4 +185,34 @@ async function pickResumeId(terminal: CliTerminal, cwd: string, isChat: boolean)
   if (picked !== undefined) return picked;
   stderr.write("nothing resumed\n");
   return 0;
+}
+
+/**
+ * `--debug` (to stderr) or `--debug-file <path>` (appended, private to the user): the process's
+ * debug log (shared/debug-log.ts), with every key of the environment redacted. Returns 2 when
+ * the file cannot be opened.
+ */
+function openDebugLog(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv,
+  stderr: NodeJS.WritableStream,
+): number | undefined {
+  let write = (line: string) => void stderr.write(line);
+  if (file !== undefined) {
+    let fd: number;
+    try {
+      fd = openSync(file, "a", PRIVATE_FILE_MODE);
+    } catch (error) {
+      stderr.write(
+        `harness: --debug-file ${showControlChars(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, "")}\n`,
+      );
+      return 2;
+    }
+    write = (line) => {
+      writeSync(fd, line);
+    };
+  }
+  startDebugLog(write, secretValuesOf(env));
+  debugLog("start", `harness ${VERSION} on Node ${process.version}, ${process.platform}, in ${process.cwd()}`);
+  return undefined;
 }

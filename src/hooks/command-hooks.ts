@@ -3,10 +3,12 @@
 // that outlives its timeout is killed and the call goes ahead, with a note to the model and on
 // stderr, as Claude Code does (a hook is a check the user added, not a sandbox: a hung checker
 // should not wedge the session).
+
 import type { CompactionHook } from "../core/compaction.ts";
 import type { RunResult } from "../core/events.ts";
 import type { ToolHook } from "../core/run-tools.ts";
 import type { ToolOutput } from "../core/tool.ts";
+import { debugLog } from "../shared/debug-log.ts";
 import type { HookEvent } from "./hook-event.ts";
 import type { CommandHook } from "./hook-settings.ts";
 import { type HookRun, runHookCommand } from "./run-hook-command.ts";
@@ -118,6 +120,7 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
         timeoutMs: hook.timeoutMs,
         signal,
       });
+      debugLog("hooks", () => `${event.name} "${hook.command}" (${hook.source}) -> ${describeEnd(result)}`);
       if (signal.aborted)
         return { outcome: event.interrupted ? event.interrupted(outcome) : outcome, interrupted: true };
       const fail = () => {
@@ -189,6 +192,12 @@ export function createCommandHooks(hooks: CommandHook[], context: CommandHookCon
     },
   };
   return self;
+}
+
+function describeEnd(result: HookRun): string {
+  if (result.timedOut) return "timed out";
+  if (result.failure) return `could not run: ${result.failure}`;
+  return `exit ${result.code}, ${result.stdout.length} chars out, ${result.stderr.length} chars err`;
 }
 
 function failureNote(event: HookEvent<never, unknown>, hook: CommandHook, result: HookRun): string {

@@ -6,6 +6,7 @@
 // answers a POST with a 3xx is misconfigured; the status is reported), and no compression is
 // asked for (event streams are not compressed anyway), as with the SDKs' own defaults minus those.
 import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { debugLog, loggedUrl } from "../shared/debug-log.ts";
 import { KEEP_ALIVE_IDLE_MS, proxyFor, requestViaProxy } from "../shared/proxy.ts";
 
 /** A response's headers by name, whatever their case; repeated ones joined with ", ". */
@@ -93,7 +94,29 @@ export async function sendRequest(
       });
       sent.end(init.body);
     });
-  return send(MAX_STALE_RETRIES);
+  const started = performance.now();
+  try {
+    const reply = await send(MAX_STALE_RETRIES);
+    debugLog(
+      "api",
+      () => `${init.method} ${loggedUrl(target)} -> ${reply.status} in ${elapsed(started)}${sizeOf(init.body)}`,
+    );
+    return reply;
+  } catch (error) {
+    debugLog(
+      "api",
+      () => `${init.method} ${loggedUrl(target)} failed in ${elapsed(started)}: ${(error as Error).message}`,
+    );
+    throw error;
+  }
+}
+
+function elapsed(since: number): string {
+  return `${Math.round(performance.now() - since)} ms`;
+}
+
+function sizeOf(body: string | undefined): string {
+  return body === undefined ? "" : ` (${Buffer.byteLength(body)} bytes sent)`;
 }
 
 /** Kept-alive connections that may turn out closed, one after the other, before a call fails. */

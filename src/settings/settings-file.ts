@@ -12,11 +12,13 @@
 // one notice line (they would change what runs or what is protected); a key neither harness
 // nor Claude Code has is reported too, with the nearest one, but does not stop the run, since
 // Claude Code grows keys faster than harness can learn them.
+
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { foldersFromRoot } from "../core/system-prompt.ts";
+import { debugLog } from "../shared/debug-log.ts";
 import { describeIssue } from "../shared/describe-issue.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { editorShape, readShape, type WouldRun, wouldRunOfSections } from "./sections.ts";
@@ -130,6 +132,7 @@ export function settingsSources(
 /** Reads one file; undefined when it does not exist. Throws SettingsError. */
 export function readSettingsFile(source: SettingsSource): SettingsData | undefined {
   if (!existsSync(source.path)) return undefined;
+  debugLog("settings", `reading ${source.path} (${source.dialect}, ${source.isUser ? "the user's" : "the project's"})`);
   return parseSettingsText(readFileSync(source.path, "utf8"), source);
 }
 

@@ -5,7 +5,6 @@ import { loadInstructions } from "../core/instruction-files.ts";
 import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
 import type { Provider } from "../core/provider.ts";
 import { type ApproveFn, describeCall } from "../core/run-tools.ts";
-import { redactEvents } from "../core/stream-redactor.ts";
 import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
@@ -48,6 +47,7 @@ import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
+import { outgoingEvents } from "./outgoing-events.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
@@ -245,7 +245,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
    * the terminal, JSON output and the editor all get these events. Keys never reach them;
    * the model's own copy of the conversation is untouched.
    */
-  const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
+  const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => outgoingEvents(events, permissions.secrets);
   const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };
   const controls = sessionControls(parts);
   return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
