@@ -66,7 +66,6 @@ export class FakeThreads {
     const now = this.clock();
     for (const thread of this.threads) if (now - thread.lastRequestAt > THREAD_TTL_MS) this.threads.delete(thread);
     const fingerprint = JSON.stringify([body.model, body.thinking ?? null]);
-    const messageId = `msg_thread_${++this.replies}`;
     if (body.thread?.type === "create") {
       const thread: Thread = {
         system: body.system,
@@ -76,7 +75,7 @@ export class FakeThreads {
         lastMessageId: "",
         lastRequestAt: now,
       };
-      return this.turn(thread, "create", withoutThread(body), messageId, body.messages);
+      return this.turn(thread, "create", withoutThread(body), body.messages);
     }
     if (body.thread?.type !== "continue" || typeof body.thread.previous_message_id !== "string")
       return this.refuse(400, "invalid_request_error", "thread.type: expected create or continue");
@@ -103,16 +102,12 @@ export class FakeThreads {
     };
     if (conversation.system === undefined) delete conversation.system;
     if (conversation.tools === undefined) delete conversation.tools;
-    return this.turn(thread, "continue", conversation, messageId, body.messages);
+    return this.turn(thread, "continue", conversation, body.messages);
   }
 
-  private turn(
-    thread: Thread,
-    kind: ThreadTurn["kind"],
-    conversation: any,
-    messageId: string,
-    sent: any[],
-  ): ThreadTurn {
+  /** An accepted request; its reply gets the next id (`msg_thread_<n>`: the n-th accepted threaded request). */
+  private turn(thread: Thread, kind: ThreadTurn["kind"], conversation: any, sent: any[]): ThreadTurn {
+    const messageId = `msg_thread_${++this.replies}`;
     return {
       kind,
       conversation,
