@@ -233,3 +233,22 @@ test("on by default at the vendor's endpoint only; a gateway asks for it; zero d
   const openai = resolveProvider({ provider: "openai", model: "gpt-5" }, { OPENAI_API_KEY: "k" }, {});
   assert.equal(openai.serverState, undefined);
 });
+
+test("a fingerprint refusal falls back to a create as well", async () => {
+  const mismatch = {
+    status: 400,
+    body: { type: "error", error: { type: "thread_fingerprint_mismatch", message: "the thread's fields differ" } },
+  };
+  const server = await start([call("a", "toolu_a"), mismatch, answer("done")]);
+  const replies = await run(fakeAnthropicProvider(server, { serverState: true }), [], "go");
+  assert.deepEqual(threads(server), ["create", "continue", "create"]);
+  assert.equal(replies.at(-1)?.thread?.refused, "thread_fingerprint_mismatch");
+});
+
+test("an error that is not about the thread is not taken for one: no fallback, the loop retries as usual", async () => {
+  const server = await start([call("a", "toolu_a"), { status: 529 }, answer("done")]);
+  const replies = await run(fakeAnthropicProvider(server, { serverState: true }), [], "go");
+  // The 529 answered a continue; the loop's retry creates (the continue's thread was taken).
+  assert.deepEqual(threads(server), ["create", "continue", "create"]);
+  assert.equal(replies.at(-1)?.thread?.refused, undefined);
+});
