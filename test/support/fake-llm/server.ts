@@ -302,7 +302,8 @@ function withMessageId(step: FixedStep, messageId: string | undefined): FixedSte
 /** A reply sent whole extends the thread; anything else (an error, a cut, a client gone) leaves it as it was. */
 function settleTurn(turn: ThreadTurn, step: FixedStep, res: ServerResponse): void {
   const reply = "reply" in step ? step.reply : "json" in step ? step.json : undefined;
-  if (reply && res.writableFinished) turn.complete((anthropicFormat.jsonBody(reply) as { content: unknown[] }).content);
+  if (reply && res.writableEnded && !res.destroyed)
+    turn.complete((anthropicFormat.jsonBody(reply) as { content: unknown[] }).content);
   else turn.abandon();
 }
 
