@@ -245,10 +245,11 @@ test("a fingerprint refusal falls back to a create as well", async () => {
   assert.equal(replies.at(-1)?.thread?.refused, "thread_fingerprint_mismatch");
 });
 
-test("an error that is not about the thread is not taken for one: no fallback, the loop retries as usual", async () => {
-  const server = await start([call("a", "toolu_a"), { status: 529 }, answer("done")]);
+test("an error status that is not about the thread is no refusal: the loop's retry continues the same thread", async () => {
+  const server = await start([call("a", "toolu_a"), { status: 529 }, { status: 429 }, answer("done")]);
   const replies = await run(fakeAnthropicProvider(server, { serverState: true }), [], "go");
-  // The 529 answered a continue; the loop's retry creates (the continue's thread was taken).
-  assert.deepEqual(threads(server), ["create", "continue", "create"]);
+  assert.deepEqual(threads(server), ["create", "continue", "continue", "continue"]);
+  assert.equal(server.requests[3].body.thread.previous_message_id, "msg_thread_1");
   assert.equal(replies.at(-1)?.thread?.refused, undefined);
+  assert.deepEqual(server.threads.refusals, []);
 });

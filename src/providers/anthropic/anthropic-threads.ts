@@ -64,6 +64,12 @@ export class ThreadKeeper {
     return index === -1 ? undefined : this.open.splice(index, 1)[0];
   }
 
+  /** A claimed thread whose continue got an error status, continuable again. */
+  putBack(thread: OpenThread): void {
+    this.open.push(thread);
+    if (this.open.length > MAX_OPEN_THREADS) this.open.shift();
+  }
+
   keep(thread: Omit<OpenThread, "lastUsedAt">): void {
     this.open.push({ ...thread, lastUsedAt: this.now() });
     if (this.open.length > MAX_OPEN_THREADS) this.open.shift();
@@ -102,8 +108,11 @@ export class ThreadCall {
         return await send(continued);
       } catch (error) {
         const refused = threadRefusal(error);
-        if (!refused) throw error;
-        return this.create(body, send, refused);
+        if (refused) return this.create(body, send, refused);
+        // Refused before any reply (429, 529, 5xx): the API did not continue the thread, so the
+        // loop's retry may. Should it have, that retry is refused and falls back like any other.
+        if (error instanceof HttpStatusError) this.keeper.putBack(thread);
+        throw error;
       }
     }
     return this.create(body, send);
