@@ -7,7 +7,8 @@
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
-// stay bounded, which facts survive compaction (bench/continuity.ts), the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
+// stay bounded, which facts survive compaction (bench/continuity.ts), bytes uploaded per session and
+// step with Anthropic's message threads and without (bench/thread-bytes.ts), the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
 // model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session. The compile
@@ -19,6 +20,7 @@ import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 import { continuity, reportContinuity } from "./continuity.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
 import { reportSnapshots, snapshotBench } from "./snapshots.ts";
+import { reportThreadBytes, threadBytes } from "./thread-bytes.ts";
 
 const cli = process.env.BENCH_CLI ?? CLI;
 const STARTUP_RUNS = 10;
@@ -281,6 +283,7 @@ console.log(`connections per session: ${long.connections} for ${long.requests} m
 console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
 reportContinuity(await continuity());
+reportThreadBytes(await threadBytes(cli), median);
 reportSnapshots(await snapshotBench());
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
 // the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.

@@ -54,6 +54,17 @@ export const messageSchema = z
         .strictObject({ api: z.string(), provider: z.string(), model: z.string(), host: z.string() })
         .optional()
         .describe("the provider, model, wire API and endpoint host that wrote the reply"),
+      thread: z
+        .strictObject({
+          mode: z.enum(["create", "continue"]),
+          bytes: count,
+          messages: count,
+          refused: z.string().optional(),
+        })
+        .optional()
+        .describe(
+          "server-side conversation state the request used: created or continued, bytes and messages uploaded, and the error of a refused continue",
+        ),
     }),
     z.strictObject({
       role: z.literal("tool"),

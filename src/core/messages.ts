@@ -71,6 +71,22 @@ export interface AssistantMessage {
    * those fall back to `api` alone.
    */
   source?: ReplySource;
+  /** How the request that got this reply used server-side conversation state, when it did. */
+  thread?: ThreadUse;
+}
+
+/**
+ * A request that used the API's own copy of the conversation (Anthropic's message threads):
+ * whether it started one or continued one, and what it uploaded. `refused` names why a
+ * continue was refused (`thread_not_found`, ...) before this request created a new thread.
+ */
+export interface ThreadUse {
+  mode: "create" | "continue";
+  /** The request body's size. */
+  bytes: number;
+  /** The conversation's messages the request carried (all of them for a create). */
+  messages: number;
+  refused?: string;
 }
 
 /** The provider, model and wire API a reply came from (providers/replay.ts compares them). */

@@ -35,6 +35,11 @@ export interface AdapterSettings extends CallLimits {
   prices?: Prices;
   /** Anthropic's server-side web search, on with at most this many searches per request (config.json `webSearch`). */
   webSearch?: { maxUses: number };
+  /**
+   * Keep the conversation on the API's side and send only what is new (Anthropic's message
+   * threads), decided by resolve-provider.ts from the endpoint, the model and the settings.
+   */
+  serverState?: boolean;
   /** Threads `--provider local` computes on (config.json `providers.local.threads`, `HARNESS_LOCAL_THREADS`); absent: the math cores. */
   threads?: number;
   /** Where `--provider local` keeps downloaded models (`$HARNESS_HOME/models`). */

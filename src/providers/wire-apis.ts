@@ -66,6 +66,13 @@ export interface ApiRecord {
   takesWebSearch?: true;
   /** Short model names its vendor's own tools take (`sonnet`), resolved before the first call (model-aliases.ts). */
   aliases?: Readonly<Record<string, ModelAlias>>;
+  /**
+   * The API can keep the conversation on its side (Anthropic's message threads), so a request
+   * sends only what is new: on by default at `vendorHost` for the `models` that support it
+   * (resolve-provider.ts decides; the adapter obeys `serverState`). *Decision*: the models are a
+   * pattern here until the model catalogue (issue 41) says which support it; move them there.
+   */
+  serverState?: { vendorHost: string; models: RegExp };
 }
 
 /** A wire API: one users can name with `--api`, spoken over HTTP. */
@@ -134,6 +141,11 @@ export const WIRE_APIS = {
     budgetProblem: anthropicBudgetProblem,
     takesWebSearch: true,
     aliases: ANTHROPIC_MODEL_ALIASES,
+    // Message threads (beta message-threads-2026-08-12): Claude 4 models and later, per issue 53.
+    serverState: {
+      vendorHost: "api.anthropic.com",
+      models: /^claude-(?:(?:opus|sonnet|haiku)-)?(?:[4-9]|\d\d)(?:\b|[-.])/,
+    },
   },
   gemini: {
     kind: GEMINI_API,

@@ -64,6 +64,14 @@ const ProviderEntrySchema = z.strictObject({
   models: z.record(z.string(), ModelEntrySchema).optional(),
   /** `--provider local` only: threads llama.cpp computes on (HARNESS_LOCAL_THREADS wins); default the math cores. */
   threads: z.number().int().positive().max(256).optional(),
+  /**
+   * Keep the conversation on the API's side and send only what is new (Anthropic's message
+   * threads): default on at the vendor's own endpoint for models that support it; `true` turns it
+   * on for a gateway that forwards it, `false` off. HARNESS_SERVER_STATE wins.
+   */
+  serverState: z.boolean().optional(),
+  /** The account keeps no data: no conversation state is kept on the API's side, whatever asks for it. */
+  zeroDataRetention: z.boolean().optional(),
 });
 
 /**
@@ -97,6 +105,8 @@ const ConfigSchema = z.strictObject({
       error: 'expected true, false or { "maxUses": <number> }',
     })
     .optional(),
+  /** Every provider's account keeps no data (as a provider's own `zeroDataRetention`). */
+  zeroDataRetention: z.boolean().optional(),
   /** Levels of subagents below the main agent (src/wiring/subagents.ts): 1, the default, lets children start none; 0 removes the task tool. */
   maxSubagentDepth: z.number().int().nonnegative().max(5).optional(),
   providers: z

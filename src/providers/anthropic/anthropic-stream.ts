@@ -24,7 +24,7 @@ type WireStopReason =
 export interface AnthropicStreamEvent {
   type: string;
   index?: number;
-  message?: { model?: string; usage?: WireUsage | null };
+  message?: { id?: string; model?: string; usage?: WireUsage | null };
   content_block?: WireBlock;
   delta?: {
     type?: string;

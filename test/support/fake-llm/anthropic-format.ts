@@ -35,7 +35,7 @@ export const anthropicFormat: WireFormat = {
     const events = [
       sse("message_start", {
         message: {
-          id: "msg_fake",
+          id: reply.messageId ?? "msg_fake",
           type: "message",
           role: "assistant",
           model: "fake-model",
@@ -92,7 +92,11 @@ export const anthropicFormat: WireFormat = {
   jsonBody(reply: ReplySpec): unknown {
     const content: unknown[] = [];
     if (reply.reasoning)
-      content.push({ type: "thinking", thinking: reply.reasoning, signature: fakeSignature(reply.reasoning) });
+      content.push({
+        type: "thinking",
+        thinking: reply.reasoning,
+        signature: reply.signature ?? fakeSignature(reply.reasoning),
+      });
     if (reply.text) content.push({ type: "text", text: reply.text });
     (reply.toolCalls ?? []).forEach((call, position) => {
       content.push({
@@ -104,7 +108,7 @@ export const anthropicFormat: WireFormat = {
     });
     const usage = reply.usage === undefined ? { ...START_USAGE, ...END_USAGE } : reply.usage;
     return {
-      id: "msg_fake",
+      id: reply.messageId ?? "msg_fake",
       type: "message",
       role: "assistant",
       model: "fake-model",

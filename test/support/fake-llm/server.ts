@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicFormat } from "./anthropic-format.ts";
+import { FakeThreads, type ThreadTurn } from "./anthropic-threads.ts";
 import { geminiFormat } from "./gemini-format.ts";
 import { openaiFormat } from "./openai-format.ts";
 import type { Persona } from "./personas.ts";
@@ -32,6 +33,8 @@ export interface ReplySpec {
   chunkSize?: number;
   /** Pause between streamed events, ms. */
   delayMs?: number;
+  /** The reply's id (Anthropic `msg_...`); the fake sets it for a threaded request. */
+  messageId?: string;
 }
 
 /** One step of the script: what to answer to the next request. */
@@ -77,6 +80,12 @@ export interface RecordedRequest {
   body: any;
   format: string;
   receivedAt: number;
+  /** The body's size in bytes, as uploaded. */
+  bytes: number;
+  /** A threaded request (anthropic-threads.ts): whether it created or continued its thread. */
+  thread?: "create" | "continue";
+  /** What reached the model: the body, or for a continued thread the thread's messages and the new ones. */
+  conversation: any;
   /** When the answer was fully sent (for measuring the client's own time between calls). */
   answeredAt?: number;
 }
@@ -122,6 +131,8 @@ export class FakeLLM {
   persona: Persona | undefined;
   /** TCP connections the server has accepted (its 'connection' events): a kept-alive session opens one. */
   connections = 0;
+  /** Anthropic's message threads (anthropic-threads.ts), with their clock. */
+  readonly threads = new FakeThreads();
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
@@ -181,6 +192,8 @@ export class FakeLLM {
       body,
       format: format?.name ?? "unknown",
       receivedAt: now(),
+      bytes: Buffer.byteLength(raw),
+      conversation: body,
     };
     this.requests.push(request);
     // Strict JSON parsers refuse half of a surrogate pair (JSON.stringify writes a lone one as
@@ -195,15 +208,22 @@ export class FakeLLM {
       this.errors.push(`request ${this.requests.length} to unknown path ${path}`);
       return send(res, 404, { error: { message: `fake LLM: no format for ${path}` } });
     }
-    for (const problem of format.validate(body)) this.errors.push(`request ${this.requests.length}: ${problem}`);
-    const refusal = this.persona?.check(body, request);
+    const turn = format === anthropicFormat ? this.threads.open(body, req.headers) : undefined;
+    // A refused continue is the API's answer, not a protocol error of the client's.
+    if (turn && "status" in turn) return send(res, turn.status, turn.body);
+    if (turn) [request.thread, request.conversation] = [turn.kind, turn.conversation];
+    for (const problem of format.validate(request.conversation))
+      this.errors.push(`request ${this.requests.length}: ${problem}`);
+    const refusal = this.persona?.check(request.conversation, request);
     if (refusal) {
+      turn?.abandon();
       this.errors.push(`request ${this.requests.length}: ${this.persona?.name} refuses it: ${refusal.rule}`);
       return send(res, refusal.status, refusal.body);
     }
 
     let step = this.script.shift();
     if (!step) {
+      turn?.abandon();
       this.errors.push(`request ${this.requests.length}: the script ran out`);
       return send(res, 500, format.errorBody(500, "fake LLM: the script ran out"));
     }
@@ -212,15 +232,17 @@ export class FakeLLM {
         step = await step(request);
       } catch (error) {
         // A function step that cannot answer (no script for this conversation) is a script error.
+        turn?.abandon();
         this.errors.push(`request ${this.requests.length}: ${(error as Error).message}`);
         return send(res, 500, format.errorBody(500, `fake LLM: ${(error as Error).message}`));
       }
     }
-    await this.answer(
+    const fixed = withMessageId(
       this.persona ? this.persona.decorate(step as FixedStep, request) : (step as FixedStep),
-      format,
-      res,
+      turn?.messageId,
     );
+    await this.answer(fixed, format, res);
+    if (turn) settleTurn(turn, fixed, res);
     request.answeredAt = now();
   }
 
@@ -269,6 +291,22 @@ export class FakeLLM {
   }
 }
 
+/** A threaded reply carries the id the next request continues from. */
+function withMessageId(step: FixedStep, messageId: string | undefined): FixedStep {
+  if (!messageId) return step;
+  if ("reply" in step) return { ...step, reply: { ...step.reply, messageId } };
+  if ("json" in step) return { ...step, json: { ...step.json, messageId } };
+  return step;
+}
+
+/** A reply sent whole extends the thread; anything else (an error, a cut, a client gone) leaves it as it was. */
+function settleTurn(turn: ThreadTurn, step: FixedStep, res: ServerResponse): void {
+  const reply = "reply" in step ? step.reply : "json" in step ? step.json : undefined;
+  if (reply && res.writableEnded && !res.destroyed)
+    turn.complete((anthropicFormat.jsonBody(reply) as { content: unknown[] }).content);
+  else turn.abandon();
+}
+
 /** Repeats the reply's text event until `bytes` are written or the client leaves, waiting for the socket to drain. */
 async function flood(res: ServerResponse, format: WireFormat, piece: string, bytes: number): Promise<void> {
   const events = format.streamEvents({ text: piece, chunkSize: piece.length });
@@ -305,7 +343,7 @@ export function byConversation(scripts: Record<string, ScriptStep[]>): ScriptSte
   const queues = Object.entries(scripts).map(([key, steps]) => ({ key, steps: [...steps] }));
   const total = queues.reduce((sum, queue) => sum + queue.steps.length, 0);
   const step = (request: RecordedRequest): ScriptStep | Promise<ScriptStep> => {
-    const messages: Array<{ role?: string }> = request.body?.messages ?? request.body?.input ?? [];
+    const messages: Array<{ role?: string }> = request.conversation?.messages ?? request.body?.input ?? [];
     const first = JSON.stringify(messages.find((message) => message.role === "user") ?? "");
     const queue = queues.find((candidate) => first.includes(candidate.key));
     if (!queue) throw new Error(`no script for the conversation that starts ${first.slice(0, 120)}`);
