@@ -6,6 +6,7 @@
 import type { Tool } from "../core/tool.ts";
 import { type CommandHooks, createCommandHooks } from "../hooks/command-hooks.ts";
 import { type CommandHook, loadHooks } from "../hooks/hook-settings.ts";
+import { declaredServers } from "../lsp/declared-servers.ts";
 import { type LanguageServerHook, languageServerHook } from "../lsp/edit-diagnostics-hook.ts";
 import { KNOWN_SERVERS } from "../lsp/server-specs.ts";
 import { loadMcpServers, type McpServerConfig, projectMcpServers, userMcpServers } from "../settings/mcp-servers.ts";
@@ -69,7 +70,7 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const lsp = languageServerHook({
     root: cwd,
     env: commandEnv,
-    specs: KNOWN_SERVERS,
+    specs: [...declaredServers(sources, isProjectTrusted, warn), ...KNOWN_SERVERS],
     isProjectTrusted,
     warn,
     tools: () => [...codingTools, ...(mcp?.tools ?? [])],

@@ -134,3 +134,47 @@ test("a server that never answers holds an edit no longer than the wait's bound,
   );
   assert.equal(run.stderr.match(/lsp:/g)?.length, 1, `told once:\n${run.stderr}`);
 });
+
+test("a server declared in settings.json's lspServers (Claude Code's .lsp.json shape) runs in a trusted folder only", async () => {
+  const cwd = tempDir("harness-lsp-declared-");
+  const marker = join(tempDir("harness-lsp-marker-"), "started");
+  writeFileSync(join(cwd, "notes.fk"), "fine\n");
+  mkdirSync(join(cwd, ".harness"));
+  writeFileSync(
+    join(cwd, ".harness", "settings.json"),
+    JSON.stringify({
+      lspServers: {
+        fake: {
+          command: process.execPath,
+          args: [join(ROOT, "test", "support", "fake-language-server.mjs")],
+          extensionToLanguage: { ".fk": "fake" },
+          env: { FAKE_LSP_MARKER: marker },
+          startupTimeout: 5000,
+        },
+      },
+    }),
+  );
+  const turn = [
+    { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "notes.fk" } }] } },
+    edit("break", "notes.fk", "fine", "BAD"),
+    { reply: { text: "done" } },
+  ];
+  const untrustedFake = await serve(turn);
+  const untrusted = await runCli([...fakeFlags(untrustedFake), "-y", "-p", "edit"], { env: serverEnv(), cwd });
+  assert.equal(untrusted.code, 0, untrusted.stderr);
+  assert.equal(noteOf(toolResultOf(untrustedFake, 2, "break")), "");
+  assert.ok(!existsSync(marker), "the untrusted folder's server never started");
+  const notStarted = /\.harness\/settings\.json: lspServers fake not started: this folder is not trusted/g;
+  assert.equal(untrusted.stderr.match(notStarted)?.length, 1, untrusted.stderr);
+
+  writeFileSync(join(cwd, "notes.fk"), "fine\n");
+  const trustedFake = await serve(turn);
+  const trusted = await runCli([...fakeFlags(trustedFake), "--trust", "-y", "-p", "edit"], { env: serverEnv(), cwd });
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.equal(
+    noteOf(toolResultOf(trustedFake, 2, "break")),
+    "fake diagnostics for notes.fk:\nnew with this edit: 1 error\n  line 1: error: BAD is not allowed",
+  );
+  assert.ok(existsSync(marker));
+  assert.match(trusted.stderr, /\.harness\/settings\.json: lspServers\.fake: harness does not use startupTimeout/);
+});
