@@ -57,6 +57,8 @@ export class LanguageServer {
       (method: string, params: unknown): unknown => server.answer(method, params),
       (reason) => {
         exitReason ??= reason;
+        // A check waiting for a publish ends now, not at its bound.
+        for (const listener of server.listeners) listener("");
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       },
     );
@@ -167,6 +169,7 @@ export class LanguageServer {
         resolve(value);
       };
       const listener = (published: string) => {
+        if (this.connection.isClosed) return finish(undefined);
         if (published !== uri) return;
         const version = this.published.get(uri)?.version;
         if (version !== undefined && version < sent) return;

@@ -10,12 +10,11 @@ import { type LanguageServerSpec, serverFor } from "./server-specs.ts";
 
 /**
  * How long one edit may wait for its diagnostics, start-up included, when its server is already
- * running (warm) and when it must start first (cold). Measured here (2 cores, idle): a warm
- * typescript-language-server answers in tens of ms, pyright in well under a second; a cold
- * TypeScript server takes 2-3 s to its first answer, and over 15 s on a machine with a load of 19.
- * 3 s keeps a warm edit well clear of its bound while a hung server costs a step at most that;
- * 10 s lets a cold start finish on a normally busy machine, once per server per session (reads
- * start servers in the background, so the model's first edit usually finds one warm).
+ * running (warm) and when it must start first (cold). Measured (2 cores, load 20): a warm
+ * TypeScript server answers in ~50 ms and pyright in ~340 ms, so 3 s holds a hung server's cost
+ * to one short wait; a cold one takes 17-22 s to its first diagnostics at that load, so 10 s is a
+ * compromise: the check gives up, the server goes on loading and later edits get their
+ * diagnostics (reads start servers in the background for this). docs/lsp.md has the figures.
  * HARNESS_LSP_WAIT_MS sets both (tests on a loaded machine set a long one).
  */
 const WARM_WAIT_MS = 3_000;

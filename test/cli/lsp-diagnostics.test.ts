@@ -3,7 +3,7 @@
 // an edit that brings a type error gets it in its result, set apart from one already there; an
 // edit that fixes it gets none; a server that never answers costs a step no more than its bound.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
@@ -177,4 +177,49 @@ test("a server declared in settings.json's lspServers (Claude Code's .lsp.json s
   );
   assert.ok(existsSync(marker));
   assert.match(trusted.stderr, /\.harness\/settings\.json: lspServers\.fake: harness does not use startupTimeout/);
+});
+
+test("a server that crashes is started again once: the edit it crashed on gets nothing, the next one its diagnostics", async () => {
+  const cwd = tempDir("harness-lsp-crash-");
+  const flags = tempDir("harness-lsp-flags-");
+  const env = serverEnv({ HARNESS_LSP_WAIT_MS: "30000" });
+  writeFileSync(join(cwd, "notes.fk"), "fine\n");
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "settings.json"),
+    JSON.stringify({
+      lspServers: {
+        fake: {
+          command: process.execPath,
+          args: [join(ROOT, "test", "support", "fake-language-server.mjs")],
+          extensionToLanguage: { ".fk": "fake" },
+          env: { FAKE_LSP_MARKER: join(flags, "started"), FAKE_LSP_CRASH_ONCE: join(flags, "crashed") },
+        },
+      },
+    }),
+  );
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "notes.fk" } }] } },
+    edit("crash", "notes.fk", "fine", "BAD"),
+    edit("again", "notes.fk", "BAD", "BAD\nBAD"),
+    { reply: { text: "done" } },
+  ]);
+  const run = await runCli([...fakeFlags(fake), "-y", "-p", "edit"], { env, cwd });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(noteOf(toolResultOf(fake, 2, "crash")), "");
+  assert.equal(
+    noteOf(toolResultOf(fake, 3, "again")),
+    [
+      "fake diagnostics for notes.fk:",
+      "new with this edit: 1 error",
+      "  line 2: error: BAD is not allowed",
+      "already there before it: 1 error",
+      "  line 1: error: BAD is not allowed",
+    ].join("\n"),
+  );
+  assert.equal(
+    readFileSync(join(flags, "started"), "utf8"),
+    "started\nstarted\n",
+    "started twice: once, then once again",
+  );
+  assert.match(run.stderr, /lsp: fake stopped \(.*\); it will be started again on the next file/);
 });

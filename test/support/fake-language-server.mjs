@@ -1,10 +1,14 @@
 // A tiny language server for tests of declared servers: answers `initialize` and `shutdown`, and
 // after each didOpen or didChange publishes one error on line 1 per line of the text that holds
 // "BAD" (with the version it checked, as pyright does). Writes the file FAKE_LSP_MARKER, when set,
-// once it has started, so a test can tell it never ran.
-import { writeFileSync } from "node:fs";
+// once it has started, so a test can tell it never ran; with FAKE_LSP_CRASH_ONCE (a file's path),
+// the first one started exits on its first change, and creates that file so the next one does not.
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 
-if (process.env.FAKE_LSP_MARKER) writeFileSync(process.env.FAKE_LSP_MARKER, "started\n");
+if (process.env.FAKE_LSP_MARKER) appendFileSync(process.env.FAKE_LSP_MARKER, "started\n");
+const crashOnce = process.env.FAKE_LSP_CRASH_ONCE;
+const crashes = crashOnce !== undefined && !existsSync(crashOnce);
+if (crashes) writeFileSync(crashOnce, "crashed\n");
 let buffer = Buffer.alloc(0);
 const send = (message) => {
   const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }));
@@ -17,19 +21,17 @@ const publish = (uri, version, text) =>
     params: {
       uri,
       version,
-      diagnostics: text
-        .split("\n")
-        .flatMap((line, index) =>
-          line.includes("BAD")
-            ? [
-                {
-                  range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
-                  severity: 1,
-                  message: "BAD is not allowed",
-                },
-              ]
-            : [],
-        ),
+      diagnostics: text.split("\n").flatMap((line, index) =>
+        line.includes("BAD")
+          ? [
+              {
+                range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
+                severity: 1,
+                message: "BAD is not allowed",
+              },
+            ]
+          : [],
+      ),
     },
   });
 process.stdin.on("data", (chunk) => {
@@ -47,7 +49,8 @@ process.stdin.on("data", (chunk) => {
     else if (message.method === "textDocument/didOpen") {
       const { uri, version, text } = message.params.textDocument;
       publish(uri, version, text);
-    } else if (message.method === "textDocument/didChange") {
+    } else if (message.method === "textDocument/didChange" && crashes) process.exit(3);
+    else if (message.method === "textDocument/didChange") {
       const { uri, version } = message.params.textDocument;
       publish(uri, version, message.params.contentChanges.at(-1).text);
     }
