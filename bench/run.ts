@@ -7,7 +7,7 @@
 // the floor for one command (`bash -c echo` spawned from a tiny process), a 500-step run
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
-// stay bounded, which facts survive compaction (bench/continuity.ts), the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
+// stay bounded, which facts survive compaction (bench/continuity.ts), the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), language servers' diagnostics (bench/language-servers.ts), and the local
 // model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session. The compile
@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { type ScriptStep, startFakeLLM } from "../test/support/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 import { continuity, reportContinuity } from "./continuity.ts";
+import { languageServerBench } from "./language-servers.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
 import { reportSnapshots, snapshotBench } from "./snapshots.ts";
 
@@ -282,6 +283,7 @@ console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.fir
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
 reportContinuity(await continuity());
 reportSnapshots(await snapshotBench());
+for (const line of await languageServerBench()) console.log(line);
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
 // the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.
 if (!process.argv.includes("--quick"))
