@@ -8,7 +8,9 @@
 // (own time per 100-step block: it must stay flat; peak memory at step 100 and at the end),
 // then a 500-turn session under a 32k window (bench/long-session.ts) whose request sizes must
 // stay bounded, which facts survive compaction (bench/continuity.ts), bytes uploaded per session and
-// step with Anthropic's message threads and without (bench/thread-bytes.ts), the undo snapshot of a 10,000-file workspace (bench/snapshots.ts), and the local
+// step with Anthropic's message threads and without (bench/thread-bytes.ts), the undo snapshot of a
+// 10,000-file workspace (bench/snapshots.ts), language servers' diagnostics
+// (bench/language-servers.ts), and the local
 // model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session. The compile
@@ -18,6 +20,7 @@ import { readFileSync } from "node:fs";
 import { type ScriptStep, startFakeLLM } from "../test/support/fake-llm/server.ts";
 import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 import { continuity, reportContinuity } from "./continuity.ts";
+import { languageServerBench } from "./language-servers.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
 import { reportSnapshots, snapshotBench } from "./snapshots.ts";
 import { reportThreadBytes, threadBytes } from "./thread-bytes.ts";
@@ -285,6 +288,7 @@ if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { 
 reportContinuity(await continuity());
 reportThreadBytes(await threadBytes(cli), median);
 reportSnapshots(await snapshotBench());
+for (const line of await languageServerBench()) console.log(line);
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
 // the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.
 if (!process.argv.includes("--quick"))

@@ -76,6 +76,30 @@ export const SECTIONS = {
       strip: z.array(z.string()).optional().describe("more variables removed from it"),
     }),
   }),
+  // Claude Code's `.lsp.json` / plugin `lspServers` shape (https://code.claude.com/docs/en/plugins-reference#lsp-servers),
+  // so a Claude Code declaration carries over unchanged; src/lsp/declared-servers.ts says which of its fields harness uses.
+  lspServers: section({
+    schema: z.record(
+      z.string(),
+      z.looseObject({
+        command: z.string().min(1).describe("the server's program (on PATH, or a path)"),
+        args: z.array(z.string()).optional(),
+        extensionToLanguage: z
+          .record(z.string(), z.string())
+          .describe('the files it serves: `{ ".go": "go" }`, extension to LSP language id'),
+        env: z.record(z.string(), z.string()).optional(),
+        initializationOptions: z.unknown().optional(),
+        settings: z.record(z.string(), z.unknown()).optional().describe("answers to its workspace/configuration"),
+      }),
+    ),
+    wouldRun: (servers) =>
+      Object.entries(servers).map(
+        ([name, server]): WouldRun => ({
+          kind: "hook",
+          text: `language server ${name}: ${[server.command, ...(server.args ?? [])].join(" ")}`,
+        }),
+      ),
+  }),
   trustedFolders: section({
     schema: z
       .array(z.string())

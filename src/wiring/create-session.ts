@@ -236,14 +236,14 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         state,
       ),
       takeQueuedMessages: options.takeQueuedMessages,
+      toolHooks: [extensions.lsp.hook],
     },
     extensions.hooks,
   );
   await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
   /**
-   * The one point where the event stream is transformed before anyone sees it: the recorder,
-   * the terminal, JSON output and the editor all get these events. Keys never reach them;
-   * the model's own copy of the conversation is untouched.
+   * The one point where the event stream is transformed before anyone sees it: the recorder, the
+   * terminal, JSON output and the editor get these events. Keys never reach them; the model's own copy is untouched.
    */
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => outgoingEvents(events, permissions.secrets);
   const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };

@@ -6,10 +6,14 @@
 import type { Tool } from "../core/tool.ts";
 import { type CommandHooks, createCommandHooks } from "../hooks/command-hooks.ts";
 import { type CommandHook, loadHooks } from "../hooks/hook-settings.ts";
+import { declaredServers } from "../lsp/declared-servers.ts";
+import { type LanguageServerHook, languageServerHook } from "../lsp/edit-diagnostics-hook.ts";
+import { KNOWN_SERVERS } from "../lsp/server-specs.ts";
 import { loadMcpServers, type McpServerConfig, projectMcpServers, userMcpServers } from "../settings/mcp-servers.ts";
 import { settingsSources } from "../settings/settings-file.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { prepareBase64Image } from "../tools/image-file.ts";
+import { codingTools } from "../tools/index.ts";
 import { configPath, type HarnessConfig } from "./config-file.ts";
 import { stateDir } from "./defaults.ts";
 
@@ -21,6 +25,8 @@ export interface Extensions {
   tools: Tool[];
   /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
   serverNames: string[];
+  /** Language servers' diagnostics after edits (src/lsp): started on the first file one serves. */
+  lsp: LanguageServerHook;
   close(): Promise<void>;
 }
 
@@ -60,8 +66,26 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   // Only names: an untrusted project's servers are never started (their problems were reported by folder trust).
   const untrusted = isProjectTrusted ? [] : project.declared.servers;
   const serverNames = [...servers, ...untrusted].map((server) => server.name);
-  if (servers.length === 0) return { hooks, declaredHooks, tools: [], serverNames, close: async () => {} };
-  const { connectMcpServers } = await import("../mcp/connect.ts");
-  const mcp = await connectMcpServers(servers, { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image });
-  return { hooks, declaredHooks, tools: mcp.tools, serverNames, close: () => mcp.close() };
+  // Servers run with the commands' environment: no credential reaches them.
+  const lsp = languageServerHook({
+    root: cwd,
+    env: commandEnv,
+    specs: [...declaredServers(sources, isProjectTrusted, warn), ...KNOWN_SERVERS],
+    isProjectTrusted,
+    warn,
+    tools: () => [...codingTools, ...(mcp?.tools ?? [])],
+  });
+  const mcp =
+    servers.length === 0
+      ? undefined
+      : await (await import("../mcp/connect.ts")).connectMcpServers(servers, {
+          cwd,
+          env: commandEnv,
+          warn,
+          prepareImage: prepareBase64Image,
+        });
+  const close = async () => {
+    await Promise.all([mcp?.close(), lsp.close()]);
+  };
+  return { hooks, declaredHooks, tools: mcp?.tools ?? [], serverNames, lsp, close };
 }

@@ -39,6 +39,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   prompts: ["core", "shared", "settings"],
   // Workspace snapshots in a shadow git repository, for undo.
   snapshots: ["core", "shared"],
+  // Language servers (LSP over stdio): diagnostics after edits; settings.json declares more servers.
+  lsp: ["core", "shared", "settings"],
   // The session factory: one-shot, chat and the editor share it, so it draws on no terminal (ui)
   // and no mode (cli, acp, batch): a mode gives it what it needs (command names, the local-model offer).
   wiring: [
@@ -54,6 +56,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     "mcp",
     "prompts",
     "snapshots",
+    "lsp",
   ],
   cli: ["*"],
   // index.ts, the library's API: the loop, providers, tools and the factory's pieces, never the

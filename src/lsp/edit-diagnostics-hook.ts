@@ -1,0 +1,102 @@
+// The after-edit step: a tool hook that, when a call changed files a language server serves
+// (ToolOutput.changedFiles: edit_file, write_file), appends that server's diagnostics to the
+// result. Before the call it keeps the file's text, so what the edit brought can be told from what
+// was there. A read of such a file starts its server in the background, so the first edit seldom
+// waits for a cold one. Nothing is loaded, started or read for a file no server serves, and the
+// client itself is imported on the first file that one does.
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import type { ToolHook } from "../core/run-tools.ts";
+import type { Tool } from "../core/tool.ts";
+import type { LanguageServers, LanguageServersOptions } from "./language-servers.ts";
+import { serverFor } from "./server-specs.ts";
+
+/** A file larger than this is not sent to a server (nor read for it). */
+const MAX_CHECKED_FILE_BYTES = 1024 * 1024;
+
+/** The hook, and the servers behind it once the first one was needed. */
+export interface LanguageServerHook {
+  hook: ToolHook;
+  /** The session's servers, or undefined while none was needed. */
+  servers(): LanguageServers | undefined;
+  close(): Promise<void>;
+}
+
+export function languageServerHook(
+  options: LanguageServersOptions & { tools: () => readonly Tool[] },
+): LanguageServerHook {
+  const { root, specs } = options;
+  let servers: LanguageServers | undefined;
+  let loading: Promise<LanguageServers> | undefined;
+  let closed = false;
+  const load = () => {
+    loading ??= import("./language-servers.ts").then((module) => {
+      servers = new module.LanguageServers(options);
+      return servers;
+    });
+    return loading;
+  };
+  /** The texts of the files each running call may change, before it ran, by call id. */
+  const before = new Map<string, Map<string, string | undefined>>();
+  const served = (files: readonly string[] | undefined) =>
+    [...new Set((files ?? []).map((file) => path.resolve(root, file)))].filter((file) => serverFor(file, specs));
+  const effectsOf = (name: string, input: unknown) =>
+    options
+      .tools()
+      .find((tool) => tool.name === name)
+      ?.effects?.(input, root);
+
+  const hook: ToolHook = {
+    async beforeToolCall(call, input) {
+      if (closed) return;
+      const writes = served(effectsOf(call.name, input)?.writes);
+      if (writes.length > 0) before.set(call.id, new Map(writes.map((file) => [file, textOf(file)])));
+    },
+    async afterToolCall(call, result, input, signal) {
+      const earlier = before.get(call.id);
+      before.delete(call.id);
+      if (closed || result.isError || signal.aborted) return;
+      const changed = served(result.changedFiles);
+      if (changed.length === 0) {
+        for (const file of served(effectsOf(call.name, input)?.reads)) {
+          const text = textOf(file);
+          if (text !== undefined) void load().then((loaded) => loaded.warm(file, text));
+        }
+        return;
+      }
+      const [loaded, { diagnosticsNote }] = await Promise.all([load(), import("./diagnostics-note.ts")]);
+      let notes = "";
+      for (const file of changed) {
+        const text = textOf(file);
+        if (text === undefined) continue;
+        const found = await loaded.afterEdit(file, text, earlier?.get(file));
+        if (found) notes += diagnosticsNote(shownPath(root, file), found);
+      }
+      return notes ? { content: `${result.content}${notes}` } : undefined;
+    },
+  };
+  return {
+    hook,
+    servers: () => servers,
+    async close() {
+      closed = true;
+      await (await loading?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** The file's text, or undefined when it is missing, not a regular file, or too large to check. */
+function textOf(file: string): string | undefined {
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile() || stat.size > MAX_CHECKED_FILE_BYTES) return undefined;
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function shownPath(root: string, file: string): string {
+  const relative = path.relative(root, file);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
+}
