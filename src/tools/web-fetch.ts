@@ -7,8 +7,8 @@ import { z } from "zod";
 import { defineTool } from "../core/tool.ts";
 import { deadline } from "../shared/helpers.ts";
 import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
+import { guardedLookup, whyRefused } from "../shared/public-address.ts";
 import { truncateMiddle } from "./output-limit.ts";
-import { guardedLookup, whyRefused } from "./public-address.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
