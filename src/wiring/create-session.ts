@@ -41,9 +41,9 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
-import { closeHosted } from "../tools/commands/command-host.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
+import { closeSandbox } from "./close-sandbox.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
@@ -314,7 +314,7 @@ function sessionOf(parts: {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();
       await background.close(); // before the helper is let go: its commands end with it
-      closeHosted(permissions.wrapCommand);
+      closeSandbox(permissions);
       await extensions.close();
     },
   };
@@ -508,11 +508,8 @@ function wrapConfigError<T>(read: () => T): T {
 
 function setupPermissionsOrThrow(options: SessionOptions) {
   try {
-    return setupPermissions(options.permissions, {
-      cwd: options.cwd,
-      env: options.env,
-      harnessHome: stateDir(options.env),
-    });
+    const { cwd, env, warn } = options;
+    return setupPermissions(options.permissions, { cwd, env, harnessHome: stateDir(env), warn });
   } catch (error) {
     if (error instanceof PermissionSetupError)
       throw new SessionSetupError(error.message, error.exitCode, { cause: error });
