@@ -113,7 +113,8 @@ async function openTunnel(request: http.IncomingMessage, client: net.Socket, hea
   if (!authority) return client.end(refusalText(400, `CONNECT takes host:port, not "${request.url}"`));
   const host = normalHost(authority[1] ?? authority[2]);
   const port = Number(authority[3]);
-  const target = await admit(host, port, "connect", options);
+  // A tunnel to a name is recorded as allowed once its ClientHello agrees, below.
+  const target = await admit(host, port, "connect", options, false);
   if ("why" in target) return client.end(refusalText(403, target.why));
   client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
   let first = head;
@@ -131,6 +132,7 @@ async function openTunnel(request: http.IncomingMessage, client: net.Socket, hea
     }
     first = hello.bytes;
   }
+  options.record({ host, port, via: "connect", allowed: true });
   const upstream = net.connect({ host: target.address, port });
   upstream.on("error", () => client.destroy());
   client.on("close", () => upstream.destroy());
@@ -146,10 +148,12 @@ async function admit(
   port: number,
   via: Via,
   options: ProxyOptions,
+  recordAllowed = true,
 ): Promise<{ address: string; grant: "name" | "address" | "loopback" } | { why: string }> {
   const verdict = await options.judge(host, port, via);
   const outcome = verdict.allowed ? await addressFor(host, verdict.grant, options) : verdict;
-  options.record({ host, port, via, allowed: !("why" in outcome), ...("why" in outcome ? { why: outcome.why } : {}) });
+  if ("why" in outcome) options.record({ host, port, via, allowed: false, why: outcome.why });
+  else if (recordAllowed) options.record({ host, port, via, allowed: true });
   return "why" in outcome ? outcome : { ...outcome, grant: verdict.allowed ? verdict.grant : "name" };
 }
 
