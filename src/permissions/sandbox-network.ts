@@ -3,6 +3,7 @@
 // answered, and the record of every connection. It keeps the sandbox policy's network fields
 // and the command environment's proxy variables in step (they are read at each command's start).
 import { mkdtempSync, rmSync } from "node:fs";
+import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { judgeAccess, type NetworkAccess, needsProxy } from "../sandbox/network-access.ts";
@@ -15,6 +16,7 @@ import {
   type Via,
 } from "../sandbox/network-proxy.ts";
 import { PROXY_PORT, type SandboxPolicy } from "../sandbox/sandbox-policy.ts";
+import type { AskApprovalFn } from "./approver.ts";
 import { effectiveNetwork, type NetworkSettings, trustedNetwork } from "./network-settings.ts";
 
 /** An answer to "may this command reach host:port?" (chat only; headless, a refusal is final). */
@@ -46,6 +48,8 @@ export class SandboxNetwork {
   private folder?: string;
   /** Answers for this session: host:port -> allowed or not. */
   private readonly answers = new Map<string, boolean>();
+  /** Questions being asked: parallel connections to one host (npm) ask once. */
+  private readonly asking = new Map<string, Promise<NetworkAnswer>>();
 
   constructor(
     private readonly settings: NetworkSettings,
@@ -96,9 +100,12 @@ export class SandboxNetwork {
     const key = `${host}:${port}`;
     const answered = this.answers.get(key);
     if (answered === undefined && this.ask) {
-      const answer = await this.ask(host, port, via);
+      const question = this.asking.get(key) ?? this.ask(host, port, via);
+      this.asking.set(key, question);
+      const answer = await question.finally(() => this.asking.delete(key));
       if (answer !== "once") this.answers.set(key, answer === "always");
-      if (answer !== "never") return { allowed: true, grant: "name" };
+      if (answer !== "never") return { allowed: true, grant: isIP(host) ? "address" : "name" };
+      return { allowed: false, why: `${key}: you refused it` };
     }
     if (answered) return { allowed: true, grant: "name" };
     return answered === false ? { allowed: false, why: `${key}: refused by your answer this session` } : verdict;
@@ -126,4 +133,23 @@ export class SandboxNetwork {
       ...this.testing,
     });
   }
+}
+
+/**
+ * The question for a connection the list does not name, put as an approval: yes allows it once,
+ * always for the rest of the session, no refuses it for the rest of the session (a retrying
+ * client would otherwise ask again and again).
+ */
+export function networkQuestion(ask: AskApprovalFn): (host: string, port: number, via: Via) => Promise<NetworkAnswer> {
+  return async (host, port, via) => {
+    const answer = await ask(
+      {
+        summary: `network> ${host}:${port}`,
+        why: `a sandboxed command ${via === "connect" ? "opens a tunnel" : "sends an HTTP request"} to ${host}:${port}, which sandbox.network does not list; no refuses it for this session`,
+        remember: [`${host}:${port} for this session`],
+      },
+      new AbortController().signal,
+    );
+    return answer?.type === "yes" ? "once" : answer?.type === "always" ? "always" : "never";
+  };
 }

@@ -14,6 +14,7 @@ import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { secretValuesOf } from "../shared/redact.ts";
+import type { AskApprovalFn } from "./approver.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import { homeCodePaths } from "./home-code-paths.ts";
 import { effectiveNetwork } from "./network-settings.ts";
@@ -21,7 +22,7 @@ import { loadSettings, SettingsError } from "./permission-settings.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { deniedReadPaths, type Rule } from "./rules.ts";
-import { SandboxNetwork } from "./sandbox-network.ts";
+import { networkQuestion, SandboxNetwork } from "./sandbox-network.ts";
 import { SYSTEM_PATHS, secretPaths } from "./secret-paths.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
@@ -83,6 +84,8 @@ export function setupPermissions(
     networkTesting?: Pick<ProxyOptions, "resolve" | "fakeInternet">;
     /** Where a refused connection is named as it happens (stderr, or the chat's notices). */
     warn?: (message: string) => void;
+    /** The person, when one can be asked: a connection the list does not name is put to them (chat). */
+    ask?: AskApprovalFn;
   },
 ): PermissionSetup {
   const settings = loadSettingsOrThrow(where.cwd, where.harnessHome, where.env);
@@ -116,6 +119,7 @@ export function setupPermissions(
       case "bwrap":
         network = new SandboxNetwork(settings.network, flags.allowNetwork, sandboxPolicy, env, where.networkTesting);
         network.apply();
+        if (where.ask) network.ask = networkQuestion(where.ask);
         network.onRecord = (entry) => {
           if (!entry.allowed) where.warn?.(`network: refused ${entry.host}:${entry.port} (${entry.why})`);
         };

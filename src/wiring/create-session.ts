@@ -43,13 +43,13 @@ import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
-import { closeSandbox } from "./close-sandbox.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
+import { askOf, closeSandbox, commandContext } from "./session-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
@@ -221,10 +221,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       retry: retryPolicyFrom(env),
       context: window.context,
       toolContext: {
-        env: permissions.env,
-        secrets: permissions.secrets,
-        wrapCommand: permissions.wrapCommand,
-        unwalked: permissions.unwalked,
+        ...commandContext(permissions),
         sessionState,
         spillDir: state.recorder.writer.spillDir,
         sessionFile: state.recorder.writer.path,
@@ -508,8 +505,8 @@ function wrapConfigError<T>(read: () => T): T {
 
 function setupPermissionsOrThrow(options: SessionOptions) {
   try {
-    const { cwd, env, warn } = options;
-    return setupPermissions(options.permissions, { cwd, env, harnessHome: stateDir(env), warn });
+    const { cwd, env, warn, approval } = options;
+    return setupPermissions(options.permissions, { cwd, env, harnessHome: stateDir(env), warn, ask: askOf(approval) });
   } catch (error) {
     if (error instanceof PermissionSetupError)
       throw new SessionSetupError(error.message, error.exitCode, { cause: error });

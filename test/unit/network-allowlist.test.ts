@@ -6,11 +6,15 @@ import net from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import tls from "node:tls";
-import { effectiveNetwork, trustedNetwork } from "../../src/permissions/network-settings.ts";
+import type { ApprovalAnswer } from "../../src/permissions/approver.ts";
+import { effectiveNetwork, emptyNetworkSettings, trustedNetwork } from "../../src/permissions/network-settings.ts";
 import { loadSettings } from "../../src/permissions/permission-settings.ts";
+import { networkQuestion, SandboxNetwork } from "../../src/permissions/sandbox-network.ts";
 import { readClientHello } from "../../src/sandbox/client-hello.ts";
 import { judgeAccess, type NetworkAccess } from "../../src/sandbox/network-access.ts";
 import { matchingRule, type NetworkRule, parseNetworkRule } from "../../src/sandbox/network-rules.ts";
+import type { SandboxPolicy } from "../../src/sandbox/sandbox-policy.ts";
+import { webFetch } from "../../src/tools/web-fetch.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const rules = (...texts: string[]) => texts.map((text) => parseNetworkRule(text) as NetworkRule);
@@ -112,4 +116,59 @@ test("the server name is read from a real ClientHello, whole or in pieces; other
   assert.deepEqual(readClientHello(hello), { kind: "tls", serverName: "registry.npmjs.org" });
   assert.deepEqual(readClientHello(hello.subarray(0, 40)), { kind: "more" });
   assert.equal(readClientHello(Buffer.from("GET / HTTP/1.1\r\nHost: evil\r\n\r\n")).kind, "not-tls");
+});
+
+test("a connection the list does not name is asked once (parallel ones share the question); answers last the session", async () => {
+  const settings = emptyNetworkSettings();
+  settings.user = [parseNetworkRule("registry.npmjs.org") as NetworkRule];
+  const policy = { network: false } as SandboxPolicy;
+  const network = new SandboxNetwork(settings, false, policy, {});
+  const questions: string[] = [];
+  const answers: Record<string, ApprovalAnswer> = {
+    "network> pypi.org:443": { type: "always" },
+    "network> evil.example:443": { type: "no" },
+    "network> once.example:80": { type: "yes" },
+  };
+  network.ask = networkQuestion(async (question) => {
+    questions.push(question.summary);
+    return answers[question.summary];
+  });
+  const [first, second] = await Promise.all([
+    network.judge("pypi.org", 443, "connect"),
+    network.judge("pypi.org", 443, "connect"),
+  ]);
+  assert.equal(first.allowed && second.allowed, true);
+  assert.equal((await network.judge("pypi.org", 443, "connect")).allowed, true);
+  assert.deepEqual(await network.judge("evil.example", 443, "connect"), {
+    allowed: false,
+    why: "evil.example:443: you refused it",
+  });
+  assert.equal((await network.judge("evil.example", 443, "connect")).allowed, false, "no asks no more");
+  assert.equal((await network.judge("once.example", 80, "http")).allowed, true);
+  assert.equal((await network.judge("once.example", 80, "http")).allowed, true);
+  assert.equal((await network.judge("registry.npmjs.org", 443, "connect")).allowed, true);
+  assert.deepEqual(questions, [
+    "network> pypi.org:443",
+    "network> evil.example:443",
+    "network> once.example:80",
+    "network> once.example:80",
+  ]);
+  network.ask = undefined;
+  const headless = (await network.judge("other.example", 443, "connect")) as { why: string };
+  assert.match(headless.why, /other\.example:443 is not on the sandbox\.network list/);
+});
+
+test("web_fetch follows the list: a host it does not name is not fetched, before any connection", async () => {
+  const settings = emptyNetworkSettings();
+  settings.user = [parseNetworkRule("docs.example") as NetworkRule];
+  const network = new SandboxNetwork(settings, false, { network: false } as SandboxPolicy, {});
+  const output = await webFetch.run(
+    { url: "http://127.0.0.1:9/secret" },
+    { cwd: "/", signal: new AbortController().signal, state: new Map(), network },
+  );
+  assert.equal(typeof output === "object" && output.isError, true);
+  assert.match(
+    typeof output === "string" ? output : output.content,
+    /Not fetched: 127\.0\.0\.1:9 is not on the sandbox\.network list \(web_fetch follows sandbox\.network/,
+  );
 });
