@@ -61,6 +61,7 @@ const HELLO_TIMEOUT_MS = 15_000;
 export function startNetworkProxy(options: ProxyOptions): NetworkProxy {
   const server = http.createServer({ headersTimeout: 30_000, requestTimeout: 0 });
   server.on("request", (request, response) => {
+    request.on("error", () => response.destroy());
     forwardHttp(request, response, options).catch((error) => refuseHttp(response, `proxy error: ${error.message}`));
   });
   server.on("connect", (request, client: net.Socket, head: Buffer) => {
@@ -101,10 +102,15 @@ async function forwardHttp(request: http.IncomingMessage, response: http.ServerR
     agent: false,
   });
   upstream.on("response", (reply) => {
+    reply.on("error", () => response.destroy());
     response.writeHead(reply.statusCode ?? 502, reply.statusMessage, reply.headers);
     reply.pipe(response);
   });
+  // A client or server that goes away mid-way ends its other half; no error reaches the harness.
   upstream.on("error", (error) => refuseHttp(response, `${host}:${port}: ${error.message}`, 502));
+  request.on("error", () => upstream.destroy());
+  response.on("error", () => upstream.destroy());
+  response.on("close", () => upstream.destroy());
   request.pipe(upstream);
 }
 
