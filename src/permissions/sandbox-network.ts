@@ -3,7 +3,6 @@
 // answered, and the record of every connection. It keeps the sandbox policy's network fields
 // and the command environment's proxy variables in step (they are read at each command's start).
 import { mkdtempSync, rmSync } from "node:fs";
-import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { judgeAccess, type NetworkAccess, needsProxy } from "../sandbox/network-access.ts";
@@ -104,7 +103,8 @@ export class SandboxNetwork {
       this.asking.set(key, question);
       const answer = await question.finally(() => this.asking.delete(key));
       if (answer !== "once") this.answers.set(key, answer === "always");
-      if (answer !== "never") return { allowed: true, grant: isIP(host) ? "address" : "name" };
+      // An answer opens a host as a listed name would be: public addresses only, checked after resolution.
+      if (answer !== "never") return { allowed: true, grant: "name" };
       return { allowed: false, why: `${key}: you refused it` };
     }
     if (answered) return { allowed: true, grant: "name" };

@@ -126,9 +126,12 @@ async function openTunnel(request: http.IncomingMessage, client: net.Socket, hea
   let first = head;
   if (target.grant === "name") {
     const hello = await waitForHello(client, head);
+    // A client names no server when it connects to an address (RFC 6066 §3: no IP literals in SNI).
+    const nameAgrees = (name: string | undefined) =>
+      name === undefined ? net.isIP(host) !== 0 : normalHost(name) === host;
     const why =
       hello.kind === "tls"
-        ? hello.serverName === undefined || normalHost(hello.serverName) !== host
+        ? !nameAgrees(hello.serverName)
           ? `the TLS server name (${hello.serverName ?? "none"}) disagrees with the CONNECT host (${host})`
           : undefined
         : `${host}:${port}: ${hello.kind === "not-tls" ? hello.why : "no ClientHello came"}; a tunnel to a name carries TLS to that name only`;
