@@ -36,6 +36,21 @@ export interface SessionToolContext {
    * (the policy already allowed that).
    */
   unwalked?: string[];
+  /**
+   * With a network allowlist (sandbox.network): whether a host and port may be reached, asking
+   * the person where one can be asked. web_fetch follows it as sandboxed commands do.
+   */
+  network?: NetworkJudge;
+}
+
+/** The session's network allowlist, as a tool sees it (permissions/sandbox-network.ts). */
+export interface NetworkJudge {
+  readonly mode: "on" | "off" | "list";
+  judge(
+    host: string,
+    port: number,
+    via: "http" | "connect",
+  ): Promise<{ allowed: true } | { allowed: false; why: string }>;
 }
 
 /** An open file's identity (from fstat): device and inode, and how many names (hard links) it has. */

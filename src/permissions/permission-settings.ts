@@ -5,6 +5,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { readSettingsFile, SettingsError, type SettingsSource, settingsSources } from "../settings/settings-file.ts";
+import { addNetworkSettings, emptyNetworkSettings, type NetworkSettings } from "./network-settings.ts";
 import { parseRule, type Rule } from "./rules.ts";
 
 export { SettingsError };
@@ -25,7 +26,8 @@ export interface Settings {
   projectDirectories: string[];
   /** Absent: not set anywhere (the default applies). */
   sandboxEnabled?: boolean;
-  network?: boolean;
+  /** `sandbox.network` and `sandbox.deniedDomains` of every file (network-settings.ts). */
+  network: NetworkSettings;
   passthrough: string[];
   strip: string[];
   /** From the user's file: folders trusted without asking (folder-trust.ts). */
@@ -56,6 +58,7 @@ export function loadSettings(cwd: string, harnessHome: string, env: Record<strin
     trustedFolders: [],
     files: [],
     ignored: [],
+    network: emptyNetworkSettings(),
   };
   const userFile = path.join(harnessHome, "settings.json");
   const sources = settingsSources(cwd, harnessHome, env);
@@ -81,10 +84,10 @@ export function loadSettings(cwd: string, harnessHome: string, env: Record<strin
     settings.deny.push(...rules(parsed.permissions.deny, "deny"));
     settings.ask.push(...rules(parsed.permissions.ask, "ask"));
     settings.strip.push(...(parsed.env?.strip ?? []));
-    const { enabled, network } = parsed.sandbox ?? {};
+    const { enabled } = parsed.sandbox ?? {};
+    settings.ignored.push(...addNetworkSettings(settings.network, parsed.sandbox, file, isUser, userFile));
     if (isUser) {
       settings.sandboxEnabled = enabled ?? settings.sandboxEnabled;
-      settings.network = network ?? settings.network;
       settings.passthrough.push(...(parsed.env?.passthrough ?? []));
       settings.trustedFolders.push(...(parsed.trustedFolders ?? []));
       continue;
@@ -93,11 +96,6 @@ export function loadSettings(cwd: string, harnessHome: string, env: Record<strin
       settings.ignored.push(
         `${file}: sandbox.enabled false is ignored (only ${userFile} or --sandbox off can turn the sandbox off)`,
       );
-    if (network === true)
-      settings.ignored.push(
-        `${file}: sandbox.network true is ignored (only ${userFile} or --allow-network can allow the network)`,
-      );
-    if (network === false) settings.network = false;
     if (parsed.env?.passthrough?.length)
       settings.ignored.push(`${file}: env.passthrough is ignored (only ${userFile} can pass credentials to commands)`);
     if (parsed.trustedFolders?.length)

@@ -9,16 +9,20 @@ import type { WrapCommand } from "../core/tool.ts";
 import { bwrapWrapper } from "../sandbox/bwrap.ts";
 import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts";
 import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
+import type { ProxyOptions } from "../sandbox/network-proxy.ts";
 import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { secretValuesOf } from "../shared/redact.ts";
+import type { AskApprovalFn } from "./approver.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import { homeCodePaths } from "./home-code-paths.ts";
+import { effectiveNetwork } from "./network-settings.ts";
 import { loadSettings, SettingsError } from "./permission-settings.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { deniedReadPaths, type Rule } from "./rules.ts";
+import { networkQuestion, SandboxNetwork } from "./sandbox-network.ts";
 import { SYSTEM_PATHS, secretPaths } from "./secret-paths.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
@@ -48,6 +52,8 @@ export interface PermissionSetup {
   projectDirectories: string[];
   /** Folders the user's settings trust without asking (folder-trust.ts). */
   trustedFolders: string[];
+  /** With the Linux sandbox: its network (off, on, or the allowlist and its proxy; sandbox-network.ts). */
+  network?: SandboxNetwork;
 }
 
 /**
@@ -74,6 +80,12 @@ export function setupPermissions(
     harnessHome: string;
     platform?: NodeJS.Platform;
     detect?: () => SandboxSupport;
+    /** For tests only: how the proxy resolves names, and the fake internet's addresses (ProxyOptions). */
+    networkTesting?: Pick<ProxyOptions, "resolve" | "fakeInternet">;
+    /** Where a refused connection is named as it happens (stderr, or the chat's notices). */
+    warn?: (message: string) => void;
+    /** The person, when one can be asked: a connection the list does not name is put to them (chat). */
+    ask?: AskApprovalFn;
   },
 ): PermissionSetup {
   const settings = loadSettingsOrThrow(where.cwd, where.harnessHome, where.env);
@@ -92,8 +104,10 @@ export function setupPermissions(
     socketFolders: socketFolders(where.env),
     protectedNames: PROTECTED_NAMES,
     placeholderRecords: path.join(where.harnessHome, "placeholders"),
-    network: Boolean(flags.allowNetwork || settings.network),
+    network: effectiveNetwork(settings.network, flags.allowNetwork) === true,
   };
+  const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
+  let network: SandboxNetwork | undefined;
 
   // Only the person at the keyboard turns the sandbox off: a flag or their own settings file.
   const isWanted = flags.sandbox === "on" || (flags.sandbox !== "off" && settings.sandboxEnabled !== false);
@@ -103,10 +117,20 @@ export function setupPermissions(
     const support = (where.detect ?? (() => detectSandbox(where.platform)))();
     switch (support.kind) {
       case "bwrap":
+        network = new SandboxNetwork(settings.network, flags.allowNetwork, sandboxPolicy, env, where.networkTesting);
+        network.apply();
+        if (where.ask) network.ask = networkQuestion(where.ask);
+        network.onRecord = (entry) => {
+          if (!entry.allowed) where.warn?.(`network: refused ${entry.host}:${entry.port} (${entry.why})`);
+        };
         wrapCommand = bwrapWrapper(sandboxPolicy);
         sandbox = "on";
         break;
       case "sandbox-exec":
+        if (typeof effectiveNetwork(settings.network, flags.allowNetwork) === "object")
+          warnings.push(
+            "sandbox.network lists what commands may reach, which only the Linux sandbox enforces: on macOS the network stays off (docs/network.md)",
+          );
         wrapCommand = sandboxExecWrapper(sandboxPolicy);
         sandbox = "on";
         break;
@@ -138,7 +162,10 @@ export function setupPermissions(
     readableGlobs: [path.join(realOrSame(where.harnessHome), "sessions", "*", "spill")],
     home: realOrSame(home),
   };
-  const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
+  if (sandbox !== "on" && typeof effectiveNetwork(settings.network, flags.allowNetwork) === "object")
+    warnings.push(
+      "sandbox.network lists what commands may reach, but commands run without the sandbox, so nothing holds them to it",
+    );
   return {
     policy,
     env,
@@ -154,12 +181,15 @@ export function setupPermissions(
     projectAllow: settings.projectAllow,
     projectDirectories: settings.projectDirectories.map(realOrSame),
     trustedFolders: settings.trustedFolders,
+    network,
   };
 }
 
 /** The setup of a trusted folder: its project's allow rules and additional directories join the user's. */
 export function withProjectRules(setup: PermissionSetup): PermissionSetup {
   const { policy } = setup;
+  setup.network?.trust();
+  setup.network?.apply();
   return {
     ...setup,
     policy: {

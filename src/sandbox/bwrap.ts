@@ -11,7 +11,7 @@ import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { kernelFileArgs } from "./kernel-files.ts";
 import { protectedMounts } from "./protected-entries.ts";
-import type { SandboxPolicy } from "./sandbox-policy.ts";
+import { PROXY_PORT, PROXY_SOCKET_INSIDE, RELAY_VARIABLE, type SandboxPolicy } from "./sandbox-policy.ts";
 
 /**
  * Namespaces and privileges, the same for every command (and for the start-up probe):
@@ -78,12 +78,27 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string):
   if (program) args.push(...programMounts(program, masked));
   args.push(...ISOLATION_ARGS);
   // Unless allowed, its own network namespace: loopback only, so 127.0.0.1 services on the
-  // host and abstract unix sockets are out of reach.
-  if (!policy.network) args.push("--unshare-net");
+  // host and abstract unix sockets are out of reach. With an allowlist, the proxy's socket is
+  // the one way out; the command helper listens on 127.0.0.1 inside and relays to it.
+  if (!policy.network) args.push("--unshare-net", ...proxyArgs(policy));
   // No --new-session: the bash tool already starts bwrap in a new session without a terminal
   // (detached), and keeping one process group lets its kill reach everything at once.
   args.push("--die-with-parent", "--chdir", cwd);
   return args;
+}
+
+/** The proxy's socket, mounted inside, and what the command helper relays to it (command-helper.ts). */
+function proxyArgs(policy: SandboxPolicy): string[] {
+  if (!policy.networkProxy) return [];
+  const { socket, loopbackPorts } = policy.networkProxy;
+  const relay = {
+    socket: PROXY_SOCKET_INSIDE,
+    listeners: [
+      { port: PROXY_PORT },
+      ...loopbackPorts.filter((port) => port !== PROXY_PORT).map((port) => ({ port, connect: `localhost:${port}` })),
+    ],
+  };
+  return ["--bind", socket, PROXY_SOCKET_INSIDE, "--setenv", RELAY_VARIABLE, JSON.stringify(relay)];
 }
 
 /** Wraps commands in bwrap with this policy. */

@@ -26,6 +26,19 @@ export interface SandboxPolicy {
   homeCode?: { home: string; files: string[]; guardedFolders: string[] };
   /** Where placeholders made for missing protected names are written down (placeholder-records.ts). */
   placeholderRecords?: string;
-  /** Whether commands may reach the network (loopback included). */
+  /** Whether commands may reach the whole network (loopback included). */
   network: boolean;
+  /**
+   * With `network` false: the session's proxy, the only way out of the sandbox's network
+   * namespace (network-proxy.ts), and the ports of loopback grants (`localhost:5432`), which
+   * listen inside as they do outside. Set (and changed, on folder trust or an answer) by
+   * permissions/sandbox-network.ts; bwrap.ts reads it at each command's start.
+   */
+  networkProxy?: { socket: string; loopbackPorts: number[] };
 }
+
+/** Where commands find the proxy inside the sandbox: the relay's port, and the proxy's socket it relays to. */
+export const PROXY_PORT = 3128;
+export const PROXY_SOCKET_INSIDE = "/tmp/.harness-network.sock";
+/** The command helper's variable that says what to relay (tools/commands/command-helper.ts reads it). */
+export const RELAY_VARIABLE = "HARNESS_NETWORK_RELAY";

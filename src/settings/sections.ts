@@ -62,7 +62,16 @@ export const SECTIONS = {
   sandbox: section({
     schema: z.strictObject({
       enabled: z.boolean().optional().describe("false turns the sandbox off (the user's file only)"),
-      network: z.boolean().optional().describe("true lets commands reach the network (the user's file only)"),
+      network: z
+        .union([z.boolean(), z.enum(["off", "on"]), z.array(z.string())])
+        .optional()
+        .describe(
+          'what commands reach: "off" (the default), "on" (the user\'s file only), or a list of domains, *.domains, addresses and localhost:port grants (a project\'s list narrows; it widens only in a trusted folder); docs/network.md',
+        ),
+      deniedDomains: z
+        .array(z.string())
+        .optional()
+        .describe("domains commands never reach, whoever allows them (Claude Code's sandbox.network.deniedDomains)"),
     }),
   }),
   env: section({

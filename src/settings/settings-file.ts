@@ -85,7 +85,6 @@ const CLAUDE_REPORTED: Record<string, string> = {
   env: "variables for Claude Code's own process",
   apiKeyHelper: "harness takes keys from its environment and config.json",
   disableAllHooks: "remove the hooks instead",
-  sandbox: "harness's sandbox is set in $HARNESS_HOME/settings.json",
   enableAllProjectMcpServers: "a project's .mcp.json servers run once the folder is trusted",
   enabledMcpjsonServers: "a project's .mcp.json servers run once the folder is trusted",
   disabledMcpjsonServers: "a project's .mcp.json servers run once the folder is trusted",
@@ -94,7 +93,7 @@ const CLAUDE_REPORTED: Record<string, string> = {
 /** A file's sections as harness uses them. */
 export interface SettingsData {
   permissions: { allow: string[]; deny: string[]; ask: string[]; additionalDirectories: string[] };
-  sandbox?: { enabled?: boolean; network?: boolean };
+  sandbox?: { enabled?: boolean; network?: boolean | "off" | "on" | string[]; deniedDomains?: string[] };
   env?: { passthrough?: string[]; strip?: string[] };
   trustedFolders?: string[];
   /** The `hooks` section as written; hook-section.ts reads it. */
@@ -176,9 +175,10 @@ function claudeView(json: unknown, file: string, notices: string[]): unknown {
   for (const [key, value] of Object.entries(json)) {
     if (key === "$schema" || key === "hooks") taken[key] = value;
     else if (key === "permissions") taken[key] = claudePermissions(value, reported);
+    else if (key === "sandbox") taken[key] = claudeSandbox(value, reported);
     else if (key in CLAUDE_REPORTED) reported.push(`${key} (${CLAUDE_REPORTED[key]})`);
     else if (!CLAUDE_NOT_APPLICABLE.has(key)) {
-      const known = ["permissions", "hooks", ...Object.keys(CLAUDE_REPORTED), ...CLAUDE_NOT_APPLICABLE];
+      const known = ["permissions", "hooks", "sandbox", ...Object.keys(CLAUDE_REPORTED), ...CLAUDE_NOT_APPLICABLE];
       const meant = closestName(key, known, 2);
       notices.push(
         `${file}: unknown key "${key}"${meant ? ` (did you mean "${meant}"?)` : ""}: neither harness nor Claude Code knows it; it is ignored`,
@@ -198,6 +198,30 @@ function claudePermissions(value: unknown, reported: string[]): unknown {
     else kept[key] = entry;
   }
   return kept;
+}
+
+/**
+ * Claude Code's `sandbox` section: `network.allowedDomains` and `network.deniedDomains` mean
+ * here what they mean there (https://docs.claude.com/en/docs/claude-code/settings, "Sandbox
+ * settings": domains, `*.` wildcards, an optional `:port`), so they are taken as harness's
+ * `sandbox.network` list and `sandbox.deniedDomains`; the rest is Claude's own sandbox (its
+ * on/off switch, unix sockets, its proxy's ports, excluded commands) and is reported.
+ */
+function claudeSandbox(value: unknown, reported: string[]): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const taken: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (key !== "network" || typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      reported.push(`sandbox.${key} (harness's sandbox is set in its own settings.json; docs/network.md)`);
+      continue;
+    }
+    for (const [networkKey, networkEntry] of Object.entries(entry)) {
+      if (networkKey === "allowedDomains") taken.network = networkEntry;
+      else if (networkKey === "deniedDomains") taken.deniedDomains = networkEntry;
+      else reported.push(`sandbox.network.${networkKey} (Claude Code's own proxy; docs/network.md)`);
+    }
+  }
+  return taken;
 }
 
 /**

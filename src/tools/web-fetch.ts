@@ -4,11 +4,11 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { z } from "zod";
-import { defineTool } from "../core/tool.ts";
+import { defineTool, type NetworkJudge } from "../core/tool.ts";
 import { deadline } from "../shared/helpers.ts";
 import { proxyFor, requestViaProxy } from "../shared/proxy.ts";
+import { guardedLookup, whyRefused } from "../shared/public-address.ts";
 import { truncateMiddle } from "./output-limit.ts";
-import { guardedLookup, whyRefused } from "./public-address.ts";
 
 /** Most bytes read from one response; the rest is not downloaded. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -182,6 +182,19 @@ async function htmlToMarkdown(html: string): Promise<string> {
   return turndown.turndown(html);
 }
 
+/**
+ * With sandbox.network a list, web_fetch reaches what commands may reach, and asks the same
+ * question where one can be asked (redirects stay on the host; another host comes back to the
+ * model as a new call). With the network off or on, it is as before: its own approval decides.
+ */
+async function networkRefusal(url: URL, network: NetworkJudge | undefined): Promise<string | undefined> {
+  if (network?.mode !== "list") return undefined;
+  const isTls = url.protocol === "https:";
+  const port = Number(url.port || (isTls ? 443 : 80));
+  const verdict = await network.judge(url.hostname.replace(/^\[|\]$/g, ""), port, isTls ? "connect" : "http");
+  return verdict.allowed ? undefined : `${verdict.why} (web_fetch follows sandbox.network: docs/network.md)`;
+}
+
 export const webFetch = defineTool({
   name: "web_fetch",
   description: "Fetch a public http(s) URL and return the page as Markdown (HTML) or text (JSON, plain text).",
@@ -197,6 +210,8 @@ export const webFetch = defineTool({
         isError: true,
         summary: "bad URL",
       };
+    const refusal = await networkRefusal(new URL(call.url), context.network);
+    if (refusal) return { content: `Not fetched: ${refusal}.`, isError: true, summary: "refused" };
     const limit = timeoutMs();
     const cap = deadline(limit, context.signal);
     try {

@@ -40,7 +40,6 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
-import { closeHosted } from "../tools/commands/command-host.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
@@ -50,6 +49,7 @@ import { workspaceRefusal } from "./home-workspace.ts";
 import { outgoingEvents } from "./outgoing-events.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
+import { askOf, closeSandbox, commandContext } from "./session-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
@@ -221,10 +221,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       retry: retryPolicyFrom(env),
       context: window.context,
       toolContext: {
-        env: permissions.env,
-        secrets: permissions.secrets,
-        wrapCommand: permissions.wrapCommand,
-        unwalked: permissions.unwalked,
+        ...commandContext(permissions),
         sessionState,
         spillDir: state.recorder.writer.spillDir,
         sessionFile: state.recorder.writer.path,
@@ -314,7 +311,7 @@ function sessionOf(parts: {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();
       await background.close(); // before the helper is let go: its commands end with it
-      closeHosted(permissions.wrapCommand);
+      closeSandbox(permissions);
       await extensions.close();
     },
   };
@@ -508,11 +505,8 @@ function wrapConfigError<T>(read: () => T): T {
 
 function setupPermissionsOrThrow(options: SessionOptions) {
   try {
-    return setupPermissions(options.permissions, {
-      cwd: options.cwd,
-      env: options.env,
-      harnessHome: stateDir(options.env),
-    });
+    const { cwd, env, warn, approval } = options;
+    return setupPermissions(options.permissions, { cwd, env, harnessHome: stateDir(env), warn, ask: askOf(approval) });
   } catch (error) {
     if (error instanceof PermissionSetupError)
       throw new SessionSetupError(error.message, error.exitCode, { cause: error });

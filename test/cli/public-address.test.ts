@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { whyNotPublic } from "../../src/tools/public-address.ts";
+import { whyNotPublic } from "../../src/shared/public-address.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "../support/helpers.ts";
 import { onTestEnd } from "../support/teardown.ts";
 

@@ -70,16 +70,7 @@ export async function startProxy(): Promise<TestProxy> {
 /** A TLS server on 127.0.0.1 passing each connection on to `port` in the clear; `caFile` is its certificate. */
 export async function startTlsFront(port: number): Promise<{ url: string; caFile: string }> {
   const folder = tempDir("harness-tls-");
-  const [key, cert] = [join(folder, "key.pem"), join(folder, "cert.pem")];
-  // A one-day self-signed certificate for 127.0.0.1, made fresh: no key material lives in the repository.
-  execFileSync(
-    "openssl",
-    [
-      ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"],
-      ...["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
-    ],
-    { stdio: "ignore" },
-  );
+  const { key, cert } = selfSignedCertificate(folder, "127.0.0.1", "IP:127.0.0.1");
   const sockets = new Set<Socket>();
   const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (client) => {
     const upstream = connect(port, "127.0.0.1");
@@ -107,4 +98,22 @@ function listen(server: Server): Promise<void> {
 async function close(server: Server, sockets: Set<Socket>): Promise<void> {
   for (const socket of sockets) socket.destroy();
   await new Promise((resolve) => server.close(resolve));
+}
+
+/** A one-day self-signed certificate, made fresh in `folder` (no key material lives in the repository); the paths of its PEM files. */
+export function selfSignedCertificate(
+  folder: string,
+  name: string,
+  subjectAltName: string,
+): { key: string; cert: string } {
+  const [key, cert] = [join(folder, "key.pem"), join(folder, "cert.pem")];
+  execFileSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${name}`],
+      ...["-addext", `subjectAltName=${subjectAltName}`, "-keyout", key, "-out", cert],
+    ],
+    { stdio: "ignore" },
+  );
+  return { key, cert };
 }

@@ -13,6 +13,7 @@ const PACKAGES = {
   script: "bsdutils",
   setpriv: "util-linux",
   openssl: "openssl",
+  curl: "curl",
 } as const;
 
 /** A program some tests need that a machine may lack. */

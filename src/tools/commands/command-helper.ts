@@ -135,16 +135,53 @@ function handle(request) {
   }
   run(request.id, request);
 }
+// With a network allowlist the sandbox has its own network namespace, and its one way out is
+// the harness's proxy on a unix socket mounted inside (sandbox/network-proxy.ts). The helper
+// listens on 127.0.0.1 inside, where HTTP_PROXY points, and relays each connection to it;
+// a loopback grant's port (localhost:5432) becomes a CONNECT to that port. The relay holds no
+// rule: whatever reaches the socket is judged by the proxy. Commands start once it listens.
+function startRelays(ready) {
+  const spec = process.env.HARNESS_NETWORK_RELAY;
+  if (!spec) return ready();
+  const net = require("node:net");
+  const { socket, listeners } = JSON.parse(spec);
+  let waiting = listeners.length;
+  for (const { port, connect } of listeners) {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(socket);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+      if (!connect) { client.pipe(upstream); upstream.pipe(client); return; }
+      upstream.write("CONNECT " + connect + " HTTP/1.1\\r\\nHost: " + connect + "\\r\\n\\r\\n");
+      let head = Buffer.alloc(0);
+      const onReply = (chunk) => {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf("\\r\\n\\r\\n");
+        if (end === -1) { if (head.length > 16384) client.destroy(); return; }
+        upstream.off("data", onReply);
+        if (!/^HTTP\\/1\\.[01] 200 /.test(head.toString("latin1"))) { process.stderr.write(head.subarray(0, end).toString("latin1") + "\\n"); return client.destroy(); }
+        if (head.length > end + 4) client.write(head.subarray(end + 4));
+        client.pipe(upstream); upstream.pipe(client);
+      };
+      upstream.on("data", onReply);
+    });
+    server.on("error", (error) => { process.stderr.write("the network relay cannot listen on 127.0.0.1:" + port + ": " + error.message + "\\n"); process.exit(1); });
+    server.listen(port, "127.0.0.1", () => { if (--waiting === 0) ready(); });
+  }
+}
 let pending = "";
 process.stdin.setEncoding("utf8");
-process.stdin.on("data", (text) => {
+process.stdin.pause();
+startRelays(() => process.stdin.resume().on("data", (text) => {
   pending += text;
   for (let end = pending.indexOf("\\n"); end !== -1; end = pending.indexOf("\\n")) {
     const line = pending.slice(0, end);
     pending = pending.slice(end + 1);
     handle(JSON.parse(line));
   }
-});
+}));
 process.stdin.on("end", () => {
   for (const { child } of commands.values()) signalAll(treeOf(child.pid), "SIGKILL");
   signalAll(markedProcesses(), "SIGKILL");
