@@ -13,6 +13,7 @@ import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
+import { withBareValues } from "./bare-flag-values.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -137,6 +138,8 @@ export const FLAGS = {
   continue: { schema: toggle, short: "c" },
   resume: { schema: text, short: "r" },
   fork: { schema: toggle },
+  // Empty (a bare -w): the worktree is named like a session id (wiring/session-worktree.ts checks names).
+  worktree: { schema: text, short: "w" },
   help: { schema: toggle, short: "h" },
   version: { schema: toggle },
   // harness undo
@@ -197,6 +200,7 @@ export const RUN_FLAGS = [
   "continue",
   "resume",
   "fork",
+  "worktree",
   "help",
   "version",
 ] as const satisfies readonly FlagName[];
@@ -256,7 +260,7 @@ export function parseFlags<N extends FlagName>(
 
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
-  const parsed = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
+  const parsed = parseFlags(withBareValues(argv), RUN_FLAGS, { positionals: true });
   const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
   const { positionals } = parsed;
   if (outputFormat !== undefined && flags.output !== undefined && outputFormat !== flags.output)
@@ -265,6 +269,10 @@ export function parseRunFlags(argv: string[]): CliFlags {
   flags.input ??= inputFormat;
   if (flags.format !== undefined && (flags.output ?? "text") === "text")
     throw new UsageError(`--format ${flags.format} shapes --output json or stream-json; text has no shapes`);
+  if (flags.worktree !== undefined && (flags.continue || flags.resume !== undefined))
+    throw new UsageError(
+      "--worktree starts a new session in a new worktree; to continue a worktree's session, give -c or -r alone (it works in its worktree)",
+    );
   if (flags.yes && flags.approve !== undefined && flags.approve !== "all")
     throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
   if (flags.input !== undefined) {
@@ -275,20 +283,6 @@ export function parseRunFlags(argv: string[]): CliFlags {
       throw new UsageError("--image goes with one prompt (-p or prompt words), not with --input stream-json");
   }
   return { ...flags, positionals };
-}
-
-/**
- * `-r` (or `--resume`) with no id after it (last, or before another option) asks for a session
- * from a list, as Claude Code's does: it becomes `--resume=` (an empty id, run-cli.ts picks).
- * A word after it is always the id, so `-r fix the bug` still resumes session "fix".
- */
-function withBareResume(argv: string[]): string[] {
-  const end = argv.indexOf("--");
-  return argv.map((token, index) => {
-    const isBare = (token === "-r" || token === "--resume") && (end < 0 || index < end);
-    const next = argv[index + 1];
-    return isBare && (next === undefined || next.startsWith("-")) ? "--resume=" : token;
-  });
 }
 
 /**

@@ -86,6 +86,8 @@ Options:
   -r, --resume [id]        continue that session (without an id: pick one of this folder's recent ones)
   --fork                   with -c or -r: continue a copy of the session under a new id (the
                            original stays as it is, and may be in use by another run)
+  -w, --worktree [name]    work in a new git worktree on branch harness/<name> (beside the repository,
+                           in <repo>.worktrees/; named like the session without a name): docs/worktrees.md
   -h, --help               this help
   --version                print the version
 

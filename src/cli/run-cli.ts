@@ -22,6 +22,7 @@ import type { CliFlags } from "./cli-args.ts";
 import { runChatMode } from "./cli-chat.ts";
 import { runHeadless } from "./cli-headless.ts";
 import { type CliTerminal, cliModeContext } from "./cli-session-options.ts";
+import { enterWorktree, worktreeFarewell } from "./cli-worktree.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 
@@ -50,6 +51,16 @@ export async function runCli(flags: CliFlags): Promise<number> {
       return 2;
     }
   }
+  const worktree = flags.worktree === undefined ? undefined : enterWorktree(flags.worktree, stderr);
+  if (typeof worktree === "number") return worktree;
+  const code = await runInPlace(flags, terminal);
+  if (worktree) worktreeFarewell(worktree, stderr);
+  return code;
+}
+
+/** The run in the folder settled so far (the typed one, --cwd's, or the worktree's). */
+async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<number> {
+  const { env, stdin, stderr } = terminal;
   const isStreamInput = flags.input === "stream-json";
   const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
   if (flags.resume === "") {
