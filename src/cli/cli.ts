@@ -41,6 +41,7 @@ Usage:
   harness batch tasks.jsonl [--concurrency n] [--out results.jsonl] [--queue redis://host:port/name]
                                         many tasks, each in its own working copy (harness batch --help)
   harness batch report a.jsonl [b.jsonl ...] [--html report.html]   runs side by side: success, cost, time
+  harness worktrees [merge|keep|discard <name>]   session worktrees (harness -w): state, merge, remove
   harness worker --queue redis://host:port/name   run queued batch tasks on this machine
   harness help [topic]                  a page of the manual (permissions, hooks, providers, ...)
   harness completion <bash|zsh|fish>    a completion script for your shell
@@ -117,6 +118,7 @@ const SUBCOMMANDS: Record<SubcommandName, () => Promise<{ run(argv: string[]): P
   export: () => import("./commands/export.ts"),
   undo: () => import("./commands/undo.ts"),
   batch: () => import("./commands/batch.ts"),
+  worktrees: () => import("./commands/worktrees.ts"),
   worker: () => import("./commands/worker.ts"),
   help: () => import("./commands/help.ts"),
   completion: () => import("./commands/completion.ts"),

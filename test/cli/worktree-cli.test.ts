@@ -103,3 +103,81 @@ test("bare -w on a detached HEAD: named like a session id, branched from the det
   assert.ok(name, run.stderr);
   assert.equal(git("rev-parse", `harness/${name}`).trim(), detached);
 });
+
+test("harness worktrees: lists state; merge leaves conflicts; discard never drops work unasked, then leaves nothing", async () => {
+  const { repo, git } = repository();
+  const env = cleanEnv();
+  const folder = join(realpathSync(join(repo, "..")), "repo.worktrees");
+  const worktree = (name: string) => {
+    git("worktree", "add", "-q", "-b", `harness/${name}`, join(folder, name));
+    return (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+        cwd: join(folder, name),
+        encoding: "utf8",
+      });
+  };
+  const clash = worktree("clash");
+  writeFileSync(join(folder, "clash", "sub", "tracked.txt"), "theirs\n");
+  clash("commit", "-qam", "theirs");
+  writeFileSync(join(repo, "sub", "tracked.txt"), "ours\n");
+  git("commit", "-qam", "ours");
+  const clean = worktree("clean");
+  writeFileSync(join(folder, "clean", "new.txt"), "new\n");
+  clean("add", "new.txt");
+  clean("commit", "-qm", "new file");
+  worktree("dirty");
+  writeFileSync(join(folder, "dirty", "wip.txt"), "work in progress\n");
+  writeFileSync(join(repo, ".git", "worktrees", "dirty", "harness-session"), "m4x7k2qa-3f9z\n");
+  const gone = worktree("gone");
+  gone("checkout", "-q", "--detach");
+  const harness = (...args: string[]) => runCli(["worktrees", ...args], { env, cwd: repo });
+
+  const listed = await harness();
+  assert.equal(listed.code, 0, listed.stderr);
+  const line = (name: string) => listed.stdout.split("\n").find((text) => text.startsWith(`${name} `)) ?? "";
+  assert.match(line("clash"), /harness\/clash {2}1 ahead, 1 behind, clean/);
+  assert.match(line("clean"), /1 ahead, 0 behind, clean/);
+  assert.match(line("dirty"), /0 ahead, 0 behind, 1 uncommitted {2}session m4x7k2qa-3f9z/);
+  assert.match(line("gone"), /HEAD detached from the branch/);
+
+  const conflict = await harness("merge", "clash");
+  assert.equal(conflict.code, 1);
+  assert.match(conflict.stderr, /stopped on conflicts in:\n {2}sub\/tracked\.txt\n.*nothing was resolved for you/);
+  assert.match(
+    readFileSync(join(repo, "sub", "tracked.txt"), "utf8"),
+    /<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> harness\/clash/,
+  );
+  assert.equal(existsSync(join(repo, ".git", "MERGE_HEAD")), true, "the merge is left for the person to finish");
+  git("merge", "--abort");
+
+  const merged = await harness("merge", "clean");
+  assert.equal(merged.code, 0, merged.stderr);
+  assert.equal(readFileSync(join(repo, "new.txt"), "utf8"), "new\n");
+  assert.match(git("log", "-1", "--format=%s"), /^Merge harness\/clean/);
+
+  // Uncommitted work (or commits merged nowhere) is never removed without --force (stdin is no terminal).
+  const refused = await harness("discard", "dirty");
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /dirty kept: it has 1 uncommitted file\(s\)/);
+  assert.equal(readFileSync(join(folder, "dirty", "wip.txt"), "utf8"), "work in progress\n");
+  const unmerged = await harness("discard", "clash");
+  assert.equal(unmerged.code, 1);
+  assert.match(unmerged.stderr, /1 commit\(s\) not merged/);
+
+  for (const [name, force] of [
+    ["clean", []],
+    ["dirty", ["--force"]],
+    ["clash", ["--force"]],
+    ["gone", ["--force"]],
+  ] as const) {
+    const discarded = await harness("discard", name, ...force);
+    assert.equal(discarded.code, 0, discarded.stderr);
+    assert.equal(existsSync(join(folder, name)), false);
+  }
+  assert.equal(existsSync(folder), false, "nothing is left behind");
+  assert.equal(git("branch", "--list", "harness/*").trim(), "");
+  assert.doesNotMatch(git("worktree", "list"), /repo\.worktrees/);
+  const none = await harness("keep", "clean");
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /no worktree clean in this repository/);
+});
