@@ -14,6 +14,7 @@ import { parsePositiveInteger } from "../shared/helpers.ts";
 import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 import { withBareValues } from "./bare-flag-values.ts";
+import { whyNotReadable } from "./unreadable-reason.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -59,18 +60,6 @@ const textOrFile = z.string().transform((value, context) => {
   context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
   return z.NEVER;
 });
-/** Why readRegularFile gave nothing for `file`, in the user's words. */
-function whyNotReadable(file: string): string {
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) return "a folder, not a file";
-    if (!stat.isFile()) return "not a regular file (a FIFO, device or socket is never read)";
-    return "permission denied";
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? "no such file" : (code ?? (error as Error).message);
-  }
-}
 /** An existing directory (`--cwd`). */
 const directory = z.string().superRefine((value, context) => {
   let isDirectory = false;
@@ -140,6 +129,14 @@ export const FLAGS = {
   fork: { schema: toggle },
   // Empty (a bare -w): the worktree is named like a session id (wiring/session-worktree.ts checks names).
   worktree: { schema: text, short: "w" },
+  // Best of N (cli/best-of-n.ts): attempts in worktrees of their own, each one's test, the pick.
+  attempts: {
+    schema: positiveInteger("takes a whole number from 1 to 16").pipe(
+      z.number().max(16, "takes a whole number from 1 to 16"),
+    ),
+  },
+  test: { schema: text },
+  pick: { schema: oneOf(["best"]) },
   help: { schema: toggle, short: "h" },
   version: { schema: toggle },
   // harness undo
@@ -201,6 +198,9 @@ export const RUN_FLAGS = [
   "resume",
   "fork",
   "worktree",
+  "attempts",
+  "test",
+  "pick",
   "help",
   "version",
 ] as const satisfies readonly FlagName[];

@@ -89,6 +89,10 @@ Options:
                            original stays as it is, and may be in use by another run)
   -w, --worktree [name]    work in a new git worktree on branch harness/<name> (beside the repository,
                            in <repo>.worktrees/; named like the session without a name): docs/worktrees.md
+  --attempts <n>           with a prompt: n attempts at once, each in its own worktree (with --yes),
+                           compared side by side (test, diff, tokens, cost, time)
+  --test <command>         with --attempts: run this in each attempt's worktree (sandboxed) when it ends
+  --pick best              with --attempts: merge the passing attempt with the smallest change
   -h, --help               this help
   --version                print the version
 

@@ -51,6 +51,8 @@ export async function runCli(flags: CliFlags): Promise<number> {
       return 2;
     }
   }
+  if (flags.attempts !== undefined || flags.test !== undefined || flags.pick !== undefined)
+    return runBestOfN(flags, terminal);
   const worktree = flags.worktree === undefined ? undefined : enterWorktree(flags.worktree, stderr);
   if (typeof worktree === "number") return worktree;
   const code = await runInPlace(flags, terminal);
@@ -134,6 +136,31 @@ async function settlePlace(
   if (decided.notice) stderr.write(`harness: ${showControlChars(decided.notice)}\n`);
   if (decided.moveTo) cwd = moveTo(decided.moveTo);
   return { cwd, resumed };
+}
+
+/** `--attempts N` (with `--test`, `--pick`): one text prompt, N attempts in worktrees (best-of-n.ts). */
+async function runBestOfN(flags: CliFlags, terminal: CliTerminal): Promise<number> {
+  const { stderr } = terminal;
+  const misuse =
+    flags.attempts === undefined
+      ? "--test and --pick go with --attempts N"
+      : flags.print === undefined && flags.positionals.length === 0
+        ? "--attempts runs one prompt (-p or prompt words), not a chat"
+        : flags.input !== undefined || flags.image !== undefined || flags.continue || flags.resume !== undefined
+          ? "--attempts takes a text prompt for new sessions: no --input, --image, -c or -r"
+          : undefined;
+  if (misuse) {
+    stderr.write(`harness: ${misuse}\n`);
+    return 2;
+  }
+  const prompt = await headlessPrompt(flags, process.cwd(), terminal);
+  if (typeof prompt === "number") return prompt;
+  if (typeof prompt !== "string") {
+    stderr.write("harness: --attempts takes a text prompt (no pictures)\n");
+    return 2;
+  }
+  const { runAttempts } = await import("./best-of-n.ts");
+  return runAttempts(flags, prompt, stderr);
 }
 
 /**

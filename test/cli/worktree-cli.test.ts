@@ -181,3 +181,44 @@ test("harness worktrees: lists state; merge leaves conflicts; discard never drop
   assert.equal(none.code, 1);
   assert.match(none.stderr, /no worktree clean in this repository/);
 });
+
+test("--attempts 3 --test --pick best: three branches at once, a comparison, the smallest passing one merged", async () => {
+  const { repo, git } = repository();
+  let attempts = 0;
+  // Each attempt asks twice: first for a command (attempt k writes k lines), then, with its result, for the answer.
+  const step = (request: { body: any }) =>
+    request.body.messages.some((message: any) => message.role === "tool")
+      ? { reply: { text: "done" } }
+      : { reply: { toolCalls: [{ id: "w", name: "bash", arguments: { command: `seq ${++attempts} > answer.txt` } }] } };
+  const fake = await serve(Array.from({ length: 6 }, () => step));
+  const run = await runCli(
+    [
+      ...fakeFlags(fake),
+      "-w",
+      "best",
+      "--attempts",
+      "3",
+      "--test",
+      "test $(wc -l < answer.txt) -ge 2",
+      "--pick",
+      "best",
+      "-p",
+      "write the answer",
+    ],
+    { env: cleanEnv(), cwd: repo },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const [header, ...rows] = run.stdout.trim().split("\n");
+  assert.match(header, /^attempt +branch +result +test +diff +tokens +cost +time$/);
+  const table = rows.filter((row) => row.startsWith("best-"));
+  assert.equal(table.length, 3, run.stdout);
+  assert.deepEqual(table.map((row) => /(pass|fail \(1\))/.exec(row)?.[1]).sort(), ["fail (1)", "pass", "pass"]);
+  for (const row of table)
+    assert.match(row, /harness\/best-\d +stop +\S+( \(1\))? +1 files \+[123] -0 +\d+ +\S+ +\d+\.\ds$/);
+  assert.match(run.stdout, /picked best-\d: merged harness\/best-\d/);
+  assert.equal(readFileSync(join(repo, "answer.txt"), "utf8"), "1\n2\n", "the smallest passing change was merged");
+  assert.equal(git("branch", "--list", "harness/best-*").trim().split("\n").length, 3, "all three branches stay");
+  const misuse = await runCli([...fakeFlags(fake), "--pick", "best", "-p", "x"], { env: cleanEnv(), cwd: repo });
+  assert.equal(misuse.code, 2);
+  assert.match(misuse.stderr, /--test and --pick go with --attempts N/);
+});
