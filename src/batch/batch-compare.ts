@@ -136,7 +136,12 @@ export function describeCell(cell: TaskResult | undefined): string {
 export function formatSideBySide(runs: RunReport[]): string {
   const header = ["task", ...runs.map((_, index) => `run ${index + 1}`)];
   const table = [header, ...taskRows(runs).map((row) => [row.id, ...row.cells.map(describeCell)])];
-  const widths = header.map((_, column) => Math.max(...table.map((cells) => cells[column].length)));
+  return alignedTable(table);
+}
+
+/** Rows of cells as aligned text columns, two spaces apart (the first row is the header). */
+export function alignedTable(table: string[][]): string {
+  const widths = table[0].map((_, column) => Math.max(...table.map((cells) => cells[column].length)));
   return `${table
     .map((cells) =>
       cells

@@ -3,7 +3,7 @@
 // same thing it is taken, under harness's own name; where it does not, it is refused (exit 2) with
 // what harness offers instead, never dropped. The flags both share by name (-p, -c, -r, --model,
 // --max-turns, --output-format, --input-format, --system-prompt, --append-system-prompt) are in
-// cli-args.ts's FLAGS and need no record; a bare `-r` is read as Claude Code reads it (withBareResume).
+// cli-args.ts's FLAGS and need no record; a bare `-r` is read as Claude Code reads it (bare-flag-values.ts).
 
 /** What becomes of one of Claude Code's flags. */
 type ClaudeFlag =
@@ -72,10 +72,6 @@ function refused(instead: string, takesValue = true): ClaudeFlag {
  * harness has instead). Tokens after `--` are left as they are.
  */
 export function withClaudeFlags(argv: string[]): string[] | Refusal {
-  return translateFlags(withBareResume(argv));
-}
-
-function translateFlags(argv: string[]): string[] | Refusal {
   const out: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const token = argv[index];
@@ -96,18 +92,4 @@ function translateFlags(argv: string[]): string[] | Refusal {
     out.push(...taken);
   }
   return out;
-}
-
-/**
- * `-r` (or `--resume`) with no id after it (last, or before another option) asks for a session
- * from a list, as Claude Code's does: it becomes `--resume=` (an empty id, run-cli.ts picks).
- * A word after it is always the id, so `-r fix the bug` still resumes session "fix".
- */
-function withBareResume(argv: string[]): string[] {
-  const end = argv.indexOf("--");
-  return argv.map((token, index) => {
-    const isBare = (token === "-r" || token === "--resume") && (end < 0 || index < end);
-    const next = argv[index + 1];
-    return isBare && (next === undefined || next.startsWith("-")) ? "--resume=" : token;
-  });
 }

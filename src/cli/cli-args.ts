@@ -10,6 +10,7 @@ import { parseThinking } from "../providers/thinking-levels.ts";
 import { WIRE_API_NAMES, wireKind } from "../providers/wire-apis.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
+import { withBareValues } from "./bare-flag-values.ts";
 import { withClaudeFlags } from "./claude-flags.ts";
 import { directory, oneOf, positiveInteger, positiveNumber, seconds, text, textOrFile, toggle } from "./flag-values.ts";
 
@@ -77,6 +78,16 @@ export const FLAGS = {
   continue: { schema: toggle, short: "c" },
   resume: { schema: text, short: "r" },
   fork: { schema: toggle },
+  // Empty (a bare -w): the worktree is named like a session id (wiring/session-worktree.ts checks names).
+  worktree: { schema: text, short: "w" },
+  // Best of N (cli/best-of-n.ts): attempts in worktrees of their own, each one's test, the pick.
+  attempts: {
+    schema: positiveInteger("takes a whole number from 1 to 16").pipe(
+      z.number().max(16, "takes a whole number from 1 to 16"),
+    ),
+  },
+  test: { schema: text },
+  pick: { schema: oneOf(["best"]) },
   help: { schema: toggle, short: "h" },
   version: { schema: toggle },
   // harness undo
@@ -139,6 +150,10 @@ export const RUN_FLAGS = [
   "continue",
   "resume",
   "fork",
+  "worktree",
+  "attempts",
+  "test",
+  "pick",
   "help",
   "version",
 ] as const satisfies readonly FlagName[];
@@ -198,7 +213,7 @@ export function parseFlags<N extends FlagName>(
 
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
-  const translated = withClaudeFlags(argv);
+  const translated = withClaudeFlags(withBareValues(argv));
   if (!Array.isArray(translated)) throw new UsageError(translated.refusal);
   const parsed = parseFlags(translated, RUN_FLAGS, { positionals: true });
   const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
@@ -209,6 +224,10 @@ export function parseRunFlags(argv: string[]): CliFlags {
   flags.input ??= inputFormat;
   if (flags.format !== undefined && (flags.output ?? "text") === "text")
     throw new UsageError(`--format ${flags.format} shapes --output json or stream-json; text has no shapes`);
+  if (flags.worktree !== undefined && (flags.continue || flags.resume !== undefined))
+    throw new UsageError(
+      "--worktree starts a new session in a new worktree; to continue a worktree's session, give -c or -r alone (it works in its worktree)",
+    );
   if (flags.yes && flags.approve !== undefined && flags.approve !== "all")
     throw new UsageError(`--yes means --approve all; drop one of --yes and --approve ${flags.approve}`);
   if (flags.input !== undefined) {

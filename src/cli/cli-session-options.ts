@@ -13,6 +13,7 @@ import { BUILT_IN_COMMANDS } from "../ui/slash-commands.ts";
 import { createTrustQuestion } from "../ui/trust-question.ts";
 import { createSession, type Session, type SessionOptions, SessionSetupError } from "../wiring/create-session.ts";
 import { keyVariableList } from "../wiring/defaults.ts";
+import { recordWorktreeSession } from "../wiring/session-worktree.ts";
 import type { CliFlags } from "./cli-args.ts";
 
 /** The terminal a CLI run works on (stderr already redacting keys). */
@@ -106,7 +107,10 @@ export function cliModeContext(
     }),
     async open(more, place = where) {
       try {
-        return await createSession({ ...options, ...place, ...more });
+        const session = await createSession({ ...options, ...place, ...more });
+        // `harness worktrees` names the session that worked in each worktree.
+        if (flags.worktree !== undefined) recordWorktreeSession(place.cwd, session.id);
+        return session;
       } catch (error) {
         if (!(error instanceof SessionSetupError)) throw error;
         // The rule in docs/usage.md: `harness:` leads a usage mistake (exit 2), `error:` a run that cannot go (exit 1).

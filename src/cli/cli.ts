@@ -41,6 +41,7 @@ Usage:
   harness batch tasks.jsonl [--concurrency n] [--out results.jsonl] [--queue redis://host:port/name]
                                         many tasks, each in its own working copy (harness batch --help)
   harness batch report a.jsonl [b.jsonl ...] [--html report.html]   runs side by side: success, cost, time
+  harness worktrees [merge|keep|discard <name>]   session worktrees (harness -w): state, merge, remove
   harness worker --queue redis://host:port/name   run queued batch tasks on this machine
   harness help [topic]                  a page of the manual (permissions, hooks, providers, ...)
   harness completion <bash|zsh|fish>    a completion script for your shell
@@ -89,6 +90,12 @@ Options:
   -r, --resume [id]        continue that session (without an id: pick one of this folder's recent ones)
   --fork                   with -c or -r: continue a copy of the session under a new id (the
                            original stays as it is, and may be in use by another run)
+  -w, --worktree [name]    work in a new git worktree on branch harness/<name> (beside the repository,
+                           in <repo>.worktrees/; named like the session without a name): docs/worktrees.md
+  --attempts <n>           with a prompt: n attempts at once, each in its own worktree (with --yes),
+                           compared side by side (test, diff, tokens, cost, time)
+  --test <command>         with --attempts: run this in each attempt's worktree (sandboxed) when it ends
+  --pick best              with --attempts: merge the passing attempt with the smallest change
   -h, --help               this help
   --version                print the version
 
@@ -118,6 +125,7 @@ const SUBCOMMANDS: Record<SubcommandName, () => Promise<{ run(argv: string[]): P
   export: () => import("./commands/export.ts"),
   undo: () => import("./commands/undo.ts"),
   batch: () => import("./commands/batch.ts"),
+  worktrees: () => import("./commands/worktrees.ts"),
   worker: () => import("./commands/worker.ts"),
   help: () => import("./commands/help.ts"),
   completion: () => import("./commands/completion.ts"),

@@ -26,6 +26,7 @@ import type { CliFlags } from "./cli-args.ts";
 import { runChatMode } from "./cli-chat.ts";
 import { runHeadless } from "./cli-headless.ts";
 import { type CliTerminal, cliModeContext } from "./cli-session-options.ts";
+import { enterWorktree, worktreeFarewell } from "./cli-worktree.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { chatFolder, headlessFolder, moveTo, recordedFolder } from "./resume-folder.ts";
 
@@ -58,6 +59,18 @@ export async function runCli(flags: CliFlags): Promise<number> {
       return 2;
     }
   }
+  if (flags.attempts !== undefined || flags.test !== undefined || flags.pick !== undefined)
+    return runBestOfN(flags, terminal);
+  const worktree = flags.worktree === undefined ? undefined : enterWorktree(flags.worktree, stderr);
+  if (typeof worktree === "number") return worktree;
+  const code = await runInPlace(flags, terminal);
+  if (worktree) worktreeFarewell(worktree, stderr);
+  return code;
+}
+
+/** The run in the folder settled so far (the typed one, --cwd's, or the worktree's). */
+async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<number> {
+  const { env, stdin, stderr } = terminal;
   const isStreamInput = flags.input === "stream-json";
   const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
   if (flags.resume === "") {
@@ -131,6 +144,31 @@ async function settlePlace(
   if (decided.notice) stderr.write(`harness: ${showControlChars(decided.notice)}\n`);
   if (decided.moveTo) cwd = moveTo(decided.moveTo);
   return { cwd, resumed };
+}
+
+/** `--attempts N` (with `--test`, `--pick`): one text prompt, N attempts in worktrees (best-of-n.ts). */
+async function runBestOfN(flags: CliFlags, terminal: CliTerminal): Promise<number> {
+  const { stderr } = terminal;
+  const misuse =
+    flags.attempts === undefined
+      ? "--test and --pick go with --attempts N"
+      : flags.print === undefined && flags.positionals.length === 0
+        ? "--attempts runs one prompt (-p or prompt words), not a chat"
+        : flags.input !== undefined || flags.image !== undefined || flags.continue || flags.resume !== undefined
+          ? "--attempts takes a text prompt for new sessions: no --input, --image, -c or -r"
+          : undefined;
+  if (misuse) {
+    stderr.write(`harness: ${misuse}\n`);
+    return 2;
+  }
+  const prompt = await headlessPrompt(flags, process.cwd(), terminal);
+  if (typeof prompt === "number") return prompt;
+  if (typeof prompt !== "string") {
+    stderr.write("harness: --attempts takes a text prompt (no pictures)\n");
+    return 2;
+  }
+  const { runAttempts } = await import("./best-of-n.ts");
+  return runAttempts(flags, prompt, stderr);
 }
 
 /**

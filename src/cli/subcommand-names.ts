@@ -7,6 +7,7 @@ export const SUBCOMMAND_NAMES = [
   "export",
   "undo",
   "batch",
+  "worktrees",
   "worker",
   "help",
   "completion",

@@ -11,6 +11,7 @@ import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts
 import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
 import type { ProxyOptions } from "../sandbox/network-proxy.ts";
 import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
+import { worktreeGitMounts } from "../sandbox/worktree-git-mounts.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { secretValuesOf } from "../shared/redact.ts";
@@ -103,6 +104,7 @@ export function setupPermissions(
     ...(isInside(realOrSame(home), workspace) ? { homeCode: { home: realOrSame(home), ...homeCode } } : {}),
     socketFolders: socketFolders(where.env),
     protectedNames: PROTECTED_NAMES,
+    worktreeGit: worktreeGitMounts(workspace),
     placeholderRecords: path.join(where.harnessHome, "placeholders"),
     network: effectiveNetwork(settings.network, flags.allowNetwork) === true,
   };

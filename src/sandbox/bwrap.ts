@@ -12,6 +12,7 @@ import { hostSocketPaths } from "./host-sockets.ts";
 import { kernelFileArgs } from "./kernel-files.ts";
 import { protectedMounts } from "./protected-entries.ts";
 import { PROXY_PORT, PROXY_SOCKET_INSIDE, RELAY_VARIABLE, type SandboxPolicy } from "./sandbox-policy.ts";
+import { worktreeGitArgs } from "./worktree-git-mounts.ts";
 
 /**
  * Namespaces and privileges, the same for every command (and for the start-up probe):
@@ -50,6 +51,7 @@ export const ISOLATION_ARGS = [
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
   args.push("--bind", policy.workspace, policy.workspace);
+  args.push(...worktreeGitArgs(policy.worktreeGit));
   args.push(...homeCodeMounts(policy));
   // The protected entries may bind the whole workspace again, read-only, when it is too large to
   // scan: the kernel's own mounts come after that too, or a workspace of / brings back the host's

@@ -31,8 +31,11 @@ export function macosProfile(policy: SandboxPolicy): string {
     // set them, as a writable /proc/sys would on Linux (kernel-files.ts).
     "(deny sysctl-write)",
     "(deny file-write*)",
-    `(allow file-write* ${[policy.workspace, ...MACOS_WRITABLE].map((folder) => `(subpath ${quote(folder)})`).join(" ")} ${MACOS_WRITABLE_DEVICES.map((device) => `(literal ${quote(device)})`).join(" ")} (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`,
+    `(allow file-write* ${[policy.workspace, ...(policy.worktreeGit?.writable ?? []), ...MACOS_WRITABLE].map((folder) => `(subpath ${quote(folder)})`).join(" ")} ${MACOS_WRITABLE_DEVICES.map((device) => `(literal ${quote(device)})`).join(" ")} (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`,
   ];
+  // A session worktree's git files that point git elsewhere (sandbox/worktree-git-mounts.ts).
+  const worktreeReadOnly = policy.worktreeGit?.readOnly.map((file) => `(literal ${quote(file)})`) ?? [];
+  if (worktreeReadOnly.length > 0) lines.push(`(deny file-write* ${worktreeReadOnly.join(" ")})`);
   // Never an empty filter list: a rule without filters matches everything.
   const protectedPaths = protectedFilters(policy);
   if (protectedPaths.length > 0) lines.push(`(deny file-write* ${protectedPaths.join(" ")})`);

@@ -1,3 +1,5 @@
+import type { WorktreeGitMounts } from "./worktree-git-mounts.ts";
+
 /**
  * What a sandboxed command may touch, as data; bwrap.ts and macos-profile.ts each turn it into
  * their own terms. Paths are absolute real paths.
@@ -24,6 +26,12 @@ export interface SandboxPolicy {
    * where no entry may be added). See permissions/home-code-paths.ts.
    */
   homeCode?: { home: string; files: string[]; guardedFolders: string[] };
+  /**
+   * Set when the workspace is a session worktree (`harness -w`): the main repository's git
+   * folders its commits need, writable, and the worktree's pointer files read-only
+   * (worktree-git-mounts.ts).
+   */
+  worktreeGit?: WorktreeGitMounts;
   /** Where placeholders made for missing protected names are written down (placeholder-records.ts). */
   placeholderRecords?: string;
   /** Whether commands may reach the whole network (loopback included). */
