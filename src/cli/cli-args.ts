@@ -11,8 +11,8 @@ import { parseThinking } from "../providers/thinking-levels.ts";
 import { WIRE_API_NAMES, wireKind } from "../providers/wire-apis.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
-import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
+import { jsonOrFile, textOrFile } from "./file-values.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -38,38 +38,6 @@ const positiveInteger = (takes: string) =>
     .string()
     .refine((value) => parsePositiveInteger(value) !== undefined, takes)
     .transform(Number);
-/** A prompt file read by `@file` larger than this is refused: it would be paid on every request. */
-const MAX_PROMPT_FILE_BYTES = 256 * 1024;
-/**
- * Text, or `@file` for a file's contents. The path is relative to the directory the command was
- * typed in (where the shell completed it), also with --cwd. Read by the one regular-file reader:
- * a FIFO would hang the start and /dev/zero would fill the memory, so neither is opened.
- */
-const textOrFile = z.string().transform((value, context) => {
-  if (!value.startsWith("@")) return value;
-  const file = value.slice(1);
-  const head = readRegularFile(file, MAX_PROMPT_FILE_BYTES);
-  const why = !head
-    ? whyNotReadable(file)
-    : head.size > MAX_PROMPT_FILE_BYTES
-      ? `${head.size} bytes, more than ${MAX_PROMPT_FILE_BYTES}`
-      : undefined;
-  if (head && !why) return head.bytes.toString("utf8");
-  context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
-  return z.NEVER;
-});
-/** Why readRegularFile gave nothing for `file`, in the user's words. */
-function whyNotReadable(file: string): string {
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) return "a folder, not a file";
-    if (!stat.isFile()) return "not a regular file (a FIFO, device or socket is never read)";
-    return "permission denied";
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? "no such file" : (code ?? (error as Error).message);
-  }
-}
 /** An existing directory (`--cwd`). */
 const directory = z.string().superRefine((value, context) => {
   let isDirectory = false;
@@ -131,6 +99,9 @@ export const FLAGS = {
   "input-format": { schema: oneOf(["stream-json"]) },
   "system-prompt": { schema: textOrFile },
   "append-system-prompt": { schema: textOrFile },
+  // The answer's shape (tools/answer-schema.ts); Codex's name for it is --output-schema.
+  "json-schema": { schema: jsonOrFile },
+  "output-schema": { schema: jsonOrFile },
   // Resolved where the command was typed, as the shell completed it (also with --cwd).
   image: { schema: z.array(z.string().transform((file) => resolve(file))), multiple: true },
   cwd: { schema: directory },
@@ -192,6 +163,8 @@ export const RUN_FLAGS = [
   "input-format",
   "system-prompt",
   "append-system-prompt",
+  "json-schema",
+  "output-schema",
   "image",
   "cwd",
   "continue",
@@ -212,7 +185,9 @@ export const PROVIDER_FLAGS = [
 ] as const satisfies readonly FlagName[];
 
 /** The parsed command line of a prompt run (Claude Code's `--output-format` and `--input-format` are folded into `output` and `input`). */
-export type CliFlags = Flags<Exclude<(typeof RUN_FLAGS)[number], "output-format" | "input-format">> & {
+export type CliFlags = Flags<
+  Exclude<(typeof RUN_FLAGS)[number], "output-format" | "input-format" | "output-schema">
+> & {
   positionals: string[];
 };
 
@@ -257,8 +232,16 @@ export function parseFlags<N extends FlagName>(
 /** A prompt run's command line, parsed and checked as a whole; throws UsageError. */
 export function parseRunFlags(argv: string[]): CliFlags {
   const parsed = parseFlags(withBareResume(argv), RUN_FLAGS, { positionals: true });
-  const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
+  const {
+    "output-format": outputFormat,
+    "input-format": inputFormat,
+    "output-schema": schema,
+    ...flags
+  } = parsed.flags;
   const { positionals } = parsed;
+  if (schema !== undefined && flags["json-schema"] !== undefined)
+    throw new UsageError("--json-schema and --output-schema are one flag (Codex's name is the second); give one");
+  flags["json-schema"] ??= schema;
   if (outputFormat !== undefined && flags.output !== undefined && outputFormat !== flags.output)
     throw new UsageError(`--output ${flags.output} and --output-format ${outputFormat} disagree; give one`);
   flags.output ??= outputFormat;

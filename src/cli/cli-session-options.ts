@@ -4,6 +4,7 @@
 import type { AskApprovalFn } from "../permissions/approver.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { showControlChars } from "../shared/control-chars.ts";
+import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { type AskFn, createTerminalAsk } from "../ui/approval.ts";
 import type { Palette } from "../ui/colors.ts";
 import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
@@ -93,9 +94,10 @@ export function cliModeContext(
   flags: CliFlags,
   where: { cwd: string; resumed: LockedSession | undefined },
   terminal: CliTerminal,
+  answerSchema?: AnswerSchema,
 ): CliModeContext {
   const warn = (message: string) => terminal.stderr.write(`harness: ${showControlChars(message)}\n`);
-  const options = sessionOptionsFor(flags, where, terminal, warn);
+  const options = { ...sessionOptionsFor(flags, where, terminal, warn), answerSchema };
   const shownDiffs = new ShownDiffs();
   return {
     ...terminal,

@@ -73,6 +73,9 @@ Options:
   --system-prompt <text|@file>   replace harness's own system prompt (AGENTS.md and the
                            working directory stay); @file reads a file
   --append-system-prompt <text|@file>   add to the end of the system prompt
+  --json-schema <schema|@file>   the answer as JSON valid against this JSON Schema (its top level an
+                           object), printed on stdout; also --output-schema, as Codex spells it
+                           (docs/structured-output.md)
   --image <file>           attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable.
                            @shot.png in a prompt attaches one too
   --cwd <dir>              work in that directory, as if harness were started there

@@ -30,7 +30,6 @@ import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
 import { liveContextWindow, resolveContextWindow } from "../providers/context-window.ts";
 import { createProvider } from "../providers/create-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
-import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { planThinking } from "../providers/thinking.ts";
 import { probeSandbox } from "../sandbox/detect-sandbox.ts";
 import type { LockedSession } from "../session/session-lock.ts";
@@ -38,10 +37,11 @@ import type { SessionData } from "../session/session-reader.ts";
 import { checkNames, reportNameProblems } from "../settings/check-names.ts";
 import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import { showControlChars } from "../shared/control-chars.ts";
-import { parsePositiveInteger } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
+import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
 import { closeHosted } from "../tools/commands/command-host.ts";
+import { finalAnswerTool } from "../tools/final-answer.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
@@ -53,6 +53,7 @@ import { type SessionControls, type SessionState, sessionControls } from "./sess
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
+import { retryPolicyFrom, windowFromEnv } from "./variables.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
 export interface SessionOptions {
@@ -97,6 +98,11 @@ export interface SessionOptions {
   trust: { flag: boolean; ask?: (review: TrustReview) => Promise<boolean> };
   /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
   warn(message: string): void;
+  /**
+   * The shape the answer must have (`--json-schema`, a batch task's `outputSchema`): the model gets
+   * the final-answer tool (tools/final-answer.ts) and each run ends when it gives a valid answer.
+   */
+  answerSchema?: AnswerSchema;
 }
 
 /** A session cannot be built; the message says what to fix, the exit code is the CLI's. */
@@ -236,6 +242,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         state,
       ),
       takeQueuedMessages: options.takeQueuedMessages,
+      ...(options.answerSchema ? { answerTool: tools.at(-1)?.name } : {}),
     },
     extensions.hooks,
   );
@@ -259,7 +266,7 @@ async function modelFor(options: SessionOptions, settings: ProviderSettings) {
   for (const notice of settings.notices ?? []) options.warn(notice);
   const thinkingNotice = planThinking(settings).notice;
   if (thinkingNotice) options.warn(thinkingNotice);
-  const windowOverride = options.contextWindow ?? windowFromEnv(options.env);
+  const windowOverride = options.contextWindow ?? wrapConfigError(() => windowFromEnv(options.env));
   const window = contextWindowFor(windowOverride, settings, provider);
   if (options.resumed) await window.known;
   return { providerFor, provider, window, windowOverride };
@@ -414,8 +421,10 @@ function toolsFor(
         folder.instructions,
       ),
   });
-  // The task tool after the built-in ones, before MCP servers' (whose lists vary).
-  return taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools;
+  // The task tool after the built-in ones, before MCP servers' (whose lists vary); the final-answer
+  // tool last, for this agent only (a subagent's answer is its report to the parent, in prose).
+  const answer = options.answerSchema ? [finalAnswerTool(options.answerSchema)] : [];
+  return [...(taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools), ...answer];
 }
 
 /** Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run). */
@@ -536,22 +545,4 @@ function systemPromptFor(
   };
   const toolNames = tools.map((tool) => tool.name);
   return buildSystemPrompt(machine, toolNames, overrides, skills, instructions);
-}
-
-function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const value = env.HARNESS_CONTEXT_WINDOW;
-  if (value === undefined) return undefined;
-  const tokens = parsePositiveInteger(value);
-  if (tokens === undefined) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
-  if (tokens < MIN_CONTEXT_WINDOW)
-    throw new SessionSetupError(`HARNESS_CONTEXT_WINDOW takes at least ${MIN_CONTEXT_WINDOW} tokens`, 2);
-  return tokens;
-}
-
-/** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
-function retryPolicyFrom(env: NodeJS.ProcessEnv) {
-  const base = Number(env.HARNESS_RETRY_BASE_MS);
-  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS
-    ? { maxRetries: 4, baseDelayMs: base }
-    : undefined;
 }

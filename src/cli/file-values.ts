@@ -1,0 +1,49 @@
+// Flag values that may be a file's contents (`@file`): text, or JSON parsed from it.
+import { statSync } from "node:fs";
+import { z } from "zod";
+import { readRegularFile } from "../shared/read-regular-file.ts";
+
+/** A prompt file read by `@file` larger than this is refused: it would be paid on every request. */
+const MAX_PROMPT_FILE_BYTES = 256 * 1024;
+/**
+ * Text, or `@file` for a file's contents. The path is relative to the directory the command was
+ * typed in (where the shell completed it), also with --cwd. Read by the one regular-file reader:
+ * a FIFO would hang the start and /dev/zero would fill the memory, so neither is opened.
+ */
+export const textOrFile = z.string().transform((value, context) => {
+  if (!value.startsWith("@")) return value;
+  const file = value.slice(1);
+  const head = readRegularFile(file, MAX_PROMPT_FILE_BYTES);
+  const why = !head
+    ? whyNotReadable(file)
+    : head.size > MAX_PROMPT_FILE_BYTES
+      ? `${head.size} bytes, more than ${MAX_PROMPT_FILE_BYTES}`
+      : undefined;
+  if (head && !why) return head.bytes.toString("utf8");
+  context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
+  return z.NEVER;
+});
+/** Why readRegularFile gave nothing for `file`, in the user's words. */
+function whyNotReadable(file: string): string {
+  try {
+    const stat = statSync(file);
+    if (stat.isDirectory()) return "a folder, not a file";
+    if (!stat.isFile()) return "not a regular file (a FIFO, device or socket is never read)";
+    return "permission denied";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? "no such file" : (code ?? (error as Error).message);
+  }
+}
+/** JSON text or `@file` holding it (`--json-schema`): parsed here, checked as JSON Schema where the session starts. */
+export const jsonOrFile = textOrFile.transform((value, context) => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    context.addIssue({
+      code: "custom",
+      message: `takes JSON Schema as JSON text or @file: ${(error as Error).message}`,
+    });
+    return z.NEVER;
+  }
+});
