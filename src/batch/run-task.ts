@@ -210,6 +210,7 @@ async function attemptTask(
     ...(done.cost !== undefined ? { cost: done.cost } : {}),
     ...(done.error ? { error: done.error } : {}),
     ...(done.structured_output !== undefined ? { structured_output: done.structured_output } : {}),
+    ...(child.answeredBy ? { answeredBy: child.answeredBy } : {}),
   };
   switch (done.reason) {
     case "error": {

@@ -54,6 +54,8 @@ export interface TaskResult extends RunStamp {
   answer: string;
   /** With the task's `outputSchema`: the answer, validated against it (absent when the run gave none). */
   structured_output?: unknown;
+  /** The model that made the run's last call: another than `model` when the run fell back (--fallback-model). */
+  answeredBy?: string;
   turns: number;
   tokens: TaskTokens;
   cost?: number;

@@ -1,7 +1,3 @@
-// Every command-line flag, defined once: a zod schema that checks and coerces its value, and its
-// one-letter form. The CLI, `harness acp` and `harness batch` each pick the flags they take from
-// this table, so a flag means the same everywhere; adding one is one line here (and one in --help).
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -12,7 +8,7 @@ import { WIRE_API_NAMES, wireKind } from "../providers/wire-apis.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
-import { jsonOrFile, textOrFile } from "./file-values.ts";
+import { directory, jsonOrFile, textOrFile } from "./file-values.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -38,16 +34,6 @@ const positiveInteger = (takes: string) =>
     .string()
     .refine((value) => parsePositiveInteger(value) !== undefined, takes)
     .transform(Number);
-/** An existing directory (`--cwd`). */
-const directory = z.string().superRefine((value, context) => {
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(value).isDirectory();
-  } catch {
-    // missing or unreadable: not a directory we can work in
-  }
-  if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
-});
 /** A number above 0, as typed (digits, maybe a fraction): `takes` completes the error. */
 const positiveNumber = (takes: string) =>
   z
@@ -101,6 +87,11 @@ export const FLAGS = {
   "append-system-prompt": { schema: textOrFile },
   // The answer's shape (tools/answer-schema.ts); Codex's name for it is --output-schema.
   "json-schema": { schema: jsonOrFile },
+  "fallback-model": {
+    schema: text
+      .transform((list) => list.split(",").map((entry) => entry.trim()))
+      .refine((list) => list.every(Boolean), "takes [provider:]model entries separated by commas"),
+  },
   "output-schema": { schema: jsonOrFile },
   // Resolved where the command was typed, as the shell completed it (also with --cwd).
   image: { schema: z.array(z.string().transform((file) => resolve(file))), multiple: true },
@@ -165,6 +156,7 @@ export const RUN_FLAGS = [
   "append-system-prompt",
   "json-schema",
   "output-schema",
+  "fallback-model",
   "image",
   "cwd",
   "continue",

@@ -63,6 +63,7 @@ export function sessionOptionsFor(
       idleTimeout: flags["idle-timeout"],
     },
     maxTurns: flags["max-turns"],
+    fallbackModels: flags["fallback-model"],
     systemPrompt: { replace: flags["system-prompt"], append: flags["append-system-prompt"] },
     contextWindow: flags["context-window"],
     permissions: {

@@ -52,6 +52,8 @@ Options:
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
   --api <wire>             ${helpColumn(`the wire API instead of the provider's own: ${describeWireApis()}`)}
   --max-turns <n>          most model calls in one run (default 100)
+  --fallback-model <[provider:]model,...>   models to go on with when a call fails for overload,
+                           rate limit, used-up quota or an outage (docs/providers.md#fallback-models)
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)
   --thinking <level>       off, low, medium, high, or a token budget: how much the model thinks,

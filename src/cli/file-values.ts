@@ -47,3 +47,14 @@ export const jsonOrFile = textOrFile.transform((value, context) => {
     return z.NEVER;
   }
 });
+
+/** An existing directory (`--cwd`). */
+export const directory = z.string().superRefine((value, context) => {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(value).isDirectory();
+  } catch {
+    // missing or unreadable: not a directory we can work in
+  }
+  if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
+});

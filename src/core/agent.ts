@@ -58,6 +58,12 @@ export interface AgentOptions extends ToolCallHooks {
    * second one, or a refusal, ends the run with an error, never with prose standing in for the answer.
    */
   answerTool?: string;
+  /**
+   * A model call failed in a way another model may get past (ProviderError.fallsBack), after its
+   * own retries: the session moves to its next fallback model (as /model does) and returns its
+   * provider, with which the run goes on; undefined when there is none left.
+   */
+  fallBack?(error: ProviderError): Promise<Provider | undefined>;
 }
 
 export interface RunOptions extends AgentOptions {
@@ -116,7 +122,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
 /** The turns of one run, each a model call and the tool calls its reply asks for, until one of the ways out. */
 async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<AgentEvent, RunExit> {
-  const { provider, messages, tools } = options;
+  const { messages, tools } = options;
+  let provider = options.provider;
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
@@ -142,7 +149,12 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const retry = options.retry ?? DEFAULT_RETRY;
     const call = yield* callModelWithinContext(provider, request, signal, retry, compaction, tally.usage);
     tally.usage = addUsage(tally.usage, call.compactionUsage);
-    if (call.kind === "failed") return { reason: "error", error: call.error.message };
+    if (call.kind === "failed") {
+      const next = call.error.fallsBack ? await options.fallBack?.(call.error) : undefined;
+      if (!next) return { reason: "error", error: call.error.message };
+      provider = next;
+      continue;
+    }
     // A lone surrogate in the reply (text, or an escape in a call's arguments) would be parsed into
     // the tool's input, stored, and sent back, where a strict server refuses it (shared/well-formed.ts).
     const reply = wellFormedReply(call.reply);

@@ -6,7 +6,7 @@ import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
 import type { Provider } from "../core/provider.ts";
 import { type ApproveFn, describeCall } from "../core/run-tools.ts";
 import { redactEvents } from "../core/stream-redactor.ts";
-import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.ts";
+import type { PromptOverrides } from "../core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
@@ -47,7 +47,9 @@ import { hookedApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
+import { fallbackSettings } from "./fallback-models.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
+import { systemPromptFor } from "./machine-prompt.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
@@ -103,6 +105,8 @@ export interface SessionOptions {
    * the final-answer tool (tools/final-answer.ts) and each run ends when it gives a valid answer.
    */
   answerSchema?: AnswerSchema;
+  /** `--fallback-model`'s entries, `[provider:]model`; absent: config.json `fallbackModels` (wiring/fallback-models.ts). */
+  fallbackModels?: readonly string[];
 }
 
 /** A session cannot be built; the message says what to fix, the exit code is the CLI's. */
@@ -183,6 +187,9 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
   const { settingsFor, config } = await settingsResolver(options);
   const settings = settingsFor(resumed);
+  const fallbacks = wrapConfigError(() =>
+    fallbackSettings(options.fallbackModels ?? config.fallbackModels ?? [], settings, options.choice, env, config),
+  );
   await sandboxTrial;
   const folder = await settleFolder(options);
   const { permissions, trust } = folder;
@@ -210,6 +217,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     recorder: startRecorder(env, cwd, settings, resumed),
     settings,
     todo: resumed?.todo ?? [],
+    fallbacks,
   };
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
   const sessionState = new Map<string, unknown>();
@@ -243,6 +251,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       ),
       takeQueuedMessages: options.takeQueuedMessages,
       ...(options.answerSchema ? { answerTool: tools.at(-1)?.name } : {}),
+      fallBack: (error) => controls.fallBack(error),
     },
     extensions.hooks,
   );
@@ -253,7 +262,8 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
    * the model's own copy of the conversation is untouched.
    */
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => redactEvents(events, permissions.secrets);
-  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };
+  const { warn } = options;
+  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, warn };
   const controls = sessionControls(parts);
   return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
 }
@@ -527,22 +537,4 @@ function setupPermissionsOrThrow(options: SessionOptions) {
       throw new SessionSetupError(error.message, error.exitCode, { cause: error });
     throw error;
   }
-}
-
-/** The system prompt with this machine's facts: the one place they are gathered. */
-function systemPromptFor(
-  cwd: string,
-  tools: Tool[],
-  overrides: PromptOverrides | undefined,
-  skills: Skill[],
-  instructions: string,
-): string {
-  const machine = {
-    cwd,
-    platform: `${process.platform} ${process.arch}`,
-    shell: "bash",
-    date: new Date().toISOString().slice(0, 10),
-  };
-  const toolNames = tools.map((tool) => tool.name);
-  return buildSystemPrompt(machine, toolNames, overrides, skills, instructions);
 }
