@@ -22,6 +22,8 @@ const taskLineSchema = z.strictObject({
   timeout: z.number().positive().optional(),
   /** USD the task's model calls may spend. */
   maxCost: z.number().positive().optional(),
+  /** The answer's JSON Schema (`--json-schema` for the task's harness); checked before the batch runs. */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
 /**

@@ -29,6 +29,8 @@ export interface ChildRun {
   provider?: string;
   model?: string;
   api?: string;
+  /** The model of its last model call (its last usage event): another than `model` after a fallback. */
+  answeredBy?: string;
   /** Spent so far, from its usage events: what a child that died without a `done` had spent. */
   spent: Spend;
   /** Model calls so far (its usage events). */
@@ -157,6 +159,7 @@ function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): 
       if (!event.total || !event.usage) return;
       // A usage event without a model is the run's own model's (a subagent's names its own).
       const model = event.model ?? run.model ?? "";
+      run.answeredBy = model || undefined;
       const cost = options.price?.(model, event.usage);
       const sum = run.spent.cost === undefined || cost === undefined ? undefined : run.spent.cost + cost;
       run.spent = { usage: event.total, cost: sum === undefined ? undefined : Number(sum.toFixed(6)) };

@@ -209,6 +209,8 @@ async function attemptTask(
     tokens: tokensOf(done.usage),
     ...(done.cost !== undefined ? { cost: done.cost } : {}),
     ...(done.error ? { error: done.error } : {}),
+    ...(done.structured_output !== undefined ? { structured_output: done.structured_output } : {}),
+    ...(child.answeredBy ? { answeredBy: child.answeredBy } : {}),
   };
   switch (done.reason) {
     case "error": {
@@ -265,5 +267,6 @@ function flagsFor(task: BatchTask, settings: RunSettings): string[] {
     ...(settings.api ? ["--api", settings.api] : []),
     ...(settings.thinking ? ["--thinking", settings.thinking] : []),
     ...(maxTurns ? ["--max-turns", String(maxTurns)] : []),
+    ...(task.outputSchema ? ["--json-schema", JSON.stringify(task.outputSchema)] : []),
   ];
 }

@@ -52,6 +52,10 @@ export interface TaskResult extends RunStamp {
   /** 1 for the first try of the task in this run, 2 after a crash, ... */
   attempt: number;
   answer: string;
+  /** With the task's `outputSchema`: the answer, validated against it (absent when the run gave none). */
+  structured_output?: unknown;
+  /** The model that made the run's last call: another than `model` when the run fell back (--fallback-model). */
+  answeredBy?: string;
   turns: number;
   tokens: TaskTokens;
   cost?: number;

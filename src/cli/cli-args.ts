@@ -12,7 +12,17 @@ import { closestName } from "../shared/edit-distance.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 import { withBareValues } from "./bare-flag-values.ts";
 import { withClaudeFlags } from "./claude-flags.ts";
-import { directory, oneOf, positiveInteger, positiveNumber, seconds, text, textOrFile, toggle } from "./flag-values.ts";
+import {
+  directory,
+  jsonOrFile,
+  oneOf,
+  positiveInteger,
+  positiveNumber,
+  seconds,
+  text,
+  textOrFile,
+  toggle,
+} from "./flag-values.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -72,6 +82,14 @@ export const FLAGS = {
   "append-system-prompt": { schema: textOrFile },
   debug: { schema: toggle },
   "debug-file": { schema: text },
+  // The answer's shape (tools/answer-schema.ts); Codex's name for it is --output-schema.
+  "json-schema": { schema: jsonOrFile },
+  "fallback-model": {
+    schema: text
+      .transform((list) => list.split(",").map((entry) => entry.trim()))
+      .refine((list) => list.every(Boolean), "takes [provider:]model entries separated by commas"),
+  },
+  "output-schema": { schema: jsonOrFile },
   // Resolved where the command was typed, as the shell completed it (also with --cwd).
   image: { schema: z.array(z.string().transform((file) => resolve(file))), multiple: true },
   cwd: { schema: directory },
@@ -145,6 +163,9 @@ export const RUN_FLAGS = [
   "append-system-prompt",
   "debug",
   "debug-file",
+  "json-schema",
+  "output-schema",
+  "fallback-model",
   "image",
   "cwd",
   "continue",
@@ -169,7 +190,9 @@ export const PROVIDER_FLAGS = [
 ] as const satisfies readonly FlagName[];
 
 /** The parsed command line of a prompt run (Claude Code's `--output-format` and `--input-format` are folded into `output` and `input`). */
-export type CliFlags = Flags<Exclude<(typeof RUN_FLAGS)[number], "output-format" | "input-format">> & {
+export type CliFlags = Flags<
+  Exclude<(typeof RUN_FLAGS)[number], "output-format" | "input-format" | "output-schema">
+> & {
   positionals: string[];
 };
 
@@ -216,8 +239,16 @@ export function parseRunFlags(argv: string[]): CliFlags {
   const translated = withClaudeFlags(withBareValues(argv));
   if (!Array.isArray(translated)) throw new UsageError(translated.refusal);
   const parsed = parseFlags(translated, RUN_FLAGS, { positionals: true });
-  const { "output-format": outputFormat, "input-format": inputFormat, ...flags } = parsed.flags;
+  const {
+    "output-format": outputFormat,
+    "input-format": inputFormat,
+    "output-schema": schema,
+    ...flags
+  } = parsed.flags;
   const { positionals } = parsed;
+  if (schema !== undefined && flags["json-schema"] !== undefined)
+    throw new UsageError("--json-schema and --output-schema are one flag (Codex's name is the second); give one");
+  flags["json-schema"] ??= schema;
   if (outputFormat !== undefined && flags.output !== undefined && outputFormat !== flags.output)
     throw new UsageError(`--output ${flags.output} and --output-format ${outputFormat} disagree; give one`);
   flags.output ??= outputFormat;

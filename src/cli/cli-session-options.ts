@@ -4,6 +4,7 @@
 import type { AskApprovalFn } from "../permissions/approver.ts";
 import type { LockedSession } from "../session/session-lock.ts";
 import { showControlChars } from "../shared/control-chars.ts";
+import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { type AskFn, createTerminalAsk } from "../ui/approval.ts";
 import type { Palette } from "../ui/colors.ts";
 import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
@@ -63,6 +64,7 @@ export function sessionOptionsFor(
       idleTimeout: flags["idle-timeout"],
     },
     maxTurns: flags["max-turns"],
+    fallbackModels: flags["fallback-model"],
     systemPrompt: { replace: flags["system-prompt"], append: flags["append-system-prompt"] },
     contextWindow: flags["context-window"],
     permissions: {
@@ -94,9 +96,10 @@ export function cliModeContext(
   flags: CliFlags,
   where: { cwd: string; resumed: LockedSession | undefined },
   terminal: CliTerminal,
+  answerSchema?: AnswerSchema,
 ): CliModeContext {
   const warn = (message: string) => terminal.stderr.write(`harness: ${showControlChars(message)}\n`);
-  const options = sessionOptionsFor(flags, where, terminal, warn);
+  const options = { ...sessionOptionsFor(flags, where, terminal, warn), answerSchema };
   const shownDiffs = new ShownDiffs();
   return {
     ...terminal,

@@ -54,6 +54,8 @@ Options:
   --base-url <url>         any OpenAI-compatible (.../v1) or Anthropic-compatible endpoint
   --api <wire>             ${helpColumn(`the wire API instead of the provider's own: ${describeWireApis()}`)}
   --max-turns <n>          most model calls in one run (default 100)
+  --fallback-model <[provider:]model,...>   models to go on with when a call fails for overload,
+                           rate limit, used-up quota or an outage (docs/providers.md#fallback-models)
   --max-tokens <n>         output limit of one model reply
   --context-window <n>     the model's context window in tokens (compaction starts at 80%)
   --thinking <level>       off, low, medium, high, or a token budget: how much the model thinks,
@@ -77,6 +79,9 @@ Options:
   --append-system-prompt <text|@file>   add to the end of the system prompt
   --debug                  log requests, hooks, tool calls and settings read to stderr (keys redacted)
   --debug-file <path>      the same log, appended to a file only you can read
+  --json-schema <schema|@file>   the answer as JSON valid against this JSON Schema (its top level an
+                           object), printed on stdout; also --output-schema, as Codex spells it
+                           (docs/structured-output.md)
   --image <file>           attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeatable.
                            @shot.png in a prompt attaches one too
   --cwd <dir>              work in that directory, as if harness were started there

@@ -33,6 +33,18 @@ export const textOrFile = z.string().transform((value, context) => {
   context.addIssue({ code: "custom", message: `takes text or @file; cannot read ${file}: ${why}` });
   return z.NEVER;
 });
+/** JSON text or `@file` holding it (`--json-schema`): parsed here, checked as JSON Schema where the session starts. */
+export const jsonOrFile = textOrFile.transform((value, context) => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    context.addIssue({
+      code: "custom",
+      message: `takes JSON Schema as JSON text or @file: ${(error as Error).message}`,
+    });
+    return z.NEVER;
+  }
+});
 /** Why readRegularFile gave nothing for `file`, in the user's words. */
 function whyNotReadable(file: string): string {
   try {

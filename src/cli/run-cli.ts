@@ -14,6 +14,7 @@ import { debugLog, startDebugLog } from "../shared/debug-log.ts";
 import { PRIVATE_FILE_MODE } from "../shared/private-files.ts";
 import { secretValuesOf } from "../shared/redact.ts";
 import { VERSION } from "../shared/version.ts";
+import { type AnswerSchema, AnswerSchemaError, compileAnswerSchema } from "../tools/answer-schema.ts";
 import { paletteFor } from "../ui/colors.ts";
 import { askOnce, askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import { oneShotPrompt } from "../ui/headless/one-shot-prompt.ts";
@@ -73,6 +74,11 @@ async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<numbe
   const { env, stdin, stderr } = terminal;
   const isStreamInput = flags.input === "stream-json";
   const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
+  const answerSchema = await answerSchemaOf(flags, isChat);
+  if (typeof answerSchema === "string") {
+    stderr.write(`harness: ${showControlChars(answerSchema)}\n`);
+    return 2;
+  }
   if (flags.resume === "") {
     const picked = await pickResumeId(terminal, process.cwd(), isChat);
     if (typeof picked === "number") return picked;
@@ -100,13 +106,26 @@ async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<numbe
   }
   const prompt = isStreamInput ? undefined : await headlessPrompt(flags, place.cwd, terminal);
   if (typeof prompt === "number") return prompt;
-  return runHeadless(cliModeContext(flags, place, terminal), {
+  return runHeadless(cliModeContext(flags, place, terminal, answerSchema), {
     format: flags.output ?? "text",
     shape: flags.format,
     approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
     prompt,
     cwd: place.cwd,
   });
+}
+
+/** `--json-schema` checked as JSON Schema (a one-shot's: a chat has no one answer), or why it cannot be used. */
+async function answerSchemaOf(flags: CliFlags, isChat: boolean): Promise<AnswerSchema | string | undefined> {
+  const schema = flags["json-schema"];
+  if (schema === undefined) return undefined;
+  if (isChat) return "--json-schema shapes the answer of a prompt run (-p or prompt words); a chat has no one answer";
+  try {
+    return await compileAnswerSchema(schema);
+  } catch (error) {
+    if (error instanceof AnswerSchemaError) return `--json-schema: ${error.message}`;
+    throw error;
+  }
 }
 
 /**

@@ -6,9 +6,8 @@ import { type CompactionHook, type CompactionResult, compactConversation } from 
 import { factsOfCallWith } from "./compaction-contract.ts";
 import type { ContextOptions } from "./context-budget.ts";
 import { EVENT_SCHEMA_VERSION } from "./event-schema-version.ts";
-import type { AgentEvent, DoneReason, RunResult } from "./events.ts";
+import type { AgentEvent, RunResult } from "./events.ts";
 import {
-  type AssistantMessage,
   addUsage,
   EMPTY_USAGE,
   type Message,
@@ -21,6 +20,7 @@ import {
   wellFormedReply,
 } from "./messages.ts";
 import { type Provider, ProviderError } from "./provider.ts";
+import { answerReminder, endOfReply, type RunExit } from "./run-exit.ts";
 import { type ApproveFn, runToolCalls, type ToolCallHooks, toolHooksOf } from "./run-tools.ts";
 import { type SessionToolContext, type Tool, type ToolContext, toToolSpec } from "./tool.ts";
 
@@ -52,6 +52,18 @@ export interface AgentOptions extends ToolCallHooks {
    * tool call paired with its result.
    */
   takeQueuedMessages?: () => string[];
+  /**
+   * The tool whose accepted call is the run's answer (`--json-schema`: tools/final-answer.ts): the
+   * run ends when it calls ToolContext.giveAnswer. A reply in prose instead gets one reminder; a
+   * second one, or a refusal, ends the run with an error, never with prose standing in for the answer.
+   */
+  answerTool?: string;
+  /**
+   * A model call failed in a way another model may get past (ProviderError.fallsBack), after its
+   * own retries: the session moves to its next fallback model (as /model does) and returns its
+   * provider, with which the run goes on; undefined when there is none left.
+   */
+  fallBack?(error: ProviderError): Promise<Provider | undefined>;
 }
 
 export interface RunOptions extends AgentOptions {
@@ -59,15 +71,6 @@ export interface RunOptions extends AgentOptions {
   /** A new user message to add before the first call (text, or parts with images); omit to continue the conversation as it is. */
   prompt?: string | UserContent;
   signal?: AbortSignal;
-}
-
-/** How a run ended, before the tallies are added: the `done` event's reason and error. */
-interface RunExit {
-  reason: DoneReason;
-  error?: string;
-  /** The last reply was cut at the output limit or refused: said on `done`, with the tokens it spent. */
-  stopReason?: "length" | "refusal";
-  outputTokens?: number;
 }
 
 /** What the `done` event reports besides the exit: counted as the run goes. */
@@ -111,6 +114,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     ...(exit.error ? { error: exit.error } : {}),
     ...(exit.stopReason ? { stopReason: exit.stopReason } : {}),
     ...(exit.outputTokens !== undefined ? { outputTokens: exit.outputTokens } : {}),
+    ...(exit.answered ? { structured_output: exit.answered.value } : {}),
   };
   yield result;
   return result;
@@ -118,11 +122,13 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
 /** The turns of one run, each a model call and the tool calls its reply asks for, until one of the ways out. */
 async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<AgentEvent, RunExit> {
-  const { provider, messages, tools } = options;
+  const { messages, tools } = options;
+  let provider = options.provider;
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  const context = toolContextFor(options, signal);
+  let answered: RunExit["answered"];
+  const context = { ...toolContextFor(options, signal), giveAnswer: (value: unknown) => (answered = { value }) };
   const hooks = toolHooksOf(options);
   const compaction: RunCompaction | undefined = options.context && {
     context: options.context,
@@ -132,6 +138,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     progress: new CompactionProgress(),
   };
   let invalidJsonTurns = 0;
+  let isReminded = false;
   while (true) {
     if (signal.aborted) return { reason: "aborted" };
     if (tally.turns >= maxTurns)
@@ -142,7 +149,12 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const retry = options.retry ?? DEFAULT_RETRY;
     const call = yield* callModelWithinContext(provider, request, signal, retry, compaction, tally.usage);
     tally.usage = addUsage(tally.usage, call.compactionUsage);
-    if (call.kind === "failed") return { reason: "error", error: call.error.message };
+    if (call.kind === "failed") {
+      const next = call.error.fallsBack ? await options.fallBack?.(call.error) : undefined;
+      if (!next) return { reason: "error", error: call.error.message };
+      provider = next;
+      continue;
+    }
     // A lone surrogate in the reply (text, or an escape in a call's arguments) would be parsed into
     // the tool's input, stored, and sent back, where a strict server refuses it (shared/well-formed.ts).
     const reply = wellFormedReply(call.reply);
@@ -157,7 +169,12 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     const calls = toolCallsOf(reply);
     if (calls.length === 0) {
       if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
-      return endOfReply(reply, options.maxTokens);
+      if (!options.answerTool || reply.stopReason === "refusal") return endOfReply(reply, options);
+      if (isReminded)
+        return { reason: "error", error: `the model answered in prose again, not with ${options.answerTool}` };
+      isReminded = true;
+      yield appendMessage(messages, userMessage(answerReminder(options.answerTool)));
+      continue;
     }
     const replyWasCut = reply.stopReason === "length";
     const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks });
@@ -170,29 +187,14 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     if (signal.aborted) return { reason: "aborted" };
     // After the results are in the conversation, so the session keeps every call paired with its result.
     if (batch.stop) return { reason: "error", error: batch.stop };
+    if (answered) {
+      tally.answer = JSON.stringify(answered.value);
+      return { reason: "stop", answered };
+    }
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
     if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };
   }
-}
-
-/**
- * How a run ends on a reply without tool calls. A reply cut at the output limit or refused says
- * so on `done`; one that left no text at all is an error, so it never ends silently with exit 0
- * (a reasoning model can spend the whole limit thinking).
- */
-function endOfReply(reply: AssistantMessage, maxTokens: number | undefined): RunExit {
-  if (reply.stopReason !== "length" && reply.stopReason !== "refusal") return { reason: "stop" };
-  const said = { stopReason: reply.stopReason, ...(reply.usage ? { outputTokens: reply.usage.output } : {}) };
-  if (textOf(reply).trim() !== "") return { reason: "stop", ...said };
-  if (reply.stopReason === "refusal") return { reason: "error", error: "the model declined to answer", ...said };
-  const spent = reply.usage ? ` after ${countOf(reply.usage.output, "output token")}` : "";
-  const limit = maxTokens ? ` (--max-tokens ${maxTokens})` : "";
-  return {
-    reason: "error",
-    error: `the reply was cut off at the output limit${limit}${spent}, before any text (a reasoning model may spend it all thinking); try a larger --max-tokens`,
-    ...said,
-  };
 }
 
 const INVALID_JSON_ERROR = `the model sent invalid tool-call arguments ${MAX_INVALID_JSON_TURNS} times in a row; try a model with a larger output limit or a smaller task`;

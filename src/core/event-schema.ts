@@ -220,6 +220,12 @@ const runEvents = [
         .describe(
           "the prompt never reached the model: the hook event that refused it (reason is error, the hook's reason is in error, turns is 0); a one-shot exits 2",
         ),
+      structured_output: z
+        .unknown()
+        .optional()
+        .describe(
+          "with --json-schema: the answer, validated against the schema (answer holds the same as JSON text); named as Claude Code's result names it",
+        ),
     })
     .describe("The run ended; always the last event of a run"),
 ] as const;

@@ -53,6 +53,8 @@ export type ProviderErrorKind =
   | "unreachable"
   | "not_api"
   | "context_overflow"
+  /** Quota or credit used up (`insufficient_quota`): no wait cures it, another provider may serve (--fallback-model). */
+  | "quota"
   | "bad_request"
   /** A bound of the call passed: the idle or the request timeout. Not retried: the user chose how long to wait. */
   | "timeout"
@@ -78,11 +80,22 @@ export const RETRIES_BY_KIND: Record<ProviderErrorKind, "max" | number> = {
   not_found: 0,
   not_api: 0,
   context_overflow: 0,
+  quota: 0,
   bad_request: 0,
   timeout: 0,
   too_large: 0,
   aborted: 0,
 };
+
+/**
+ * The failures another provider may get past (`--fallback-model`), once the call's own retries
+ * are spent: overload, a rate limit past its retries, used-up quota, a provider that cannot be
+ * reached. Judged by the kind, which comes from the error's type and code (http-errors.ts), not
+ * by the status alone. Never auth (the next would fail as its own key does, or it hides a typo),
+ * nor a refused request or a context overflow (the same request would be refused again, or it is
+ * a bug to see), nor a server error (a 500 is often the request's fault).
+ */
+const FALLBACK_KINDS: ReadonlySet<ProviderErrorKind> = new Set(["overloaded", "rate_limit", "quota", "unreachable"]);
 
 /** A failed model call with a one-line, actionable message. */
 export class ProviderError extends Error {
@@ -101,6 +114,11 @@ export class ProviderError extends Error {
     this.kind = kind;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** Whether the session may go on with its next fallback model (FALLBACK_KINDS). */
+  get fallsBack(): boolean {
+    return FALLBACK_KINDS.has(this.kind);
   }
 
   get retryable(): boolean {

@@ -81,6 +81,11 @@ export interface ToolContext extends SessionToolContext {
    * (a subagent's progress, wrapped by the task tool). Set per call by the loop.
    */
   emit?(event: AgentEvent): void;
+  /**
+   * The call gave the run's final answer, validated (the final-answer tool of `--json-schema`):
+   * the run ends after this batch, with it as the `done` event's `structured_output`. Set by the loop.
+   */
+  giveAnswer?(value: unknown): void;
 }
 
 /**

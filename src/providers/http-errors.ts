@@ -135,7 +135,7 @@ function classify(status: number | undefined, sdk: SdkError, detail: string): Pr
   if (status === 401 || status === 403 || type === "authentication_error" || type === "permission_error") return "auth";
   if (CONTEXT_OVERFLOW.test(`${detail} ${type} ${errorCode(sdk.error)}`)) return "context_overflow";
   // Used-up quota or credit comes as a 429 too, but no wait cures it: said once, not retried.
-  if (type === "insufficient_quota" || errorCode(sdk.error) === "insufficient_quota") return "bad_request";
+  if (type === "insufficient_quota" || errorCode(sdk.error) === "insufficient_quota") return "quota";
   if (status !== undefined) return classifyStatus(status);
   switch (type) {
     case "request_too_large":
@@ -246,6 +246,7 @@ function describe(kind: ProviderErrorKind, status: number | undefined, detail: s
     case "server":
     case "transient":
     case "not_api":
+    case "quota":
     case "bad_request":
     case "timeout":
     case "too_large":

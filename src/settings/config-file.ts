@@ -109,6 +109,8 @@ const ConfigSchema = z.strictObject({
   zeroDataRetention: z.boolean().optional(),
   /** Levels of subagents below the main agent (src/wiring/subagents.ts): 1, the default, lets children start none; 0 removes the task tool. */
   maxSubagentDepth: z.number().int().nonnegative().max(5).optional(),
+  /** Models to go on with when a call fails for overload, rate limit, quota or an outage: `[provider:]model` (`--fallback-model`). */
+  fallbackModels: z.array(z.string().min(1), { error: 'expected a list of "[provider:]model" strings' }).optional(),
   providers: z
     .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
     .optional(),

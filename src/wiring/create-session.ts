@@ -5,7 +5,7 @@ import { loadInstructions } from "../core/instruction-files.ts";
 import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
 import type { Provider } from "../core/provider.ts";
 import { type ApproveFn, describeCall } from "../core/run-tools.ts";
-import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.ts";
+import type { PromptOverrides } from "../core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
@@ -29,7 +29,6 @@ import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
 import { liveContextWindow, resolveContextWindow } from "../providers/context-window.ts";
 import { createProvider } from "../providers/create-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
-import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { planThinking } from "../providers/thinking.ts";
 import { probeSandbox } from "../sandbox/detect-sandbox.ts";
 import type { LockedSession } from "../session/session-lock.ts";
@@ -37,15 +36,18 @@ import type { SessionData } from "../session/session-reader.ts";
 import { checkNames, reportNameProblems } from "../settings/check-names.ts";
 import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import { showControlChars } from "../shared/control-chars.ts";
-import { parsePositiveInteger } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
+import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
+import { finalAnswerTool } from "../tools/final-answer.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
+import { fallbackSettings } from "./fallback-models.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
+import { systemPromptFor } from "./machine-prompt.ts";
 import { outgoingEvents } from "./outgoing-events.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
@@ -53,6 +55,7 @@ import { askOf, closeSandbox, commandContext } from "./session-sandbox.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
+import { retryPolicyFrom, windowFromEnv } from "./variables.ts";
 
 /** What a mode decides; everything else comes from the environment, config and settings files. */
 export interface SessionOptions {
@@ -97,6 +100,13 @@ export interface SessionOptions {
   trust: { flag: boolean; ask?: (review: TrustReview) => Promise<boolean> };
   /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
   warn(message: string): void;
+  /**
+   * The shape the answer must have (`--json-schema`, a batch task's `outputSchema`): the model gets
+   * the final-answer tool (tools/final-answer.ts) and each run ends when it gives a valid answer.
+   */
+  answerSchema?: AnswerSchema;
+  /** `--fallback-model`'s entries, `[provider:]model`; absent: config.json `fallbackModels` (wiring/fallback-models.ts). */
+  fallbackModels?: readonly string[];
 }
 
 /** A session cannot be built; the message says what to fix, the exit code is the CLI's. */
@@ -177,6 +187,9 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
   const { settingsFor, config } = await settingsResolver(options);
   const settings = settingsFor(resumed);
+  const fallbacks = wrapConfigError(() =>
+    fallbackSettings(options.fallbackModels ?? config.fallbackModels ?? [], settings, options.choice, env, config),
+  );
   await sandboxTrial;
   const folder = await settleFolder(options);
   const { permissions, trust } = folder;
@@ -204,6 +217,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     recorder: startRecorder(env, cwd, settings, resumed),
     settings,
     todo: resumed?.todo ?? [],
+    fallbacks,
   };
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
   const sessionState = new Map<string, unknown>();
@@ -234,6 +248,8 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       ),
       takeQueuedMessages: options.takeQueuedMessages,
       toolHooks: [extensions.lsp.hook],
+      ...(options.answerSchema ? { answerTool: tools.at(-1)?.name } : {}),
+      fallBack: (error) => controls.fallBack(error),
     },
     extensions.hooks,
   );
@@ -243,7 +259,8 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
    * terminal, JSON output and the editor get these events. Keys never reach them; the model's own copy is untouched.
    */
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => outgoingEvents(events, permissions.secrets);
-  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing };
+  const { warn } = options;
+  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, warn };
   const controls = sessionControls(parts);
   return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
 }
@@ -256,7 +273,7 @@ async function modelFor(options: SessionOptions, settings: ProviderSettings) {
   for (const notice of settings.notices ?? []) options.warn(notice);
   const thinkingNotice = planThinking(settings).notice;
   if (thinkingNotice) options.warn(thinkingNotice);
-  const windowOverride = options.contextWindow ?? windowFromEnv(options.env);
+  const windowOverride = options.contextWindow ?? wrapConfigError(() => windowFromEnv(options.env));
   const window = contextWindowFor(windowOverride, settings, provider);
   if (options.resumed) await window.known;
   return { providerFor, provider, window, windowOverride };
@@ -411,8 +428,10 @@ function toolsFor(
         folder.instructions,
       ),
   });
-  // The task tool after the built-in ones, before MCP servers' (whose lists vary).
-  return taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools;
+  // The task tool after the built-in ones, before MCP servers' (whose lists vary); the final-answer
+  // tool last, for this agent only (a subagent's answer is its report to the parent, in prose).
+  const answer = options.answerSchema ? [finalAnswerTool(options.answerSchema)] : [];
+  return [...(taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools), ...answer];
 }
 
 /** Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run). */
@@ -512,40 +531,4 @@ function setupPermissionsOrThrow(options: SessionOptions) {
       throw new SessionSetupError(error.message, error.exitCode, { cause: error });
     throw error;
   }
-}
-
-/** The system prompt with this machine's facts: the one place they are gathered. */
-function systemPromptFor(
-  cwd: string,
-  tools: Tool[],
-  overrides: PromptOverrides | undefined,
-  skills: Skill[],
-  instructions: string,
-): string {
-  const machine = {
-    cwd,
-    platform: `${process.platform} ${process.arch}`,
-    shell: "bash",
-    date: new Date().toISOString().slice(0, 10),
-  };
-  const toolNames = tools.map((tool) => tool.name);
-  return buildSystemPrompt(machine, toolNames, overrides, skills, instructions);
-}
-
-function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const value = env.HARNESS_CONTEXT_WINDOW;
-  if (value === undefined) return undefined;
-  const tokens = parsePositiveInteger(value);
-  if (tokens === undefined) throw new SessionSetupError("HARNESS_CONTEXT_WINDOW takes a number of tokens", 2);
-  if (tokens < MIN_CONTEXT_WINDOW)
-    throw new SessionSetupError(`HARNESS_CONTEXT_WINDOW takes at least ${MIN_CONTEXT_WINDOW} tokens`, 2);
-  return tokens;
-}
-
-/** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
-function retryPolicyFrom(env: NodeJS.ProcessEnv) {
-  const base = Number(env.HARNESS_RETRY_BASE_MS);
-  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS
-    ? { maxRetries: 4, baseDelayMs: base }
-    : undefined;
 }

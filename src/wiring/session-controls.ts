@@ -7,7 +7,7 @@ import type { CompactionResult } from "../core/compaction.ts";
 import type { TodoItem } from "../core/event-schema.ts";
 import type { AgentEvent, RunResult } from "../core/events.ts";
 import type { UserContent } from "../core/messages.ts";
-import type { Provider } from "../core/provider.ts";
+import type { Provider, ProviderError } from "../core/provider.ts";
 import { resolveContextWindow } from "../providers/context-window.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { planThinking } from "../providers/thinking.ts";
@@ -35,6 +35,8 @@ export interface SessionState {
   settings: ProviderSettings;
   /** The model's plan now (the last todo call's list). */
   todo: readonly TodoItem[];
+  /** The fallback models not yet used (`--fallback-model`, config.json `fallbackModels`), in order. */
+  fallbacks: ProviderSettings[];
 }
 
 /** The session's runs and the slash commands' controls. */
@@ -45,6 +47,11 @@ export interface SessionControls {
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
   /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
   switchModel(model: string): Promise<string[]>;
+  /**
+   * Goes on with the next fallback model after `error` (AgentOptions.fallBack), switched as
+   * `/model` switches and recorded so, with one line saying so; undefined when none is left.
+   */
+  fallBack(error: ProviderError): Promise<Provider | undefined>;
   /** The model thinks this much from now on (`/thinking`); returns the notice when the API cannot carry it. */
   setThinking(level: ThinkingLevel): Promise<string | undefined>;
   /** Goes on as a new, empty session (`/clear`); the old one stays on disk. */
@@ -70,6 +77,7 @@ export interface ControlledParts {
   window: { context: { window: number } };
   windowOverride: number | undefined;
   turnSnapshots: TurnSnapshots;
+  warn(message: string): void;
   /** The one point where the event stream is transformed (redacted) before anyone sees it. */
   outgoing<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R>;
 }
@@ -130,8 +138,17 @@ function recordedRuns({ state, outgoing }: ControlledParts) {
   };
 }
 
-/** `/model` and `/thinking`: another provider for the runs that follow. */
-function providerControls({ agent, state, providerFor, window, windowOverride }: ControlledParts) {
+/** `/model`, `/thinking` and falling back: another provider for the runs that follow. */
+function providerControls({ agent, state, providerFor, window, windowOverride, warn }: ControlledParts) {
+  /** Goes on with `next`: its provider, its context window (unless fixed), recorded as a model change. */
+  const switchTo = async (next: ProviderSettings) => {
+    agent.configure({ provider: await providerFor(next) });
+    const before = window.context.window;
+    if (windowOverride === undefined) window.context.window = await resolveContextWindow(next);
+    state.settings = next;
+    state.recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
+    return before;
+  };
   return {
     async switchModel(model: string) {
       // A window configured or probed for the old model is not the new one's (compaction would
@@ -143,11 +160,7 @@ function providerControls({ agent, state, providerFor, window, windowOverride }:
         prices: undefined,
         ...(windowOverride === undefined ? { contextWindow: undefined } : {}),
       };
-      agent.configure({ provider: await providerFor(next) });
-      const before = window.context.window;
-      if (windowOverride === undefined) window.context.window = await resolveContextWindow(next);
-      state.settings = next;
-      state.recorder.recordModelChange(next.name, next.model, next.baseUrl, next.api);
+      const before = await switchTo(next);
       const changes = [
         window.context.window === before
           ? `context window ${formatTokens(before)}`
@@ -156,6 +169,21 @@ function providerControls({ agent, state, providerFor, window, windowOverride }:
       const thinking = planThinking(next).notice;
       if (thinking) changes.push(thinking);
       return changes;
+    },
+    async fallBack(error: ProviderError) {
+      const from = state.settings;
+      const next = state.fallbacks.shift();
+      if (!next) return undefined;
+      try {
+        await switchTo(next);
+      } catch (failure) {
+        warn(`cannot fall back to ${next.name}:${next.model}: ${(failure as Error).message}`);
+        return undefined;
+      }
+      warn(
+        `${from.name}:${from.model} failed (${error.message}); going on with ${next.name}:${next.model} (fallback model; its prompt cache starts cold)`,
+      );
+      return agent.options.provider;
     },
     async setThinking(level: ThinkingLevel) {
       const next = { ...state.settings, thinking: level };

@@ -291,3 +291,57 @@ test("a report of one task says '1 task', not '1 tasks'", async () => {
   assert.match(report.stdout, /\n {2}1 of 1 task ok: 100\.0% \(95% CI 20\.7%–100\.0%\) /);
   assert.match(report.stdout, /\n1 task · 1 ok \(100\.0%\)\n/);
 });
+
+test("a task's outputSchema: its result line carries the validated answer; a bad schema stops the batch naming the task", async () => {
+  const schema = {
+    type: "object",
+    properties: { n: { type: "integer" } },
+    required: ["n"],
+    additionalProperties: false,
+  };
+  const fake = await serveByPrompt((prompt) => {
+    const n = Number(/^task (\d+)$/.exec(prompt)?.[1]);
+    if (Number.isNaN(n)) return { reply: { text: "hello" } };
+    return { reply: { toolCalls: [{ id: `call_${n}`, name: "final_answer", arguments: { n } }] } };
+  });
+  const dir = tempDir();
+  const tasks = [1, 2].map((n) => JSON.stringify({ id: `t${n}`, prompt: `task ${n}`, outputSchema: schema }));
+  writeFileSync(join(dir, "tasks.jsonl"), `${tasks.join("\n")}\n${JSON.stringify({ id: "plain", prompt: "hi" })}\n`);
+  const result = await runCli(["batch", "tasks.jsonl", "--concurrency", "2", ...fakeFlags(fake)], {
+    env: cleanEnv(),
+    cwd: dir,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const lines = readLines(join(dir, "results.jsonl"));
+  const byId = new Map(lines.map((line) => [line.id, line]));
+  assert.deepEqual(byId.get("t1")?.structured_output, { n: 1 });
+  assert.deepEqual(byId.get("t2")?.structured_output, { n: 2 });
+  assert.equal(byId.get("t2")?.status, "ok");
+  assert.equal(byId.get("plain")?.answer, "hello");
+  assert.equal("structured_output" in (byId.get("plain") ?? {}), false);
+  // The tool is offered to the tasks with a schema only.
+  const offered = fake.requests.map((request) => [
+    promptOf(request),
+    JSON.stringify(request.body.tools).includes("final_answer"),
+  ]);
+  assert.deepEqual(
+    new Map(offered.map(([prompt, has]) => [prompt, has])),
+    new Map([
+      ["task 1", true],
+      ["task 2", true],
+      ["hi", false],
+    ]),
+  );
+
+  const bad = tempDir();
+  writeFileSync(
+    join(bad, "tasks.jsonl"),
+    `${JSON.stringify({ id: "x", prompt: "p", outputSchema: { type: "object", properties: { n: { type: "nope" } } } })}\n`,
+  );
+  const refused = await runCli(["batch", "tasks.jsonl"], { cwd: bad });
+  assert.equal(refused.code, 2);
+  assert.match(
+    refused.stderr,
+    /tasks\.jsonl: task "x": outputSchema: the schema is not valid JSON Schema: \/properties\/n\/type/,
+  );
+});

@@ -3,13 +3,12 @@
 // without a finish_reason, a retry that voids streamed deltas, and endpoints that are not the API.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import { DEFAULT_RETRY } from "../../src/core/call-model.ts";
 import { RETRIES_BY_KIND } from "../../src/core/provider.ts";
 import { classifyStatus } from "../../src/providers/http-errors.ts";
-import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli } from "../support/helpers.ts";
+import { cleanEnv, closedPort, fakeFlags, fakeServerPerTest, ROOT, runCli } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 
@@ -181,12 +180,3 @@ test("a 200 text/plain reply that is not an event stream is reported as such, no
   );
   assert.doesNotMatch(result.stderr, /dropped/);
 });
-
-/** A port on 127.0.0.1 with nothing listening (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

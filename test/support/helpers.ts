@@ -14,6 +14,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach } from "node:test";
@@ -274,4 +275,13 @@ export function stateFiles(dir: string): Array<{ path: string; text: string }> {
     .map((name) => join(dir, name))
     .filter((path) => statSync(path).isFile())
     .map((path) => ({ path, text: readFileSync(path, "utf8") }));
+}
+
+/** A port on 127.0.0.1 with nothing listening (bound, then released): a provider that is down. */
+export async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -4,13 +4,14 @@
 // judgement of workspaces, wiring/home-workspace.ts).
 import { join } from "node:path";
 import type { RunSettings } from "../../batch/batch-run.ts";
-import { type BatchTask, localRepoPath } from "../../batch/batch-task.ts";
+import { type BatchTask, localRepoPath, TaskFileError } from "../../batch/batch-task.ts";
 import { currentHarnessCommand, type GroupTracker, type PriceCall } from "../../batch/harness-child.ts";
 import type { RunTaskOptions } from "../../batch/run-task.ts";
 import type { CommandSandbox } from "../../batch/shell-command.ts";
 import { setupPermissions } from "../../permissions/setup-permissions.ts";
 import { costOf, lookupPrices } from "../../providers/pricing.ts";
 import { type ApiKind, wireApiName } from "../../providers/wire-apis.ts";
+import { AnswerSchemaError, compileAnswerSchema } from "../../tools/answer-schema.ts";
 import type { HarnessConfig } from "../../wiring/config-file.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 import { taskFolder } from "../../wiring/home-workspace.ts";
@@ -114,4 +115,17 @@ export function refusedFolder(tasksPath: string, tasks: BatchTask[], workRoot: s
         return `${tasksPath}: task "${task.id}": ${field} ${verdict.refused}: no task runs there`;
     }
   return undefined;
+}
+
+/** Every task's `outputSchema` is checked as `--json-schema` is, before anything runs: a bad one is the file's mistake. */
+export async function checkOutputSchemas(tasksPath: string, tasks: readonly BatchTask[]): Promise<void> {
+  for (const task of tasks) {
+    if (!task.outputSchema) continue;
+    try {
+      await compileAnswerSchema(task.outputSchema);
+    } catch (error) {
+      if (!(error instanceof AnswerSchemaError)) throw error;
+      throw new TaskFileError(`${tasksPath}: task "${task.id}": outputSchema: ${error.message}`);
+    }
+  }
 }

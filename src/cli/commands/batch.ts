@@ -23,7 +23,7 @@ import { ConfigError } from "../../wiring/defaults.ts";
 import { type Flags, PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
 import { runReport } from "./batch-report.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
-import { priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { checkOutputSchemas, priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
@@ -32,8 +32,8 @@ const USAGE = `Usage: harness batch <tasks.jsonl> [options]
        harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
-and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD); or SWE-bench
-instances) in its own working copy and session, and appends one JSON line per finished task to
+and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD), outputSchema
+(the answer's JSON Schema, as --json-schema); or SWE-bench instances) in its own working copy and session, and appends one JSON line per finished task to
 the results file. Running the same command again resumes the same run: finished tasks are
 skipped. Other settings (another --model), or --rerun, make a new run in which every task runs.
 
@@ -74,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
   let config;
   try {
     tasks = readTasks(tasksPath);
+    await checkOutputSchemas(tasksPath, tasks);
     config = loadConfigFile(process.env);
   } catch (error) {
     if (!(error instanceof TaskFileError) && !(error instanceof ConfigError)) throw error;
