@@ -82,7 +82,6 @@ export async function runCli(flags: CliFlags): Promise<number> {
   return runHeadless(cliModeContext(flags, place, terminal), {
     format: flags.output ?? "text",
     shape: flags.format,
-    approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
     prompt,
     cwd: place.cwd,
   });

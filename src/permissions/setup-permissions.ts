@@ -13,6 +13,7 @@ import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { secretValuesOf } from "../shared/redact.ts";
+import { ApprovalModeSwitch } from "./approval-mode.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import { homeCodePaths } from "./home-code-paths.ts";
 import { loadSettings, SettingsError } from "./permission-settings.ts";
@@ -34,8 +35,10 @@ export interface PermissionSetup {
   policy: PermissionPolicy;
   /** The bash tool's environment: credentials removed. */
   env: Record<string, string>;
-  /** Present when commands run sandboxed. */
+  /** Present when commands run sandboxed (with the workspace read-only while the mode is plan). */
   wrapCommand?: WrapCommand;
+  /** The approval mode now: `policy.mode` is where it started; the approver and the sandbox read this. */
+  approvalMode: ApprovalModeSwitch;
   /** Where recursive reads do not go: the secret paths, /proc and /sys (ToolContext.unwalked). */
   unwalked: string[];
   /** Values to redact wherever they would be written (the provider keys and other credentials in the environment). */
@@ -97,17 +100,18 @@ export function setupPermissions(
 
   // Only the person at the keyboard turns the sandbox off: a flag or their own settings file.
   const isWanted = flags.sandbox === "on" || (flags.sandbox !== "off" && settings.sandboxEnabled !== false);
+  const approvalMode = new ApprovalModeSwitch(flags.approve ?? settings.permissionMode ?? "ask");
   let sandbox: SandboxState = "off";
   let wrapCommand: WrapCommand | undefined;
   if (isWanted) {
     const support = (where.detect ?? (() => detectSandbox(where.platform)))();
     switch (support.kind) {
       case "bwrap":
-        wrapCommand = bwrapWrapper(sandboxPolicy);
+        wrapCommand = planAware(bwrapWrapper, sandboxPolicy, approvalMode);
         sandbox = "on";
         break;
       case "sandbox-exec":
-        wrapCommand = sandboxExecWrapper(sandboxPolicy);
+        wrapCommand = planAware(sandboxExecWrapper, sandboxPolicy, approvalMode);
         sandbox = "on";
         break;
       case "none":
@@ -124,7 +128,7 @@ export function setupPermissions(
   }
 
   const policy: PermissionPolicy = {
-    mode: flags.approve ?? "ask",
+    mode: approvalMode.current,
     allow: settings.allow,
     deny: settings.deny,
     ask: settings.ask,
@@ -143,6 +147,7 @@ export function setupPermissions(
     policy,
     env,
     wrapCommand,
+    approvalMode,
     // A file an ask rule names is not walked either: a grep over its folder would show it unasked.
     unwalked: [
       ...hidden,
@@ -179,6 +184,21 @@ export function withProjectRules(setup: PermissionSetup): PermissionSetup {
  */
 export function withReadableFolders(setup: PermissionSetup, folders: string[]): PermissionSetup {
   return { ...setup, policy: { ...setup.policy, readableGlobs: [...setup.policy.readableGlobs, ...folders] } };
+}
+
+/**
+ * One wrapper for the session (the command helper is kept per wrapper), whose sandbox has the
+ * workspace read-only whenever the mode is plan: the helper's arguments change with the mode,
+ * so the next command after a switch starts a new helper (command-host.ts).
+ */
+function planAware(
+  wrapperFor: (policy: SandboxPolicy) => WrapCommand,
+  policy: SandboxPolicy,
+  mode: ApprovalModeSwitch,
+): WrapCommand {
+  const writable = wrapperFor(policy);
+  const readOnly = wrapperFor({ ...policy, readOnlyWorkspace: true });
+  return (argv, cwd) => (mode.current === "plan" ? readOnly : writable)(argv, cwd);
 }
 
 /** Where services keep their unix sockets: the runtime folders (docker.sock, D-Bus, ssh-agent, systemd). */

@@ -33,6 +33,8 @@ export function macosProfile(policy: SandboxPolicy): string {
     "(deny file-write*)",
     `(allow file-write* ${[policy.workspace, ...MACOS_WRITABLE].map((folder) => `(subpath ${quote(folder)})`).join(" ")} ${MACOS_WRITABLE_DEVICES.map((device) => `(literal ${quote(device)})`).join(" ")} (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`,
   ];
+  // Plan mode: the later rule wins, so a workspace inside a temp folder is read-only too.
+  if (policy.readOnlyWorkspace) lines.push(`(deny file-write* (subpath ${quote(policy.workspace)}))`);
   // Never an empty filter list: a rule without filters matches everything.
   const protectedPaths = protectedFilters(policy);
   if (protectedPaths.length > 0) lines.push(`(deny file-write* ${protectedPaths.join(" ")})`);

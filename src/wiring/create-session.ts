@@ -10,6 +10,7 @@ import { buildSystemPrompt, type PromptOverrides } from "../core/system-prompt.t
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
+import type { ApprovalModeSwitch } from "../permissions/approval-mode.ts";
 import {
   type ApproverOptions,
   type AskApprovalFn,
@@ -45,7 +46,7 @@ import { closeHosted } from "../tools/commands/command-host.ts";
 import { codingTools } from "../tools/index.ts";
 import { hookedApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
-import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
+import { ConfigError, NoProviderError, type ProviderChoice, retryPolicyFrom, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
 import { resolveProvider } from "./resolve-provider.ts";
@@ -126,6 +127,8 @@ export interface Session extends SessionControls {
   readonly contextWindow: number | undefined;
   /** The tools the model is offered (an editor shows their kinds). */
   readonly tools: readonly Tool[];
+  /** The approval mode now, which an editor or the chat may switch (permissions/approval-mode.ts). */
+  readonly approvalMode: ApprovalModeSwitch;
   /** The one-line trace a call shows (`bash> ls`), by the session's tools and folder, for a replayed conversation. */
   describeCall(call: ToolCallPart): string;
   /** Tokens spent in this session so far (a resumed session's included). */
@@ -289,6 +292,7 @@ function sessionOf(parts: {
       return agent.options.context?.window;
     },
     tools: agent.options.tools,
+    approvalMode: permissions.approvalMode,
     describeCall: (call) => describeCall(call, agent.options.tools, agent.options.cwd),
     get settings() {
       return state.settings;
@@ -454,6 +458,7 @@ function snapshottingApprover(
 ): ApproveFn {
   const approve = createApprover({
     policy: permissions.policy,
+    mode: permissions.approvalMode,
     cwd: options.cwd,
     ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
@@ -546,12 +551,4 @@ function windowFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   if (tokens < MIN_CONTEXT_WINDOW)
     throw new SessionSetupError(`HARNESS_CONTEXT_WINDOW takes at least ${MIN_CONTEXT_WINDOW} tokens`, 2);
   return tokens;
-}
-
-/** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
-function retryPolicyFrom(env: NodeJS.ProcessEnv) {
-  const base = Number(env.HARNESS_RETRY_BASE_MS);
-  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS
-    ? { maxRetries: 4, baseDelayMs: base }
-    : undefined;
 }

@@ -101,3 +101,11 @@ export function keyVariableList(): string {
 export function stateDir(env: NodeJS.ProcessEnv): string {
   return env.HARNESS_HOME || join(homedir(), ".harness");
 }
+
+/** Test and CI hook: HARNESS_RETRY_BASE_MS shortens the backoff between retries. */
+export function retryPolicyFrom(env: NodeJS.ProcessEnv) {
+  const base = Number(env.HARNESS_RETRY_BASE_MS);
+  return Number.isFinite(base) && base >= 0 && env.HARNESS_RETRY_BASE_MS
+    ? { maxRetries: 4, baseDelayMs: base }
+    : undefined;
+}
