@@ -170,6 +170,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     if (signal.aborted) return { reason: "aborted" };
     // After the results are in the conversation, so the session keeps every call paired with its result.
     if (batch.stop) return { reason: "error", error: batch.stop };
+    if (batch.endsTurn) return { reason: "stop" };
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
     if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };
