@@ -7,7 +7,6 @@ import {
   agent as acpAgent,
   type McpServer,
   methods,
-  type PermissionOption,
   PROTOCOL_VERSION,
   RequestError,
   type RequestPermissionResponse,
@@ -18,6 +17,8 @@ import type { Message, UserContent } from "../core/messages.ts";
 import type { ApprovalRequest } from "../core/run-tools.ts";
 import type { Tool } from "../core/tool.ts";
 import { showControlChars } from "../shared/control-chars.ts";
+import { type EditorQuestion, permissionOptions, questionText } from "./permission-question.ts";
+import { announceModes, type HostedModes, modeState, setMode } from "./session-modes.ts";
 import {
   acpKind,
   promptContent,
@@ -35,21 +36,11 @@ export interface HostedSession {
   id: string;
   /** The tools its model is offered (their kinds name the editor's tool-call kinds). */
   tools: readonly Tool[];
+  /** Its approval modes, which the editor lists and switches; absent: none. */
+  modes?: HostedModes;
   /** Runs one prompt: its events, recorded and redacted, and how it ended. */
   run(prompt: string | UserContent, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   close(): Promise<void>;
-}
-
-/**
- * What the host's permission policy puts to the editor about one call: why it asks, whether only
- * this once can allow it, and the rules an "always" would add (none: no "always" is offered).
- */
-export interface EditorQuestion {
-  why?: string;
-  explicit?: true;
-  remember: string[];
-  /** The change an edit would make, as a unified diff. */
-  diff?: string;
 }
 
 /** The editor's answer as the host's policy takes it; `undefined`: cancelled. */
@@ -116,7 +107,7 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       state.client = client;
       const live = await openSession(state, (askEditor) => host.newSession({ ...sessionParams(params), askEditor }));
-      return { sessionId: live.hosted.id };
+      return { sessionId: live.hosted.id, ...modeState(live.hosted.modes) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       state.client = client;
@@ -130,8 +121,11 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
       const kindOf = kindLookup(loaded.tools);
       for (const update of replayUpdates(loaded.history, kindOf))
         await client.notify(methods.client.session.update, { sessionId: loaded.id, update });
-      return {};
+      return modeState(loaded.modes);
     })
+    .onRequest(methods.agent.session.setMode, ({ params }) =>
+      setMode(state.sessions.get(params.sessionId)?.hosted, params.sessionId, params.modeId),
+    )
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       state.client = client;
       return runPrompt(state, params.sessionId, params.prompt, client);
@@ -158,6 +152,9 @@ async function openSession(
   const live = {} as LiveSession;
   live.hosted = await make(askerFor(state, live)).catch(asRequestError);
   state.sessions.set(live.hosted.id, live);
+  announceModes(live.hosted, (update) =>
+    state.client?.notify(methods.client.session.update, { sessionId: live.hosted.id, update }),
+  );
   return live;
 }
 
@@ -258,36 +255,6 @@ function askerFor(state: ServerState, live: LiveSession): AskEditorFn {
         return { type: "no" };
     }
   };
-}
-
-/** The buttons: "always" only where the policy names what it would add. */
-function permissionOptions(question: EditorQuestion): PermissionOption[] {
-  return [
-    { optionId: "allow_once", name: question.explicit ? "Allow this once" : "Allow", kind: "allow_once" },
-    ...(question.remember.length > 0
-      ? [
-          {
-            optionId: "allow_always",
-            name: `Always allow ${question.remember.join(", ")}`,
-            kind: "allow_always" as const,
-          },
-        ]
-      : []),
-    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
-  ];
-}
-
-/** What the editor shows under the call: why it asks, what "always" would add, the change. */
-function questionText(question: EditorQuestion): string {
-  const lines = [
-    question.why ? `Asks because ${question.why}.` : "Asks because the approval mode asks before this kind of call.",
-    question.explicit
-      ? 'Only you can allow this, and only this once: no "always", mode or allow rule covers it.'
-      : question.remember.length > 0
-        ? `"Always" would allow ${question.remember.join(", ")} for the rest of this session.`
-        : "",
-  ];
-  return [...lines.filter(Boolean), ...(question.diff ? ["", question.diff] : [])].join("\n");
 }
 
 /** The host's errors (no key, unknown session id) carry their message to the editor. */

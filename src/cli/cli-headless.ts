@@ -27,8 +27,6 @@ export interface HeadlessRun {
   format: OutputFormat;
   /** The JSON output's shape (--format): harness's events, or Claude Code's messages. */
   shape?: (typeof JSON_FORMATS)[number];
-  /** The approval mode, as `--format claude`'s init message names it. */
-  approvalMode: "ask" | "edits" | "all";
   prompt?: string | UserContent;
   /** The folder it works in (custom commands' @mentions resolve there). */
   cwd: string;
@@ -181,7 +179,7 @@ function claudeOutput(
     cwd: run.cwd,
     tools: session.tools.map((tool) => tool.name),
     model: session.settings.model,
-    approvalMode: run.approvalMode,
+    approvalMode: session.approvalMode.current,
     slashCommands: session.promptCommands.map((command) => command.name),
     claudeName: claudeNameOf,
     claudeInput: (tool: string, input: Record<string, unknown>) => withClaudeFields(tool, input, run.cwd),

@@ -64,7 +64,9 @@ Options:
   --idle-timeout <s>       most seconds the model's server may stay silent during a call (default 120)
   -y, --yes                approve every tool call without asking (same as --approve all)
   --approve <mode>         ask (default: reads run, edits and commands ask), edits (edits in the
-                           workspace run too), all; rules in .harness/settings.json (docs/permissions.md)
+                           workspace run too), plan (nothing changes: commands run in a read-only
+                           sandbox, edits are refused), all; rules in .harness/settings.json
+                           (docs/permissions.md)
   --sandbox <on|off>       commands run in a sandbox (bubblewrap) where it works; on: require it
   --allow-network          let sandboxed commands use the network
   --trust                  use this folder's project settings that run code or widen permissions

@@ -109,7 +109,6 @@ async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<numbe
   return runHeadless(cliModeContext(flags, place, terminal, answerSchema), {
     format: flags.output ?? "text",
     shape: flags.format,
-    approvalMode: flags.yes ? "all" : (flags.approve ?? "ask"),
     prompt,
     cwd: place.cwd,
   });

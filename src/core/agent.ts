@@ -191,6 +191,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
       tally.answer = JSON.stringify(answered.value);
       return { reason: "stop", answered };
     }
+    if (batch.endsTurn) return { reason: "stop" };
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
     if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };

@@ -1,6 +1,6 @@
 // What always survives a compaction, whatever the summary says (the README's "Long sessions"):
 // the user's requests (verbatim where short; the last one is the current request), the plan as
-// the todo tool last set it, and the ledger of files read and written. They are collected from
+// the todo tool last set it, the Markdown plan last proposed (plan mode), and the ledger of files read and written. They are collected from
 // the messages a compaction removes and from the note an earlier compaction left, and written at
 // the top of the new note in a fixed form that the next compaction reads back. The instructions
 // (system prompt, AGENTS.md) are never compacted: every request carries them whole. Open
@@ -22,6 +22,7 @@ export interface CallFacts {
   reads: string[];
   writes: string[];
   plan?: TodoItem[];
+  proposedPlan?: string;
 }
 
 /** Tells what a call touched; undefined for a call no tool of the run declares. */
@@ -34,6 +35,8 @@ export interface KeptFacts {
   leftOutRequests: number;
   /** The plan as the todo tool last set it. */
   plan?: TodoItem[];
+  /** The Markdown plan last proposed to end plan mode (Tool.proposedPlan), whole. */
+  proposedPlan?: string;
   /** Each file read or written (relative to the working folder when inside it), in the order first touched. */
   files: Map<string, { read: boolean; written: boolean }>;
 }
@@ -42,6 +45,7 @@ const HEADINGS = {
   kept: "## Kept through every compaction",
   requests: "### The user's requests, oldest first (verbatim where short; the last one is the current request)",
   plan: "### The plan (todo), as last set",
+  proposedPlan: "### The plan last proposed (Markdown, as a JSON string)",
   files: "### Files touched",
   summary: "## Summary of the removed part",
 };
@@ -63,6 +67,7 @@ export function factsOfCallWith(tools: Tool[], cwd: string): FactsOfCall {
         reads: (effects.reads ?? []).map(shown),
         writes: (effects.writes ?? []).map(shown),
         plan: tool.plan?.(parsed.input),
+        proposedPlan: tool.proposedPlan?.(parsed.input),
       };
     } catch {
       return undefined; // a tool whose effects cannot be told for this input: nothing to list
@@ -90,6 +95,7 @@ export function collectFacts(
       const call = factsOfCall(part);
       if (!call) continue;
       if (call.plan) facts.plan = call.plan;
+      if (call.proposedPlan) facts.proposedPlan = call.proposedPlan;
       for (const path of call.reads) touch(facts.files, path, "read");
       for (const path of call.writes) touch(facts.files, path, "written");
     }
@@ -132,6 +138,7 @@ export function renderFacts(facts: KeptFacts): string {
     lines.push(HEADINGS.plan);
     for (const item of facts.plan) lines.push(`- ${item.status}: ${JSON.stringify(item.content)}`);
   }
+  if (facts.proposedPlan) lines.push(HEADINGS.proposedPlan, JSON.stringify(facts.proposedPlan));
   if (facts.files.size > 0) {
     lines.push(HEADINGS.files);
     for (const [path, { read, written }] of facts.files)
@@ -158,6 +165,7 @@ export function readFacts(note: string): KeptFacts {
     const item = /^- (pending|in_progress|done): (".*")$/.exec(line);
     if (section === HEADINGS.plan && item)
       facts.plan?.push({ status: item[1] as TodoItem["status"], content: parseString(item[2]) });
+    if (section === HEADINGS.proposedPlan && line.startsWith('"')) facts.proposedPlan = parseString(line);
     const file = /^- (".*"): (read|written|read, written)$/.exec(line);
     if (section === HEADINGS.files && file)
       facts.files.set(parseString(file[1]), { read: file[2].includes("read"), written: file[2].includes("written") });

@@ -214,6 +214,12 @@ const runEvents = [
         .describe(
           "with stopReason: the output tokens the last reply spent (reasoning included), as the server counted them",
         ),
+      plan: z
+        .string()
+        .optional()
+        .describe(
+          "the Markdown plan the model proposed in this run to end plan mode (its plan tool); the run ended there, for the person to choose what follows",
+        ),
       blockedBy: z
         .enum(["UserPromptSubmit"])
         .optional()

@@ -13,9 +13,9 @@ export const MAX_CONCURRENT_TOOL_CALLS = 8;
 
 /**
  * Characters one tool call's arguments may have. Past it the call fails before they are parsed,
- * and the stream parsers stop keeping them (appendArguments): a 14 MB argument was parsed,
- * validated, previewed as a diff and written, at a peak RSS of 158 MB (76 MB with the cap). 2 MiB holds any file a model
- * should write in one call; larger content goes in parts.
+ * and the stream parsers stop keeping them (appendArguments): a 14 MB argument was parsed, validated,
+ * previewed as a diff and written, at a peak RSS of 158 MB (76 MB with the cap). 2 MiB holds any
+ * file a model should write in one call; larger content goes in parts.
  */
 export const MAX_TOOL_ARGUMENT_CHARS = 2 * 1024 * 1024;
 
@@ -50,10 +50,7 @@ export interface HookVerdict {
   permission?: HookPermission;
 }
 
-/**
- * The answer; a `reason` for a refusal is passed on to the model. `checkAtUse` judges the file
- * again where it really is when the tool opens it (ToolContext.checkAtUse).
- */
+/** The answer; a refusal's `reason` goes to the model. `checkAtUse` judges the file again when the tool opens it. */
 export type ApprovalDecision =
   | { allow: true; checkAtUse?: ToolContext["checkAtUse"] }
   | { allow: false; reason?: string };
@@ -107,8 +104,9 @@ export interface ToolBatchResult {
   invalidJsonCount: number;
   /** By model; empty when no tool called a model. */
   spent: ModelUsage[];
-  /** The first call's ToolOutput.stopsRun, in call order: the run ends with it. */
+  /** The first call's ToolOutput.stopsRun: the run ends with it; `endsTurn`: a call's, the run ends finished. */
   stop?: string;
+  endsTurn?: true;
 }
 
 /** What a batch of calls runs with, besides the calls. */
@@ -201,7 +199,8 @@ export async function* runToolCalls(
     .flatMap((output) => output.spent ?? [])
     .reduce<ModelUsage[]>((all, { model, usage }) => addSpent(all, model, usage), []);
   const stop = finished.find((output) => output.stopsRun)?.stopsRun;
-  return { results, invalidJsonCount, spent, ...(stop ? { stop } : {}) };
+  const endsTurn = finished.some((output) => output.endsTurn) ? { endsTurn: true as const } : {};
+  return { results, invalidJsonCount, spent, ...(stop ? { stop } : {}), ...endsTurn };
 }
 
 /** The one-line trace a call showed when it ran (`bash> ls`), for a replayed conversation; a call that could not run shows why. */

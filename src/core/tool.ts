@@ -125,6 +125,11 @@ export interface ToolOutput {
    * with this as its error, rather than letting the model answer as if it had run something.
    */
   stopsRun?: string;
+  /**
+   * The call hands the turn back to the person (the plan tool: the plan waits for their choice):
+   * after this batch's results are kept, the run ends as finished, with no further model call.
+   */
+  endsTurn?: true;
 }
 
 /** A tool: its schema and handler side by side, declared once. */
@@ -159,6 +164,8 @@ export interface Tool<Input = any> {
   preview?(input: Input, cwd: string): Promise<string | undefined>;
   /** The plan a call sets (the todo tool), which every compaction keeps (core/compaction-contract.ts). */
   plan?(input: Input): TodoItem[];
+  /** The Markdown plan a call proposes (the plan tool), which every compaction keeps too. */
+  proposedPlan?(input: Input): string;
   run(input: Input, context: ToolContext): Promise<ToolOutput | string>;
 }
 
@@ -174,6 +181,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   effects?(input: z.infer<Schema>, cwd: string): ToolEffects;
   preview?(input: z.infer<Schema>, cwd: string): Promise<string | undefined>;
   plan?(input: z.infer<Schema>): TodoItem[];
+  proposedPlan?(input: z.infer<Schema>): string;
   run(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
 }): Tool<z.infer<Schema>> {
   return tool as Tool<z.infer<Schema>>;

@@ -3,6 +3,7 @@
 import { assertNever } from "../core/messages.ts";
 import type { ApprovalDecision, ApprovalRequest, ApproveFn, HookPermission } from "../core/run-tools.ts";
 import type { OpenedFile } from "../core/tool.ts";
+import type { ApprovalModeSwitch } from "./approval-mode.ts";
 import { otherNameJudge } from "./hard-links.ts";
 import { pathsOfCall, realTarget } from "./path-policy.ts";
 import { type Decision, decide, decideEffects, type PermissionPolicy } from "./policy.ts";
@@ -40,6 +41,8 @@ export type DelegateApprovalFn = (
 
 export interface ApproverOptions {
   policy: PermissionPolicy;
+  /** The approval mode now, when it can switch while the session lives; else `policy.mode`. */
+  mode?: ApprovalModeSwitch;
   /** The working directory tools resolve relative paths against (the workspace, before symlinks are resolved). */
   cwd: string;
   /** Absent when nobody can be asked (no TTY): calls that need approval are refused. */
@@ -54,12 +57,13 @@ export interface ApproverOptions {
 export function createApprover(options: ApproverOptions): ApproveFn {
   const sessionRules: Rule[] = [];
   return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+    const policy = options.mode ? { ...options.policy, mode: options.mode.current } : options.policy;
     const decision = weighHook(
-      await decide(request.tool, request.input, options.cwd, options.policy, sessionRules),
+      await decide(request.tool, request.input, options.cwd, policy, sessionRules),
       request.hookPermission,
     );
     const allowed = (approvedByPerson: string[]) =>
-      allowWithCheck(request, options.cwd, options.policy, sessionRules, approvedByPerson);
+      allowWithCheck(request, options.cwd, policy, sessionRules, approvedByPerson);
     switch (decision.type) {
       case "allow":
         return allowed([]);

@@ -24,6 +24,8 @@ export interface Settings {
   /** The user's `permissions.additionalDirectories`; a project's are in `projectDirectories`, used only in a trusted folder. */
   directories: string[];
   projectDirectories: string[];
+  /** The approval mode the files choose (`permissionMode`); absent: `ask` unless a flag chooses. */
+  permissionMode?: "ask" | "edits" | "plan" | "all";
   /** Absent: not set anywhere (the default applies). */
   sandboxEnabled?: boolean;
   /** `sandbox.network` and `sandbox.deniedDomains` of every file (network-settings.ts). */
@@ -86,6 +88,13 @@ export function loadSettings(cwd: string, harnessHome: string, env: Record<strin
     settings.strip.push(...(parsed.env?.strip ?? []));
     const { enabled } = parsed.sandbox ?? {};
     settings.ignored.push(...addNetworkSettings(settings.network, parsed.sandbox, file, isUser, userFile));
+    // A project's file may only narrow: plan mode, which changes nothing, and wins over the user's choice.
+    if (isUser || parsed.permissionMode === "plan")
+      settings.permissionMode = parsed.permissionMode ?? settings.permissionMode;
+    else if (parsed.permissionMode)
+      settings.ignored.push(
+        `${file}: permissionMode ${parsed.permissionMode} is ignored (a project's file may choose only plan; use --approve or ${userFile})`,
+      );
     if (isUser) {
       settings.sandboxEnabled = enabled ?? settings.sandboxEnabled;
       settings.passthrough.push(...(parsed.env?.passthrough ?? []));

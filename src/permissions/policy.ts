@@ -1,23 +1,23 @@
 // The permission policy as data, and the one function that applies it to a tool call:
 // allow, deny (with the reason the model gets) or ask the person.
 
-import path from "node:path";
 import { assertNever } from "../core/messages.ts";
 import type { Tool, ToolEffects } from "../core/tool.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { lineViews, type View } from "./command-views.ts";
 import { effectsOfCall, realTarget, touchedPaths } from "./path-policy.ts";
-import { protectedPart } from "./protected-paths.ts";
+import { planModeCall, planModeCommand } from "./plan-mode.ts";
+import { whyProtected } from "./protected-paths.ts";
 import { rememberedPrefixes } from "./remembered-prefixes.ts";
 import { allowCoverage, commandMatches, commandMayMatch, pathMatches, type Rule, ruleNamesTool } from "./rules.ts";
 import { SYSTEM_PATHS } from "./secret-paths.ts";
 import { type SimpleCommand, splitCommand, UNKNOWN } from "./shell-split.ts";
 
 /**
- * `ask`: reads run, edits and commands ask. `edits`: edits inside the workspace run too.
- * `all` (`--yes`): everything runs that no deny rule, ask rule or boundary stops.
+ * `ask`: reads run, edits and commands ask. `edits`: edits inside the workspace run too. `plan`:
+ * nothing changes (plan-mode.ts). `all` (`--yes`): everything runs that no deny rule, ask rule or boundary stops.
  */
-export const APPROVAL_MODES = ["ask", "edits", "all"] as const;
+export const APPROVAL_MODES = ["ask", "edits", "plan", "all"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /**
@@ -26,7 +26,7 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
  */
 export type SandboxState = "on" | "off" | "unavailable";
 
-/** Everything a decision depends on, resolved once per run (paths are real paths). */
+/** Everything a decision depends on, resolved once per run (paths are real paths; `mode` may switch). */
 export interface PermissionPolicy {
   mode: ApprovalMode;
   allow: Rule[];
@@ -49,6 +49,8 @@ export interface PermissionPolicy {
   /** Globs read tools may use freely even inside a secret path: the sessions' spilled tool output, which the model is told to page through. */
   readableGlobs: string[];
   home: string;
+  /** Plan mode's one writable file (its real path), where the plan is kept beside the session. */
+  planFile?: string;
 }
 
 /**
@@ -89,6 +91,8 @@ export async function decideEffects(
   if (toolDeny) return deny(toolDeny, `${tool.name} calls`);
   if (effects?.command !== undefined) return decideCommand(tool, effects.command, policy, allow);
   if (effects?.fetches !== undefined) return decideFetch(tool, effects.fetches, policy, allow);
+  const planned = policy.mode === "plan" ? await planModeCall(tool, effects, policy.planFile) : undefined;
+  if (planned) return planned;
   // Fail closed: a file tool that does not say which files it uses cannot be checked, so only a
   // person may allow a call, this once (an execute tool is asked about by its kind below).
   if (!effects && tool.kind !== "execute")
@@ -200,6 +204,7 @@ function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, al
       `what this command may run: harness cannot tell what it runs (${hiddenAsk.why}); write the command out plainly`,
     );
   if (policy.mode === "all") return { type: "allow" };
+  if (policy.mode === "plan") return planModeCommand(policy.sandbox);
   if (policy.sandbox === "unavailable") return { type: "ask", why: "no sandbox: every command asks", remember: [] };
   if (!split.parsed) return { type: "ask", why: "the command could not be split into parts to check", remember: [] };
   // A plain `bash` allow rule covers every command (a plain `bash` deny rule was handled before).
@@ -241,7 +246,7 @@ function decideFetch(tool: Tool, url: string, policy: PermissionPolicy, allow: R
   if (rule) return deny(rule, `fetching from ${host}`);
   const askRule = policy.ask.find(covers);
   if (askRule) return askedByRule(askRule, `fetching from ${host || url}`);
-  if (policy.mode === "all" || allow.some(covers)) return { type: "allow" };
+  if (policy.mode === "all" || policy.mode === "plan" || allow.some(covers)) return { type: "allow" };
   return {
     type: "ask",
     why: `it reaches the network (${host || url})`,
@@ -252,13 +257,6 @@ function decideFetch(tool: Tool, url: string, policy: PermissionPolicy, allow: R
 function domainMatches(pattern: string, host: string): boolean {
   const wanted = pattern.toLowerCase();
   return wanted.startsWith("*.") ? host === wanted.slice(2) || host.endsWith(wanted.slice(1)) : host === wanted;
-}
-
-/** Why an edit of `target` must be asked every time, if it touches a protected path (protected-paths.ts). */
-export function whyProtected(target: string): string | undefined {
-  const part = protectedPart(target);
-  if (!part) return undefined;
-  return `${target} is under ${path.basename(part)}, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode`;
 }
 
 function isAllowedByMode(tool: Tool, mode: ApprovalMode): boolean {

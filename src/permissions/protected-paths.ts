@@ -37,3 +37,10 @@ function hooksPathOver(absolute: string): string | undefined {
     if (path.dirname(folder) === folder) return undefined;
   }
 }
+
+/** Why an edit of `target` must be asked every time, if it touches a protected path (protected-paths.ts). */
+export function whyProtected(target: string): string | undefined {
+  const part = protectedPart(target);
+  if (!part) return undefined;
+  return `${target} is under ${path.basename(part)}, which can make harness or git run commands outside the sandbox; every change there is asked, whatever the approval mode`;
+}

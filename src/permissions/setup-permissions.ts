@@ -15,6 +15,7 @@ import { worktreeGitMounts } from "../sandbox/worktree-git-mounts.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { secretValuesOf } from "../shared/redact.ts";
+import { ApprovalModeSwitch } from "./approval-mode.ts";
 import type { AskApprovalFn } from "./approver.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import { homeCodePaths } from "./home-code-paths.ts";
@@ -39,8 +40,10 @@ export interface PermissionSetup {
   policy: PermissionPolicy;
   /** The bash tool's environment: credentials removed. */
   env: Record<string, string>;
-  /** Present when commands run sandboxed. */
+  /** Present when commands run sandboxed (with the workspace read-only while the mode is plan). */
   wrapCommand?: WrapCommand;
+  /** The approval mode now: `policy.mode` is where it started; the approver and the sandbox read this. */
+  approvalMode: ApprovalModeSwitch;
   /** Where recursive reads do not go: the secret paths, /proc and /sys (ToolContext.unwalked). */
   unwalked: string[];
   /** Values to redact wherever they would be written (the provider keys and other credentials in the environment). */
@@ -113,6 +116,7 @@ export function setupPermissions(
 
   // Only the person at the keyboard turns the sandbox off: a flag or their own settings file.
   const isWanted = flags.sandbox === "on" || (flags.sandbox !== "off" && settings.sandboxEnabled !== false);
+  const approvalMode = new ApprovalModeSwitch(flags.approve ?? settings.permissionMode ?? "ask");
   let sandbox: SandboxState = "off";
   let wrapCommand: WrapCommand | undefined;
   if (isWanted) {
@@ -125,7 +129,7 @@ export function setupPermissions(
         network.onRecord = (entry) => {
           if (!entry.allowed) where.warn?.(`network: refused ${entry.host}:${entry.port} (${entry.why})`);
         };
-        wrapCommand = bwrapWrapper(sandboxPolicy);
+        wrapCommand = planAware(bwrapWrapper, sandboxPolicy, approvalMode);
         sandbox = "on";
         break;
       case "sandbox-exec":
@@ -133,7 +137,7 @@ export function setupPermissions(
           warnings.push(
             "sandbox.network lists what commands may reach, which only the Linux sandbox enforces: on macOS the network stays off (docs/network.md)",
           );
-        wrapCommand = sandboxExecWrapper(sandboxPolicy);
+        wrapCommand = planAware(sandboxExecWrapper, sandboxPolicy, approvalMode);
         sandbox = "on";
         break;
       case "none":
@@ -150,7 +154,7 @@ export function setupPermissions(
   }
 
   const policy: PermissionPolicy = {
-    mode: flags.approve ?? "ask",
+    mode: approvalMode.current,
     allow: settings.allow,
     deny: settings.deny,
     ask: settings.ask,
@@ -172,6 +176,7 @@ export function setupPermissions(
     policy,
     env,
     wrapCommand,
+    approvalMode,
     // A file an ask rule names is not walked either: a grep over its folder would show it unasked.
     unwalked: [
       ...hidden,
@@ -211,6 +216,21 @@ export function withProjectRules(setup: PermissionSetup): PermissionSetup {
  */
 export function withReadableFolders(setup: PermissionSetup, folders: string[]): PermissionSetup {
   return { ...setup, policy: { ...setup.policy, readableGlobs: [...setup.policy.readableGlobs, ...folders] } };
+}
+
+/**
+ * One wrapper for the session (the command helper is kept per wrapper), whose sandbox has the
+ * workspace read-only whenever the mode is plan: the helper's arguments change with the mode,
+ * so the next command after a switch starts a new helper (command-host.ts).
+ */
+function planAware(
+  wrapperFor: (policy: SandboxPolicy) => WrapCommand,
+  policy: SandboxPolicy,
+  mode: ApprovalModeSwitch,
+): WrapCommand {
+  // Read at each command: the network's settings (SandboxNetwork.apply) may change the policy later.
+  return (argv, cwd) =>
+    wrapperFor(mode.current === "plan" ? { ...policy, readOnlyWorkspace: true } : policy)(argv, cwd);
 }
 
 /** Where services keep their unix sockets: the runtime folders (docker.sock, D-Bus, ssh-agent, systemd). */

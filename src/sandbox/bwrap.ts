@@ -1,6 +1,6 @@
-// Linux: bubblewrap. The whole file system read-only, the workspace writable, /tmp private,
-// credentials and host sockets hidden, /proc read-only, no capabilities, the network cut, and
-// everything the command starts dies with it.
+// Linux: bubblewrap. The whole file system read-only, the workspace writable (but in plan mode),
+// /tmp private, credentials and host sockets hidden, /proc read-only, no capabilities, the
+// network cut, and everything the command starts dies with it.
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { WrapCommand } from "../core/tool.ts";
@@ -50,13 +50,19 @@ export const ISOLATION_ARGS = [
  */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"];
-  args.push("--bind", policy.workspace, policy.workspace);
-  args.push(...worktreeGitArgs(policy.worktreeGit));
-  args.push(...homeCodeMounts(policy));
-  // The protected entries may bind the whole workspace again, read-only, when it is too large to
-  // scan: the kernel's own mounts come after that too, or a workspace of / brings back the host's
-  // /dev (unusable: no command starts) and /proc.
-  args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
+  if (policy.readOnlyWorkspace) {
+    // Plan mode: nothing of the host is writable, so nothing in it needs guarding (and no
+    // placeholder is made: the workspace stays exactly as it is).
+    args.push("--ro-bind", policy.workspace, policy.workspace);
+  } else {
+    args.push("--bind", policy.workspace, policy.workspace);
+    args.push(...worktreeGitArgs(policy.worktreeGit));
+    args.push(...homeCodeMounts(policy));
+    // The protected entries may bind the whole workspace again, read-only, when it is too large to
+    // scan: the kernel's own mounts come after that too, or a workspace of / brings back the host's
+    // /dev (unusable: no command starts) and /proc.
+    args.push(...protectedMounts(policy.workspace, policy.protectedNames, policy.placeholderRecords));
+  }
   args.push(...kernelFileArgs(policy.workspace));
   const masked = ["/tmp"];
   for (const hidden of policy.hidden) {

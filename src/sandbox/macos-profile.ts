@@ -36,6 +36,8 @@ export function macosProfile(policy: SandboxPolicy): string {
   // A session worktree's git files that point git elsewhere (sandbox/worktree-git-mounts.ts).
   const worktreeReadOnly = policy.worktreeGit?.readOnly.map((file) => `(literal ${quote(file)})`) ?? [];
   if (worktreeReadOnly.length > 0) lines.push(`(deny file-write* ${worktreeReadOnly.join(" ")})`);
+  // Plan mode: the later rule wins, so a workspace inside a temp folder is read-only too.
+  if (policy.readOnlyWorkspace) lines.push(`(deny file-write* (subpath ${quote(policy.workspace)}))`);
   // Never an empty filter list: a rule without filters matches everything.
   const protectedPaths = protectedFilters(policy);
   if (protectedPaths.length > 0) lines.push(`(deny file-write* ${protectedPaths.join(" ")})`);

@@ -7,6 +7,12 @@ import type { WorktreeGitMounts } from "./worktree-git-mounts.ts";
 export interface SandboxPolicy {
   /** The only folder (besides a private temp folder) commands may write. */
   workspace: string;
+  /**
+   * The workspace read-only too (plan mode, permissions/plan-mode.ts): commands write nothing of
+   * the host's, only their private /tmp (Linux; macOS: the temp folders), which the next mode's
+   * sandbox does not keep.
+   */
+  readOnlyWorkspace?: boolean;
   /** Folders and files hidden from commands (credentials, harness's own state). */
   hidden: string[];
   /**

@@ -1,5 +1,6 @@
 // Finding sessions on disk: the latest one for a directory, one by id prefix, and a listing.
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { splitHookContext } from "../core/hook-context.ts";
 import { textOf } from "../core/messages.ts";
 import { showControlChars } from "../shared/control-chars.ts";
@@ -140,6 +141,8 @@ export interface SessionSummary extends SessionFile {
   firstPrompt: string;
   /** The pid of the live harness writing it now (its lock, session-lock.ts); continuing it is then refused. */
   inUseBy?: number;
+  /** The plan proposed in plan mode, kept beside the session (tools/exit-plan-mode.ts), when there is one. */
+  planFile?: string;
 }
 
 /** The newest `limit` sessions, read whole to count turns (bounded by `limit`). Unreadable files are left out. */
@@ -171,6 +174,7 @@ export function summarizeSessions(
         turns: prompts.length,
         firstPrompt: first.length > PROMPT_PREVIEW_CHARS ? `${first.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : first,
         inUseBy: liveOwnerOf(file.path)?.pid,
+        ...planFileBeside(file.path, header.id),
       });
     } catch {
       // not a session we can read: not listed
@@ -186,8 +190,18 @@ export function formatSessionList(summaries: SessionSummary[]): string[] {
     const inUse =
       s.inUseBy === undefined ? "" : s.inUseBy === process.pid ? "  (this session)" : `  in use (pid ${s.inUseBy})`;
     // A title, folder or id comes from a session file, which another user or a model may have written.
-    return showControlChars(`${s.id}  ${time}  ${s.cwd}  ${countOf(s.turns, "turn")}${inUse}  ${s.firstPrompt}`, "");
+    const plan = s.planFile ? `  (plan: ${s.planFile})` : "";
+    return showControlChars(
+      `${s.id}  ${time}  ${s.cwd}  ${countOf(s.turns, "turn")}${inUse}  ${s.firstPrompt}${plan}`,
+      "",
+    );
   });
+}
+
+/** The plan file in the folder named by the session's id, beside its file (where its spilled output goes too). */
+function planFileBeside(sessionFile: string, id: string): { planFile?: string } {
+  const planFile = join(dirname(sessionFile), id, "plan.md");
+  return existsSync(planFile) ? { planFile } : {};
 }
 
 /** `2025-01-31 14:05` in local time: what a person compares with their clock. */

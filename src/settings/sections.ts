@@ -59,6 +59,13 @@ export const SECTIONS = {
       ),
     ],
   }),
+  permissionMode: section({
+    schema: z
+      .enum(["ask", "edits", "plan", "all"])
+      .describe(
+        "the approval mode when --approve does not choose one (plan: nothing changes, Claude Code's name); a project's file may choose only plan",
+      ),
+  }),
   sandbox: section({
     schema: z.strictObject({
       enabled: z.boolean().optional().describe("false turns the sandbox off (the user's file only)"),

@@ -43,7 +43,8 @@ export interface SettingsSource {
 
 /** Claude Code's `permissions` keys harness does not take, each with why (reported when present). */
 const CLAUDE_PERMISSION_KEYS: Record<string, string> = {
-  defaultMode: "the approval mode is --approve's (a project file must not widen it)",
+  defaultMode:
+    "the approval mode is --approve's or permissionMode's; only plan is taken from it (a project file must not widen it)",
   disableBypassPermissionsMode: "harness has no bypass mode to disable",
 };
 
@@ -93,6 +94,8 @@ const CLAUDE_REPORTED: Record<string, string> = {
 /** A file's sections as harness uses them. */
 export interface SettingsData {
   permissions: { allow: string[]; deny: string[]; ask: string[]; additionalDirectories: string[] };
+  /** `permissionMode`, or Claude Code's `permissions.defaultMode: "plan"`. */
+  permissionMode?: "ask" | "edits" | "plan" | "all";
   sandbox?: { enabled?: boolean; network?: boolean | "off" | "on" | string[]; deniedDomains?: string[] };
   env?: { passthrough?: string[]; strip?: string[] };
   trustedFolders?: string[];
@@ -150,7 +153,7 @@ export function parseSettingsText(text: string, source: SettingsSource): Setting
     const problems = parsed.error.issues.map((issue) => describeIssue(issue, Object.keys(harnessSchema.shape)));
     throw new SettingsError(`${source.path}: ${problems.join("; ")}`);
   }
-  const { permissions = {}, sandbox, env, trustedFolders, hooks } = parsed.data;
+  const { permissions = {}, sandbox, env, trustedFolders, hooks, permissionMode } = parsed.data;
   return {
     permissions: {
       allow: permissions.allow ?? [],
@@ -158,6 +161,7 @@ export function parseSettingsText(text: string, source: SettingsSource): Setting
       ask: permissions.ask ?? [],
       additionalDirectories: permissions.additionalDirectories ?? [],
     },
+    permissionMode,
     sandbox,
     env,
     trustedFolders,
@@ -174,8 +178,11 @@ function claudeView(json: unknown, file: string, notices: string[]): unknown {
   const reported: string[] = [];
   for (const [key, value] of Object.entries(json)) {
     if (key === "$schema" || key === "hooks") taken[key] = value;
-    else if (key === "permissions") taken[key] = claudePermissions(value, reported);
-    else if (key === "sandbox") taken[key] = claudeSandbox(value, reported);
+    else if (key === "permissions") {
+      taken[key] = claudePermissions(value, reported);
+      // Claude Code's plan mode is harness's: the one default mode taken (it only narrows).
+      if ((value as { defaultMode?: unknown }).defaultMode === "plan") taken.permissionMode = "plan";
+    } else if (key === "sandbox") taken[key] = claudeSandbox(value, reported);
     else if (key in CLAUDE_REPORTED) reported.push(`${key} (${CLAUDE_REPORTED[key]})`);
     else if (!CLAUDE_NOT_APPLICABLE.has(key)) {
       const known = ["permissions", "hooks", "sandbox", ...Object.keys(CLAUDE_REPORTED), ...CLAUDE_NOT_APPLICABLE];
@@ -194,6 +201,7 @@ function claudePermissions(value: unknown, reported: string[]): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const kept: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
+    if (key === "defaultMode" && entry === "plan") continue;
     if (key in CLAUDE_PERMISSION_KEYS) reported.push(`permissions.${key} (${CLAUDE_PERMISSION_KEYS[key]})`);
     else kept[key] = entry;
   }

@@ -45,7 +45,7 @@ export const CLAUDE_TOOLS: Record<string, ClaudeTool> = {
   NotebookEdit: { note: "harness has no notebook tool: the name matches nothing (a deny holds trivially)" },
   NotebookRead: { note: "harness has no notebook tool" },
   WebSearch: { note: "harness has no web search tool" },
-  ExitPlanMode: { note: "harness has no plan mode" },
+  ExitPlanMode: { harness: "exit_plan_mode" },
   SlashCommand: { note: "custom commands are the person's, not the model's, in harness" },
 };
 
@@ -66,6 +66,7 @@ const SPECIFIERS: Record<string, SpecifierKind> = {
   bash_kill: "none",
   task: "none",
   todo: "none",
+  exit_plan_mode: "none",
   bash: "command",
   web_fetch: "domain",
   read: "path",

@@ -9,6 +9,7 @@ import type { PromptOverrides } from "../core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
+import type { ApprovalModeSwitch } from "../permissions/approval-mode.ts";
 import {
   type ApproverOptions,
   type AskApprovalFn,
@@ -136,6 +137,8 @@ export interface Session extends SessionControls {
   readonly contextWindow: number | undefined;
   /** The tools the model is offered (an editor shows their kinds). */
   readonly tools: readonly Tool[];
+  /** The approval mode now, which an editor or the chat may switch (permissions/approval-mode.ts). */
+  readonly approvalMode: ApprovalModeSwitch;
   /** The one-line trace a call shows (`bash> ls`), by the session's tools and folder, for a replayed conversation. */
   describeCall(call: ToolCallPart): string;
   /** Tokens spent in this session so far (a resumed session's included). */
@@ -303,6 +306,7 @@ function sessionOf(parts: {
       return agent.options.context?.window;
     },
     tools: agent.options.tools,
+    approvalMode: permissions.approvalMode,
     describeCall: (call) => describeCall(call, agent.options.tools, agent.options.cwd),
     get settings() {
       return state.settings;
@@ -470,6 +474,7 @@ function snapshottingApprover(
 ): ApproveFn {
   const approve = createApprover({
     policy: permissions.policy,
+    mode: permissions.approvalMode,
     cwd: options.cwd,
     ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
     ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),

@@ -16,6 +16,7 @@ import type { LockedSession } from "../session/session-lock.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import type { SessionRecorder } from "../session/session-recorder.ts";
 import { formatTokens } from "../shared/helpers.ts";
+import { proposedPlanEvents } from "../tools/exit-plan-mode.ts";
 import { todoEvents } from "../tools/todo.ts";
 import { startRecorder } from "./stored-sessions.ts";
 import {
@@ -37,6 +38,8 @@ export interface SessionState {
   todo: readonly TodoItem[];
   /** The fallback models not yet used (`--fallback-model`, config.json `fallbackModels`), in order. */
   fallbacks: ProviderSettings[];
+  /** The Markdown plan last proposed in plan mode (tools/exit-plan-mode.ts), kept beside the session. */
+  plan?: string;
 }
 
 /** The session's runs and the slash commands' controls. */
@@ -121,11 +124,13 @@ function recordedRuns({ state, outgoing }: ControlledParts) {
         : value;
     const stream = outgoing(start(stop.signal));
     const withTodo = todoEvents(); // the plan the todo tool sets, as its own event
+    const withPlan = proposedPlanEvents(); // the plan mode's plan, on the done event
     try {
       for (let step = await stream.next(); ; step = await stream.next()) {
-        if (step.done) return asFailed(step.value);
-        for (const event of withTodo(asFailed(step.value))) {
+        if (step.done) return withPlan(asFailed(step.value) as AgentEvent) as R;
+        for (const event of withTodo(withPlan(asFailed(step.value)))) {
           if (event.type === "todo") state.todo = event.items;
+          if (event.type === "done" && event.plan !== undefined) state.plan = event.plan;
           state.recorder.record(event);
           if (state.recorder.failure) stop.abort();
           yield event;
@@ -209,6 +214,7 @@ function conversationControls({ agent, state, providerFor, env, cwd }: Controlle
       moveTo(startRecorder(env, cwd, state.settings, undefined));
       agent.replaceMessages([]);
       state.todo = [];
+      state.plan = undefined;
     },
     async resume(stored: LockedSession, settings: ProviderSettings) {
       const current = state.settings;

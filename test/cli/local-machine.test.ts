@@ -162,7 +162,7 @@ test("at a terminal the load says context, memory, threads, how tools are called
   assert.equal(result.code, 0, result.output);
   assert.match(
     result.output,
-    /local model: context 8k · ~\d+ MB · 2 threads · tool calls in the model's own template · sampling from Llama's recommendation · 6 of 12 tools \(on the CPU: [a-z_, ]+ left out\)/,
+    /local model: context 8k · ~\d+ MB · 2 threads · tool calls in the model's own template · sampling from Llama's recommendation · 6 of 13 tools \(on the CPU: [a-z_, ]+ left out\)/,
   );
   assert.match(result.output, /Hello from a tiny model\./);
 });

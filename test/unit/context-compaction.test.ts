@@ -11,6 +11,7 @@ import { estimateMessageTokens } from "../../src/core/context-budget.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { type Message, userMessage } from "../../src/core/messages.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
+import { exitPlanMode } from "../../src/tools/exit-plan-mode.ts";
 import { readFile } from "../../src/tools/read-file.ts";
 import { todo } from "../../src/tools/todo.ts";
 import { writeFile } from "../../src/tools/write-file.ts";
@@ -403,7 +404,7 @@ test("compactions that do not bring the next request under the threshold cut har
   assert.equal(events[at + 1].type, "message");
 });
 
-test("the contract's facts: requests bounded (the first and the newest), the plan, the ledger, read back by the next compaction", () => {
+test("the contract's facts: requests bounded (the first and the newest), the plans, the ledger, read back by the next compaction", () => {
   const cwd = tempDir();
   const call = (id: string, name: string, args: unknown): Message => ({
     role: "assistant",
@@ -427,14 +428,17 @@ test("the contract's facts: requests bounded (the first and the newest), the pla
     result("c", "read_file"),
     call("d", "write_file", { path: "/elsewhere/b.ts", content: "x" }),
     result("d", "write_file", true), // failed: not in the ledger
+    call("p", "exit_plan_mode", { plan: '# The plan\n\n1. "quoted" step\n' }),
+    result("p", "exit_plan_mode"),
     ...Array.from({ length: 8 }, (_, index) => userMessage(`${index}: ${"y".repeat(990)}`)),
   ];
-  const facts = collectFacts(removed, factsOfCallWith([todo, writeFile, readFile], cwd));
+  const facts = collectFacts(removed, factsOfCallWith([todo, writeFile, readFile, exitPlanMode], cwd));
   // 6000 characters: the task, then the newest six of the eight 993-character requests.
   const heads = (requests: string[]) => requests.map((request) => request.slice(0, 4));
   assert.deepEqual(heads(facts.requests), ["the ", "2: y", "3: y", "4: y", "5: y", "6: y", "7: y"]);
   assert.equal(facts.leftOutRequests, 2);
   assert.deepEqual(facts.plan, [{ content: "step one", status: "in_progress" }]);
+  assert.equal(facts.proposedPlan, '# The plan\n\n1. "quoted" step\n', "plan mode's plan survives whole");
   assert.deepEqual([...facts.files], [["src/a.ts", { read: true, written: true }]]);
 
   // The next compaction reads them back from the note and adds its own.
@@ -451,6 +455,7 @@ test("the contract's facts: requests bounded (the first and the newest), the pla
   assert.deepEqual(heads(next.requests), ["the ", "3: y", "4: y", "5: y", "6: y", "7: y", "and "]);
   assert.equal(next.leftOutRequests, 3);
   assert.deepEqual(next.plan, facts.plan);
+  assert.equal(next.proposedPlan, facts.proposedPlan);
   assert.deepEqual(
     [...next.files],
     [

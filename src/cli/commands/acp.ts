@@ -6,6 +6,9 @@
 import { Readable, Writable } from "node:stream";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { AcpHost, AskEditorFn, HostedSession } from "../../acp/acp-server.ts";
+import type { HostedModes } from "../../acp/session-modes.ts";
+import type { ApprovalModeSwitch } from "../../permissions/approval-mode.ts";
+import type { ApprovalMode } from "../../permissions/policy.ts";
 import { findSessionByPrefix } from "../../session/session-list.ts";
 import { type LockedSession, lockAndReadSession } from "../../session/session-lock.ts";
 import type { McpServerConfig } from "../../settings/mcp-servers.ts";
@@ -25,6 +28,8 @@ const HELP = `Usage: harness acp [--provider <name>] [--model <name>] [--base-ur
 Speaks the Agent Client Protocol (https://agentclientprotocol.com) on stdin and stdout, so an
 editor such as Zed can use harness as its agent. Provider settings are chosen as for a run.
 Commands and edits ask the editor for permission; hooks and MCP servers apply as in the CLI.
+The editor's mode list switches the approval mode: ask, edits (accept edits) or plan (nothing
+changes; commands run in a read-only sandbox).
 A folder's own hooks, MCP servers and allow rules apply only once you trusted it (by running
 harness there once, or in trustedFolders of your settings.json), or with --trust for every folder.
 A folder that holds your home folder (~, /), or is inside a hidden folder of it (~/.dotfiles), is
@@ -102,7 +107,13 @@ function hostFor(
       mcpServers: mcpServers.map(toServerConfig),
       warn: (message) => process.stderr.write(`harness: ${showControlChars(message)}\n`),
     });
-    return { id: session.id, tools: session.tools, run: session.run, close: session.close };
+    return {
+      id: session.id,
+      tools: session.tools,
+      modes: modesOf(session.approvalMode),
+      run: session.run,
+      close: session.close,
+    };
   };
   return {
     name: "harness",
@@ -116,6 +127,17 @@ function hostFor(
       const hosted = await open(cwd, mcpServers, askEditor, session);
       return { ...hosted, history: session.messages };
     },
+  };
+}
+
+/** The session's approval mode as ACP's modes (acp/session-modes.ts checks an id before setting it). */
+function modesOf(mode: ApprovalModeSwitch): HostedModes {
+  return {
+    get current() {
+      return mode.current;
+    },
+    set: (id) => mode.set(id as ApprovalMode),
+    onChange: (listener) => mode.onChange(listener),
   };
 }
 

@@ -9,10 +9,10 @@ import type { ToolSpec } from "../../core/provider.ts";
  * a prompt at tens of tokens a second (47 s to the first token for Qwen3 4B on 2 cores, issue 37);
  * these six take 46% fewer characters. The rest overlap them (glob: list_files and grep;
  * bash_output, bash_kill: background commands) or pay off only in long sessions (todo, task,
- * web_fetch). Tools of MCP servers and library users are not ours to judge and are always offered.
+ * web_fetch, exit_plan_mode: plan mode's plan). Tools of MCP servers and library users are not ours to judge and are always offered.
  */
 const CORE_TOOLS = new Set(["bash", "read_file", "write_file", "edit_file", "list_files", "grep"]);
-const SHIPPED_EXTRAS = new Set(["glob", "web_fetch", "todo", "task", "bash_output", "bash_kill"]);
+const SHIPPED_EXTRAS = new Set(["glob", "web_fetch", "todo", "task", "bash_output", "bash_kill", "exit_plan_mode"]);
 export const SMALL_CONTEXT = 8192;
 
 /** The tools offered to a model in this context, on a CPU or not, and those left out (said on the load line). */

@@ -25,7 +25,7 @@ export interface ClaudeInit {
   tools: readonly string[];
   model: string;
   /** harness's approval mode (`ask`, `edits`, `all`), named as Claude Code names its permission modes. */
-  approvalMode: "ask" | "edits" | "all";
+  approvalMode: "ask" | "edits" | "plan" | "all";
   slashCommands: readonly string[];
   /** Claude Code's name for a harness tool (`bash` -> `Bash`), ours where it has none. */
   claudeName(tool: string): string;
@@ -33,7 +33,7 @@ export interface ClaudeInit {
   claudeInput(tool: string, input: Record<string, unknown>): unknown;
 }
 
-const PERMISSION_MODES = { ask: "default", edits: "acceptEdits", all: "bypassPermissions" } as const;
+const PERMISSION_MODES = { ask: "default", edits: "acceptEdits", plan: "plan", all: "bypassPermissions" } as const;
 
 /** Writes one run's events as Claude Code's messages, one JSON object a line. */
 export class ClaudeOutput {

@@ -178,20 +178,18 @@ export class TerminalRenderer {
           this.input.redraw();
         }
         break;
-      case "done":
+      case "done": {
         this.spinner.stop();
         this.clock.stop();
         this.input.close(); // the chat's prompt takes its place
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
-        // A one-shot answer on a colour terminal is Markdown too; piped, it stays the raw text.
-        if (this.options.replies === "final" && event.reason === "stop" && event.answer) {
+        // A one-shot answer (or plan, in plan mode) on a colour terminal is Markdown; piped, the raw text.
+        const answer = event.plan ?? event.answer;
+        if (this.options.replies === "final" && event.reason === "stop" && answer) {
           this.separateFromToolOutput();
-          this.write(
-            this.options.stdout,
-            this.markdown.push(event.answer.endsWith("\n") ? event.answer : `${event.answer}\n`) +
-              this.markdown.flush(),
-          );
+          this.write(this.options.stdout, this.markdown.push(answer.endsWith("\n") ? answer : `${answer}\n`));
+          this.write(this.options.stdout, this.markdown.flush());
         } else this.newline(this.options.stdout);
         if (event.error) this.options.stderr.write(`${this.fit(`${this.colors.red("error:")} ${event.error}`)}\n`);
         else if (event.stopReason === "length")
@@ -204,6 +202,7 @@ export class TerminalRenderer {
         this.todo.leave();
         this.isAfterToolOutput = false; // the next turn starts after a prompt
         break;
+      }
       default:
         return assertNever(event);
     }
