@@ -13,6 +13,7 @@ import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import { readRegularFile } from "../shared/read-regular-file.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
+import { positiveNumber, SERVE_FLAG_SPECS, seconds } from "./flag-schemas.ts";
 
 /** The most tasks at once one machine is allowed (each is a Node process). */
 export const MAX_CONCURRENCY = 256;
@@ -80,14 +81,6 @@ const directory = z.string().superRefine((value, context) => {
   }
   if (!isDirectory) context.addIssue({ code: "custom", message: `takes an existing directory; ${value} is not one` });
 });
-/** A number above 0, as typed (digits, maybe a fraction): `takes` completes the error. */
-const positiveNumber = (takes: string) =>
-  z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, takes)
-    .refine((value) => Number(value) > 0, takes);
-/** Seconds, as typed (wiring/defaults.ts turns them into milliseconds, with the variables' checks). */
-const seconds = positiveNumber("takes a number of seconds above 0");
 /** One of a fixed list of words. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `takes ${listed(values)}`);
 
@@ -159,6 +152,7 @@ export const FLAGS = {
   "allow-models": { schema: text },
   "allow-dir": { schema: z.array(directory.transform((dir) => resolve(dir))), multiple: true },
   "allow-repo": { schema: z.array(z.string().min(1)), multiple: true },
+  ...SERVE_FLAG_SPECS,
 } satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;

@@ -3,6 +3,7 @@ export const SUBCOMMAND_NAMES = [
   "models",
   "mcp",
   "acp",
+  "serve",
   "sessions",
   "export",
   "undo",

@@ -7,6 +7,7 @@ import { FLAGS, type FlagName, RUN_FLAGS } from "../../src/cli/cli-args.ts";
 import { ACP_FLAGS } from "../../src/cli/commands/acp.ts";
 import { BATCH_FLAGS } from "../../src/cli/commands/batch.ts";
 import { REPORT_FLAGS } from "../../src/cli/commands/batch-report.ts";
+import { SERVE_FLAGS } from "../../src/cli/commands/serve.ts";
 import { UNDO_FLAGS } from "../../src/cli/commands/undo.ts";
 import { WORKER_FLAGS } from "../../src/cli/commands/worker.ts";
 import { PRESETS } from "../../src/wiring/defaults.ts";
@@ -19,6 +20,7 @@ const COMMANDS: Array<{ argv: string[]; flags: readonly FlagName[] }> = [
   { argv: ["batch"], flags: BATCH_FLAGS },
   { argv: ["batch", "report"], flags: REPORT_FLAGS },
   { argv: ["undo"], flags: UNDO_FLAGS },
+  { argv: ["serve"], flags: SERVE_FLAGS },
   { argv: ["worker"], flags: WORKER_FLAGS },
 ];
 
