@@ -6,8 +6,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EventLog } from "./event-log.ts";
 
-/** Events written per turn of the pump, so one client's backlog does not hold the process up. */
+/** Events, and bytes, written per turn of the pump: one client's backlog neither holds the process up nor fills its memory. */
 const BATCH = 200;
+const BATCH_BYTES = 64_000;
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 
@@ -45,8 +46,11 @@ export function streamLog(response: ServerResponse, log: EventLog, lastSeen: num
       isFirst = false;
       if (entries.length === 0) return;
       let chunk = "";
-      for (const entry of entries) chunk += `id: ${entry.id}\ndata: ${entry.json}\n\n`;
-      cursor = entries[entries.length - 1].id;
+      for (const entry of entries) {
+        chunk += `id: ${entry.id}\ndata: ${entry.json}\n\n`;
+        cursor = entry.id;
+        if (chunk.length > BATCH_BYTES) break;
+      }
       if (!response.write(chunk)) {
         isWaiting = true;
         response.once("drain", () => {
@@ -57,7 +61,11 @@ export function streamLog(response: ServerResponse, log: EventLog, lastSeen: num
       }
     }
   };
-  const unsubscribe = log.subscribe(() => pump());
+  const unsubscribe = log.subscribe(() => {
+    // Waiting on a client while the log drops what it has not read: let it go (it may come back).
+    if (isWaiting && !log.since(cursor, 0).complete) response.destroy();
+    else pump();
+  });
   const keepalive = setInterval(() => {
     if (!isWaiting) response.write(": keepalive\n\n");
   }, KEEPALIVE_MS);
