@@ -25,4 +25,5 @@ export const SERVE_FLAG_SPECS = {
   "allow-remote": { schema: z.boolean() },
   "tls-cert": { schema: z.string() },
   "tls-key": { schema: z.string() },
+  url: { schema: z.string().url("takes the server's address, such as http://127.0.0.1:7433/") },
 };

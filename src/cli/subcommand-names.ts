@@ -4,6 +4,7 @@ export const SUBCOMMAND_NAMES = [
   "mcp",
   "acp",
   "serve",
+  "attach",
   "sessions",
   "export",
   "undo",

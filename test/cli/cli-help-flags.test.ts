@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FLAGS, type FlagName, RUN_FLAGS } from "../../src/cli/cli-args.ts";
 import { ACP_FLAGS } from "../../src/cli/commands/acp.ts";
+import { ATTACH_FLAGS } from "../../src/cli/commands/attach.ts";
 import { BATCH_FLAGS } from "../../src/cli/commands/batch.ts";
 import { REPORT_FLAGS } from "../../src/cli/commands/batch-report.ts";
 import { SERVE_FLAGS } from "../../src/cli/commands/serve.ts";
@@ -21,6 +22,7 @@ const COMMANDS: Array<{ argv: string[]; flags: readonly FlagName[] }> = [
   { argv: ["batch", "report"], flags: REPORT_FLAGS },
   { argv: ["undo"], flags: UNDO_FLAGS },
   { argv: ["serve"], flags: SERVE_FLAGS },
+  { argv: ["attach"], flags: ATTACH_FLAGS },
   { argv: ["worker"], flags: WORKER_FLAGS },
 ];
 
