@@ -78,7 +78,11 @@ test("docs/serve.md's library example runs as written against the server", async
   const file = join(tempDir(), "example.mts");
   writeFileSync(file, example.replace('from "agent-harness"', `from ${JSON.stringify(join(ROOT, "src", "index.ts"))}`));
   const child = killAtTestEnd(
-    spawn(process.execPath, ["--import", import.meta.resolve("tsx"), file], { cwd, env: served.env, stdio: ["ignore", "pipe", "pipe"] }),
+    spawn(process.execPath, ["--import", import.meta.resolve("tsx"), file], {
+      cwd,
+      env: served.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
   );
   let stdout = "";
   let stderr = "";
