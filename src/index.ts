@@ -31,6 +31,14 @@ export { resolveContextWindow } from "./providers/context-window.ts";
 export { createProvider } from "./providers/create-provider.ts";
 export type { ApiKind, ProviderSettings } from "./providers/index.ts";
 export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";
+export {
+  ServeClient,
+  ServeClientError,
+  type ServeConnection,
+  type ServerEvent,
+  type SessionSummary,
+  type StreamItem,
+} from "./server/serve-client.ts";
 export { bash } from "./tools/commands/bash.ts";
 export { codingTools } from "./tools/index.ts";
 export { type HarnessConfig, loadConfigFile } from "./wiring/config-file.ts";

@@ -12,6 +12,7 @@ import { closestName } from "../shared/edit-distance.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 import { withBareValues } from "./bare-flag-values.ts";
 import { withClaudeFlags } from "./claude-flags.ts";
+import { SERVE_FLAG_SPECS } from "./flag-schemas.ts";
 import {
   directory,
   jsonOrFile,
@@ -128,6 +129,7 @@ export const FLAGS = {
   "allow-models": { schema: text },
   "allow-dir": { schema: z.array(directory.transform((dir) => resolve(dir))), multiple: true },
   "allow-repo": { schema: z.array(z.string().min(1)), multiple: true },
+  ...SERVE_FLAG_SPECS,
 } satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;

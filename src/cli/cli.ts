@@ -38,6 +38,8 @@ Usage:
   harness undo [--session id] [--turns n]   put the files and the conversation back to before the
                                         last turn (or n turns) of this directory's latest session
   harness acp                           serve the Agent Client Protocol on stdio (for editors such as Zed)
+  harness serve [--port n]              hold sessions and serve them over HTTP: API, events, a web page
+  harness attach [session]              watch and steer a session harness serve holds, from this terminal
   harness batch tasks.jsonl [--concurrency n] [--out results.jsonl] [--queue redis://host:port/name]
                                         many tasks, each in its own working copy (harness batch --help)
   harness batch report a.jsonl [b.jsonl ...] [--html report.html]   runs side by side: success, cost, time
@@ -128,6 +130,8 @@ const SUBCOMMANDS: Record<SubcommandName, () => Promise<{ run(argv: string[]): P
   models: () => import("./commands/models.ts"),
   mcp: () => import("./commands/mcp.ts"),
   acp: () => import("./commands/acp.ts"),
+  serve: () => import("./commands/serve.ts"),
+  attach: () => import("./commands/attach.ts"),
   sessions: () => import("./commands/sessions.ts"),
   export: () => import("./commands/export.ts"),
   undo: () => import("./commands/undo.ts"),

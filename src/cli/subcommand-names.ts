@@ -3,6 +3,8 @@ export const SUBCOMMAND_NAMES = [
   "models",
   "mcp",
   "acp",
+  "serve",
+  "attach",
   "sessions",
   "export",
   "undo",

@@ -41,12 +41,15 @@ export function trustedHtml(markup: string): Html {
 /**
  * The policy of a self-contained page: nothing fetched (pictures only as data: URLs), inline
  * styles, and only `scripts` (the exact text between `<script>` and `</script>`) run, each named
- * by its SHA-256; no other inline script or event handler does.
+ * by its SHA-256; no other inline script or event handler does. `connectSelf`: scripts may
+ * fetch from the page's own origin.
  */
-export function pagePolicy(scripts: readonly string[]): Html {
+export function pagePolicy(scripts: readonly string[], options: { connectSelf?: boolean } = {}): Html {
+  // A served page (harness serve) talks to the server it came from, and to nothing else.
+  const connect = options.connectSelf ? "; connect-src 'self'" : "";
   const hashes = scripts.map((script) => `'sha256-${createHash("sha256").update(script).digest("base64")}'`);
   // Our own words and base64 only: no value from outside, and quotes that must stay as they are.
   return trustedHtml(
-    `default-src 'none'; style-src 'unsafe-inline'; script-src ${hashes.join(" ") || "'none'"}; img-src data:; base-uri 'none'; form-action 'none'`,
+    `default-src 'none'; style-src 'unsafe-inline'; script-src ${hashes.join(" ") || "'none'"}; img-src data:; base-uri 'none'; form-action 'none'${connect}`,
   );
 }

@@ -42,7 +42,7 @@ function bashCompletes(script: string, words: string[]): string[] {
 test("harness completion bash completes subcommands and every flag of the table in a real bash", async () => {
   const result = await runCli(["completion", "bash"]);
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(bashCompletes(result.stdout, ["harness", "se"]), ["sessions"]);
+  assert.deepEqual(bashCompletes(result.stdout, ["harness", "se"]), ["serve", "sessions"]);
   assert.deepEqual(bashCompletes(result.stdout, ["harness", "co"]), ["completion"]);
   assert.deepEqual(bashCompletes(result.stdout, ["harness", "-p", "x", "--output"]).sort(), [
     "--output",

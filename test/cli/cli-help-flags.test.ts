@@ -5,8 +5,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FLAGS, type FlagName, RUN_FLAGS } from "../../src/cli/cli-args.ts";
 import { ACP_FLAGS } from "../../src/cli/commands/acp.ts";
+import { ATTACH_FLAGS } from "../../src/cli/commands/attach.ts";
 import { BATCH_FLAGS } from "../../src/cli/commands/batch.ts";
 import { REPORT_FLAGS } from "../../src/cli/commands/batch-report.ts";
+import { SERVE_FLAGS } from "../../src/cli/commands/serve.ts";
 import { UNDO_FLAGS } from "../../src/cli/commands/undo.ts";
 import { WORKER_FLAGS } from "../../src/cli/commands/worker.ts";
 import { PRESETS } from "../../src/wiring/defaults.ts";
@@ -19,6 +21,8 @@ const COMMANDS: Array<{ argv: string[]; flags: readonly FlagName[] }> = [
   { argv: ["batch"], flags: BATCH_FLAGS },
   { argv: ["batch", "report"], flags: REPORT_FLAGS },
   { argv: ["undo"], flags: UNDO_FLAGS },
+  { argv: ["serve"], flags: SERVE_FLAGS },
+  { argv: ["attach"], flags: ATTACH_FLAGS },
   { argv: ["worker"], flags: WORKER_FLAGS },
 ];
 

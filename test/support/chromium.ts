@@ -15,7 +15,7 @@ export interface OpenedPage {
   console: string[];
 }
 
-/** Runs `use` with `file` open in a fresh headless Chromium, closed afterwards. */
+/** Runs `use` with `file` (or an http(s) address) open in a fresh headless Chromium, closed afterwards. */
 export async function withPageInChromium<T>(file: string, use: (opened: OpenedPage) => Promise<T>): Promise<T> {
   const executablePath = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
   const { chromium } = await import("playwright-core");
@@ -32,7 +32,13 @@ export async function withPageInChromium<T>(file: string, use: (opened: OpenedPa
   });
   try {
     const page = await browser.newPage();
-    const opened: OpenedPage = { page, url: pathToFileURL(file).href, requests: [], pageErrors: [], console: [] };
+    const opened: OpenedPage = {
+      page,
+      url: /^https?:/.test(file) ? file : pathToFileURL(file).href,
+      requests: [],
+      pageErrors: [],
+      console: [],
+    };
     page.on("request", (request) => opened.requests.push(request.url()));
     page.on("pageerror", (error) => opened.pageErrors.push(error.message));
     page.on("console", (message) => opened.console.push(message.text()));

@@ -33,6 +33,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // A server's tools are named as the name table says.
   mcp: ["core", "shared", "settings"],
   acp: ["core", "shared"],
+  // `harness serve`: HTTP over sessions the command builds (as acp's), and its client library.
+  server: ["core", "shared"],
   batch: ["core", "shared"],
   // Skills and custom commands: Markdown files of the user's own, turned into prompt text.
   // An agent file's `tools` in Claude Code's names are read through the one names table.
@@ -61,7 +63,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   cli: ["*"],
   // index.ts, the library's API: the loop, providers, tools and the factory's pieces, never the
   // command line or the terminal.
-  ".": ["core", "shared", "providers", "tools", "wiring"],
+  ".": ["core", "shared", "providers", "tools", "wiring", "server"],
 };
 
 /** The one top-level file of src/; everything else lives in a folder that says which layer it is. */
