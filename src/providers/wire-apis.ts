@@ -14,7 +14,6 @@ import type { AdapterSettings } from "./adapter-settings.ts";
 import { anthropicBudgetProblem, anthropicHeaders, anthropicThinking } from "./anthropic/anthropic-request.ts";
 import { ANTHROPIC_API } from "./anthropic/anthropic-stream.ts";
 import { GEMINI_API, geminiHeaders, geminiThinking } from "./gemini/gemini-request.ts";
-import { ANTHROPIC_MODEL_ALIASES, GEMINI_MODEL_ALIASES, type ModelAlias } from "./model-aliases.ts";
 import { CHAT_API, chatThinking } from "./openai-chat/openai-chat-request.ts";
 import { RESPONSES_API, responsesThinking } from "./openai-responses/openai-responses-request.ts";
 import { openAIHeaders } from "./request-headers.ts";
@@ -64,8 +63,6 @@ export interface ApiRecord {
   budgetProblem?(budget: number, model: string, maxTokens?: number): string | undefined;
   /** It runs config.json's `webSearch` on the server. */
   takesWebSearch?: true;
-  /** Short model names its vendor's own tools take (`sonnet`), resolved before the first call (model-aliases.ts). */
-  aliases?: Readonly<Record<string, ModelAlias>>;
 }
 
 /** A wire API: one users can name with `--api`, spoken over HTTP. */
@@ -133,7 +130,6 @@ export const WIRE_APIS = {
     },
     budgetProblem: anthropicBudgetProblem,
     takesWebSearch: true,
-    aliases: ANTHROPIC_MODEL_ALIASES,
   },
   gemini: {
     kind: GEMINI_API,
@@ -152,7 +148,6 @@ export const WIRE_APIS = {
       toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, maxLength: 64 },
       maxImageBytes: 20 * 1024 * 1024,
     },
-    aliases: GEMINI_MODEL_ALIASES,
   },
 } as const satisfies Record<string, WireApiRecord>;
 
