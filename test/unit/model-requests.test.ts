@@ -42,24 +42,24 @@ const settings = (fake: FakeLLM, over: Partial<ProviderSettings>): ProviderSetti
 test("the personas refuse what the models refuse, with the real bodies", () => {
   const codex = PERSONAS.openai().check({ model: "gpt-5-codex", reasoning: { effort: "minimal" } }, {} as never);
   assert.equal(
-    (codex?.body as any).error.message,
+    (codex?.body as any)?.error.message,
     "Unsupported value: 'minimal' is not supported with the 'gpt-5-codex' model. Supported values are: 'low', 'medium', and 'high'.",
   );
   const claude = PERSONAS.anthropic().check(
     { model: "claude-3-5-sonnet-20241022", thinking: { type: "enabled", budget_tokens: 2048 }, messages: [] },
     {} as never,
   );
-  assert.equal((claude?.body as any).error.message, "'claude-3-5-sonnet-20241022' does not support thinking.");
+  assert.equal((claude?.body as any)?.error.message, "'claude-3-5-sonnet-20241022' does not support thinking.");
   const mistral = PERSONAS.mistral().check(
     { model: "mistral-small-latest", messages: [{ role: "tool", tool_call_id: "abcDEF123" }, { role: "user" }] },
     {} as never,
   );
-  assert.equal((mistral?.body as any).code, "3230");
+  assert.equal((mistral?.body as any)?.code, "3230");
   const groq = PERSONAS.groq().check(
     { model: "openai/gpt-oss-120b", messages: [{ role: "user", content: [{ type: "image_url" }] }] },
     {} as never,
   );
-  assert.equal((groq?.body as any).error.message, "message[0].content must be a string");
+  assert.equal((groq?.body as any)?.error.message, "message[0].content must be a string");
 });
 
 test("--thinking off on the codex models and thinking on Claude 3.5 are left out, each with one notice", async () => {
