@@ -93,8 +93,28 @@ export function toDeclaration(tool: ToolSpec): WirePart {
   const parameters = portableSchema(tool.parameters);
   const properties = parameters.properties as Record<string, unknown> | undefined;
   const declaration: WirePart = { name: tool.name, description: tool.description };
-  if (properties && Object.keys(properties).length > 0) declaration.parameters = parameters;
+  if (!properties || Object.keys(properties).length === 0) return declaration;
+  // Gemini's Schema has no free-form object and no untyped array ("should be non-empty for OBJECT
+  // type", "items: missing field"), which MCP servers' schemas often hold at some depth. Such a
+  // tool's schema goes as `parametersJsonSchema`, the field that takes JSON Schema and is
+  // "mutually exclusive with parameters" (https://ai.google.dev/api/caching#FunctionDeclaration):
+  // the same schema, meaning what it says. Others keep `parameters`, as every Gemini server takes.
+  if (hasOpenShape(parameters, true)) declaration.parametersJsonSchema = parameters;
+  else declaration.parameters = parameters;
   return declaration;
+}
+
+/** Whether a schema holds, at any depth below the top, an object without properties or an array without items. */
+function hasOpenShape(schema: unknown, isTop = false): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  const node = schema as { type?: unknown; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[] };
+  if (!isTop && node.type === "object" && Object.keys(node.properties ?? {}).length === 0) return true;
+  if (node.type === "array" && !node.items) return true;
+  return (
+    Object.values(node.properties ?? {}).some((child) => hasOpenShape(child)) ||
+    hasOpenShape(node.items) ||
+    (node.anyOf ?? []).some((branch) => hasOpenShape(branch))
+  );
 }
 
 /**
