@@ -8,6 +8,7 @@ import type { AssistantMessage, Message } from "../../src/core/messages.ts";
 import type { ModelRequest } from "../../src/core/provider.ts";
 import { createProvider } from "../../src/providers/create-provider.ts";
 import type { ProviderSettings } from "../../src/providers/index.ts";
+import { fitName } from "../../src/providers/tool-limits.ts";
 import { PERSONAS, type PersonaName } from "../support/fake-llm/personas.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
 import { fakeServerPerTest } from "../support/helpers.ts";
@@ -140,4 +141,24 @@ test("other chat-completions models keep tool results followed directly by the u
     fake.requests[0].body.messages.map((message: any) => message.role),
     ["user", "assistant", "tool", "user"],
   );
+});
+
+test("tool names stay unique after cleaning: a cleaned name another tool holds gets its own suffix, mapped back", async () => {
+  const fake = await strict("anthropic");
+  const spec = (name: string) => ({ name, description: name, parameters: { type: "object", properties: {} } });
+  const cleaned = fitName("notes.get", { pattern: /^[a-zA-Z0-9_-]+$/, maxLength: 64 });
+  const long = "x".repeat(70);
+  const tools = [spec("notes.get"), spec(cleaned), spec(`${long}a`), spec(`${long}b`)];
+  const provider = await createProvider(
+    settings(fake, { name: "anthropic", api: "anthropic", model: "claude-sonnet-4-5" }),
+  );
+  for await (const _event of provider.stream(
+    { system: "", messages: [ask("hi")], tools },
+    AbortSignal.timeout(60_000),
+  ));
+  assert.deepEqual(fake.errors, []);
+  const names = fake.requests[0].body.tools.map((tool: any) => tool.name);
+  assert.equal(new Set(names).size, 4);
+  assert.equal(names[1], cleaned, "a name that fits is its own");
+  for (const name of names) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/);
 });

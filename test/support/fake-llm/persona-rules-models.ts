@@ -87,3 +87,14 @@ export const groqTextOnly: Rule = (body) => {
     rule: "text only on Groq's text models",
   };
 };
+
+/** Tool names unique in a request (Anthropic: "tools: Tool names must be unique.", https://docs.claude.com/en/api/messages tools). */
+export const uniqueToolNames: Rule = (body) => {
+  const names = (body?.tools ?? []).map((tool: any) => tool.name ?? tool.function?.name).filter(Boolean);
+  if (new Set(names).size === names.length) return undefined;
+  return {
+    status: 400,
+    body: { type: "error", error: { type: "invalid_request_error", message: "tools: Tool names must be unique." } },
+    rule: "unique tool names",
+  };
+};

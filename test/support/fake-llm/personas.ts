@@ -61,6 +61,7 @@ export const PERSONAS = {
         messages.anthropicSignatures,
         messages.anthropicThinkingTurn,
         models.anthropicThinkingModels,
+        models.uniqueToolNames,
       ],
       (reply, signature) => ({
         ...reply,
