@@ -8,7 +8,9 @@ import type { AssistantMessage, Message } from "../../src/core/messages.ts";
 import type { ModelRequest } from "../../src/core/provider.ts";
 import { createProvider } from "../../src/providers/create-provider.ts";
 import type { ProviderSettings } from "../../src/providers/index.ts";
+import { forTarget, sourceOf } from "../../src/providers/replay.ts";
 import { fitName } from "../../src/providers/tool-limits.ts";
+import { rulesFor } from "../../src/providers/wire-rules.ts";
 import { PERSONAS, type PersonaName } from "../support/fake-llm/personas.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
 import { fakeServerPerTest } from "../support/helpers.ts";
@@ -161,4 +163,25 @@ test("tool names stay unique after cleaning: a cleaned name another tool holds g
   assert.equal(new Set(names).size, 4);
   assert.equal(names[1], cleaned, "a name that fits is its own");
   for (const name of names) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/);
+});
+
+test("a server's own long tool-call ids go back as it minted them; to another target they are mapped", () => {
+  const id = `chatcmpl-tool-${"a".repeat(32)}`; // vLLM-style, 46 characters
+  const target = { api: "openai" as const, name: "vllm", model: "qwen3", baseUrl: "http://10.0.0.5:8000/v1" };
+  const reply: AssistantMessage = {
+    role: "assistant",
+    content: [{ type: "tool_call", id, name: "bash", arguments: "{}" }],
+    stopReason: "tool_use",
+    source: sourceOf(target),
+  };
+  const result: Message = { role: "tool", toolCallId: id, toolName: "bash", content: "x", isError: false };
+  const rules = rulesFor(target);
+  const own = forTarget([ask("go"), reply, result], target, rules);
+  assert.equal((own[1] as AssistantMessage).content[0].type === "tool_call" && (own[1] as any).content[0].id, id);
+  assert.equal((own[2] as any).toolCallId, id);
+  const openai = { ...target, name: "openai", baseUrl: "https://api.openai.com/v1" };
+  const other = forTarget([ask("go"), reply, result], openai, rulesFor(openai));
+  const mapped = (other[1] as any).content[0].id;
+  assert.ok(mapped.length <= 40 && mapped !== id);
+  assert.equal((other[2] as any).toolCallId, mapped);
 });
