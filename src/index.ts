@@ -27,10 +27,11 @@ export {
   toToolSpec,
   type WrapCommand,
 } from "./core/tool.ts";
+export type { Prices } from "./providers/catalogue/model-entry.ts";
 export { resolveContextWindow } from "./providers/context-window.ts";
 export { createProvider } from "./providers/create-provider.ts";
 export type { ApiKind, ProviderSettings } from "./providers/index.ts";
-export { costOf, formatUsageAndCost, lookupPrices, type Prices } from "./providers/pricing.ts";
+export { costOf, formatUsageAndCost, lookupPrices } from "./providers/pricing.ts";
 export {
   ServeClient,
   ServeClientError,

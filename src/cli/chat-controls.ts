@@ -7,7 +7,7 @@ import type { ToolCallPart } from "../core/messages.ts";
 import { type PromptCommand, promptForLine } from "../prompts/custom-commands.ts";
 import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
 import { howToAddModel } from "../providers/local/local-download.ts";
-import { KNOWN_MODELS } from "../providers/model-info.ts";
+import { presetModels } from "../providers/model-catalogue.ts";
 import { formatSpent, sessionPrices } from "../providers/pricing.ts";
 import { describeThinking, parseThinking } from "../providers/thinking-levels.ts";
 import { apiRecord } from "../providers/wire-apis.ts";
@@ -120,7 +120,7 @@ export class SessionChatControls implements ChatControls {
     } catch (error) {
       if (!(error instanceof ModelListError)) throw error;
       // The endpoint cannot say (no list endpoint, down, refused): the models harness knows, marked as such.
-      const known = KNOWN_MODELS[settings.name] ?? [];
+      const known = presetModels(settings.name);
       return [
         using,
         `cannot list ${settings.name}'s models: ${error.message}`,

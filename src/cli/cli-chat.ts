@@ -100,7 +100,7 @@ function statusSources(session: Session): StatusLineSources {
     contextWindow: (model) =>
       session.contextWindow ??
       (isConfigured(model) ? session.settings.contextWindow : undefined) ??
-      lookupContextWindow(model) ??
+      lookupContextWindow(model, { provider: session.settings.name, configured: session.settings.modelEntries }) ??
       DEFAULT_CONTEXT_WINDOW,
     formatCost: (spent) => {
       const priced = costOfSpent(spent, sessionPrices(session.settings));

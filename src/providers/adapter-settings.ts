@@ -2,7 +2,7 @@
 // record that loads the adapter (wire-apis.ts) already knows. Types only, and a leaf of the
 // providers: the adapters import it, not index.ts, whose `api` names every API by the record.
 import type { CallLimits } from "./call-limits.ts";
-import type { Prices } from "./pricing.ts";
+import type { ModelEntry, Prices } from "./catalogue/model-entry.ts";
 import type { ThinkingLevel } from "./thinking-levels.ts";
 
 export interface AdapterSettings extends CallLimits {
@@ -31,8 +31,10 @@ export interface AdapterSettings extends CallLimits {
   contextWindow?: number;
   /** Configured output cap (config.json); `--max-tokens` wins. */
   maxTokens?: number;
-  /** Configured prices (config.json); the built-in table is the fallback. */
+  /** Configured prices (config.json); the catalogue is the fallback. */
   prices?: Prices;
+  /** config.json's `models`: catalogue entries that come before the built-in ones (model-catalogue.ts). */
+  modelEntries?: readonly ModelEntry[];
   /** Anthropic's server-side web search, on with at most this many searches per request (config.json `webSearch`). */
   webSearch?: { maxUses: number };
   /**

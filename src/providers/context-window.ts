@@ -1,6 +1,7 @@
 // How many tokens the model's context holds. Compaction asks this; nothing at start-up does.
 
 import { deadline } from "../shared/helpers.ts";
+import type { ModelEntry } from "./catalogue/model-entry.ts";
 import type { ProviderSettings } from "./index.ts";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "./model-info.ts";
 import { sendRequest } from "./post-json.ts";
@@ -25,7 +26,10 @@ export function liveContextWindow(
   settings: ProviderSettings,
   answer: Promise<number> = resolveContextWindow(settings),
 ): { context: { window: number }; known: Promise<void> } {
-  const context = { window: settings.contextWindow ?? lookupContextWindow(settings.model) ?? DEFAULT_CONTEXT_WINDOW };
+  const context = {
+    window:
+      settings.contextWindow ?? lookupContextWindow(settings.model, catalogueOf(settings)) ?? DEFAULT_CONTEXT_WINDOW,
+  };
   const known = answer.then((window) => {
     context.window = window;
   });
@@ -42,7 +46,12 @@ export function liveContextWindow(
 export async function resolveContextWindow(settings: ProviderSettings): Promise<number> {
   if (settings.contextWindow) return settings.contextWindow;
   const reported = await askServerOnce(settings);
-  return reported ?? lookupContextWindow(settings.model) ?? DEFAULT_CONTEXT_WINDOW;
+  return reported ?? lookupContextWindow(settings.model, catalogueOf(settings)) ?? DEFAULT_CONTEXT_WINDOW;
+}
+
+/** Where the catalogue looks for this provider's models: its preset's entries and config.json's. */
+function catalogueOf(settings: ProviderSettings): { provider: string; configured?: readonly ModelEntry[] } {
+  return { provider: settings.name, configured: settings.modelEntries };
 }
 
 function askServerOnce(settings: ProviderSettings): Promise<number | undefined> | undefined {

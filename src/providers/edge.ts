@@ -5,13 +5,18 @@
 import type { ImagePart, Message } from "../core/messages.ts";
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
+import { modelFact } from "./model-catalogue.ts";
 import { forTarget, sourceOf } from "./replay.ts";
+import { bridgeToolResults } from "./role-order.ts";
 import { fitTools } from "./tool-limits.ts";
 import type { WireRules } from "./wire-apis.ts";
 import { rulesFor } from "./wire-rules.ts";
 
 export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider {
   const rules = rulesFor(settings);
+  const query = { model: settings.model, provider: settings.name, configured: settings.modelEntries };
+  const takesImages = modelFact(query, "images")?.value !== false;
+  const bridged = modelFact(query, "rules")?.value.assistantAfterTools === true;
   const source = sourceOf(settings);
   const target = `${settings.name} (${settings.model})`;
   const told = new Set<string>();
@@ -25,8 +30,8 @@ export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider
     model: inner.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const tools = fitTools(request.tools, rules, target);
-      const messages = withWireNames(forTarget(request.messages, settings, rules), tools.renamed);
-      const images = fitImages(messages, rules, target);
+      const converted = withWireNames(forTarget(request.messages, settings, rules), tools.renamed);
+      const images = fitImages(bridged ? bridgeToolResults(converted) : converted, rules, target, takesImages);
       for (const line of [...tools.notices, ...images.notices]) tell(line);
       const own = (name: string | undefined) => (name === undefined ? name : (tools.renamed.get(name) ?? name));
       for await (const event of inner.stream({ ...request, messages: images.messages, tools: tools.tools }, signal)) {
@@ -56,14 +61,25 @@ function withWireNames(messages: Message[], renamed: Map<string, string>): Messa
   });
 }
 
-/** Images over the target's size limit become a line of text saying so, in the message and once on stderr. */
-function fitImages(messages: Message[], rules: WireRules, target: string): { messages: Message[]; notices: string[] } {
+/**
+ * Images the target cannot take become a line of text saying so, in the message and once on
+ * stderr: all of them for a model the catalogue says reads none, else those over its size limit.
+ */
+function fitImages(
+  messages: Message[],
+  rules: WireRules,
+  target: string,
+  takesImages: boolean,
+): { messages: Message[]; notices: string[] } {
   const limit = rules.maxImageBytes;
-  if (limit === undefined) return { messages, notices: [] };
+  if (limit === undefined && takesImages) return { messages, notices: [] };
   const notices: string[] = [];
-  const tooLarge = (part: ImagePart) => Math.floor((part.data.length * 3) / 4) > limit;
+  const bytes = (part: ImagePart) => Math.floor((part.data.length * 3) / 4);
+  const tooLarge = (part: ImagePart) => !takesImages || (limit !== undefined && bytes(part) > limit);
   const note = (part: ImagePart) => {
-    const line = `an image of ${megabytes(Math.floor((part.data.length * 3) / 4))} is left out: ${target} takes at most ${megabytes(limit)} per image`;
+    const line = takesImages
+      ? `an image of ${megabytes(bytes(part))} is left out: ${target} takes at most ${megabytes(limit ?? 0)} per image`
+      : `an image is left out: ${target} reads no images`;
     notices.push(line);
     return `[${line}]`;
   };

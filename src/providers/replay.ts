@@ -50,6 +50,16 @@ export function isOwnReply(message: AssistantMessage, target: ReplySource): bool
 export function forTarget(messages: readonly Message[], target: ReplayTarget, rules: WireRules): Message[] {
   const source = sourceOf(target);
   const out: Message[] = [];
+  // Ids the target minted itself go back as they came (a vLLM server's 46-character ids are its
+  // own, whatever OpenAI's 40-character rule says), and so do their results' ids.
+  const ownIds = new Set(
+    messages.flatMap((message) =>
+      // Only a reply that says its source: one recorded before may have come from another host.
+      message.role === "assistant" && message.source && isOwnReply(message, source)
+        ? message.content.flatMap((part) => (part.type === "tool_call" ? [part.id] : []))
+        : [],
+    ),
+  );
   for (const message of messages) {
     switch (message.role) {
       case "user": {
@@ -58,12 +68,16 @@ export function forTarget(messages: readonly Message[], target: ReplayTarget, ru
         break;
       }
       case "assistant": {
-        const converted = isOwnReply(message, source) ? ownReply(message, rules) : foreignReply(message, rules);
+        const converted = isOwnReply(message, source) ? ownReply(message, rules, ownIds) : foreignReply(message, rules);
         if (converted.content.length > 0 || converted.providerData) out.push(converted);
         break;
       }
       case "tool":
-        out.push({ ...message, toolCallId: mapId(message.toolCallId, rules.toolCallId) });
+        out.push(
+          ownIds.has(message.toolCallId)
+            ? message
+            : { ...message, toolCallId: mapId(message.toolCallId, rules.toolCallId) },
+        );
         break;
     }
   }
@@ -74,10 +88,10 @@ function sameModel(replied: string, asked: string): boolean {
   return replied.startsWith(asked) || asked.startsWith(replied);
 }
 
-function ownReply(message: AssistantMessage, rules: WireRules): AssistantMessage {
+function ownReply(message: AssistantMessage, rules: WireRules, ownIds: Set<string>): AssistantMessage {
   const content = message.content.flatMap((part): AssistantMessage["content"] => {
     if (part.type === "text") return part.text.trim() ? [part] : [];
-    if (part.type === "tool_call") return [{ ...part, id: mapId(part.id, rules.toolCallId) }];
+    if (part.type === "tool_call" && !ownIds.has(part.id)) return [{ ...part, id: mapId(part.id, rules.toolCallId) }];
     return [part];
   });
   return { ...message, content };

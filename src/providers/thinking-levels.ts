@@ -2,7 +2,9 @@
 // for a wire API is, and the pieces the APIs' plans share. Each API's plan lives in its own request
 // file and is named by its record (wire-apis.ts); thinking.ts picks the plan by the settings' API.
 // Pure: a level the target cannot take is left out, and the notice says so once, instead of
-// sending it blind.
+// sending it blind. What each model takes is the catalogue's (model-catalogue.ts).
+import type { ModelEntry, ThinkingSpec } from "./catalogue/model-entry.ts";
+import { modelFact } from "./model-catalogue.ts";
 
 /** The words `--thinking` takes; a number is a token budget. */
 export const THINKING_WORDS = ["off", "low", "medium", "high"] as const;
@@ -24,6 +26,8 @@ export interface PlanTarget {
   /** The configured output cap; Anthropic's budget must stay under the one requests carry. */
   maxTokens?: number;
   thinking?: ThinkingLevel;
+  /** config.json's catalogue entries, which may say what the model takes. */
+  modelEntries?: readonly ModelEntry[];
 }
 
 /** One API's mapping of a level onto its request fields. */
@@ -55,26 +59,56 @@ export function leftOut(target: PlanTarget, level: ThinkingLevel, why: string): 
   };
 }
 
+/** The catalogue's word on the target's thinking (config.json's entries and the provider's first), if any. */
+export function thinkingSpec(target: PlanTarget): ThinkingSpec | false | undefined {
+  return modelFact({ model: target.model, provider: target.name, configured: target.modelEntries }, "thinking")?.value;
+}
+
+/** The scale efforts lie on, least first. */
+const EFFORT_SCALE = ["none", "minimal", "low", "medium", "high", "xhigh"];
+
+/** The word of `efforts` nearest `level` on the scale (a tie goes up): what a model that takes fewer is sent. */
+function nearestEffort(efforts: readonly string[], level: string): string {
+  const at = (word: string) => EFFORT_SCALE.indexOf(word);
+  return [...efforts].sort((a, b) => Math.abs(at(a) - at(level)) - Math.abs(at(b) - at(level)) || at(b) - at(a))[0];
+}
+
+/** A level as a model with a list of words takes it: the word itself, else the nearest, said once. */
+export function effortFor(
+  target: PlanTarget,
+  efforts: readonly string[] | undefined,
+  level: Exclude<ThinkingLevel, number | "off">,
+): { effort: string; notice?: string } {
+  if (!efforts || efforts.includes(level)) return { effort: level };
+  const effort = nearestEffort(efforts, level);
+  return {
+    effort,
+    notice: `--thinking ${level} is sent as ${effort} for ${target.name} · ${target.model}: it takes ${efforts.join(", ")}`,
+  };
+}
+
 /**
  * OpenAI's reasoning effort for a model, in the fields `fieldsFor` builds: one scale that its chat
- * completions and Responses APIs share. gpt-5.1 and later turn reasoning off with `none`, gpt-5
- * goes down to `minimal`, o-series models and gpt-oss no lower than `low`; other GPT models do
- * not reason. A budget has no OpenAI form.
+ * completions and Responses APIs share. What each model takes, and what `off` is for it, is the
+ * catalogue's (catalogue/openai-models.ts); a model it does not know is sent the level as asked,
+ * and `off` is left out. A budget has no OpenAI form.
  */
 export function openaiEffortPlan(
   target: PlanTarget,
   level: ThinkingLevel,
   fieldsFor: (effort: string) => Record<string, unknown>,
 ): ThinkingPlan {
-  const model = target.model.replace(/^openai\//, "");
-  const isReasoning = /^(o\d|gpt-5|gpt-oss|codex)/.test(model) && !/chat/.test(model);
-  if (!isReasoning && isOpenAIModel(model)) return leftOut(target, level, `${target.model} does not reason`);
+  const spec = thinkingSpec(target);
+  if (spec === false) return leftOut(target, level, `${target.model} does not reason`);
   if (typeof level === "number")
     return leftOut(target, level, "OpenAI takes an effort (low, medium, high), not a token budget");
-  if (level !== "off") return { fields: fieldsFor(level) };
-  if (/^gpt-5\.\d/.test(model)) return { fields: fieldsFor("none") };
-  if (/^gpt-5/.test(model)) return { fields: fieldsFor("minimal") };
-  return leftOut(target, level, `${target.model} cannot turn its reasoning off (low is the least)`);
+  if (level !== "off") {
+    const { effort, notice } = effortFor(target, spec?.efforts, level);
+    return { fields: fieldsFor(effort), ...(notice ? { notice } : {}) };
+  }
+  if (typeof spec?.off === "string") return { fields: fieldsFor(spec.off) };
+  const least = spec?.efforts?.[0] ?? "low";
+  return leftOut(target, level, `${target.model} cannot turn its reasoning off (${least} is the least)`);
 }
 
 /** A model of OpenAI's, by its id (with or without a router's `openai/` prefix). */

@@ -29,8 +29,15 @@ export function fitTools(tools: readonly ToolSpec[], rules: WireRules, target: s
       `${target} takes at most ${rules.maxTools} tools; ${left.length} left out of the request: ${shortList(left)} (disable an MCP server's tools to choose others)`,
     );
   }
+  // Names stay unique after cleaning ("tools: Tool names must be unique."): a cleaned name that
+  // another tool already holds (`notes.get` beside a tool named as its cleaned form) gets a suffix
+  // derived from its own name, so it is the same in every request and maps back.
+  const used = new Set(kept.map((tool) => tool.name).filter((name) => fitName(name, rules.toolName) === name));
   const fitted = kept.map((tool) => {
-    const name = fitName(tool.name, rules.toolName);
+    let name = fitName(tool.name, rules.toolName);
+    if (name !== tool.name && used.has(name))
+      name = fitName(`${tool.name}\u0000`, { ...rules.toolName, pattern: /^$/ });
+    used.add(name);
     if (name === tool.name) return tool;
     renamed.set(name, tool.name);
     return { ...tool, name };

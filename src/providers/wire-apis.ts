@@ -14,7 +14,6 @@ import type { AdapterSettings } from "./adapter-settings.ts";
 import { anthropicBudgetProblem, anthropicHeaders, anthropicThinking } from "./anthropic/anthropic-request.ts";
 import { ANTHROPIC_API } from "./anthropic/anthropic-stream.ts";
 import { GEMINI_API, geminiHeaders, geminiThinking } from "./gemini/gemini-request.ts";
-import { ANTHROPIC_MODEL_ALIASES, GEMINI_MODEL_ALIASES, type ModelAlias } from "./model-aliases.ts";
 import { CHAT_API, chatThinking } from "./openai-chat/openai-chat-request.ts";
 import { RESPONSES_API, responsesThinking } from "./openai-responses/openai-responses-request.ts";
 import { openAIHeaders } from "./request-headers.ts";
@@ -64,8 +63,6 @@ export interface ApiRecord {
   budgetProblem?(budget: number, model: string, maxTokens?: number): string | undefined;
   /** It runs config.json's `webSearch` on the server. */
   takesWebSearch?: true;
-  /** Short model names its vendor's own tools take (`sonnet`), resolved before the first call (model-aliases.ts). */
-  aliases?: Readonly<Record<string, ModelAlias>>;
   /**
    * The API can keep the conversation on its side (Anthropic's message threads), so a request
    * sends only what is new: on by default at `vendorHost` for the `models` that support it
@@ -140,7 +137,6 @@ export const WIRE_APIS = {
     },
     budgetProblem: anthropicBudgetProblem,
     takesWebSearch: true,
-    aliases: ANTHROPIC_MODEL_ALIASES,
     // Message threads (beta message-threads-2026-08-12): Claude 4 models and later, per issue 53.
     serverState: {
       vendorHost: "api.anthropic.com",
@@ -164,7 +160,6 @@ export const WIRE_APIS = {
       toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, maxLength: 64 },
       maxImageBytes: 20 * 1024 * 1024,
     },
-    aliases: GEMINI_MODEL_ALIASES,
   },
 } as const satisfies Record<string, WireApiRecord>;
 

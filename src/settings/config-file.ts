@@ -6,6 +6,7 @@
 // API and URL) is checked by wiring/config-file.ts.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import type { ModelEntry } from "../providers/catalogue/model-entry.ts";
 import { MIN_CONTEXT_WINDOW } from "../providers/model-info.ts";
 import { THINKING_WORDS } from "../providers/thinking-levels.ts";
 import { type ApiKind, CONFIG_API_WORDS, kindOfConfigWord, quotedWireApiNames } from "../providers/wire-apis.ts";
@@ -41,6 +42,40 @@ const ModelEntrySchema = z.strictObject({
   maxTokens: tokenCount.optional(),
   prices: PricesSchema.optional(),
 });
+
+/**
+ * A model catalogue entry of the user's (top-level `models`): what it states wins over the built-in
+ * entries for that model id and its snapshots, on every provider (model-catalogue.ts). `thinking`:
+ * false for none, else the efforts it takes (none: a budget) and what `off` is sent as (null: it
+ * cannot stop thinking).
+ */
+const CatalogueEntrySchema = z.strictObject({
+  contextWindow: contextWindow.optional(),
+  maxOutput: tokenCount.optional(),
+  images: z.boolean().optional(),
+  prices: PricesSchema.optional(),
+  thinking: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        efforts: z.array(z.string().min(1)).min(1).optional(),
+        off: z.union([z.string().min(1), z.number().int().nonnegative(), z.null()]),
+      }),
+    ])
+    .optional(),
+  /** A user message may not follow tool results directly (Mistral's rule). */
+  assistantAfterTools: z.literal(true).optional(),
+});
+
+/** config.json's `models` as catalogue entries, in the order written. */
+export function configuredModels(config: HarnessConfig): ModelEntry[] {
+  return Object.entries(config.models ?? {}).map(([id, { assistantAfterTools, ...facts }]) => ({
+    id,
+    ...facts,
+    ...(assistantAfterTools ? { rules: { assistantAfterTools } } : {}),
+    source: "config.json",
+  }));
+}
 
 /**
  * A provider: a custom one (any name; `api` and `baseUrl` required) or a built-in one whose
@@ -111,6 +146,8 @@ const ConfigSchema = z.strictObject({
   maxSubagentDepth: z.number().int().nonnegative().max(5).optional(),
   /** Models to go on with when a call fails for overload, rate limit, quota or an outage: `[provider:]model` (`--fallback-model`). */
   fallbackModels: z.array(z.string().min(1), { error: 'expected a list of "[provider:]model" strings' }).optional(),
+  /** Model catalogue entries of the user's, by model id (model-catalogue.ts). */
+  models: z.record(z.string().min(1), CatalogueEntrySchema).optional(),
   providers: z
     .record(z.string(), ProviderEntrySchema, { error: "expected an object of provider name → settings" })
     .optional(),

@@ -3,8 +3,9 @@
 import { join } from "node:path";
 import type { CallLimits } from "../providers/call-limits.ts";
 import type { ApiKind, ProviderSettings } from "../providers/index.ts";
-import { resolveAlias } from "../providers/model-aliases.ts";
+import { resolveAlias } from "../providers/model-catalogue.ts";
 import { apiRecord } from "../providers/wire-apis.ts";
+import { configuredModels } from "../settings/config-file.ts";
 import type { HarnessConfig } from "./config-file.ts";
 import {
   ConfigError,
@@ -80,7 +81,7 @@ export function resolveProvider(
     custom?.model ??
     Object.keys(custom?.models ?? {})[0] ??
     preset?.defaultModel;
-  const model = named && !custom?.models?.[named] ? aliasOf(record.aliases, named, env, notices) : named;
+  const model = named && !custom?.models?.[named] ? aliasOf(api, named, env, notices) : named;
   if (!model)
     throw new ConfigError(
       `no model for provider "${name}": give --model, or set providers.${name}.model in config.json`,
@@ -113,6 +114,7 @@ export function resolveProvider(
       local: custom?.local,
       prices: perModel?.prices ?? custom?.prices,
     }),
+    ...(config.models ? { modelEntries: configuredModels(config) } : {}),
     ...(notices.length > 0 ? { notices } : {}),
   };
 }
@@ -138,14 +140,9 @@ function keyFrom(
   return { value: env[set[0]], variable: set[0] };
 }
 
-/** The id an alias stands for (model-aliases.ts), said once; other names are ids already. */
-function aliasOf(
-  aliases: Parameters<typeof resolveAlias>[0],
-  model: string,
-  env: NodeJS.ProcessEnv,
-  notices: string[],
-): string {
-  const resolved = resolveAlias(aliases, model, env);
+/** The id an alias stands for on the API (the catalogue's), said once; other names are ids already. */
+function aliasOf(api: ApiKind, model: string, env: NodeJS.ProcessEnv, notices: string[]): string {
+  const resolved = resolveAlias(api, model, env);
   if (!resolved) return model;
   notices.push(`model "${model}" is ${resolved.id}${resolved.variable ? ` (from ${resolved.variable})` : ""}`);
   return resolved.id;

@@ -98,7 +98,7 @@ test("--thinking maps to thinkingLevel on Gemini 3 and thinkingBudget on 2.5; wh
   assert.deepEqual(plan("gemini-3-flash-preview", "off").fields, {
     thinkingConfig: { thinkingLevel: "minimal", includeThoughts: true },
   });
-  assert.match(plan("gemini-3-pro-preview", "off").notice ?? "", /Gemini 3 Pro always thinks/);
+  assert.match(plan("gemini-3-pro-preview", "off").notice ?? "", /gemini-3-pro-preview always thinks/);
   assert.deepEqual(plan("gemini-2.5-flash", "medium").fields, {
     thinkingConfig: { thinkingBudget: 8192, includeThoughts: true },
   });

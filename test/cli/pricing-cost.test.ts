@@ -148,6 +148,29 @@ test("prices in config.json override the table (OpenAI cached tokens at the cach
   assert.equal(done.cost, 1.9);
 });
 
+test("config.json's models are catalogue entries: a run prices by them, and harness models --known shows them first, with their source", async () => {
+  const fake = await serve([{ reply: { text: "ok", usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } } }]);
+  const env = cleanEnv();
+  writeFileSync(
+    join(env.HARNESS_HOME as string, "config.json"),
+    JSON.stringify({ models: { "fake-model": { prices: { input: 3, output: 4 }, images: false } } }),
+  );
+  const run = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"], { env });
+  assert.equal(JSON.parse(run.stdout).cost, 3);
+  const known = await runCli(["models", "--known"], { env });
+  assert.equal(known.code, 0, known.stderr);
+  const lines = known.stdout.trimEnd().split("\n");
+  assert.equal(lines[0], "fake-model  text only  $3/$4 per M  (config.json)");
+  assert.ok(lines.some((line) => /^claude-sonnet-4-5 {2}api anthropic {2}window 200k .*alias sonnet/.test(line)));
+  const one = await runCli(["models", "--known", "--model", "claude-3-5-haiku-20241022"], { env });
+  assert.deepEqual(one.stdout.split("\n").slice(0, 4), [
+    "claude-3-5-haiku-20241022:",
+    "  window 200k  (claude-*: https://docs.claude.com/en/docs/about-claude/models/overview)",
+    "  output 8.2k  (claude-3-5-haiku: https://docs.claude.com/en/docs/about-claude/models/overview)",
+    "  no thinking  (claude-3-5-haiku: https://docs.claude.com/en/docs/about-claude/models/overview)",
+  ]);
+});
+
 test("an unknown model is free: no cost in JSON, no warning off a terminal, one warning on one", {
   skip: needs("script"),
 }, async () => {

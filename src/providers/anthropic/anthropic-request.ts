@@ -2,9 +2,10 @@
 import { type AssistantMessage, assertNever, type ImagePart, type Message } from "../../core/messages.ts";
 import type { ModelRequest } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
+import { modelFact } from "../model-catalogue.ts";
 import { portableSchema } from "../portable-schema.ts";
 import { jsonHeaders } from "../request-headers.ts";
-import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "../thinking-levels.ts";
+import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan, thinkingSpec } from "../thinking-levels.ts";
 import { ANTHROPIC_API, parseInput } from "./anthropic-stream.ts";
 
 /** One content block as the Messages API takes it. */
@@ -17,14 +18,10 @@ export interface WireMessage {
 }
 
 /**
- * Output caps by model, first match wins; `request.maxTokens` overrides. Claude 3.7 and 4.x
- * allow more than 32000, but that already fits long file writes in one reply.
+ * The output cap a request asks for when none is configured: the model's own limit (the catalogue's),
+ * at most 32000. Claude 3.7 and 4.x allow more, but that already fits long file writes in one reply.
  */
-const MAX_TOKENS_BY_MODEL: Array<[RegExp, number]> = [
-  [/claude-3-(opus|sonnet|haiku)/, 4096],
-  [/claude-3[-.]5/, 8192],
-  [/claude/, 32_000],
-];
+const HARNESS_MAX_TOKENS = 32_000;
 /** Other models behind Anthropic-compatible endpoints: a cap every such server accepts. */
 const FALLBACK_MAX_TOKENS = 8192;
 
@@ -88,7 +85,8 @@ export function serverToolsFor(settings: { webSearch?: { maxUses: number } }): W
 }
 
 export function defaultMaxTokens(model: string): number {
-  return MAX_TOKENS_BY_MODEL.find(([pattern]) => pattern.test(model))?.[1] ?? FALLBACK_MAX_TOKENS;
+  const limit = modelFact({ model }, "maxOutput")?.value;
+  return limit === undefined ? FALLBACK_MAX_TOKENS : Math.min(limit, HARNESS_MAX_TOKENS);
 }
 
 /** The Messages API version harness speaks; every Anthropic request names it. */
@@ -122,6 +120,8 @@ const ANSWER_ROOM = 1024;
 /** Anthropic's `thinking` field: a budget under max_tokens; off is no field (it thinks only when asked to). */
 export function anthropicThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
   if (level === "off") return { fields: {} };
+  // Claude 3 and 3.5 refuse the field ("'claude-3-5-sonnet-20241022' does not support thinking."): the catalogue knows which.
+  if (thinkingSpec(target) === false) return leftOut(target, level, `${target.model} does not support thinking`);
   const maxTokens = target.maxTokens ?? defaultMaxTokens(target.model);
   const budget = typeof level === "number" ? level : Math.min(ANTHROPIC_BUDGETS[level], maxTokens - ANSWER_ROOM);
   // A flag's budget was refused with exit 2 already (anthropicBudgetProblem); one typed in /thinking is told here.

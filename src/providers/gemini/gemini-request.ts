@@ -5,7 +5,14 @@ import type { ModelRequest, ToolSpec } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { portableSchema } from "../portable-schema.ts";
 import { jsonHeaders } from "../request-headers.ts";
-import { leftOut, type PlanTarget, type ThinkingLevel, type ThinkingPlan } from "../thinking-levels.ts";
+import {
+  effortFor,
+  leftOut,
+  type PlanTarget,
+  type ThinkingLevel,
+  type ThinkingPlan,
+  thinkingSpec,
+} from "../thinking-levels.ts";
 
 /** One part of a Content (text, inlineData, functionCall, functionResponse), as the API takes it. */
 export type WirePart = Record<string, unknown>;
@@ -40,26 +47,27 @@ const GEMINI_BUDGETS = { low: 1024, medium: 8192, high: 24_576 } as const;
 
 /**
  * Gemini's `thinkingConfig` (generationConfig), with the thoughts' summaries asked for so they
- * can be shown. Gemini 3 takes a `thinkingLevel` (Pro: low or high; Flash also minimal and
- * medium) and cannot stop thinking; 2.5 takes a budget, 0 turns Flash's off, Pro's cannot be.
+ * can be shown. What each model takes is the catalogue's (catalogue/gemini-models.ts): Gemini 3 a
+ * `thinkingLevel` of its own words, 2.5 a budget; `off` is the word or budget that stops it, or
+ * left out where the model always thinks. A model the catalogue does not know takes a budget.
  * https://ai.google.dev/gemini-api/docs/thinking#thinking-levels
  */
 export function geminiThinking(target: PlanTarget, level: ThinkingLevel): ThinkingPlan {
   const config = (fields: Record<string, unknown>) => ({
     fields: { thinkingConfig: { ...fields, includeThoughts: true } },
   });
+  const spec = thinkingSpec(target);
+  if (spec === false) return leftOut(target, level, `${target.model} does not think`);
   if (typeof level === "number") return config({ thinkingBudget: level });
-  if (/gemini-3/.test(target.model)) {
-    const isFlash = /flash/.test(target.model);
-    if (level === "off")
-      return isFlash ? config({ thinkingLevel: "minimal" }) : leftOut(target, level, "Gemini 3 Pro always thinks");
-    return config({ thinkingLevel: level === "medium" && !isFlash ? "high" : level });
+  if (level === "off") {
+    if (spec?.off === null || spec?.off === undefined) return leftOut(target, level, `${target.model} always thinks`);
+    return typeof spec.off === "number"
+      ? { fields: { thinkingConfig: { thinkingBudget: spec.off } } }
+      : config({ thinkingLevel: spec.off });
   }
-  if (level === "off")
-    return /pro/.test(target.model)
-      ? leftOut(target, level, "Gemini 2.5 Pro always thinks")
-      : { fields: { thinkingConfig: { thinkingBudget: 0 } } };
-  return config({ thinkingBudget: GEMINI_BUDGETS[level] });
+  if (!spec?.efforts) return config({ thinkingBudget: GEMINI_BUDGETS[level] });
+  const { effort, notice } = effortFor(target, spec.efforts, level);
+  return { ...config({ thinkingLevel: effort }), ...(notice ? { notice } : {}) };
 }
 
 /**
@@ -85,8 +93,28 @@ export function toDeclaration(tool: ToolSpec): WirePart {
   const parameters = portableSchema(tool.parameters);
   const properties = parameters.properties as Record<string, unknown> | undefined;
   const declaration: WirePart = { name: tool.name, description: tool.description };
-  if (properties && Object.keys(properties).length > 0) declaration.parameters = parameters;
+  if (!properties || Object.keys(properties).length === 0) return declaration;
+  // Gemini's Schema has no free-form object and no untyped array ("should be non-empty for OBJECT
+  // type", "items: missing field"), which MCP servers' schemas often hold at some depth. Such a
+  // tool's schema goes as `parametersJsonSchema`, the field that takes JSON Schema and is
+  // "mutually exclusive with parameters" (https://ai.google.dev/api/caching#FunctionDeclaration):
+  // the same schema, meaning what it says. Others keep `parameters`, as every Gemini server takes.
+  if (hasOpenShape(parameters, true)) declaration.parametersJsonSchema = parameters;
+  else declaration.parameters = parameters;
   return declaration;
+}
+
+/** Whether a schema holds, at any depth below the top, an object without properties or an array without items. */
+function hasOpenShape(schema: unknown, isTop = false): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  const node = schema as { type?: unknown; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[] };
+  if (!isTop && node.type === "object" && Object.keys(node.properties ?? {}).length === 0) return true;
+  if (node.type === "array" && !node.items) return true;
+  return (
+    Object.values(node.properties ?? {}).some((child) => hasOpenShape(child)) ||
+    hasOpenShape(node.items) ||
+    (node.anyOf ?? []).some((branch) => hasOpenShape(branch))
+  );
 }
 
 /**

@@ -98,41 +98,60 @@ const GEMINI_SCHEMA_KEYS = new Set([
   "maximum",
 ]);
 
-/** Declarations in Gemini's Schema subset, an OBJECT never without properties (https://ai.google.dev/api/caching#Schema). */
+/**
+ * Declarations in Gemini's Schema subset (https://ai.google.dev/api/caching#Schema), at every depth:
+ * an OBJECT never without properties ("should be non-empty for OBJECT type"), an ARRAY never without
+ * items ("items: missing field", issue 41; the same text behind OpenRouter: "* properties[ops].items:
+ * missing field."). `parametersJsonSchema`, the alternative field that takes JSON Schema
+ * (https://ai.google.dev/api/caching#FunctionDeclaration, "mutually exclusive with parameters"), has
+ * no such limits.
+ */
 export const geminiDeclarations: Rule = (body) => {
   const declarations = (body?.tools ?? []).flatMap((tool: any) => tool.functionDeclarations ?? []);
+  const refuse = (message: string, rule: string) => ({
+    status: 400,
+    body: { error: { code: 400, message, status: "INVALID_ARGUMENT" } },
+    rule,
+  });
   for (const [index, declaration] of declarations.entries()) {
+    if (declaration.parameters && declaration.parametersJsonSchema)
+      return refuse(
+        `* GenerateContentRequest.tools[0].function_declarations[${index}]: parameters and parameters_json_schema are mutually exclusive\n`,
+        "parameters or parametersJsonSchema, not both",
+      );
     const at = `tools[0].function_declarations[${index}].parameters`;
     const parameters = declaration.parameters;
     if (!parameters) continue;
-    if (parameters.type === "object" && Object.keys(parameters.properties ?? {}).length === 0)
-      return {
-        status: 400,
-        body: {
-          error: {
-            code: 400,
-            message: `* GenerateContentRequest.${at}.properties: should be non-empty for OBJECT type\n`,
-            status: "INVALID_ARGUMENT",
-          },
-        },
-        rule: "no OBJECT without properties",
-      };
+    const shape = findShapeProblem(parameters, at);
+    if (shape) return refuse(`* GenerateContentRequest.${shape}\n`, `Gemini's Schema shapes (${shape})`);
     const unknown = findUnknownKey(parameters);
     if (unknown)
-      return {
-        status: 400,
-        body: {
-          error: {
-            code: 400,
-            message: `Invalid JSON payload received. Unknown name "${unknown}" at '${at}': Cannot find field.`,
-            status: "INVALID_ARGUMENT",
-          },
-        },
-        rule: `schema keys in Gemini's subset (${unknown})`,
-      };
+      return refuse(
+        `Invalid JSON payload received. Unknown name "${unknown}" at '${at}': Cannot find field.`,
+        `schema keys in Gemini's subset (${unknown})`,
+      );
   }
   return undefined;
 };
+
+/** The first OBJECT without properties or ARRAY without items, as Gemini's error names it. */
+function findShapeProblem(schema: any, at: string): string | undefined {
+  if (!schema || typeof schema !== "object") return undefined;
+  const type = String(schema.type ?? "").toLowerCase();
+  if (type === "object" && Object.keys(schema.properties ?? {}).length === 0)
+    return `${at}.properties: should be non-empty for OBJECT type`;
+  if (type === "array" && !schema.items) return `${at}.items: missing field.`;
+  for (const [name, child] of Object.entries(schema.properties ?? {})) {
+    const found = findShapeProblem(child, `${at}.properties[${name}]`);
+    if (found) return found;
+  }
+  if (schema.items) return findShapeProblem(schema.items, `${at}.items`);
+  for (const [i, branch] of (schema.anyOf ?? []).entries()) {
+    const found = findShapeProblem(branch, `${at}.any_of[${i}]`);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 function findUnknownKey(schema: any): string | undefined {
   if (!schema || typeof schema !== "object") return undefined;

@@ -5,6 +5,7 @@
 import type { PersonaState, Refusal, Rule } from "./persona-rules.ts";
 import * as chat from "./persona-rules.ts";
 import * as messages from "./persona-rules-messages.ts";
+import * as models from "./persona-rules-models.ts";
 import type { FixedStep, RecordedRequest, ReplySpec } from "./server.ts";
 export interface Persona {
   name: string;
@@ -46,7 +47,7 @@ export const PERSONAS = {
   openai: () =>
     persona(
       "openai",
-      [chat.openaiToolCount, chat.openaiToolNames, chat.openaiIdLength, chat.responsesEncrypted],
+      [chat.openaiToolCount, chat.openaiToolNames, chat.openaiIdLength, chat.responsesEncrypted, models.openaiEfforts],
       (reply, signature) => ({
         ...reply,
         signature,
@@ -55,7 +56,13 @@ export const PERSONAS = {
   anthropic: () =>
     persona(
       "anthropic",
-      [messages.anthropicShapes, messages.anthropicSignatures, messages.anthropicThinkingTurn],
+      [
+        messages.anthropicShapes,
+        messages.anthropicSignatures,
+        messages.anthropicThinkingTurn,
+        models.anthropicThinkingModels,
+        models.uniqueToolNames,
+      ],
       (reply, signature) => ({
         ...reply,
         signature,
@@ -63,8 +70,8 @@ export const PERSONAS = {
     ),
   deepseek: () => persona("deepseek", [chat.deepseekReasoning, chat.openaiIdLength]),
   kimi: () => persona("kimi", [chat.kimiReasoning]),
-  mistral: () => persona("mistral", [chat.mistralIds, chat.mistralExtraFields]),
-  groq: () => persona("groq", [chat.groqExtraFields, chat.openaiToolNames]),
+  mistral: () => persona("mistral", [chat.mistralIds, chat.mistralExtraFields, models.mistralRoleOrder]),
+  groq: () => persona("groq", [chat.groqExtraFields, chat.openaiToolNames, models.groqTextOnly]),
   openrouter: () =>
     persona("openrouter", [chat.openrouterDetails], (reply, signature) => ({
       ...reply,
