@@ -22,6 +22,7 @@ const PERMISSION_MODES: Record<string, string> = {
   default: "ask",
   acceptEdits: "edits",
   bypassPermissions: "all",
+  plan: "plan",
 };
 
 const CLAUDE_FLAGS: Record<string, ClaudeFlag> = {
@@ -37,7 +38,7 @@ const CLAUDE_FLAGS: Record<string, ClaudeFlag> = {
       if (approve) return ["--approve", approve];
       // dontAsk (deny what no rule allows) has no harness mode; headless, harness refuses what would ask.
       return {
-        refusal: `--permission-mode ${mode}: harness takes ${Object.keys(PERMISSION_MODES).join(", ")} (its --approve ask, edits, all)`,
+        refusal: `--permission-mode ${mode}: harness takes ${Object.keys(PERMISSION_MODES).join(", ")} (its --approve ask, edits, all, plan)`,
       };
     },
   },

@@ -10,7 +10,7 @@
 // later points HEAD at `main` gains nothing (the refs of `main` stay read-only). A linked worktree
 // that is not on a `harness/` branch (one the user made) gets none of this: its git metadata stays
 // read-only, as before.
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync, readFileSync, type Stats } from "node:fs";
 import path from "node:path";
 
 /** The branch folder harness's worktrees work on (wiring/worktree-git.ts names branches in it). */
@@ -30,8 +30,7 @@ export interface WorktreeGitMounts {
 /** The mounts for `workspace` when it is in a harness session worktree; undefined otherwise. */
 export function worktreeGitMounts(workspace: string): WorktreeGitMounts | undefined {
   let top = workspace;
-  while (!lstatSync(path.join(top, ".git"), { throwIfNoEntry: false }) && path.dirname(top) !== top)
-    top = path.dirname(top);
+  while (!entryOf(path.join(top, ".git")) && path.dirname(top) !== top) top = path.dirname(top);
   return mountsFor(top);
 }
 
@@ -52,9 +51,7 @@ function mountsFor(workspace: string): WorktreeGitMounts | undefined {
   const reflogs = path.join(commonDir, "logs", HARNESS_BRANCHES);
   if (isFolder(reflogs)) writable.push(reflogs);
   if (!writable.every(isFolder)) return undefined;
-  const readOnly = READ_ONLY_PARTS.map((part) => path.join(admin, part)).filter((file) =>
-    lstatSync(file, { throwIfNoEntry: false })?.isFile(),
-  );
+  const readOnly = READ_ONLY_PARTS.map((part) => path.join(admin, part)).filter((file) => entryOf(file)?.isFile());
   return { commonDir, writable, readOnly };
 }
 
@@ -71,11 +68,24 @@ export function worktreeGitArgs(mounts: WorktreeGitMounts | undefined): string[]
 }
 
 function isFolder(entry: string): boolean {
-  return lstatSync(entry, { throwIfNoEntry: false })?.isDirectory() === true;
+  return entryOf(entry)?.isDirectory() === true;
+}
+
+/**
+ * An entry's lstat, or undefined when it is missing or cannot be looked at: a folder above the
+ * workspace this user may not enter (EACCES: a test's root-owned /tmp folder run as nobody) holds
+ * no worktree of theirs.
+ */
+function entryOf(entry: string): Stats | undefined {
+  try {
+    return lstatSync(entry, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 function readSmall(file: string): string | undefined {
-  const stats = lstatSync(file, { throwIfNoEntry: false });
+  const stats = entryOf(file);
   if (!stats?.isFile() || stats.size > MAX_POINTER_BYTES) return undefined;
   try {
     return readFileSync(file, "utf8");

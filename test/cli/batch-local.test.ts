@@ -116,6 +116,7 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
       harnessVersion: JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version,
       attempt: 1,
       answer: "answer 1",
+      answeredBy: "fake-model",
       turns: 1,
       tokens: { input: 10, output: 5, cached: 0 },
       cost: 0.00002,

@@ -47,6 +47,7 @@ test("harness completion bash completes subcommands and every flag of the table 
   assert.deepEqual(bashCompletes(result.stdout, ["harness", "-p", "x", "--output"]).sort(), [
     "--output",
     "--output-format",
+    "--output-schema",
   ]);
   const offered = bashCompletes(result.stdout, ["harness", "-"]);
   for (const name of Object.keys(FLAGS)) assert.ok(offered.includes(`--${name}`), `--${name} is offered`);

@@ -42,7 +42,7 @@ test("every command reads its flags through one schema: the same value is refuse
       ["worker", "--queue", "redis://127.0.0.1:9/q", "--concurrency", "1e1"],
       "harness: --concurrency takes a whole number from 1 to 256\n",
     ],
-    [["--approve", "sometimes", "-p", "x"], "harness: --approve takes ask, edits or all\n"],
+    [["--approve", "sometimes", "-p", "x"], "harness: --approve takes ask, edits, plan or all\n"],
     [["--output", "xml", "-p", "x"], "harness: --output takes text, json or stream-json\n"],
   ];
   for (const [args, firstLine] of cases) {

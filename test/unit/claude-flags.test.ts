@@ -16,6 +16,7 @@ test("Claude Code's flags with a harness equivalent are taken under harness's na
   assert.equal(parseRunFlags(["--permission-mode", "acceptEdits", "-p", "x"]).approve, "edits");
   assert.equal(parseRunFlags(["--permission-mode=default", "-p", "x"]).approve, "ask");
   assert.equal(parseRunFlags(["--permission-mode", "bypassPermissions", "-p", "x"]).approve, "all");
+  assert.equal(parseRunFlags(["--permission-mode", "plan", "-p", "x"]).approve, "plan");
   assert.equal(parseRunFlags(["-c", "--fork-session", "-p", "x"]).fork, true);
   const file = join(tempDir(), "system.md");
   writeFileSync(file, "be brief");
