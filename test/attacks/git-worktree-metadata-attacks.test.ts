@@ -39,6 +39,9 @@ for (const [identity, worktreeConfig] of IDENTITIES.flatMap((who) => [true, fals
     const hooksConfig = `printf '[core]\\n\\thooksPath = ${hooks}\\n'`;
     const A = ".git/worktrees/linked";
     const plant = [
+      // Ordinary work first: a new worktree, and a commit in the linked one when its folder is writable.
+      `git worktree add -q inner; echo "add: $?"`,
+      `git -C ${linked} -c user.name=a -c user.email=a@b commit -q --allow-empty -m agent; echo "agent commit: $?"`,
       `mkdir -p ${hooks} && ${plantedHook(`${hooks}/pre-commit`, pwned)}`,
       `git init -q --bare evil/common && ${hooksConfig} >> evil/common/config`,
       `echo ${project}/evil/common > ${A}/commondir; echo "commondir: $?"`,
@@ -53,6 +56,8 @@ for (const [identity, worktreeConfig] of IDENTITIES.flatMap((who) => [true, fals
     const blocked = ["commondir", "gitdir", "move", "move worktrees"];
     for (const step of worktreeConfig ? [...blocked, "config.worktree", "remove"] : blocked)
       assert.match(output, new RegExp(`${step}: [1-9]`), output);
+    assert.match(output, /add: 0/, output);
+    assert.match(output, worktreeConfig ? /agent commit: [1-9]/ : /agent commit: 0/, output);
     assert.equal(readFileSync(join(admin, "commondir"), "utf8"), commondir);
     assert.equal(existsSync(join(admin, "config.worktree")), !worktreeConfig);
     assert.equal(git(linked, "rev-parse", "--git-path", "hooks").trim(), join(project, ".git/hooks"));
