@@ -12,6 +12,7 @@ import type { WrapCommand } from "../core/tool.ts";
 import { realOrSame } from "../shared/real-path.ts";
 import { findProtectedEntries, GIT_CODE_PARTS } from "./protected-entries.ts";
 import type { SandboxPolicy } from "./sandbox-policy.ts";
+import { worktreeMetadataFiles } from "./worktree-metadata-mounts.ts";
 
 /** Folders every macOS command may write besides the workspace: the temp folders and the caches of per-user temp space. */
 const MACOS_WRITABLE = ["/private/tmp", "/private/var/folders"];
@@ -63,7 +64,8 @@ export function macosProfile(policy: SandboxPolicy): string {
  * What a command may not write, as SBPL filters: `.harness` and `.mcp.json` at any depth, whether
  * they exist or not (a pattern can name what is not there yet, which a Linux mount cannot); the
  * workspace's `.git` entry itself (no creating, renaming or removing it) and the parts of it that
- * make git run code; and those parts of every `.git` folder already nested in the workspace. A
+ * make git run code; and those parts of every `.git` folder already nested in the workspace, with
+ * its existing linked worktrees' folders and redirecting files (worktree-metadata-mounts.ts). A
  * new nested `.git` stays writable, as on Linux, so `git clone` into the workspace works.
  */
 function protectedFilters(policy: SandboxPolicy): string[] {
@@ -78,6 +80,8 @@ function protectedFilters(policy: SandboxPolicy): string[] {
     filters.push(pattern(`^${regexEscape(root)}/\\.git$`), pattern(`^${regexEscape(root)}/\\.git/${gitParts}`));
     for (const nested of findProtectedEntries(root, [".git"])) {
       if (path.dirname(nested) !== root) filters.push(pattern(`^${regexEscape(nested)}/${gitParts}`));
+      // Existing linked worktrees' folders (no renaming them) and the files that redirect their git.
+      filters.push(...worktreeMetadataFiles(nested).map((file) => `(literal ${quote(file)})`));
     }
   }
   return filters;

@@ -6,7 +6,8 @@
 //   folder instead stays writable (git add and commit work) but is bound onto itself, so it is a
 //   mount point that cannot be renamed, removed or replaced (`mv .git .git_old` fails with EBUSY),
 //   and the parts of it that make git run code or read its config elsewhere are read-only:
-//   `config`, `hooks`, `modules` (submodules' own config and hooks), `config.worktree`, `commondir`.
+//   `config`, `hooks`, `modules` (submodules' own config and hooks), `config.worktree`, `commondir`,
+//   and in `worktrees/<id>` what redirects a linked worktree's git (worktree-metadata-mounts.ts).
 // - A protected name missing at the workspace root, and a missing `.git/hooks` or
 //   `.git/commondir`, gets a harmless placeholder on the host (an empty folder; `{}` for
 //   `.mcp.json`; `.` for commondir, which git reads as "this folder"), mounted read-only, so it
@@ -37,6 +38,7 @@ import {
   sweepStaleRecords,
   writeRecord,
 } from "./placeholder-records.ts";
+import { worktreeMetadataMounts } from "./worktree-metadata-mounts.ts";
 
 /**
  * How long one scan for protected entries may take. Past it the scan fails closed: the command
@@ -128,7 +130,7 @@ function gitFolderMounts(gitFolder: string, workspace: string): string[] {
     if (kindOf(entry) !== "missing" || (placeholder && createPlaceholder(entry, placeholder)))
       args.push("--ro-bind", entry, entry);
   }
-  return [...args, ...hooksPathMounts(gitFolder, workspace)];
+  return [...args, ...worktreeMetadataMounts(gitFolder), ...hooksPathMounts(gitFolder, workspace)];
 }
 
 /**

@@ -46,19 +46,28 @@ export async function assertHookNotPlanted(
   const { identity, home, project, hooks } = where;
   const pwned = join(home, "PWNED");
   const plant = `mkdir -p ${hooks}; ${plantedHook(`${hooks}/pre-commit`, pwned)}; echo "planted: $?"`;
-  const fake = await serve([
-    { reply: { toolCalls: [{ id: "plant", name: "bash", arguments: { command: plant } }] } },
-    { reply: { text: "planted" } },
-  ]);
-  const env = cleanEnv({ HOME: home, HARNESS_HOME: join(home, ".harness") });
-  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "set up hooks"], {
-    cwd: project,
-    env,
-    wrap: runAs(identity),
-  });
-  assert.equal(result.code, 0, result.stderr);
-  assert.match(toolResultOf(fake, 1, "plant"), /planted: [1-9]/);
+  assert.match(await runAgentCommand(serve, where, plant), /planted: [1-9]/);
   gitAs(identity, home)(project, "commit", "-q", "--allow-empty", "-m", "mine");
   assert.equal(existsSync(pwned), false, "a planted hook ran outside the sandbox");
   assert.equal(existsSync(join(project, hooks, "pre-commit")), false);
+}
+
+/** The model runs `command` with bash in `project` (`-y`, as `identity`, HOME `home`); returns the tool's result. */
+export async function runAgentCommand(
+  serve: (script: ScriptStep[]) => Promise<FakeLLM>,
+  where: { identity: Identity; home: string; project: string },
+  command: string,
+): Promise<string> {
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "plant", name: "bash", arguments: { command } }] } },
+    { reply: { text: "planted" } },
+  ]);
+  const env = cleanEnv({ HOME: where.home, HARNESS_HOME: join(where.home, ".harness") });
+  const result = await runCli(["-y", ...fakeFlags(fake), "-p", "set up hooks"], {
+    cwd: where.project,
+    env,
+    wrap: runAs(where.identity),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  return toolResultOf(fake, 1, "plant");
 }

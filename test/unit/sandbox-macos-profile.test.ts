@@ -60,6 +60,25 @@ test("macOS: protected names cannot be written at any depth, nor a nested reposi
     assert.ok(!isDenied(ordinary), `${ordinary} must stay writable`);
 });
 
+test("macOS: an existing linked worktree's git folder and the files that redirect its git cannot be written", () => {
+  const workspace = tempDir("harness-macos-ws-");
+  mkdirSync(join(workspace, ".git", "worktrees", "linked"), { recursive: true });
+  const line = macosProfile(policyFor(workspace, false))
+    .split("\n")
+    .find((text) => text.startsWith("(deny file-write* (regex"));
+  const literals = [...(line ?? "").matchAll(/\(literal "([^"]*)"\)/g)].map((match) => match[1]);
+  const admin = join(workspace, ".git", "worktrees", "linked");
+  // config.worktree does not exist: a literal names a missing file too.
+  for (const denied of [
+    join(workspace, ".git", "worktrees"),
+    admin,
+    ...["commondir", "gitdir", "config.worktree"].map((name) => join(admin, name)),
+  ])
+    assert.ok(literals.includes(denied), `${denied} must be unwritable`);
+  for (const ordinary of ["index", "HEAD", "logs/HEAD"])
+    assert.ok(!literals.includes(join(admin, ordinary)), `${ordinary} must stay writable`);
+});
+
 test("macOS: a workspace path with regex characters is matched literally", () => {
   const workspace = join(tempDir("harness-macos-ws-"), "a+b (1)");
   mkdirSync(workspace);
