@@ -41,8 +41,10 @@ Options:
   --out <file>            results file (default results.jsonl)
   --concurrency <n>       tasks at once on this machine (default ${DEFAULT_CONCURRENCY})
   --workdir <dir>         where working copies are made (default <out without .jsonl>.work)
-  --queue <url>           redis://[:password@]host:port/name (rediss:// for TLS): queue the tasks
+  --queue <url>           redis://[user@]host:port/name (rediss:// for TLS): queue the tasks
                           for \`harness worker\`s instead
+  --queue-password-file <file>
+                          Redis's password (first line); or HARNESS_QUEUE_PASSWORD (never in the URL)
   --max-cost <usd>        stop the run once its tasks have spent this much
   --rerun                 a new run even when the results file holds one with these settings
   --snapshots             keep undo snapshots of the tasks' working copies (off in batches)
@@ -57,6 +59,7 @@ export const BATCH_FLAGS = [
   "concurrency",
   "workdir",
   "queue",
+  "queue-password-file",
   "max-cost",
   "rerun",
   "snapshots",
@@ -202,7 +205,10 @@ function parseBatchArgs(argv: string[]): { flags: BatchFlags; tasksPath: string;
       return 0;
     }
     if (parsed.positionals.length !== 1) throw new Error("give one tasks file");
-    const target = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
+    const target =
+      flags.queue === undefined
+        ? undefined
+        : parseQueueUrl(flags.queue, { env: process.env, passwordFile: flags["queue-password-file"] });
     if (target && flags["base-url"] !== undefined)
       throw new Error(
         "--base-url is not sent to workers (it says where they send their keys): give it to each `harness worker`",
