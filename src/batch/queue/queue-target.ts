@@ -37,7 +37,7 @@ export class QueueUrlError extends Error {
 }
 
 /** Where the Redis password comes from: never argv, where `ps` shows it to every user of the machine. */
-export interface QueueSecretSources {
+interface QueueSecretSources {
   env: NodeJS.ProcessEnv;
   /** `--queue-password-file <file>`: the password is the file's first line. */
   passwordFile?: string;
