@@ -24,4 +24,5 @@ export const SERVE_FLAG_SPECS = {
 export const QUEUE_FLAG_SPECS = {
   queue: { schema: z.string() },
   "queue-password-file": { schema: z.string().min(1) },
+  "queue-key-file": { schema: z.string().min(1) },
 };

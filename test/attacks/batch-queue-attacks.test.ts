@@ -15,7 +15,7 @@ import { Queue } from "bullmq";
 import { settled } from "../support/batch-files.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { skipAs } from "../support/identities.ts";
-import { startRedis } from "../support/redis-server.ts";
+import { signedJob, startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
 import { onTestEnd } from "../support/teardown.ts";
 
@@ -121,7 +121,9 @@ for (const identity of ["root", "nobody"] as const) {
         },
       ],
     ];
-    for (const [jobId, data] of jobs) await queue.add("task", data, { jobId: `${identity}-${jobId}` });
+    // Signed with the queue's key: an insider's jobs, which the worker's policy still refuses.
+    for (const [jobId, data] of jobs)
+      await queue.add("task", signedJob(`${identity}-${jobId}`, data as object), { jobId: `${identity}-${jobId}` });
 
     const outcomes = new Map<string, Awaited<ReturnType<typeof settled>>>();
     for (const [jobId] of jobs) outcomes.set(jobId, await settled(queue, `${identity}-${jobId}`));

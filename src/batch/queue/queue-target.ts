@@ -29,6 +29,8 @@ export interface QueueTarget {
     maxRetriesPerRequest: null;
   };
   display: string;
+  /** The key jobs and results are signed with (queue-signature.ts), shared by the batch and its workers. */
+  key: Buffer;
 }
 
 /** A `--queue` value that cannot be used; the message says what form it takes. */
@@ -41,7 +43,12 @@ interface QueueSecretSources {
   env: NodeJS.ProcessEnv;
   /** `--queue-password-file <file>`: the password is the file's first line. */
   passwordFile?: string;
+  /** `--queue-key-file <file>`: the signing key is the file's first line. */
+  keyFile?: string;
 }
+
+/** A signing key shorter than this is refused: it would be guessed. */
+const MIN_KEY_CHARS = 16;
 
 /** A secret file larger than this is not a secret we read. */
 const MAX_SECRET_FILE_BYTES = 4096;
@@ -50,11 +57,7 @@ const MAX_SECRET_FILE_BYTES = 4096;
  * A secret's text from `--<flag> <file>` (its first line) or else the variable, or undefined.
  * A file that cannot be read is a QueueUrlError naming it.
  */
-function readQueueSecret(
-  file: string | undefined,
-  flag: string,
-  variable: string | undefined,
-): string | undefined {
+function readQueueSecret(file: string | undefined, flag: string, variable: string | undefined): string | undefined {
   if (file === undefined) return variable || undefined;
   const head = readRegularFile(file, MAX_SECRET_FILE_BYTES);
   if (!head || head.size > MAX_SECRET_FILE_BYTES)
@@ -86,6 +89,11 @@ export function parseQueueUrl(value: string, secrets: QueueSecretSources = { env
       "--queue: a password in the URL is visible to every user of this machine (ps); give it in HARNESS_QUEUE_PASSWORD or --queue-password-file <file> instead",
     );
   const password = readQueueSecret(secrets.passwordFile, "--queue-password-file", secrets.env.HARNESS_QUEUE_PASSWORD);
+  const key = readQueueSecret(secrets.keyFile, "--queue-key-file", secrets.env.HARNESS_QUEUE_KEY);
+  if (!key || key.length < MIN_KEY_CHARS)
+    throw new QueueUrlError(
+      `--queue needs the key its batch and workers sign jobs and results with (at least ${MIN_KEY_CHARS} characters, the same on every one; e.g. \`openssl rand -hex 32\`): give it in HARNESS_QUEUE_KEY or --queue-key-file <file>${key ? ` (the one given has ${key.length})` : ""}`,
+    );
   const port = url.port ? Number(url.port) : 6379;
   const host = url.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
   return {
@@ -100,6 +108,7 @@ export function parseQueueUrl(value: string, secrets: QueueSecretSources = { env
       maxRetriesPerRequest: null,
     },
     display: `${url.protocol}//${url.host}/${name}`,
+    key: Buffer.from(key, "utf8"),
   };
 }
 
