@@ -143,9 +143,11 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       const active = await queue.getActive();
       progress.setRunning(
         new Map(
-          active
-            .filter((job) => job.data?.runId === runId && job.data.task)
-            .map((job) => [job.data.task.id, typeof job.progress === "number" ? job.progress : 0]),
+          // Named by our own record of the job, not by its data in Redis (anyone may write that).
+          active.flatMap((job) => {
+            const pending = outstanding.get(job.id ?? "");
+            return pending ? [[pending.task.id, typeof job.progress === "number" ? job.progress : 0] as const] : [];
+          }),
         ),
       );
       await sleep(POLL_MS, signal);
