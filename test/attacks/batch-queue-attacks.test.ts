@@ -15,7 +15,7 @@ import { Queue } from "bullmq";
 import { settled } from "../support/batch-files.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { skipAs } from "../support/identities.ts";
-import { startRedis } from "../support/redis-server.ts";
+import { signedJob, startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
 import { onTestEnd } from "../support/teardown.ts";
 
@@ -70,7 +70,7 @@ async function waitingWorker(args: string[], env: NodeJS.ProcessEnv) {
   const deadline = Date.now() + JOB_LIMIT_MS;
   while (!stderr.includes("waiting for tasks") && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  return { done, stop: () => workerProcess?.kill("SIGTERM") };
+  return { done, stop: () => workerProcess?.kill("SIGTERM"), pid: workerProcess?.pid };
 }
 
 for (const identity of ["root", "nobody"] as const) {
@@ -121,7 +121,9 @@ for (const identity of ["root", "nobody"] as const) {
         },
       ],
     ];
-    for (const [jobId, data] of jobs) await queue.add("task", data, { jobId: `${identity}-${jobId}` });
+    // Signed with the queue's key: an insider's jobs, which the worker's policy still refuses.
+    for (const [jobId, data] of jobs)
+      await queue.add("task", signedJob(`${identity}-${jobId}`, data as object), { jobId: `${identity}-${jobId}` });
 
     const outcomes = new Map<string, Awaited<ReturnType<typeof settled>>>();
     for (const [jobId] of jobs) outcomes.set(jobId, await settled(queue, `${identity}-${jobId}`));
@@ -169,11 +171,17 @@ test("a worker whose Redis went away still stops on SIGTERM", { skip: needs("red
   assert.match(stopped.stderr, /worker: stopping; running tasks go back to the queue/);
 });
 
-test("a Redis that wants a password: without it the worker says so; with it in the URL it works", {
+test("a Redis password never reaches argv: refused in the URL, read from the environment or a file", {
   skip: needs("redis-server"),
 }, async () => {
   const redis = await startRedis(["--requirepass", "s3cret-pass"]);
   const env = cleanEnv({ OPENAI_API_KEY: KEY });
+  const inUrl = await runCli(
+    ["worker", "--queue", `redis://:s3cret-pass@127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
+    { env },
+  );
+  assert.equal(inUrl.code, 2, inUrl.stderr);
+  assert.match(inUrl.stderr, /a password in the URL is visible .*HARNESS_QUEUE_PASSWORD or --queue-password-file/);
   const refused = await runCli(
     ["worker", "--queue", `redis://127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
     { env },
@@ -181,15 +189,26 @@ test("a Redis that wants a password: without it the worker says so; with it in t
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(
     refused.stderr,
-    /Redis at redis:\/\/127\.0\.0\.1:\d+\/locked refused us: NOAUTH.*; give its password in the URL \(redis:\/\/:password@host:port\/name\)/,
+    /Redis at redis:\/\/127\.0\.0\.1:\d+\/locked refused us: NOAUTH.*; give its password in HARNESS_QUEUE_PASSWORD or --queue-password-file/,
   );
-  const worker = await waitingWorker(
-    ["--queue", `redis://:s3cret-pass@127.0.0.1:${redis.port}/locked`, "--provider", "openai"],
-    env,
-  );
-  worker.stop();
-  const stopped = await worker.done;
-  assert.equal(stopped.code, 0, stopped.stderr);
-  assert.match(stopped.stderr, /waiting for tasks on redis:\/\/127\.0\.0\.1:\d+\/locked /, "the password is not shown");
-  assert.doesNotMatch(stopped.stderr, /s3cret-pass/);
+  const passwordFile = join(tempDir("queue-secret-"), "redis-password");
+  writeFileSync(passwordFile, "s3cret-pass\n", { mode: 0o600 });
+  for (const [args, workerEnv] of [
+    [[], { ...env, HARNESS_QUEUE_PASSWORD: "s3cret-pass" }],
+    [["--queue-password-file", passwordFile], env],
+  ] as const) {
+    const worker = await waitingWorker(
+      ["--queue", `redis://127.0.0.1:${redis.port}/locked`, "--provider", "openai", ...args],
+      workerEnv,
+    );
+    // What every user of the machine sees of the running worker (ps reads the same file).
+    const cmdline = readFileSync(`/proc/${worker.pid}/cmdline`, "utf8");
+    worker.stop();
+    const stopped = await worker.done;
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(cmdline, /worker\0--queue\0redis:\/\/127\.0\.0\.1:\d+\/locked/);
+    assert.doesNotMatch(cmdline, /s3cret-pass/);
+    assert.match(stopped.stderr, /waiting for tasks on redis:\/\/127\.0\.0\.1:\d+\/locked /);
+    assert.doesNotMatch(stopped.stderr, /s3cret-pass/);
+  }
 });

@@ -55,6 +55,9 @@ function removeTempDir(dir: string): void {
 }
 
 /** An environment with no real keys, settings or proxies leaking in from the developer's shell. */
+/** The signing key of every queue in the tests (cleanEnv sets it); an attack test forges without it. */
+export const TEST_QUEUE_KEY = "test-queue-key-0123456789abcdef";
+
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
@@ -69,6 +72,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     HARNESS_HOME: tempDir("harness-home-"),
     CLAUDE_CONFIG_DIR: tempDir("claude-home-"),
     HARNESS_RETRY_BASE_MS: "5",
+    // The queue's signing key (batch/queue/queue-signature.ts): the tests' batches and workers share it.
+    HARNESS_QUEUE_KEY: TEST_QUEUE_KEY,
     NO_COLOR: "1",
     ...extra,
   };

@@ -2,6 +2,8 @@
 // when the test ends.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { sign } from "../../src/batch/queue/queue-signature.ts";
+import { TEST_QUEUE_KEY } from "./helpers.ts";
 import { killAtTestEnd } from "./teardown.ts";
 
 /** Longest wait for redis-server to accept connections. */
@@ -47,4 +49,13 @@ export async function startRedis(extraArgs: string[] = []): Promise<{ port: numb
     child.on("exit", (code) => reject(new Error(`redis-server exited ${code}:\n${output}`)));
   });
   return { port, process: child };
+}
+
+/**
+ * A job as a batch holding the tests' queue key (TEST_QUEUE_KEY, which cleanEnv gives every
+ * batch and worker) signs it: the attack tests of a worker's job policy are of an insider with
+ * the key, whose jobs pass the signature and meet the policy.
+ */
+export function signedJob(jobId: string, data: object): object {
+  return sign(Buffer.from(TEST_QUEUE_KEY), "job", jobId, data);
 }

@@ -4,15 +4,17 @@
 
 import { countOf, sleep } from "../../shared/helpers.ts";
 import type { BatchProgress } from "../batch-progress.ts";
-import { MAX_ATTEMPTS, type PendingTask, type RunSettings } from "../batch-run.ts";
+import type { PendingTask, RunSettings } from "../batch-run.ts";
 import { folderNameOf } from "../batch-task.ts";
 import type { CostBudget } from "../cost-budget.ts";
 import type { ResultsWriter } from "../results-file.ts";
 import { stampOf, type TaskResult, taskError } from "../task-result.ts";
 import { type JobRequest, jobIdOf, type QueueJobData } from "./queue-job.ts";
 import { runSpend, startRunSpend } from "./queue-ledger.ts";
+import { openJobValue } from "./queue-result.ts";
+import { sign } from "./queue-signature.ts";
 import { loadBullmq, type QueueTarget, waitForRedis } from "./queue-target.ts";
-import { type JobResult, NOT_RUN } from "./queue-try.ts";
+import type { JobResult } from "./queue-try.ts";
 
 /** Times a job is tried when its worker fails it (an error of the worker, not of the task). */
 const JOB_ATTEMPTS = 3;
@@ -64,7 +66,14 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       queue.addBulk(
         jobs.map(([jobId, { task, attempt }]) => ({
           name: "task",
-          data: { runId, attempt, task, request: asked, ...(options.budget ? { maxCost: options.budget.limit } : {}) },
+          // Signed: a worker runs only jobs made with the queue's key (queue-signature.ts).
+          data: sign(target.key, "job", jobId, {
+            runId,
+            attempt,
+            task,
+            request: asked,
+            ...(options.budget ? { maxCost: options.budget.limit } : {}),
+          }),
           opts: {
             jobId,
             attempts: JOB_ATTEMPTS,
@@ -83,6 +92,8 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       `${countOf(outstanding.size, "task")} queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
     );
     let withdrawn = false;
+    // Results not signed with the queue's key, or not this job's: each said, and counted at the end.
+    let refused = 0;
     while (outstanding.size > 0 && !signal.aborted) {
       if (options.budget) options.budget.update("queue", Math.max(0, (await runSpend(queue, runId)) - spentBefore));
       if (options.budget?.signal.aborted && !withdrawn) {
@@ -99,14 +110,29 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
           const job = await queue.getJob(jobId);
           if (!job) continue;
           outstanding.delete(jobId);
-          if (state === "completed" && isNotRun(job.returnvalue)) {
+          const value =
+            state === "completed" ? openJobValue(target.key, jobId, job.returnvalue, pending, runId) : undefined;
+          if (value && "notRun" in value) {
             await queue.remove(jobId); // a later run with a higher --max-cost queues it again
             continue;
           }
+          if (value && "refused" in value) {
+            refused++;
+            progress.note(`refused the result of ${pending.task.id} (job ${jobId}): ${value.refused}`);
+          }
           const lines =
-            state === "completed" && isResult(job.returnvalue)
-              ? linesOf(job.returnvalue, pending, runId)
-              : [jobFailure(pending, runId, options.settings, job.failedReason, job.attemptsMade)];
+            value && "lines" in value
+              ? value.lines
+              : [
+                  jobFailure(
+                    pending,
+                    runId,
+                    options.settings,
+                    value ? `its result was refused: ${value.refused}` : undefined,
+                    job.failedReason,
+                    job.attemptsMade,
+                  ),
+                ];
           // In one write: a batch killed here leaves all of the job's lines or none.
           options.writer.appendAll(lines);
           for (const line of lines) progress.record(line);
@@ -117,13 +143,17 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       const active = await queue.getActive();
       progress.setRunning(
         new Map(
-          active
-            .filter((job) => job.data?.runId === runId && job.data.task)
-            .map((job) => [job.data.task.id, typeof job.progress === "number" ? job.progress : 0]),
+          // Named by our own record of the job, not by its data in Redis (anyone may write that).
+          active.flatMap((job) => {
+            const pending = outstanding.get(job.id ?? "");
+            return pending ? [[pending.task.id, typeof job.progress === "number" ? job.progress : 0] as const] : [];
+          }),
         ),
       );
       await sleep(POLL_MS, signal);
     }
+    if (refused > 0)
+      progress.note(`${countOf(refused, "result")} refused (unsigned, forged or malformed): recorded as errors`);
   } finally {
     await queue.close();
   }
@@ -146,33 +176,12 @@ async function withdrawWaiting(
   progress.note(`--max-cost reached: ${countOf(count, "queued task")} withdrawn; the running ones finish`);
 }
 
-/** A job's lines: the attempts lost before its last (each once), then its final result. */
-function linesOf(value: JobResult, pending: PendingTask, runId: string): TaskResult[] {
-  const { earlier = [], ...final } = value;
-  const ours = (result: TaskResult, attempt: unknown): TaskResult => ({
-    ...result,
-    id: pending.task.id,
-    runId,
-    attempt:
-      Number.isInteger(attempt) && (attempt as number) >= pending.attempt && (attempt as number) <= MAX_ATTEMPTS
-        ? (attempt as number)
-        : pending.attempt,
-  });
-  return [...earlier.filter(isResult).map((result) => ours(result, result.attempt)), ours(final, final.attempt)];
-}
-
-function isNotRun(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { notRun?: unknown }).notRun === NOT_RUN.notRun;
-}
-
-function isResult(value: unknown): value is TaskResult {
-  return Boolean(value) && typeof value === "object" && typeof (value as TaskResult).status === "string";
-}
-
+/** The line of a job that failed for good, or whose result was refused (`refusal`). */
 function jobFailure(
   pending: PendingTask,
   runId: string,
   settings: RunSettings,
+  refusal: string | undefined,
   reason: string | undefined,
   attempts: number,
 ): TaskResult {
@@ -180,7 +189,7 @@ function jobFailure(
     pending.task.id,
     stampOf(runId, settings.thinking),
     pending.attempt,
-    `the workers failed this job ${countOf(attempts, "time")}; last: ${reason ?? "no reason given"}`,
+    refusal ?? `the workers failed this job ${countOf(attempts, "time")}; last: ${reason ?? "no reason given"}`,
   );
 }
 

@@ -1,6 +1,7 @@
 // `--queue redis://host:port/name`: where the BullMQ queue lives, and the timings its workers
 // use. BullMQ itself is imported lazily, only by the queue modes.
 import { parsePositiveInteger } from "../../shared/helpers.ts";
+import { readRegularFile } from "../../shared/read-regular-file.ts";
 
 /** Queue name when the URL has no path. */
 const DEFAULT_QUEUE_NAME = "harness";
@@ -28,6 +29,8 @@ export interface QueueTarget {
     maxRetriesPerRequest: null;
   };
   display: string;
+  /** The key jobs and results are signed with (queue-signature.ts), shared by the batch and its workers. */
+  key: Buffer;
 }
 
 /** A `--queue` value that cannot be used; the message says what form it takes. */
@@ -35,7 +38,41 @@ export class QueueUrlError extends Error {
   override name = "QueueUrlError";
 }
 
-export function parseQueueUrl(value: string): QueueTarget {
+/** Where the Redis password comes from: never argv, where `ps` shows it to every user of the machine. */
+interface QueueSecretSources {
+  env: NodeJS.ProcessEnv;
+  /** `--queue-password-file <file>`: the password is the file's first line. */
+  passwordFile?: string;
+  /** `--queue-key-file <file>`: the signing key is the file's first line. */
+  keyFile?: string;
+}
+
+/** A signing key shorter than this is refused: it would be guessed. */
+const MIN_KEY_CHARS = 16;
+
+/** A secret file larger than this is not a secret we read. */
+const MAX_SECRET_FILE_BYTES = 4096;
+
+/**
+ * A secret's text from `--<flag> <file>` (its first line) or else the variable, or undefined.
+ * A file that cannot be read is a QueueUrlError naming it.
+ */
+function readQueueSecret(file: string | undefined, flag: string, variable: string | undefined): string | undefined {
+  if (file === undefined) return variable || undefined;
+  const head = readRegularFile(file, MAX_SECRET_FILE_BYTES);
+  if (!head || head.size > MAX_SECRET_FILE_BYTES)
+    throw new QueueUrlError(`${flag} ${file}: not a readable regular file of at most ${MAX_SECRET_FILE_BYTES} bytes`);
+  const line = head.bytes.toString("utf8").split(/\r?\n/)[0];
+  if (!line) throw new QueueUrlError(`${flag} ${file}: its first line is empty`);
+  return line;
+}
+
+/**
+ * The queue a `--queue` URL names. A password in the URL is refused: the URL is an argument, and
+ * every user of the machine reads arguments (`ps`, /proc/<pid>/cmdline); it comes from
+ * HARNESS_QUEUE_PASSWORD or `--queue-password-file` instead (a user name may stay in the URL).
+ */
+export function parseQueueUrl(value: string, secrets: QueueSecretSources = { env: {} }): QueueTarget {
   let url: URL;
   try {
     url = new URL(value);
@@ -47,6 +84,16 @@ export function parseQueueUrl(value: string): QueueTarget {
   const name = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, "")) || DEFAULT_QUEUE_NAME;
   if (!/^[A-Za-z0-9._-]+$/.test(name))
     throw new QueueUrlError(`queue name "${name}": use letters, digits, '.', '_' and '-' only`);
+  if (url.password)
+    throw new QueueUrlError(
+      "--queue: a password in the URL is visible to every user of this machine (ps); give it in HARNESS_QUEUE_PASSWORD or --queue-password-file <file> instead",
+    );
+  const password = readQueueSecret(secrets.passwordFile, "--queue-password-file", secrets.env.HARNESS_QUEUE_PASSWORD);
+  const key = readQueueSecret(secrets.keyFile, "--queue-key-file", secrets.env.HARNESS_QUEUE_KEY);
+  if (!key || key.length < MIN_KEY_CHARS)
+    throw new QueueUrlError(
+      `--queue needs the key its batch and workers sign jobs and results with (at least ${MIN_KEY_CHARS} characters, the same on every one; e.g. \`openssl rand -hex 32\`): give it in HARNESS_QUEUE_KEY or --queue-key-file <file>${key ? ` (the one given has ${key.length})` : ""}`,
+    );
   const port = url.port ? Number(url.port) : 6379;
   const host = url.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
   return {
@@ -55,12 +102,13 @@ export function parseQueueUrl(value: string): QueueTarget {
       host,
       port,
       ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(password ? { password } : {}),
       ...(url.protocol === "rediss:" ? { tls: {} } : {}),
       // BullMQ's workers block on Redis; it requires ioredis not to give up on a command.
       maxRetriesPerRequest: null,
     },
     display: `${url.protocol}//${url.host}/${name}`,
+    key: Buffer.from(key, "utf8"),
   };
 }
 
@@ -86,7 +134,7 @@ export async function waitForRedis(
       reject(
         new QueueUrlError(
           isAuthError(why)
-            ? `Redis at ${target.display} refused us: ${why.split("\n")[0]}; give its password in the URL (redis://:password@host:port/name), or check the one given`
+            ? `Redis at ${target.display} refused us: ${why.split("\n")[0]}; give its password in HARNESS_QUEUE_PASSWORD or --queue-password-file <file>, or check the one given`
             : `cannot reach Redis at ${target.display} within ${REDIS_CONNECT_TIMEOUT_MS / 1000}s${why ? ` (${why})` : ""}: start redis-server there, or check --queue`,
         ),
       );

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { assertNever } from "../../core/messages.ts";
+import { countOf } from "../../shared/helpers.ts";
 import type { SessionSpend } from "../attempt-journal.ts";
 import { describeResult } from "../batch-progress.ts";
 import { MAX_RATE_LIMIT_REQUEUES } from "../local-pool.ts";
@@ -15,6 +16,7 @@ import type { TaskResult } from "../task-result.ts";
 import { folderCheckOf, JobRefused, type WorkerPolicy } from "../worker-policy.ts";
 import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { acceptJob, type QueueJobData } from "./queue-job.ts";
+import { sign, verify } from "./queue-signature.ts";
 import { loadBullmq, type QueueTarget, queueTimings, waitForRedis } from "./queue-target.ts";
 import { type JobResult, NOT_RUN, runJobTry } from "./queue-try.ts";
 
@@ -67,12 +69,21 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   const queue = new Queue<QueueJobData, TaskResult>(target.name, { connection: target.connection });
   // Each job it takes records this name, and its heartbeat goes by it (dead-workers.ts).
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  // Jobs not signed with the queue's key: refused and never run; said once, counted at the stop.
+  let unsigned = 0;
   const worker = new Worker<QueueJobData, JobResult | typeof NOT_RUN>(
     target.name,
     async (job, token) => {
+      const jobId = job.id as string;
+      const opened = verify(target.key, "job", jobId, job.data);
+      if ("refused" in opened) {
+        if (unsigned++ === 0)
+          log(`refused job ${jobId}: ${opened.refused}; such jobs are never run (counted; said once)`);
+        throw new UnrecoverableError(`refused by the worker: ${opened.refused}`);
+      }
       let accepted;
       try {
-        accepted = acceptJob(job.data, options.policy, run.taskFolder);
+        accepted = acceptJob(opened.value, options.policy, run.taskFolder);
       } catch (error) {
         if (!(error instanceof JobRefused)) throw error;
         log(`refused job ${job.id}: ${error.message}`);
@@ -97,7 +108,9 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
           job.updateProgress(usage.input + usage.output + usage.cacheRead + usage.cacheWrite).catch(() => {});
         },
       });
-      const withEarlier = (result: TaskResult): JobResult => (earlier.length > 0 ? { ...result, earlier } : result);
+      // What the batch takes from this job: signed, so no one without the key can complete it for us.
+      const withEarlier = (result: TaskResult): JobResult =>
+        sign(target.key, "result", jobId, earlier.length > 0 ? { ...result, earlier } : result);
       switch (outcome.kind) {
         case "finished":
         case "ended":
@@ -105,7 +118,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
           return withEarlier(outcome.result);
         case "not_run":
           log(`not running ${task.id}: the batch's --max-cost was reached`);
-          return NOT_RUN;
+          return sign(target.key, "result", jobId, NOT_RUN);
         case "rate_limited": {
           const rateLimits = (data.rateLimits ?? 0) + 1;
           if (rateLimits > MAX_RATE_LIMIT_REQUEUES) {
@@ -116,7 +129,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
             });
           }
           const pauseMs = Math.min(options.rateLimitBackoffMs * 2 ** (rateLimits - 1), MAX_RATE_LIMIT_PAUSE_MS);
-          await job.updateData({ ...data, rateLimits });
+          await job.updateData(sign(target.key, "job", jobId, { ...data, rateLimits }));
           await queue.rateLimit(pauseMs);
           log(`rate limited on ${task.id}: the queue pauses for ${Math.ceil(pauseMs / 1000)}s, then it runs again`);
           throw Worker.RateLimitError();
@@ -163,6 +176,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     // The aborted tasks' processors put their jobs back; close() waits for them to return.
     isRedisGone = !(await withinGrace(worker.close().then(() => running)));
     if (isRedisGone) log("Redis did not answer: stopping without it (the running jobs return when their locks lapse)");
+    if (unsigned > 0) log(`refused ${countOf(unsigned, "job")} not signed with this queue's key`);
   } finally {
     stopWatching();
     // With Redis gone, BullMQ's close and disconnect wait for it forever: bounded, and not waited

@@ -11,7 +11,7 @@ import { readTasks, TaskFileError } from "../../batch/batch-task.ts";
 import { CostBudget } from "../../batch/cost-budget.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../../batch/local-pool.ts";
 import { writePredictions } from "../../batch/predictions.ts";
-import { parseQueueUrl, type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
+import { type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
 import { ResultsFileError, ResultsWriter, readResults } from "../../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
@@ -24,6 +24,7 @@ import { type Flags, PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
 import { runReport } from "./batch-report.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { checkOutputSchemas, priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { QUEUE_SECRETS_HELP, queueTargetOf } from "./queue-flags.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
@@ -41,9 +42,9 @@ Options:
   --out <file>            results file (default results.jsonl)
   --concurrency <n>       tasks at once on this machine (default ${DEFAULT_CONCURRENCY})
   --workdir <dir>         where working copies are made (default <out without .jsonl>.work)
-  --queue <url>           redis://[:password@]host:port/name (rediss:// for TLS): queue the tasks
+  --queue <url>           redis://[user@]host:port/name (rediss:// for TLS): queue the tasks
                           for \`harness worker\`s instead
-  --max-cost <usd>        stop the run once its tasks have spent this much
+${QUEUE_SECRETS_HELP}  --max-cost <usd>        stop the run once its tasks have spent this much
   --rerun                 a new run even when the results file holds one with these settings
   --snapshots             keep undo snapshots of the tasks' working copies (off in batches)
   --provider, --model, --base-url, --api, --thinking, --max-turns
@@ -57,6 +58,8 @@ export const BATCH_FLAGS = [
   "concurrency",
   "workdir",
   "queue",
+  "queue-password-file",
+  "queue-key-file",
   "max-cost",
   "rerun",
   "snapshots",
@@ -202,7 +205,7 @@ function parseBatchArgs(argv: string[]): { flags: BatchFlags; tasksPath: string;
       return 0;
     }
     if (parsed.positionals.length !== 1) throw new Error("give one tasks file");
-    const target = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
+    const target = queueTargetOf(flags);
     if (target && flags["base-url"] !== undefined)
       throw new Error(
         "--base-url is not sent to workers (it says where they send their keys): give it to each `harness worker`",

@@ -4,7 +4,7 @@
 
 import { join, resolve } from "node:path";
 import { rateLimitBackoffFrom } from "../../batch/local-pool.ts";
-import { parseQueueUrl, type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
+import { type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
@@ -12,13 +12,14 @@ import { taskFolder } from "../../wiring/home-workspace.ts";
 import { PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
+import { QUEUE_SECRETS_HELP, queueTargetOf } from "./queue-flags.ts";
 
 /** Tasks at once when --concurrency is not given. */
 const DEFAULT_CONCURRENCY = 4;
 
-const USAGE = `Usage: harness worker --queue redis://[:password@]host:port/name [options]
+const USAGE = `Usage: harness worker --queue redis://[user@]host:port/name [options]
 Takes tasks queued by \`harness batch --queue\` and runs them here, as the batch would.
-  --concurrency <n>   tasks at once (default ${DEFAULT_CONCURRENCY})
+${QUEUE_SECRETS_HELP}  --concurrency <n>   tasks at once (default ${DEFAULT_CONCURRENCY})
   --workdir <dir>     where working copies are made (default harness-work/<queue name> in the
                       folder the worker is started in)
   --provider, --model, --base-url, --api, --thinking, --max-turns
@@ -33,7 +34,7 @@ Takes tasks queued by \`harness batch --queue\` and runs them here, as the batch
   --snapshots         keep undo snapshots of the tasks' working copies (off by default)
 Anyone who can write to this Redis can make this worker run setup and test commands (in the
 sandbox, without keys) and spend its keys on its allowed models: give Redis a password
-(requirepass; redis://:password@host) and TLS (rediss://) on any shared network.
+(requirepass; HARNESS_QUEUE_PASSWORD) and TLS (rediss://) on any shared network.
 Tasks name their cwd or repo as paths on the batch's machine: workers need the same paths
 (a shared file system, inside an --allow-dir) or repository URLs on --allow-repo. No task runs
 in a credential folder, $HARNESS_HOME, a hidden folder of home, or a folder holding home.
@@ -44,6 +45,8 @@ to the queue.
 /** The flags `harness worker` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
 export const WORKER_FLAGS = [
   "queue",
+  "queue-password-file",
+  "queue-key-file",
   "concurrency",
   "workdir",
   "allow-models",
@@ -66,7 +69,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (parsed.positionals.length > 0) throw new Error(`unexpected argument "${parsed.positionals[0]}"`);
     if (!flags.queue) throw new Error("--queue redis://host:port/name is required");
-    target = parseQueueUrl(flags.queue);
+    target = queueTargetOf(flags) as QueueTarget; // --queue is given
   } catch (error) {
     process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n${USAGE}`);
     return 2;
