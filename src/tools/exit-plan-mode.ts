@@ -18,17 +18,13 @@ const MAX_PLAN_CHARS = 40_000;
 // The bound is checked in `run`, not the schema: a length limit would become a note in the
 // description on the wire (providers/portable-schema.ts), making every request longer.
 const input = z.object({
-  plan: z
-    .string()
-    .describe(
-      `The plan, in Markdown (at most ${MAX_PLAN_CHARS} characters): what will change, where, in what order, and how it will be checked.`,
-    ),
+  plan: z.string().describe("The plan in Markdown: what changes, where, in what order, how it is checked."),
 });
 
 export const exitPlanMode = defineTool({
   name: "exit_plan_mode",
   description:
-    "In plan mode, once you have studied the code: propose your plan, in Markdown, for the user to approve. Nothing is changed in plan mode; after this call the user decides (carry it out, keep planning with their feedback, or stop), so end your turn here.",
+    "Plan mode only: propose your plan for the user to approve, then end your turn; the user decides what happens next.",
   kind: "read",
   input,
   effects: () => ({}), // the plan goes beside the session, which is harness's, not the workspace's

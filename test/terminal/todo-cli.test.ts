@@ -136,7 +136,7 @@ test("the terminal pins the plan below the output, redraws it when it changes, a
   await chat.waitFor(/\[exit 0\]/, "the end of the chat");
 });
 
-test("the first request declares every built-in tool, todo, web_fetch, the background ones and task included, in under 6 KB", async () => {
+test("the first request declares every built-in tool, todo, web_fetch, the background ones, the plan tool and task, in under 6.5 KB", async () => {
   const fake = await serve([{ reply: { text: "hi" } }]);
   const result = await runCli([...fakeFlags(fake), "-p", "hi"]);
   assert.equal(result.code, 0, result.stderr);
@@ -155,11 +155,15 @@ test("the first request declares every built-in tool, todo, web_fetch, the backg
       "glob",
       "todo",
       "web_fetch",
+      "exit_plan_mode",
       "task",
     ],
   );
   const bytes = Buffer.byteLength(JSON.stringify(body));
-  assert.ok(bytes < 6 * 1024, `the first request is ${bytes} bytes`);
+  // 6 KB until exit_plan_mode (issue 42), offered in every mode as Claude Code offers ExitPlanMode
+  // so that switching into plan mode keeps the tool list and the prompt cache: its short
+  // description costs about 150 bytes.
+  assert.ok(bytes < 6.5 * 1024, `the first request is ${bytes} bytes`);
 });
 
 test("a finished plan is shown once: not again after later answers, nor when the chat is resumed", {
