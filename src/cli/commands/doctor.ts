@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, resolve } from "node:path";
 import { probeSandbox } from "../../sandbox/detect-sandbox.ts";
 import { loadMcpServers, projectMcpServers, userMcpServers } from "../../settings/mcp-servers.ts";
 import { readSettingsFile, settingsSources } from "../../settings/settings-file.ts";
@@ -14,6 +14,7 @@ import { showControlChars } from "../../shared/control-chars.ts";
 import { PRIVATE_FOLDER_MODE } from "../../shared/private-files.ts";
 import { proxyFor } from "../../shared/proxy.ts";
 import { redactText, secretValuesOf } from "../../shared/redact.ts";
+import { findExecutable, findSystemProgram } from "../../shared/system-program.ts";
 import { configPath, type HarnessConfig, loadConfigFile } from "../../wiring/config-file.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 import { resolveProvider } from "../../wiring/resolve-provider.ts";
@@ -36,6 +37,8 @@ interface Finding {
 interface Place {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** config.json as read once, or nothing when it cannot be (the config check says why, once). */
+  config: HarnessConfig;
 }
 
 type Check = (place: Place) => Finding[] | Promise<Finding[]>;
@@ -102,9 +105,9 @@ const CHECKS: Check[] = [
       }
     });
   },
-  function provider({ env }) {
+  function provider({ env, config }) {
     try {
-      const settings = resolveProvider({}, env, configOrNone(env));
+      const settings = resolveProvider({}, env, config);
       const key = settings.apiKey
         ? `key from ${settings.keyEnv ?? "config.json"}`
         : "no key (a local server needs none)";
@@ -114,10 +117,10 @@ const CHECKS: Check[] = [
       return [fail(`provider: ${(error as Error).message}`)];
     }
   },
-  function proxy({ env }) {
+  function proxy({ env, config }) {
     let target: URL;
     try {
-      const settings = resolveProvider({}, env, configOrNone(env));
+      const settings = resolveProvider({}, env, config);
       if (!settings.baseUrl) return [];
       target = new URL(settings.baseUrl);
     } catch {
@@ -135,14 +138,11 @@ const CHECKS: Check[] = [
     if (support.kind !== "none") return [ok(`sandbox: ${support.kind}`)];
     return [warn(`sandbox: none (${support.problem}); every command asks. ${support.fix}`)];
   },
-  function mcpServers({ cwd, env }) {
+  function mcpServers({ cwd, env, config }) {
     const found: Finding[] = [];
     let servers;
     try {
-      const sources = [
-        userMcpServers(configOrNone(env).mcpServers, configPath(env), env),
-        projectMcpServers(cwd, env, {}),
-      ];
+      const sources = [userMcpServers(config.mcpServers, configPath(env), env), projectMcpServers(cwd, env, {})];
       servers = loadMcpServers(sources, (message) => found.push(warn(message)));
     } catch (error) {
       return [fail(`MCP servers: ${(error as Error).message}`)];
@@ -163,7 +163,8 @@ const CHECKS: Check[] = [
   },
   function programs({ env }) {
     return Object.entries(OPTIONAL_PROGRAMS).map(([name, without]) => {
-      const program = findProgram(name, process.cwd(), env);
+      // Found as harness finds its helpers (the PATH's trusted folders), so the line says what runs.
+      const program = findSystemProgram(name, env.PATH ?? "");
       return program ? ok(`${name}: ${program}`) : warn(`${name} not found: ${without}`);
     });
   },
@@ -186,22 +187,11 @@ function configOrNone(env: NodeJS.ProcessEnv): HarnessConfig {
   }
 }
 
-/** Where `command` runs from: a path as written, or the first match on PATH; undefined when nowhere. */
+/** Where `command` runs from: a path as written, or the first match on PATH (findExecutable); undefined when nowhere. */
 function findProgram(command: string, cwd: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = command.includes("/")
-    ? [isAbsolute(command) ? command : resolve(cwd, command)]
-    : (env.PATH ?? "")
-        .split(delimiter)
-        .filter(Boolean)
-        .map((folder) => join(folder, command));
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
+  if (!command.includes("/")) return findExecutable(command, env.PATH ?? "");
+  const file = isAbsolute(command) ? command : resolve(cwd, command);
+  return findExecutable(basename(file), dirname(file));
 }
 
 /** A URL as shown: no user or password in it. */
@@ -227,7 +217,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`harness doctor: takes no arguments (got ${showControlChars(argv.join(" "), "")})\n`);
     return 2;
   }
-  const place = { cwd: process.cwd(), env: { HOME: homedir(), ...process.env } };
+  const env = { HOME: homedir(), ...process.env };
+  const place = { cwd: process.cwd(), env, config: configOrNone(env) };
   // Error texts quote files and servers the user did not write: no key and no escape sequence.
   const secrets = secretValuesOf(place.env);
   let failed = false;
