@@ -283,9 +283,7 @@ for (const sandbox of ["on", "off"] as const) {
     `own time per step, sandbox ${sandbox} (${SCRIPT_STEPS}-step script x ${SCRIPT_RUNS}, echo included): median ${fmt(median(own))}, p95 ${fmt(percentile(own, 95))}; the echo call itself ${fmt(median(echo))}; peak RSS ${mb(median(runs.map((run) => run.peakRssKb)))}`,
   );
   if (sandbox === "on")
-    goals.push(
-      goal(`peak RSS at ${SCRIPT_STEPS} steps (MB)`, median(runs.map((run) => run.peakRssKb)) / 1024, 55, " MB"),
-    );
+    goals.push(goal(`peak RSS at ${SCRIPT_STEPS} steps`, median(runs.map((run) => run.peakRssKb)) / 1024, 55, " MB"));
 }
 const floor = await spawnFloor();
 console.log(`spawn floor (bash -c echo from a tiny process, ${FLOOR_SPAWNS} spawns): median ${fmt(median(floor))}`);
@@ -305,7 +303,7 @@ const overheadBlocks = Array.from({ length: blocks.length }, (_, i) =>
 console.log(
   `own time per step without the command, mean per ${BLOCK}-step block: ${overheadBlocks.map((block) => fmt(mean(block))).join(", ")}`,
 );
-goals.push(goal(`own time per step without the command, mean over ${LONG_STEPS} (ms)`, mean(long.overheads), 5, " ms"));
+goals.push(goal(`own time per step without the command, mean over ${LONG_STEPS}`, mean(long.overheads), 5, " ms"));
 goals.push(
   goal(
     `own time per step, last ${BLOCK}-step block's mean over the first's`,
