@@ -1,6 +1,7 @@
 // npm run bench: the built CLI against the fake LLM server on 127.0.0.1 at 0 ms latency.
 // Prints start-up time (from spawning the process to the first request's last byte at the fake
 // server: Node's own start-up is in it, and so is NODE_EXTRA_CA_CERTS when set), --version time,
+// where start-up's CPU goes before the first request (bench/startup-profile.ts),
 // the floor under both (a tiny Node script posting one request, with `http` and with `fetch`:
 // its start → request and peak RSS), the harness's own
 // time per step of a 20-step shell script (the `echo` included) with the sandbox on and off,
@@ -10,7 +11,8 @@
 // stay bounded, which facts survive compaction (bench/continuity.ts), bytes uploaded per session and
 // step with Anthropic's message threads and without (bench/thread-bytes.ts), the undo snapshot of a
 // 10,000-file workspace (bench/snapshots.ts), language servers' diagnostics
-// (bench/language-servers.ts), and the local
+// (bench/language-servers.ts), resume of a 500-step session (bench/resume.ts), issue 52's goals
+// met or by how much not, and the local
 // model's context, memory and tokens/s with a model of Qwen3 0.6B's shape (bench/local-model.ts).
 // Figures, not thresholds. `BENCH_CLI=/other/checkout/bin/harness.js` measures
 // another build (before/after comparisons); `--quick` leaves out the long session. The compile
@@ -22,7 +24,9 @@ import { CLI, cleanEnv, fakeFlags, tempDir } from "../test/support/helpers.ts";
 import { continuity, reportContinuity } from "./continuity.ts";
 import { languageServerBench } from "./language-servers.ts";
 import { longSession, reportLongSession } from "./long-session.ts";
+import { reportResume, resumeBench } from "./resume.ts";
 import { reportSnapshots, snapshotBench } from "./snapshots.ts";
+import { reportStartupProfile, startupProfile } from "./startup-profile.ts";
 import { reportThreadBytes, threadBytes } from "./thread-bytes.ts";
 
 const cli = process.env.BENCH_CLI ?? CLI;
@@ -241,6 +245,12 @@ function firstRequestParts(body: {
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+/** One of issue 52's goals: the figure, the bound it must stay under, met or by how much not. */
+function goal(name: string, value: number, bound: number, unit: string): string {
+  const shown = (figure: number) => `${figure.toFixed(unit === "×" ? 2 : 1)}${unit}`;
+  return `${name}: ${shown(value)} (goal ≤ ${shown(bound)}: ${value <= bound ? "met" : `not met, ${shown(value - bound)} over`})`;
+}
 const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
 // `--compile-cache`: that row alone, on the Node running the bench (PATH=.node-versions/<v>/bin:$PATH npm run bench -- --compile-cache).
 if (process.argv.includes("--compile-cache")) {
@@ -253,12 +263,16 @@ console.log(
   `start-up to first request: median ${fmt(median(start))}, min ${fmt(Math.min(...start))} (${STARTUP_RUNS} runs)`,
 );
 console.log(`--version: median ${fmt(median(version))}`);
+reportStartupProfile(await startupProfile(cli), median);
 reportCompileCache(await compileCacheStartup());
+const goals: string[] = [];
 for (const client of ["http", "fetch"] as const) {
   const floor = await nodeFloor(client);
   console.log(
     `floor: a tiny Node script posting one request with ${client}: start → request median ${fmt(floor.start)}, peak RSS ${mb(floor.peakRssKb)}`,
   );
+  if (client === "http")
+    goals.push(goal("start → first request over the http floor", median(start) / floor.start, 1.5, "×"));
 }
 for (const sandbox of ["on", "off"] as const) {
   const runs = [];
@@ -268,6 +282,8 @@ for (const sandbox of ["on", "off"] as const) {
   console.log(
     `own time per step, sandbox ${sandbox} (${SCRIPT_STEPS}-step script x ${SCRIPT_RUNS}, echo included): median ${fmt(median(own))}, p95 ${fmt(percentile(own, 95))}; the echo call itself ${fmt(median(echo))}; peak RSS ${mb(median(runs.map((run) => run.peakRssKb)))}`,
   );
+  if (sandbox === "on")
+    goals.push(goal(`peak RSS at ${SCRIPT_STEPS} steps`, median(runs.map((run) => run.peakRssKb)) / 1024, 55, " MB"));
 }
 const floor = await spawnFloor();
 console.log(`spawn floor (bash -c echo from a tiny process, ${FLOOR_SPAWNS} spawns): median ${fmt(median(floor))}`);
@@ -281,14 +297,36 @@ console.log(
 console.log(
   `peak RSS: ${mb(long.peakRssAt100Kb)} over the first ${BLOCK} steps, ${mb(long.peakRssKb)} over ${LONG_STEPS}`,
 );
+const overheadBlocks = Array.from({ length: blocks.length }, (_, i) =>
+  long.overheads.slice(i * BLOCK, (i + 1) * BLOCK),
+);
+console.log(
+  `own time per step without the command, mean per ${BLOCK}-step block: ${overheadBlocks.map((block) => fmt(mean(block))).join(", ")}`,
+);
+goals.push(goal(`own time per step without the command, mean over ${LONG_STEPS}`, mean(long.overheads), 5, " ms"));
+goals.push(
+  goal(
+    `own time per step, last ${BLOCK}-step block's mean over the first's`,
+    mean(overheadBlocks.at(-1) ?? []) / mean(overheadBlocks[0]),
+    1.1,
+    "×",
+  ),
+);
 console.log(`first request body: ${long.firstRequestBytes} bytes; last: ${long.lastRequestBytes} bytes`);
 console.log(`connections per session: ${long.connections} for ${long.requests} model calls (chat completions)`);
 console.log(`first request by part (bytes of JSON): ${firstRequestParts(long.firstRequest)}`);
 if (!process.argv.includes("--quick")) reportLongSession(await longSession(), { median });
 reportContinuity(await continuity());
 reportThreadBytes(await threadBytes(cli), median);
+const resume = await resumeBench(cli);
+reportResume(resume, median);
+goals.push(
+  goal("resume of a 500-step session over a fresh start", median(resume.resumed) / median(resume.fresh), 1.3, "×"),
+);
 reportSnapshots(await snapshotBench());
 for (const line of await languageServerBench()) console.log(line);
+console.log(`goals on Node ${process.version} (issue 52; the local model's is in its own row below):`);
+for (const line of goals) console.log(`  ${line}`);
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
 // the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.
 if (!process.argv.includes("--quick"))

@@ -27,8 +27,24 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
+/**
+ * Estimates already made, per message: every step estimates the whole conversation again
+ * (tokenRatio, conversationTokens), and messages are never changed once made (compaction and
+ * the adapters make new ones), so each is counted once (issue 52: flat time per step).
+ */
+const estimates = new WeakMap<Message, number>();
+
 /** A message's size in tokens, estimated from its characters (images at a flat rate). */
 export function estimateMessageTokens(message: Message): number {
+  let tokens = estimates.get(message);
+  if (tokens === undefined) {
+    tokens = estimateUncached(message);
+    estimates.set(message, tokens);
+  }
+  return tokens;
+}
+
+function estimateUncached(message: Message): number {
   if (message.role === "tool") return estimateTextTokens(message.content) + 4;
   let tokens = 4; // role and framing
   for (const part of message.content) {

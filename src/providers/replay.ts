@@ -52,14 +52,12 @@ export function forTarget(messages: readonly Message[], target: ReplayTarget, ru
   const out: Message[] = [];
   // Ids the target minted itself go back as they came (a vLLM server's 46-character ids are its
   // own, whatever OpenAI's 40-character rule says), and so do their results' ids.
-  const ownIds = new Set(
-    messages.flatMap((message) =>
-      // Only a reply that says its source: one recorded before may have come from another host.
-      message.role === "assistant" && message.source && isOwnReply(message, source)
-        ? message.content.flatMap((part) => (part.type === "tool_call" ? [part.id] : []))
-        : [],
-    ),
-  );
+  const ownIds = new Set<string>();
+  for (const message of messages) {
+    // Only a reply that says its source: one recorded before may have come from another host.
+    if (message.role !== "assistant" || !message.source || !isOwnReply(message, source)) continue;
+    for (const part of message.content) if (part.type === "tool_call") ownIds.add(part.id);
+  }
   for (const message of messages) {
     switch (message.role) {
       case "user": {
@@ -88,7 +86,12 @@ function sameModel(replied: string, asked: string): boolean {
   return replied.startsWith(asked) || asked.startsWith(replied);
 }
 
+/** The reply itself when it goes back unchanged (the common case: no copy per message per step, see issue 52). */
 function ownReply(message: AssistantMessage, rules: WireRules, ownIds: Set<string>): AssistantMessage {
+  const unchanged = message.content.every((part) =>
+    part.type === "text" ? part.text.trim() !== "" : part.type !== "tool_call" || ownIds.has(part.id),
+  );
+  if (unchanged) return message;
   const content = message.content.flatMap((part): AssistantMessage["content"] => {
     if (part.type === "text") return part.text.trim() ? [part] : [];
     if (part.type === "tool_call" && !ownIds.has(part.id)) return [{ ...part, id: mapId(part.id, rules.toolCallId) }];

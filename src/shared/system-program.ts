@@ -17,8 +17,14 @@ const NOT_FOUND = "/nonexistent";
  * path that does not exist, so starting it fails as a missing program does (ENOENT).
  */
 export function systemProgram(name: string): string {
-  return findSystemProgram(name) ?? path.join(NOT_FOUND, name);
+  const key = `${name}\0${process.env.PATH ?? ""}\0${process.cwd()}`;
+  const found = foundPrograms.get(key) ?? findSystemProgram(name);
+  // Only a program found is kept (one installed later is then found too): the search was a
+  // tenth of the sandbox's own time per command (issue 52's profile). Keyed on what it reads.
+  if (found) foundPrograms.set(key, found);
+  return found ?? path.join(NOT_FOUND, name);
 }
+const foundPrograms = new Map<string, string>();
 
 /** Helper `name` from the PATH's absolute entries outside `cwd` (or the system folders, if it has none); undefined: none has it. */
 export function findSystemProgram(
