@@ -20,7 +20,7 @@ export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider
   const takesImages = modelFact(query, "images")?.value !== false;
   const bridged = modelFact(query, "rules")?.value.assistantAfterTools === true;
   const source = sourceOf(settings);
-  const closesShapes = takesOnlyGeminiSchema(settings, modelFact(query, "rules")?.value.geminiSchema === true);
+  const closesShapes = takesOnlyGeminiSchema(settings, rules, modelFact(query, "rules")?.value.geminiSchema === true);
   const target = `${settings.name} (${settings.model})`;
   const told = new Set<string>();
   const tell = (line: string) => {
@@ -59,8 +59,8 @@ export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider
  * (`.../endpoints/openapi`), whatever the model, or a Gemini model (its catalogue entry says so)
  * behind a router or proxy on any API but Google's own, which takes `parametersJsonSchema`.
  */
-function takesOnlyGeminiSchema(settings: ProviderSettings, isGeminiModel: boolean): boolean {
-  if (settings.api === "gemini") return false;
+function takesOnlyGeminiSchema(settings: ProviderSettings, rules: WireRules, isGeminiModel: boolean): boolean {
+  if (rules.takesOpenShapes) return false;
   const host = hostOf(settings.baseUrl).replace(/:\d+$/, "");
   return isGeminiModel || /(^|\.)(generativelanguage|aiplatform)\.googleapis\.com$/.test(host);
 }

@@ -100,7 +100,7 @@ test("open shapes go closed to Gemini behind chat completions; the model's strin
   });
 });
 
-test("a Gemini model behind a router gets closed shapes too; other models and Google's own API keep theirs", async () => {
+test("a Gemini model behind a router gets closed shapes too; other models keep theirs", async () => {
   const fake = await serve([{ reply: { text: "a" } }, { reply: { text: "b" } }]);
   await oneCall(fake.baseUrl, "google/gemini-3-pro-preview", "openrouter", [messy]);
   await oneCall(fake.baseUrl, "gpt-5-mini", "openai", [messy]);
