@@ -6,11 +6,13 @@ import type { ImagePart, Message } from "../core/messages.ts";
 import type { ModelEvent, ModelRequest, Provider } from "../core/provider.ts";
 import type { ProviderSettings } from "./index.ts";
 import { modelFact } from "./model-catalogue.ts";
+import { closedSchema, openedArguments } from "./open-shapes.ts";
+import type { JsonSchema } from "./portable-schema.ts";
 import { forTarget, sourceOf } from "./replay.ts";
 import { bridgeToolResults } from "./role-order.ts";
 import { fitTools } from "./tool-limits.ts";
 import type { WireRules } from "./wire-apis.ts";
-import { rulesFor } from "./wire-rules.ts";
+import { hostOf, rulesFor } from "./wire-rules.ts";
 
 export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider {
   const rules = rulesFor(settings);
@@ -18,6 +20,7 @@ export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider
   const takesImages = modelFact(query, "images")?.value !== false;
   const bridged = modelFact(query, "rules")?.value.assistantAfterTools === true;
   const source = sourceOf(settings);
+  const closesShapes = takesOnlyGeminiSchema(settings, rules, modelFact(query, "rules")?.value.geminiSchema === true);
   const target = `${settings.name} (${settings.model})`;
   const told = new Set<string>();
   const tell = (line: string) => {
@@ -29,7 +32,7 @@ export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider
     name: inner.name,
     model: inner.model,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const tools = fitTools(request.tools, rules, target);
+      const tools = fitTools(closesShapes ? withClosedShapes(request.tools) : request.tools, rules, target);
       const converted = withWireNames(forTarget(request.messages, settings, rules), tools.renamed);
       const images = fitImages(bridged ? bridgeToolResults(converted) : converted, rules, target, takesImages);
       for (const line of [...tools.notices, ...images.notices]) tell(line);
@@ -37,14 +40,37 @@ export function atTheEdge(inner: Provider, settings: ProviderSettings): Provider
       for await (const event of inner.stream({ ...request, messages: images.messages, tools: tools.tools }, signal)) {
         if (event.type === "tool_call_delta") yield { ...event, name: own(event.name) };
         else if (event.type === "done") {
-          const content = event.message.content.map((part) =>
-            part.type === "tool_call" ? { ...part, name: own(part.name) ?? part.name } : part,
-          );
+          const content = event.message.content.map((part) => {
+            if (part.type !== "tool_call") return part;
+            const name = own(part.name) ?? part.name;
+            const schema = closesShapes ? request.tools.find((tool) => tool.name === name)?.parameters : undefined;
+            return { ...part, name, ...(schema ? { arguments: openedArguments(schema, part.arguments) } : {}) };
+          });
           yield { type: "done", message: { ...event.message, content, source } };
         } else yield event;
       }
     },
   };
+}
+
+/**
+ * Whether the target takes only Gemini's `parameters` Schema (open-shapes.ts): Gemini's
+ * OpenAI-compatible endpoint (https://ai.google.dev/gemini-api/docs/openai) or Vertex AI's
+ * (`.../endpoints/openapi`), whatever the model, or a Gemini model (its catalogue entry says so)
+ * behind a router or proxy on any API but Google's own, which takes `parametersJsonSchema`.
+ */
+function takesOnlyGeminiSchema(settings: ProviderSettings, rules: WireRules, isGeminiModel: boolean): boolean {
+  if (rules.takesOpenShapes) return false;
+  const host = hostOf(settings.baseUrl).replace(/:\d+$/, "");
+  return isGeminiModel || /(^|\.)(generativelanguage|aiplatform)\.googleapis\.com$/.test(host);
+}
+
+/** The tools with open shapes closed, where a schema has any (the same tool object where not). */
+function withClosedShapes(tools: ModelRequest["tools"]): ModelRequest["tools"] {
+  return tools.map((tool) => {
+    const closed = closedSchema(tool.parameters as JsonSchema);
+    return closed ? { ...tool, parameters: closed } : tool;
+  });
 }
 
 /** Calls and results of renamed tools under the names the request gave them, as the API saw them. */

@@ -44,8 +44,12 @@ export function isOwnReply(message: AssistantMessage, target: ReplySource): bool
  *   model, and replayed as text it would read as something said to the user), and so are its
  *   provider fields (`reasoning_details`, `extra_content`, wire blocks), which strict servers refuse;
  * - tool-call ids that break the target's rule are mapped, the same way in a call and its result;
- * - whitespace-only text is never sent (Anthropic: "text content blocks must contain non-whitespace
- *   text"), and a message left with nothing is left out.
+ * - a reply of this same source goes back as it came, whitespace-only text included (Writer's,
+ *   OpenRouter's and Kimi's recorded streams send some around their tool calls: the wire corpus's
+ *   avian-kimi recording); the adapter leaves out only what its own API refuses (Anthropic: "text
+ *   content blocks must contain non-whitespace text");
+ * - whitespace-only text of users and of other sources is not sent, and a message left with nothing
+ *   is left out.
  */
 export function forTarget(messages: readonly Message[], target: ReplayTarget, rules: WireRules): Message[] {
   const source = sourceOf(target);
@@ -93,7 +97,6 @@ function ownReply(message: AssistantMessage, rules: WireRules, ownIds: Set<strin
   );
   if (unchanged) return message;
   const content = message.content.flatMap((part): AssistantMessage["content"] => {
-    if (part.type === "text") return part.text.trim() ? [part] : [];
     if (part.type === "tool_call" && !ownIds.has(part.id)) return [{ ...part, id: mapId(part.id, rules.toolCallId) }];
     return [part];
   });

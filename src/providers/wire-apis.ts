@@ -40,6 +40,8 @@ export interface WireRules {
   maxTools?: number;
   /** The largest image, in bytes once decoded. */
   maxImageBytes?: number;
+  /** Any JSON Schema is taken as a tool's schema (Gemini's `parametersJsonSchema`), so open shapes need no closing (open-shapes.ts). */
+  takesOpenShapes?: true;
 }
 
 /** Everything harness asks of one API. */
@@ -159,6 +161,7 @@ export const WIRE_APIS = {
       toolCallId: { pattern: /^[\x21-\x7e]+$/, maxLength: 64 },
       toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, maxLength: 64 },
       maxImageBytes: 20 * 1024 * 1024,
+      takesOpenShapes: true,
     },
   },
 } as const satisfies Record<string, WireApiRecord>;

@@ -65,14 +65,20 @@ const CatalogueEntrySchema = z.strictObject({
     .optional(),
   /** A user message may not follow tool results directly (Mistral's rule). */
   assistantAfterTools: z.literal(true).optional(),
+  /** Tool schemas in Gemini's Schema, open shapes closed (a Gemini model under a name of one's own). */
+  geminiSchema: z.literal(true).optional(),
 });
 
 /** config.json's `models` as catalogue entries, in the order written. */
 export function configuredModels(config: HarnessConfig): ModelEntry[] {
-  return Object.entries(config.models ?? {}).map(([id, { assistantAfterTools, ...facts }]) => ({
+  return Object.entries(config.models ?? {}).map(([id, { assistantAfterTools, geminiSchema, ...facts }]) => ({
     id,
     ...facts,
-    ...(assistantAfterTools ? { rules: { assistantAfterTools } } : {}),
+    ...(assistantAfterTools || geminiSchema
+      ? {
+          rules: { ...(assistantAfterTools ? { assistantAfterTools } : {}), ...(geminiSchema ? { geminiSchema } : {}) },
+        }
+      : {}),
     source: "config.json",
   }));
 }

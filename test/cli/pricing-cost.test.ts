@@ -153,14 +153,16 @@ test("config.json's models are catalogue entries: a run prices by them, and harn
   const env = cleanEnv();
   writeFileSync(
     join(env.HARNESS_HOME as string, "config.json"),
-    JSON.stringify({ models: { "fake-model": { prices: { input: 3, output: 4 }, images: false } } }),
+    JSON.stringify({
+      models: { "fake-model": { prices: { input: 3, output: 4 }, images: false, geminiSchema: true } },
+    }),
   );
   const run = await runCli([...fakeFlags(fake), "--output", "json", "-p", "hi"], { env });
   assert.equal(JSON.parse(run.stdout).cost, 3);
   const known = await runCli(["models", "--known"], { env });
   assert.equal(known.code, 0, known.stderr);
   const lines = known.stdout.trimEnd().split("\n");
-  assert.equal(lines[0], "fake-model  text only  $3/$4 per M  (config.json)");
+  assert.equal(lines[0], "fake-model  text only  $3/$4 per M  Gemini's tool schemas  (config.json)");
   assert.ok(lines.some((line) => /^claude-sonnet-4-5 {2}api anthropic {2}window 200k .*alias sonnet/.test(line)));
   const one = await runCli(["models", "--known", "--model", "claude-3-5-haiku-20241022"], { env });
   assert.deepEqual(one.stdout.split("\n").slice(0, 4), [

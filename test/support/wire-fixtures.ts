@@ -8,7 +8,7 @@ import { ROOT } from "./helpers.ts";
 export const WIRE_DIR = join(ROOT, "test", "support", "fixtures", "wire");
 
 /** The wire APIs recordings are named after (the file name's first part). */
-export type WireApi = "openai-chat" | "openai-responses" | "anthropic";
+export type WireApi = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
 
 /** Recording file names for one API, sorted. */
 export function wireRecordings(api: WireApi): string[] {

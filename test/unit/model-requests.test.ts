@@ -185,3 +185,41 @@ test("a server's own long tool-call ids go back as it minted them; to another ta
   assert.ok(mapped.length <= 40 && mapped !== id);
   assert.equal((other[2] as any).toolCallId, mapped);
 });
+
+test("a reply's whitespace-only text goes back to its own source as it came; Anthropic, which refuses it, gets none", async () => {
+  const chatFake = await strict("kimi");
+  const anthropicFake = await strict("anthropic");
+  const chat = settings(chatFake, { name: "kimi", model: "kimi-k2.5" });
+  const anthropic = settings(anthropicFake, { name: "anthropic", api: "anthropic", model: "claude-sonnet-4-5" });
+  anthropic.baseUrl = anthropicFake.url;
+  const reply: AssistantMessage = {
+    role: "assistant",
+    // As the avian-kimi recording of the wire corpus sends it: text "   " around a tool call.
+    content: [
+      { type: "text", text: "   " },
+      { type: "tool_call", id: "functions.weather:0", name: "weather", arguments: '{"location": "Florence"}' },
+    ],
+    stopReason: "tool_use",
+    api: "openai",
+    source: sourceOf(chat),
+  };
+  const result: Message = {
+    role: "tool",
+    toolCallId: "functions.weather:0",
+    toolName: "weather",
+    content: "sunny",
+    isError: false,
+  };
+  await call(chat, [ask("weather?"), reply, result]);
+  await call(anthropic, [ask("weather?"), reply, result]);
+  assert.deepEqual([...chatFake.errors, ...anthropicFake.errors], []);
+  const echoed = chatFake.requests[0].body.messages.find((message: any) => message.role === "assistant");
+  assert.equal(echoed.content, "   ", "byte for byte to its own source");
+  assert.equal(echoed.tool_calls[0].id, "functions.weather:0");
+  const moved = anthropicFake.requests[0].body.messages.find((message: any) => message.role === "assistant");
+  assert.deepEqual(
+    moved.content.map((block: any) => block.type),
+    ["tool_use"],
+    "no whitespace-only block to Anthropic",
+  );
+});

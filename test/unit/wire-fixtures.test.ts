@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { readExpectedParses, WIRE_DIR } from "../support/wire-fixtures.ts";
 
-const RECORDING = /^(openai-chat|openai-responses|anthropic)--[a-z0-9.-]+--[a-z0-9.-]+\.(sse|json)$/;
+const RECORDING = /^(openai-chat|openai-responses|anthropic|gemini)--[a-z0-9.-]+--[a-z0-9.-]+\.(sse|json)$/;
 
 test("every recording is named by the rule, listed in MANIFEST.md and has an expected parse", () => {
   const files = readdirSync(WIRE_DIR).filter((name) => name !== "MANIFEST.md" && name !== "expected.json");

@@ -57,5 +57,6 @@ function factWords(facts: ModelFacts): string[] {
   if (facts.images !== undefined) words.push(facts.images ? "images" : "text only");
   if (facts.prices) words.push(`$${facts.prices.input}/$${facts.prices.output} per M`);
   if (facts.rules?.assistantAfterTools) words.push("assistant after tool results");
+  if (facts.rules?.geminiSchema) words.push("Gemini's tool schemas");
   return words;
 }

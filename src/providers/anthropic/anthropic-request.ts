@@ -215,7 +215,8 @@ function toAssistantBlocks(message: AssistantMessage): WireBlock[] {
         else if (part.signature) blocks.push({ type: "thinking", thinking: part.text, signature: part.signature });
         break;
       case "text":
-        if (part.text) blocks.push({ type: "text", text: part.text });
+        // Whitespace-only text is refused here too; replay.ts keeps it in a reply of this source.
+        if (part.text.trim()) blocks.push({ type: "text", text: part.text });
         break;
       case "tool_call":
         blocks.push({ type: "tool_use", id: part.id, name: part.name, input: parseInput(part.arguments) });

@@ -56,6 +56,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
     contextWindow: 1_048_576,
     maxOutput: 65_536,
     images: true,
+    rules: { geminiSchema: true },
     source: MODELS,
   },
 ];

@@ -27,6 +27,12 @@ interface ModelRules {
    * (Mistral: "Unexpected role 'user' after role 'tool'", code 3230).
    */
   assistantAfterTools?: true;
+  /**
+   * Tool schemas go in Gemini's `parameters` Schema, with no free-form object or untyped array at
+   * any depth (open-shapes.ts), on every API but Google's own: a router or proxy in front of Gemini
+   * passes its refusal on ("* properties[ops].items: missing field.").
+   */
+  geminiSchema?: true;
 }
 
 /** A short name for the model (`sonnet`), and a variable whose value names another id for it (a gateway's). */

@@ -135,7 +135,7 @@ export const geminiDeclarations: Rule = (body) => {
 };
 
 /** The first OBJECT without properties or ARRAY without items, as Gemini's error names it. */
-function findShapeProblem(schema: any, at: string): string | undefined {
+export function findShapeProblem(schema: any, at: string): string | undefined {
   if (!schema || typeof schema !== "object") return undefined;
   const type = String(schema.type ?? "").toLowerCase();
   if (type === "object" && Object.keys(schema.properties ?? {}).length === 0)

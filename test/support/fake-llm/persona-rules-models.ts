@@ -2,6 +2,7 @@
 // model takes that another does not. Each refuses with the real service's error body and names
 // its source; the catalogue (src/providers/catalogue/) is what keeps harness inside them.
 import { messagesOf, openaiError, type Rule } from "./persona-rules.ts";
+import { findShapeProblem } from "./persona-rules-messages.ts";
 
 /**
  * OpenAI's reasoning efforts by model: the codex models take low, medium and high only ("Unsupported
@@ -97,4 +98,30 @@ export const uniqueToolNames: Rule = (body) => {
     body: { type: "error", error: { type: "invalid_request_error", message: "tools: Tool names must be unique." } },
     rule: "unique tool names",
   };
+};
+
+/**
+ * Gemini's OpenAI-compatible endpoint turns each function's `parameters` into Gemini's Schema and
+ * refuses its open shapes below the top with the native text, in a body that is a JSON array
+ * (`[{'error': {'code': 400, 'message': '* GenerateContentRequest.tools[0].function_declarations[0]
+ * .parameters.properties[extracted_content].properties: should be non-empty for OBJECT type\n',
+ * 'status': 'INVALID_ARGUMENT'}}]`, FoundationAgents/OpenManus#866; the array: n4ze3m/page-assist#418).
+ * A top-level object without properties (a tool with no arguments) is not checked: no report shows
+ * this endpoint refusing it.
+ */
+export const geminiCompatSchemas: Rule = (body) => {
+  for (const [index, tool] of (body?.tools ?? []).entries()) {
+    const properties = tool?.function?.parameters?.properties ?? {};
+    for (const [name, child] of Object.entries(properties)) {
+      const at = `tools[0].function_declarations[${index}].parameters.properties[${name}]`;
+      const shape = findShapeProblem(child, at);
+      if (shape)
+        return {
+          status: 400,
+          body: [{ error: { code: 400, message: `* GenerateContentRequest.${shape}\n`, status: "INVALID_ARGUMENT" } }],
+          rule: `Gemini's Schema shapes behind its OpenAI-compatible endpoint (${shape})`,
+        };
+    }
+  }
+  return undefined;
 };

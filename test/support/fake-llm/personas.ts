@@ -80,7 +80,7 @@ export const PERSONAS = {
   "gemini-openai": () =>
     persona(
       "gemini-openai",
-      [chat.geminiCompatSignatures, chat.openaiToolNames],
+      [chat.geminiCompatSignatures, chat.openaiToolNames, models.geminiCompatSchemas],
       signFirstCall((signature) => ({ extra_content: { google: { thought_signature: signature } } })),
     ),
   gemini: () =>
