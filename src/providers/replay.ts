@@ -92,10 +92,7 @@ function sameModel(replied: string, asked: string): boolean {
 
 /** The reply itself when it goes back unchanged (the common case: no copy per message per step, see issue 52). */
 function ownReply(message: AssistantMessage, rules: WireRules, ownIds: Set<string>): AssistantMessage {
-  const unchanged = message.content.every((part) =>
-    part.type === "text" ? part.text.trim() !== "" : part.type !== "tool_call" || ownIds.has(part.id),
-  );
-  if (unchanged) return message;
+  if (message.content.every((part) => part.type !== "tool_call" || ownIds.has(part.id))) return message;
   const content = message.content.flatMap((part): AssistantMessage["content"] => {
     if (part.type === "tool_call" && !ownIds.has(part.id)) return [{ ...part, id: mapId(part.id, rules.toolCallId) }];
     return [part];
