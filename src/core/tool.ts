@@ -50,6 +50,8 @@ export interface NetworkJudge {
     host: string,
     port: number,
     via: "http" | "connect",
+    /** Who asks (`web_fetch https://...`): named in the question and the session's record. */
+    origin?: { command?: string },
   ): Promise<{ allowed: true } | { allowed: false; why: string }>;
 }
 
