@@ -29,6 +29,8 @@ export type NetworkRecord = ConnectionRecord & { time: string };
 
 /** Connections kept in memory for /network (the session file has them all, up to MAX_FILED). */
 const MAX_KEPT = 500;
+/** Refusals a command's result names at most. */
+const MAX_SHOWN_REFUSALS = 5;
 
 /** The variables that point commands at the proxy, both spellings (curl reads only the lower-case http_proxy). */
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
@@ -182,6 +184,19 @@ export class SandboxNetwork {
     if (kept.length !== this.projectGrants.length && this.grantsPlace) saveProjectGrants(this.grantsPlace, kept);
     this.projectGrants = kept;
     return this.sessionGrants.length + this.projectGrants.length < before;
+  }
+
+  /** The connections `command` was refused since `since` (the bash tool's result shows them), at most MAX_SHOWN_REFUSALS. */
+  refusalsOf(command: string, since: string): string[] {
+    const same = (named: string | undefined) =>
+      named === command || (named?.endsWith("…") === true && command.startsWith(named.slice(0, -1)));
+    const refused = this.records.filter((record) => !record.allowed && record.time >= since && same(record.command));
+    const lines = refused
+      .slice(0, MAX_SHOWN_REFUSALS)
+      .map((record) => `network: refused ${record.host}:${record.port} (${record.why})`);
+    if (refused.length > MAX_SHOWN_REFUSALS)
+      lines.push(`network: ${refused.length - MAX_SHOWN_REFUSALS} more refused (/network lists them)`);
+    return lines;
   }
 
   /** Ends the proxy and removes its socket. */

@@ -108,6 +108,11 @@ for (const identity of IDENTITIES) {
     assert.match(out.git, /cloned through the proxy/, out.git);
     assert.match(out.npm, /tiny installed through the proxy/, out.npm);
     assert.match(out.plainDenied, /denied\.example:\d+ is not on the sandbox\.network list/);
+    assert.match(
+      out.plainDenied,
+      /\[network: refused denied\.example:\d+ \(denied\.example:\d+ is not on the sandbox\.network list\)\]/,
+      "the command's result names what it was refused",
+    );
     assert.match(out.connectDenied, /CONNECT tunnel failed, response 403/);
     assert.doesNotMatch(out.sniMismatch, /BEGIN CERTIFICATE|tls:/);
     assert.match(out.hostMismatch, /the Host header \(denied\.example:\d+\) disagrees/);

@@ -80,4 +80,9 @@ test("chat: the network question names the command; project saves it; /network s
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /network: refused pypi\.example:80 for curl -sS .*pypi\.example does not resolve/);
   assert.doesNotMatch(result.stderr, /not on the sandbox\.network list/);
+  // The command's result names the refusal next to it: the model sees it, and the trace shows it.
+  assert.match(
+    later.requests[1].body.messages.at(-1).content,
+    /\[network: refused pypi\.example:80 \(pypi\.example does not resolve/,
+  );
 });
