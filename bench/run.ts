@@ -289,6 +289,8 @@ reportContinuity(await continuity());
 reportThreadBytes(await threadBytes(cli), median);
 reportSnapshots(await snapshotBench());
 for (const line of await languageServerBench()) console.log(line);
+// What the network allowlist's proxy adds per connection (bench/network-proxy.ts), in a process of its own.
+spawnSync(process.execPath, ["--import", "tsx", "bench/network-proxy.ts"], { stdio: "inherit" });
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):
 // the Qwen3 0.6B shape by default; `node --import tsx bench/local-model.ts all` adds the 4B.
 if (!process.argv.includes("--quick"))
