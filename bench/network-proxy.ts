@@ -4,7 +4,9 @@
 // tests); each round opens a new connection and fetches one small response, directly and through
 // the proxy's unix socket (plain HTTP, and a CONNECT tunnel carrying TLS, whose ClientHello the
 // proxy reads). Prints medians and 90th percentiles in ms; figures, not thresholds. Inside the
-// sandbox the command helper's relay adds one more local hop (a TCP accept and a unix connect).
+// sandbox the command helper's relay adds one more local hop (a TCP accept and a unix connect),
+// its look-up of the command in /proc, and its first line, which the session's proxy answers
+// before any HTTP (the "relay's line" row: sandbox/relay-origin.ts). Part of `npm run bench`.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -33,6 +35,31 @@ const proxy = startNetworkProxy({
   resolve: async () => ["127.0.0.2"],
   fakeInternet: ["127.0.0.2"],
 });
+
+const relayed = startNetworkProxy({
+  socketPath: join(folder, "relayed.sock"),
+  judge: () => ({ allowed: true, grant: "name" }),
+  record: () => {},
+  resolve: async () => ["127.0.0.2"],
+  fakeInternet: ["127.0.0.2"],
+  relayToken: "bench-token",
+});
+
+/** As the relay does: the line with the token and the command, the proxy's OK, then a plain HTTP request. */
+const withRelayLine = () =>
+  new Promise<void>((resolve, reject) => {
+    const socket = net.connect(relayed.socketPath);
+    socket.write(`HARNESS-RELAY bench-token ${Buffer.from('{"command":"curl"}').toString("base64")}\n`);
+    socket.once("data", (ok) => {
+      if (ok.toString() !== "OK\n") return reject(new Error(ok.toString()));
+      socket.write(
+        `GET http://allowed.example:${plainPort}/ HTTP/1.1\r\nHost: allowed.example:${plainPort}\r\nConnection: close\r\n\r\n`,
+      );
+      socket.resume();
+    });
+    socket.on("end", resolve);
+    socket.on("error", reject);
+  });
 
 const get = (options: http.RequestOptions, client: typeof http | typeof https = http) =>
   new Promise<void>((resolve, reject) => {
@@ -81,6 +108,7 @@ await time("HTTP, through the proxy", () =>
     headers: { host: `allowed.example:${plainPort}` },
   }),
 );
+await time("HTTP, through the proxy, with the relay's line", withRelayLine);
 await time("HTTPS, direct", () =>
   get(
     {
@@ -94,6 +122,7 @@ await time("HTTPS, direct", () =>
 );
 await time("HTTPS, CONNECT tunnel through the proxy", tunnel);
 proxy.close();
+relayed.close();
 plain.close();
 secure.close();
 rmSync(folder, { recursive: true, force: true });

@@ -325,6 +325,8 @@ goals.push(
 );
 reportSnapshots(await snapshotBench());
 for (const line of await languageServerBench()) console.log(line);
+// What the network allowlist's proxy adds per connection (bench/network-proxy.ts), in a process of its own.
+spawnSync(process.execPath, ["--import", "tsx", "bench/network-proxy.ts"], { stdio: "inherit" });
 console.log(`goals on Node ${process.version} (issue 52; the local model's is in its own row below):`);
 for (const line of goals) console.log(`  ${line}`);
 // The local model in a process of its own, so its peak RSS is the model's (bench/local-model.ts):

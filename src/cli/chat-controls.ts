@@ -83,7 +83,7 @@ export class SessionChatControls implements ChatControls {
   /** Set when `/resume` chose to switch folders; the chat has then ended. */
   move: ChatMove | undefined;
 
-  constructor(private readonly options: SessionChatControlsOptions) {}
+  constructor(protected readonly options: SessionChatControlsOptions) {}
 
   /** The hooks runChat takes. */
   hooks() {

@@ -14,7 +14,8 @@ import type { StatusLineSources } from "../ui/status-line.ts";
 import { replayTranscript } from "../ui/transcript-replay.ts";
 import type { Session } from "../wiring/create-session.ts";
 import { loadChatHistory } from "../wiring/stored-sessions.ts";
-import { type ChatMove, describerFor, SessionChatControls } from "./chat-controls.ts";
+import { type ChatMove, describerFor } from "./chat-controls.ts";
+import { NetworkChatControls } from "./chat-network.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { moveTo } from "./resume-folder.ts";
@@ -58,7 +59,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     commands: commandNames(session.promptCommands),
   });
   reader = lineReader;
-  const controls = new SessionChatControls({
+  const controls = new NetworkChatControls({
     session,
     env,
     cwd,

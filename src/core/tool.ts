@@ -50,7 +50,11 @@ export interface NetworkJudge {
     host: string,
     port: number,
     via: "http" | "connect",
+    /** Who asks (`web_fetch https://...`): named in the question and the session's record. */
+    origin?: { command?: string },
   ): Promise<{ allowed: true } | { allowed: false; why: string }>;
+  /** The connections `command` was refused since `since` (ISO time), one line each, for its result. */
+  refusalsOf?(command: string, since: string): string[];
 }
 
 /** An open file's identity (from fstat): device and inode, and how many names (hard links) it has. */

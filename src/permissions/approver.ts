@@ -21,10 +21,17 @@ export interface ApprovalQuestion {
   remember: string[];
   /** Only whoever answers can allow it, and only this once (a protected path, a deny rule that cannot be checked). */
   explicit?: true;
+  /** What "always for this project" would save (`pypi.org:443`); absent when not offered (only the network's questions offer it). */
+  project?: string;
 }
 
 /** The person's answer; `undefined` from the asker means interrupted or input closed. */
-export type ApprovalAnswer = { type: "yes" } | { type: "no"; reason?: string } | { type: "always" };
+export type ApprovalAnswer =
+  | { type: "yes" }
+  | { type: "no"; reason?: string }
+  | { type: "always" }
+  /** Always, saved for this project (offered only where the question has `project`). */
+  | { type: "project" };
 
 /** Puts one question to a person. */
 export type AskApprovalFn = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer | undefined>;
@@ -103,6 +110,7 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       case "yes":
         return allowed(await approvedTargets(request, options.cwd));
       case "always":
+      case "project": // a tool's question never offers "project": taken as the "always" it offers
         sessionRules.push(...decision.remember);
         return allowed(await approvedTargets(request, options.cwd));
       case "no":

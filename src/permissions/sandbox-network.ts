@@ -2,6 +2,7 @@
 // proxy that enforces it (sandbox/network-proxy.ts), started when first needed, what the user
 // answered, and the record of every connection. It keeps the sandbox policy's network fields
 // and the command environment's proxy variables in step (they are read at each command's start).
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,12 +15,22 @@ import {
   type Verdict,
   type Via,
 } from "../sandbox/network-proxy.ts";
+import { matchingRule, type NetworkRule } from "../sandbox/network-rules.ts";
+import type { Origin } from "../sandbox/relay-origin.ts";
 import { PROXY_PORT, type SandboxPolicy } from "../sandbox/sandbox-policy.ts";
-import type { AskApprovalFn } from "./approver.ts";
+import { type GrantsPlace, grantFor, readProjectGrants, sameRule, saveProjectGrants } from "./network-grants.ts";
 import { effectiveNetwork, type NetworkSettings, trustedNetwork } from "./network-settings.ts";
 
 /** An answer to "may this command reach host:port?" (chat only; headless, a refusal is final). */
-type NetworkAnswer = "once" | "always" | "never";
+export type NetworkAnswer = "once" | "session" | "project" | "never";
+
+/** A connection as the session keeps it: when, and what the proxy (or web_fetch's check) decided. */
+export type NetworkRecord = ConnectionRecord & { time: string };
+
+/** Connections kept in memory for /network (the session file has them all, up to MAX_FILED). */
+const MAX_KEPT = 500;
+/** Refusals a command's result names at most. */
+const MAX_SHOWN_REFUSALS = 5;
 
 /** The variables that point commands at the proxy, both spellings (curl reads only the lower-case http_proxy). */
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
@@ -37,16 +48,23 @@ const PROXY_VARIABLES: Record<string, string> = {
 const BYPASS_VARIABLES = ["NO_PROXY", "no_proxy"];
 
 export class SandboxNetwork {
-  readonly records: (ConnectionRecord & { time: string })[] = [];
+  /** The latest connections, oldest first (at most MAX_KEPT). */
+  readonly records: NetworkRecord[] = [];
   /** Asks the user about a connection the settings refuse; absent (headless), refused. */
-  ask?: (host: string, port: number, via: Via) => Promise<NetworkAnswer>;
-  /** Told of each record as it happens (headless: refusals go to stderr). */
-  onRecord?: (record: ConnectionRecord) => void;
+  ask?: (host: string, port: number, via: Via, origin: Origin) => Promise<NetworkAnswer>;
+  /** Told of each record as it happens: the warning line (headless: refusals go to stderr), the session file. */
+  readonly onRecord: ((record: NetworkRecord) => void)[] = [];
   private access: boolean | NetworkAccess;
   private proxy?: NetworkProxy;
   private folder?: string;
-  /** Answers for this session: host:port -> allowed or not. */
-  private readonly answers = new Map<string, boolean>();
+  /** The relay's token (relay-origin.ts): one per session. */
+  private readonly token = randomBytes(24).toString("hex");
+  /** Hosts allowed for this session (an "always" answer, /network add). */
+  readonly sessionGrants: NetworkRule[] = [];
+  /** Hosts allowed always for this project, saved (network-grants.ts). */
+  projectGrants: NetworkRule[] = [];
+  /** host:port refused by an answer, for the rest of the session. */
+  readonly refused = new Set<string>();
   /** Questions being asked: parallel connections to one host (npm) ask once. */
   private readonly asking = new Map<string, Promise<NetworkAnswer>>();
 
@@ -57,13 +75,22 @@ export class SandboxNetwork {
     private readonly env: Record<string, string>,
     /** For tests only (ProxyOptions.resolve, fakeInternet). */
     private readonly testing: Pick<ProxyOptions, "resolve" | "fakeInternet"> = {},
+    /** Where this project's saved grants are; absent, none are read or saved. */
+    readonly grantsPlace?: GrantsPlace,
+    warn: (message: string) => void = () => {},
   ) {
     this.access = effectiveNetwork(settings, allowNetwork);
+    if (grantsPlace) this.projectGrants = readProjectGrants(grantsPlace, warn);
   }
 
   /** Whether commands reach the whole network, nothing, or the list (for /network and the docs). */
   get mode(): "on" | "off" | "list" {
     return this.access === true ? "on" : this.access === false ? "off" : "list";
+  }
+
+  /** What the settings allow now (for /network): the list, the project lists narrowing it, the denied entries. */
+  get settingsAccess(): boolean | NetworkAccess {
+    return this.access;
   }
 
   /** The folder is trusted: a project's list widens as well as narrows. */
@@ -85,30 +112,91 @@ export class SandboxNetwork {
     this.policy.networkProxy = {
       socket: this.proxy.socketPath,
       loopbackPorts: loopbackPorts.map((rule) => rule.port as number).sort((a, b) => a - b),
+      token: this.token,
     };
     for (const name of BYPASS_VARIABLES) delete this.env[name];
     Object.assign(this.env, PROXY_VARIABLES);
   }
 
-  /** The settings' verdict, then this session's answers, then the user's (when someone can be asked). */
-  async judge(host: string, port: number, via: Via): Promise<Verdict> {
+  /** web_fetch's check (core/tool.ts NetworkJudge): decided as a command's connection, and recorded. */
+  async judge(host: string, port: number, via: Via, origin: Origin = {}): Promise<Verdict> {
+    const verdict = await this.decide(host, port, via, origin);
+    if (this.mode === "list")
+      this.keep({
+        host,
+        port,
+        via,
+        allowed: verdict.allowed,
+        ...(verdict.allowed ? {} : { why: verdict.why }),
+        ...origin,
+      });
+    return verdict;
+  }
+
+  /** The settings' verdict, then the person's grants and answers, then the person (when someone can be asked). */
+  private async decide(host: string, port: number, via: Via, origin: Origin): Promise<Verdict> {
     if (typeof this.access === "boolean")
       return this.access ? { allowed: true, grant: "name" } : { allowed: false, why: "the network is off" };
     const verdict = judgeAccess(this.access, host, port);
     if (verdict.allowed || verdict.final) return verdict;
+    // A grant opens a host as a listed name would be: public addresses only, checked after resolution.
+    if (matchingRule([...this.sessionGrants, ...this.projectGrants], host, port))
+      return { allowed: true, grant: "name" };
     const key = `${host}:${port}`;
-    const answered = this.answers.get(key);
-    if (answered === undefined && this.ask) {
-      const question = this.asking.get(key) ?? this.ask(host, port, via);
-      this.asking.set(key, question);
-      const answer = await question.finally(() => this.asking.delete(key));
-      if (answer !== "once") this.answers.set(key, answer === "always");
-      // An answer opens a host as a listed name would be: public addresses only, checked after resolution.
-      if (answer !== "never") return { allowed: true, grant: "name" };
-      return { allowed: false, why: `${key}: you refused it` };
+    if (this.refused.has(key)) return { allowed: false, why: `${key}: refused by your answer this session` };
+    if (!this.ask) return verdict;
+    const question = this.asking.get(key) ?? this.ask(host, port, via, origin);
+    this.asking.set(key, question);
+    const answer = await question.finally(() => this.asking.delete(key));
+    switch (answer) {
+      case "never":
+        this.refused.add(key);
+        return { allowed: false, why: `${key}: you refused it` };
+      case "project":
+        this.grant(grantFor(host, port), "project");
+        break;
+      case "session":
+        this.grant(grantFor(host, port), "session");
+        break;
+      case "once":
+        break;
     }
-    if (answered) return { allowed: true, grant: "name" };
-    return answered === false ? { allowed: false, why: `${key}: refused by your answer this session` } : verdict;
+    return { allowed: true, grant: "name" };
+  }
+
+  /** Adds a grant (an answer, or /network add); "project" saves it. Throws when the file cannot be written. */
+  grant(rule: NetworkRule, scope: "session" | "project"): void {
+    const list = scope === "session" ? this.sessionGrants : this.projectGrants;
+    if (!list.some((old) => sameRule(old, rule))) list.push(rule);
+    for (const key of [...this.refused]) if (matchingRule([rule], ...splitKey(key))) this.refused.delete(key);
+    if (scope === "project" && this.grantsPlace) saveProjectGrants(this.grantsPlace, this.projectGrants);
+  }
+
+  /** Removes a grant from the session's and the project's (saved); whether there was one. */
+  revoke(rule: NetworkRule): boolean {
+    const before = this.sessionGrants.length + this.projectGrants.length;
+    this.sessionGrants.splice(
+      0,
+      this.sessionGrants.length,
+      ...this.sessionGrants.filter((old) => !sameRule(old, rule)),
+    );
+    const kept = this.projectGrants.filter((old) => !sameRule(old, rule));
+    if (kept.length !== this.projectGrants.length && this.grantsPlace) saveProjectGrants(this.grantsPlace, kept);
+    this.projectGrants = kept;
+    return this.sessionGrants.length + this.projectGrants.length < before;
+  }
+
+  /** The connections `command` was refused since `since` (the bash tool's result shows them), at most MAX_SHOWN_REFUSALS. */
+  refusalsOf(command: string, since: string): string[] {
+    const same = (named: string | undefined) =>
+      named === command || (named?.endsWith("…") === true && command.startsWith(named.slice(0, -1)));
+    const refused = this.records.filter((record) => !record.allowed && record.time >= since && same(record.command));
+    const lines = refused
+      .slice(0, MAX_SHOWN_REFUSALS)
+      .map((record) => `network: refused ${record.host}:${record.port} (${record.why})`);
+    if (refused.length > MAX_SHOWN_REFUSALS)
+      lines.push(`network: ${refused.length - MAX_SHOWN_REFUSALS} more refused (/network lists them)`);
+    return lines;
   }
 
   /** Ends the proxy and removes its socket. */
@@ -118,6 +206,13 @@ export class SandboxNetwork {
     this.proxy = undefined;
   }
 
+  private keep(entry: ConnectionRecord): void {
+    const record = { ...entry, time: new Date().toISOString() };
+    this.records.push(record);
+    if (this.records.length > MAX_KEPT) this.records.shift();
+    for (const listener of this.onRecord) listener(record);
+  }
+
   private startProxy(): NetworkProxy {
     // A folder only this user may enter: the socket is the way out, and no one else's to use.
     this.folder = mkdtempSync(path.join(tmpdir(), "harness-net-"));
@@ -125,31 +220,15 @@ export class SandboxNetwork {
     process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
     return startNetworkProxy({
       socketPath: path.join(folder, "proxy.sock"),
-      judge: (host, port, via) => this.judge(host, port, via),
-      record: (entry) => {
-        this.records.push({ ...entry, time: new Date().toISOString() });
-        this.onRecord?.(entry);
-      },
+      judge: (host, port, via, origin) => this.decide(host, port, via, origin),
+      record: (entry) => this.keep(entry),
+      relayToken: this.token,
       ...this.testing,
     });
   }
 }
 
-/**
- * The question for a connection the list does not name, put as an approval: yes allows it once,
- * always for the rest of the session, no refuses it for the rest of the session (a retrying
- * client would otherwise ask again and again).
- */
-export function networkQuestion(ask: AskApprovalFn): (host: string, port: number, via: Via) => Promise<NetworkAnswer> {
-  return async (host, port, via) => {
-    const answer = await ask(
-      {
-        summary: `network> ${host}:${port}`,
-        why: `a sandboxed command ${via === "connect" ? "opens a tunnel" : "sends an HTTP request"} to ${host}:${port}, which sandbox.network does not list; no refuses it for this session`,
-        remember: [`${host}:${port} for this session`],
-      },
-      new AbortController().signal,
-    );
-    return answer?.type === "yes" ? "once" : answer?.type === "always" ? "always" : "never";
-  };
+function splitKey(key: string): [string, number] {
+  const at = key.lastIndexOf(":");
+  return [key.slice(0, at), Number(key.slice(at + 1))];
 }

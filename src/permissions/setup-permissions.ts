@@ -10,6 +10,7 @@ import { bwrapWrapper } from "../sandbox/bwrap.ts";
 import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts";
 import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
 import type { ProxyOptions } from "../sandbox/network-proxy.ts";
+import { originText } from "../sandbox/relay-origin.ts";
 import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
 import { worktreeGitMounts } from "../sandbox/worktree-git-mounts.ts";
 import { isInside } from "../shared/is-inside.ts";
@@ -19,12 +20,13 @@ import { ApprovalModeSwitch } from "./approval-mode.ts";
 import type { AskApprovalFn } from "./approver.ts";
 import { filterCommandEnv } from "./command-env.ts";
 import { homeCodePaths } from "./home-code-paths.ts";
+import { networkQuestion } from "./network-question.ts";
 import { effectiveNetwork } from "./network-settings.ts";
 import { loadSettings, SettingsError } from "./permission-settings.ts";
 import type { ApprovalMode, PermissionPolicy, SandboxState } from "./policy.ts";
 import { PROTECTED_NAMES } from "./protected-paths.ts";
 import { deniedReadPaths, type Rule } from "./rules.ts";
-import { networkQuestion, SandboxNetwork } from "./sandbox-network.ts";
+import { SandboxNetwork } from "./sandbox-network.ts";
 import { SYSTEM_PATHS, secretPaths } from "./secret-paths.ts";
 
 /** The command-line choices about permissions (already validated by cli.ts). */
@@ -123,12 +125,22 @@ export function setupPermissions(
     const support = (where.detect ?? (() => detectSandbox(where.platform)))();
     switch (support.kind) {
       case "bwrap":
-        network = new SandboxNetwork(settings.network, flags.allowNetwork, sandboxPolicy, env, where.networkTesting);
+        network = new SandboxNetwork(
+          settings.network,
+          flags.allowNetwork,
+          sandboxPolicy,
+          env,
+          where.networkTesting,
+          { harnessHome: where.harnessHome, folder: workspace },
+          (message) => warnings.push(message),
+        );
         network.apply();
-        if (where.ask) network.ask = networkQuestion(where.ask);
-        network.onRecord = (entry) => {
-          if (!entry.allowed) where.warn?.(`network: refused ${entry.host}:${entry.port} (${entry.why})`);
-        };
+        if (where.ask) network.ask = networkQuestion(where.ask, true);
+        network.onRecord.push((entry) => {
+          const who = originText(entry);
+          if (!entry.allowed)
+            where.warn?.(`network: refused ${entry.host}:${entry.port}${who ? ` for ${who}` : ""} (${entry.why})`);
+        });
         wrapCommand = planAware(bwrapWrapper, sandboxPolicy, approvalMode);
         sandbox = "on";
         break;

@@ -98,9 +98,10 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string):
 /** The proxy's socket, mounted inside, and what the command helper relays to it (command-helper.ts). */
 function proxyArgs(policy: SandboxPolicy): string[] {
   if (!policy.networkProxy) return [];
-  const { socket, loopbackPorts } = policy.networkProxy;
+  const { socket, loopbackPorts, token } = policy.networkProxy;
   const relay = {
     socket: PROXY_SOCKET_INSIDE,
+    token,
     listeners: [
       { port: PROXY_PORT },
       ...loopbackPorts.filter((port) => port !== PROXY_PORT).map((port) => ({ port, connect: `localhost:${port}` })),

@@ -17,6 +17,7 @@ import net from "node:net";
 import { whyNotPublic } from "../shared/public-address.ts";
 import { MAX_HELLO_BYTES, readClientHello } from "./client-hello.ts";
 import { isLoopbackHost, normalHost } from "./network-rules.ts";
+import { type Origin, readRelayLine } from "./relay-origin.ts";
 
 /** How a connection was asked for. */
 export type Via = "http" | "connect";
@@ -27,8 +28,8 @@ export type Verdict =
   /** `final`: no answer of the user's changes it (a denied domain, an IP address, this machine). */
   | { allowed: false; why: string; final?: boolean };
 
-/** One connection, allowed or refused, for the session's record and the user. */
-export interface ConnectionRecord {
+/** One connection, allowed or refused, for the session's record and the user; with the command that opened it. */
+export interface ConnectionRecord extends Origin {
   host: string;
   port: number;
   via: Via;
@@ -39,8 +40,14 @@ export interface ConnectionRecord {
 
 export interface ProxyOptions {
   socketPath: string;
-  judge(host: string, port: number, via: Via): Promise<Verdict> | Verdict;
+  judge(host: string, port: number, via: Via, origin: Origin): Promise<Verdict> | Verdict;
   record(entry: ConnectionRecord): void;
+  /**
+   * Set (as the session does): every connection must start with the command helper's line
+   * carrying this token and naming the command (relay-origin.ts); others are refused. Unset
+   * (the proxy's own tests), connections are HTTP from their first byte and name no command.
+   */
+  relayToken?: string;
   /**
    * For tests only (test/attacks/network-*.test.ts), never set by the CLI: how names resolve, and
    * which non-public addresses stand for the internet (the test's fake hosts on 127.0.0.x).
@@ -60,23 +67,48 @@ const HELLO_TIMEOUT_MS = 15_000;
 /** Starts the proxy; the socket exists when this returns (a unix socket binds at once). */
 export function startNetworkProxy(options: ProxyOptions): NetworkProxy {
   const server = http.createServer({ headersTimeout: 30_000, requestTimeout: 0 });
+  const origins = new WeakMap<net.Socket, Origin>();
+  const originOf = (socket: net.Socket) => origins.get(socket) ?? {};
   server.on("request", (request, response) => {
     request.on("error", () => response.destroy());
-    forwardHttp(request, response, options).catch((error) => refuseHttp(response, `proxy error: ${error.message}`));
+    forwardHttp(request, response, options, originOf(request.socket)).catch((error) =>
+      refuseHttp(response, `proxy error: ${error.message}`),
+    );
   });
   server.on("connect", (request, client: net.Socket, head: Buffer) => {
     client.on("error", () => {});
-    openTunnel(request, client, head, options).catch((error) => {
+    openTunnel(request, client, head, options, originOf(client)).catch((error) => {
       if (!client.destroyed) client.end(refusalText(502, `proxy error: ${error.message}`));
     });
   });
   server.on("clientError", (_error, socket) => socket.destroy());
-  server.listen(options.socketPath);
-  server.unref();
-  return { socketPath: options.socketPath, close: () => server.close() };
+  const { relayToken } = options;
+  const listener = relayToken
+    ? net.createServer((socket) => {
+        socket.on("error", () => {});
+        readRelayLine(
+          socket,
+          relayToken,
+          (origin) => {
+            origins.set(socket, origin);
+            server.emit("connection", socket);
+            socket.write("OK\n");
+          },
+          (why) => socket.end(refusalText(403, why)),
+        );
+      })
+    : server;
+  listener.listen(options.socketPath);
+  listener.unref();
+  return { socketPath: options.socketPath, close: () => listener.close() };
 }
 
-async function forwardHttp(request: http.IncomingMessage, response: http.ServerResponse, options: ProxyOptions) {
+async function forwardHttp(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  options: ProxyOptions,
+  origin: Origin,
+) {
   const url = URL.canParse(request.url ?? "") ? new URL(request.url as string) : undefined;
   if (url?.protocol !== "http:")
     return refuseHttp(response, "the proxy takes http:// URLs in absolute form; HTTPS goes through CONNECT", 400);
@@ -85,10 +117,10 @@ async function forwardHttp(request: http.IncomingMessage, response: http.ServerR
   const claimed = request.headers.host;
   if (claimed !== undefined && !sameAuthority(claimed, host, port)) {
     const why = `the Host header (${claimed}) disagrees with the request's host (${host}:${port})`;
-    options.record({ host, port, via: "http", allowed: false, why });
+    options.record({ host, port, via: "http", allowed: false, why, ...origin });
     return refuseHttp(response, why);
   }
-  const target = await admit(host, port, "http", options);
+  const target = await admit(host, port, "http", options, origin);
   if ("why" in target) return refuseHttp(response, target.why);
   const headers = { ...request.headers };
   for (const name of ["proxy-authorization", "proxy-connection", "connection", "keep-alive"]) delete headers[name];
@@ -114,13 +146,19 @@ async function forwardHttp(request: http.IncomingMessage, response: http.ServerR
   request.pipe(upstream);
 }
 
-async function openTunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer, options: ProxyOptions) {
+async function openTunnel(
+  request: http.IncomingMessage,
+  client: net.Socket,
+  head: Buffer,
+  options: ProxyOptions,
+  origin: Origin,
+) {
   const authority = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(request.url ?? "");
   if (!authority) return client.end(refusalText(400, `CONNECT takes host:port, not "${request.url}"`));
   const host = normalHost(authority[1] ?? authority[2]);
   const port = Number(authority[3]);
   // A tunnel to a name is recorded as allowed once its ClientHello agrees, below.
-  const target = await admit(host, port, "connect", options, false);
+  const target = await admit(host, port, "connect", options, origin, false);
   if ("why" in target) return client.end(refusalText(403, target.why));
   client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
   let first = head;
@@ -136,12 +174,12 @@ async function openTunnel(request: http.IncomingMessage, client: net.Socket, hea
           : undefined
         : `${host}:${port}: ${hello.kind === "not-tls" ? hello.why : "no ClientHello came"}; a tunnel to a name carries TLS to that name only`;
     if (why) {
-      options.record({ host, port, via: "connect", allowed: false, why });
+      options.record({ host, port, via: "connect", allowed: false, why, ...origin });
       return client.destroy();
     }
     first = hello.bytes;
   }
-  options.record({ host, port, via: "connect", allowed: true });
+  options.record({ host, port, via: "connect", allowed: true, ...origin });
   const upstream = net.connect({ host: target.address, port });
   upstream.on("error", () => client.destroy());
   client.on("close", () => upstream.destroy());
@@ -157,12 +195,13 @@ async function admit(
   port: number,
   via: Via,
   options: ProxyOptions,
+  origin: Origin,
   recordAllowed = true,
 ): Promise<{ address: string; grant: "name" | "address" | "loopback" } | { why: string }> {
-  const verdict = await options.judge(host, port, via);
+  const verdict = await options.judge(host, port, via, origin);
   const outcome = verdict.allowed ? await addressFor(host, verdict.grant, options) : verdict;
-  if ("why" in outcome) options.record({ host, port, via, allowed: false, why: outcome.why });
-  else if (recordAllowed) options.record({ host, port, via, allowed: true });
+  if ("why" in outcome) options.record({ host, port, via, allowed: false, why: outcome.why, ...origin });
+  else if (recordAllowed) options.record({ host, port, via, allowed: true, ...origin });
   return "why" in outcome ? outcome : { ...outcome, grant: verdict.allowed ? verdict.grant : "name" };
 }
 

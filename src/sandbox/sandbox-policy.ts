@@ -46,9 +46,10 @@ export interface SandboxPolicy {
    * With `network` false: the session's proxy, the only way out of the sandbox's network
    * namespace (network-proxy.ts), and the ports of loopback grants (`localhost:5432`), which
    * listen inside as they do outside. Set (and changed, on folder trust or an answer) by
-   * permissions/sandbox-network.ts; bwrap.ts reads it at each command's start.
+   * permissions/sandbox-network.ts; bwrap.ts reads it at each command's start. `token` starts
+   * each relayed connection (relay-origin.ts): the proxy takes no other.
    */
-  networkProxy?: { socket: string; loopbackPorts: number[] };
+  networkProxy?: { socket: string; loopbackPorts: number[]; token: string };
 }
 
 /** Where commands find the proxy inside the sandbox: the relay's port, and the proxy's socket it relays to. */

@@ -63,6 +63,22 @@ export type SessionEntry =
   | { type: "error"; at: string; error: string }
   /** A task call started a subagent, recorded in its own session file (whose header names this one). */
   | { type: "subagent"; at: string; toolCallId: string; agent: string; sessionId: string }
+  /**
+   * A sandboxed command's connection through the session's network proxy, or web_fetch's check,
+   * with sandbox.network a list: allowed or refused (`why`), and the command that opened it
+   * (`command`: as the bash tool ran it; `process`: the program that connected). docs/network.md.
+   */
+  | {
+      type: "network";
+      at: string;
+      host: string;
+      port: number;
+      via: "http" | "connect";
+      allowed: boolean;
+      why?: string;
+      command?: string;
+      process?: string;
+    }
   /** The model's plan changed (the todo tool): the whole list; the last one is the session's plan. */
   | { type: "todo"; at: string; items: TodoItem[] }
   /**

@@ -158,6 +158,7 @@ export function parseSession(text: string, path: string): SessionData {
       case "interrupted":
       case "error":
       case "subagent":
+      case "network":
         break;
       case "compaction":
         // Resume from the compacted state; the messages before it stay in `entries` (the full history).

@@ -129,6 +129,11 @@ export class SessionRecorder {
     this.writer.append({ type: "snapshot", at: new Date().toISOString(), commit });
   }
 
+  /** A connection through the network proxy (see SessionEntry `network`); written with the turn's other lines. */
+  recordConnection(entry: Omit<Extract<SessionEntry, { type: "network" }>, "type">): void {
+    this.writer.append({ type: "network", ...entry });
+  }
+
   /** An undo or redo (a line of its own, written at once: the files have already changed). */
   recordUndo(entry: Extract<SessionEntry, { type: "undo" | "redo" }>): void {
     this.writer.append(entry);

@@ -97,6 +97,15 @@ export function transcriptItems(session: SessionData, depth = 0): TranscriptItem
           ...(depth < MAX_NESTED_SESSIONS ? definedChild(session, entry.sessionId) : {}),
         });
         break;
+      case "network":
+        // Refusals next to the command that met them; allowed connections stay in the file (and /network).
+        if (!entry.allowed)
+          items.push({
+            type: "note",
+            text: `network: refused ${entry.host}:${entry.port}${entry.command ? ` for ${entry.command}` : ""} (${entry.why ?? "refused"})`,
+            at: entry.at,
+          });
+        break;
       case "usage":
       case "turn":
       case "snapshot":

@@ -191,7 +191,9 @@ async function networkRefusal(url: URL, network: NetworkJudge | undefined): Prom
   if (network?.mode !== "list") return undefined;
   const isTls = url.protocol === "https:";
   const port = Number(url.port || (isTls ? 443 : 80));
-  const verdict = await network.judge(url.hostname.replace(/^\[|\]$/g, ""), port, isTls ? "connect" : "http");
+  const verdict = await network.judge(url.hostname.replace(/^\[|\]$/g, ""), port, isTls ? "connect" : "http", {
+    command: `web_fetch ${url.href}`,
+  });
   return verdict.allowed ? undefined : `${verdict.why} (web_fetch follows sandbox.network: docs/network.md)`;
 }
 

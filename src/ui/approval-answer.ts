@@ -31,11 +31,15 @@ const YES = new Set([
 ]);
 const NO = new Set(["", "n", "no", "nope", "nah", "deny", "don't", "do not", "stop", "cancel", "skip"]);
 const ALWAYS = new Set(["a", "always", "always allow"]);
+const PROJECT = new Set(["p", "project", "always for this project"]);
 /** "no, use rg instead" / "n: not now": a refusal with its reason after it. */
 const NO_BECAUSE = /^(?:n|no|nope)\s*[,:;.!-]\s*(\S.*)$|^(?:n|no|nope)\s+(\S.*)$/is;
 
-/** The meaning of one typed answer (`canRemember`: "always" has a rule to add; else it allows this call once). */
-export function readApprovalAnswer(typed: string, canRemember: boolean): ReadAnswer {
+/**
+ * The meaning of one typed answer (`canRemember`: "always" has a rule to add; else it allows this
+ * call once; `canSave`: "project" is offered, else it is not an answer).
+ */
+export function readApprovalAnswer(typed: string, canRemember: boolean, canSave = false): ReadAnswer {
   const answer = typed.trim();
   const word = answer
     .toLowerCase()
@@ -43,6 +47,7 @@ export function readApprovalAnswer(typed: string, canRemember: boolean): ReadAns
     .replace(/\s+/g, " ");
   if (YES.has(word)) return { type: "yes" };
   if (ALWAYS.has(word)) return canRemember ? { type: "always" } : { type: "yes" };
+  if (PROJECT.has(word) && canSave) return { type: "project" };
   if (NO.has(word)) return { type: "no" };
   if (word === "r" || word === "reason") return { type: "ask-reason" };
   const because = NO_BECAUSE.exec(answer);

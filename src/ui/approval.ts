@@ -36,13 +36,16 @@ export function createTerminalAsk(options: TerminalAskOptions): AskApprovalFn {
       lines.push(renderDiff(question.diff, colors, options.columns));
       options.shownDiffs?.remember(untrusted.diff);
     }
-    const choices = answerLines(question.remember, options.columns);
+    const choices = [
+      ...(question.project ? [`  [p]roject: always allow ${question.project} in this project (saved)`] : []),
+      ...answerLines(question.remember, options.columns),
+    ];
     let asked = [...lines, ...choices].join("\n");
     for (let tries = 1; ; tries++) {
       const typed = await options.ask(asked, signal);
       if (typed === undefined) return undefined;
       // "always" where nothing can be remembered (the command could not be checked part by part) allows this once.
-      const answer = readApprovalAnswer(typed, question.remember.length > 0);
+      const answer = readApprovalAnswer(typed, question.remember.length > 0, question.project !== undefined);
       if (answer.type === "ask-reason") {
         const reason = await options.ask(colors.dim("  why not? (the model is told; Enter for no reason) > "), signal);
         if (reason === undefined) return undefined;

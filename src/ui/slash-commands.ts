@@ -48,6 +48,8 @@ export interface ChatControls {
   listBackground(): string[];
   /** Stops one background process and its tree; returns how it ended. */
   killBackground(id: number): Promise<string>;
+  /** `/network [add|save|remove entry]`: does it, and says what sandboxed commands may reach (cli/chat-network.ts). */
+  network?(args: string): string;
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -168,6 +170,11 @@ const COMMANDS: Record<string, CommandSpec> = {
         throw new Error("/ps takes no argument, or kill and an id: /ps kill 2");
       say(await controls.killBackground(number));
     },
+  },
+  network: {
+    usage: "/network [add|save|remove host]",
+    help: "what sandboxed commands may reach, your grants, the latest connections; add (this session), save (this project)",
+    run: (args, controls, say) => say(controls.network?.(args) ?? "no sandboxed network in this chat"),
   },
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };

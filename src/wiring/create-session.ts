@@ -3,7 +3,6 @@ import type { TodoItem } from "../core/event-schema.ts";
 import type { AgentEvent } from "../core/events.ts";
 import { loadInstructions } from "../core/instruction-files.ts";
 import type { ModelUsage, ToolCallPart, Usage } from "../core/messages.ts";
-import type { Provider } from "../core/provider.ts";
 import { type ApproveFn, describeCall } from "../core/run-tools.ts";
 import type { PromptOverrides } from "../core/system-prompt.ts";
 import { mayChangeFiles, type Tool } from "../core/tool.ts";
@@ -17,6 +16,7 @@ import {
   type DelegateApprovalFn,
 } from "../permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "../permissions/folder-trust.ts";
+import type { SandboxNetwork } from "../permissions/sandbox-network.ts";
 import {
   type PermissionFlags,
   PermissionSetupError,
@@ -27,7 +27,6 @@ import {
 import { findAgents } from "../prompts/agents.ts";
 import { findPromptCommands, type PromptCommand } from "../prompts/custom-commands.ts";
 import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
-import { liveContextWindow, resolveContextWindow } from "../providers/context-window.ts";
 import { createProvider } from "../providers/create-provider.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import { planThinking } from "../providers/thinking.ts";
@@ -52,7 +51,8 @@ import { systemPromptFor } from "./machine-prompt.ts";
 import { outgoingEvents } from "./outgoing-events.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
-import { askOf, closeSandbox, commandContext } from "./session-sandbox.ts";
+import { askOf, closeSandbox, commandContext, recordConnections } from "./session-sandbox.ts";
+import { contextWindowFor } from "./session-window.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
@@ -149,6 +149,8 @@ export interface Session extends SessionControls {
   readonly path: string;
   /** Whether this folder's project settings and skills are in use (permissions/folder-trust.ts). */
   readonly isFolderTrusted: boolean;
+  /** With the Linux sandbox: its network, grants and recent connections (`/network`; docs/network.md). */
+  readonly network?: SandboxNetwork;
   /** The skills the system prompt lists, and the project's left out because the folder is not trusted. */
   readonly skills: { listed: readonly Skill[]; untrusted: readonly Skill[] };
   /** The model's plan now (the last todo call's list): a resumed session's, empty after `startNew`. */
@@ -222,6 +224,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     todo: resumed?.todo ?? [],
     fallbacks,
   };
+  recordConnections(permissions, state);
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
   const sessionState = new Map<string, unknown>();
   const background = BackgroundJobs.into(sessionState);
@@ -324,6 +327,7 @@ function sessionOf(parts: {
       return state.todo;
     },
     isFolderTrusted: trust.isTrusted,
+    ...(permissions.network ? { network: permissions.network } : {}),
     skills: { listed: folder.skills, untrusted: trust.isTrusted ? [] : folder.found.project },
     promptCommands: folder.promptCommands,
     background,
@@ -383,23 +387,6 @@ async function settleFolder(options: SessionOptions) {
     skills.map((skill) => dirname(skill.path)),
   );
   return { permissions, trust, found, skills, instructions, promptCommands };
-}
-
-/**
- * The context window, started now and never waited for by a new conversation: a local server
- * may be probed for its window (context-window.ts), and a local model knows its own (loading
- * it, which its first call does anyway). A resumed conversation may already be near the window,
- * so the caller waits for it then.
- */
-function contextWindowFor(windowOverride: number | undefined, settings: ProviderSettings, provider: Provider) {
-  return liveContextWindow(
-    settings,
-    windowOverride !== undefined
-      ? Promise.resolve(windowOverride)
-      : "contextWindow" in provider && typeof provider.contextWindow === "function"
-        ? (provider.contextWindow as () => Promise<number>)().catch(() => resolveContextWindow(settings))
-        : undefined,
-  );
 }
 
 /** The model's tools: the built-in ones, the task tool (whose children share this session), then MCP servers'. */

@@ -108,6 +108,11 @@ for (const identity of IDENTITIES) {
     assert.match(out.git, /cloned through the proxy/, out.git);
     assert.match(out.npm, /tiny installed through the proxy/, out.npm);
     assert.match(out.plainDenied, /denied\.example:\d+ is not on the sandbox\.network list/);
+    assert.match(
+      out.plainDenied,
+      /\[network: refused denied\.example:\d+ \(denied\.example:\d+ is not on the sandbox\.network list\)\]/,
+      "the command's result names what it was refused",
+    );
     assert.match(out.connectDenied, /CONNECT tunnel failed, response 403/);
     assert.doesNotMatch(out.sniMismatch, /BEGIN CERTIFICATE|tls:/);
     assert.match(out.hostMismatch, /the Host header \(denied\.example:\d+\) disagrees/);
@@ -132,7 +137,11 @@ for (const identity of IDENTITIES) {
       out.keepAlive,
       /public:allowed\.example:\d+\n[\s\S]*denied\.example:\d+ is not on the sandbox\.network list/,
     );
-    assert.match(out.socketDirect, /harness refused this connection/, "the socket itself is the proxy: no way past it");
+    assert.match(
+      out.socketDirect,
+      /harness refused this connection: this socket takes connections from the command helper's relay only/,
+      "the socket itself takes only the relay's connections, which carry the session's token",
+    );
     assert.equal((out.loopbackGrant.match(/granted-db/g) ?? []).length, 2, out.loopbackGrant);
 
     assert.deepEqual(
@@ -153,12 +162,27 @@ for (const identity of IDENTITIES) {
     assert.match(refusals, /network: refused denied\.example:\d+/);
     const allowed = result.records.filter((record) => record.allowed).map((record) => record.host);
     assert.ok(allowed.includes("registry.npmjs.org") && allowed.includes("allowed.example"), allowed.join());
+    // Each connection names the command whose process opened it, and the program that did.
+    const npmRecord = result.records.find((record) => record.host === "registry.npmjs.org");
+    assert.equal(npmRecord?.command, commands.npm);
+    assert.match(npmRecord?.process ?? "", /npm/);
+    const httpsRecord = result.records.find((record) => record.via === "connect" && record.host === "allowed.example");
+    assert.equal(httpsRecord?.command, commands.https);
+    assert.match(refusals, new RegExp(`network: refused denied\\.example:\\d+ for ${literal(commands.plainDenied)}`));
   });
 }
 
 interface RunnerResult {
   outputs: string[];
-  records: { host: string; port: number; allowed: boolean; why?: string }[];
+  records: {
+    host: string;
+    port: number;
+    via: string;
+    allowed: boolean;
+    why?: string;
+    command?: string;
+    process?: string;
+  }[];
   refusals: string[];
 }
 
@@ -174,4 +198,8 @@ async function runRunner(identity: (typeof IDENTITIES)[number], spec: object): P
   const code = await new Promise((resolve) => child.on("close", resolve));
   assert.equal(code, 0, stderr);
   return JSON.parse(stdout) as RunnerResult;
+}
+
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

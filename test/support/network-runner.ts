@@ -51,6 +51,7 @@ for (const command of spec.commands) {
     state: new Map(),
     env: setup.env,
     wrapCommand: setup.wrapCommand,
+    ...(setup.network ? { network: setup.network } : {}),
   });
   outputs.push(typeof output === "string" ? output : output.content);
 }

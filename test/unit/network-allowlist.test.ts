@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import tls from "node:tls";
 import type { ApprovalAnswer } from "../../src/permissions/approver.ts";
+import { networkQuestion } from "../../src/permissions/network-question.ts";
 import { effectiveNetwork, emptyNetworkSettings, trustedNetwork } from "../../src/permissions/network-settings.ts";
 import { loadSettings } from "../../src/permissions/permission-settings.ts";
-import { networkQuestion, SandboxNetwork } from "../../src/permissions/sandbox-network.ts";
+import { SandboxNetwork } from "../../src/permissions/sandbox-network.ts";
 import { readClientHello } from "../../src/sandbox/client-hello.ts";
 import { judgeAccess, type NetworkAccess } from "../../src/sandbox/network-access.ts";
 import { matchingRule, type NetworkRule, parseNetworkRule } from "../../src/sandbox/network-rules.ts";
@@ -132,7 +133,7 @@ test("a connection the list does not name is asked once (parallel ones share the
   network.ask = networkQuestion(async (question) => {
     questions.push(question.summary);
     return answers[question.summary];
-  });
+  }, false);
   const [first, second] = await Promise.all([
     network.judge("pypi.org", 443, "connect"),
     network.judge("pypi.org", 443, "connect"),

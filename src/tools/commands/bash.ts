@@ -56,6 +56,7 @@ export const bash = defineTool({
       emit && callId
         ? new LiveTail((lines, bytes) => emit({ type: "tool_output", id: callId, lines, bytes }), context.secrets)
         : undefined;
+    const since = new Date().toISOString();
     const result = await runCommand(input.command, {
       cwd,
       env: quietEnv,
@@ -67,7 +68,9 @@ export const bash = defineTool({
       live,
     });
     const output = outputForModel(result, openSpill, context.secrets);
-    const status = result.notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
+    // Refused connections next to the command that met them (docs/network.md), for the model and the trace.
+    const notes = [...result.notes, ...(context.network?.refusalsOf?.(input.command, since) ?? [])];
+    const status = notes.map((note) => `[${note}]\n`).join("") + statusOf(result, timeoutMs);
     const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
     const content = output ? `${output}\n${status}` : status;
     return { content, isError, summary: status, ...(result.stopsRun ? { stopsRun: result.stopsRun } : {}) };

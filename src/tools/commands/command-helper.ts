@@ -109,7 +109,7 @@ function run(id, request) {
     frame(${FRAME.failed}, id, Buffer.from(String(error && error.message)));
     return;
   }
-  const entry = { child, exited: false };
+  const entry = { child, exited: false, command: request.command };
   commands.set(id, entry);
   child.on("error", (error) => { entry.exited = true; commands.delete(id); frame(${FRAME.failed}, id, Buffer.from(String(error.message))); });
   if (child.pid === undefined) return;
@@ -140,32 +140,80 @@ function handle(request) {
 // listens on 127.0.0.1 inside, where HTTP_PROXY points, and relays each connection to it;
 // a loopback grant's port (localhost:5432) becomes a CONNECT to that port. The relay holds no
 // rule: whatever reaches the socket is judged by the proxy. Commands start once it listens.
+// Each connection to the proxy starts with one line naming the command whose process opened it
+// (sandbox/relay-origin.ts), found in /proc: the socket's inode, the process holding it, and up
+// its parents to a command this helper started. The proxy answers OK before anything else goes.
+function originOf(client, port) {
+  try {
+    let inode;
+    for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      let text = "";
+      try { text = fs.readFileSync(table, "latin1"); } catch { continue; }
+      for (const line of text.split("\\n").slice(1)) {
+        const fields = line.trim().split(/\\s+/);
+        if (fields.length < 10) continue;
+        const portOf = (address) => parseInt(address.slice(address.lastIndexOf(":") + 1), 16);
+        if (portOf(fields[1]) === client.remotePort && portOf(fields[2]) === port) inode = fields[9];
+      }
+    }
+    if (!inode) return {};
+    const wanted = "socket:[" + inode + "]";
+    let holder;
+    for (const name of fs.readdirSync("/proc")) {
+      if (!/^[0-9]+$/.test(name) || Number(name) === process.pid || holder) continue;
+      try { for (const fd of fs.readdirSync("/proc/" + name + "/fd")) { try { if (fs.readlinkSync("/proc/" + name + "/fd/" + fd) === wanted) { holder = Number(name); break; } } catch {} } } catch {}
+    }
+    if (!holder) return {};
+    const cut = (text) => text.length > 1000 ? text.slice(0, 999) + "…" : text;
+    let program = "";
+    try { program = cut(fs.readFileSync("/proc/" + holder + "/cmdline", "utf8").split("\\0").filter(Boolean).join(" ")); } catch {}
+    const started = new Map();
+    for (const entry of commands.values()) started.set(entry.child.pid, entry.command);
+    for (let pid = holder, hops = 0; pid > 1 && hops < 256; hops++) {
+      if (started.has(pid)) return { command: cut(started.get(pid)), process: program };
+      const stat = fs.readFileSync("/proc/" + pid + "/stat", "latin1");
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    }
+    return { process: program };
+  } catch { return {}; }
+}
 function startRelays(ready) {
   const spec = process.env.HARNESS_NETWORK_RELAY;
   if (!spec) return ready();
   const net = require("node:net");
-  const { socket, listeners } = JSON.parse(spec);
+  const { socket, token, listeners } = JSON.parse(spec);
   let waiting = listeners.length;
   for (const { port, connect } of listeners) {
     const server = net.createServer((client) => {
+      const origin = originOf(client, port);
       const upstream = net.connect(socket);
       client.on("error", () => upstream.destroy());
       upstream.on("error", () => client.destroy());
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
-      if (!connect) { client.pipe(upstream); upstream.pipe(client); return; }
-      upstream.write("CONNECT " + connect + " HTTP/1.1\\r\\nHost: " + connect + "\\r\\n\\r\\n");
-      let head = Buffer.alloc(0);
-      const onReply = (chunk) => {
-        head = Buffer.concat([head, chunk]);
-        const end = head.indexOf("\\r\\n\\r\\n");
-        if (end === -1) { if (head.length > 16384) client.destroy(); return; }
-        upstream.off("data", onReply);
-        if (!/^HTTP\\/1\\.[01] 200 /.test(head.toString("latin1"))) { process.stderr.write(head.subarray(0, end).toString("latin1") + "\\n"); return client.destroy(); }
-        if (head.length > end + 4) client.write(head.subarray(end + 4));
-        client.pipe(upstream); upstream.pipe(client);
+      // Until the head ends (the proxy's OK, then a loopback grant's CONNECT reply), nothing is piped.
+      const awaitHead = (ended, then) => {
+        let head = Buffer.alloc(0);
+        const onHead = (chunk) => {
+          head = Buffer.concat([head, chunk]);
+          const end = head.indexOf(ended);
+          if (end === -1) { if (head.length > 16384) client.destroy(); return; }
+          upstream.off("data", onHead);
+          then(head.subarray(0, end).toString("latin1"), head.subarray(end + ended.length));
+        };
+        upstream.on("data", onHead);
       };
-      upstream.on("data", onReply);
+      const pipeBoth = (rest) => { if (rest.length > 0) client.write(rest); client.pipe(upstream); upstream.pipe(client); };
+      upstream.write("HARNESS-RELAY " + token + " " + Buffer.from(JSON.stringify(origin)).toString("base64") + "\\n");
+      awaitHead("\\n", (line) => {
+        if (line !== "OK") { process.stderr.write(line.split("\\r")[0] + "\\n"); return client.destroy(); }
+        if (!connect) return pipeBoth(Buffer.alloc(0));
+        upstream.write("CONNECT " + connect + " HTTP/1.1\\r\\nHost: " + connect + "\\r\\n\\r\\n");
+        awaitHead("\\r\\n\\r\\n", (reply, rest) => {
+          if (!/^HTTP\\/1\\.[01] 200 /.test(reply)) { process.stderr.write(reply + "\\n"); return client.destroy(); }
+          pipeBoth(rest);
+        });
+      });
     });
     server.on("error", (error) => { process.stderr.write("the network relay cannot listen on 127.0.0.1:" + port + ": " + error.message + "\\n"); process.exit(1); });
     server.listen(port, "127.0.0.1", () => { if (--waiting === 0) ready(); });
