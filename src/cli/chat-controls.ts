@@ -118,12 +118,12 @@ export class SessionChatControls implements ChatControls {
           : "switch with /model <name>",
       ];
     } catch (error) {
-      if (!(error instanceof ModelListError)) throw error;
-      // The endpoint cannot say (no list endpoint, down, refused): the models harness knows, marked as such.
+      if (!(error instanceof ModelListError) && (error as Error | undefined)?.name !== "ProviderError") throw error;
+      // The endpoint cannot say (no list endpoint, down, refused, a sign-in not usable): the models harness knows.
       const known = presetModels(settings.name);
       return [
         using,
-        `cannot list ${settings.name}'s models: ${error.message}`,
+        `cannot list ${settings.name}'s models: ${(error as Error).message}`,
         ...(known.length > 0
           ? [`models harness knows for ${settings.name} (not checked with the endpoint):`, ...mark(known)]
           : []),

@@ -48,6 +48,8 @@ Usage:
   harness help [topic]                  a page of the manual (permissions, hooks, providers, ...)
   harness completion <bash|zsh|fish>    a completion script for your shell
   harness doctor                        check what harness needs: Node, config, key, proxy, sandbox, MCP
+  harness login chatgpt|copilot [--device]   sign in with your ChatGPT or Copilot plan (no API key)
+  harness logout [name]                 forget a sign-in;  harness auth: who is signed in, until when
 
 Options:
   -p, --print <prompt>     run one prompt to completion, print the answer, exit
@@ -141,6 +143,9 @@ const SUBCOMMANDS: Record<SubcommandName, () => Promise<{ run(argv: string[]): P
   help: () => import("./commands/help.ts"),
   completion: () => import("./commands/completion.ts"),
   doctor: () => import("./commands/doctor.ts"),
+  login: () => import("./commands/login.ts"),
+  logout: () => import("./commands/logout.ts"),
+  auth: () => import("./commands/auth.ts"),
 };
 
 async function main(argv: string[]): Promise<number> {

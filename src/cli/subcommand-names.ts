@@ -14,5 +14,8 @@ export const SUBCOMMAND_NAMES = [
   "help",
   "completion",
   "doctor",
+  "login",
+  "logout",
+  "auth",
 ] as const;
 export type SubcommandName = (typeof SUBCOMMAND_NAMES)[number];

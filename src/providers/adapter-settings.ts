@@ -46,4 +46,10 @@ export interface AdapterSettings extends CallLimits {
   threads?: number;
   /** Where `--provider local` keeps downloaded models (`$HARNESS_HOME/models`). */
   modelsDir?: string;
+  /**
+   * A sign-in provider (`chatgpt`, `copilot`: sign-in/): its credentials are read from the store
+   * in `signInHome` and put on each request when it leaves (sign-in/sign-in-headers.ts), never here.
+   */
+  signIn?: string;
+  signInHome?: string;
 }

@@ -10,14 +10,17 @@ export interface ErrorContext {
   keyEnv?: string;
   /** The wire API in words, for "does not speak the ... API". */
   api: string;
+  /** A sign-in provider's name (`chatgpt`): a refused request says to log in again. */
+  signIn?: string;
 }
 
 /** An adapter's ErrorContext: its settings' names and where its key comes from, and its wire API in words. */
 export function errorContextFor(
-  settings: { name: string; model: string; baseUrl: string; keyEnv?: string },
+  settings: { name: string; model: string; baseUrl: string; keyEnv?: string; signIn?: string },
   api: string,
 ): ErrorContext {
-  return { provider: settings.name, model: settings.model, baseUrl: settings.baseUrl, keyEnv: settings.keyEnv, api };
+  const { name: provider, model, baseUrl, keyEnv, signIn } = settings;
+  return { provider, model, baseUrl, keyEnv, api, signIn };
 }
 
 /** The fields the official SDKs' APIError carries (both OpenAI's and Anthropic's). */
@@ -229,6 +232,8 @@ function describe(kind: ProviderErrorKind, status: number | undefined, detail: s
   const code = status ? `${status} ` : "";
   switch (kind) {
     case "auth":
+      if (context.signIn)
+        return `${code}${where(context)} refused the ${context.signIn} sign-in: run harness login ${context.signIn}. ${detail}`.trim();
       return context.keyEnv
         ? `${code}authentication failed at ${where(context)}: check ${context.keyEnv} (or HARNESS_API_KEY). ${detail}`.trim()
         : `${code}authentication failed at ${where(context)}: set HARNESS_API_KEY. ${detail}`.trim();

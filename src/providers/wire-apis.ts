@@ -91,8 +91,13 @@ const NAME_64 = { pattern: /^[a-zA-Z0-9_-]+$/, maxLength: 64 };
 // (tools.function.name "a-z, A-Z, 0-9, underscores and dashes, maximum length of 64").
 const CHAT_RULES: WireRules = { toolCallId: { pattern: /^[\x21-\x7e]+$/, maxLength: 40 }, toolName: NAME_64 };
 
-const listData = async (settings: AdapterSettings, signal: AbortSignal) =>
-  (await import("./list-models.ts")).listDataModels(settings, openAIHeaders(settings), signal);
+const listData = async (settings: AdapterSettings, signal: AbortSignal) => {
+  const [{ listDataModels }, { signInHeaders }] = await Promise.all([
+    import("./list-models.ts"),
+    import("./sign-in/sign-in-headers.ts"),
+  ]);
+  return listDataModels(settings, { ...openAIHeaders(settings), ...(await signInHeaders(settings)) }, signal);
+};
 
 /** The wire APIs, by the names users give them, in the order help and errors list them. */
 export const WIRE_APIS = {

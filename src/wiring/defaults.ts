@@ -19,6 +19,14 @@ export interface ProviderPreset {
    * does not choose this provider (GOOGLE_API_KEY is often a Maps or Cloud key; red team, issue 51).
    */
   keyOnlyFor?: string;
+  /**
+   * Signed in with `harness login <name>` instead of a key (providers/sign-in/): the base URL is
+   * the service's own and cannot be changed (the tokens go only where they were issued for), and
+   * the plan's models are the catalogue's entries of this provider.
+   */
+  signIn?: true;
+  /** The endpoint lists no models harness can read: `harness models` shows the catalogue's entries of this provider. */
+  catalogueListing?: true;
 }
 
 /**
@@ -52,6 +60,10 @@ export const PRESETS: Record<string, ProviderPreset> = {
   },
   ollama: { api: "openai", baseUrl: "http://localhost:11434/v1", defaultModel: "qwen3" },
   local: { api: "local", baseUrl: "", defaultModel: DEFAULT_LOCAL_MODEL },
+  // Sign-ins (docs/sign-in.md): the Responses API behind a ChatGPT plan, as Codex CLI uses it, and
+  // Copilot's OpenAI-compatible chat completions.
+  chatgpt: { api: "responses", baseUrl: "https://chatgpt.com/backend-api/codex", defaultModel: "gpt-5.1-codex", signIn: true, catalogueListing: true },
+  copilot: { api: "openai", baseUrl: "https://api.githubcopilot.com", defaultModel: "gpt-4.1", signIn: true },
 };
 
 /** The flags and variables that choose a provider. */

@@ -17,13 +17,13 @@ import {
   type ProviderPreset,
   stateDir,
 } from "./defaults.ts";
+import { signInEndpoint, signInSettings } from "./sign-in-provider.ts";
 import { moreKeyVariables, vendorBaseUrl, vendorBearerToken } from "./vendor-environment.ts";
 
 /**
  * Resolves provider settings. Each setting takes the first of: flags, environment, config.json
- * (`config`, from loadConfigFile), built-in defaults. With no key anywhere the error names the
- * exact variable to set. config.json's top-level `model` belongs to its top-level `provider`: it
- * is not used when another provider is chosen.
+ * (`config`, from loadConfigFile), built-in defaults. With no key anywhere the error names the exact
+ * variable to set. config.json's top-level `model` belongs to its top-level `provider` alone.
  */
 export function resolveProvider(
   flags: ProviderChoice,
@@ -60,9 +60,11 @@ export function resolveProvider(
       { isUsage: true },
     );
   const record = apiRecord(api);
+  const signInUrl = preset?.signIn ? signInEndpoint(name, preset, env, { urlOverride, custom, api }) : undefined;
   const vendorUrl = preset ? vendorBaseUrl(name, env) : undefined;
-  const baseUrl = (urlOverride ?? custom?.baseUrl ?? vendorUrl?.url ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
-  const key = keyFrom(env, custom?.apiKeyEnv, custom?.apiKeyEnv === undefined ? name : undefined, notices);
+  const baseUrl =
+    signInUrl ?? (urlOverride ?? custom?.baseUrl ?? vendorUrl?.url ?? preset?.baseUrl ?? "").replace(/\/+$/, "");
+  const key = keyFrom(signInUrl ? {} : env, custom?.apiKeyEnv, custom?.apiKeyEnv ? undefined : name, notices);
   const bearer = preset && !key.value ? vendorBearerToken(name, env) : undefined;
   const keyEnv = bearer?.variable ?? key.variable;
   const apiKey = key.value;
@@ -115,6 +117,7 @@ export function resolveProvider(
       prices: perModel?.prices ?? custom?.prices,
     }),
     ...(config.models ? { modelEntries: configuredModels(config) } : {}),
+    ...(signInUrl ? signInSettings(name, stateDir(env), perModel?.prices ?? custom?.prices) : {}),
     ...(notices.length > 0 ? { notices } : {}),
   };
 }

@@ -1,15 +1,17 @@
 // `harness models`: the models the configured endpoint offers, one id per line on stdout.
 
 import { parseArgs } from "node:util";
+import { ProviderError } from "../../core/provider.ts";
 import type { ProviderSettings } from "../../providers/index.ts";
 import { LIST_TIMEOUT_MS, ModelListError } from "../../providers/list-models.ts";
+import { presetModels } from "../../providers/model-catalogue.ts";
 import { howToAddModel } from "../../providers/local/local-download.ts";
 import { apiRecord } from "../../providers/wire-apis.ts";
 import { configuredModels } from "../../settings/config-file.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { deadline } from "../../shared/helpers.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
-import { ConfigError } from "../../wiring/defaults.ts";
+import { ConfigError, PRESETS } from "../../wiring/defaults.ts";
 import { resolveProvider } from "../../wiring/resolve-provider.ts";
 import { knownModelLines, oneModelLines } from "./models-known.ts";
 
@@ -61,14 +63,18 @@ export async function run(argv: string[]): Promise<number> {
     const choice = { provider: values.provider, model: values.model ?? ANY_MODEL, baseUrl: values["base-url"] };
     const settings = resolveProvider(choice, process.env, loadConfigFile(process.env));
     const cap = deadline(LIST_TIMEOUT_MS);
-    const ids = await apiRecord(settings.api)
-      .listModels(settings, cap.signal)
-      .finally(() => cap.clear());
+    // The ChatGPT plan's backend has no listing we can rely on: its models are the catalogue's.
+    const ids = PRESETS[settings.name]?.catalogueListing
+      ? presetModels(settings.name)
+      : await apiRecord(settings.api)
+          .listModels(settings, cap.signal)
+          .finally(() => cap.clear());
+    cap.clear();
     process.stdout.write(ids.length > 0 ? `${ids.join("\n")}\n` : "");
     if (ids.length === 0) process.stderr.write(`harness models: ${noModelsLine(settings)}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ConfigError || error instanceof ModelListError)) throw error;
+    if (!(error instanceof ConfigError || error instanceof ModelListError || error instanceof ProviderError)) throw error;
     process.stderr.write(`harness models: ${showControlChars(error.message)}\n`);
     return error instanceof ConfigError && error.isUsage ? 2 : 1;
   }

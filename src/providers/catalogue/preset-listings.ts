@@ -42,4 +42,22 @@ export const PRESET_LISTINGS: readonly ModelEntry[] = [
     "moonshotai/kimi-k2",
   ]),
   ...listed("ollama", "https://ollama.com/library", ["qwen3", "qwen3-coder", "gpt-oss:20b", "llama3.1", "deepseek-r1"]),
+  // The sign-in providers' plans (issue 43, docs/sign-in.md): the models Codex offers with a ChatGPT
+  // plan, and those Copilot's plans include (premium requests aside), as of November 2025.
+  ...listed("chatgpt", "https://developers.openai.com/codex/models", [
+    "gpt-5.1-codex",
+    "gpt-5.1-codex-mini",
+    "gpt-5.1",
+    "gpt-5-codex",
+    "gpt-5",
+  ]),
+  ...listed("copilot", "https://docs.github.com/en/copilot/reference/ai-models/supported-models", [
+    "gpt-4.1",
+    "gpt-5-mini",
+    "gpt-5",
+    "claude-sonnet-4.5",
+    "claude-haiku-4.5",
+    "gemini-2.5-pro",
+    "grok-code-fast-1",
+  ]),
 ];

@@ -5,6 +5,7 @@ import { type ErrorContext, errorContextFor, toProviderError } from "../http-err
 import { compatFor } from "../openai-compat.ts";
 import { endpoint, type HttpReply, postJson } from "../post-json.ts";
 import { openAIHeaders } from "../request-headers.ts";
+import { signInHeaders } from "../sign-in/sign-in-headers.ts";
 import { parseEvent, readSse } from "../sse.ts";
 import { planWith } from "../thinking-levels.ts";
 import { watchedCall } from "../wire-reply.ts";
@@ -30,8 +31,13 @@ export function createOpenAIChatProvider(config: AdapterSettings): Provider {
         {
           settings: config,
           context: errorContext,
-          open: (callSignal) =>
-            postJson(url, headers, toChatRequest(request, config.model, compat, thinking), callSignal),
+          open: async (callSignal) =>
+            postJson(
+              url,
+              { ...headers, ...(await signInHeaders(config)) },
+              toChatRequest(request, config.model, compat, thinking),
+              callSignal,
+            ),
           async *fold(response) {
             for await (const chunk of readChunks(response, errorContext, ending)) yield* accumulator.add(chunk);
             yield* accumulator.end();

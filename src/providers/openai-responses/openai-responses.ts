@@ -5,6 +5,7 @@ import type { AdapterSettings } from "../adapter-settings.ts";
 import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
 import { endpoint, postJson } from "../post-json.ts";
 import { openAIHeaders } from "../request-headers.ts";
+import { signInHeaders } from "../sign-in/sign-in-headers.ts";
 import { planWith } from "../thinking-levels.ts";
 import { type WireFormat, wireProvider } from "../wire-reply.ts";
 import { responsesThinking, toResponsesRequest } from "./openai-responses-request.ts";
@@ -21,8 +22,13 @@ export function createOpenAIResponsesProvider(settings: AdapterSettings): Provid
   const headers = openAIHeaders(settings);
   const thinking = planWith(responsesThinking, settings).fields;
 
-  return wireProvider(settings, errorContext, RESPONSES_FORMAT, (request, signal) =>
-    postJson(url, headers, toResponsesRequest(request, settings.model, thinking), signal),
+  return wireProvider(settings, errorContext, RESPONSES_FORMAT, async (request, signal) =>
+    postJson(
+      url,
+      { ...headers, ...(await signInHeaders(settings)) },
+      toResponsesRequest(request, settings.model, thinking),
+      signal,
+    ),
   );
 }
 

@@ -1,0 +1,68 @@
+// The credentials of a sign-in provider, at the moment a request leaves: read from the store,
+// renewed first when they expire within the margin (under the store's lock, after reading the
+// file again, so of two harness processes only one refreshes and the other takes its result),
+// and turned into the request's headers. The tokens live here and in the store only: never in the
+// provider's settings, the environment, argv or anything a session records.
+import { ProviderError } from "../../core/provider.ts";
+import { chatgptHeaders, chatgptNeedsRefresh, refreshChatGpt } from "./chatgpt-sign-in.ts";
+import { copilotHeaders, copilotNeedsRefresh, exchangeCopilotToken } from "./copilot-sign-in.ts";
+import {
+  type Credential,
+  readCredential,
+  SignInError,
+  withCredentialLock,
+  writeCredential,
+} from "./credential-store.ts";
+
+/** The sign-in providers, by name. */
+export const SIGN_IN_NAMES = ["chatgpt", "copilot"] as const;
+export type SignInName = (typeof SIGN_IN_NAMES)[number];
+
+export function isSignInName(name: string): name is SignInName {
+  return (SIGN_IN_NAMES as readonly string[]).includes(name);
+}
+
+/** Whether a credential should be renewed before use. */
+export function needsRenewal(credential: Credential): boolean {
+  return credential.kind === "chatgpt" ? chatgptNeedsRefresh(credential) : copilotNeedsRefresh(credential);
+}
+
+/** A renewed credential (a refresh for ChatGPT, a new exchange for Copilot). */
+export function renew(credential: Credential): Promise<Credential> {
+  return credential.kind === "chatgpt" ? refreshChatGpt(credential) : exchangeCopilotToken(credential);
+}
+
+/**
+ * A credential fit for use now: the stored one, or renewed and stored. Throws SignInError when
+ * there is none or it cannot be renewed (the message names the command that fixes it).
+ */
+export async function usableCredential(home: string, name: SignInName): Promise<Credential> {
+  const stored = readCredential(home, name);
+  if (!stored || stored.kind !== name) throw new SignInError(`not signed in to ${name}: run harness login ${name}`);
+  if (!needsRenewal(stored)) return stored;
+  return withCredentialLock(home, async () => {
+    // Another process may have renewed it while this one waited for the lock.
+    const current = readCredential(home, name);
+    if (!current || current.kind !== name) throw new SignInError(`not signed in to ${name}: run harness login ${name}`);
+    if (!needsRenewal(current)) return current;
+    const renewed = await renew(current);
+    writeCredential(home, name, renewed);
+    return renewed;
+  });
+}
+
+/** The request headers of a sign-in provider; a sign-in that cannot be used is an `auth` ProviderError (not retried). */
+export async function signInHeaders(settings: {
+  signIn?: string;
+  signInHome?: string;
+}): Promise<Record<string, string>> {
+  const name = settings.signIn;
+  if (!name || !isSignInName(name) || !settings.signInHome) return {};
+  try {
+    const credential = await usableCredential(settings.signInHome, name);
+    return credential.kind === "chatgpt" ? chatgptHeaders(credential) : copilotHeaders(credential);
+  } catch (error) {
+    if (error instanceof SignInError) throw new ProviderError("auth", error.message);
+    throw error;
+  }
+}
