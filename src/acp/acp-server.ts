@@ -38,6 +38,8 @@ export interface HostedSession {
   tools: readonly Tool[];
   /** Its approval modes, which the editor lists and switches; absent: none. */
   modes?: HostedModes;
+  /** The worktree it works in, when the editor asked for one: told back in session/new's `_meta`. */
+  worktree?: { name: string; branch: string; path: string };
   /** Runs one prompt: its events, recorded and redacted, and how it ended. */
   run(prompt: string | UserContent, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   close(): Promise<void>;
@@ -57,8 +59,11 @@ export type AskEditorFn = (
 export interface AcpHost {
   name: string;
   version: string;
-  /** A new conversation in `cwd`, with the editor's MCP servers added to the configured ones. */
-  newSession(request: { cwd: string; mcpServers: McpServer[]; askEditor: AskEditorFn }): Promise<HostedSession>;
+  /**
+   * A new conversation in `cwd`, with the editor's MCP servers added to the configured ones; with
+   * `worktree` (a name, or "" for one named like a session), in a new git worktree of `cwd`'s repository.
+   */
+  newSession(request: SessionParams & { askEditor: AskEditorFn }): Promise<HostedSession>;
   /** A line for the editor's agent log (stderr). */
   warn(message: string): void;
   /** A prompt's pictures made fit for the model (checked, downscaled), or why one cannot be sent. */
@@ -88,7 +93,13 @@ interface ServerState {
   client?: AgentContext;
 }
 
-type SessionParams = { cwd: string; mcpServers: McpServer[] };
+type SessionParams = { cwd: string; mcpServers: McpServer[]; worktree?: string };
+/**
+ * The `_meta` key of session/new that asks for a worktree, and of its answer that names it. ACP
+ * leaves `_meta` to implementations for what the protocol lacks
+ * (https://agentclientprotocol.com/protocol/extensibility); the key carries harness's name.
+ */
+const WORKTREE_META = "harness/worktree";
 
 /** Serves ACP on `stream` until the editor closes it; then closes every session. */
 export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
@@ -106,8 +117,15 @@ export async function serveAcp(stream: Stream, host: AcpHost): Promise<void> {
     }))
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       state.client = client;
-      const live = await openSession(state, (askEditor) => host.newSession({ ...sessionParams(params), askEditor }));
-      return { sessionId: live.hosted.id, ...modeState(live.hosted.modes) };
+      const asked = params._meta?.[WORKTREE_META];
+      if (asked !== undefined && typeof asked !== "string")
+        throw RequestError.invalidParams(undefined, `_meta.${WORKTREE_META} is a worktree name (or "")`);
+      const worktree = asked === undefined ? {} : { worktree: asked };
+      const live = await openSession(state, (askEditor) =>
+        host.newSession({ ...sessionParams(params), ...worktree, askEditor }),
+      );
+      const { id, modes, worktree: made } = live.hosted;
+      return { sessionId: id, ...modeState(modes), ...(made ? { _meta: { [WORKTREE_META]: made } } : {}) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       state.client = client;

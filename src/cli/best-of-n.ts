@@ -13,7 +13,8 @@ import { newSessionId } from "../session/session-id.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { loadConfigFile } from "../wiring/config-file.ts";
 import { createSessionWorktree, recordWorktreeSession, type SessionWorktree } from "../wiring/session-worktree.ts";
-import { git, runGit, WorktreeError } from "../wiring/worktree-git.ts";
+import { commitLeftovers, type DiffSize, describeDiff, diffSince } from "../wiring/worktree-changes.ts";
+import { git, WorktreeError } from "../wiring/worktree-git.ts";
 import { findWorktree, mergeWorktree } from "../wiring/worktree-state.ts";
 import type { CliFlags } from "./cli-args.ts";
 import { commandSandboxFor, priceCallFor } from "./commands/batch-wiring.ts";
@@ -24,7 +25,7 @@ interface Attempt {
   run: ChildRun;
   test?: CommandOutcome;
   /** Lines added and removed, files touched (git diff --numstat against the start). */
-  diff: { files: number; added: number; removed: number };
+  diff: DiffSize;
   seconds: number;
 }
 
@@ -69,8 +70,8 @@ export async function runAttempts(flags: CliFlags, prompt: string, stderr: NodeJ
   // no attempt's work: gone before the leftovers are committed.
   removePlaceholders();
   const attempts = finished.map((attempt): Attempt => {
-    commitLeftovers(attempt.worktree);
-    return { ...attempt, diff: diffAgainst(attempt.worktree, start) };
+    commitLeftovers(attempt.worktree.dir, `harness attempt ${attempt.worktree.name}`);
+    return { ...attempt, diff: diffSince(attempt.worktree.dir, start) };
   });
   process.stdout.write(comparison(attempts));
   if (flags.pick !== "best") {
@@ -142,30 +143,6 @@ function childFlags(flags: CliFlags): string[] {
   ];
 }
 
-/**
- * What the attempt left uncommitted becomes one commit on its branch, so merging the branch takes
- * all of it. Outside the sandbox, so with no hooks (`core.hooksPath=/dev/null`, `--no-verify`): a
- * hook the attempt planted never runs here.
- */
-function commitLeftovers(worktree: SessionWorktree): void {
-  const safe = ["-c", "core.hooksPath=/dev/null", "-c", "user.name=harness", "-c", "user.email=harness@localhost"];
-  if (git(["status", "--porcelain"], worktree.dir).trim() === "") return;
-  git([...safe, "add", "-A"], worktree.dir);
-  runGit([...safe, "commit", "--no-verify", "-q", "-m", `harness attempt ${worktree.name}`], worktree.dir);
-}
-
-function diffAgainst(worktree: SessionWorktree, start: string): Attempt["diff"] {
-  const lines = git(["diff", "--numstat", start, "HEAD"], worktree.dir).trim().split("\n").filter(Boolean);
-  let added = 0;
-  let removed = 0;
-  for (const line of lines) {
-    const [plus, minus] = line.split("\t");
-    added += Number(plus) || 0;
-    removed += Number(minus) || 0;
-  }
-  return { files: lines.length, added, removed };
-}
-
 /** The attempts side by side: one row each. */
 function comparison(attempts: Attempt[]): string {
   const rows = [["attempt", "branch", "result", "test", "diff", "tokens", "cost", "time"]];
@@ -177,7 +154,7 @@ function comparison(attempts: Attempt[]): string {
       worktree.branch,
       run.done?.reason ?? `exit ${run.exitCode ?? run.signal}`,
       test === undefined ? "-" : test.exitCode === 0 ? "pass" : test.timedOut ? "timeout" : `fail (${test.exitCode})`,
-      `${diff.files} files +${diff.added} -${diff.removed}`,
+      describeDiff(diff),
       String(usage.input + usage.output),
       cost === undefined ? "?" : `$${cost.toFixed(4)}`,
       `${seconds.toFixed(1)}s`,

@@ -74,8 +74,8 @@ export function describerFor(session: Session): (call: ToolCallPart) => string {
 /** A `/resume` that chose the session's own folder: the chat ends here and starts again there with it. */
 export interface ChatMove {
   folder: string;
-  /** Locked for this process; the chat started there owns the lock. */
-  stored: LockedSession;
+  /** Locked for this process; the chat started there owns the lock. Absent: a new session (`/worktree` before a prompt). */
+  stored?: LockedSession;
 }
 
 /** The chat's slash commands over the session, and the input history. */

@@ -2,13 +2,14 @@
 // (this session's, and this project's, saved in $HARNESS_HOME/network-grants.json), answers that
 // refused, and the latest connections with the command that opened each; `add`, `save` and
 // `remove` change the grants (docs/network.md). Its own file: the chat's other controls are in
-// chat-controls.ts, which this extends.
+// chat-controls.ts and chat-worktree.ts, which this extends (each feature's commands a class of
+// their own, the chat building the last: cli-chat.ts).
 import { grantsFile, parseGrant } from "../permissions/network-grants.ts";
 import type { NetworkRecord, SandboxNetwork } from "../permissions/sandbox-network.ts";
 import type { NetworkAccess } from "../sandbox/network-access.ts";
 import type { NetworkRule } from "../sandbox/network-rules.ts";
 import { originText } from "../sandbox/relay-origin.ts";
-import { SessionChatControls } from "./chat-controls.ts";
+import { WorktreeChatControls } from "./chat-worktree.ts";
 
 /** Connections /network shows, the latest. */
 const SHOWN_CONNECTIONS = 15;
@@ -18,7 +19,7 @@ const SHOWN_COMMAND_CHARS = 70;
 const USAGE = "/network [add|save|remove host[:port]]";
 
 /** The chat's controls with /network. */
-export class NetworkChatControls extends SessionChatControls {
+export class NetworkChatControls extends WorktreeChatControls {
   network(args: string): string {
     return networkCommand(this.options.session.network, args);
   }

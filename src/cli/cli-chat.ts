@@ -9,13 +9,16 @@ import type { LockedSession } from "../session/session-lock.ts";
 import { formatCost } from "../shared/helpers.ts";
 import { runChat } from "../ui/chat.ts";
 import { createLineReader, type LineReader } from "../ui/editor/line-reader.ts";
+import { askOnceUncancelled } from "../ui/headless/ask-once.ts";
 import { commandNames } from "../ui/slash-commands.ts";
 import type { StatusLineSources } from "../ui/status-line.ts";
 import { replayTranscript } from "../ui/transcript-replay.ts";
 import type { Session } from "../wiring/create-session.ts";
+import { recordWorktreeSession } from "../wiring/session-worktree.ts";
 import { loadChatHistory } from "../wiring/stored-sessions.ts";
 import { type ChatMove, describerFor } from "./chat-controls.ts";
 import { NetworkChatControls } from "./chat-network.ts";
+import { type ChatWorktree, leaveChatWorktree } from "./chat-worktree.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { moveTo } from "./resume-folder.ts";
@@ -24,6 +27,8 @@ import { moveTo } from "./resume-folder.ts";
 export interface ChatPlace {
   cwd: string;
   resumed: LockedSession | undefined;
+  /** The worktree it works in (`-w`, `/worktree`): leaving the chat asks what becomes of it. */
+  worktree?: ChatWorktree;
 }
 
 /** Chats until the person leaves; returns the exit code. */
@@ -33,12 +38,18 @@ export async function runChatMode(cli: CliModeContext, start: ChatPlace): Promis
   let where = start;
   for (;;) {
     const ended = await chatIn(cli, where);
-    if (typeof ended === "number") return ended;
-    where = { cwd: moveTo(ended.folder), resumed: ended.stored };
+    if (typeof ended === "number") {
+      if (where.worktree) await leaveChatWorktree(where.worktree, askOnceUncancelled, cli.stderr);
+      return ended;
+    }
+    where = { cwd: moveTo(ended.folder), resumed: ended.stored, worktree: ended.worktree ?? where.worktree };
   }
 }
 
-async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise<number | ChatMove> {
+async function chatIn(
+  cli: CliModeContext,
+  { cwd, resumed, worktree }: ChatPlace,
+): Promise<number | (ChatMove & { worktree?: ChatWorktree })> {
   const { env, stdin, stdout, stderr, colors } = cli;
   // The line editor takes the terminal only once the session stands (the local-model offer asks before).
   let reader: LineReader | undefined;
@@ -50,6 +61,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     { cwd, resumed },
   );
   if (typeof session === "number") return session;
+  if (worktree) recordWorktreeSession(worktree.made.dir, session.id); // `harness worktrees` names it
   const lineReader = createLineReader({
     stdin,
     stdout,
@@ -60,6 +72,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
   });
   reader = lineReader;
   const controls = new NetworkChatControls({
+    worktree,
     session,
     env,
     cwd,
@@ -85,7 +98,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     };
     const status = statusSources(session);
     const code = await runChat({ ...chat, shownDiffs: cli.shownDiffs, status, ...controls.hooks() }, lineReader);
-    return controls.move ?? code;
+    return controls.move ? { ...controls.move, worktree: controls.enteredWorktree } : code;
   } finally {
     await session.close("prompt_input_exit");
     // How to come back; nothing to come back to when no prompt was sent (the file appears with the first entry).

@@ -23,6 +23,7 @@ import { formatPickList, pickSession } from "../ui/session-picker.ts";
 import { stateDir } from "../wiring/defaults.ts";
 import { settleHomeWorkspace } from "../wiring/home-workspace.ts";
 import { loadResumeTarget, sessionErrorExitCode, sessionsToPick } from "../wiring/stored-sessions.ts";
+import type { ChatWorktree } from "./chat-worktree.ts";
 import type { CliFlags } from "./cli-args.ts";
 import { runChatMode } from "./cli-chat.ts";
 import { runHeadless } from "./cli-headless.ts";
@@ -62,18 +63,21 @@ export async function runCli(flags: CliFlags): Promise<number> {
   }
   if (flags.attempts !== undefined || flags.test !== undefined || flags.pick !== undefined)
     return runBestOfN(flags, terminal);
+  const initialCwd = process.cwd();
   const worktree = flags.worktree === undefined ? undefined : enterWorktree(flags.worktree, stderr);
   if (typeof worktree === "number") return worktree;
-  const code = await runInPlace(flags, terminal);
-  if (worktree) worktreeFarewell(worktree, stderr);
+  const from = worktree && { made: worktree, from: initialCwd };
+  const code = await runInPlace(flags, terminal, from);
+  // A chat asks what becomes of it as it ends (chat-worktree.ts); a prompt run says where it is.
+  if (worktree && !isChatRun(flags, terminal)) worktreeFarewell(worktree, stderr);
   return code;
 }
 
 /** The run in the folder settled so far (the typed one, --cwd's, or the worktree's). */
-async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<number> {
-  const { env, stdin, stderr } = terminal;
+async function runInPlace(flags: CliFlags, terminal: CliTerminal, worktree?: ChatWorktree): Promise<number> {
+  const { env, stderr } = terminal;
   const isStreamInput = flags.input === "stream-json";
-  const isChat = !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(stdin.isTTY);
+  const isChat = isChatRun(flags, terminal);
   const answerSchema = await answerSchemaOf(flags, isChat);
   if (typeof answerSchema === "string") {
     stderr.write(`harness: ${showControlChars(answerSchema)}\n`);
@@ -102,7 +106,7 @@ async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<numbe
       );
       return 2;
     }
-    return runChatMode(cliModeContext(flags, place, terminal), place);
+    return runChatMode(cliModeContext(flags, place, terminal), { ...place, worktree });
   }
   const prompt = isStreamInput ? undefined : await headlessPrompt(flags, place.cwd, terminal);
   if (typeof prompt === "number") return prompt;
@@ -112,6 +116,12 @@ async function runInPlace(flags: CliFlags, terminal: CliTerminal): Promise<numbe
     prompt,
     cwd: place.cwd,
   });
+}
+
+/** Whether this run is a chat: no prompt, no stream input, and a terminal to type in. */
+function isChatRun(flags: CliFlags, terminal: CliTerminal): boolean {
+  const isStreamInput = flags.input === "stream-json";
+  return !isStreamInput && flags.print === undefined && flags.positionals.length === 0 && Boolean(terminal.stdin.isTTY);
 }
 
 /** `--json-schema` checked as JSON Schema (a one-shot's: a chat has no one answer), or why it cannot be used. */

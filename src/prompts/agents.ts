@@ -31,6 +31,8 @@ export interface NamedAgent {
   tools?: string[];
   /** A model id on the session's provider; absent: the parent's model. */
   model?: string;
+  /** `worktree` (Claude Code's `isolation: worktree`): each run in a git worktree of its own. */
+  isolation?: "worktree";
   /** Its instructions (the file's body). */
   prompt: string;
   path: string;
@@ -83,11 +85,14 @@ function readAgent(file: string, fileName: string, repositoryRoot: string | unde
   const description = oneLine(fields.description ?? "");
   if (!description) return "its front matter has no description (the model chooses an agent by it)";
   const model = oneLine(fields.model ?? "");
+  const isolation = oneLine(fields.isolation ?? "");
+  if (isolation && isolation !== "worktree") return `its isolation "${isolation}" is not one harness has (worktree)`;
   return {
     name,
     description,
     ...(fields.tools?.trim() ? { tools: toolNamesOf(fields.tools) } : {}),
     ...(model ? { model } : {}),
+    ...(isolation ? { isolation: "worktree" as const } : {}),
     prompt: body.trim(),
     path: file,
   };

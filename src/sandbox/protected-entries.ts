@@ -252,3 +252,16 @@ export function removePlaceholders(): void {
   }
   if (records) removeRecord(records);
 }
+
+/**
+ * Removes this process's placeholders inside `folder` that are still empty (a subagent's worktree,
+ * before its work is committed: they are no one's work); the others stay.
+ */
+export function removePlaceholdersUnder(folder: string): void {
+  for (const [entry, placeholder] of [...placeholders].reverse())
+    if (entry.startsWith(`${folder}${path.sep}`)) {
+      removeIfAsMade(entry, placeholder);
+      placeholders.delete(entry);
+    }
+  if (records) writeRecord(records, placeholders);
+}

@@ -25,6 +25,8 @@ export interface ChildRequest {
   prompt: string;
   agent?: string;
   tools?: string[];
+  /** `worktree`: the child works in a git worktree of its own (wiring/subagent-worktree.ts). */
+  isolation?: "worktree";
   /** The id of the parent's task call (the child's session file names it). */
   callId: string;
 }
@@ -34,6 +36,8 @@ export interface StartedChild {
   agent: string;
   sessionId: string;
   events: AsyncGenerator<AgentEvent, RunResult>;
+  /** Called once the run has ended, however it ended: a line for the result (where a worktree child's work is). */
+  finish?: () => string;
 }
 
 /** Starts subagents; `{ error }` is a request it cannot honour (an unknown agent or tool), told to the model. */
@@ -43,6 +47,10 @@ const input = z.object({
   prompt: z.string().min(1).describe("Everything it needs: it sees nothing else of this conversation"),
   agent: z.string().optional().describe("A named agent"),
   tools: z.array(z.string()).optional().describe("Tool names (default: read-only ones)"),
+  isolation: z
+    .enum(["worktree"])
+    .optional()
+    .describe("worktree: it works in a new git worktree from the last commit; the result names its branch"),
 });
 
 /**
@@ -70,6 +78,7 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
         let spent: ModelUsage[] = [];
         let childModel = "";
         let step = await events.next();
+        let finished: string | undefined;
         try {
           for (; !step.done; step = await events.next()) {
             const event = step.value;
@@ -83,8 +92,10 @@ export function createTaskTool(agents: readonly TaskAgent[], start: StartChild):
           }
         } finally {
           if (!step.done) await events.return(undefined as unknown as RunResult);
+          finished = started.finish?.();
         }
-        return { ...resultFor(agent, started.sessionId, step.value), spent };
+        const result = resultFor(agent, started.sessionId, step.value);
+        return { ...result, content: [result.content, finished].filter(Boolean).join("\n"), spent };
       }),
   });
 }

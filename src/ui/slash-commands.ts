@@ -24,6 +24,8 @@ export interface ChatControls {
   listSessions(): string[];
   /** Continues another session (id or unique prefix), here or, when the person chose its folder, by leaving this chat for one there. */
   resume(id: string): Promise<ResumeOutcome>;
+  /** Moves the session into a new git worktree (`/worktree [name]`), by leaving this chat for one there. */
+  enterWorktree?(name: string): ResumeOutcome;
   /** Goes on in a copy of the current session under a new id (as `--fork`); returns what to tell the person. */
   fork(): Promise<string>;
   /** Writes the current session to a file; returns the path written. */
@@ -113,6 +115,15 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: async (args, controls, say) => {
       if (!args) return say([...controls.listSessions(), "continue one with /resume <id>"].join("\n"));
       const { said, isLeaving } = await controls.resume(args);
+      say(said);
+      return isLeaving ? "exit" : "continue";
+    },
+  },
+  worktree: {
+    usage: "/worktree [name]",
+    help: "go on in a new git worktree of this repository, on branch harness/<name>",
+    run: (args, controls, say) => {
+      const { said, isLeaving } = controls.enterWorktree?.(args) ?? { said: "no worktrees here", isLeaving: false };
       say(said);
       return isLeaving ? "exit" : "continue";
     },

@@ -3,17 +3,50 @@
 // hooks are told that harness needs the person (Claude Code's `permission_prompt`), then the
 // question is put (https://code.claude.com/docs/en/hooks#permissionrequest, #notification).
 // With nobody to ask no question is put, so headless runs fire neither.
+
+import type { ApproveFn } from "../core/run-tools.ts";
 import type { CommandHooks, PermissionAnswer } from "../hooks/command-hooks.ts";
-import type { ApprovalAnswer, AskApprovalFn, DelegateApprovalFn } from "../permissions/approver.ts";
+import type { ApprovalModeSwitch } from "../permissions/approval-mode.ts";
+import {
+  type ApprovalAnswer,
+  type ApproverOptions,
+  type AskApprovalFn,
+  createApprover,
+  type DelegateApprovalFn,
+} from "../permissions/approver.ts";
+import type { PermissionPolicy } from "../permissions/policy.ts";
 
 type Approval = { ask: AskApprovalFn } | { delegate: DelegateApprovalFn } | { nobody: true };
+/**
+ * Who answers what the rules leave open: a person at the terminal (`ask`), a front end with its
+ * own dialogue (`delegate`, the editor), or nobody (refused).
+ */
+export type SessionApproval =
+  | { ask: AskApprovalFn }
+  | { delegate: DelegateApprovalFn }
+  | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
+
+/** The policy's approver for a workspace (`cwd`), its questions first put to the hooks. */
+export function policyApprover(
+  approval: SessionApproval,
+  hooks: AnsweringHooks,
+  warn: (message: string) => void,
+  where: { policy: PermissionPolicy; mode: ApprovalModeSwitch; cwd: string },
+): ApproveFn {
+  const hooked = hookedApproval(approval, hooks, warn);
+  return createApprover({
+    ...where,
+    ...("delegate" in hooked ? { delegate: hooked.delegate } : {}),
+    ...("nobody" in hooked ? { onRefused: hooked.onRefused } : {}),
+  });
+}
 type AnsweringHooks = Pick<CommandHooks, "permissionRequest" | "notification">;
 
 /**
  * The same approval with its questions first put to the hooks. A terminal's `ask` becomes a
  * `delegate` (the approver treats both alike) so the hooks see the call, not only its summary.
  */
-export function hookedApproval<A extends Approval>(
+function hookedApproval<A extends Approval>(
   approval: A,
   hooks: AnsweringHooks,
   warn: (message: string) => void,

@@ -9,12 +9,6 @@ import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
 import type { ApprovalModeSwitch } from "../permissions/approval-mode.ts";
-import {
-  type ApproverOptions,
-  type AskApprovalFn,
-  createApprover,
-  type DelegateApprovalFn,
-} from "../permissions/approver.ts";
 import { settleFolderTrust, type TrustReview } from "../permissions/folder-trust.ts";
 import type { SandboxNetwork } from "../permissions/sandbox-network.ts";
 import {
@@ -41,7 +35,7 @@ import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
 import { finalAnswerTool } from "../tools/final-answer.ts";
 import { codingTools } from "../tools/index.ts";
-import { hookedApproval } from "./approval-hooks.ts";
+import { policyApprover, type SessionApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
@@ -54,6 +48,7 @@ import { type SessionControls, type SessionState, sessionControls } from "./sess
 import { askOf, closeSandbox, commandContext, recordConnections } from "./session-sandbox.ts";
 import { contextWindowFor } from "./session-window.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
+import { childPlaces } from "./subagent-worktree.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 import { retryPolicyFrom, windowFromEnv } from "./variables.ts";
@@ -72,14 +67,8 @@ export interface SessionOptions {
   /** The context window in tokens (`--context-window`); else HARNESS_CONTEXT_WINDOW, the model, the server, the table. */
   contextWindow?: number;
   permissions: PermissionFlags;
-  /**
-   * Who answers what the rules leave open: a person at the terminal (`ask`), a front end with its
-   * own dialogue (`delegate`, the editor), or nobody (refused).
-   */
-  approval:
-    | { ask: AskApprovalFn }
-    | { delegate: DelegateApprovalFn }
-    | { nobody: true; onRefused?: ApproverOptions["onRefused"] };
+  /** Who answers what the rules leave open (approval-hooks.ts). */
+  approval: SessionApproval;
   /** An editor's MCP servers, added to the configured ones. */
   mcpServers?: McpServerConfig[];
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
@@ -216,6 +205,13 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     parentSessionId: () => state.recorder.id,
     redact: (events) => outgoing(events),
     hooks: extensions.hooks,
+    placeFor: childPlaces({
+      ...options,
+      permissionFlags: options.permissions,
+      permissions,
+      hooks: extensions.hooks,
+      ...trust,
+    }),
   });
   await checkRuleNames(options, permissions, extensions, tools);
   const state: SessionState = {
@@ -246,12 +242,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
         spillDir: state.recorder.writer.spillDir,
         sessionFile: state.recorder.writer.path,
       },
-      approve: snapshottingApprover(
-        { ...options, approval: hookedApproval(options.approval, extensions.hooks, options.warn) },
-        permissions,
-        turnSnapshots,
-        state,
-      ),
+      approve: snapshottingApprover(options, extensions.hooks, permissions, turnSnapshots, state),
       takeQueuedMessages: options.takeQueuedMessages,
       toolHooks: [extensions.lsp.hook],
       ...(options.answerSchema ? { answerTool: tools.at(-1)?.name } : {}),
@@ -395,7 +386,10 @@ function toolsFor(
   folder: SettledFolder,
   config: HarnessConfig,
   serverTools: Tool[],
-  parentOf: Pick<SubagentSetup, "parent" | "settings" | "providerFor" | "parentSessionId" | "redact" | "hooks">,
+  parentOf: Pick<
+    SubagentSetup,
+    "parent" | "settings" | "providerFor" | "parentSessionId" | "redact" | "hooks" | "placeFor"
+  >,
 ): Tool[] {
   const { cwd, env } = options;
   const ownTools = [...codingTools, ...serverTools];
@@ -410,9 +404,9 @@ function toolsFor(
     tools: ownTools,
     maxDepth: config.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH,
     // The user's --system-prompt and --append-system-prompt hold for children too; their part comes last.
-    systemPrompt: (given, append) =>
+    systemPrompt: (given, append, where) =>
       systemPromptFor(
-        cwd,
+        where,
         [...given],
         { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
         folder.skills,
@@ -455,18 +449,13 @@ async function checkRuleNames(
  */
 function snapshottingApprover(
   options: SessionOptions,
+  hooks: Extensions["hooks"],
   permissions: SettledFolder["permissions"],
   turnSnapshots: TurnSnapshots,
   state: SessionState,
 ): ApproveFn {
-  const approve = createApprover({
-    policy: permissions.policy,
-    mode: permissions.approvalMode,
-    cwd: options.cwd,
-    ...("ask" in options.approval ? { ask: options.approval.ask } : {}),
-    ...("delegate" in options.approval ? { delegate: options.approval.delegate } : {}),
-    ...("nobody" in options.approval ? { onRefused: options.approval.onRefused } : {}),
-  });
+  const { policy, approvalMode: mode } = permissions;
+  const approve = policyApprover(options.approval, hooks, options.warn, { policy, mode, cwd: options.cwd });
   return async (request, signal) => {
     const decision = await approve(request, signal);
     if (decision.allow && mayChangeFiles(request.tool))

@@ -15,6 +15,13 @@ import type { ProviderSettings } from "../providers/index.ts";
 import type { SessionRecorder } from "../session/session-recorder.ts";
 import { type ChildRequest, createTaskTool, type StartedChild } from "../tools/task.ts";
 import { startRecorder } from "./stored-sessions.ts";
+import {
+  finishIsolatedChild,
+  type IsolatedChild,
+  isolateChild,
+  type PlaceFor,
+  recordChildSession,
+} from "./subagent-worktree.ts";
 
 /** Model calls one subagent may make (the parent's `--max-turns` caps it too). */
 export const SUBAGENT_MAX_TURNS = 30;
@@ -48,8 +55,10 @@ export interface SubagentSetup {
   maxDepth: number;
   settings: () => ProviderSettings;
   providerFor(settings: ProviderSettings): Promise<Provider>;
-  /** The session's system prompt for these tools, with `append` at its end. */
-  systemPrompt(tools: readonly Tool[], append: string): string;
+  /** The session's system prompt for these tools, with `append` at its end, for a child working in `cwd`. */
+  systemPrompt(tools: readonly Tool[], append: string, cwd: string): string;
+  /** Builds the place of a child with a workspace of its own (isolation: worktree). */
+  placeFor: PlaceFor;
   parentSessionId: () => string;
   /** The session's one redaction point (create-session.ts `outgoing`). */
   redact<R>(events: AsyncGenerator<AgentEvent, R>): AsyncGenerator<AgentEvent, R>;
@@ -87,18 +96,33 @@ async function startChild(
   const isParentModel = !model || PARENT_MODEL_ALIASES.has(model);
   const settings = isParentModel ? setup.settings() : { ...setup.settings(), model };
   const provider = isParentModel ? parent.provider : await setup.providerFor(settings);
-  recorder = startRecorder(setup.env, setup.cwd, settings, undefined, {
+  // A worktree of its own, last: nothing above may fail and leave it behind.
+  let isolated: IsolatedChild | undefined;
+  if ((request.isolation ?? named?.isolation) === "worktree") {
+    const made = isolateChild(setup.cwd, setup.placeFor);
+    if ("error" in made) return made;
+    isolated = made;
+  }
+  const cwd = isolated?.place.cwd ?? setup.cwd;
+  recorder = startRecorder(setup.env, cwd, settings, undefined, {
     sessionId: setup.parentSessionId(),
     toolCallId: request.callId,
   });
+  if (isolated) recordChildSession(isolated, recorder.id);
   const child = new Agent({
     ...parent,
     provider,
     tools: tools.given,
-    system: setup.systemPrompt(tools.given, [SUBAGENT_NOTE, named?.prompt].filter(Boolean).join("\n\n")),
+    system: setup.systemPrompt(tools.given, [SUBAGENT_NOTE, named?.prompt].filter(Boolean).join("\n\n"), cwd),
     maxTurns: Math.min(SUBAGENT_MAX_TURNS, parent.maxTurns ?? SUBAGENT_MAX_TURNS),
     sessionId: recorder.id,
-    toolContext: { ...parent.toolContext, spillDir: recorder.writer.spillDir, sessionFile: recorder.writer.path },
+    ...(isolated ? { cwd, approve: isolated.place.approve } : {}),
+    toolContext: {
+      ...parent.toolContext,
+      ...isolated?.place.context,
+      spillDir: recorder.writer.spillDir,
+      sessionFile: recorder.writer.path,
+    },
     takeQueuedMessages: undefined, // what the person types is for the main agent
   });
   const agentType = named?.name ?? DEFAULT_AGENT_TYPE;
@@ -106,7 +130,12 @@ async function startChild(
   const run = stopHooked(child.prompt(withStartContext(request.prompt, context), signal), (answer) =>
     setup.hooks.subagentStop(recorder?.id ?? "", agentType, answer),
   );
-  return { agent: named?.name ?? "task", sessionId: recorder.id, events: recorded(setup.redact(run), recorder) };
+  return {
+    agent: named?.name ?? "task",
+    sessionId: recorder.id,
+    events: recorded(setup.redact(run), recorder),
+    ...(isolated ? { finish: onceOnly(() => finishIsolatedChild(setup.cwd, isolated)) } : {}),
+  };
 }
 
 /**
@@ -165,4 +194,13 @@ async function* recorded(
     await events.return(undefined as unknown as RunResult); // a parent that stops early stops the child
     recorder.close();
   }
+}
+
+/** `finish` runs once, whoever calls it first. */
+function onceOnly(finish: () => string): () => string {
+  let said: string | undefined;
+  return () => {
+    said ??= finish();
+    return said;
+  };
 }

@@ -6,12 +6,12 @@
 // user's next `git commit` in the main checkout must run nothing. As root and as nobody, the
 // canary HOME under /var/tmp (the sandbox's /tmp is private).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { canaryRepository } from "../support/git-hook-attacks.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, toolResultOf } from "../support/helpers.ts";
-import { canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
+import { IDENTITIES, runAs, skipAs } from "../support/identities.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -20,22 +20,7 @@ for (const identity of IDENTITIES) {
   test(`as ${identity}: a worktree session commits on its branch and cannot touch the main repository`, {
     skip: needs("bwrap") || skipAs(identity),
   }, async () => {
-    const home = canaryHomeDir("harness-worktree-home-");
-    const pwned = join(home, "PWNED");
-    const repo = join(home, "repo");
-    mkdirSync(repo);
-    const git = (cwd: string, ...args: string[]) =>
-      execFileSync(
-        runAs(identity)[0] ?? "git",
-        [...runAs(identity).slice(1), ...(identity === "root" ? [] : ["git"]), "-c", "safe.directory=*", ...args],
-        { cwd, encoding: "utf8", env: { ...process.env, HOME: home } },
-      );
-    writeFileSync(join(repo, "a.txt"), "main\n");
-    writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = t\n\temail = t@example.com\n");
-    handTo(identity, home);
-    git(repo, "init", "-q", "-b", "main");
-    git(repo, "add", "a.txt");
-    git(repo, "commit", "-q", "-m", "first");
+    const { home, repo, git, pwned } = canaryRepository(identity, "harness-worktree-home-");
     const mainHead = git(repo, "rev-parse", "main").trim();
     const hook = `printf '#!/bin/sh\\ntouch ${pwned}\\n'`;
     const admin = join(repo, ".git", "worktrees", "feat");

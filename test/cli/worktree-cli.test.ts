@@ -214,7 +214,7 @@ test("--attempts 3 --test --pick best: three branches at once, a comparison, the
   assert.equal(table.length, 3, run.stdout);
   assert.deepEqual(table.map((row) => /(pass|fail \(1\))/.exec(row)?.[1]).sort(), ["fail (1)", "pass", "pass"]);
   for (const row of table)
-    assert.match(row, /harness\/best-\d +stop +\S+( \(1\))? +1 files \+[123] -0 +\d+ +\S+ +\d+\.\ds$/);
+    assert.match(row, /harness\/best-\d +stop +\S+( \(1\))? +1 file \+[123] -0 +\d+ +\S+ +\d+\.\ds$/);
   assert.match(run.stdout, /picked best-\d: merged harness\/best-\d/);
   assert.equal(readFileSync(join(repo, "answer.txt"), "utf8"), "1\n2\n", "the smallest passing change was merged");
   assert.equal(git("branch", "--list", "harness/best-*").trim().split("\n").length, 3, "all three branches stay");

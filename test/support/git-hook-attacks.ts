@@ -3,11 +3,30 @@
 // hook where the user's next commit, outside the sandbox, would run it.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeLLM, ScriptStep } from "./fake-llm/server.ts";
 import { cleanEnv, fakeFlags, runCli, toolResultOf } from "./helpers.ts";
-import { type Identity, runAs } from "./identities.ts";
+import { canaryHomeDir, handTo, type Identity, runAs } from "./identities.ts";
+
+/**
+ * A canary HOME owned by `identity` with a repository `repo` in it (`a.txt` = "main\n", one commit
+ * on main, a committer in ~/.gitconfig), git as that identity, and the file a planted command would make (`pwned`).
+ */
+export function canaryRepository(identity: Identity, prefix: string) {
+  const home = canaryHomeDir(prefix);
+  const repo = join(home, "repo");
+  mkdirSync(repo);
+  writeFileSync(join(repo, "a.txt"), "main\n");
+  // A committer for git inside the sandbox too (the agent's own commits), where only HOME is seen.
+  writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = t\n\temail = t@example.com\n");
+  handTo(identity, home);
+  const git = gitAs(identity, home);
+  git(repo, "init", "-q", "-b", "main");
+  git(repo, "add", "a.txt");
+  git(repo, "commit", "-q", "-m", "first");
+  return { home, repo, git, pwned: join(home, "PWNED") };
+}
 
 /** `git` as `identity` (root itself, nobody through runAs) with HOME and a committer set, in `cwd`. */
 export function gitAs(identity: Identity, home: string): (cwd: string, ...args: string[]) => string {

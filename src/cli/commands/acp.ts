@@ -18,6 +18,7 @@ import { BUILT_IN_COMMANDS } from "../../ui/slash-commands.ts";
 import { createSession } from "../../wiring/create-session.ts";
 import type { ProviderChoice } from "../../wiring/defaults.ts";
 import { workspaceRefusal } from "../../wiring/home-workspace.ts";
+import { createSessionWorktree, recordWorktreeSession } from "../../wiring/session-worktree.ts";
 import { sessionsDirFor } from "../../wiring/stored-sessions.ts";
 import { PROVIDER_FLAGS, parseFlags, UsageError } from "../cli-args.ts";
 import { preparePromptImages } from "../prompt-images.ts";
@@ -119,7 +120,15 @@ function hostFor(
     name: "harness",
     version: VERSION,
     warn: (message) => process.stderr.write(`harness: ${message}\n`),
-    newSession: ({ cwd, mcpServers, askEditor }) => open(cwd, mcpServers, askEditor, undefined),
+    async newSession({ cwd, mcpServers, askEditor, worktree }) {
+      if (worktree === undefined) return open(cwd, mcpServers, askEditor, undefined);
+      // As `harness -w`: the session works in a worktree of its own (docs/worktrees.md).
+      const made = createSessionWorktree(cwd, worktree);
+      const hosted = await open(made.cwd, mcpServers, askEditor, undefined);
+      recordWorktreeSession(made.dir, hosted.id);
+      for (const notice of made.notices) process.stderr.write(`harness: ${showControlChars(notice)}\n`);
+      return { ...hosted, worktree: { name: made.name, branch: made.branch, path: made.cwd } };
+    },
     prepareImages: (prompt) => preparePromptImages(prompt),
     async loadSession({ sessionId, cwd, mcpServers, askEditor }) {
       // Locked, as for -r: a session another harness (or another editor session here) writes is refused, saying who.
