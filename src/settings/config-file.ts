@@ -65,6 +65,8 @@ const CatalogueEntrySchema = z.strictObject({
     .optional(),
   /** A user message may not follow tool results directly (Mistral's rule). */
   assistantAfterTools: z.literal(true).optional(),
+  /** The wire APIs that can keep its conversation on the server (a gateway's name for a model that can). */
+  serverState: z.array(z.enum(["anthropic", "responses"])).optional(),
 });
 
 /** config.json's `models` as catalogue entries, in the order written. */
@@ -101,7 +103,7 @@ const ProviderEntrySchema = z.strictObject({
   threads: z.number().int().positive().max(256).optional(),
   /**
    * Keep the conversation on the API's side and send only what is new (Anthropic's message
-   * threads): default on at the vendor's own endpoint for models that support it; `true` turns it
+   * threads, OpenAI's stored responses): default on at the vendor's own endpoint for models that support it; `true` turns it
    * on for a gateway that forwards it, `false` off. HARNESS_SERVER_STATE wins.
    */
   serverState: z.boolean().optional(),
