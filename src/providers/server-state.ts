@@ -138,12 +138,11 @@ class StateCall<Item> {
         this.keeper.refusedInRow = 0;
         return reply;
       } catch (error) {
+        const unstored = error instanceof HttpStatusError ? wire.storeRefused?.(error) : undefined;
+        if (unstored) return this.stop(body, send, unstored);
         const refused = error instanceof HttpStatusError ? wire.refusal(error) : undefined;
-        if (refused && ++this.keeper.refusedInRow === wire.stopAfterRefusals) {
-          this.keeper.stopped = `${refused} ${wire.stopAfterRefusals} times in a row: the server keeps nothing`;
-          this.sent = undefined;
-          return this.whole(body, send, this.keeper.stopped);
-        }
+        if (refused && ++this.keeper.refusedInRow === wire.stopAfterRefusals)
+          return this.stop(body, send, `${refused} ${wire.stopAfterRefusals} times in a row: the server keeps nothing`);
         if (refused) return this.create(body, send, refused);
         // Refused before any reply (429, 529, 5xx): the API did not continue, so the loop's
         // retry may. Should it have, that retry is refused and falls back like any other.
@@ -181,11 +180,15 @@ class StateCall<Item> {
     } catch (error) {
       const why = error instanceof HttpStatusError ? this.keeper.wire.storeRefused?.(error) : undefined;
       if (!why) throw error;
-      // The server keeps nothing here: the reply's record says why, and requests go whole from now on.
-      this.keeper.stopped = why;
-      this.sent = undefined;
-      return this.whole(body, send, why);
+      return this.stop(body, send, why);
     }
+  }
+
+  /** The server keeps nothing here: the reply's record says why, and requests go whole from now on. */
+  private stop(body: Record<string, unknown>, send: (body: unknown) => Promise<HttpReply>, why: string) {
+    this.keeper.stopped = why;
+    this.sent = undefined;
+    return this.whole(body, send, why);
   }
 
   /** A request that keeps nothing on the server, once continuing has stopped. */

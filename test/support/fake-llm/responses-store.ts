@@ -90,13 +90,13 @@ export class FakeResponseStore {
     }
     const conversation = { ...rest, input: [...structuredClone(held), ...(body.input ?? [])] };
     const messageId = `resp_stored_${++this.responses}`;
-    const keeps = body.store === true && !this.zeroDataRetention;
     return {
       kind: previous === undefined ? "create" : "continue",
       conversation,
       messageId,
       complete: (output) => {
-        if (keeps)
+        // Whether it is kept is the account's at the time the response is done.
+        if (body.store === true && !this.zeroDataRetention)
           this.stored.set(messageId, { items: [...conversation.input, ...structuredClone(output)], createdAt: now });
       },
       abandon: () => {},
