@@ -56,7 +56,7 @@ export const messageSchema = z
         .describe("the provider, model, wire API and endpoint host that wrote the reply"),
       thread: z
         .strictObject({
-          mode: z.enum(["create", "continue"]),
+          mode: z.enum(["create", "continue", "whole"]),
           bytes: count,
           messages: count,
           refused: z.string().optional(),

@@ -76,12 +76,14 @@ export interface AssistantMessage {
 }
 
 /**
- * A request that used the API's own copy of the conversation (Anthropic's message threads):
- * whether it started one or continued one, and what it uploaded. `refused` names why a
- * continue was refused (`thread_not_found`, ...) before this request created a new thread.
+ * A request that used the API's own copy of the conversation (Anthropic's message threads,
+ * OpenAI's stored responses): whether it started one or continued one, and what it uploaded.
+ * `refused` names why a continue was refused (`thread_not_found`, `previous_response_not_found`,
+ * ...) before this request created a new one. `whole`: the server keeps nothing (it refused to
+ * store), so the request carried everything and `refused` says why.
  */
 export interface ThreadUse {
-  mode: "create" | "continue";
+  mode: "create" | "continue" | "whole";
   /** The request body's size. */
   bytes: number;
   /** The conversation's messages the request carried (all of them for a create). */

@@ -57,11 +57,22 @@ export function modelFact<K extends keyof ModelFacts>(
   return undefined;
 }
 
+/** The facts an entry may state, in the order `harness models --known` shows them. */
+export const CATALOGUE_FACTS = [
+  "contextWindow",
+  "maxOutput",
+  "thinking",
+  "images",
+  "prices",
+  "rules",
+  "serverState",
+] as const satisfies ReadonlyArray<keyof ModelFacts>;
+
 /** Every fact known of a model, each from the first entry that states it. */
 export function describeModel(query: CatalogueQuery): ModelFacts & { sources: string[] } {
   const facts: ModelFacts = {};
   const sources = new Set<string>();
-  for (const fact of ["contextWindow", "maxOutput", "thinking", "images", "prices", "rules"] as const) {
+  for (const fact of CATALOGUE_FACTS) {
     const found = modelFact(query, fact);
     if (!found) continue;
     Object.assign(facts, { [fact]: found.value });

@@ -66,12 +66,12 @@ export interface ApiRecord {
   /** It runs config.json's `webSearch` on the server. */
   takesWebSearch?: true;
   /**
-   * The API can keep the conversation on its side (Anthropic's message threads), so a request
-   * sends only what is new: on by default at `vendorHost` for the `models` that support it
-   * (resolve-provider.ts decides; the adapter obeys `serverState`). *Decision*: the models are a
-   * pattern here until the model catalogue (issue 41) says which support it; move them there.
+   * The API can keep the conversation on its side (Anthropic's message threads, OpenAI's stored
+   * responses), so a request sends only what is new: on by default at `vendorHost` for the models
+   * whose catalogue entry names this API under `serverState` (resolve-provider.ts decides; the
+   * adapter obeys the settings' `serverState`).
    */
-  serverState?: { vendorHost: string; models: RegExp };
+  serverState?: { vendorHost: string };
 }
 
 /** A wire API: one users can name with `--api`, spoken over HTTP. */
@@ -123,6 +123,8 @@ export const WIRE_APIS = {
     headers: openAIHeaders,
     rules: { toolCallId: { pattern: /^[\x21-\x7e]+$/, maxLength: 64 }, toolName: NAME_64 },
     asksServerWindow: true,
+    // Stored responses continued by `previous_response_id`; the models are the catalogue's.
+    serverState: { vendorHost: "api.openai.com" },
   },
   anthropic: {
     kind: ANTHROPIC_API,
@@ -144,11 +146,8 @@ export const WIRE_APIS = {
     },
     budgetProblem: anthropicBudgetProblem,
     takesWebSearch: true,
-    // Message threads (beta message-threads-2026-08-12): Claude 4 models and later, per issue 53.
-    serverState: {
-      vendorHost: "api.anthropic.com",
-      models: /^claude-(?:(?:opus|sonnet|haiku)-)?(?:[4-9]|\d\d)(?:\b|[-.])/,
-    },
+    // Message threads (beta message-threads-2026-08-12); the models are the catalogue's.
+    serverState: { vendorHost: "api.anthropic.com" },
   },
   gemini: {
     kind: GEMINI_API,

@@ -67,6 +67,8 @@ const CatalogueEntrySchema = z.strictObject({
   assistantAfterTools: z.literal(true).optional(),
   /** Tool schemas in Gemini's Schema, open shapes closed (a Gemini model under a name of one's own). */
   geminiSchema: z.literal(true).optional(),
+  /** The wire APIs that can keep its conversation on the server (a gateway's name for a model that can). */
+  serverState: z.array(z.enum(["anthropic", "responses"])).optional(),
 });
 
 /** config.json's `models` as catalogue entries, in the order written. */
@@ -107,7 +109,7 @@ const ProviderEntrySchema = z.strictObject({
   threads: z.number().int().positive().max(256).optional(),
   /**
    * Keep the conversation on the API's side and send only what is new (Anthropic's message
-   * threads): default on at the vendor's own endpoint for models that support it; `true` turns it
+   * threads, OpenAI's stored responses): default on at the vendor's own endpoint for models that support it; `true` turns it
    * on for a gateway that forwards it, `false` off. HARNESS_SERVER_STATE wins.
    */
   serverState: z.boolean().optional(),

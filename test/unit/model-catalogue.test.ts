@@ -52,6 +52,21 @@ test("config.json's models come first, for the model and its snapshots, on every
   assert.match(plan.notice ?? "", /my-model does not reason/);
 });
 
+test("server-side state is a catalogue fact, per wire API, with its source; config.json may state it", () => {
+  const state = (model: string, configured?: ModelEntry[]) => describeModel({ model, configured }).serverState;
+  assert.deepEqual(state("claude-sonnet-4-5-20250929"), ["anthropic"]);
+  assert.deepEqual(state("anthropic/claude-opus-4.5"), ["anthropic"]);
+  assert.equal(state("claude-3-5-haiku-latest"), undefined);
+  assert.deepEqual(state("gpt-5.1-codex"), ["responses"]);
+  assert.deepEqual(state("o4-mini"), ["responses"]);
+  assert.equal(state("gpt-oss-120b"), undefined, "served by others only");
+  const configured = configuredModels({ models: { "my-gpt": { serverState: ["responses"] } } });
+  assert.deepEqual(state("my-gpt", configured), ["responses"]);
+  assert.ok(
+    describeModel({ model: "gpt-5" }).sources.includes("https://platform.openai.com/docs/guides/conversation-state"),
+  );
+});
+
 test("a preset's entries list its models and may override facts while it is in use", () => {
   assert.deepEqual(presetModels("anthropic"), [
     "claude-opus-4-5",

@@ -2,7 +2,7 @@
 // per entry, config.json's first; with `--model`, every fact of that one model and where each
 // came from, or that it is unknown and gets its API's defaults.
 import type { ModelEntry, ModelFacts } from "../../providers/catalogue/model-entry.ts";
-import { catalogueEntries, describeModel, modelFact } from "../../providers/model-catalogue.ts";
+import { CATALOGUE_FACTS, catalogueEntries, describeModel, modelFact } from "../../providers/model-catalogue.ts";
 import { formatTokens } from "../../shared/helpers.ts";
 
 /** The lines for every entry. */
@@ -28,7 +28,7 @@ export function knownModelLines(configured: readonly ModelEntry[]): string[] {
 /** The lines for one model: each fact, and the entry it came from. */
 export function oneModelLines(model: string, provider: string, configured: readonly ModelEntry[]): string[] {
   const query = { model, provider, configured };
-  const lines = (["contextWindow", "maxOutput", "thinking", "images", "prices", "rules"] as const).flatMap((fact) => {
+  const lines = CATALOGUE_FACTS.flatMap((fact) => {
     const found = modelFact(query, fact);
     if (!found) return [];
     const words = factWords({ [fact]: found.value } as ModelFacts).join("  ");
@@ -58,5 +58,6 @@ function factWords(facts: ModelFacts): string[] {
   if (facts.prices) words.push(`$${facts.prices.input}/$${facts.prices.output} per M`);
   if (facts.rules?.assistantAfterTools) words.push("assistant after tool results");
   if (facts.rules?.geminiSchema) words.push("Gemini's tool schemas");
+  if (facts.serverState?.length) words.push(`server-side state on ${facts.serverState.join(", ")}`);
   return words;
 }

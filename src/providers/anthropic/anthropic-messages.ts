@@ -1,9 +1,10 @@
 // The Anthropic Messages adapter: `POST /v1/messages` (post-json.ts), and its model list.
-import type { ModelEvent, ModelRequest, Provider } from "../../core/provider.ts";
+import type { ModelRequest, Provider } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { errorContextFor, toProviderError } from "../http-errors.ts";
 import { getJson, idsOf, MAX_PAGES } from "../list-models.ts";
 import { endpoint, postJson } from "../post-json.ts";
+import { type ReplyIds, StateKeeper, stateProvider } from "../server-state.ts";
 import { planWith } from "../thinking-levels.ts";
 import { type WireFormat, wireProvider } from "../wire-reply.ts";
 import { anthropicHeaders, anthropicThinking, serverToolsFor, toAnthropicRequest } from "./anthropic-request.ts";
@@ -13,7 +14,7 @@ import {
   toStreamEvents,
   type WireMessageReply,
 } from "./anthropic-stream.ts";
-import { type ThreadCall, ThreadKeeper, withThreadsBeta } from "./anthropic-threads.ts";
+import { MESSAGE_THREADS, withThreadsBeta } from "./anthropic-threads.ts";
 
 export function createAnthropicProvider(settings: AdapterSettings): Provider {
   const errorContext = errorContextFor(
@@ -33,51 +34,22 @@ export function createAnthropicProvider(settings: AdapterSettings): Provider {
     );
 
   // Message threads (anthropic-threads.ts): resolve-provider.ts turned them on for this endpoint and model.
-  const keeper = new ThreadKeeper();
-  const threadHeaders = withThreadsBeta(headers);
-  return {
-    name: settings.name,
-    model: settings.model,
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const call = keeper.call();
-      const provider = wireProvider(settings, errorContext, noting(call), (request, signal) =>
-        call.post(toBody(request), (body) => postJson(url, threadHeaders, body, signal)),
-      );
-      for await (const event of provider.stream(request, signal)) {
-        if (event.type !== "done") {
-          yield event;
-          continue;
-        }
-        call.settle(event.message);
-        yield { type: "done", message: call.use ? { ...event.message, thread: call.use } : event.message };
-      }
-    },
-  };
-}
-
-/** ANTHROPIC_FORMAT, telling `call` the reply's id (message_start), which the next request continues from. */
-function noting(call: ThreadCall): WireFormat<AnthropicStreamEvent> {
-  return {
-    ...ANTHROPIC_FORMAT,
-    eventsOfWhole(body, context) {
+  const ids: ReplyIds<AnthropicStreamEvent> = {
+    ofEvent: (event) => (event.type === "message_start" ? event.message?.id : undefined),
+    ofWhole: (body) => {
       const id = (body as { id?: unknown } | undefined)?.id;
-      if (typeof id === "string") call.noteMessageId(id);
-      return ANTHROPIC_FORMAT.eventsOfWhole(body, context);
-    },
-    newAccumulator() {
-      const accumulator = ANTHROPIC_FORMAT.newAccumulator();
-      return {
-        add(event) {
-          if (event.type === "message_start") call.noteMessageId(event.message?.id);
-          return accumulator.add(event);
-        },
-        get isComplete() {
-          return accumulator.isComplete;
-        },
-        finish: () => accumulator.finish(),
-      };
+      return typeof id === "string" ? id : undefined;
     },
   };
+  const threadHeaders = withThreadsBeta(headers);
+  return stateProvider(
+    settings,
+    errorContext,
+    { ...ANTHROPIC_FORMAT, ...ids },
+    new StateKeeper(MESSAGE_THREADS),
+    toBody,
+    (body, signal) => postJson(url, threadHeaders, body, signal),
+  );
 }
 
 /** How Anthropic Messages replies fold into a message. */

@@ -104,6 +104,17 @@ export const ANTHROPIC_MODELS: readonly ModelEntry[] = [
     thinking: false,
     source: MODELS,
   },
+  // Message threads (beta message-threads-2026-08-12): Claude 4 models and later. The "Message
+  // threads" page of Claude's platform docs lists them; that page is not in our docs corpus, so
+  // the range follows harness issue 53, which cites it, and the source is the SDK's documentation.
+  {
+    id: "claude-4*",
+    match: /^claude-(?:(?:opus|sonnet|haiku)-)?(?:[4-9]|\d\d)(?:\b|[-.])/,
+    api: "anthropic",
+    serverState: ["anthropic"],
+    source:
+      "https://rubydoc.info/github/anthropics/anthropic-sdk-ruby/main/Anthropic/Helpers/Threads/BetaMessageThread",
+  },
   // Every Claude: a 200k window, and images (https://docs.claude.com/en/docs/build-with-claude/vision).
   { id: "claude-*", match: /^claude-/, api: "anthropic", contextWindow: 200_000, images: true, source: MODELS },
 ];

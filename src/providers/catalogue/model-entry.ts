@@ -65,6 +65,11 @@ export interface ModelEntry {
   prices?: Prices;
   rules?: ModelRules;
   aliases?: readonly ModelAlias[];
+  /**
+   * The wire APIs (named as `api` names them) that can keep this model's conversation on the server, so
+   * a request sends only what is new (providers.md, "Server-side conversation state"); `[]`: none.
+   */
+  serverState?: readonly string[];
   /** Where the facts come from: a documentation URL, or `config.json`. */
   source: string;
 }

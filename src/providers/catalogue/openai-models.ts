@@ -16,6 +16,14 @@ const ALWAYS = { efforts: EFFORTS, off: null } as const;
 const GPT5 = { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 };
 
 export const OPENAI_MODELS: readonly ModelEntry[] = [
+  // Stored responses continued by `previous_response_id`: every model OpenAI serves on the
+  // Responses API (gpt-oss is served by others only).
+  {
+    id: "gpt-*, o*",
+    match: /^(?:gpt-(?!oss)|o[134](?:$|-)|codex-|chatgpt)/,
+    serverState: ["responses"],
+    source: "https://platform.openai.com/docs/guides/conversation-state",
+  },
   { id: "gpt-5.1-codex-mini", api: "responses", thinking: { efforts: ["medium", "high"], off: null }, source: MODELS },
   { id: "gpt-5.1-codex", match: /^gpt-5\.\d+-codex/, api: "responses", thinking: ALWAYS, prices: GPT5, source: MODELS },
   { id: "gpt-5-codex", api: "responses", thinking: ALWAYS, prices: GPT5, source: MODELS },

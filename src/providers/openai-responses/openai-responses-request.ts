@@ -24,9 +24,10 @@ export function responsesThinking(target: PlanTarget, level: ThinkingLevel): Thi
 }
 
 /**
- * The request body for `POST /responses`. Stateless: `store: false`, so the server keeps
- * nothing and no `previous_response_id` is sent; the reasoning comes back encrypted (`include`)
- * and is sent again unchanged with the rest of the conversation on every turn. The thinking
+ * The request body for `POST /responses`, whole and stateless: `store: false`, so the server
+ * keeps nothing (stored-responses.ts turns it into a stored or continuing one where that is on);
+ * the reasoning comes back encrypted (`include`) and is sent again unchanged with the rest of
+ * the conversation on every turn. The thinking
  * fields (responsesThinking) ask for an effort and a summary.
  */
 export function toResponsesRequest(

@@ -19,6 +19,8 @@ export interface OutputItem {
 
 /** A whole response object (in `response.*` events, or as a non-streamed body). */
 export interface WireResponse {
+  /** The response's id, which a later request's `previous_response_id` names. */
+  id?: string;
   model?: string;
   status?: string;
   output?: OutputItem[];

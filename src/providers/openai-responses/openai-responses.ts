@@ -1,10 +1,11 @@
 // The OpenAI Responses API adapter (`POST /responses`, post-json.ts). Codex
 // speaks only this API, and OpenAI's reasoning models keep their reasoning across turns only here.
-import type { Provider, ProviderError } from "../../core/provider.ts";
+import type { ModelRequest, Provider, ProviderError } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
 import { endpoint, postJson } from "../post-json.ts";
 import { openAIHeaders } from "../request-headers.ts";
+import { type ReplyIds, StateKeeper, stateProvider } from "../server-state.ts";
 import { signInHeaders } from "../sign-in/sign-in-headers.ts";
 import { planWith } from "../thinking-levels.ts";
 import { type WireFormat, wireProvider } from "../wire-reply.ts";
@@ -15,6 +16,7 @@ import {
   toStreamEvents,
   type WireResponse,
 } from "./openai-responses-stream.ts";
+import { STORED_RESPONSES } from "./stored-responses.ts";
 
 export function createOpenAIResponsesProvider(settings: AdapterSettings): Provider {
   const errorContext = errorContextFor(settings, "OpenAI Responses");
@@ -22,13 +24,25 @@ export function createOpenAIResponsesProvider(settings: AdapterSettings): Provid
   const headers = openAIHeaders(settings);
   const thinking = planWith(responsesThinking, settings).fields;
 
-  return wireProvider(settings, errorContext, RESPONSES_FORMAT, async (request, signal) =>
-    postJson(
-      url,
-      { ...headers, ...(await signInHeaders(settings)) },
-      toResponsesRequest(request, settings.model, thinking),
-      signal,
-    ),
+  const toBody = (request: ModelRequest) => toResponsesRequest(request, settings.model, thinking);
+  if (!settings.serverState)
+    return wireProvider(settings, errorContext, RESPONSES_FORMAT, async (request, signal) =>
+      postJson(url, { ...headers, ...(await signInHeaders(settings)) }, toBody(request), signal),
+    );
+
+  // Stored responses (stored-responses.ts): resolve-provider.ts turned them on for this endpoint and model.
+  const ids: ReplyIds<ResponsesStreamEvent> = {
+    ofEvent: (event) =>
+      event.type === "response.created" || event.type === "response.completed" ? event.response?.id : undefined,
+    ofWhole: (body) => (body as WireResponse | undefined)?.id,
+  };
+  return stateProvider(
+    settings,
+    errorContext,
+    { ...RESPONSES_FORMAT, ...ids },
+    new StateKeeper(STORED_RESPONSES),
+    toBody,
+    async (body, signal) => postJson(url, { ...headers, ...(await signInHeaders(settings)) }, body, signal),
   );
 }
 

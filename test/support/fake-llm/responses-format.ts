@@ -62,7 +62,7 @@ function outputItems(reply: ReplySpec): Array<Record<string, unknown>> {
 function responseObject(reply: ReplySpec, output: Array<Record<string, unknown>>): Record<string, unknown> {
   const incomplete = INCOMPLETE_REASONS.includes(reply.finishReason ?? "");
   return {
-    id: "resp_fake",
+    id: reply.messageId ?? "resp_fake",
     object: "response",
     model: "fake-model",
     status: incomplete ? "incomplete" : "completed",
@@ -79,7 +79,7 @@ export const responsesFormat: WireFormat = {
     const size = reply.chunkSize ?? DEFAULT_CHUNK;
     const events = [
       sse("response.created", {
-        response: { id: "resp_fake", model: "fake-model", status: "in_progress", output: [] },
+        response: { id: reply.messageId ?? "resp_fake", model: "fake-model", status: "in_progress", output: [] },
       }),
     ];
     const items = outputItems(reply);
@@ -121,14 +121,15 @@ export const responsesFormat: WireFormat = {
   },
 
   /**
-   * Stateless requests only (`store: false`, encrypted reasoning asked for, no previous_response_id),
-   * and every function call answered by exactly one `function_call_output` before the next message.
+   * Stateless requests (`store: false`) or stored ones (`store: true`: responses-store.ts rebuilds a
+   * continue's whole input and takes `previous_response_id` out), encrypted reasoning asked for, and
+   * every function call answered by exactly one `function_call_output` before the next message.
    */
   validate(body: any): string[] {
     const problems: string[] = [];
     if (!body || !Array.isArray(body.input)) return ["no input array"];
     if (body.stream !== true) problems.push("stream is not true");
-    if (body.store !== false) problems.push("store is not false");
+    if (typeof body.store !== "boolean") problems.push("store is not said (OpenAI's default is to store)");
     if (!body.include?.includes("reasoning.encrypted_content")) problems.push("encrypted reasoning not asked for");
     if (body.previous_response_id !== undefined) problems.push("previous_response_id sent");
     let open = new Map<string, number>();

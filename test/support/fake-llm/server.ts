@@ -9,6 +9,7 @@ import { geminiFormat } from "./gemini-format.ts";
 import { openaiFormat } from "./openai-format.ts";
 import type { Persona } from "./personas.ts";
 import { responsesFormat } from "./responses-format.ts";
+import { FakeResponseStore, type StoredTurn } from "./responses-store.ts";
 
 /** A reply in neutral terms; each wire format renders it its own way. */
 export interface ReplySpec {
@@ -33,7 +34,7 @@ export interface ReplySpec {
   chunkSize?: number;
   /** Pause between streamed events, ms. */
   delayMs?: number;
-  /** The reply's id (Anthropic `msg_...`); the fake sets it for a threaded request. */
+  /** The reply's id (Anthropic `msg_...`, Responses `resp_...`); the fake sets it for a threaded or stored request. */
   messageId?: string;
 }
 
@@ -82,7 +83,7 @@ export interface RecordedRequest {
   receivedAt: number;
   /** The body's size in bytes, as uploaded. */
   bytes: number;
-  /** A threaded request (anthropic-threads.ts): whether it created or continued its thread. */
+  /** A threaded or stored request (anthropic-threads.ts, responses-store.ts): whether it created or continued. */
   thread?: "create" | "continue";
   /** What reached the model: the body, or for a continued thread the thread's messages and the new ones. */
   conversation: any;
@@ -133,6 +134,8 @@ export class FakeLLM {
   connections = 0;
   /** Anthropic's message threads (anthropic-threads.ts), with their clock. */
   readonly threads = new FakeThreads();
+  /** OpenAI's stored responses (responses-store.ts), with their clock. */
+  readonly stored = new FakeResponseStore();
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
@@ -208,7 +211,12 @@ export class FakeLLM {
       this.errors.push(`request ${this.requests.length} to unknown path ${path}`);
       return send(res, 404, { error: { message: `fake LLM: no format for ${path}` } });
     }
-    const turn = format === anthropicFormat ? this.threads.open(body, req.headers) : undefined;
+    const turn =
+      format === anthropicFormat
+        ? this.threads.open(body, req.headers)
+        : format === responsesFormat
+          ? this.stored.open(body)
+          : undefined;
     // A refused continue is the API's answer, not a protocol error of the client's.
     if (turn && "status" in turn) return send(res, turn.status, turn.body);
     if (turn) [request.thread, request.conversation] = [turn.kind, turn.conversation];
@@ -242,7 +250,7 @@ export class FakeLLM {
       turn?.messageId,
     );
     await this.answer(fixed, format, res);
-    if (turn) settleTurn(turn, fixed, res);
+    if (turn) settleTurn(turn, fixed, res, format);
     request.answeredAt = now();
   }
 
@@ -299,12 +307,15 @@ function withMessageId(step: FixedStep, messageId: string | undefined): FixedSte
   return step;
 }
 
-/** A reply sent whole extends the thread; anything else (an error, a cut, a client gone) leaves it as it was. */
-function settleTurn(turn: ThreadTurn, step: FixedStep, res: ServerResponse): void {
+/**
+ * A reply sent whole extends the thread or is stored (its content, or its output items); anything
+ * else (an error, a cut, a client gone) leaves the server's state as it was.
+ */
+function settleTurn(turn: ThreadTurn | StoredTurn, step: FixedStep, res: ServerResponse, format: WireFormat): void {
   const reply = "reply" in step ? step.reply : "json" in step ? step.json : undefined;
-  if (reply && res.writableEnded && !res.destroyed)
-    turn.complete((anthropicFormat.jsonBody(reply) as { content: unknown[] }).content);
-  else turn.abandon();
+  if (!reply || !res.writableEnded || res.destroyed) return turn.abandon();
+  const whole = format.jsonBody(reply) as { content?: unknown[]; output?: unknown[] };
+  turn.complete(whole.content ?? whole.output ?? []);
 }
 
 /** Repeats the reply's text event until `bytes` are written or the client leaves, waiting for the socket to drain. */
