@@ -15,6 +15,7 @@ import { replayTranscript } from "../ui/transcript-replay.ts";
 import type { Session } from "../wiring/create-session.ts";
 import { loadChatHistory } from "../wiring/stored-sessions.ts";
 import { type ChatMove, describerFor, SessionChatControls } from "./chat-controls.ts";
+import { ChatModes } from "./chat-modes.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { moveTo } from "./resume-folder.ts";
@@ -49,6 +50,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     { cwd, resumed },
   );
   if (typeof session === "number") return session;
+  const modes = new ChatModes(session);
   const lineReader = createLineReader({
     stdin,
     stdout,
@@ -56,6 +58,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     cwd,
     history: loadChatHistory(env),
     commands: commandNames(session.promptCommands),
+    cycleMode: () => modes.cycleMode(),
   });
   reader = lineReader;
   const controls = new SessionChatControls({
@@ -66,6 +69,7 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
     stderr,
     colors,
     ask: (question) => lineReader.ask(question),
+    modes,
   });
   if (resumed) replayTranscript(resumed.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
   try {
@@ -82,8 +86,8 @@ async function chatIn(cli: CliModeContext, { cwd, resumed }: ChatPlace): Promise
       env,
       colors,
     };
-    const status = statusSources(session);
-    const code = await runChat({ ...chat, shownDiffs: cli.shownDiffs, status, ...controls.hooks() }, lineReader);
+    const status = { ...statusSources(session), mode: () => modes.statusPart() };
+    const code = await runChat({ ...chat, shownDiffs: cli.shownDiffs, status, modes, ...controls.hooks() }, lineReader);
     return controls.move ?? code;
   } finally {
     await session.close("prompt_input_exit");
