@@ -21,25 +21,10 @@ const MEANINGS: Record<ApprovalMode, string> = {
 const CYCLE: readonly ApprovalMode[] = ["ask", "edits", "plan"];
 
 export class ChatModes implements ChatModeControls {
-  /**
-   * The mode before plan mode, which carrying the plan out goes back to. *Decision*: a session
-   * that started in plan mode had none; it goes back to `ask`, the default, since nothing chose
-   * a wider one.
-   */
-  private beforePlan: ApprovalMode;
-  private last: ApprovalMode;
   private readonly cycle: readonly ApprovalMode[];
 
   constructor(private readonly session: Session) {
-    const start = session.approvalMode.current;
-    this.last = start;
-    this.beforePlan = start === "plan" ? "ask" : start;
-    this.cycle = start === "all" ? [...CYCLE, "all"] : CYCLE;
-    // An editor's switch or /mode counts as much as Shift-Tab: whatever left a mode for plan is where it goes back.
-    session.approvalMode.onChange((mode) => {
-      if (mode === "plan" && this.last !== "plan") this.beforePlan = this.last;
-      this.last = mode;
-    });
+    this.cycle = session.approvalMode.current === "all" ? [...CYCLE, "all"] : CYCLE;
   }
 
   current(): string {
@@ -72,16 +57,16 @@ export class ChatModes implements ChatModeControls {
   }
 
   modeAfterPlan(): string {
-    return this.beforePlan;
+    return this.session.approvalMode.afterPlan;
   }
 
   carryOut(): string {
-    return this.switchTo(this.beforePlan);
+    return this.switchTo(this.session.approvalMode.afterPlan);
   }
 
   carryOutFresh(): string {
     this.session.startNew();
-    return `new session ${this.session.id}; ${this.switchTo(this.beforePlan)}`;
+    return `new session ${this.session.id}; ${this.carryOut()}`;
   }
 
   private switchTo(mode: ApprovalMode): string {

@@ -1,6 +1,7 @@
 // What the person does with a plan the model proposed in plan mode (docs/plan-mode.md): the chat
 // has shown it rendered (the renderer draws the `done` event's plan as it draws a one-shot
 // answer); this asks the four choices the plan mode offers and returns the prompt that follows.
+import { CARRY_OUT_PROMPT } from "../shared/plan-prompts.ts";
 import type { Palette } from "./colors.ts";
 
 /** The chat's approval modes, as the CLI wiring keeps them (cli/chat-modes.ts). */
@@ -31,8 +32,6 @@ interface PlanChoiceOptions {
   modes: ChatModeControls;
 }
 
-/** The prompt the plan is carried out with, in the conversation that made it. */
-const CARRY_OUT_PROMPT = "The plan is approved. Carry it out now.";
 
 /** The first message of a fresh context: the plan, whole. */
 function freshContextPrompt(plan: string): string {
