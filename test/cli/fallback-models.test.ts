@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { withEditor } from "../support/acp-editor.ts";
 import { cleanEnv, closedPort, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -209,4 +211,41 @@ test("Gemini's 503 UNAVAILABLE (overloaded) falls back after its retries; a bare
   assert.equal(stayed.code, 1);
   assert.doesNotMatch(stayed.stderr, /going on with/);
   assert.equal(anthropic.requests.length, 1, "a bare 503 never reached the fallback model");
+});
+
+test("over ACP: config.json's fallbackModels take over from an overloaded Gemini, and the editor is told", async () => {
+  const gemini = await serve(Array.from({ length: 5 }, () => GEMINI_OVERLOADED));
+  const anthropic = await serve([{ reply: { text: "claude answered the editor" } }]);
+  const cwd = tempDir();
+  const env = cleanEnv();
+  const config = {
+    provider: "google",
+    model: "gemini-3-pro-preview",
+    fallbackModels: ["claude:claude-sonnet-4-5"],
+    providers: {
+      google: { api: "gemini", baseUrl: `${gemini.url}/v1beta` },
+      claude: { api: "anthropic", baseUrl: anthropic.url },
+    },
+  };
+  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify(config));
+  let stopReason: unknown;
+  const log = await withEditor({ env, cwd, answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    const answer = await ctx.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    stopReason = answer.stopReason;
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(stopReason, "end_turn");
+  const said = log.updates
+    .map((n) => n.update)
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => (u as { content: { text?: string } }).content.text)
+    .join("");
+  assert.match(said, /claude answered the editor/);
+  assert.match(log.stderr, /google:gemini-3-pro-preview failed \(503 .*going on with claude:claude-sonnet-4-5/);
+  assert.equal(gemini.requests.length, 5);
 });
