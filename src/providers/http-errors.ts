@@ -136,12 +136,9 @@ function classify(status: number | undefined, sdk: SdkError, detail: string): Pr
   if (CONTEXT_OVERFLOW.test(`${detail} ${type} ${errorCode(sdk.error)}`)) return "context_overflow";
   // Used-up quota or credit comes as a 429 too, but no wait cures it: said once, not retried.
   if (type === "insufficient_quota" || errorCode(sdk.error) === "insufficient_quota") return "quota";
-  // Gemini's overload: 503 with Google's status UNAVAILABLE, `{"error": {"code": 503, "message": "The
-  // model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}` (as reported in
-  // google-gemini/gemini-cli#4360; "the service may be temporarily overloaded or down",
-  // https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes). An overload, as Anthropic's
-  // 529, so a fallback model takes over after its retries; a bare 503 stays a server error.
-  if (status === 503 && googleStatus(sdk.error) === "UNAVAILABLE") return "overloaded";
+  // Gemini's overload: 503 UNAVAILABLE, "The model is overloaded" (google-gemini/gemini-cli#4360,
+  // ai.google.dev/gemini-api/docs/troubleshooting#error-codes), retried as 529; a bare 503 is a server error.
+  if (status === 503 && innerError(sdk.error)?.status === "UNAVAILABLE") return "overloaded";
   if (status !== undefined) return classifyStatus(status);
   switch (type) {
     case "request_too_large":
@@ -213,12 +210,6 @@ function rootCause(error: unknown): { code?: string; message?: string } {
 function errorType(body: unknown): string {
   const inner = innerError(body);
   return typeof inner?.type === "string" ? inner.type : "";
-}
-
-/** Google's status name beside the numeric code (`"status": "UNAVAILABLE"`, google.rpc.Code). */
-function googleStatus(body: unknown): string {
-  const inner = innerError(body);
-  return typeof inner?.status === "string" ? inner.status : "";
 }
 
 /** The error's string `code` (OpenAI puts `context_length_exceeded` there, not in the message). */
