@@ -32,7 +32,6 @@ interface PlanChoiceOptions {
   modes: ChatModeControls;
 }
 
-
 /** The first message of a fresh context: the plan, whole. */
 function freshContextPrompt(plan: string): string {
   return `Carry out this plan, which was made and approved in an earlier conversation:\n\n${plan}`;
