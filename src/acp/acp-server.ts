@@ -18,6 +18,7 @@ import type { ApprovalRequest } from "../core/run-tools.ts";
 import type { Tool } from "../core/tool.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { type EditorQuestion, permissionOptions, questionText } from "./permission-question.ts";
+import { carryOutPlan } from "./plan-approval.ts";
 import { announceModes, type HostedModes, modeState, setMode } from "./session-modes.ts";
 import {
   acpKind,
@@ -195,17 +196,26 @@ async function runPrompt(
     );
   const turn = new AbortController();
   live.turn = turn;
-  live.translator = new UpdateTranslator(kindLookup(live.hosted.tools));
+  live.translator = new UpdateTranslator(kindLookup(live.hosted.tools), planLookup(live.hosted.tools));
   try {
-    const run = live.hosted.run(prepared.prompt, turn.signal);
-    for (let step = await run.next(); ; step = await run.next()) {
-      if (step.done) {
-        if (step.value.reason === "error")
-          throw RequestError.internalError(undefined, step.value.error ?? "the run failed");
-        return { stopReason: stopReasonFor(step.value.reason) };
-      }
-      for (const update of live.translator.toUpdates(step.value))
-        await client.notify(methods.client.session.update, { sessionId, update });
+    let next = prepared.prompt;
+    for (;;) {
+      const run = live.hosted.run(next, turn.signal);
+      let step = await run.next();
+      for (; !step.done; step = await run.next())
+        for (const update of live.translator.toUpdates(step.value))
+          await client.notify(methods.client.session.update, { sessionId, update });
+      const done = step.value;
+      if (done.reason === "error") throw RequestError.internalError(undefined, done.error ?? "the run failed");
+      // A plan proposed in plan mode: the editor chooses to carry it out, in this same turn, or not.
+      const proposed = live.translator.lastPlan;
+      const carryOut =
+        done.reason === "stop" && done.plan !== undefined && proposed && live.hosted.modes
+          ? await carryOutPlan(client, sessionId, proposed, live.hosted.modes, turn.signal)
+          : undefined;
+      if (carryOut === undefined) return { stopReason: stopReasonFor(done.reason) };
+      live.translator.lastPlan = undefined;
+      next = carryOut;
     }
   } finally {
     live.turn = undefined;
@@ -283,4 +293,13 @@ function asRequestError(error: unknown): never {
 
 function kindLookup(tools: readonly Tool[]) {
   return (name: string) => tools.find((tool) => tool.name === name)?.kind;
+}
+
+/** The plan a call proposes (Tool.proposedPlan), when its input is valid. */
+function planLookup(tools: readonly Tool[]) {
+  return (name: string, input: unknown) => {
+    const tool = tools.find((candidate) => candidate.name === name);
+    const parsed = tool?.proposedPlan ? tool.input.safeParse(input) : undefined;
+    return parsed?.success ? tool?.proposedPlan?.(parsed.data) : undefined;
+  };
 }

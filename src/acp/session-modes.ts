@@ -6,6 +6,8 @@ import { RequestError, type SessionMode, type SessionModeState } from "@agentcli
 /** A hosted session's approval mode (permissions/approval-mode.ts), as the server sees it. */
 export interface HostedModes {
   readonly current: string;
+  /** The mode a plan is carried out in (the one before plan mode). */
+  readonly afterPlan: string;
   set(id: string): void;
   /** Calls `listener` on each change until the returned function is called. */
   onChange(listener: (id: string) => void): () => void;

@@ -15,8 +15,14 @@ import type { ToolKind } from "../core/tool.ts";
 export class UpdateTranslator {
   /** Calls the editor has seen (announced for a permission question, or started). */
   readonly known = new Set<string>();
+  /** Plan-mode plans by their call's id (Tool.proposedPlan), shown as the call's content; the last one proposed. */
+  private readonly plans = new Map<string, string>();
+  lastPlan: { toolCallId: string; plan: string } | undefined;
 
-  constructor(private readonly kindOf: (toolName: string) => ToolKind | undefined) {}
+  constructor(
+    private readonly kindOf: (toolName: string) => ToolKind | undefined,
+    private readonly planOf: (toolName: string, input: unknown) => string | undefined = () => undefined,
+  ) {}
 
   toUpdates(event: AgentEvent): SessionUpdate[] {
     switch (event.type) {
@@ -26,6 +32,8 @@ export class UpdateTranslator {
         return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
       case "tool_start": {
         const rawInput = parseJson(event.arguments);
+        const plan = this.planOf(event.name, rawInput);
+        if (plan !== undefined) this.plans.set(event.id, plan);
         if (this.known.has(event.id))
           return [
             {
@@ -42,7 +50,7 @@ export class UpdateTranslator {
             sessionUpdate: "tool_call",
             toolCallId: event.id,
             title: event.summary,
-            kind: acpKind(this.kindOf(event.name)),
+            kind: plan === undefined ? acpKind(this.kindOf(event.name)) : "switch_mode",
             status: "in_progress",
             rawInput,
           },
@@ -50,7 +58,11 @@ export class UpdateTranslator {
       }
       case "tool_end": {
         const status = event.isError ? "failed" : "completed";
-        const content = textContent(event.diff ? `${event.content}\n\n${event.diff}` : event.content);
+        const plan = event.isError ? undefined : this.plans.get(event.id);
+        if (plan !== undefined) this.lastPlan = { toolCallId: event.id, plan };
+        // A plan's call shows the plan (Markdown), not the line the model got back.
+        const shown = plan ?? (event.diff ? `${event.content}\n\n${event.diff}` : event.content);
+        const content = textContent(shown);
         if (this.known.has(event.id))
           return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status, content }];
         // Refused, unknown or invalid calls end without starting: announce them already finished.

@@ -5,12 +5,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ToolCallPart } from "../core/messages.ts";
 import { type PromptCommand, promptForLine } from "../prompts/custom-commands.ts";
-import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
-import { howToAddModel } from "../providers/local/local-download.ts";
-import { presetModels } from "../providers/model-catalogue.ts";
 import { formatSpent, sessionPrices } from "../providers/pricing.ts";
 import { describeThinking, parseThinking } from "../providers/thinking-levels.ts";
-import { apiRecord } from "../providers/wire-apis.ts";
 import { exportHtml } from "../session/export-html.ts";
 import { exportMarkdown } from "../session/export-md.ts";
 import { appendInputHistory } from "../session/input-history-file.ts";
@@ -19,7 +15,7 @@ import { findSessionByPrefix, formatSessionList, summarizeSessions } from "../se
 import { type LockedSession, lockAndReadSession, readUnderLock, shareHeldLock } from "../session/session-lock.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import { showControlChars } from "../shared/control-chars.ts";
-import { countOf, deadline, formatDuration } from "../shared/helpers.ts";
+import { countOf, formatDuration } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { displayPath } from "../tools/paths.ts";
 import type { Palette } from "../ui/colors.ts";
@@ -35,7 +31,8 @@ import { replayTranscript } from "../ui/transcript-replay.ts";
 import type { Session } from "../wiring/create-session.ts";
 import { historyPathFor, sessionsDirFor } from "../wiring/stored-sessions.ts";
 import { describeLeftAlone, describePlan, type UndoPlan } from "../wiring/undo-redo.ts";
-import { noModelsLine } from "./commands/models.ts";
+import { listChatModels } from "./chat-model-list.ts";
+import type { ChatModes } from "./chat-modes.ts";
 import { chatFolder, recordedFolder } from "./resume-folder.ts";
 
 /** Longest command /ps shows (its first line, cut). */
@@ -47,9 +44,6 @@ function oneLine(command: string): string {
   const line = rest.length > 0 ? `${first} …` : first;
   return line.length > PS_COMMAND_CHARS ? `${line.slice(0, PS_COMMAND_CHARS - 1)}…` : line;
 }
-
-/** Models /model lists (OpenRouter offers hundreds; `harness models` lists them all). */
-const CHAT_LISTED_MODELS = 40;
 
 /** Sessions shown by /sessions and /resume without an id. */
 const CHAT_LISTED_SESSIONS = 10;
@@ -64,6 +58,8 @@ export interface SessionChatControlsOptions {
   colors: Palette;
   /** Puts a question to the person at the terminal (undo and redo ask before they act). */
   ask(question: string): Promise<string | undefined>;
+  /** The approval modes /mode shows and switches. */
+  modes: ChatModes;
 }
 
 /** How the session's tools describe a call, for a replayed conversation (the tools and folder it runs with now). */
@@ -100,38 +96,8 @@ export class SessionChatControls implements ChatControls {
     return `${settings.name} · ${settings.model}`;
   }
 
-  async listModels(): Promise<string[]> {
-    const { settings } = this.options.session;
-    const mark = (ids: readonly string[]) => ids.map((id) => (id === settings.model ? `* ${id}` : `  ${id}`));
-    const using = `using ${this.currentModel()}`;
-    const cap = deadline(LIST_TIMEOUT_MS);
-    try {
-      const ids = await apiRecord(settings.api).listModels(settings, cap.signal);
-      if (ids.length === 0) return [using, noModelsLine(settings)];
-      const more = ids.length - CHAT_LISTED_MODELS;
-      return [
-        `${using}; ${settings.name} offers (* in use):`,
-        ...mark(ids.slice(0, CHAT_LISTED_MODELS)),
-        ...(more > 0 ? [`  … and ${more} more (harness models lists them all)`] : []),
-        settings.api === "local"
-          ? `switch with /model <name>; to add one, ${howToAddModel(settings.modelsDir ?? "")}`
-          : "switch with /model <name>",
-      ];
-    } catch (error) {
-      if (!(error instanceof ModelListError) && (error as Error | undefined)?.name !== "ProviderError") throw error;
-      // The endpoint cannot say (no list endpoint, down, refused, a sign-in not usable): the models harness knows.
-      const known = presetModels(settings.name);
-      return [
-        using,
-        `cannot list ${settings.name}'s models: ${(error as Error).message}`,
-        ...(known.length > 0
-          ? [`models harness knows for ${settings.name} (not checked with the endpoint):`, ...mark(known)]
-          : []),
-        "switch with /model <name>",
-      ];
-    } finally {
-      cap.clear();
-    }
+  listModels(): Promise<string[]> {
+    return listChatModels(this.options.session.settings, this.currentModel());
   }
 
   /** `openai · gpt-5: context window 400k (was 33k); $1.25/$10 per million tokens in/out`: the switch and what it changed. */
@@ -284,6 +250,10 @@ export class SessionChatControls implements ChatControls {
     if (!step.value.ok) throw new Error(`nothing was compacted: ${step.value.error}`);
     const { removedMessages, tokensBefore, tokensAfter } = step.value.event;
     return `compacted: ${countOf(removedMessages, "older message")} summarised (about ${tokensBefore} → ${tokensAfter} tokens)`;
+  }
+
+  approvalMode(mode: string): string {
+    return mode.trim() === "" ? this.options.modes.describe() : this.options.modes.setMode(mode);
   }
 
   exportSession(format: "md" | "html", file?: string): string {

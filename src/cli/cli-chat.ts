@@ -17,6 +17,7 @@ import type { Session } from "../wiring/create-session.ts";
 import { recordWorktreeSession } from "../wiring/session-worktree.ts";
 import { loadChatHistory } from "../wiring/stored-sessions.ts";
 import { type ChatMove, describerFor } from "./chat-controls.ts";
+import { ChatModes } from "./chat-modes.ts";
 import { NetworkChatControls } from "./chat-network.ts";
 import { type ChatWorktree, leaveChatWorktree } from "./chat-worktree.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
@@ -62,6 +63,7 @@ async function chatIn(
   );
   if (typeof session === "number") return session;
   if (worktree) recordWorktreeSession(worktree.made.dir, session.id); // `harness worktrees` names it
+  const modes = new ChatModes(session);
   const lineReader = createLineReader({
     stdin,
     stdout,
@@ -69,6 +71,7 @@ async function chatIn(
     cwd,
     history: loadChatHistory(env),
     commands: commandNames(session.promptCommands),
+    cycleMode: () => modes.cycleMode(),
   });
   reader = lineReader;
   const controls = new NetworkChatControls({
@@ -80,6 +83,7 @@ async function chatIn(
     stderr,
     colors,
     ask: (question) => lineReader.ask(question),
+    modes,
   });
   if (resumed) replayTranscript(resumed.messages, { stdout, stderr, env, colors, describe: describerFor(session) });
   try {
@@ -96,8 +100,8 @@ async function chatIn(
       env,
       colors,
     };
-    const status = statusSources(session);
-    const code = await runChat({ ...chat, shownDiffs: cli.shownDiffs, status, ...controls.hooks() }, lineReader);
+    const status = { ...statusSources(session), mode: () => modes.statusPart() };
+    const code = await runChat({ ...chat, shownDiffs: cli.shownDiffs, status, modes, ...controls.hooks() }, lineReader);
     return controls.move ? { ...controls.move, worktree: controls.enteredWorktree } : code;
   } finally {
     await session.close("prompt_input_exit");

@@ -22,7 +22,7 @@ import {
 import { type Provider, ProviderError } from "./provider.ts";
 import { answerReminder, endOfReply, type RunExit } from "./run-exit.ts";
 import { type ApproveFn, runToolCalls, type ToolCallHooks, toolHooksOf } from "./run-tools.ts";
-import { type SessionToolContext, type Tool, type ToolContext, toToolSpec } from "./tool.ts";
+import { type RunEnding, type SessionToolContext, type Tool, type ToolContext, toToolSpec } from "./tool.ts";
 
 /** Safety valve on model calls in one run (the contract's default for `--max-turns`). */
 export const MAX_TURNS = 100;
@@ -54,7 +54,7 @@ export interface AgentOptions extends ToolCallHooks {
   takeQueuedMessages?: () => string[];
   /**
    * The tool whose accepted call is the run's answer (`--json-schema`: tools/final-answer.ts): the
-   * run ends when it calls ToolContext.giveAnswer. A reply in prose instead gets one reminder; a
+   * run ends when a call of it ends the run with an answer (ToolOutput.endsRun). A reply in prose instead gets one reminder; a
    * second one, or a refusal, ends the run with an error, never with prose standing in for the answer.
    */
   answerTool?: string;
@@ -127,8 +127,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
   const specs = tools.map(toToolSpec);
-  let answered: RunExit["answered"];
-  const context = { ...toolContextFor(options, signal), giveAnswer: (value: unknown) => (answered = { value }) };
+  const context = toolContextFor(options, signal);
   const hooks = toolHooksOf(options);
   const compaction: RunCompaction | undefined = options.context && {
     context: options.context,
@@ -187,14 +186,21 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     if (signal.aborted) return { reason: "aborted" };
     // After the results are in the conversation, so the session keeps every call paired with its result.
     if (batch.stop) return { reason: "error", error: batch.stop };
-    if (answered) {
-      tally.answer = JSON.stringify(answered.value);
-      return { reason: "stop", answered };
-    }
-    if (batch.endsTurn) return { reason: "stop" };
+    if (batch.ends) return finishedBy(batch.ends, tally);
     for (const text of options.takeQueuedMessages?.() ?? []) yield appendMessage(messages, userMessage(text));
     invalidJsonTurns = batch.invalidJsonCount > 0 ? invalidJsonTurns + 1 : 0;
     if (invalidJsonTurns >= MAX_INVALID_JSON_TURNS) return { reason: "error", error: INVALID_JSON_ERROR };
+  }
+}
+
+/** The exit of a run a tool call ended as finished (ToolOutput.endsRun); an answer becomes the run's answer text too. */
+function finishedBy(ending: RunEnding, tally: RunTally): RunExit {
+  switch (ending.kind) {
+    case "turn":
+      return { reason: "stop" };
+    case "answer":
+      tally.answer = JSON.stringify(ending.value);
+      return { reason: "stop", answered: { value: ending.value } };
   }
 }
 

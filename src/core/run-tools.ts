@@ -3,7 +3,7 @@ import { wellFormedValue } from "../shared/well-formed.ts";
 import type { AgentEvent } from "./events.ts";
 import { addSpent, type ModelUsage, type ToolCallPart, type ToolResultMessage } from "./messages.ts";
 import { limitToolOutput } from "./output-spill.ts";
-import { parseArguments, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
+import { parseArguments, type RunEnding, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
 
 /**
  * Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash
@@ -104,9 +104,9 @@ export interface ToolBatchResult {
   invalidJsonCount: number;
   /** By model; empty when no tool called a model. */
   spent: ModelUsage[];
-  /** The first call's ToolOutput.stopsRun: the run ends with it; `endsTurn`: a call's, the run ends finished. */
+  /** The first call's ToolOutput.stopsRun (the run ends with it, as an error) and endsRun (it ends finished). */
   stop?: string;
-  endsTurn?: true;
+  ends?: RunEnding;
 }
 
 /** What a batch of calls runs with, besides the calls. */
@@ -199,8 +199,8 @@ export async function* runToolCalls(
     .flatMap((output) => output.spent ?? [])
     .reduce<ModelUsage[]>((all, { model, usage }) => addSpent(all, model, usage), []);
   const stop = finished.find((output) => output.stopsRun)?.stopsRun;
-  const endsTurn = finished.some((output) => output.endsTurn) ? { endsTurn: true as const } : {};
-  return { results, invalidJsonCount, spent, ...(stop ? { stop } : {}), ...endsTurn };
+  const ends = finished.find((output) => output.endsRun)?.endsRun;
+  return { results, invalidJsonCount, spent, ...(stop ? { stop } : {}), ...(ends ? { ends } : {}) };
 }
 
 /** The one-line trace a call showed when it ran (`bash> ls`), for a replayed conversation; a call that could not run shows why. */

@@ -85,11 +85,6 @@ export interface ToolContext extends SessionToolContext {
    * (a subagent's progress, wrapped by the task tool). Set per call by the loop.
    */
   emit?(event: AgentEvent): void;
-  /**
-   * The call gave the run's final answer, validated (the final-answer tool of `--json-schema`):
-   * the run ends after this batch, with it as the `done` event's `structured_output`. Set by the loop.
-   */
-  giveAnswer?(value: unknown): void;
 }
 
 /**
@@ -130,11 +125,19 @@ export interface ToolOutput {
    */
   stopsRun?: string;
   /**
-   * The call hands the turn back to the person (the plan tool: the plan waits for their choice):
-   * after this batch's results are kept, the run ends as finished, with no further model call.
+   * The call ends the run as finished, after this batch's results are kept, with no further model
+   * call (RunEnding).
    */
-  endsTurn?: true;
+  endsRun?: RunEnding;
 }
+
+/**
+ * Why a call ends its run as finished: it hands the turn back to the person (`turn`: the plan tool,
+ * whose plan waits for their choice), or it gave the run's final answer, validated (`answer`: the
+ * final-answer tool of `--json-schema`, whose value is the `done` event's `structured_output`).
+ * One field for both, so the loop has one way out after a batch, not one per tool.
+ */
+export type RunEnding = { kind: "turn" } | { kind: "answer"; value: unknown };
 
 /** A tool: its schema and handler side by side, declared once. */
 // biome-ignore lint/suspicious/noExplicitAny: a Tool[] holds tools of every input type; `unknown` would make run() uncallable

@@ -5,16 +5,30 @@ import type { ApprovalMode } from "./policy.ts";
 
 export class ApprovalModeSwitch {
   private readonly listeners = new Set<(mode: ApprovalMode) => void>();
+  /**
+   * The mode a switch to plan mode left, which carrying the plan out goes back to. *Decision*: a
+   * session that started in plan mode had none and goes back to `ask`, the default, since nothing
+   * chose a wider one (docs/plan-mode.md).
+   */
+  private beforePlan: ApprovalMode;
 
-  constructor(private mode: ApprovalMode) {}
+  constructor(private mode: ApprovalMode) {
+    this.beforePlan = mode === "plan" ? "ask" : mode;
+  }
 
   get current(): ApprovalMode {
     return this.mode;
   }
 
+  /** The mode a plan is carried out in: the one the session was in before plan mode. */
+  get afterPlan(): ApprovalMode {
+    return this.beforePlan;
+  }
+
   /** Switches; those listening hear of a change (an editor is told, the status line redrawn). */
   set(mode: ApprovalMode): void {
     if (mode === this.mode) return;
+    if (mode === "plan") this.beforePlan = this.mode;
     this.mode = mode;
     for (const listener of this.listeners) listener(mode);
   }

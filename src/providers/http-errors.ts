@@ -139,6 +139,9 @@ function classify(status: number | undefined, sdk: SdkError, detail: string): Pr
   if (CONTEXT_OVERFLOW.test(`${detail} ${type} ${errorCode(sdk.error)}`)) return "context_overflow";
   // Used-up quota or credit comes as a 429 too, but no wait cures it: said once, not retried.
   if (type === "insufficient_quota" || errorCode(sdk.error) === "insufficient_quota") return "quota";
+  // Gemini's overload: 503 UNAVAILABLE, "The model is overloaded" (google-gemini/gemini-cli#4360,
+  // ai.google.dev/gemini-api/docs/troubleshooting#error-codes), retried as 529; a bare 503 is a server error.
+  if (status === 503 && innerError(sdk.error)?.status === "UNAVAILABLE") return "overloaded";
   if (status !== undefined) return classifyStatus(status);
   switch (type) {
     case "request_too_large":

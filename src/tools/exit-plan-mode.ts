@@ -3,7 +3,7 @@
 // (`<session id>/plan.md`, which `harness sessions` shows), carried on the run's `done` event
 // (`plan`: headless prints it, `--output json` has it as a field), kept through compaction
 // (core/compaction-contract.ts) and, in the conversation, through resume. The call hands the
-// turn back (ToolOutput.endsTurn): the person chooses what happens next. Claude Code names this
+// turn back (ToolOutput.endsRun): the person chooses what happens next. Claude Code names this
 // tool ExitPlanMode (settings/tool-names.ts), so its rules and hooks match it.
 import { dirname, join } from "node:path";
 import { z } from "zod";
@@ -41,7 +41,7 @@ export const exitPlanMode = defineTool({
     return {
       content: "The plan is shown to the user, who decides what happens next. Wait for their answer.",
       summary: firstHeading(call.plan),
-      endsTurn: true,
+      endsRun: { kind: "turn" },
     };
   },
 });

@@ -15,7 +15,7 @@ const INVALID_COUNT = "final_answer.invalid";
  * The final-answer tool of `--json-schema` (and a batch task's `outputSchema`): its input schema is
  * the user's schema, which the model sees converted to its API's dialect as every tool schema is
  * (Tool.parameters, then providers/portable-schema.ts), and which validates what it sends (Ajv,
- * tools/answer-schema.ts). An answer that validates ends the run (ToolContext.giveAnswer); one that
+ * tools/answer-schema.ts). An answer that validates ends the run (ToolOutput.endsRun); one that
  * does not goes back with the errors, at most MAX_INVALID_ANSWERS times. Claude Code names the same
  * tool `StructuredOutput`; ours is snake_case as every tool name the model sees.
  */
@@ -32,10 +32,8 @@ export function finalAnswerTool(answer: AnswerSchema): Tool {
     describe: () => "final answer",
     async run(input, context) {
       const errors = answer.check(input);
-      if (errors === undefined) {
-        context.giveAnswer?.(input);
-        return { content: "Answer accepted.", summary: "accepted" };
-      }
+      if (errors === undefined)
+        return { content: "Answer accepted.", summary: "accepted", endsRun: { kind: "answer", value: input } };
       const tries = ((context.state.get(INVALID_COUNT) as number | undefined) ?? 0) + 1;
       context.state.set(INVALID_COUNT, tries);
       if (tries >= MAX_INVALID_ANSWERS)

@@ -8,6 +8,7 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { expandFileMentions } from "./attachments.ts";
 import type { Palette } from "./colors.ts";
 import type { LineReader } from "./editor/line-reader.ts";
+import { type ChatModeControls, choosePlanNext } from "./plan-choice.ts";
 import { TerminalRenderer } from "./render/terminal-renderer.ts";
 import { formatTodoBlock, isPlanFinished } from "./render/todo-panel.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
@@ -40,12 +41,18 @@ export interface ChatOptions {
   shownDiffs?: ShownDiffs;
   /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
   runCommand?(line: string): Promise<CommandOutcome> | undefined;
+  /** The approval modes (Shift-Tab, the status line) and what follows a plan proposed in plan mode. */
+  modes?: ChatModeControls;
 }
+
+/** A line read at the prompt: a prompt to run (and the line as typed), or what the loop does instead. */
+type ReadOutcome = { prompt: string | UserContent; line: string } | "exit" | "continue";
 
 /**
  * The interactive chat: read a line, run the agent on it with replies streaming, repeat.
  * `/exit`, Ctrl-D or Ctrl-C twice at the empty prompt quit (an empty line does nothing, as at a
- * shell prompt); Ctrl-C interrupts a running turn and keeps the session.
+ * shell prompt); Ctrl-C interrupts a running turn and keeps the session. A plan proposed in plan
+ * mode is followed by its choices (plan-choice.ts), whose prompt runs next without a line read.
  */
 export async function runChat(options: ChatOptions, reader: LineReader): Promise<number> {
   const { colors } = options;
@@ -59,56 +66,85 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
   });
   // The header and the status line are cut to the terminal's width: a wrapped one would push the prompt around.
   const fit = (line: string) => fitWidth(line, options.stderr.columns || 80);
-  options.stderr.write(`${colors.dim(fit(`harness · ${options.title()} · /exit or Ctrl-D quits · /help`))}\n`);
-  const plan = options.todo?.() ?? [];
-  if (plan.length > 0 && !isPlanFinished(plan))
-    options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
+  const say = (text: string) => options.stderr.write(`${colors.dim(fit(text))}\n`);
+  const mode = options.modes?.statusPart();
+  say(`harness · ${options.title()}${mode ? ` · ${mode} (Shift-Tab cycles)` : ""} · /exit or Ctrl-D quits · /help`);
+  const todo = options.todo?.() ?? [];
+  if (todo.length > 0 && !isPlanFinished(todo))
+    options.stderr.write(`${formatTodoBlock(todo, colors, options.stderr.columns || 80).join("\n")}\n`);
   const status = options.status ? new SessionStatus(options.status) : undefined;
+  let next: string | undefined;
   while (true) {
-    const line = await reader.ask(colors.bold("> "));
-    if (line === undefined) break;
-    if (line.trim() === "") continue;
-    options.onInput?.(line);
-    let prompt = line;
-    const command = options.runCommand?.(line);
-    if (command) {
-      const outcome = await command;
-      if (outcome === "exit") break;
-      if (outcome === "continue") continue;
-      prompt = outcome.prompt; // a prompt command (.harness/commands, /init): its text runs as typed
-    }
-    // `@path` mentions attach files (text inline, images as pictures); the line as typed is what the history keeps.
-    const text = expandFileMentions(prompt, options.cwd, options.secretPaths);
-    const attached = options.withImages ? await options.withImages(text) : { prompt: text };
-    if ("error" in attached) {
-      options.stderr.write(`${colors.red("error:")} ${showControlChars(attached.error)}; nothing was sent\n`);
-      continue;
-    }
-    renderer.setPlan(options.todo?.() ?? []);
-    const turn = new AbortController();
-    reader.onInterrupt = () => turn.abort();
-    reader.beforeQuestion = () => renderer.holdForQuestion();
-    reader.showNote = (text) => renderer.note(text);
-    renderer.openInput();
-    const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
-    try {
-      for await (const event of options.run(attached.prompt, turn.signal)) {
-        renderer.handle(event);
-        status?.record(event);
-        // A prompt a hook refused (the renderer showed why) comes back in the input, to fix and send again.
-        if (event.type === "done" && event.blockedBy) reader.keepForNextPrompt?.(line);
-      }
-    } finally {
-      reader.onInterrupt = undefined;
-      reader.beforeQuestion = undefined;
-      reader.showNote = undefined;
-      unwatch?.();
-      renderer.closeInput();
-      renderer.pause();
-    }
+    const read: ReadOutcome = next === undefined ? await readPrompt(options, reader) : { prompt: next, line: "" };
+    next = undefined;
+    if (read === "exit") break;
+    if (read === "continue") continue;
+    const plan = await runTurn(options, reader, renderer, status, read);
     const summary = status?.format();
-    if (summary) options.stderr.write(`${colors.dim(fit(summary))}\n`);
+    if (summary) say(summary);
+    if (plan !== undefined && options.modes)
+      next = await choosePlanNext(plan, { ask: (question) => reader.ask(question), say, colors, modes: options.modes });
   }
   reader.close();
   return 0;
+}
+
+/** Reads a line and makes it a prompt: a slash command runs here, `@path` mentions attach their files. */
+async function readPrompt(options: ChatOptions, reader: LineReader): Promise<ReadOutcome> {
+  const { colors } = options;
+  const line = await reader.ask(colors.bold("> "));
+  if (line === undefined) return "exit";
+  if (line.trim() === "") return "continue";
+  options.onInput?.(line);
+  let prompt = line;
+  const command = options.runCommand?.(line);
+  if (command) {
+    const outcome = await command;
+    if (outcome === "exit" || outcome === "continue") return outcome;
+    prompt = outcome.prompt; // a prompt command (.harness/commands, /init): its text runs as typed
+  }
+  // `@path` mentions attach files (text inline, images as pictures); the line as typed is what the history keeps.
+  const text = expandFileMentions(prompt, options.cwd, options.secretPaths);
+  const attached = options.withImages ? await options.withImages(text) : { prompt: text };
+  if ("error" in attached) {
+    options.stderr.write(`${colors.red("error:")} ${showControlChars(attached.error)}; nothing was sent\n`);
+    return "continue";
+  }
+  return { prompt: attached.prompt, line };
+}
+
+/** Runs one prompt with the turn's keys wired to it; returns the plan it proposed (plan mode), if any. */
+async function runTurn(
+  options: ChatOptions,
+  reader: LineReader,
+  renderer: TerminalRenderer,
+  status: SessionStatus | undefined,
+  { prompt, line }: { prompt: string | UserContent; line: string },
+): Promise<string | undefined> {
+  renderer.setPlan(options.todo?.() ?? []);
+  const turn = new AbortController();
+  reader.onInterrupt = () => turn.abort();
+  reader.beforeQuestion = () => renderer.holdForQuestion();
+  reader.showNote = (text) => renderer.note(text);
+  renderer.openInput();
+  const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
+  let plan: string | undefined;
+  try {
+    for await (const event of options.run(prompt, turn.signal)) {
+      renderer.handle(event);
+      status?.record(event);
+      if (event.type !== "done") continue;
+      // A prompt a hook refused (the renderer showed why) comes back in the input, to fix and send again.
+      if (event.blockedBy && line !== "") reader.keepForNextPrompt?.(line);
+      if (event.reason === "stop") plan = event.plan;
+    }
+  } finally {
+    reader.onInterrupt = undefined;
+    reader.beforeQuestion = undefined;
+    reader.showNote = undefined;
+    unwatch?.();
+    renderer.closeInput();
+    renderer.pause();
+  }
+  return plan;
 }

@@ -52,6 +52,8 @@ export interface ChatControls {
   killBackground(id: number): Promise<string>;
   /** `/network [add|save|remove entry]`: does it, and says what sandboxed commands may reach (cli/chat-network.ts). */
   network?(args: string): string;
+  /** The approval mode and what it means (`mode` empty), or switches to `mode` (ask, edits, plan); says which. */
+  approvalMode(mode: string): string;
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -167,6 +169,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     help: "the skills the model may read when a task matches (SKILL.md folders)",
     run: (_, controls, say) => say(controls.listSkills().join("\n")),
   },
+  mode: {
+    usage: "/mode [ask|edits|plan]",
+    help: "show or switch the approval mode (Shift-Tab cycles them; plan: nothing changes, the model proposes a plan)",
+    run: (args, controls, say) => say(controls.approvalMode(args)),
+  },
   ps: {
     usage: "/ps [kill id]",
     help: "the background processes the model started (they end with the session); kill stops one",
@@ -248,6 +255,7 @@ const KEY_HELP: ReadonlyArray<[string, string]> = [
   ["Esc", "interrupt the turn (also Ctrl-C)"],
   ["Ctrl-R", "search earlier input; the arrows step through it"],
   ["Tab", "complete a /command or an @path"],
+  ["Shift-Tab", "the next approval mode: ask → edits → plan (as /mode)"],
   ["@path", "attach a file (text inline, an image as a picture)"],
   ["Ctrl-D", "quit at the empty prompt (or Ctrl-C twice, or /exit)"],
 ];

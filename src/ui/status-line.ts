@@ -11,6 +11,8 @@ export interface StatusLineSources {
   formatCost?(spent: readonly ModelUsage[]): string | undefined;
   /** The thinking level set for the session (`high`, `4096 tokens`), or undefined when none is. */
   thinking?(): string | undefined;
+  /** The approval mode, when not the default (`plan mode`). */
+  mode?(): string | undefined;
   /** How many background processes are running (bash `background: true`). */
   runningInBackground?(): number;
   /**
@@ -39,7 +41,7 @@ export class SessionStatus {
   }
 
   /**
-   * `model · thinking high · context 12% of 128k · session 15k in, 2.1k out · $0.0420 · 2 in background (/ps)`;
+   * `model · plan mode · thinking high · context 12% of 128k · session 15k in, 2.1k out · $0.0420 · 2 in background (/ps)`;
    * undefined before any usage.
    */
   format(): string | undefined {
@@ -56,8 +58,10 @@ export class SessionStatus {
     const cost = this.sources.formatCost?.(spent);
     const thinking = this.sources.thinking?.();
     const running = this.sources.runningInBackground?.() ?? 0;
+    const mode = this.sources.mode?.();
     return [
       this.model,
+      ...(mode ? [mode] : []),
       ...(thinking ? [`thinking ${thinking}`] : []),
       context,
       tokens,

@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { withEditor } from "../support/acp-editor.ts";
 import { cleanEnv, closedPort, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
@@ -43,6 +45,19 @@ const OPENAI_QUOTA = {
     },
   },
 };
+
+/**
+ * Gemini overloaded: 503 with status UNAVAILABLE ("The service may be temporarily overloaded or
+ * down", https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes); the body as Gemini
+ * sends it, reported in google-gemini/gemini-cli#4360 and #5191.
+ */
+const GEMINI_OVERLOADED = {
+  status: 503,
+  body: { error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } },
+};
+
+/** A 503 that says no more than its status (a proxy's page): a server error, judged by no type or code. */
+const BARE_503 = { status: 503, body: { error: { message: "Service Unavailable" } } };
 
 /** Anthropic's 401 (https://docs.claude.com/en/api/errors). */
 const ANTHROPIC_AUTH = {
@@ -162,4 +177,75 @@ test("a batch task falls back by config.json, and its result line says which mod
   assert.equal(line.answer, "claude did it");
   assert.equal(line.model, "gpt-5-mini");
   assert.equal(line.answeredBy, "claude-sonnet-4-5");
+});
+
+test("Gemini's 503 UNAVAILABLE (overloaded) falls back after its retries; a bare 503 does not", async () => {
+  const overloaded = Array.from({ length: 5 }, () => GEMINI_OVERLOADED); // the first try and its 4 retries
+  const gemini = await serve(overloaded);
+  const bare = await serve(Array.from({ length: 5 }, () => BARE_503));
+  const anthropic = await serve([{ reply: { text: "claude took over" } }]);
+  const cwd = tempDir();
+  const env = cleanEnv();
+  const config = {
+    providers: {
+      google: { api: "gemini", baseUrl: `${gemini.url}/v1beta` },
+      proxy: { api: "chat", baseUrl: bare.baseUrl },
+      claude: { api: "anthropic", baseUrl: anthropic.url },
+    },
+  };
+  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify(config));
+  const fallback = ["--fallback-model", "claude:claude-sonnet-4-5"];
+  const moved = await runCli(["--provider", "google", "--model", "gemini-3-pro-preview", ...fallback, "-p", "hi"], {
+    cwd,
+    env,
+  });
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.equal(moved.stdout.trim(), "claude took over");
+  assert.match(
+    moved.stderr,
+    /google:gemini-3-pro-preview failed \(503 .*The model is overloaded.*going on with claude:/,
+  );
+  assert.equal(gemini.requests.length, 5, "retried 4 times before falling back");
+
+  const stayed = await runCli(["--provider", "proxy", "--model", "gpt-5-mini", ...fallback, "-p", "hi"], { cwd, env });
+  assert.equal(stayed.code, 1);
+  assert.doesNotMatch(stayed.stderr, /going on with/);
+  assert.equal(anthropic.requests.length, 1, "a bare 503 never reached the fallback model");
+});
+
+test("over ACP: config.json's fallbackModels take over from an overloaded Gemini, and the editor is told", async () => {
+  const gemini = await serve(Array.from({ length: 5 }, () => GEMINI_OVERLOADED));
+  const anthropic = await serve([{ reply: { text: "claude answered the editor" } }]);
+  const cwd = tempDir();
+  const env = cleanEnv();
+  const config = {
+    provider: "google",
+    model: "gemini-3-pro-preview",
+    fallbackModels: ["claude:claude-sonnet-4-5"],
+    providers: {
+      google: { api: "gemini", baseUrl: `${gemini.url}/v1beta` },
+      claude: { api: "anthropic", baseUrl: anthropic.url },
+    },
+  };
+  writeFileSync(join(env.HARNESS_HOME as string, "config.json"), JSON.stringify(config));
+  let stopReason: unknown;
+  const log = await withEditor({ env, cwd, answer: () => "reject_once" }, async (ctx) => {
+    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    const answer = await ctx.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    stopReason = answer.stopReason;
+  });
+  assert.equal(log.code, 0, log.stderr);
+  assert.equal(stopReason, "end_turn");
+  const said = log.updates
+    .map((n) => n.update)
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => (u as { content: { text?: string } }).content.text)
+    .join("");
+  assert.match(said, /claude answered the editor/);
+  assert.match(log.stderr, /google:gemini-3-pro-preview failed \(503 .*going on with claude:claude-sonnet-4-5/);
+  assert.equal(gemini.requests.length, 5);
 });

@@ -98,6 +98,18 @@ test("--output json --format claude: one result object, as claude -p --output-fo
   assert.equal(lines[0].result, "It printed from-bash.");
 });
 
+test("--json-schema with --format claude: the result carries structured_output, as Claude Code's does", async () => {
+  const fake = await serve([{ reply: { toolCalls: [{ id: "a1", name: "final_answer", arguments: { n: 3 } }] } }]);
+  const schema = '{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}';
+  const args = [...fakeFlags(fake), "--json-schema", schema, "--output", "json", "--format", "claude", "-p", "count"];
+  const result = await runCli(args);
+  assert.equal(result.code, 0, result.stderr);
+  const [done] = claudeLines(result.stdout);
+  assert.equal(done.subtype, "success");
+  assert.deepEqual(done.structured_output, { n: 3 });
+  assert.equal(done.result, '{"n":3}');
+});
+
 test("--format claude at the turn limit: result error_max_turns with is_error, and exit 3", async () => {
   const fake = await serve([
     { reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "true" } }] } },

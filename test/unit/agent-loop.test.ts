@@ -7,7 +7,7 @@ import { z } from "zod";
 import { type RunOptions, runAgent } from "../../src/core/agent.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
-import { defineTool } from "../../src/core/tool.ts";
+import { defineTool, type RunEnding } from "../../src/core/tool.ts";
 import { bash } from "../../src/tools/commands/bash.ts";
 import type { FakeLLM, ScriptStep } from "../support/fake-llm/server.ts";
 import { drain, fakeOpenAIProvider, fakeServerPerTest, tempDir } from "../support/helpers.ts";
@@ -210,6 +210,51 @@ test("a tool that throws becomes an error result and the run goes on", async () 
   );
   assert.equal(result.answer, "recovered");
   assert.equal(toolResults(events)[0].content, "Error: broken failed: disk on fire");
+});
+
+test("a call that ends the run (ToolOutput.endsRun) stops it after its batch, with no further model call", async () => {
+  const ender = (name: string, endsRun: RunEnding) =>
+    defineTool({
+      name,
+      description: "ends the run",
+      kind: "read",
+      input: z.object({ n: z.number() }),
+      run: async ({ n }) => ({ content: `ended ${n}`, endsRun }),
+    });
+  const tools = [bash, ender("answer", { kind: "answer", value: { n: 7 } }), ender("hand_back", { kind: "turn" })];
+  // The script has one reply each: a second model call would find no step and fail the test.
+  const answered = await run(
+    [
+      {
+        reply: {
+          toolCalls: [
+            { name: "bash", arguments: { command: "echo beside" } },
+            { name: "answer", arguments: { n: 7 } },
+          ],
+        },
+      },
+    ],
+    { tools },
+  );
+  assert.equal(answered.result.reason, "stop");
+  assert.equal(answered.result.turns, 1);
+  assert.deepEqual(answered.result.structured_output, { n: 7 });
+  assert.equal(answered.result.answer, '{"n":7}');
+  // Both calls' results are kept, so the conversation can go on.
+  assert.deepEqual(
+    answered.messages.filter((m) => m.role === "tool").map((m) => m.content),
+    ["beside\n[exit code: 0]", "ended 7"],
+  );
+  const handedBack = await run(
+    [{ reply: { text: "Here.", toolCalls: [{ name: "hand_back", arguments: { n: 1 } }] } }],
+    {
+      tools,
+    },
+  );
+  assert.equal(handedBack.result.reason, "stop");
+  assert.equal(handedBack.result.turns, 1);
+  assert.equal(handedBack.result.structured_output, undefined);
+  assert.equal(handedBack.result.answer, "Here.");
 });
 
 test("a refused call goes back to the model with the user's reason", async () => {

@@ -145,6 +145,9 @@ function modesOf(mode: ApprovalModeSwitch): HostedModes {
     get current() {
       return mode.current;
     },
+    get afterPlan() {
+      return mode.afterPlan;
+    },
     set: (id) => mode.set(id as ApprovalMode),
     onChange: (listener) => mode.onChange(listener),
   };

@@ -4,8 +4,8 @@ import { parseArgs } from "node:util";
 import { ProviderError } from "../../core/provider.ts";
 import type { ProviderSettings } from "../../providers/index.ts";
 import { LIST_TIMEOUT_MS, ModelListError } from "../../providers/list-models.ts";
-import { presetModels } from "../../providers/model-catalogue.ts";
 import { howToAddModel } from "../../providers/local/local-download.ts";
+import { presetModels } from "../../providers/model-catalogue.ts";
 import { apiRecord } from "../../providers/wire-apis.ts";
 import { configuredModels } from "../../settings/config-file.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
@@ -74,7 +74,8 @@ export async function run(argv: string[]): Promise<number> {
     if (ids.length === 0) process.stderr.write(`harness models: ${noModelsLine(settings)}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ConfigError || error instanceof ModelListError || error instanceof ProviderError)) throw error;
+    if (!(error instanceof ConfigError || error instanceof ModelListError || error instanceof ProviderError))
+      throw error;
     process.stderr.write(`harness models: ${showControlChars(error.message)}\n`);
     return error instanceof ConfigError && error.isUsage ? 2 : 1;
   }

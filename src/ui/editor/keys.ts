@@ -12,6 +12,7 @@ type KeyName =
   | "newline"
   | "escape"
   | "tab"
+  | "shift-tab"
   | "backspace"
   | "delete"
   | "word-backspace"
@@ -71,6 +72,8 @@ const SEQUENCES: Record<string, KeyName> = {
   "4~": "end",
   "8~": "end",
   "3~": "delete",
+  // Shift-Tab (back-tab): every terminal sends CSI Z.
+  Z: "shift-tab",
   "1;5C": "word-right",
   "1;5D": "word-left",
   "1;3C": "word-right",

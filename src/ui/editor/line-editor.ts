@@ -14,7 +14,7 @@ import { drawInput, fitsOneRowAtBoth, type InputView } from "./draw-input.ts";
 import { bufferWith } from "./edit-buffer.ts";
 import { InputHistory } from "./input-history.ts";
 import type { Key } from "./keys.ts";
-import { PromptState } from "./prompt-state.ts";
+import { type CompletionSources, PromptState } from "./prompt-state.ts";
 import { RawKeyInput } from "./raw-key-input.ts";
 import { TypeAhead } from "./type-ahead.ts";
 
@@ -26,16 +26,13 @@ const MAX_LISTED_CANDIDATES = 60;
  */
 const TYPE_AHEAD_PROMPT = "› ";
 
-export interface LineEditorOptions {
+/** `cwd`, `commands` and `cycleMode`: what Tab completes and Shift-Tab does (prompt-state.ts). */
+export interface LineEditorOptions extends CompletionSources {
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
   colors: Palette;
   /** Earlier input, oldest first. */
   history?: string[];
-  /** Where `@path` completion looks. */
-  cwd: string;
-  /** Slash commands offered by Tab. */
-  commands: readonly string[];
 }
 
 interface ActiveQuestion {

@@ -15,6 +15,8 @@ export interface LineReaderOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   commands?: readonly string[];
+  /** Shift-Tab at the chat prompt (our own editor only; /mode does the same anywhere). */
+  cycleMode?(): string;
 }
 
 /** A line editor shared by the chat prompt and approval questions. */

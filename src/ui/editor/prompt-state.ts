@@ -51,12 +51,14 @@ export interface PromptPlace {
   isTurnRunning: boolean;
 }
 
-/** Tab completion's sources. */
+/** Tab completion's sources, and what Shift-Tab does. */
 export interface CompletionSources {
   /** Where `@path` completion looks. */
   cwd: string;
   /** Slash commands offered by Tab. */
   commands: readonly string[];
+  /** Shift-Tab at the chat prompt: switches to the next approval mode and says which (ask → edits → plan). */
+  cycleMode?(): string;
 }
 
 export class PromptState {
@@ -123,6 +125,10 @@ export class PromptState {
         return isOnLastLine(this.buffer) ? this.recall(1) : this.show(moveVertically(this.buffer, 1));
       case "tab":
         return this.complete();
+      case "shift-tab": {
+        const said = place.isChatPrompt ? this.sources.cycleMode?.() : undefined;
+        return said === undefined ? { type: "none" } : { type: "note", text: said };
+      }
       case "ctrl-r":
         if (!place.isChatPrompt) return { type: "none" };
         this.search = new HistorySearch(this.history, this.buffer.text);

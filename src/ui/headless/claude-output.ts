@@ -205,6 +205,11 @@ export class ClaudeOutput {
       duration_api_ms: this.apiMs,
       num_turns: done.turns,
       ...(subtype === "success" ? { result: done.answer } : { errors: done.error ? [done.error] : [] }),
+      // --json-schema's answer, where Claude Code puts it: its result carries `structured_output` when
+      // the answer validated (as its Agent SDK's SDKResultMessage types it; docs/structured-output.md).
+      ...(subtype === "success" && done.structured_output !== undefined
+        ? { structured_output: done.structured_output }
+        : {}),
       session_id: this.sessionId,
       total_cost_usd: done.cost ?? 0,
       usage: { ...usageOf(done.usage), server_tool_use: { web_search_requests: 0 }, service_tier: "standard" },

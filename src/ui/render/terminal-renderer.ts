@@ -184,9 +184,9 @@ export class TerminalRenderer {
         this.input.close(); // the chat's prompt takes its place
         this.endThinking();
         if (this.options.replies === "stream") this.writeReply(this.markdown.flush());
-        // A one-shot answer (or plan, in plan mode) on a colour terminal is Markdown; piped, the raw text.
+        // A one-shot answer, or a plan (plan mode: the chat shows it too, then its choices), on a colour terminal is Markdown; piped, the raw text.
         const answer = event.plan ?? event.answer;
-        if (this.options.replies === "final" && event.reason === "stop" && answer) {
+        if ((this.options.replies === "final" || event.plan) && event.reason === "stop" && answer) {
           this.separateFromToolOutput();
           this.write(this.options.stdout, this.markdown.push(answer.endsWith("\n") ? answer : `${answer}\n`));
           this.write(this.options.stdout, this.markdown.flush());

@@ -60,6 +60,8 @@ export const geminiFormat: WireFormat = {
       400: "INVALID_ARGUMENT",
       403: "PERMISSION_DENIED",
       429: "RESOURCE_EXHAUSTED",
+      // https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes: 503 is UNAVAILABLE.
+      503: "UNAVAILABLE",
     };
     return { error: { code: status, message, status: statuses[status] ?? "INTERNAL" } };
   },
