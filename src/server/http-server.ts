@@ -50,7 +50,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const answerSchema = z.strictObject({ questionId: z.string().min(1), answer: z.enum(["yes", "no", "always"]) });
+const answerSchema = z.strictObject({
+  questionId: z.string().min(1),
+  answer: z.enum(["yes", "no", "always"]),
+  /** Why not (a "no" only), for the model, as a terminal's "refuse, saying why". */
+  reason: z.string().max(4000).optional(),
+});
 const promptSchema = z.strictObject({ text: z.string().min(1) });
 const modelSchema = z.strictObject({ model: z.string().min(1) });
 const undoSchema = z.strictObject({ turns: z.number().int().positive().max(1000).default(1) });
@@ -113,8 +118,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       case "POST interrupt":
         return send(response, 200, { interrupted: session.interrupt() });
       case "POST answer": {
-        const { questionId, answer } = await bodyOf(request, answerSchema);
-        session.answer(questionId, { type: answer });
+        const { questionId, answer, reason } = await bodyOf(request, answerSchema);
+        session.answer(questionId, answer === "no" && reason ? { type: "no", reason } : { type: answer });
         return send(response, 200, { answered: true });
       }
       case "POST model":

@@ -40,7 +40,18 @@ export interface ChatOptions {
   shownDiffs?: ShownDiffs;
   /** Handles a slash command; returns undefined when the line is not one (it is then a prompt). */
   runCommand?(line: string): Promise<CommandOutcome> | undefined;
+  /**
+   * What happens in the session that this terminal did not start (a served session's other
+   * clients, `harness attach`): waited for beside the prompt, which makes way for it (what was
+   * typed comes back after). Undefined once `signal` aborts first.
+   */
+  elsewhere?(signal: AbortSignal): Promise<Elsewhere | undefined>;
 }
+
+/** A run someone else started (drawn as a turn; Ctrl-C interrupts it), or a line about the session. */
+export type Elsewhere =
+  | { type: "run"; run(signal: AbortSignal): AsyncIterable<AgentEvent> }
+  | { type: "note"; text: string };
 
 /**
  * The interactive chat: read a line, run the agent on it with replies streaming, repeat.
@@ -64,8 +75,43 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
   if (plan.length > 0 && !isPlanFinished(plan))
     options.stderr.write(`${formatTodoBlock(plan, colors, options.stderr.columns || 80).join("\n")}\n`);
   const status = options.status ? new SessionStatus(options.status) : undefined;
+  const showTurn = async (events: AsyncIterable<AgentEvent>, turn: AbortController, line?: string) => {
+    renderer.setPlan(options.todo?.() ?? []);
+    reader.onInterrupt = () => turn.abort();
+    reader.beforeQuestion = () => renderer.holdForQuestion();
+    reader.showNote = (text) => renderer.note(text);
+    renderer.openInput();
+    const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
+    try {
+      for await (const event of events) {
+        renderer.handle(event);
+        status?.record(event);
+        // A prompt a hook refused (the renderer showed why) comes back in the input, to fix and send again.
+        if (event.type === "done" && event.blockedBy && line !== undefined) reader.keepForNextPrompt?.(line);
+      }
+    } finally {
+      reader.onInterrupt = undefined;
+      reader.beforeQuestion = undefined;
+      reader.showNote = undefined;
+      unwatch?.();
+      renderer.closeInput();
+      renderer.pause();
+    }
+    const summary = status?.format();
+    if (summary) options.stderr.write(`${colors.dim(fit(summary))}\n`);
+  };
   while (true) {
-    const line = await reader.ask(colors.bold("> "));
+    const next = await nextInput(options, reader, colors.bold("> "));
+    if (next.type === "note") {
+      options.stderr.write(`${colors.dim(fit(showControlChars(next.text)))}\n`);
+      continue;
+    }
+    if (next.type === "run") {
+      const turn = new AbortController();
+      await showTurn(next.run(turn.signal), turn);
+      continue;
+    }
+    const { line } = next;
     if (line === undefined) break;
     if (line.trim() === "") continue;
     options.onInput?.(line);
@@ -84,31 +130,32 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
       options.stderr.write(`${colors.red("error:")} ${showControlChars(attached.error)}; nothing was sent\n`);
       continue;
     }
-    renderer.setPlan(options.todo?.() ?? []);
     const turn = new AbortController();
-    reader.onInterrupt = () => turn.abort();
-    reader.beforeQuestion = () => renderer.holdForQuestion();
-    reader.showNote = (text) => renderer.note(text);
-    renderer.openInput();
-    const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
-    try {
-      for await (const event of options.run(attached.prompt, turn.signal)) {
-        renderer.handle(event);
-        status?.record(event);
-        // A prompt a hook refused (the renderer showed why) comes back in the input, to fix and send again.
-        if (event.type === "done" && event.blockedBy) reader.keepForNextPrompt?.(line);
-      }
-    } finally {
-      reader.onInterrupt = undefined;
-      reader.beforeQuestion = undefined;
-      reader.showNote = undefined;
-      unwatch?.();
-      renderer.closeInput();
-      renderer.pause();
-    }
-    const summary = status?.format();
-    if (summary) options.stderr.write(`${colors.dim(fit(summary))}\n`);
+    await showTurn(options.run(attached.prompt, turn.signal), turn, line);
   }
   reader.close();
   return 0;
+}
+
+/** The next line typed, or what happened elsewhere first (the prompt then makes way, keeping what was typed). */
+async function nextInput(
+  options: ChatOptions,
+  reader: LineReader,
+  prompt: string,
+): Promise<{ type: "line"; line: string | undefined } | Elsewhere> {
+  if (!options.elsewhere) return { type: "line", line: await reader.ask(prompt) };
+  const waiting = new AbortController();
+  type Next = { type: "line"; line: string | undefined } | Elsewhere;
+  const asked = reader.ask(prompt, waiting.signal);
+  const typed = asked.then((line): Next => ({ type: "line", line }));
+  const first = await Promise.race<Next>([
+    typed,
+    options.elsewhere(waiting.signal).then((happened): Next | Promise<Next> => happened ?? typed),
+  ]);
+  waiting.abort();
+  if (first.type === "line") return first;
+  // Entered in the same moment: it is the next prompt's text, not lost.
+  const line = await asked;
+  if (line) reader.keepForNextPrompt?.(line);
+  return first;
 }
