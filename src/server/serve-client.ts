@@ -54,8 +54,10 @@ export class ServeClient {
     return (await this.call<{ sessions: SessionSummary[] }>("GET", "api/sessions")).sessions;
   }
 
+  /** A new session in `cwd`; or, with `resume`, a stored one served again (after a restart, say). */
   createSession(request: {
-    cwd: string;
+    cwd?: string;
+    resume?: string;
     provider?: string;
     model?: string;
     approve?: string;

@@ -59,7 +59,10 @@ for (const identity of IDENTITIES) {
       console.log(r.status, (await r.text()).slice(0, 200));
     }
     const s = await fetch(process.argv[1] + "api/sessions/x/events?token=x");
-    console.log(s.status);`;
+    console.log(s.status);
+    const resume = await fetch(process.argv[1] + "api/sessions", { method: "POST",
+      headers: { "content-type": "application/json" }, body: JSON.stringify({ resume: "a" }) });
+    console.log(resume.status);`;
     const talk = spawnSync(
       attacker[0],
       [...attacker.slice(1), process.execPath, "--input-type=module", "-e", probe, served.url],
@@ -72,7 +75,7 @@ for (const identity of IDENTITIES) {
       .trim()
       .split("\n")
       .map((line) => line.split(" ")[0]);
-    assert.deepEqual(statuses, ["401", "401", "401", "401"]);
+    assert.deepEqual(statuses, ["401", "401", "401", "401", "401"]);
     assert.doesNotMatch(talk.stdout, /sessions"/);
     // The owner, with the token, is served.
     assert.deepEqual(await served.client.listSessions(), []);

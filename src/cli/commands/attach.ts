@@ -77,10 +77,13 @@ async function sessionToAttach(client: ServeClient, given: string | undefined): 
   const sessions = await client.listSessions();
   if (given !== undefined) {
     const matches = sessions.filter((session) => session.id.startsWith(given));
-    if (matches.length !== 1)
-      throw new TypeError(
-        matches.length === 0 ? `no served session starts with ${given}` : `${given} names ${matches.length} sessions`,
-      );
+    if (matches.length === 0) {
+      // Not served (the server was restarted, say): a stored session of that id is served again.
+      const resumed = await client.createSession({ resume: given });
+      process.stderr.write(`harness attach: serving ${resumed.id} again (in ${showControlChars(resumed.cwd)})\n`);
+      return resumed.id;
+    }
+    if (matches.length !== 1) throw new TypeError(`${given} names ${matches.length} sessions`);
     return matches[0].id;
   }
   if (sessions.length > 0) return sessions[sessions.length - 1].id;
