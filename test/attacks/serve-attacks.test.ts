@@ -10,6 +10,7 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import { cleanEnv, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
 import { startServe, watchUntil } from "../support/serve.ts";
@@ -158,13 +159,29 @@ test("guessing tokens: after 20 wrong ones the address is refused, the right tok
   assert.equal(stream.status, 429);
 });
 
-test("off loopback: refused without --allow-remote, and without TLS", { skip: asRootOnly }, async () => {
+test("off loopback: refused without --allow-remote; with it, HTTPS only, its self-signed fingerprint printed", {
+  skip: asRootOnly,
+}, async () => {
   const remote = await runCli(["serve", "--listen", "0.0.0.0", "--port", "0"]);
   assert.equal(remote.code, 2);
   assert.match(remote.stderr, /--allow-remote/);
-  const plain = await runCli(["serve", "--listen", "0.0.0.0", "--port", "0", "--allow-remote"]);
-  assert.equal(plain.code, 2);
-  assert.match(plain.stderr, /needs HTTPS: give --tls-cert/);
+  const fake = await serve([]);
+  const served = await startServe(fake, { args: ["--listen", "0.0.0.0", "--allow-remote"] });
+  const port = Number(new URL(served.url).port);
+  assert.equal(new URL(served.url).protocol, "https:");
+  const printed = /SHA-256 fingerprint (\S+)/.exec(served.stdout())?.[1];
+  assert.ok(printed, served.stdout());
+  // Plain HTTP gets no answer a client could read: the token would cross the network in clear.
+  await assert.rejects(raw(`http://127.0.0.1:${port}/api/sessions`, { headers: { authorization: "Bearer x" } }));
+  // The certificate a client meets is the one whose fingerprint was printed (what a person checks).
+  const met = await new Promise<string>((resolve, reject) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.on("error", reject);
+  });
+  assert.equal(met, printed);
 });
 
 test("a client that reads nothing of a flood holds no one up: another watcher gets the whole run", {
