@@ -5,9 +5,11 @@
 // victim runs as root and as nobody, under umask 000, with its HOME under /var/tmp.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
@@ -182,6 +184,30 @@ test("off loopback: refused without --allow-remote; with it, HTTPS only, its sel
     socket.on("error", reject);
   });
   assert.equal(met, printed);
+  // Trusting only the written certificate: this machine's names are served, a rebinding name refused.
+  const ca = readFileSync(join(served.env.HARNESS_HOME as string, "serve-cert.pem"));
+  const ask = (host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const sent = httpsRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/sessions",
+          ca,
+          servername: "localhost",
+          headers: { host, authorization: `Bearer ${served.token}` },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      sent.on("error", reject);
+      sent.end();
+    });
+  assert.equal(await ask(`localhost:${port}`), 200);
+  assert.equal(await ask(`${hostname()}:${port}`), 200);
+  assert.equal(await ask(`attacker.example:${port}`), 403);
 });
 
 test("a client that reads nothing of a flood holds no one up: another watcher gets the whole run", {

@@ -143,16 +143,14 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** Where `harness attach` finds the server: its address and token, readable only by this user. */
-/** A self-signed certificate naming this machine: the address listened on, its interfaces' addresses, its name. */
+/** A self-signed certificate naming this machine: the address listened on, and the names it is reached by. */
 async function makeSelfSigned(listen: string) {
-  const { hostname, networkInterfaces } = await import("node:os");
+  const { machineNames } = await import("../../server/request-guard.ts");
   const { selfSignedCertificate } = await import("../../shared/self-signed.ts");
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
   const wildcard = listen === "0.0.0.0" || listen === "::";
-  const names = new Set([...(wildcard ? [] : [listen]), ...addresses, hostname(), "localhost"]);
-  // Zone ids (fe80::1%eth0) are local to this machine; dotted IPv6 forms are left out.
-  const named = [...names].map((name) => name.replace(/%.*$/, "")).filter((name) => !/:.*\./.test(name));
-  return selfSignedCertificate(named);
+  // Dotted IPv6 forms (::ffff:1.2.3.4) are left out: a certificate names them as IPv6 bytes.
+  const names = [...new Set([...(wildcard ? [] : [listen]), ...machineNames()])].filter((name) => !/:.*\./.test(name));
+  return selfSignedCertificate(names);
 }
 
 export function serveFileOf(env: NodeJS.ProcessEnv): string {
