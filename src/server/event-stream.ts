@@ -42,6 +42,7 @@ export function streamLog(response: ServerResponse, log: EventLog, lastSeen: num
         response.write(
           `event: reset\ndata: ${JSON.stringify({ type: "reset", missed: { after: cursor, before: first } })}\n\n`,
         );
+        cursor = first - 1; // what follows is read from the first kept event on
       }
       isFirst = false;
       if (entries.length === 0) return;

@@ -18,10 +18,12 @@ const MAX_SESSIONS = 64;
 
 /** What a client may ask a new session to be; the host decides what it grants (never more than its own flags). */
 export const createRequestSchema = z.strictObject({
-  cwd: z.string().min(1),
+  cwd: z.string().min(1).optional(),
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   approve: z.string().min(1).optional(),
+  /** A stored session (its id or first characters) to continue, as `harness -r`: after a restart, say. */
+  resume: z.string().min(1).max(200).optional(),
 });
 export type CreateRequest = z.infer<typeof createRequestSchema>;
 
@@ -50,7 +52,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const answerSchema = z.strictObject({ questionId: z.string().min(1), answer: z.enum(["yes", "no", "always"]) });
+const answerSchema = z.strictObject({
+  questionId: z.string().min(1),
+  answer: z.enum(["yes", "no", "always"]),
+  /** Why not (a "no" only), for the model, as a terminal's "refuse, saying why". */
+  reason: z.string().max(4000).optional(),
+});
 const promptSchema = z.strictObject({ text: z.string().min(1) });
 const modelSchema = z.strictObject({ model: z.string().min(1) });
 const undoSchema = z.strictObject({ turns: z.number().int().positive().max(1000).default(1) });
@@ -113,8 +120,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       case "POST interrupt":
         return send(response, 200, { interrupted: session.interrupt() });
       case "POST answer": {
-        const { questionId, answer } = await bodyOf(request, answerSchema);
-        session.answer(questionId, { type: answer });
+        const { questionId, answer, reason } = await bodyOf(request, answerSchema);
+        session.answer(questionId, answer === "no" && reason ? { type: "no", reason } : { type: answer });
         return send(response, 200, { answered: true });
       }
       case "POST model":
@@ -129,6 +136,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
   const create = async (request: CreateRequest) => {
     if (sessions.size >= MAX_SESSIONS) throw new ServeError(503, `this server holds ${MAX_SESSIONS} sessions already`);
+    const given = request.resume;
+    if (given !== undefined && [...sessions.keys()].some((id) => id.startsWith(given)))
+      throw new ServeError(409, "this server serves that session already");
     const served = new ServedSession(options.bounds);
     try {
       served.hosted = await options.serveHost.create(request, served.ask);

@@ -3,8 +3,10 @@
 // from no web page but the server's own (`Origin`, and the browser's `Sec-Fetch-Site`), and carry
 // the token made at start (compared in constant time). A client that keeps guessing is refused
 // for a while, right token or not, so guessing is as slow as the limit.
+
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { hostname, networkInterfaces } from "node:os";
 
 /** 32 random bytes, as base64url: what a client must show. */
 export function makeToken(): string {
@@ -35,8 +37,17 @@ export function hostNamesFor(host: string, port: number): Set<string> {
     add("127.0.0.1");
     add("localhost");
     add("[::1]");
+  } else if (host === "0.0.0.0" || host === "::") {
+    // Every address: reached by any of this machine's names (a rebinding page's name is none of them).
+    for (const name of [...machineNames(), "127.0.0.1", "::1"]) add(name.includes(":") ? `[${name}]` : name);
   } else add(host.includes(":") ? `[${host}]` : host);
   return names;
+}
+
+/** This machine's names: its interfaces' addresses (no zone ids), its host name, localhost. */
+export function machineNames(): string[] {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
+  return [...new Set([...addresses.map((address) => address.replace(/%.*$/, "")), hostname(), "localhost"])];
 }
 
 /**

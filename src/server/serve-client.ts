@@ -54,8 +54,10 @@ export class ServeClient {
     return (await this.call<{ sessions: SessionSummary[] }>("GET", "api/sessions")).sessions;
   }
 
+  /** A new session in `cwd`; or, with `resume`, a stored one served again (after a restart, say). */
   createSession(request: {
-    cwd: string;
+    cwd?: string;
+    resume?: string;
     provider?: string;
     model?: string;
     approve?: string;
@@ -77,9 +79,10 @@ export class ServeClient {
       .interrupted;
   }
 
-  /** Answers a question; a question someone answered first is refused (409). */
-  async answer(id: string, questionId: string, answer: "yes" | "no" | "always"): Promise<void> {
-    await this.call("POST", `api/sessions/${encodeURIComponent(id)}/answer`, { questionId, answer });
+  /** Answers a question (a "no" may say why: the model is told); one someone answered first is refused (409). */
+  async answer(id: string, questionId: string, answer: "yes" | "no" | "always", reason?: string): Promise<void> {
+    const body = { questionId, answer, ...(reason ? { reason } : {}) };
+    await this.call("POST", `api/sessions/${encodeURIComponent(id)}/answer`, body);
   }
 
   switchModel(id: string, model: string): Promise<SessionSummary> {

@@ -86,7 +86,10 @@ export class ServedSession {
   private hostedSession: HostedServeSession | undefined;
 
   constructor(bounds?: LogBounds) {
-    this.log = new EventLog(bounds);
+    // Ids start above any an earlier run of the server gave (its time, in thousandths of a
+    // millisecond, at most a thousand events a millisecond), so a client reconnecting after a
+    // restart asks for an id this log never gave and is told what it missed, not left waiting.
+    this.log = new EventLog(bounds, Date.now() * 1000 + 1);
   }
 
   /** Set once the host has built it (the asker exists before the session it serves). */

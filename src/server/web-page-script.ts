@@ -1,6 +1,6 @@
 // The served page's script (web-page.ts puts it in, allowed by its hash): the sessions, one
 // session's events drawn as a transcript (Markdown, tool calls, diffs, thinking folded), its
-// questions with allow / deny / always, a prompt box and interrupt. Text from the session only
+// questions with allow / deny / always, a prompt box, interrupt, model switch and undo. Text from the session only
 // ever becomes text nodes (or escaped before the small Markdown pass), never markup of its own.
 // Plain ES2020 in a string: no build step, no CDN; no backticks inside (it is a template here).
 export const PAGE_SCRIPT = `"use strict";
@@ -110,7 +110,7 @@ function handle(event) {
       status.textContent = event.reason === "stop" ? "idle" : event.reason + (event.error ? ": " + event.error : "");
       endReply();
       break;
-    case "model_changed": say("model: " + event.provider + " " + event.model); break;
+    case "model_changed": $("model").value = event.model; say("model: " + event.provider + " " + event.model); break;
     case "undone": say("undid " + event.turns + " turn(s): " + (event.files.join(", ") || "no files")); break;
     case "server_error": say("error: " + event.error, "error"); break;
     case "compaction": say("the conversation was compacted"); break;
@@ -174,6 +174,7 @@ function open(id) {
   picker.value = id;
   stop = new AbortController();
   watch(id, stop.signal);
+  api("GET", "/api/sessions/" + encodeURIComponent(id)).then((s) => { $("model").value = s.model; }).catch(() => {});
 }
 async function refresh() {
   const { sessions } = await api("GET", "/api/sessions");
@@ -192,6 +193,16 @@ $("prompt-form").onsubmit = (e) => {
   api("POST", "/api/sessions/" + encodeURIComponent(current) + "/prompt", { text }).then(() => { $("prompt").value = ""; })
     .catch((error) => say(error.message, "error"));
 };
-$("interrupt").onclick = () => current && api("POST", "/api/sessions/" + encodeURIComponent(current) + "/interrupt", {});
+const act = (what, body) => current && api("POST", "/api/sessions/" + encodeURIComponent(current) + "/" + what, body)
+  .catch((error) => say(error.message, "error"));
+$("switch").onclick = () => { const model = $("model").value.trim(); if (model) act("model", { model }); };
+// Undo asks first, as /undo does: the first press arms it (saying what it will do), the second undoes.
+const undo = $("undo");
+undo.onclick = () => {
+  if (undo.dataset.armed !== "yes") { undo.dataset.armed = "yes"; undo.textContent = "Undo it: files and conversation"; return; }
+  undo.dataset.armed = ""; undo.textContent = "Undo last turn";
+  act("undo", { turns: 1 });
+};
+$("interrupt").onclick = () => act("interrupt", {});
 refresh().catch((error) => { status.textContent = error.message; });
 `;

@@ -9,6 +9,7 @@ const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;display:flex;flex-direction:column;height:100dvh;background:#fafafa;color:#222}
 header{display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:6px 8px;border-bottom:1px solid #ddd;background:#fff}
 header select{flex:1 1 12em;min-width:0}header input{flex:1 1 8em;min-width:0}#status{font-size:13px;color:#666}
+#more{flex:1 1 100%;font-size:13px}#more[open]{display:flex;flex-wrap:wrap;gap:6px;align-items:center}#more summary{cursor:pointer;color:#555}
 #log{flex:1;overflow-y:auto;padding:8px}
 .user{background:#e8f0fe;border-radius:8px;padding:6px 10px;margin:8px 0;white-space:pre-wrap}
 .reply p,.reply li{margin:4px 0}.reply pre,.result pre,.diff{background:#f0f0f0;padding:6px;overflow-x:auto;font-size:13px}
@@ -32,7 +33,9 @@ export function servePage(): { body: string; headers: Record<string, string> } {
 <body>
 <header><strong>harness</strong><select id="sessions" aria-label="session"></select>
 <input id="cwd" placeholder="/folder for a new session" aria-label="folder"><button id="new" type="button">New</button>
-<span id="status"></span></header>
+<span id="status"></span>
+<details id="more"><summary>Model, undo</summary><input id="model" aria-label="model"><button id="switch" type="button">Switch model</button>
+<button id="undo" type="button">Undo last turn</button></details></header>
 <main id="log" aria-live="polite"></main>
 <section id="questions" aria-label="questions"></section>
 <form id="prompt-form"><textarea id="prompt" placeholder="Prompt" aria-label="prompt"></textarea>

@@ -43,10 +43,21 @@ export interface ChatOptions {
   runCommand?(line: string): Promise<CommandOutcome> | undefined;
   /** The approval modes (Shift-Tab, the status line) and what follows a plan proposed in plan mode. */
   modes?: ChatModeControls;
+  /**
+   * What happens in the session that this terminal did not start (a served session's other
+   * clients, `harness attach`): waited for beside the prompt, which makes way for it (what was
+   * typed comes back after). Undefined once `signal` aborts first.
+   */
+  elsewhere?(signal: AbortSignal): Promise<Elsewhere | undefined>;
 }
 
 /** A line read at the prompt: a prompt to run (and the line as typed), or what the loop does instead. */
 type ReadOutcome = { prompt: string | UserContent; line: string } | "exit" | "continue";
+
+/** A run someone else started (drawn as a turn; Ctrl-C interrupts it), or a line about the session. */
+export type Elsewhere =
+  | { type: "run"; run(signal: AbortSignal): AsyncIterable<AgentEvent> }
+  | { type: "note"; text: string };
 
 /**
  * The interactive chat: read a line, run the agent on it with replies streaming, repeat.
@@ -75,11 +86,31 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
   const status = options.status ? new SessionStatus(options.status) : undefined;
   let next: string | undefined;
   while (true) {
-    const read: ReadOutcome = next === undefined ? await readPrompt(options, reader) : { prompt: next, line: "" };
-    next = undefined;
+    let read: ReadOutcome;
+    if (next !== undefined) {
+      read = { prompt: next, line: "" };
+      next = undefined;
+    } else {
+      const input = await nextInput(options, reader, colors.bold("> "));
+      if (input.type === "note") {
+        say(showControlChars(input.text));
+        continue;
+      }
+      if (input.type === "run") {
+        await runTurn(options, reader, renderer, status, { run: input.run, line: "" });
+        const summary = status?.format();
+        if (summary) say(summary);
+        continue;
+      }
+      read = await promptOf(options, input.line);
+    }
     if (read === "exit") break;
     if (read === "continue") continue;
-    const plan = await runTurn(options, reader, renderer, status, read);
+    const { prompt, line } = read;
+    const plan = await runTurn(options, reader, renderer, status, {
+      run: (signal) => options.run(prompt, signal),
+      line,
+    });
     const summary = status?.format();
     if (summary) say(summary);
     if (plan !== undefined && options.modes)
@@ -89,10 +120,9 @@ export async function runChat(options: ChatOptions, reader: LineReader): Promise
   return 0;
 }
 
-/** Reads a line and makes it a prompt: a slash command runs here, `@path` mentions attach their files. */
-async function readPrompt(options: ChatOptions, reader: LineReader): Promise<ReadOutcome> {
+/** A line read made a prompt: a slash command runs here, `@path` mentions attach their files. */
+async function promptOf(options: ChatOptions, line: string | undefined): Promise<ReadOutcome> {
   const { colors } = options;
-  const line = await reader.ask(colors.bold("> "));
   if (line === undefined) return "exit";
   if (line.trim() === "") return "continue";
   options.onInput?.(line);
@@ -113,13 +143,17 @@ async function readPrompt(options: ChatOptions, reader: LineReader): Promise<Rea
   return { prompt: attached.prompt, line };
 }
 
-/** Runs one prompt with the turn's keys wired to it; returns the plan it proposed (plan mode), if any. */
+/**
+ * Shows one run with the turn's keys wired to it: a prompt typed here, or a run another client of
+ * a served session started (`line` empty: nothing to give back); returns the plan it proposed
+ * (plan mode), if any.
+ */
 async function runTurn(
   options: ChatOptions,
   reader: LineReader,
   renderer: TerminalRenderer,
   status: SessionStatus | undefined,
-  { prompt, line }: { prompt: string | UserContent; line: string },
+  { run, line }: { run(signal: AbortSignal): AsyncIterable<AgentEvent>; line: string },
 ): Promise<string | undefined> {
   renderer.setPlan(options.todo?.() ?? []);
   const turn = new AbortController();
@@ -130,7 +164,7 @@ async function runTurn(
   const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
   let plan: string | undefined;
   try {
-    for await (const event of options.run(prompt, turn.signal)) {
+    for await (const event of run(turn.signal)) {
       renderer.handle(event);
       status?.record(event);
       if (event.type !== "done") continue;
@@ -147,4 +181,27 @@ async function runTurn(
     renderer.pause();
   }
   return plan;
+}
+
+/** The next line typed, or what happened elsewhere first (the prompt then makes way, keeping what was typed). */
+async function nextInput(
+  options: ChatOptions,
+  reader: LineReader,
+  prompt: string,
+): Promise<{ type: "line"; line: string | undefined } | Elsewhere> {
+  if (!options.elsewhere) return { type: "line", line: await reader.ask(prompt) };
+  const waiting = new AbortController();
+  type Next = { type: "line"; line: string | undefined } | Elsewhere;
+  const asked = reader.ask(prompt, waiting.signal);
+  const typed = asked.then((line): Next => ({ type: "line", line }));
+  const first = await Promise.race<Next>([
+    typed,
+    options.elsewhere(waiting.signal).then((happened): Next | Promise<Next> => happened ?? typed),
+  ]);
+  waiting.abort();
+  if (first.type === "line") return first;
+  // Entered in the same moment: it is the next prompt's text, not lost.
+  const line = await asked;
+  if (line) reader.keepForNextPrompt?.(line);
+  return first;
 }

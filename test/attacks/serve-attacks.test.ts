@@ -5,11 +5,14 @@
 // victim runs as root and as nobody, under umask 000, with its HOME under /var/tmp.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import { cleanEnv, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { asRootOnly, canaryHomeDir, handTo, IDENTITIES, runAs, skipAs } from "../support/identities.ts";
 import { startServe, watchUntil } from "../support/serve.ts";
@@ -59,7 +62,10 @@ for (const identity of IDENTITIES) {
       console.log(r.status, (await r.text()).slice(0, 200));
     }
     const s = await fetch(process.argv[1] + "api/sessions/x/events?token=x");
-    console.log(s.status);`;
+    console.log(s.status);
+    const resume = await fetch(process.argv[1] + "api/sessions", { method: "POST",
+      headers: { "content-type": "application/json" }, body: JSON.stringify({ resume: "a" }) });
+    console.log(resume.status);`;
     const talk = spawnSync(
       attacker[0],
       [...attacker.slice(1), process.execPath, "--input-type=module", "-e", probe, served.url],
@@ -72,7 +78,7 @@ for (const identity of IDENTITIES) {
       .trim()
       .split("\n")
       .map((line) => line.split(" ")[0]);
-    assert.deepEqual(statuses, ["401", "401", "401", "401"]);
+    assert.deepEqual(statuses, ["401", "401", "401", "401", "401"]);
     assert.doesNotMatch(talk.stdout, /sessions"/);
     // The owner, with the token, is served.
     assert.deepEqual(await served.client.listSessions(), []);
@@ -155,13 +161,53 @@ test("guessing tokens: after 20 wrong ones the address is refused, the right tok
   assert.equal(stream.status, 429);
 });
 
-test("off loopback: refused without --allow-remote, and without TLS", { skip: asRootOnly }, async () => {
+test("off loopback: refused without --allow-remote; with it, HTTPS only, its self-signed fingerprint printed", {
+  skip: asRootOnly,
+}, async () => {
   const remote = await runCli(["serve", "--listen", "0.0.0.0", "--port", "0"]);
   assert.equal(remote.code, 2);
   assert.match(remote.stderr, /--allow-remote/);
-  const plain = await runCli(["serve", "--listen", "0.0.0.0", "--port", "0", "--allow-remote"]);
-  assert.equal(plain.code, 2);
-  assert.match(plain.stderr, /needs HTTPS: give --tls-cert/);
+  const fake = await serve([]);
+  const served = await startServe(fake, { args: ["--listen", "0.0.0.0", "--allow-remote"] });
+  const port = Number(new URL(served.url).port);
+  assert.equal(new URL(served.url).protocol, "https:");
+  const printed = /SHA-256 fingerprint (\S+)/.exec(served.stdout())?.[1];
+  assert.ok(printed, served.stdout());
+  // Plain HTTP gets no answer a client could read: the token would cross the network in clear.
+  await assert.rejects(raw(`http://127.0.0.1:${port}/api/sessions`, { headers: { authorization: "Bearer x" } }));
+  // The certificate a client meets is the one whose fingerprint was printed (what a person checks).
+  const met = await new Promise<string>((resolve, reject) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.on("error", reject);
+  });
+  assert.equal(met, printed);
+  // Trusting only the written certificate: this machine's names are served, a rebinding name refused.
+  const ca = readFileSync(join(served.env.HARNESS_HOME as string, "serve-cert.pem"));
+  const ask = (host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const sent = httpsRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/sessions",
+          ca,
+          servername: "localhost",
+          headers: { host, authorization: `Bearer ${served.token}` },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      sent.on("error", reject);
+      sent.end();
+    });
+  assert.equal(await ask(`localhost:${port}`), 200);
+  assert.equal(await ask(`${hostname()}:${port}`), 200);
+  assert.equal(await ask(`attacker.example:${port}`), 403);
 });
 
 test("a client that reads nothing of a flood holds no one up: another watcher gets the whole run", {

@@ -1,9 +1,10 @@
 // The page `harness serve` serves, in real headless Chromium at a phone's width (390 px): it
 // loads with the token from the address's fragment, shows the running session's transcript and
-// its question, answers the question (Allow), sends a prompt from the prompt box, and makes no
+// its question, answers the question (Allow), sends a prompt from the prompt box, switches the
+// model and undoes both turns (asking first), and makes no
 // request but to the server, with no script error and no policy refusal.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { withPageInChromium } from "../support/chromium.ts";
@@ -13,7 +14,7 @@ import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();
 
-test("the web page at 390 px: a running session, its question answered, a prompt sent", {
+test("the web page at 390 px: a running session, its question answered, a prompt sent, model switch, undo", {
   skip: needs("chromium"),
 }, async () => {
   const fake = await serve([
@@ -65,6 +66,8 @@ test("the web page at 390 px: a running session, its question answered, a prompt
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, "no sideways scrolling");
     const shot = await page.screenshot();
     assert.ok(shot.length > 1000);
+    // README's picture (docs/serve-page.png) is this screen: SERVE_PAGE_SCREENSHOT=<file> writes it.
+    if (process.env.SERVE_PAGE_SCREENSHOT) writeFileSync(process.env.SERVE_PAGE_SCREENSHOT, shot);
 
     await allow.click();
     await page.locator(".reply strong", { hasText: "page.txt" }).waitFor({ timeout });
@@ -78,6 +81,28 @@ test("the web page at 390 px: a running session, its question answered, a prompt
     await page.locator("button[type=submit]").click();
     await page.locator(".reply", { hasText: "Second prompt answered." }).waitFor({ timeout });
     assert.match((await page.locator("#log").textContent()) ?? "", /and another/);
+
+    // Model switch and undo, under "Model, undo": the field shows the model in use.
+    await page.locator("#more summary").click();
+    assert.equal(await page.locator("#model").inputValue(), "fake-model");
+    await page.locator("#model").fill("other-model");
+    await page.locator("#switch").click();
+    await page.locator(".note", { hasText: "model: openai other-model" }).waitFor({ timeout });
+    assert.equal((await served.client.session(session.id)).model, "other-model");
+    // Undo asks first: the first press arms it and says what it does; the second undoes. Twice
+    // takes back both turns (the second wrote no file, the first page.txt).
+    const undo = page.locator("#undo");
+    await undo.click();
+    assert.equal(await undo.textContent(), "Undo it: files and conversation");
+    assert.equal(await page.locator(".note", { hasText: "undid" }).count(), 0, "one press undoes nothing");
+    await undo.click();
+    await page.locator(".note", { hasText: /^undid 1 turn\(s\): no files$/ }).waitFor({ timeout });
+    assert.equal(await undo.textContent(), "Undo last turn");
+    await undo.click();
+    await undo.click();
+    await page.locator(".note", { hasText: "undid 1 turn(s): page.txt" }).waitFor({ timeout });
+    assert.equal(await page.locator(".note", { hasText: "undid" }).count(), 2);
+    assert.equal(existsSync(join(cwd, "page.txt")), false);
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(
       console.filter((line) => /Content Security Policy|Refused/.test(line)),
@@ -88,5 +113,4 @@ test("the web page at 390 px: a running session, its question answered, a prompt
       [],
     );
   });
-  assert.ok(existsSync(join(cwd, "page.txt")));
 });

@@ -16,6 +16,7 @@ export interface ServedHarness {
   client: ServeClient;
   env: NodeJS.ProcessEnv;
   stderr: () => string;
+  stdout: () => string;
   child: ReturnType<typeof spawn>;
 }
 
@@ -53,7 +54,15 @@ export function startServe(
       const token = /^token: (\S+)$/m.exec(stdout)?.[1];
       if (!url || !token) return;
       clearTimeout(limit);
-      resolve({ url, token, client: new ServeClient({ url, token }), env, stderr: () => stderr, child });
+      resolve({
+        url,
+        token,
+        client: new ServeClient({ url, token }),
+        env,
+        stderr: () => stderr,
+        stdout: () => stdout,
+        child,
+      });
     });
   });
 }

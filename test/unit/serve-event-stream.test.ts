@@ -62,6 +62,23 @@ test("the log: ids count up, a read from an id gets what followed, one from a dr
   assert.deepEqual(log.since(5), { entries: [], complete: true });
 });
 
+test("a log restarted above its old ids: 0 reads all, an old server's id (below or above) is told so", () => {
+  const log = new EventLog({ maxEvents: 10, maxBytes: 1_000_000 }, 1_000);
+  assert.deepEqual(log.since(0), { entries: [], complete: true });
+  for (let n = 0; n < 3; n++) log.append({ type: "turn_start", turn: n + 1 });
+  assert.deepEqual(
+    log.since(0).entries.map((entry) => entry.id),
+    [1_000, 1_001, 1_002],
+  );
+  assert.equal(log.since(0).complete, true);
+  assert.equal(log.since(1_000).entries.length, 2);
+  for (const foreign of [57, 5_000]) {
+    const told = log.since(foreign);
+    assert.equal(told.complete, false, `id ${foreign}`);
+    assert.equal(told.entries.length, 3);
+  }
+});
+
 test("the guard's pieces: the token compare, the server's host names, the failure limit and its window", () => {
   assert.equal(isToken("abc", "abc"), true);
   assert.equal(isToken("abd", "abc"), false);

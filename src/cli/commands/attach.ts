@@ -1,21 +1,25 @@
-// `harness attach [session]`: a served session (harness serve) in this terminal, in line mode:
-// its events drawn by the chat's renderer as they come (the kept ones first), a line typed is the
-// next prompt, y/n/a answers the question on screen. Detaching (EOF, Ctrl-C, /detach) leaves the
-// session running in the server. Not the full chat (its editor, slash commands, pinned input):
-// that would need the chat over the client, which is more than this command is yet.
+// `harness attach [session]`: a served session (harness serve) in this terminal, as the chat:
+// the same loop, line editor, renderer and permission questions as `harness` (ui/chat.ts), over
+// the server's API and event stream (attached-session.ts). The kept events are drawn first, then
+// the live ones; runs other clients start are drawn as they come. Detaching (/detach, /exit,
+// Ctrl-D, Ctrl-C twice) leaves the session running in the server.
 import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-import type { ServeClient, ServerEvent } from "../../server/serve-client.ts";
+import { homedir } from "node:os";
+import { redactWrites } from "../../core/stream-redactor.ts";
+import { secretPaths } from "../../permissions/secret-paths.ts";
+import type { ServeClient } from "../../server/serve-client.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
+import { secretValuesOf } from "../../shared/redact.ts";
+import { stateDir } from "../../wiring/defaults.ts";
 import { parseFlags, UsageError } from "../cli-args.ts";
 import { serveFileOf } from "./serve.ts";
 
 const HELP = `Usage: harness attach [session] [--url <url>]
 
-Watches and steers a session harness serve holds: its events so far, then as they come.
-Type a line to send it as the next prompt; when a question is shown, y allows, n denies,
-a allows always (where offered). /interrupt stops the running prompt, /model <name> switches
-the model, /undo undoes the last turn. /detach, Ctrl-D or Ctrl-C leave it running in the server.
+The chat, attached to a session harness serve holds: its events so far, then as they come
+(runs other clients start too). A line is the next prompt; questions are asked as in the chat;
+Esc or Ctrl-C interrupts the running prompt, /model <name> switches the model, /undo [n] undoes.
+/detach, /exit, Ctrl-D or Ctrl-C twice leave it running in the server.
   session        an id or its first characters (default: the latest session; with none, a new
                  one in the current folder)
   --url <url>    the server (default: the one in $HARNESS_HOME/serve.json); its token comes from
@@ -73,10 +77,13 @@ async function sessionToAttach(client: ServeClient, given: string | undefined): 
   const sessions = await client.listSessions();
   if (given !== undefined) {
     const matches = sessions.filter((session) => session.id.startsWith(given));
-    if (matches.length !== 1)
-      throw new TypeError(
-        matches.length === 0 ? `no served session starts with ${given}` : `${given} names ${matches.length} sessions`,
-      );
+    if (matches.length === 0) {
+      // Not served (the server was restarted, say): a stored session of that id is served again.
+      const resumed = await client.createSession({ resume: given });
+      process.stderr.write(`harness attach: serving ${resumed.id} again (in ${showControlChars(resumed.cwd)})\n`);
+      return resumed.id;
+    }
+    if (matches.length !== 1) throw new TypeError(`${given} names ${matches.length} sessions`);
     return matches[0].id;
   }
   if (sessions.length > 0) return sessions[sessions.length - 1].id;
@@ -85,84 +92,69 @@ async function sessionToAttach(client: ServeClient, given: string | undefined): 
   return made.id;
 }
 
-/** Draws the session's events and sends what is typed, until the person detaches. */
+/**
+ * The chat (ui/chat.ts, the same loop, editor, renderer and questions as `harness`) over the
+ * served session, until the person detaches; the session goes on in the server.
+ */
 async function attach(client: ServeClient, id: string): Promise<void> {
-  const { TerminalRenderer } = await import("../../ui/render/terminal-renderer.ts");
-  const renderer = new TerminalRenderer({
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    replies: "stream",
-    showTrace: true,
+  const [{ runChat }, { createLineReader }, { createTerminalAsk }, { paletteFor }, slash, { ShownDiffs }] =
+    await Promise.all([
+      import("../../ui/chat.ts"),
+      import("../../ui/editor/line-reader.ts"),
+      import("../../ui/approval.ts"),
+      import("../../ui/colors.ts"),
+      import("../../ui/slash-commands.ts"),
+      import("../../ui/shown-diffs.ts"),
+    ]);
+  const { AttachedSession } = await import("./attached-session.ts");
+  const { AttachedControls } = await import("./attach-controls.ts");
+  const { loadChatHistory } = await import("../../wiring/stored-sessions.ts");
+  const { stdin, stdout, env } = process;
+  const stderr = redactWrites(process.stderr, secretValuesOf(env));
+  const colors = paletteFor(stderr, env);
+  const summary = await client.session(id);
+  const reader = createLineReader({
+    stdin,
+    stdout,
+    env,
+    cwd: summary.cwd,
+    history: loadChatHistory(env),
+    commands: [...slash.commandNames([]), "/detach"],
   });
-  const say = (line: string) => {
-    renderer.pause();
-    process.stderr.write(`${showControlChars(line)}\n`);
-  };
-  say(`attached to ${id}: type a prompt; /detach leaves it running`);
-  const questions: string[] = [];
-  const stop = new AbortController();
-  const drawEvent = (event: ServerEvent) => {
-    switch (event.type) {
-      case "question":
-        questions.push(event.questionId);
-        say(`? ${event.summary}${event.why ? ` (${event.why})` : ""}`);
-        if (event.diff) say(event.diff);
-        say(event.remember.length > 0 ? `  allow? y / n / a (always: ${event.remember.join(", ")})` : "  allow? y / n");
-        return;
-      case "question_answered":
-        questions.splice(questions.indexOf(event.questionId) >>> 0, 1);
-        say(`  answered: ${event.answer}`);
-        return;
-      case "model_changed":
-        return say(`model: ${event.provider} ${event.model}`);
-      case "undone":
-        return say(`undid ${event.turns} turn(s): ${event.files.join(", ") || "no files changed"}`);
-      case "server_error":
-        return say(`error: ${event.error}`);
-      default:
-        renderer.handle(event);
-    }
-  };
-  const watching = (async () => {
-    for await (const item of client.events(id, { signal: stop.signal }))
-      if (item.id === undefined) say("(older events are no longer kept)");
-      else drawEvent(item.event);
-  })().catch((error) => {
-    if (!stop.signal.aborted) say(`the event stream ended: ${(error as Error).message}`);
-  });
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  process.once("SIGINT", () => lines.close());
-  for await (const line of lines) {
-    const text = line.trim();
-    if (!text) continue;
-    if (text === "/detach") break;
-    try {
-      await act(client, id, text, questions);
-    } catch (error) {
-      say(`refused: ${(error as Error).message}`);
-    }
+  const shownDiffs = new ShownDiffs();
+  const ask = createTerminalAsk({ ask: reader.ask.bind(reader), colors, columns: stderr.columns || 80, shownDiffs });
+  const note = (text: string) =>
+    reader.showNote ? reader.showNote(showControlChars(text)) : stderr.write(`${colors.dim(showControlChars(text))}\n`);
+  const session = new AttachedSession(client, summary, ask, note);
+  const controls = new AttachedControls(client, session);
+  stderr.write(`${colors.dim(`attached to ${id} in ${showControlChars(summary.cwd)}; /detach leaves it running`)}\n`);
+  const following = new AbortController();
+  const followed = session.follow(following.signal);
+  try {
+    await runChat(
+      {
+        run: session.run,
+        elsewhere: session.elsewhere,
+        title: session.title,
+        cwd: summary.cwd,
+        secretPaths: secretPaths(env.HOME || homedir(), stateDir(env), env),
+        stdout,
+        stderr,
+        env,
+        colors,
+        shownDiffs,
+        runCommand: (line) =>
+          line.trim() === "/detach"
+            ? Promise.resolve("exit")
+            : slash.isSlashCommand(line)
+              ? slash.runSlashCommand(line, controls, stderr, colors)
+              : undefined,
+      },
+      reader,
+    );
+  } finally {
+    following.abort();
+    await followed;
   }
-  stop.abort();
-  await watching;
-  say(`detached; ${id} goes on in the server (harness attach ${id})`);
-}
-
-async function act(client: ServeClient, id: string, text: string, questions: string[]): Promise<void> {
-  const answers: Record<string, "yes" | "no" | "always"> = { y: "yes", n: "no", a: "always" };
-  if (questions.length > 0 && answers[text.toLowerCase()])
-    return client.answer(id, questions[0], answers[text.toLowerCase()]);
-  if (text === "/interrupt") {
-    await client.interrupt(id);
-    return;
-  }
-  if (text === "/undo") {
-    await client.undo(id, 1);
-    return;
-  }
-  if (text.startsWith("/model ")) {
-    await client.switchModel(id, text.slice("/model ".length).trim());
-    return;
-  }
-  await client.prompt(id, text);
+  stderr.write(`${colors.dim(`detached; ${id} goes on in the server (harness attach ${id})`)}\n`);
 }

@@ -1,6 +1,6 @@
 // `harness serve`: holds sessions and serves them over HTTP (src/server/, docs/serve.md), on
-// loopback unless --listen names another address, which also needs --allow-remote and a TLS
-// certificate. A token made at start is printed once and kept in $HARNESS_HOME/serve.json (0600)
+// loopback unless --listen names another address, which also needs --allow-remote and serves
+// HTTPS: with the user's certificate, or a self-signed one whose fingerprint is printed. A token made at start is printed once and kept in $HARNESS_HOME/serve.json (0600)
 // for `harness attach`; the file goes when the server stops.
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +20,8 @@ Events, the events of docs/events.md) and a web page. Watch and steer them with
 \`harness attach\`, a browser or the client library (docs/serve.md).
   --port <n>          the port (default 7433; 0 picks a free one)
   --listen <address>  the address to listen on (default 127.0.0.1). Any other than loopback
-                      needs --allow-remote and --tls-cert/--tls-key (HTTPS)
+                      needs --allow-remote, and serves HTTPS: --tls-cert/--tls-key, or else a
+                      self-signed certificate whose fingerprint is printed
   --allow-remote      listen on an address other machines can reach
   --tls-cert <file>   the certificate (PEM) to serve HTTPS with; --tls-key <file> its key
   --approve <mode>    the widest approval mode a session may have (default ask); a client may
@@ -81,9 +82,10 @@ export async function run(argv: string[]): Promise<number> {
       return usage(
         `--listen ${showControlChars(listen)} is reachable from other machines: add --allow-remote to mean it`,
       );
-    // No self-signed certificate is made (node:crypto cannot sign one): the user brings theirs.
-    if (!tls) return usage("listening off loopback needs HTTPS: give --tls-cert <file> and --tls-key <file>");
   }
+  // Off loopback without the user's certificate: a self-signed one, made now (its key stays in memory).
+  const selfSigned = !LOOPBACK.has(listen) && !tls ? await makeSelfSigned(listen) : undefined;
+  if (selfSigned) tls = { cert: Buffer.from(selfSigned.cert), key: Buffer.from(selfSigned.key) };
   const env = process.env;
   const [{ startServer }, { makeToken }, { servePage }] = await Promise.all([
     import("../../server/http-server.ts"),
@@ -122,8 +124,14 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   const file = writeServeFile(env, { url: server.url, token, pid: process.pid });
+  let certificate = "";
+  if (selfSigned) {
+    const certFile = join(stateDir(env), "serve-cert.pem");
+    writeFileSync(certFile, selfSigned.cert);
+    certificate = `certificate: self-signed, SHA-256 fingerprint ${selfSigned.fingerprint}\n(check it where you connect; the certificate is in ${certFile})\n`;
+  }
   process.stdout.write(
-    `harness serve: listening on ${server.url}\ntoken: ${token}\nopen: ${server.url}#token=${token}\n(the token is also in ${file}, readable only by you)\n`,
+    `${certificate}harness serve: listening on ${server.url}\ntoken: ${token}\nopen: ${server.url}#token=${token}\n(the token is also in ${file}, readable only by you)\n`,
   );
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
@@ -135,6 +143,16 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** Where `harness attach` finds the server: its address and token, readable only by this user. */
+/** A self-signed certificate naming this machine: the address listened on, and the names it is reached by. */
+async function makeSelfSigned(listen: string) {
+  const { machineNames } = await import("../../server/request-guard.ts");
+  const { selfSignedCertificate } = await import("../../shared/self-signed.ts");
+  const wildcard = listen === "0.0.0.0" || listen === "::";
+  // Dotted IPv6 forms (::ffff:1.2.3.4) are left out: a certificate names them as IPv6 bytes.
+  const names = [...new Set([...(wildcard ? [] : [listen]), ...machineNames()])].filter((name) => !/:.*\./.test(name));
+  return selfSignedCertificate(names);
+}
+
 export function serveFileOf(env: NodeJS.ProcessEnv): string {
   return join(stateDir(env), "serve.json");
 }

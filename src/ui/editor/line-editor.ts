@@ -20,10 +20,7 @@ import { TypeAhead } from "./type-ahead.ts";
 
 /** Completion candidates printed under the prompt at most. */
 const MAX_LISTED_CANDIDATES = 60;
-/**
- * The lead of the input while a turn runs: not the prompt's `> `, so the screen says that a line
- * entered now is queued for the agent, not sent as a new prompt.
- */
+/** The lead of the input while a turn runs: not `> `, so a line entered now is seen to be queued for the agent. */
 const TYPE_AHEAD_PROMPT = "› ";
 
 /** `cwd`, `commands` and `cycleMode`: what Tab completes and Shift-Tab does (prompt-state.ts). */
@@ -86,7 +83,8 @@ export class LineEditor {
     const isChatPrompt = this.onInterrupt === undefined;
     return new Promise((resolve) => {
       // The turn's signal outlives many questions: each takes its abort listener off when answered.
-      const onAbort = () => this.finish(undefined);
+      // A chat prompt making way (for a run a served session's other client started) keeps what was typed.
+      const onAbort = () => this.finish(undefined, isChatPrompt);
       const settle = (line: string | undefined) => {
         signal?.removeEventListener("abort", onAbort);
         afterQuestion?.();
@@ -252,9 +250,10 @@ export class LineEditor {
     this.finish(line);
   }
 
-  private finish(line: string | undefined): void {
+  private finish(line: string | undefined, keepTyped = false): void {
     const active = this.active;
     if (!active) return;
+    if (keepTyped) this.typed.buffer = this.input.buffer;
     if (line === undefined) this.options.stdout.write("\r\n");
     this.active = undefined;
     this.input.begin();

@@ -19,7 +19,7 @@ import { ToolClock } from "./tool-clock.ts";
 /** Assumed width when the stream does not say (not a TTY). */
 const DEFAULT_COLUMNS = 80;
 
-export interface RendererOptions {
+interface RendererOptions {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
