@@ -19,6 +19,8 @@ export interface LanguageServerHook {
   hook: ToolHook;
   /** The session's servers, or undefined while none was needed. */
   servers(): LanguageServers | undefined;
+  /** The session's servers, the client loaded first if need be (the lsp tool's way in). */
+  load(): Promise<LanguageServers>;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export function languageServerHook(
   return {
     hook,
     servers: () => servers,
+    load,
     async close() {
       closed = true;
       await (await loading?.catch(() => undefined))?.close();
@@ -96,7 +99,8 @@ function textOf(file: string): string | undefined {
   }
 }
 
-function shownPath(root: string, file: string): string {
+/** `file` relative to the workspace when inside it, else as it is: how the model and the user see paths. */
+export function shownPath(root: string, file: string): string {
   const relative = path.relative(root, file);
   return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
 }
