@@ -31,7 +31,7 @@ const STOP_WAIT_MS = 2_000;
 const MAX_RESTARTS = 1;
 
 /** A server's state, for /lsp. */
-interface ServerStatus {
+export interface ServerStatus {
   name: string;
   command: string;
   state: "starting" | "running" | "crashed" | "failed" | "stopped";

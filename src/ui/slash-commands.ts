@@ -4,6 +4,7 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
+import { type LanguageServerView, languageServersText } from "./lsp-command.ts";
 import { wrapToWidth } from "./text-width.ts";
 
 /** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
@@ -48,6 +49,8 @@ export interface ChatControls {
   listBackground(): string[];
   /** Stops one background process and its tree; returns how it ended. */
   killBackground(id: number): Promise<string>;
+  /** The session's language servers now: each one's state and the diagnostics it gave (/lsp). */
+  languageServers(): readonly LanguageServerView[];
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -168,6 +171,11 @@ const COMMANDS: Record<string, CommandSpec> = {
         throw new Error("/ps takes no argument, or kill and an id: /ps kill 2");
       say(await controls.killBackground(number));
     },
+  },
+  lsp: {
+    usage: "/lsp",
+    help: "the language servers: their state, and the errors and warnings they found this session",
+    run: (_, controls, say) => say(languageServersText(controls.languageServers())),
   },
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };

@@ -6,15 +6,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { fakeServerDeclaration, needsServer, SERVER_BIN } from "../support/language-servers.ts";
 
 const serve = fakeServerPerTest();
-const BIN = join(ROOT, "node_modules", ".bin");
-
-/** The skip reason when the devDependency that brings `command` is not installed. */
-function needsServer(command: string): false | string {
-  return existsSync(join(BIN, command)) ? false : `${command} is not installed (npm install: it is a devDependency)`;
-}
+const BIN = SERVER_BIN;
 
 /**
  * The servers found on PATH (as a user's global install would be), and a wait long enough for a
@@ -144,13 +140,7 @@ test("a server declared in settings.json's lspServers (Claude Code's .lsp.json s
     join(cwd, ".harness", "settings.json"),
     JSON.stringify({
       lspServers: {
-        fake: {
-          command: process.execPath,
-          args: [join(ROOT, "test", "support", "fake-language-server.mjs")],
-          extensionToLanguage: { ".fk": "fake" },
-          env: { FAKE_LSP_MARKER: marker },
-          startupTimeout: 5000,
-        },
+        fake: fakeServerDeclaration({ FAKE_LSP_MARKER: marker }, { startupTimeout: 5000 }),
       },
     }),
   );
@@ -188,12 +178,10 @@ test("a server that crashes is started again once: the edit it crashed on gets n
     join(env.HARNESS_HOME as string, "settings.json"),
     JSON.stringify({
       lspServers: {
-        fake: {
-          command: process.execPath,
-          args: [join(ROOT, "test", "support", "fake-language-server.mjs")],
-          extensionToLanguage: { ".fk": "fake" },
-          env: { FAKE_LSP_MARKER: join(flags, "started"), FAKE_LSP_CRASH_ONCE: join(flags, "crashed") },
-        },
+        fake: fakeServerDeclaration({
+          FAKE_LSP_MARKER: join(flags, "started"),
+          FAKE_LSP_CRASH_ONCE: join(flags, "crashed"),
+        }),
       },
     }),
   );

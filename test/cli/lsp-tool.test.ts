@@ -3,17 +3,14 @@
 // workspace's symbols and a file's diagnostics, each answer compact with paths relative to the
 // workspace; offered where a server can run and has files to serve, not elsewhere.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { needsServer, SERVER_BIN } from "../support/language-servers.ts";
 
 const serve = fakeServerPerTest();
-const BIN = join(ROOT, "node_modules", ".bin");
-
-function needsServer(command: string): false | string {
-  return existsSync(join(BIN, command)) ? false : `${command} is not installed (npm install: it is a devDependency)`;
-}
+const BIN = SERVER_BIN;
 
 /** Servers on PATH, and a wait long enough for a cold server on a loaded machine (what is asserted is the answer). */
 const serverEnv = () => cleanEnv({ PATH: `${BIN}${delimiter}${process.env.PATH}`, HARNESS_LSP_WAIT_MS: "90000" });
