@@ -17,6 +17,8 @@ const MAX_DIAGNOSTICS_PER_FILE = 500;
  * count as complete: servers publish in passes (syntax, then types) a few tens of ms apart.
  */
 const PUSH_QUIET_MS = 300;
+/** Files whose published diagnostics are kept, at most: a server publishing for endless new files is bounded too. */
+const MAX_PUBLISHED_FILES = 1000;
 /** Files a server is told about, at most; past it the oldest is closed (a bound on what a long session holds). */
 const MAX_OPEN_DOCUMENTS = 200;
 
@@ -239,6 +241,8 @@ export class LanguageServer {
       typeof (params as { version?: unknown }).version === "number"
         ? (params as { version: number }).version
         : undefined;
+    if (!this.published.has(uri) && this.published.size >= MAX_PUBLISHED_FILES)
+      this.published.delete(this.published.keys().next().value as string);
     this.published.set(uri, { diagnostics: kept, count, version });
     for (const listener of this.listeners) listener(uri);
   }

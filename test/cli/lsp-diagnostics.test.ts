@@ -211,3 +211,37 @@ test("a server that crashes is started again once: the edit it crashed on gets n
   );
   assert.match(run.stderr, /lsp: fake stopped \(.*\); it will be started again on the next file/);
 });
+
+test("a flooding server stays bounded: 20,000 diagnostics give the model five and a count; an endless message is cut off", async () => {
+  const cwd = tempDir("harness-lsp-flood-");
+  const env = serverEnv({ HARNESS_LSP_WAIT_MS: "30000" });
+  const run = async (flood: string) => {
+    writeFileSync(join(cwd, "notes.fk"), "fine\n");
+    writeFileSync(
+      join(env.HARNESS_HOME as string, "settings.json"),
+      JSON.stringify({ lspServers: { fake: fakeServerDeclaration({ FAKE_LSP_FLOOD: flood }) } }),
+    );
+    const fake = await serve([
+      { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "notes.fk" } }] } },
+      edit("flood", "notes.fk", "fine", "BAD"),
+      { reply: { text: "done" } },
+    ]);
+    const result = await runCli([...fakeFlags(fake), "-y", "-p", "edit"], { env, cwd });
+    assert.equal(result.code, 0, result.stderr);
+    return { note: noteOf(toolResultOf(fake, 2, "flood")), stderr: result.stderr };
+  };
+  const many = await run("many");
+  // The server sent 20,000 (on every other line); harness keeps 500 per file and lists five of them.
+  assert.equal(
+    many.note,
+    [
+      "fake diagnostics for notes.fk:",
+      "new with this edit: 500 errors",
+      ...[1, 3, 5, 7, 9].map((line) => `  line ${line}: error: BAD is not allowed`),
+      "  ... and 495 more",
+    ].join("\n"),
+  );
+  const huge = await run("huge");
+  assert.equal(huge.note, "", "no diagnostics, and the edit went on");
+  assert.match(huge.stderr, /lsp: fake stopped \(.*\)/, "the user is told the server was cut off");
+});
