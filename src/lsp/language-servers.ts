@@ -8,6 +8,7 @@ import { LanguageServer } from "./language-server.ts";
 import type { Diagnostic } from "./lsp-messages.ts";
 import { splitByNewness } from "./newness.ts";
 import { type LanguageServerSpec, serverFor } from "./server-specs.ts";
+import { specForUntrusted } from "./untrusted-folder.ts";
 
 /**
  * How long one edit may wait for its diagnostics, start-up included, when its server is already
@@ -207,8 +208,10 @@ export class LanguageServers {
   }
 
   private async launch(slot: Slot): Promise<LanguageServer | undefined> {
-    const { spec } = slot;
-    const program = findProgram(spec.command, this.options.root, this.options.env, this.options.isProjectTrusted);
+    const program = findProgram(slot.spec.command, this.options.root, this.options.env, this.options.isProjectTrusted);
+    const spec =
+      this.options.isProjectTrusted || !program ? slot.spec : specForUntrusted(slot.spec, program, this.options.root);
+    if (typeof spec === "string") return void this.fail(slot, spec);
     if (!program) {
       this.fail(
         slot,
