@@ -15,7 +15,7 @@ import { findSessionByPrefix, formatSessionList, summarizeSessions } from "../se
 import { type LockedSession, lockAndReadSession, readUnderLock, shareHeldLock } from "../session/session-lock.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import { showControlChars } from "../shared/control-chars.ts";
-import { countOf, formatDuration } from "../shared/helpers.ts";
+import { countOf, cutWithEllipsis, formatDuration } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { displayPath } from "../tools/paths.ts";
 import type { Palette } from "../ui/colors.ts";
@@ -41,8 +41,7 @@ const PS_COMMAND_CHARS = 80;
 /** A command on one short line. */
 function oneLine(command: string): string {
   const [first, ...rest] = command.trim().split("\n");
-  const line = rest.length > 0 ? `${first} …` : first;
-  return line.length > PS_COMMAND_CHARS ? `${line.slice(0, PS_COMMAND_CHARS - 1)}…` : line;
+  return cutWithEllipsis(rest.length > 0 ? `${first} …` : first, PS_COMMAND_CHARS);
 }
 
 /** Sessions shown by /sessions and /resume without an id. */
@@ -78,6 +77,7 @@ export interface ChatMove {
 export class SessionChatControls implements ChatControls {
   /** Set when `/resume` chose to switch folders; the chat has then ended. */
   move: ChatMove | undefined;
+  readonly languageServers = () => this.options.session.languageServers(); // for /lsp (ui/lsp-command.ts)
 
   constructor(protected readonly options: SessionChatControlsOptions) {}
 

@@ -142,6 +142,10 @@ const runEvents = [
       isError: z.boolean(),
       summary: z.string().optional(),
       diff: z.string().optional(),
+      notice: z
+        .string()
+        .optional()
+        .describe("a line for the person, not the model: an edit's new errors (docs/lsp.md)"),
       durationMs: count,
     })
     .describe("A tool call's result (every call gets exactly one, refused and failed calls included)"),

@@ -75,19 +75,16 @@ export interface ToolHook {
     input: unknown,
     signal: AbortSignal,
   ): Promise<{ block?: string; input?: unknown } | void>;
-  /** After the run: `content` replaces what the model gets back. The result lists the files it changed (`changedFiles`). */
+  /** After the run: `content` replaces what the model gets back, `notice` is a line for the person. The result lists the files it changed (`changedFiles`). */
   afterToolCall?(
     call: ToolCallPart,
     result: ToolOutput,
     input: unknown,
     signal: AbortSignal,
-  ): Promise<{ content?: string } | void>;
+  ): Promise<{ content?: string; notice?: string } | void>;
 }
 
-/**
- * The library's hook points: `toolHooks`, in order, after the one hook the two callbacks of
- * the options themselves make (kept so a single pair needs no list).
- */
+/** The library's hook points: `toolHooks`, in order, after the one the options' own two callbacks make (a single pair needs no list). */
 export interface ToolCallHooks extends ToolHook {
   toolHooks?: readonly ToolHook[];
 }
@@ -412,6 +409,7 @@ async function runOne(
     isError: output.isError ?? false,
     summary: output.summary,
     diff: output.diff,
+    notice: output.notice,
     durationMs: Date.now() - started,
   });
   return output;
@@ -506,7 +504,7 @@ async function checkAfter(
     if (!hook.afterToolCall) continue;
     try {
       const verdict = await hook.afterToolCall(item.call, result, item.input, signal);
-      if (verdict?.content !== undefined) result = { ...result, content: verdict.content };
+      result = { ...result, content: verdict?.content ?? result.content, notice: verdict?.notice ?? result.notice };
     } catch (error) {
       result = {
         ...result,

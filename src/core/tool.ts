@@ -107,6 +107,8 @@ export interface ToolOutput {
   summary?: string;
   /** A unified diff of what the call changed, for the terminal. */
   diff?: string;
+  /** One line for the person, not the model (a language server's new errors after an edit), shown under the call. */
+  notice?: string;
   /** Images for the model besides the text (read_file on a picture). */
   images?: ImagePart[];
   /** Tokens the tool itself spent on model calls (a subagent's run), by model: counted in the run's usage. */

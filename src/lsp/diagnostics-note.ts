@@ -10,6 +10,8 @@ const MAX_NEW_LISTED = 5;
 const MAX_EXISTING_LISTED = 3;
 /** A message is cut here (a TypeScript type error can run to pages). */
 const MAX_MESSAGE_CHARS = 300;
+/** The chat's notice is one short line. */
+const MAX_NOTICE_CHARS = 160;
 
 /** The note appended to a tool result for `shown` (the file as the model named it); "" when there is nothing to say. */
 export function diagnosticsNote(shown: string, result: EditDiagnostics): string {
@@ -21,6 +23,14 @@ export function diagnosticsNote(shown: string, result: EditDiagnostics): string 
   if (existing.length > 0)
     lines.push(`already there before it: ${tally(existing)}`, ...listed(existing, MAX_EXISTING_LISTED));
   return lines.join("\n");
+}
+
+/** The chat's line when an edit brought new errors (`lsp: src/a.ts: 1 new error: line 2: ...`); "" when it brought none. */
+export function newErrorsNotice(shown: string, result: EditDiagnostics): string {
+  const errors = problemsOf(result.fresh).filter((d) => (d.severity ?? 1) === 1);
+  if (errors.length === 0) return "";
+  const first = `line ${errors[0].range.start.line + 1}: ${errors[0].message.replace(/\s+/g, " ").trim()}`;
+  return cutWithEllipsis(`lsp: ${shown}: ${countOf(errors.length, "new error")}: ${first}`, MAX_NOTICE_CHARS);
 }
 
 /** Errors and warnings, errors first, each group in line order. */

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ToolHook } from "../core/run-tools.ts";
 import type { Tool } from "../core/tool.ts";
-import type { LanguageServers, LanguageServersOptions } from "./language-servers.ts";
+import type { LanguageServers, LanguageServersOptions, ServerStatus } from "./language-servers.ts";
 import { serverFor } from "./server-specs.ts";
 
 /** A file larger than this is not sent to a server (nor read for it). */
@@ -19,6 +19,10 @@ export interface LanguageServerHook {
   hook: ToolHook;
   /** The session's servers, or undefined while none was needed. */
   servers(): LanguageServers | undefined;
+  /** Each server's state now (for /lsp): none while no file needed one. */
+  status(): ServerStatus[];
+  /** The session's servers, the client loaded first if need be (the lsp tool's way in). */
+  load(): Promise<LanguageServers>;
   close(): Promise<void>;
 }
 
@@ -64,20 +68,29 @@ export function languageServerHook(
         }
         return;
       }
-      const [loaded, { diagnosticsNote }] = await Promise.all([load(), import("./diagnostics-note.ts")]);
+      const [loaded, { diagnosticsNote, newErrorsNotice }] = await Promise.all([
+        load(),
+        import("./diagnostics-note.ts"),
+      ]);
       let notes = "";
+      const notices: string[] = [];
       for (const file of changed) {
         const text = textOf(file);
         if (text === undefined) continue;
         const found = await loaded.afterEdit(file, text, earlier?.get(file));
-        if (found) notes += diagnosticsNote(shownPath(root, file), found);
+        if (!found) continue;
+        notes += diagnosticsNote(shownPath(root, file), found);
+        notices.push(newErrorsNotice(shownPath(root, file), found));
       }
-      return notes ? { content: `${result.content}${notes}` } : undefined;
+      const notice = notices.filter(Boolean).join("\n") || undefined;
+      return notes ? { content: `${result.content}${notes}`, notice } : undefined;
     },
   };
   return {
     hook,
     servers: () => servers,
+    status: () => servers?.status() ?? [],
+    load,
     async close() {
       closed = true;
       await (await loading?.catch(() => undefined))?.close();
@@ -96,7 +109,8 @@ function textOf(file: string): string | undefined {
   }
 }
 
-function shownPath(root: string, file: string): string {
+/** `file` relative to the workspace when inside it, else as it is: how the model and the user see paths. */
+export function shownPath(root: string, file: string): string {
   const relative = path.relative(root, file);
   return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
 }

@@ -2,6 +2,7 @@
 // it, and the diagnostics it publishes. What a server does wrong (it hangs, crashes, floods, answers
 // nonsense) ends in a rejected promise or an empty answer within a bound, never in a held step.
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { JsonRpcConnection } from "./json-rpc.ts";
 import { CLIENT_CAPABILITIES, type Diagnostic, fromTsserver, sectionOf } from "./lsp-messages.ts";
@@ -16,6 +17,8 @@ const MAX_DIAGNOSTICS_PER_FILE = 500;
  * count as complete: servers publish in passes (syntax, then types) a few tens of ms apart.
  */
 const PUSH_QUIET_MS = 300;
+/** Files whose published diagnostics are kept, at most: a server publishing for endless new files is bounded too. */
+const MAX_PUBLISHED_FILES = 1000;
 /** Files a server is told about, at most; past it the oldest is closed (a bound on what a long session holds). */
 const MAX_OPEN_DOCUMENTS = 200;
 
@@ -33,7 +36,8 @@ interface StartOptions {
 export class LanguageServer {
   private readonly published = new Map<string, { diagnostics: Diagnostic[]; count: number; version?: number }>();
   private readonly listeners = new Set<(uri: string) => void>();
-  private readonly documents = new Map<string, { version: number; languageId: string }>();
+  /** The files shown to the server, with a digest of the text it has (not the text: 200 files of 1 MB). */
+  private readonly documents = new Map<string, { version: number; languageId: string; digest: string }>();
   stderrTail = "";
   capabilities: Record<string, unknown> = {};
 
@@ -103,6 +107,7 @@ export class LanguageServer {
     const open = this.documents.get(uri);
     if (open) {
       open.version += 1;
+      open.digest = digestOf(text);
       this.connection.notify("textDocument/didChange", {
         textDocument: { uri, version: open.version },
         contentChanges: [{ text }],
@@ -114,7 +119,7 @@ export class LanguageServer {
       this.connection.notify("textDocument/didClose", { textDocument: { uri: oldest } });
       this.documents.delete(oldest);
     }
-    this.documents.set(uri, { version: 1, languageId });
+    this.documents.set(uri, { version: 1, languageId, digest: digestOf(text) });
     this.connection.notify("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } });
     return 1;
   }
@@ -189,10 +194,10 @@ export class LanguageServer {
     });
   }
 
-  /** Makes sure the server has `file` open as `text` (for a query about it). */
-  ensureOpen(file: string, languageId: string, text: () => string): string {
+  /** Makes sure the server has `file` open as `text` (for a query about it: a command may have changed it since). */
+  sync(file: string, languageId: string, text: string): string {
     const uri = pathToFileURL(file).href;
-    if (!this.documents.has(uri)) this.show(uri, languageId, text());
+    if (this.documents.get(uri)?.digest !== digestOf(text)) this.show(uri, languageId, text);
     return uri;
   }
 
@@ -236,6 +241,8 @@ export class LanguageServer {
       typeof (params as { version?: unknown }).version === "number"
         ? (params as { version: number }).version
         : undefined;
+    if (!this.published.has(uri) && this.published.size >= MAX_PUBLISHED_FILES)
+      this.published.delete(this.published.keys().next().value as string);
     this.published.set(uri, { diagnostics: kept, count, version });
     for (const listener of this.listeners) listener(uri);
   }
@@ -260,4 +267,8 @@ export class LanguageServer {
         throw new Error(`harness does not handle ${method}`);
     }
   }
+}
+
+function digestOf(text: string): string {
+  return createHash("sha1").update(text).digest("base64");
 }

@@ -6,7 +6,9 @@ import path from "node:path";
 import { findProgram } from "./find-program.ts";
 import { LanguageServer } from "./language-server.ts";
 import type { Diagnostic } from "./lsp-messages.ts";
+import { splitByNewness } from "./newness.ts";
 import { type LanguageServerSpec, serverFor } from "./server-specs.ts";
+import { specForUntrusted } from "./untrusted-folder.ts";
 
 /**
  * How long one edit may wait for its diagnostics, start-up included, when its server is already
@@ -19,13 +21,18 @@ import { type LanguageServerSpec, serverFor } from "./server-specs.ts";
  */
 const WARM_WAIT_MS = 3_000;
 const COLD_WAIT_MS = 10_000;
+/**
+ * How long one lsp tool query may wait, start-up included: the model asked for it, so it may wait
+ * longer than an edit's note, but a hung server still costs the step no more than this.
+ */
+const QUERY_WAIT_MS = 30_000;
 /** How long a server has to exit after `shutdown` and `exit` before it is killed. */
 const STOP_WAIT_MS = 2_000;
 /** A crashed server is started again this many times, then left stopped for the session. */
 const MAX_RESTARTS = 1;
 
 /** A server's state, for /lsp. */
-interface ServerStatus {
+export interface ServerStatus {
   name: string;
   command: string;
   state: "starting" | "running" | "crashed" | "failed" | "stopped";
@@ -100,12 +107,32 @@ export class LanguageServers {
   }
 
   /** The running server for `file`, started if need be (for the lsp tool's queries). */
-  async serverOf(file: string): Promise<{ server: LanguageServer; languageId: string } | undefined> {
+  async serverOf(file: string): Promise<{ server: LanguageServer; name: string; languageId: string } | undefined> {
     const slot = this.slotFor(file);
     const match = serverFor(file, this.options.specs);
     if (!slot || !match) return undefined;
     const server = await this.started(slot);
-    return server ? { server, languageId: match.languageId } : undefined;
+    return server?.isRunning ? { server, name: match.spec.name, languageId: match.languageId } : undefined;
+  }
+
+  /** The diagnostics of `file` as `text` now (for the lsp tool); undefined when none came in time. */
+  async diagnosticsOf(file: string, text: string): Promise<Diagnostic[] | undefined> {
+    const slot = this.slotFor(file);
+    if (!slot || slot.state === "failed") return undefined;
+    const known = slot.checked.get(file);
+    if (known?.text === text) return known.diagnostics;
+    return this.checkIn(slot, file, text, this.queryWaitMs);
+  }
+
+  /** How long one lsp tool query may wait. */
+  get queryWaitMs(): number {
+    return this.waitOverride ?? QUERY_WAIT_MS;
+  }
+
+  /** Why the server for `file` is not answering, when harness knows (not installed, did not start, crashed). */
+  problemOf(file: string): string | undefined {
+    const match = serverFor(file, this.options.specs);
+    return match ? this.slots.get(match.spec.name)?.problem : undefined;
   }
 
   /** Every running server (for workspace-wide queries). */
@@ -181,8 +208,10 @@ export class LanguageServers {
   }
 
   private async launch(slot: Slot): Promise<LanguageServer | undefined> {
-    const { spec } = slot;
-    const program = findProgram(spec.command, this.options.root, this.options.env, this.options.isProjectTrusted);
+    const program = findProgram(slot.spec.command, this.options.root, this.options.env, this.options.isProjectTrusted);
+    const spec =
+      this.options.isProjectTrusted || !program ? slot.spec : specForUntrusted(slot.spec, program, this.options.root);
+    if (typeof spec === "string") return void this.fail(slot, spec);
     if (!program) {
       this.fail(
         slot,
@@ -236,23 +265,6 @@ export class LanguageServers {
     if (slot.problem === undefined) this.options.warn(`lsp: ${problem} (told once)`);
     slot.problem = problem;
   }
-}
-
-/** Splits `after` into those `before` did not have (by severity, code and message: lines move) and the rest. */
-function splitByNewness(after: Diagnostic[], before: Diagnostic[]): { fresh: Diagnostic[]; existing: Diagnostic[] } {
-  const key = (d: Diagnostic) => `${d.severity ?? 1}\u0000${d.code ?? ""}\u0000${d.message}`;
-  const remaining = new Map<string, number>();
-  for (const d of before) remaining.set(key(d), (remaining.get(key(d)) ?? 0) + 1);
-  const fresh: Diagnostic[] = [];
-  const existing: Diagnostic[] = [];
-  for (const d of after) {
-    const left = remaining.get(key(d)) ?? 0;
-    if (left > 0) {
-      remaining.set(key(d), left - 1);
-      existing.push(d);
-    } else fresh.push(d);
-  }
-  return { fresh, existing };
 }
 
 /** The promise's value, or undefined once `deadline` passes (it goes on, unheeded). */

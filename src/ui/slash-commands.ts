@@ -4,6 +4,7 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import { parsePositiveInteger } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
+import { type LanguageServerView, languageServersText } from "./lsp-command.ts";
 import { wrapToWidth } from "./text-width.ts";
 
 /** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
@@ -54,6 +55,8 @@ export interface ChatControls {
   network?(args: string): string;
   /** The approval mode and what it means (`mode` empty), or switches to `mode` (ask, edits, plan); says which. */
   approvalMode(mode: string): string;
+  /** The session's language servers now: each one's state and the diagnostics it gave (/lsp). */
+  languageServers(): readonly LanguageServerView[];
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -193,6 +196,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: "/network [add|save|remove host]",
     help: "what sandboxed commands may reach, your grants, the latest connections; add (this session), save (this project)",
     run: (args, controls, say) => say(controls.network?.(args) ?? "no sandboxed network in this chat"),
+  },
+  lsp: {
+    usage: "/lsp",
+    help: "the language servers: their state, and the errors and warnings they found this session",
+    run: (_, controls, say) => say(languageServersText(controls.languageServers())),
   },
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };

@@ -148,6 +148,7 @@ export interface Session extends SessionControls {
   readonly promptCommands: readonly PromptCommand[];
   /** Processes bash started with `background: true`; they outlive /clear and /resume, and end with `close`. */
   readonly background: BackgroundJobs;
+  readonly languageServers: Extensions["lsp"]["status"]; // their state now, for /lsp (src/lsp)
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
   /** Ends the session: its SessionEnd hooks run (told `reason`), then its recorder, processes and servers close. */
@@ -251,10 +252,8 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     extensions.hooks,
   );
   await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
-  /**
-   * The one point where the event stream is transformed before anyone sees it: the recorder, the
-   * terminal, JSON output and the editor get these events. Keys never reach them; the model's own copy is untouched.
-   */
+  // The one point where the event stream is transformed before anyone sees it (the recorder, the terminal, JSON
+  // output, the editor): keys never reach them; the model's own copy is untouched.
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => outgoingEvents(events, permissions.secrets);
   const { warn } = options;
   const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, warn };
@@ -322,6 +321,7 @@ function sessionOf(parts: {
     skills: { listed: folder.skills, untrusted: trust.isTrusted ? [] : folder.found.project },
     promptCommands: folder.promptCommands,
     background,
+    languageServers: extensions.lsp.status,
     settingsFor: parts.settingsFor,
     async close(reason: SessionEndReason = "other") {
       await extensions.hooks.sessionEnd(reason);

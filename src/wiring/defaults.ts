@@ -62,7 +62,13 @@ export const PRESETS: Record<string, ProviderPreset> = {
   local: { api: "local", baseUrl: "", defaultModel: DEFAULT_LOCAL_MODEL },
   // Sign-ins (docs/sign-in.md): the Responses API behind a ChatGPT plan, as Codex CLI uses it, and
   // Copilot's OpenAI-compatible chat completions.
-  chatgpt: { api: "responses", baseUrl: "https://chatgpt.com/backend-api/codex", defaultModel: "gpt-5.1-codex", signIn: true, catalogueListing: true },
+  chatgpt: {
+    api: "responses",
+    baseUrl: "https://chatgpt.com/backend-api/codex",
+    defaultModel: "gpt-5.1-codex",
+    signIn: true,
+    catalogueListing: true,
+  },
   copilot: { api: "openai", baseUrl: "https://api.githubcopilot.com", defaultModel: "gpt-4.1", signIn: true },
 };
 

@@ -8,7 +8,9 @@ import { type CommandHooks, createCommandHooks } from "../hooks/command-hooks.ts
 import { type CommandHook, loadHooks } from "../hooks/hook-settings.ts";
 import { declaredServers } from "../lsp/declared-servers.ts";
 import { type LanguageServerHook, languageServerHook } from "../lsp/edit-diagnostics-hook.ts";
+import { lspTool } from "../lsp/lsp-tool.ts";
 import { KNOWN_SERVERS } from "../lsp/server-specs.ts";
+import { serversHere } from "../lsp/servers-here.ts";
 import { loadMcpServers, type McpServerConfig, projectMcpServers, userMcpServers } from "../settings/mcp-servers.ts";
 import { settingsSources } from "../settings/settings-file.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
@@ -67,10 +69,11 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const untrusted = isProjectTrusted ? [] : project.declared.servers;
   const serverNames = [...servers, ...untrusted].map((server) => server.name);
   // Servers run with the commands' environment: no credential reaches them.
+  const specs = [...declaredServers(sources, isProjectTrusted, warn), ...KNOWN_SERVERS];
   const lsp = languageServerHook({
     root: cwd,
     env: commandEnv,
-    specs: [...declaredServers(sources, isProjectTrusted, warn), ...KNOWN_SERVERS],
+    specs,
     isProjectTrusted,
     warn,
     tools: () => [...codingTools, ...(mcp?.tools ?? [])],
@@ -87,5 +90,8 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const close = async () => {
     await Promise.all([mcp?.close(), lsp.close()]);
   };
-  return { hooks, declaredHooks, tools: mcp?.tools ?? [], serverNames, lsp, close };
+  // The lsp tool only where a server can run and has files to serve: no tool the model cannot use.
+  const lspServers = serversHere(specs, cwd, commandEnv, isProjectTrusted);
+  const tools = [...(lspServers.length > 0 ? [lspTool(lsp, lspServers)] : []), ...(mcp?.tools ?? [])];
+  return { hooks, declaredHooks, tools, serverNames, lsp, close };
 }

@@ -6,15 +6,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
-import { cleanEnv, fakeFlags, fakeServerPerTest, ROOT, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { fakeServerDeclaration, needsServer, SERVER_BIN } from "../support/language-servers.ts";
 
 const serve = fakeServerPerTest();
-const BIN = join(ROOT, "node_modules", ".bin");
-
-/** The skip reason when the devDependency that brings `command` is not installed. */
-function needsServer(command: string): false | string {
-  return existsSync(join(BIN, command)) ? false : `${command} is not installed (npm install: it is a devDependency)`;
-}
+const BIN = SERVER_BIN;
 
 /**
  * The servers found on PATH (as a user's global install would be), and a wait long enough for a
@@ -111,6 +107,9 @@ test("a server that never answers holds an edit no longer than the wait's bound,
     mode: 0o755,
   });
   writeFileSync(join(cwd, "a.ts"), "export const count = 1;\n");
+  // A TypeScript beside it, as an install has: without one, an untrusted folder does not start it.
+  mkdirSync(join(bin, "node_modules", "typescript", "lib"), { recursive: true });
+  writeFileSync(join(bin, "node_modules", "typescript", "lib", "tsserver.js"), "");
   const fake = await serve([
     { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "a.ts" } }] } },
     edit("first", "a.ts", "= 1", "= 2"),
@@ -144,13 +143,7 @@ test("a server declared in settings.json's lspServers (Claude Code's .lsp.json s
     join(cwd, ".harness", "settings.json"),
     JSON.stringify({
       lspServers: {
-        fake: {
-          command: process.execPath,
-          args: [join(ROOT, "test", "support", "fake-language-server.mjs")],
-          extensionToLanguage: { ".fk": "fake" },
-          env: { FAKE_LSP_MARKER: marker },
-          startupTimeout: 5000,
-        },
+        fake: fakeServerDeclaration({ FAKE_LSP_MARKER: marker }, { startupTimeout: 5000 }),
       },
     }),
   );
@@ -188,12 +181,10 @@ test("a server that crashes is started again once: the edit it crashed on gets n
     join(env.HARNESS_HOME as string, "settings.json"),
     JSON.stringify({
       lspServers: {
-        fake: {
-          command: process.execPath,
-          args: [join(ROOT, "test", "support", "fake-language-server.mjs")],
-          extensionToLanguage: { ".fk": "fake" },
-          env: { FAKE_LSP_MARKER: join(flags, "started"), FAKE_LSP_CRASH_ONCE: join(flags, "crashed") },
-        },
+        fake: fakeServerDeclaration({
+          FAKE_LSP_MARKER: join(flags, "started"),
+          FAKE_LSP_CRASH_ONCE: join(flags, "crashed"),
+        }),
       },
     }),
   );
@@ -222,4 +213,60 @@ test("a server that crashes is started again once: the edit it crashed on gets n
     "started twice: once, then once again",
   );
   assert.match(run.stderr, /lsp: fake stopped \(.*\); it will be started again on the next file/);
+});
+
+test("a flooding server stays bounded: 20,000 diagnostics give the model five and a count; an endless message is cut off", async () => {
+  const cwd = tempDir("harness-lsp-flood-");
+  const env = serverEnv({ HARNESS_LSP_WAIT_MS: "30000" });
+  const run = async (flood: string) => {
+    writeFileSync(join(cwd, "notes.fk"), "fine\n");
+    writeFileSync(
+      join(env.HARNESS_HOME as string, "settings.json"),
+      JSON.stringify({ lspServers: { fake: fakeServerDeclaration({ FAKE_LSP_FLOOD: flood }) } }),
+    );
+    const fake = await serve([
+      { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "notes.fk" } }] } },
+      edit("flood", "notes.fk", "fine", "BAD"),
+      { reply: { text: "done" } },
+    ]);
+    const result = await runCli([...fakeFlags(fake), "-y", "-p", "edit"], { env, cwd });
+    assert.equal(result.code, 0, result.stderr);
+    return { note: noteOf(toolResultOf(fake, 2, "flood")), stderr: result.stderr };
+  };
+  const many = await run("many");
+  // The server sent 20,000 (on every other line); harness keeps 500 per file and lists five of them.
+  assert.equal(
+    many.note,
+    [
+      "fake diagnostics for notes.fk:",
+      "new with this edit: 500 errors",
+      ...[1, 3, 5, 7, 9].map((line) => `  line ${line}: error: BAD is not allowed`),
+      "  ... and 495 more",
+    ].join("\n"),
+  );
+  const huge = await run("huge");
+  assert.equal(huge.note, "", "no diagnostics, and the edit went on");
+  assert.match(huge.stderr, /lsp: fake stopped \(.*\)/, "the user is told the server was cut off");
+});
+
+test("an untrusted folder's own TypeScript is never run: the server is pinned to the one installed with it", {
+  skip: needsServer("typescript-language-server"),
+}, async () => {
+  const cwd = tempDir("harness-lsp-own-ts-");
+  const marker = join(tempDir("harness-lsp-own-ts-marker-"), "ran");
+  // A project's node_modules/typescript whose tsserver.js is the project's code: it writes a marker.
+  const lib = join(cwd, "node_modules", "typescript", "lib");
+  mkdirSync(lib, { recursive: true });
+  writeFileSync(join(cwd, "node_modules", "typescript", "package.json"), JSON.stringify({ version: "5.4.0" }));
+  writeFileSync(join(lib, "tsserver.js"), `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+  writeFileSync(join(cwd, "a.ts"), "export const count: number = 1;\n");
+  const fake = await serve([
+    { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "a.ts" } }] } },
+    edit("break", "a.ts", "= 1;", '= "one";'),
+    { reply: { text: "done" } },
+  ]);
+  const run = await runCli([...fakeFlags(fake), "-y", "-p", "edit"], { env: serverEnv(), cwd });
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(!existsSync(marker), "the project's tsserver.js never ran");
+  assert.match(noteOf(toolResultOf(fake, 2, "break")), /Type 'string' is not assignable to type 'number'/);
 });

@@ -3,6 +3,7 @@
 // "BAD" (with the version it checked, as pyright does). Writes the file FAKE_LSP_MARKER, when set,
 // once it has started, so a test can tell it never ran; with FAKE_LSP_CRASH_ONCE (a file's path),
 // the first one started exits on its first change, and creates that file so the next one does not.
+// FAKE_LSP_FLOOD=many answers each change with a flood of publishes; =huge with an endless message.
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 
 if (process.env.FAKE_LSP_MARKER) appendFileSync(process.env.FAKE_LSP_MARKER, "started\n");
@@ -52,7 +53,18 @@ process.stdin.on("data", (chunk) => {
     } else if (message.method === "textDocument/didChange" && crashes) process.exit(3);
     else if (message.method === "textDocument/didChange") {
       const { uri, version } = message.params.textDocument;
-      publish(uri, version, message.params.contentChanges.at(-1).text);
+      const text = message.params.contentChanges.at(-1).text;
+      if (process.env.FAKE_LSP_FLOOD === "huge") {
+        // A header announcing a 64 MB message, then bytes without end: the client must cut it off.
+        process.stdout.write(`Content-Length: ${64 * 1024 * 1024}\r\n\r\n`);
+        const junk = "x".repeat(1024 * 1024);
+        for (let i = 0; i < 20; i++) process.stdout.write(junk);
+      } else if (process.env.FAKE_LSP_FLOOD === "many") {
+        // Thousands of notifications for other files, then this file's list with 20,000 entries.
+        for (let i = 0; i < 3000; i++)
+          send({ method: "textDocument/publishDiagnostics", params: { uri: `${uri}-${i}.fk`, diagnostics: [] } });
+        publish(uri, version, Array.from({ length: 20000 }, () => text).join("\n"));
+      } else publish(uri, version, text);
     }
   }
 });

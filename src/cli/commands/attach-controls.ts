@@ -37,6 +37,9 @@ export class AttachedControls implements ChatControls {
     return undefined;
   }
 
+  languageServers(): never {
+    throw notHere("/lsp", "the server's session runs its language servers; its edits' results carry their diagnostics");
+  }
   approvalMode(): string {
     throw notHere("/mode", "the server's session keeps the mode it was started in");
   }

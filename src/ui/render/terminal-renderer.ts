@@ -24,9 +24,8 @@ interface RendererOptions {
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   /**
-   * `stream`: replies appear on stdout as they arrive (chat).
-   * `final`: stdout gets only the last reply's text, so `> answer.txt` works (one-shot);
-   * earlier replies go to the trace.
+   * `stream`: replies appear on stdout as they arrive (chat). `final`: stdout gets only the last
+   * reply's text, so `> answer.txt` works (one-shot); earlier replies go to the trace.
    */
   replies: "stream" | "final";
   /** Progress, thinking and tool traces go to stderr only when it is a terminal. */
@@ -297,6 +296,7 @@ export class TerminalRenderer {
           : renderDiff(event.diff, this.colors, columns),
       );
     else this.traceLine(this.toolOutput(event, columns));
+    if (event.notice) this.traceLine(this.colors.yellow(this.fit(event.notice)));
     this.isAfterToolOutput = true;
   }
 
