@@ -1,13 +1,15 @@
 // Every provider preset and compatible server on its strict fake (fake-llm/personas.ts), through
 // the built CLI: a tool loop of three model calls with thinking on where the model has it, then
-// the session continued with `-c` on the same provider, must never send what that service refuses.
+// the session continued with `-c` on the same provider, and a loop that reads a picture and stops at
+// its turn limit, then goes on with `-c`, must never send what that service refuses.
 // And each persona is shown to refuse, with its real error body, what its service refuses.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { PERSONAS, type PersonaName } from "../support/fake-llm/personas.ts";
 import { fakeServerPerTest, ROOT } from "../support/helpers.ts";
+import { pngOf } from "../support/images.ts";
 import { replyOf, runOn, TARGETS, toolLoop, workspace } from "../support/provider-targets.ts";
 
 const serve = fakeServerPerTest();
@@ -23,6 +25,31 @@ for (const [key, target] of Object.entries(TARGETS)) {
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout.trim(), "second turn done");
     assert.equal(fake.requests.length, 4, `${key}: one request per model call`);
+  });
+
+  // The issue's "Done when" (41): images in a tool loop, and a max-turns stop continued, on every
+  // target. A picture read comes back to a text-only model as a line, to others as the API takes
+  // it (Mistral: after the assistant message that bridges tools and user); `--max-turns 1` leaves
+  // the conversation ending in tool results, which the next `-c` follows with a user message.
+  test(`${target.label}: a picture read in a tool loop, a max-turns stop, then -c: every request accepted`, async () => {
+    const readPicture = { id: target.id(1), name: "read_file", arguments: { path: "dot.png" } };
+    const readText = { id: target.id(2), name: "read_file", arguments: { path: "a.txt" } };
+    const fake = await serve([
+      replyOf(target, { toolCalls: [readPicture] }),
+      replyOf(target, { toolCalls: [readText] }),
+      replyOf(target, { text: "went on after the stop" }),
+    ]);
+    const place = workspace();
+    writeFileSync(join(place.cwd, "dot.png"), pngOf(4, 4));
+    const stopped = await runOn(target, fake, place, ["--max-turns", "2", "-p", "look at dot.png, then a.txt"]);
+    assert.notEqual(stopped.code, 0, `${key}: the run stops at its turn limit`);
+    assert.match(stopped.stderr, /turn/i, `${key}: says why it stopped`);
+    const again = await runOn(target, fake, place, ["-c", "-p", "go on"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout.trim(), "went on after the stop");
+    assert.equal(fake.requests.length, 3, `${key}: one request per model call`);
+    const last = JSON.stringify(fake.requests[2].body);
+    assert.ok(last.includes("go on"), `${key}: the new prompt follows the stopped loop`);
   });
 }
 
