@@ -7,6 +7,9 @@ import { describeIssues } from "../shared/describe-issue.ts";
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
 const MAX_TASK_ID_LENGTH = 200;
 
+/** Most attempts of one task at once (`attempts`), as `--attempts` allows: each is a clone, a child harness, a spend. */
+const MAX_ATTEMPTS = 16;
+
 const taskLineSchema = z.strictObject({
   id: z.union([z.string().min(1).max(MAX_TASK_ID_LENGTH), z.number().int().nonnegative()]).transform(String),
   prompt: z.string().min(1),
@@ -24,6 +27,8 @@ const taskLineSchema = z.strictObject({
   maxCost: z.number().positive().optional(),
   /** The answer's JSON Schema (`--json-schema` for the task's harness); checked before the batch runs. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** Best of N: this many attempts at once, each in a working copy of its own (task-attempts.ts). */
+  attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
 });
 
 /**
@@ -71,12 +76,18 @@ function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z
   };
 }
 
+/** Attempts in one shared `cwd` would edit each other's files: each needs a copy of its own. */
+const ATTEMPTS_NEED_COPIES =
+  "more than one attempt needs repo (or no folder), not cwd: attempts in one cwd would edit the same files";
+
 /** A task as a queue job carries it: paths already absolute (the batch resolved them). */
 export const queuedTaskSchema = taskLineSchema.superRefine((task, context) => {
   if (task.cwd && !isAbsolute(task.cwd))
     context.addIssue({ code: "custom", path: ["cwd"], message: "must be absolute" });
   if (task.cwd && task.repo) context.addIssue({ code: "custom", path: ["repo"], message: "give either cwd or repo" });
   if (task.ref && !task.repo) context.addIssue({ code: "custom", path: ["ref"], message: "ref needs repo" });
+  if (task.cwd && (task.attempts ?? 1) > 1)
+    context.addIssue({ code: "custom", path: ["attempts"], message: ATTEMPTS_NEED_COPIES });
 });
 
 /**
@@ -127,6 +138,8 @@ export function readTasks(path: string): BatchTask[] {
     const task = parsed.data;
     if (task.cwd && task.repo) throw new TaskFileError(`${path}:${lineNumber}: give either cwd or repo, not both`);
     if (task.ref && !task.repo) throw new TaskFileError(`${path}:${lineNumber}: ref needs repo`);
+    if (task.cwd && (task.attempts ?? 1) > 1)
+      throw new TaskFileError(`${path}:${lineNumber}: attempts: ${ATTEMPTS_NEED_COPIES}`);
     const earlier = lineOfId.get(task.id);
     if (earlier !== undefined)
       throw new TaskFileError(

@@ -7,7 +7,8 @@ import type { AttemptFiles } from "./attempt-journal.ts";
 import type { BatchProgress } from "./batch-progress.ts";
 import type { PendingTask } from "./batch-run.ts";
 import type { ResultsWriter } from "./results-file.ts";
-import { type RunTaskOptions, runTask, type TaskOutcome } from "./run-task.ts";
+import type { RunTaskOptions, TaskOutcome } from "./run-task.ts";
+import { runTaskAttempts } from "./task-attempts.ts";
 import { stampOf, type TaskResult, taskError } from "./task-result.ts";
 
 /** A task rate-limited this many times is recorded as failed rather than tried again. */
@@ -99,7 +100,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<void> {
   const start = (pending: QueuedTask) => {
     const { id } = pending.task;
     progress.started(id);
-    const job = runTask(pending.task, pending.attempt, {
+    const job = runTaskAttempts(pending.task, pending.attempt, {
       ...options.run,
       signal,
       journal: options.attempts,

@@ -70,6 +70,8 @@ export function isRateLimitError(error: string): boolean {
   return RATE_LIMIT_ERROR.test(error);
 }
 
+let budgetKeys = 0;
+
 export async function runTask(task: BatchTask, attempt: number, options: RunTaskOptions): Promise<TaskOutcome> {
   const started = Date.now();
   const stopper = new AbortController();
@@ -85,7 +87,8 @@ export async function runTask(task: BatchTask, attempt: number, options: RunTask
     stopWith({ status: "max_cost", error: `the batch's --max-cost $${options.budget?.limit} was reached` });
   if (options.budget?.signal.aborted) onBudget();
   options.budget?.signal.addEventListener("abort", onBudget, { once: true });
-  const budgetKey = `${task.id}#${attempt}#${started}`;
+  // Unique per call: a best-of-N task's attempts start in the same millisecond.
+  const budgetKey = `${task.id}#${attempt}#${started}#${++budgetKeys}`;
   let spentCost = 0;
   try {
     const signal = AbortSignal.any([options.signal, stopper.signal]);

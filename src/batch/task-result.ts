@@ -73,6 +73,27 @@ export interface TaskResult extends RunStamp {
   /** What the task changed in its working copy (`git diff` against where it started); null when unknown. */
   diff: string | null;
   error?: string;
+  /**
+   * A task with `attempts` (best of N): every attempt, in order. The line's other fields are the
+   * picked attempt's (the first's when none passed), except `tokens` and `cost`, the sum of all.
+   */
+  attempts?: AttemptSummary[];
+  /** Which of `attempts` was picked (1-based); null when none passed. */
+  picked?: number | null;
+}
+
+/** One attempt of a best-of-N task, as its result line lists it. */
+export interface AttemptSummary {
+  status: TaskStatus;
+  testExitCode: number | null;
+  /** Lines added and removed in its working copy. */
+  changedLines: number;
+  tokens: TaskTokens;
+  cost?: number;
+  durationMs: number;
+  sessionId: string | null;
+  workdir: string | null;
+  error?: string;
 }
 
 export const NO_TOKENS: TaskTokens = { input: 0, output: 0, cached: 0 };

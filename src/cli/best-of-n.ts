@@ -5,6 +5,7 @@
 // get), and what it left uncommitted is committed on its branch, so every attempt is a branch to
 // compare and merge. Then a table side by side; `--pick best` merges the best passing one.
 import { alignedTable } from "../batch/batch-compare.ts";
+import { bestAttempt } from "../batch/best-attempt.ts";
 import { type ChildRun, currentHarnessCommand, runHarnessChild } from "../batch/harness-child.ts";
 import { type CommandOutcome, runShellCommand } from "../batch/shell-command.ts";
 import { wireApiName } from "../providers/wire-apis.ts";
@@ -89,16 +90,13 @@ function succeeded(attempt: Attempt): boolean {
   return testPassed && attempt.run.done?.reason === "stop" && attempt.diff.files > 0;
 }
 
-/**
- * *Decision*: the best is a successful attempt with the smallest change (lines added and removed),
- * then the cheapest, then the first: among passing attempts, the smaller diff is the easier one to
- * review and the less likely to carry unrelated edits.
- */
+/** Merges the best successful attempt (batch/best-attempt.ts says which is best). */
 function pickBest(attempts: Attempt[], stderr: NodeJS.WritableStream): number {
-  const size = (attempt: Attempt) => attempt.diff.added + attempt.diff.removed;
-  const best = attempts
-    .filter(succeeded)
-    .sort((a, b) => size(a) - size(b) || (a.run.done?.cost ?? 0) - (b.run.done?.cost ?? 0))[0];
+  const best = bestAttempt(attempts, (attempt) => ({
+    passed: succeeded(attempt),
+    changedLines: attempt.diff.added + attempt.diff.removed,
+    cost: attempt.run.done?.cost,
+  }));
   if (!best) {
     stderr.write("harness: --pick best: no attempt passed with a change; nothing merged\n");
     return 1;

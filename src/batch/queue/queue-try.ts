@@ -7,7 +7,8 @@ import type { Job, Queue } from "bullmq";
 import { hasSpent, lostAttemptResult, type SessionSpend } from "../attempt-journal.ts";
 import { MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
 import type { BatchTask } from "../batch-task.ts";
-import { type RunTaskOptions, runTask, type TaskOutcome } from "../run-task.ts";
+import type { RunTaskOptions, TaskOutcome } from "../run-task.ts";
+import { runTaskAttempts } from "../task-attempts.ts";
 import { stampOf, type TaskResult, taskError } from "../task-result.ts";
 import type { QueueJobData } from "./queue-job.ts";
 import { claimTry, QueueBudget, TryJournal } from "./queue-ledger.ts";
@@ -73,7 +74,7 @@ export async function runJobTry(options: TryOptions): Promise<{ outcome: TryOutc
       await journal.forget();
       return { outcome: { kind: "not_run" }, earlier };
     }
-    const outcome = await runTask(task, attempt, {
+    const outcome = await runTaskAttempts(task, attempt, {
       ...options.run,
       runId: data.runId,
       settings,

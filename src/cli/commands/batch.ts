@@ -34,7 +34,7 @@ const USAGE = `Usage: harness batch <tasks.jsonl> [options]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
 and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD), outputSchema
-(the answer's JSON Schema, as --json-schema); or SWE-bench instances) in its own working copy and session, and appends one JSON line per finished task to
+(the answer's JSON Schema, as --json-schema), attempts (best of N); or SWE-bench instances) in its own working copy and session, and appends one JSON line per finished task to
 the results file. Running the same command again resumes the same run: finished tasks are
 skipped. Other settings (another --model), or --rerun, make a new run in which every task runs.
 
