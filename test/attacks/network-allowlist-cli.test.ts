@@ -64,8 +64,10 @@ for (const identity of IDENTITIES) {
     assert.match(toolResultOf(fake, 1, "granted"), /granted-db/);
     assert.match(toolResultOf(fake, 1, "secret"), /localhost:\d+ is not on the sandbox\.network list/);
     assert.match(toolResultOf(fake, 1, "fetch"), /Not fetched: denied\.example:81 is not on the sandbox\.network list/);
-    assert.match(run.stderr, /network: refused denied\.example:81 \(/);
-    assert.match(run.stderr, new RegExp(`network: refused localhost:${secret.port} \\(`));
+    // Each refusal names the command that tried (the relay tells the proxy which: docs/network.md).
+    assert.match(run.stderr, /network: refused denied\.example:81 for curl [^\n]*http:\/\/denied\.example:81\/ \(/);
+    assert.match(run.stderr, /network: refused denied\.example:81 for web_fetch http:\/\/denied\.example:81\/ \(/);
+    assert.match(run.stderr, new RegExp(`network: refused localhost:${secret.port} for curl [^\\n]* \\(`));
     assert.match(run.stderr, /sandbox\.network "on" is ignored/);
     assert.equal(secret.hits(), 0, "the host's other service was never reached");
   });
