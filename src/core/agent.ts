@@ -64,6 +64,8 @@ export interface AgentOptions extends ToolCallHooks {
    * provider, with which the run goes on; undefined when there is none left.
    */
   fallBack?(error: ProviderError): Promise<Provider | undefined>;
+  /** Asked before each model call: a note that call carries and the conversation does not keep (core/call-reminder.ts). */
+  reminder?: () => string | undefined;
 }
 
 export interface RunOptions extends AgentOptions {
@@ -144,7 +146,8 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
       return { reason: "max_turns", error: `stopped after ${countOf(maxTurns, "model call")} (--max-turns)` };
     tally.turns++;
     yield { type: "turn_start", turn: tally.turns };
-    const request = { system: options.system, messages, tools: specs, maxTokens: options.maxTokens };
+    const { system, maxTokens } = options;
+    const request = { system, messages, tools: specs, maxTokens, reminder: options.reminder?.() };
     const retry = options.retry ?? DEFAULT_RETRY;
     const call = yield* callModelWithinContext(provider, request, signal, retry, compaction, tally.usage);
     tally.usage = addUsage(tally.usage, call.compactionUsage);

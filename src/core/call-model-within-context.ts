@@ -2,6 +2,7 @@
 // must: the loop's only way to call the model. Kept apart from call-model.ts, which compaction
 // itself uses for its summary call.
 import { callModel, type RetryPolicy } from "./call-model.ts";
+import { type RemindedRequest, sentRequest } from "./call-reminder.ts";
 import {
   type CompactionEvent,
   type CompactionHook,
@@ -93,7 +94,7 @@ export class CompactionProgress {
  */
 export async function* callModelWithinContext(
   provider: Provider,
-  request: ModelRequest,
+  request: RemindedRequest,
   signal: AbortSignal,
   retry: RetryPolicy,
   compaction: RunCompaction | undefined,
@@ -127,7 +128,7 @@ export async function* callModelWithinContext(
     return outcome;
   };
   try {
-    const call = () => callModel(provider, request, signal, retry);
+    const call = () => callModel(provider, sentRequest(request), signal, retry);
     const reply = yield* compaction
       ? callCompactingAsNeeded({
           call,

@@ -1,6 +1,7 @@
 // The session's approval mode as it is now: one value the approver and the sandbox read at
 // each call, so a switch (an editor's session/set_mode, the chat's Shift+Tab, the end of plan
 // mode) holds from the next call on, for the session's subagents too.
+import { PLAN_MODE_REMINDER } from "./plan-mode.ts";
 import type { ApprovalMode } from "./policy.ts";
 
 export class ApprovalModeSwitch {
@@ -23,6 +24,11 @@ export class ApprovalModeSwitch {
   /** The mode a plan is carried out in: the one the session was in before plan mode. */
   get afterPlan(): ApprovalMode {
     return this.beforePlan;
+  }
+
+  /** What each model call carries in this mode (AgentOptions.reminder): plan mode's reminder; none in the others. */
+  reminder(): string | undefined {
+    return this.mode === "plan" ? PLAN_MODE_REMINDER : undefined;
   }
 
   /** Switches; those listening hear of a change (an editor is told, the status line redrawn). */

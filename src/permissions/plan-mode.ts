@@ -55,3 +55,19 @@ export async function planModeCall(
   }
   return { type: "allow" };
 }
+
+/**
+ * What each model call carries while the session is in plan mode (AgentOptions.reminder), so the
+ * model knows before an edit is refused. Claude Code does the same: while plan mode is on, each
+ * turn reaches the model with a `<system-reminder>` saying plan mode is active, that nothing may
+ * change, and that the plan goes to ExitPlanMode (https://code.claude.com/docs/en/permission-modes;
+ * the reminder on every turn: anthropics/claude-code#47331, #39326). Our words, our tool's name.
+ * *Decision*: sent with each call and never kept in the conversation (core/call-reminder.ts), where
+ * Claude Code keeps its reminders and then needs an "exited plan mode" one after, which has
+ * contradicted a stale "active" one (anthropics/claude-code#14004): here the reminder is simply
+ * absent from the first call after the session leaves plan mode, and a saved or resumed session
+ * holds none.
+ */
+export const PLAN_MODE_REMINDER = `<system-reminder>
+Plan mode is on: the user wants a plan before anything changes. Change nothing: no file edits or writes, no commands that modify anything (no commits, installs or settings); such calls are refused. Study what the task needs (read, search, run commands that only look), then call exit_plan_mode once with the plan in Markdown: what changes, where, in what order, how it is checked. The user then decides whether it is carried out. A question that needs no change may be answered directly.
+</system-reminder>`;

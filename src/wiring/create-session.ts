@@ -171,8 +171,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   // question); this is the backstop for what no flag allows: the state folder, credentials.
   const refusal = workspaceRefusal(cwd, env, true);
   if (refusal) throw new SessionSetupError(refusal, 2);
-  // Warnings carry other programs' words (hook output, an MCP server's error, a settings file): no
-  // key and no escape sequence of theirs reaches the terminal or an editor's log.
+  // Warnings carry others' words (hook output, MCP errors, settings files): no key or escape of theirs gets out.
   const options = {
     ...sessionOptions,
     warn: (message: string) => sessionOptions.warn(redactText(showControlChars(message), secretValuesOf(env))),
@@ -248,6 +247,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       toolHooks: [extensions.lsp.hook],
       ...(options.answerSchema ? { answerTool: tools.at(-1)?.name } : {}),
       fallBack: (error) => controls.fallBack(error),
+      reminder: () => permissions.approvalMode.reminder(),
     },
     extensions.hooks,
   );

@@ -124,6 +124,7 @@ async function startChild(
       sessionFile: recorder.writer.path,
     },
     takeQueuedMessages: undefined, // what the person types is for the main agent
+    reminder: undefined, // the plan-mode reminder asks for exit_plan_mode, which is the main agent's call
   });
   const agentType = named?.name ?? DEFAULT_AGENT_TYPE;
   const context = await setup.hooks.subagentStart(recorder.id, agentType);

@@ -2,7 +2,7 @@
 // each session (the project's `permissionMode: "plan"` chooses plan), switches on
 // `session/set_mode`, tells the editor with `current_mode_update`, and refuses a mode it lacks.
 // In plan mode an editor's session changes nothing and asks nothing: the edit is refused, the
-// command runs in the read-only sandbox.
+// command runs in the read-only sandbox. The model is reminded of plan mode only while in it.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -140,4 +140,7 @@ test("over ACP a plan reaches the editor as the call's content, and carrying it 
   const carried = fake.requests[1].body.messages.at(-1);
   assert.deepEqual([carried.role, carried.content], ["user", "The plan is approved. Carry it out now."]);
   assert.equal(fake.requests.length, 4, "keep planning ran nothing more");
+  // The plan-mode reminder went with the call made in plan mode only, and was not kept after the switch.
+  const reminded = fake.requests.map((r) => JSON.stringify(r.body.messages).split("Plan mode is on").length - 1);
+  assert.deepEqual(reminded, [1, 0, 0, 0]);
 });
