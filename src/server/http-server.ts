@@ -24,6 +24,11 @@ export const createRequestSchema = z.strictObject({
   approve: z.string().min(1).optional(),
   /** A stored session (its id or first characters) to continue, as `harness -r`: after a restart, say. */
   resume: z.string().min(1).max(200).optional(),
+  /**
+   * Work in a new git worktree of cwd's repository, as `harness -w [name]`: a name, or true (or
+   * "") for a generated one. The name rules are the CLI's (wiring/worktree-git.ts).
+   */
+  worktree: z.union([z.string().max(200), z.literal(true)]).optional(),
 });
 export type CreateRequest = z.infer<typeof createRequestSchema>;
 

@@ -54,10 +54,15 @@ export class ServeClient {
     return (await this.call<{ sessions: SessionSummary[] }>("GET", "api/sessions")).sessions;
   }
 
-  /** A new session in `cwd`; or, with `resume`, a stored one served again (after a restart, say). */
+  /**
+   * A new session in `cwd`; or, with `resume`, a stored one served again (after a restart, say).
+   * `worktree`: in a new git worktree of cwd's repository, as `harness -w` (a name, or true for a
+   * generated one); the summary's `worktree` names it and its branch.
+   */
   createSession(request: {
     cwd?: string;
     resume?: string;
+    worktree?: string | true;
     provider?: string;
     model?: string;
     approve?: string;

@@ -43,6 +43,8 @@ export interface HostedServeSession {
   cwd: string;
   /** The approval mode it was built with (a client can narrow it at creation, never widen it). */
   approve: string;
+  /** The worktree it works in, when the client asked for one (`cwd` is in it). */
+  worktree?: { name: string; branch: string; path: string };
   model(): { provider: string; model: string };
   run(prompt: string, signal: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
   /** Notes for people (context window, thinking). */
@@ -58,6 +60,8 @@ export interface SessionSummary {
   provider: string;
   model: string;
   approve: string;
+  /** The worktree and branch it works on, when it was made in one. */
+  worktree?: { name: string; branch: string; path: string };
   running: boolean;
   /** Questions waiting for an answer, by id. */
   questions: string[];
@@ -114,6 +118,7 @@ export class ServedSession {
       provider,
       model,
       approve: this.hosted.approve,
+      ...(this.hosted.worktree ? { worktree: this.hosted.worktree } : {}),
       running: this.isRunning,
       questions: [...this.questions.keys()],
       lastEventId: this.log.lastId,

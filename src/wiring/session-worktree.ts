@@ -77,6 +77,32 @@ export function createSessionWorktree(cwd: string, name?: string): SessionWorktr
   return { name: chosen, branch, dir, cwd: existsSync(start) ? start : dir, notices };
 }
 
+/** What a client is told of the worktree its session works in (ACP's `_meta`, serve's summary). */
+interface WorktreeNamed {
+  name: string;
+  branch: string;
+  /** Where the session works. */
+  path: string;
+}
+
+/**
+ * A session a client asked for in a worktree of its own (an editor over ACP, a `harness serve`
+ * client), made as `harness -w` makes one: the worktree of `cwd`'s repository (`name` "": a
+ * generated name), the session opened there by `open`, recorded for `harness worktrees`.
+ */
+export async function openInWorktree<T extends { id: string }>(
+  cwd: string,
+  name: string,
+  open: (cwd: string) => Promise<T>,
+  warn: (message: string) => void,
+): Promise<{ opened: T; worktree: WorktreeNamed }> {
+  const made = createSessionWorktree(cwd, name);
+  const opened = await open(made.cwd);
+  recordWorktreeSession(made.dir, opened.id);
+  for (const notice of made.notices) warn(notice);
+  return { opened, worktree: { name: made.name, branch: made.branch, path: made.cwd } };
+}
+
 /** The worktree's own git folder (`<repo>/.git/worktrees/<id>`), from its `.git` file. */
 function adminFolderOf(worktree: string): string | undefined {
   const outcome = runGit(["rev-parse", "--path-format=absolute", "--git-dir"], worktree);

@@ -2,13 +2,13 @@
 // name}` makes one (as `harness -w`) and the session works there; the answer's `_meta` names it,
 // `harness worktrees` shows its session, and a name that cannot be one is an error for the editor.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { withEditor } from "../support/acp-editor.ts";
-import { cleanEnv, fakeServerPerTest, tempDir } from "../support/helpers.ts";
+import { committedRepository } from "../support/git-repository.ts";
+import { cleanEnv, fakeServerPerTest } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 
@@ -17,17 +17,7 @@ test("session/new with _meta harness/worktree works in a new worktree and names 
     { reply: { toolCalls: [{ id: "w", name: "write_file", arguments: { path: "e.txt", content: "ed\n" } }] } },
     { reply: { text: "wrote it" } },
   ]);
-  const repo = join(tempDir("harness-acp-worktree-"), "repo");
-  mkdirSync(repo);
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-    });
-  writeFileSync(join(repo, "a.txt"), "a\n");
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "first");
+  const { repo, worktrees } = committedRepository("harness-acp-worktree-");
   const env = cleanEnv({
     HARNESS_PROVIDER: "openai",
     HARNESS_BASE_URL: fake.baseUrl,
@@ -52,7 +42,7 @@ test("session/new with _meta harness/worktree works in a new worktree and names 
       .catch((error: Error) => error.message);
   });
   assert.equal(log.code, 0, log.stderr);
-  const worktree = join(realpathSync(join(repo, "..")), "repo.worktrees", "ed");
+  const worktree = join(worktrees, "ed");
   const session = seen.session as { sessionId: string; _meta: Record<string, unknown> };
   assert.deepEqual(session._meta["harness/worktree"], { name: "ed", branch: "harness/ed", path: worktree });
   assert.equal(readFileSync(join(worktree, "e.txt"), "utf8"), "ed\n");

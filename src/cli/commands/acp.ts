@@ -18,7 +18,7 @@ import { BUILT_IN_COMMANDS } from "../../ui/slash-commands.ts";
 import { createSession } from "../../wiring/create-session.ts";
 import type { ProviderChoice } from "../../wiring/defaults.ts";
 import { workspaceRefusal } from "../../wiring/home-workspace.ts";
-import { createSessionWorktree, recordWorktreeSession } from "../../wiring/session-worktree.ts";
+import { openInWorktree } from "../../wiring/session-worktree.ts";
 import { sessionsDirFor } from "../../wiring/stored-sessions.ts";
 import { PROVIDER_FLAGS, parseFlags, UsageError } from "../cli-args.ts";
 import { preparePromptImages } from "../prompt-images.ts";
@@ -123,11 +123,13 @@ function hostFor(
     async newSession({ cwd, mcpServers, askEditor, worktree }) {
       if (worktree === undefined) return open(cwd, mcpServers, askEditor, undefined);
       // As `harness -w`: the session works in a worktree of its own (docs/worktrees.md).
-      const made = createSessionWorktree(cwd, worktree);
-      const hosted = await open(made.cwd, mcpServers, askEditor, undefined);
-      recordWorktreeSession(made.dir, hosted.id);
-      for (const notice of made.notices) process.stderr.write(`harness: ${showControlChars(notice)}\n`);
-      return { ...hosted, worktree: { name: made.name, branch: made.branch, path: made.cwd } };
+      const { opened, worktree: made } = await openInWorktree(
+        cwd,
+        worktree,
+        (at) => open(at, mcpServers, askEditor, undefined),
+        (notice) => process.stderr.write(`harness: ${showControlChars(notice)}\n`),
+      );
+      return { ...opened, worktree: made };
     },
     prepareImages: (prompt) => preparePromptImages(prompt),
     async loadSession({ sessionId, cwd, mcpServers, askEditor }) {

@@ -16,6 +16,7 @@ import { BUILT_IN_COMMANDS } from "../../ui/slash-commands.ts";
 import { createSession, type Session } from "../../wiring/create-session.ts";
 import type { ProviderChoice } from "../../wiring/defaults.ts";
 import { workspaceRefusal } from "../../wiring/home-workspace.ts";
+import { openInWorktree } from "../../wiring/session-worktree.ts";
 import { loadResumeTarget } from "../../wiring/stored-sessions.ts";
 
 interface ServeCeiling {
@@ -26,10 +27,15 @@ interface ServeCeiling {
   allowHome: boolean;
 }
 
+const warn = (message: string) => process.stderr.write(`harness serve: ${showControlChars(message)}\n`);
+
 export function serveHostFor(ceiling: ServeCeiling, env: NodeJS.ProcessEnv): ServeHost {
   return {
     async create(request: CreateRequest, ask): Promise<HostedServeSession> {
       const approve = narrowedMode(request.approve, ceiling.permissions.approve);
+      // A stored session continues in its own folder: a new worktree would be another session's.
+      if (request.resume !== undefined && request.worktree !== undefined)
+        throw new Error("worktree makes a new session: give resume or worktree, not both");
       const resumed = request.resume === undefined ? undefined : storedSession(request.resume, request.cwd, env);
       try {
         const cwd = request.cwd ?? resumed?.cwd;
@@ -38,25 +44,32 @@ export function serveHostFor(ceiling: ServeCeiling, env: NodeJS.ProcessEnv): Ser
         if (!isFolder(cwd)) throw new Error(`cwd is not a folder: ${showControlChars(cwd)}`);
         const refusal = workspaceRefusal(cwd, env, ceiling.allowHome, " to harness serve's flags");
         if (refusal) throw new Error(refusal);
-        const session = await createSession({
-          cwd,
-          resumed,
-          env,
-          reservedCommands: BUILT_IN_COMMANDS,
-          choice: {
-            ...ceiling.choice,
-            ...(request.provider ? { provider: request.provider } : {}),
-            ...(request.model ? { model: request.model } : {}),
-          },
-          maxTurns: ceiling.maxTurns,
-          permissions: { ...ceiling.permissions, approve },
-          // The clients answer what the rules leave open, as a person at the terminal would.
-          approval: { delegate: (request, question, signal) => ask(request, question, signal) },
-          // No client can be asked about trust: --trust, or a trust given before, as in `harness acp`.
-          trust: { flag: ceiling.trust },
-          warn: (message) => process.stderr.write(`harness serve: ${showControlChars(message)}\n`),
-        });
-        return hostedOf(session, cwd, approve);
+        const open = async (at: string) => {
+          const session = await createSession({
+            cwd: at,
+            resumed,
+            env,
+            reservedCommands: BUILT_IN_COMMANDS,
+            choice: {
+              ...ceiling.choice,
+              ...(request.provider ? { provider: request.provider } : {}),
+              ...(request.model ? { model: request.model } : {}),
+            },
+            maxTurns: ceiling.maxTurns,
+            permissions: { ...ceiling.permissions, approve },
+            // The clients answer what the rules leave open, as a person at the terminal would.
+            approval: { delegate: (request, question, signal) => ask(request, question, signal) },
+            // No client can be asked about trust: --trust, or a trust given before, as in `harness acp`.
+            trust: { flag: ceiling.trust },
+            warn,
+          });
+          return hostedOf(session, at, approve);
+        };
+        if (request.worktree === undefined) return await open(cwd);
+        // As `harness -w` and ACP's session/new with _meta "harness/worktree" (docs/worktrees.md).
+        const name = request.worktree === true ? "" : request.worktree;
+        const { opened, worktree } = await openInWorktree(cwd, name, open, warn);
+        return { ...opened, worktree };
       } catch (error) {
         resumed?.lock.release();
         throw error;
