@@ -279,9 +279,8 @@ function helpText(promptCommands: readonly PromptCommandInfo[]): string {
   return [...table(rows), "", "keys:", ...table(KEY_HELP)].join("\n");
 }
 
-function usageOf(command: PromptCommandInfo): string {
-  return `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`;
-}
+const usageOf = (command: PromptCommandInfo) =>
+  `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`;
 
 /** The names Tab completes: the built-in commands and the prompt commands. */
 export function commandNames(promptCommands: readonly PromptCommandInfo[]): string[] {
