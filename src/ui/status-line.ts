@@ -32,6 +32,9 @@ export class SessionStatus {
 
   record(event: AgentEvent): void {
     if (event.type === "start") this.model = event.model;
+    // A fallback model (wiring/fallback-models.ts) takes over mid-turn: the reply names who wrote it.
+    if (event.type === "message" && event.message.role === "assistant" && event.message.source)
+      this.model = event.message.source.model;
     // The context's fill comes from the last reply; the totals from every usage event (subagents' too).
     if (event.type === "message" && event.message.role === "assistant" && event.message.usage)
       this.lastCall = event.message.usage;
