@@ -41,13 +41,18 @@ export class FakeSignIn {
 
   /**
    * What the ChatGPT backend refuses of a Responses request (undefined: nothing): no or an unknown
-   * bearer, or no `chatgpt-account-id` of the account, 401; `store` not false, 400 {"detail":"Store
+   * bearer, one past its `exp`, or no `chatgpt-account-id` of the account, 401; `store` not false, 400 {"detail":"Store
    * must be set to false"} (router-for-me/CLIProxyAPI#41, openai/codex#26173); no instructions,
    * 400 {"detail":"Instructions are required"} (as the Codex backend answers requests without them).
    */
   chatgptRefusal(request: RecordedRequest): FixedStep | undefined {
     const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ""))?.[1] ?? "";
-    if (!this.openai.accessTokens.has(bearer) || request.headers["chatgpt-account-id"] !== this.openai.accountId)
+    const exp = Number(jwtPayload(bearer).exp ?? 0);
+    if (
+      !this.openai.accessTokens.has(bearer) ||
+      exp * 1000 <= Date.now() ||
+      request.headers["chatgpt-account-id"] !== this.openai.accountId
+    )
       return {
         status: 401,
         body: { detail: "Could not parse your authentication token. Please try signing in again." },
@@ -70,7 +75,7 @@ export class FakeSignIn {
         status: 400,
       };
     const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ""))?.[1] ?? "";
-    if (!this.github.copilotTokens.has(bearer))
+    if (!this.github.copilotTokenLive(bearer))
       return { raw: "unauthorized: token expired\n", contentType: "text/plain", status: 401 };
     return undefined;
   }
@@ -90,4 +95,12 @@ export class FakeSignIn {
 
 export async function startFakeSignIn(): Promise<FakeSignIn> {
   return new FakeSignIn().start();
+}
+
+function jwtPayload(token: string): Record<string, unknown> {
+  try {
+    return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }
