@@ -6,21 +6,16 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import type { FakeLLM, RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
-import { type FakeSignIn, startFakeSignIn } from "../support/fake-sign-in/server.ts";
+import { type FakeSignIn, fakeSignInPerTest } from "../support/fake-sign-in/server.ts";
 import { cleanEnv, fakeServerPerTest, runCli } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
-let fakes: FakeSignIn[] = [];
-afterEach(async () => {
-  for (const fake of fakes) await fake.close();
-  fakes = [];
-});
+const startSignIn = fakeSignInPerTest();
 
 async function world(steps: (signIn: FakeSignIn) => ScriptStep[]) {
-  const signIn = await startFakeSignIn();
-  fakes.push(signIn);
+  const signIn = await startSignIn();
   const llm: FakeLLM = await serve(steps(signIn));
   const env = cleanEnv(signIn.env(llm.url));
   return { signIn, llm, env, home: env.HARNESS_HOME as string };

@@ -4,20 +4,15 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { type FakeSignIn, startFakeSignIn } from "../support/fake-sign-in/server.ts";
+import { test } from "node:test";
+import { fakeSignInPerTest } from "../support/fake-sign-in/server.ts";
 import { cleanEnv, closedPort, fakeServerPerTest, runCli } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
-let fakes: FakeSignIn[] = [];
-afterEach(async () => {
-  for (const fake of fakes) await fake.close();
-  fakes = [];
-});
+const startSignIn = fakeSignInPerTest();
 
 test("fallbackModels and --fallback-model reach Copilot and ChatGPT sign-ins when the first provider is down", async () => {
-  const signIn = await startFakeSignIn();
-  fakes.push(signIn);
+  const signIn = await startSignIn();
   const llm = await serve([
     (request) => signIn.copilotRefusal(request) ?? { reply: { text: "copilot took over" } },
     (request) => signIn.chatgptRefusal(request) ?? { reply: { text: "chatgpt took over" } },

@@ -4,17 +4,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import type { RecordedRequest } from "../support/fake-llm/server.ts";
-import { type FakeSignIn, startFakeSignIn } from "../support/fake-sign-in/server.ts";
+import { fakeSignInPerTest } from "../support/fake-sign-in/server.ts";
 import { cleanEnv, fakeServerPerTest, runCli, stateFiles, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
-let fakes: FakeSignIn[] = [];
-afterEach(async () => {
-  for (const fake of fakes) await fake.close();
-  fakes = [];
-});
+const startSignIn = fakeSignInPerTest();
 
 const bearerOf = (request: RecordedRequest) => /^Bearer (.+)$/.exec(String(request.headers.authorization))?.[1] ?? "";
 const storedTokens = (home: string): string[] =>
@@ -26,8 +22,7 @@ const storedTokens = (home: string): string[] =>
 
 for (const provider of ["chatgpt", "copilot"] as const) {
   test(`${provider}: tokens echoed by the model or in an error body reach no output, log or session`, async () => {
-    const signIn = await startFakeSignIn();
-    fakes.push(signIn);
+    const signIn = await startSignIn();
     let home = "";
     // Everything the store holds, plus the bearer of this very request (a Copilot token is not stored before its first use).
     const echo = (request: RecordedRequest) => [...storedTokens(home), bearerOf(request)].join(" ");

@@ -5,6 +5,7 @@
 // src/providers/sign-in/sign-in-endpoints.ts).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "node:test";
 import type { FixedStep, RecordedRequest } from "../fake-llm/server.ts";
 import { FakeGitHub } from "./github-auth.ts";
 import { FakeOpenAIAuth } from "./openai-auth.ts";
@@ -103,4 +104,18 @@ function jwtPayload(token: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** A start function whose fakes are closed after each test of the file. */
+export function fakeSignInPerTest(): () => Promise<FakeSignIn> {
+  let fakes: FakeSignIn[] = [];
+  afterEach(async () => {
+    for (const fake of fakes) await fake.close();
+    fakes = [];
+  });
+  return async () => {
+    const fake = await startFakeSignIn();
+    fakes.push(fake);
+    return fake;
+  };
 }
