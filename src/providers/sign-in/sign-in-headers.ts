@@ -8,6 +8,7 @@ import { type HttpReply, HttpStatusError, postJson } from "../post-json.ts";
 import { chatgptHeaders, chatgptNeedsRefresh, refreshChatGpt } from "./chatgpt-sign-in.ts";
 import { copilotHeaders, copilotNeedsRefresh, exchangeCopilotToken } from "./copilot-sign-in.ts";
 import {
+  type CopilotCredential,
   type Credential,
   readCredential,
   SignInError,
@@ -39,6 +40,7 @@ export function renew(credential: Credential): Promise<Credential> {
  */
 export async function usableCredential(home: string, name: SignInName, refused?: string): Promise<Credential> {
   const stored = readCredential(home, name);
+  if (!stored && name === "copilot" && process.env[COPILOT_TOKEN_VARIABLE]) return carriedCopilot(refused);
   if (!stored || stored.kind !== name) throw new SignInError(`not signed in to ${name}: run harness login ${name}`);
   if (!needsRenewal(stored) && bearerOf(stored) !== refused) return stored;
   return withCredentialLock(home, async () => {
@@ -50,6 +52,27 @@ export async function usableCredential(home: string, name: SignInName, refused?:
     writeCredential(home, name, renewed);
     return renewed;
   });
+}
+
+/**
+ * A Copilot sign-in carried to another machine (CI, a container): the GitHub token of a
+ * `harness login copilot` made elsewhere, in this variable. Used only when this machine has no
+ * sign-in of its own; its Copilot tokens are made from it and kept in memory, never written.
+ * *Decision*: a variable for Copilot only. GitHub's token does not rotate, so every run can use
+ * it; ChatGPT's refresh token rotates on each use (the next run would find it spent), so a
+ * ChatGPT sign-in is carried as a copy of credentials.json instead (docs/sign-in.md).
+ */
+const COPILOT_TOKEN_VARIABLE = "HARNESS_COPILOT_GITHUB_TOKEN";
+let carried: CopilotCredential | undefined;
+
+async function carriedCopilot(refused: string | undefined): Promise<Credential> {
+  const githubToken = process.env[COPILOT_TOKEN_VARIABLE] ?? "";
+  if (!/^[\x21-\x7e]{8,16384}$/.test(githubToken))
+    throw new SignInError(`${COPILOT_TOKEN_VARIABLE} does not hold a GitHub token; run harness login copilot`);
+  const current: CopilotCredential = carried?.githubToken === githubToken ? carried : { kind: "copilot", githubToken };
+  if (!needsRenewal(current) && current.copilotToken !== refused) return current;
+  carried = await exchangeCopilotToken(current);
+  return carried;
 }
 
 /** The token a credential puts on model requests. */
