@@ -1,12 +1,12 @@
 // A sign-in provider in the fallback chain (issue 43): config.json's provider is down, the run
 // goes on with `copilot:<model>` on the user's Copilot sign-in, its token put on the request as
-// for `--provider copilot`; `--fallback-model chatgpt:<model>` likewise.
+// for `--provider copilot`; `--fallback-model chatgpt:<model>` likewise; and a batch on Copilot.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fakeSignInPerTest } from "../support/fake-sign-in/server.ts";
-import { cleanEnv, closedPort, fakeServerPerTest, runCli } from "../support/helpers.ts";
+import { cleanEnv, closedPort, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 
 const serve = fakeServerPerTest();
 const startSignIn = fakeSignInPerTest();
@@ -45,4 +45,28 @@ test("fallbackModels and --fallback-model reach Copilot and ChatGPT sign-ins whe
   assert.match(viaFlag.stdout, /chatgpt took over/);
   assert.equal(llm.requests[1].path, "/backend-api/codex/responses");
   assert.equal(llm.requests[1].body.model, "gpt-5.1-codex-mini");
+});
+
+test("a batch runs its tasks on a Copilot sign-in", async () => {
+  const signIn = await startSignIn();
+  const llm = await serve(
+    Array.from({ length: 2 }, () => (request) => signIn.copilotRefusal(request) ?? { reply: { text: "task done" } }),
+  );
+  const env = cleanEnv(signIn.env(llm.url));
+  const login = await runCli(["login", "copilot"], { env });
+  assert.equal(login.code, 0, login.stderr);
+  const dir = tempDir();
+  writeFileSync(join(dir, "tasks.jsonl"), '{"id":"a","prompt":"one"}\n{"id":"b","prompt":"two"}\n');
+  const run = await runCli(["batch", "tasks.jsonl", "--provider", "copilot"], { env, cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const results = readFileSync(join(dir, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(results.map((result) => [result.id, result.status]).sort(), [
+    ["a", "ok"],
+    ["b", "ok"],
+  ]);
+  assert.equal(llm.requests.length, 2);
+  for (const request of llm.requests) assert.equal(request.path, "/chat/completions");
 });
