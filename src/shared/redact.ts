@@ -20,6 +20,14 @@ const TOKEN_SHAPES: RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
   /\bAIza[A-Za-z0-9_-]{30,}/g, // Google API keys
   /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
+  // Sign-ins (issue 43). A JWT (ChatGPT's access and id tokens, and any other bearer JWT): three
+  // base64url parts, the first one a JSON header (`{"` encodes as `eyJ`); the signature may be empty (alg none).
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g,
+  // OpenAI's refresh tokens as Codex's auth.json holds them (`rt_` then base64url, maybe a `.` part).
+  // *Decision*: no public page documents the shape; 20+ characters keeps `rt_table`-like names out.
+  /\brt_[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)?/g,
+  // A Copilot token (`tid=...;exp=...;sku=...;...;8kp=1:...`, sst/opencode-copilot-auth, copilot.vim): to its end.
+  /\btid=[A-Za-z0-9_-]+;exp=[0-9]+[^\s"'\\]*/g,
   // A key cut off before its END line (a truncated output, a stream not yet finished) is redacted to the end.
   /-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
 ];
@@ -30,7 +38,7 @@ const TOKEN_SHAPES: RegExp[] = [
  * without its END line is), since the part shown is part of a key.
  */
 const CUT_KEY_AT_END =
-  /\b(?:sk-|(?:ghp|gho|ghu|ghs|ghr)_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|glpat-)[A-Za-z0-9_-]{4,}$/;
+  /\b(?:sk-|(?:ghp|gho|ghu|ghs|ghr)_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|glpat-|rt_)[A-Za-z0-9_-]{4,}$|\beyJ[A-Za-z0-9_.-]{4,}$|\btid=[^\s"'\\]{4,}$/;
 
 /**
  * Characters in a row of a known secret value that are redacted wherever they appear: a key the
@@ -74,6 +82,9 @@ export const PENDING_MATCHES: readonly RegExp[] = [
   /\b(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token)["']?\s*[:=]?\s*["']?(?:[A-Za-z]+\s+)?[^\s"'\\,;]*$/i,
   /^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:=[ \t]*["']?[^\s"'\\]*)?$/m,
   /-----BEGIN[A-Z ]*-{0,5}$/,
+  // A JWT or a Copilot token not yet whole: its next part may still come.
+  /\beyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}$/,
+  /\btid=[^\s"'\\]*$/,
 ];
 
 /**

@@ -1,6 +1,7 @@
 // Secrets: what redaction catches before anything is written, and which variables commands never see.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { StreamRedactor } from "../../src/core/stream-redactor.ts";
 import { filterCommandEnv } from "../../src/permissions/command-env.ts";
 import { isCredentialName, redact, redactText, secretValuesOf } from "../../src/shared/redact.ts";
 
@@ -92,4 +93,24 @@ test("credential-looking variables leave the command environment unless passed t
     "GIT_AUTHOR_NAME",
     "PATH",
   ]);
+});
+
+test("sign-in tokens are redacted: JWTs, OpenAI refresh tokens, Copilot and GitHub OAuth tokens, also cut or streamed", () => {
+  const jwt = `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from('{"exp":1,"sub":"u"}').toString("base64url")}.c2lnbmF0dXJlX2J5dGVz`;
+  const copilot = "tid=0123abcd;exp=1767225600;sku=copilot_individual;8kp=1:0123456789abcdef";
+  const text = `a ${jwt} r rt_AbCdEfGhIjKlMnOpQrStUvWx.yz c ${copilot} g gho_0123456789abcdefghijAB u ghu_0123456789abcdefghijAB`;
+  assert.equal(redactText(text), "a [redacted] r [redacted] c [redacted] g [redacted] u [redacted]");
+  assert.equal(redactText(`{"detail":"bad token ${jwt}"}`), '{"detail":"bad token [redacted]"}');
+  // Cut off at the end of a text (the rest may come in the next reply).
+  assert.equal(redactText(`token: ${jwt.slice(0, 30)}`), "token: [redacted]");
+  assert.equal(redactText("tid=0123abcd;ex"), "[redacted]");
+  // Ordinary text stays.
+  const prose = 'start_time rt_table tid=3 eyJ is base64 for {"';
+  assert.equal(redactText(prose), prose);
+  // Streamed in small pieces, no piece of either token gets out.
+  const stream = new StreamRedactor();
+  let out = "";
+  for (const piece of `before ${jwt} and ${copilot} after`.match(/.{1,5}/gs) ?? []) out += stream.push(piece);
+  out += stream.flush();
+  assert.equal(out, "before [redacted] and [redacted] after");
 });

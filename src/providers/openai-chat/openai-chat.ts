@@ -3,9 +3,9 @@ import type { ModelEvent, ModelRequest, Provider } from "../../core/provider.ts"
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
 import { compatFor } from "../openai-compat.ts";
-import { endpoint, type HttpReply, postJson } from "../post-json.ts";
+import { endpoint, type HttpReply } from "../post-json.ts";
 import { openAIHeaders } from "../request-headers.ts";
-import { signInHeaders } from "../sign-in/sign-in-headers.ts";
+import { signedPost } from "../sign-in/sign-in-headers.ts";
 import { parseEvent, readSse } from "../sse.ts";
 import { planWith } from "../thinking-levels.ts";
 import { watchedCall } from "../wire-reply.ts";
@@ -32,12 +32,7 @@ export function createOpenAIChatProvider(config: AdapterSettings): Provider {
           settings: config,
           context: errorContext,
           open: async (callSignal) =>
-            postJson(
-              url,
-              { ...headers, ...(await signInHeaders(config)) },
-              toChatRequest(request, config.model, compat, thinking),
-              callSignal,
-            ),
+            signedPost(config, url, headers, toChatRequest(request, config.model, compat, thinking), callSignal),
           async *fold(response) {
             for await (const chunk of readChunks(response, errorContext, ending)) yield* accumulator.add(chunk);
             yield* accumulator.end();

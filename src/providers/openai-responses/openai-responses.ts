@@ -3,10 +3,10 @@
 import type { ModelRequest, Provider, ProviderError } from "../../core/provider.ts";
 import type { AdapterSettings } from "../adapter-settings.ts";
 import { type ErrorContext, errorContextFor, toProviderError } from "../http-errors.ts";
-import { endpoint, postJson } from "../post-json.ts";
+import { endpoint } from "../post-json.ts";
 import { openAIHeaders } from "../request-headers.ts";
 import { type ReplyIds, StateKeeper, stateProvider } from "../server-state.ts";
-import { signInHeaders } from "../sign-in/sign-in-headers.ts";
+import { signedPost } from "../sign-in/sign-in-headers.ts";
 import { planWith } from "../thinking-levels.ts";
 import { type WireFormat, wireProvider } from "../wire-reply.ts";
 import { responsesThinking, toResponsesRequest } from "./openai-responses-request.ts";
@@ -27,7 +27,7 @@ export function createOpenAIResponsesProvider(settings: AdapterSettings): Provid
   const toBody = (request: ModelRequest) => toResponsesRequest(request, settings.model, thinking);
   if (!settings.serverState)
     return wireProvider(settings, errorContext, RESPONSES_FORMAT, async (request, signal) =>
-      postJson(url, { ...headers, ...(await signInHeaders(settings)) }, toBody(request), signal),
+      signedPost(settings, url, headers, toBody(request), signal),
     );
 
   // Stored responses (stored-responses.ts): resolve-provider.ts turned them on for this endpoint and model.
@@ -42,7 +42,7 @@ export function createOpenAIResponsesProvider(settings: AdapterSettings): Provid
     { ...RESPONSES_FORMAT, ...ids },
     new StateKeeper(STORED_RESPONSES),
     toBody,
-    async (body, signal) => postJson(url, { ...headers, ...(await signInHeaders(settings)) }, body, signal),
+    async (body, signal) => signedPost(settings, url, headers, body, signal),
   );
 }
 

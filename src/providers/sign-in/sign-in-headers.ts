@@ -4,9 +4,11 @@
 // and turned into the request's headers. The tokens live here and in the store only: never in the
 // provider's settings, the environment, argv or anything a session records.
 import { ProviderError } from "../../core/provider.ts";
+import { type HttpReply, HttpStatusError, postJson } from "../post-json.ts";
 import { chatgptHeaders, chatgptNeedsRefresh, refreshChatGpt } from "./chatgpt-sign-in.ts";
 import { copilotHeaders, copilotNeedsRefresh, exchangeCopilotToken } from "./copilot-sign-in.ts";
 import {
+  type CopilotCredential,
   type Credential,
   readCredential,
   SignInError,
@@ -36,30 +38,82 @@ export function renew(credential: Credential): Promise<Credential> {
  * A credential fit for use now: the stored one, or renewed and stored. Throws SignInError when
  * there is none or it cannot be renewed (the message names the command that fixes it).
  */
-export async function usableCredential(home: string, name: SignInName): Promise<Credential> {
+export async function usableCredential(home: string, name: SignInName, refused?: string): Promise<Credential> {
   const stored = readCredential(home, name);
+  if (!stored && name === "copilot" && process.env[COPILOT_TOKEN_VARIABLE]) return carriedCopilot(refused);
   if (!stored || stored.kind !== name) throw new SignInError(`not signed in to ${name}: run harness login ${name}`);
-  if (!needsRenewal(stored)) return stored;
+  if (!needsRenewal(stored) && bearerOf(stored) !== refused) return stored;
   return withCredentialLock(home, async () => {
     // Another process may have renewed it while this one waited for the lock.
     const current = readCredential(home, name);
     if (!current || current.kind !== name) throw new SignInError(`not signed in to ${name}: run harness login ${name}`);
-    if (!needsRenewal(current)) return current;
+    if (!needsRenewal(current) && bearerOf(current) !== refused) return current;
     const renewed = await renew(current);
     writeCredential(home, name, renewed);
     return renewed;
   });
 }
 
-/** The request headers of a sign-in provider; a sign-in that cannot be used is an `auth` ProviderError (not retried). */
-export async function signInHeaders(settings: {
+/**
+ * A Copilot sign-in carried to another machine (CI, a container): the GitHub token of a
+ * `harness login copilot` made elsewhere, in this variable. Used only when this machine has no
+ * sign-in of its own; its Copilot tokens are made from it and kept in memory, never written.
+ * *Decision*: a variable for Copilot only. GitHub's token does not rotate, so every run can use
+ * it; ChatGPT's refresh token rotates on each use (the next run would find it spent), so a
+ * ChatGPT sign-in is carried as a copy of credentials.json instead (docs/sign-in.md).
+ */
+const COPILOT_TOKEN_VARIABLE = "HARNESS_COPILOT_GITHUB_TOKEN";
+let carried: CopilotCredential | undefined;
+
+async function carriedCopilot(refused: string | undefined): Promise<Credential> {
+  const githubToken = process.env[COPILOT_TOKEN_VARIABLE] ?? "";
+  if (!/^[\x21-\x7e]{8,16384}$/.test(githubToken))
+    throw new SignInError(`${COPILOT_TOKEN_VARIABLE} does not hold a GitHub token; run harness login copilot`);
+  const current: CopilotCredential = carried?.githubToken === githubToken ? carried : { kind: "copilot", githubToken };
+  if (!needsRenewal(current) && current.copilotToken !== refused) return current;
+  carried = await exchangeCopilotToken(current);
+  return carried;
+}
+
+/** The token a credential puts on model requests. */
+function bearerOf(credential: Credential): string | undefined {
+  return credential.kind === "chatgpt" ? credential.accessToken : credential.copilotToken;
+}
+
+interface SignInSettings {
   signIn?: string;
   signInHome?: string;
-}): Promise<Record<string, string>> {
+}
+
+/**
+ * `postJson` with the sign-in's headers. A 401 means the service no longer takes the token
+ * (it expired early, or was revoked while the run went on): the credential is renewed once (a
+ * refresh, a new Copilot token; unless another process already did) and the request sent once
+ * more. A second 401 is the run's error, as is a renewal the service refuses: never a loop.
+ */
+export async function signedPost(
+  settings: SignInSettings,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<HttpReply> {
+  const first = await signInHeaders(settings);
+  try {
+    return await postJson(url, { ...headers, ...first }, body, signal);
+  } catch (error) {
+    if (!(error instanceof HttpStatusError) || error.status !== 401 || !first.authorization) throw error;
+    const refused = first.authorization.replace(/^Bearer /, "");
+    return postJson(url, { ...headers, ...(await signInHeaders(settings, refused)) }, body, signal);
+  }
+}
+
+/** The request headers of a sign-in provider; a sign-in that cannot be used is an `auth` ProviderError (not retried). */
+export async function signInHeaders(settings: SignInSettings, refused?: string): Promise<Record<string, string>> {
   const name = settings.signIn;
   if (!name || !isSignInName(name) || !settings.signInHome) return {};
   try {
-    const credential = await usableCredential(settings.signInHome, name);
+    const credential = await usableCredential(settings.signInHome, name, refused);
     return credential.kind === "chatgpt" ? chatgptHeaders(credential) : copilotHeaders(credential);
   } catch (error) {
     if (error instanceof SignInError) throw new ProviderError("auth", error.message);

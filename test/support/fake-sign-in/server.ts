@@ -5,6 +5,7 @@
 // src/providers/sign-in/sign-in-endpoints.ts).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "node:test";
 import type { FixedStep, RecordedRequest } from "../fake-llm/server.ts";
 import { FakeGitHub } from "./github-auth.ts";
 import { FakeOpenAIAuth } from "./openai-auth.ts";
@@ -41,13 +42,18 @@ export class FakeSignIn {
 
   /**
    * What the ChatGPT backend refuses of a Responses request (undefined: nothing): no or an unknown
-   * bearer, or no `chatgpt-account-id` of the account, 401; `store` not false, 400 {"detail":"Store
+   * bearer, one past its `exp`, or no `chatgpt-account-id` of the account, 401; `store` not false, 400 {"detail":"Store
    * must be set to false"} (router-for-me/CLIProxyAPI#41, openai/codex#26173); no instructions,
    * 400 {"detail":"Instructions are required"} (as the Codex backend answers requests without them).
    */
   chatgptRefusal(request: RecordedRequest): FixedStep | undefined {
     const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ""))?.[1] ?? "";
-    if (!this.openai.accessTokens.has(bearer) || request.headers["chatgpt-account-id"] !== this.openai.accountId)
+    const exp = Number(jwtPayload(bearer).exp ?? 0);
+    if (
+      !this.openai.accessTokens.has(bearer) ||
+      exp * 1000 <= Date.now() ||
+      request.headers["chatgpt-account-id"] !== this.openai.accountId
+    )
       return {
         status: 401,
         body: { detail: "Could not parse your authentication token. Please try signing in again." },
@@ -70,7 +76,7 @@ export class FakeSignIn {
         status: 400,
       };
     const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ""))?.[1] ?? "";
-    if (!this.github.copilotTokens.has(bearer))
+    if (!this.github.copilotTokenLive(bearer))
       return { raw: "unauthorized: token expired\n", contentType: "text/plain", status: 401 };
     return undefined;
   }
@@ -90,4 +96,26 @@ export class FakeSignIn {
 
 export async function startFakeSignIn(): Promise<FakeSignIn> {
   return new FakeSignIn().start();
+}
+
+function jwtPayload(token: string): Record<string, unknown> {
+  try {
+    return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** A start function whose fakes are closed after each test of the file. */
+export function fakeSignInPerTest(): () => Promise<FakeSignIn> {
+  let fakes: FakeSignIn[] = [];
+  afterEach(async () => {
+    for (const fake of fakes) await fake.close();
+    fakes = [];
+  });
+  return async () => {
+    const fake = await startFakeSignIn();
+    fakes.push(fake);
+    return fake;
+  };
 }
