@@ -19,7 +19,14 @@ const planCall = (id: string, plan: string): ScriptStep => ({
 });
 const CHOICES = /^choose \[1-4, 3 <feedback>\]: *$/m;
 type Body = { messages: { role: string; content: unknown }[] };
-const lastUserText = (body: Body) => String(body.messages.filter((m) => m.role === "user").at(-1)?.content);
+/** The person's last words: plan mode's per-call reminder (core/call-reminder.ts) left out, wherever it went. */
+const REMINDER = /\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
+const lastUserText = (body: Body) =>
+  body.messages
+    .filter((m) => m.role === "user")
+    .map((m) => String(m.content).replace(REMINDER, ""))
+    .filter((text) => text !== "")
+    .at(-1);
 
 test("chat: Shift-Tab to plan mode, a rendered plan and its four choices", { skip: needs("tmux") }, async () => {
   const fake = await serve([
@@ -65,7 +72,9 @@ test("chat: Shift-Tab to plan mode, a rendered plan and its four choices", { ski
     /1 carry it out \(edits mode\) · 2 in a fresh context \(edits mode\) · 3 keep planning · 4 stop/,
     screen,
   );
-  assert.match(JSON.stringify(fake.requests[1].body.messages.at(-1)), /plan mode: nothing may change/);
+  // The refused write's result went back (the reminder, a message of its own, follows it).
+  assert.match(JSON.stringify(fake.requests[1].body.messages), /plan mode: nothing may change/);
+  assert.match(JSON.stringify(fake.requests[1].body.messages.at(-1)), /<system-reminder>/);
   assert.equal(existsSync(join(cwd, "early.txt")), false);
 
   chat.type("3 use hi.txt instead");
