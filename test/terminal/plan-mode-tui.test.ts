@@ -26,7 +26,7 @@ const lastUserText = (body: Body) =>
     .filter((m) => m.role === "user")
     .map((m) => String(m.content).replace(REMINDER, ""))
     .filter((text) => text !== "")
-    .at(-1);
+    .at(-1) ?? "";
 
 test("chat: Shift-Tab to plan mode, a rendered plan and its four choices", { skip: needs("tmux") }, async () => {
   const fake = await serve([

@@ -4,37 +4,22 @@
 // discard (asked again, naming the uncommitted work), and one where nothing changed is removed
 // without a question.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fakeServerPerTest, tempDir } from "../support/helpers.ts";
+import { committedRepository } from "../support/git-repository.ts";
+import { fakeServerPerTest } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
 import { openTrustedChat } from "../support/tui-tmux.ts";
 
 const serve = fakeServerPerTest();
-
-function repository() {
-  const repo = join(tempDir("harness-worktree-chat-"), "repo");
-  mkdirSync(repo);
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-    });
-  writeFileSync(join(repo, "a.txt"), "a\n");
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "first");
-  return { repo, git, worktrees: join(realpathSync(join(repo, "..")), "repo.worktrees") };
-}
 
 const bash = (command: string) => ({ reply: { toolCalls: [{ name: "bash", arguments: { command } }] } });
 
 test("/worktree moves the conversation into a worktree; leaving it, merge brings the work back", {
   skip: needs("tmux"),
 }, async () => {
-  const { repo, git, worktrees } = repository();
+  const { repo, git, worktrees } = committedRepository("harness-worktree-chat-");
   const fake = await serve([
     { reply: { text: "hello there" } },
     bash("pwd; echo chat > w.txt"),
@@ -75,7 +60,7 @@ test("/worktree moves the conversation into a worktree; leaving it, merge brings
 test("leaving a -w chat: discard asks again for uncommitted work; an untouched one goes unasked", {
   skip: needs("tmux"),
 }, async () => {
-  const { repo, git, worktrees } = repository();
+  const { repo, git, worktrees } = committedRepository("harness-worktree-chat-");
   const fake = await serve([bash("echo x > d.txt"), { reply: { text: "made d" } }]);
   const terminal = await openTrustedChat(fake, repo, ["-y", "-w", "two"]);
   terminal.type("make d");
