@@ -99,7 +99,8 @@ test("/model re-resolves the context window and the price and says what changed;
   );
   term.type("hi");
   term.send(["Enter"]);
-  await term.waitFor(/^gpt-5-mini · context <1% of 400k · session/m, "the status line after the switch");
+  // A chat started with --yes shows its mode (all) in the status line.
+  await term.waitFor(/^gpt-5-mini · all mode · context <1% of 400k · session/m, "the status line after the switch");
   assert.equal(fake.requests[0].body.model, "gpt-5-mini");
 });
 
