@@ -3,13 +3,12 @@
 // new thread whenever what the thread holds would differ, and never continues a reply twice.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { z } from "zod";
 import { runAgent } from "../../src/core/agent.ts";
 import type { AssistantMessage, Message } from "../../src/core/messages.ts";
 import type { Provider } from "../../src/core/provider.ts";
-import { defineTool } from "../../src/core/tool.ts";
 import type { HarnessConfig } from "../../src/settings/config-file.ts";
 import { resolveProvider } from "../../src/wiring/resolve-provider.ts";
+import { type EchoHooks, echoTool } from "../support/echo-tool.ts";
 import { THREAD_TTL_MS, THREADS_BETA, withoutCacheMarks } from "../support/fake-llm/anthropic-threads.ts";
 import type { FakeLLM, RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { drain, fakeAnthropicProvider, fakeServerPerTest, tempDir } from "../support/helpers.ts";
@@ -18,17 +17,8 @@ const start = fakeServerPerTest();
 const FAST_RETRY = { maxRetries: 2, baseDelayMs: 5 };
 
 /** What a tool call does in the middle of a turn (a race from elsewhere); nothing by default. */
-let duringTool: () => Promise<void> = async () => {};
-const echo = defineTool({
-  name: "echo",
-  description: "Repeats the text.",
-  kind: "read",
-  input: z.object({ text: z.string() }),
-  run: async ({ text }) => {
-    await duringTool();
-    return `echo: ${text}`;
-  },
-});
+const hooks: EchoHooks = { duringTool: async () => {} };
+const echo = echoTool(hooks);
 
 const call = (text: string, id: string): ScriptStep => ({
   reply: { toolCalls: [{ id, name: "echo", arguments: { text } }] },
@@ -97,7 +87,7 @@ test("an expired thread (404) falls back once to a create with the whole convers
   let now = 1_000_000;
   const server = await start([call("a", "toolu_a"), call("b", "toolu_b"), answer("done")]);
   server.threads.clock = () => now;
-  duringTool = async () => {
+  hooks.duringTool = async () => {
     now += THREAD_TTL_MS + 1;
   };
   try {
@@ -113,7 +103,7 @@ test("an expired thread (404) falls back once to a create with the whole convers
     assert.equal(last.body.messages.length, 5);
     assert.equal(replies.length, 3);
   } finally {
-    duringTool = async () => {};
+    hooks.duringTool = async () => {};
   }
 });
 
@@ -136,7 +126,7 @@ test("a reply another client continued first, or is continuing, is not continued
   ]);
   const others: Array<Promise<number>> = [];
   let round = 0;
-  duringTool = async () => {
+  hooks.duringTool = async () => {
     const previous = lastReplyId(server);
     if (round++ === 0) assert.equal(await foreignContinue(server, previous, "toolu_a"), 200);
     else {
@@ -159,7 +149,7 @@ test("a reply another client continued first, or is continuing, is not continued
     release();
     assert.deepEqual(await Promise.all(others), [200]);
   } finally {
-    duringTool = async () => {};
+    hooks.duringTool = async () => {};
     release();
   }
 });

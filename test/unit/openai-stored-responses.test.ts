@@ -4,30 +4,21 @@
 // where the server keeps nothing, and never continues one response twice.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { z } from "zod";
 import { runAgent } from "../../src/core/agent.ts";
 import type { AssistantMessage, Message } from "../../src/core/messages.ts";
 import type { Provider } from "../../src/core/provider.ts";
-import { defineTool } from "../../src/core/tool.ts";
 import { createOpenAIResponsesProvider } from "../../src/providers/openai-responses/openai-responses.ts";
 import { resolveProvider } from "../../src/wiring/resolve-provider.ts";
+import { type EchoHooks, echoTool } from "../support/echo-tool.ts";
 import { STORED_TTL_MS } from "../support/fake-llm/responses-store.ts";
 import type { FakeLLM, RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { drain, fakeServerPerTest, tempDir } from "../support/helpers.ts";
 
 const start = fakeServerPerTest();
 
-let duringTool: () => Promise<void> = async () => {};
-const echo = defineTool({
-  name: "echo",
-  description: "Repeats the text.",
-  kind: "read",
-  input: z.object({ text: z.string() }),
-  run: async ({ text }) => {
-    await duringTool();
-    return `echo: ${text}`;
-  },
-});
+/** What a tool call does in the middle of a turn (a race from elsewhere); nothing by default. */
+const hooks: EchoHooks = { duringTool: async () => {} };
+const echo = echoTool(hooks);
 
 const call = (text: string, id: string): ScriptStep => ({
   reply: { reasoning: `think ${text}`, toolCalls: [{ id, name: "echo", arguments: { text } }] },
@@ -105,7 +96,7 @@ test("an expired or unknown response falls back once to a whole request that sto
   const server = await start([call("a", "call_a"), call("b", "call_b"), answer("done")]);
   server.stored.clock = () => now;
   let toolCalls = 0;
-  duringTool = async () => {
+  hooks.duringTool = async () => {
     toolCalls++;
     if (toolCalls === 1) now += STORED_TTL_MS + 1; // the first response expires
     if (toolCalls === 2) server.stored.forget("resp_stored_2"); // the second is unknown
@@ -114,7 +105,7 @@ test("an expired or unknown response falls back once to a whole request that sto
   try {
     await run(provider(server), (messages = []), "go");
   } finally {
-    duringTool = async () => {};
+    hooks.duringTool = async () => {};
   }
   assert.deepEqual(modes(server), ["create", "continue", "create", "continue", "create"]);
   assert.deepEqual(server.stored.refusals, ["previous_response_not_found", "previous_response_not_found"]);
