@@ -26,7 +26,7 @@ export function createOpenAIResponsesProvider(settings: AdapterSettings): Provid
 
   const toBody = (request: ModelRequest) => toResponsesRequest(request, settings.model, thinking);
   if (!settings.serverState)
-    return wireProvider(settings, errorContext, RESPONSES_FORMAT, async (request, signal) =>
+    return wireProvider(settings, errorContext, RESPONSES_FORMAT, (request, signal) =>
       signedPost(settings, url, headers, toBody(request), signal),
     );
 
@@ -42,7 +42,7 @@ export function createOpenAIResponsesProvider(settings: AdapterSettings): Provid
     { ...RESPONSES_FORMAT, ...ids },
     new StateKeeper(STORED_RESPONSES),
     toBody,
-    async (body, signal) => signedPost(settings, url, headers, body, signal),
+    (body, signal) => signedPost(settings, url, headers, body, signal),
   );
 }
 
