@@ -1,5 +1,5 @@
-// What the model reads after an edit: the errors (then warnings) this edit brought, set apart from
-// those the file already had, each with its line, a few at most. Information and hints are left
+// What the model reads after an edit (or a command that changed the file): the errors (then
+// warnings) it brought, set apart from those the file already had, each with its line, a few at most. Information and hints are left
 // out; an edit that leaves no error or warning adds nothing.
 import { countOf, cutWithEllipsis } from "../shared/helpers.ts";
 import type { EditDiagnostics } from "./language-servers.ts";
@@ -14,12 +14,13 @@ const MAX_MESSAGE_CHARS = 300;
 const MAX_NOTICE_CHARS = 160;
 
 /** The note appended to a tool result for `shown` (the file as the model named it); "" when there is nothing to say. */
-export function diagnosticsNote(shown: string, result: EditDiagnostics): string {
+export function diagnosticsNote(shown: string, result: EditDiagnostics, cause: "edit" | "command" = "edit"): string {
   const fresh = problemsOf(result.fresh);
   const existing = problemsOf(result.existing);
   if (fresh.length === 0 && existing.length === 0) return "";
   const lines = [`\n\n${result.server} diagnostics for ${shown}:`];
-  if (fresh.length > 0) lines.push(`new with this edit: ${tally(fresh)}`, ...listed(fresh, MAX_NEW_LISTED));
+  const heading = result.unseen ? `after this ${cause} (not checked before it)` : `new with this ${cause}`;
+  if (fresh.length > 0) lines.push(`${heading}: ${tally(fresh)}`, ...listed(fresh, MAX_NEW_LISTED));
   if (existing.length > 0)
     lines.push(`already there before it: ${tally(existing)}`, ...listed(existing, MAX_EXISTING_LISTED));
   return lines.join("\n");
@@ -30,7 +31,8 @@ export function newErrorsNotice(shown: string, result: EditDiagnostics): string 
   const errors = problemsOf(result.fresh).filter((d) => (d.severity ?? 1) === 1);
   if (errors.length === 0) return "";
   const first = `line ${errors[0].range.start.line + 1}: ${errors[0].message.replace(/\s+/g, " ").trim()}`;
-  return cutWithEllipsis(`lsp: ${shown}: ${countOf(errors.length, "new error")}: ${first}`, MAX_NOTICE_CHARS);
+  const counted = countOf(errors.length, result.unseen ? "error" : "new error");
+  return cutWithEllipsis(`lsp: ${shown}: ${counted}: ${first}`, MAX_NOTICE_CHARS);
 }
 
 /** Errors and warnings, errors first, each group in line order. */

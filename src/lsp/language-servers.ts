@@ -48,6 +48,8 @@ export interface EditDiagnostics {
   server: string;
   fresh: Diagnostic[];
   existing: Diagnostic[];
+  /** A command changed a file harness had no diagnostics for: all are in `fresh`, though some may be older. */
+  unseen?: boolean;
 }
 
 interface Slot {
@@ -92,18 +94,28 @@ export class LanguageServers {
 
   /**
    * The diagnostics of `file` now that an edit made it `text` (it was `before`, or did not exist),
-   * split into new and existing; undefined when no server serves it or none answered in time.
+   * split into new and existing; undefined when no server serves it or none answered in time. After
+   * a command (`byCommand`) the text before is unknown: the baseline is what harness last got for
+   * the file, and with none it is `unseen`. Calls given the same `bound` share one wait.
    */
-  async afterEdit(file: string, text: string, before: string | undefined): Promise<EditDiagnostics | undefined> {
+  async afterEdit(
+    file: string,
+    text: string,
+    before: string | undefined,
+    { byCommand = false, bound = {} }: { byCommand?: boolean; bound?: { deadline?: number } } = {},
+  ): Promise<EditDiagnostics | undefined> {
     const slot = this.slotFor(file);
     if (!slot || slot.state === "failed") return undefined;
-    const deadline = Date.now() + (this.waitOverride ?? (slot.state === "running" ? WARM_WAIT_MS : COLD_WAIT_MS));
+    bound.deadline ??= Date.now() + (this.waitOverride ?? (slot.state === "running" ? WARM_WAIT_MS : COLD_WAIT_MS));
+    const { deadline } = bound;
     const known = slot.checked.get(file);
-    let baseline = known && known.text === before ? known.diagnostics : undefined;
-    if (!baseline && before !== undefined) baseline = await this.checkIn(slot, file, before, deadline - Date.now());
+    let baseline = known && (byCommand || known.text === before) ? known.diagnostics : undefined;
+    if (!baseline && before !== undefined && !byCommand)
+      baseline = await this.checkIn(slot, file, before, deadline - Date.now());
     const after = await this.checkIn(slot, file, text, deadline - Date.now());
     if (!after) return undefined;
-    return { server: slot.spec.name, ...splitByNewness(after, baseline ?? []) };
+    const unseen = byCommand && !baseline;
+    return { server: slot.spec.name, ...splitByNewness(after, baseline ?? []), ...(unseen ? { unseen } : {}) };
   }
 
   /** The running server for `file`, started if need be (for the lsp tool's queries). */

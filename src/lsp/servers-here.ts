@@ -2,16 +2,14 @@
 // server whose program is installed and whose files the workspace has. Both are looked at cheaply
 // at start-up: the programs first (a stat per PATH entry; none found, nothing more is done), then a
 // bounded look at the workspace's top folders for the servers' file extensions.
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import { findProgram } from "./find-program.ts";
 import type { LanguageServerSpec } from "./server-specs.ts";
+import { walkWorkspace } from "./workspace-walk.ts";
 
 /** How deep, and over how many entries, the workspace is looked at for files a server serves. */
 const MAX_DEPTH = 3;
 const MAX_ENTRIES = 2000;
-/** Folders never looked into: dependencies, build output, version control. */
-const SKIPPED = new Set(["node_modules", "dist", "build", "out", "target", "vendor", "__pycache__"]);
 
 /** The names of the servers in `specs` that can run here and have files to serve. */
 export function serversHere(
@@ -33,22 +31,8 @@ export function serversHere(
 /** The file extensions (with their dot, lower case) found in the top `MAX_DEPTH` levels, at most `MAX_ENTRIES` entries seen. */
 function extensionsIn(root: string): Set<string> {
   const found = new Set<string>();
-  let seen = 0;
-  const queue: Array<{ dir: string; depth: number }> = [{ dir: root, depth: 0 }];
-  while (queue.length > 0 && seen < MAX_ENTRIES) {
-    const { dir, depth } = queue.shift() as { dir: string; depth: number };
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (++seen > MAX_ENTRIES) break;
-      if (entry.isFile()) found.add(path.extname(entry.name).toLowerCase());
-      else if (entry.isDirectory() && depth + 1 < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED.has(entry.name))
-        queue.push({ dir: path.join(dir, entry.name), depth: depth + 1 });
-    }
-  }
+  walkWorkspace(root, { maxDepth: MAX_DEPTH, maxEntries: MAX_ENTRIES }, (_dir, name) =>
+    found.add(path.extname(name).toLowerCase()),
+  );
   return found;
 }

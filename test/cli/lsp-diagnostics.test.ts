@@ -30,7 +30,7 @@ const edit = (id: string, path: string, old_string: string, new_string: string) 
   reply: { toolCalls: [{ id, name: "edit_file", arguments: { path, old_string, new_string } }] },
 });
 
-test("TypeScript: a new type error is in the edit's result, apart from one already there; the fix brings none", {
+test("TypeScript: a new type error is in the edit's (and a command's) result, apart from one already there; a fix brings none", {
   skip: needsServer("typescript-language-server"),
 }, async () => {
   const cwd = tempDir("harness-lsp-ts-");
@@ -50,6 +50,12 @@ test("TypeScript: a new type error is in the edit's result, apart from one alrea
     edit("break", "src/a.ts", "= 1;", '= "one";'),
     edit("fix", "src/a.ts", '= "one";', "= 1;"),
     edit("add", "src/b.ts", "export const next = 2;", "export const next: string = 2;"),
+    // A command that changes a file: its result carries the error, apart from what was there.
+    {
+      reply: {
+        toolCalls: [{ id: "sed", name: "bash", arguments: { command: "sed -i 's/= 1;/= true;/' src/a.ts" } }],
+      },
+    },
     { reply: { text: "done" } },
   ]);
   const run = await runCli([...fakeFlags(fake), "-y", "-p", "change the files"], { env: serverEnv(), cwd });
@@ -72,6 +78,14 @@ test("TypeScript: a new type error is in the edit's result, apart from one alrea
       "  line 2: error: Type 'number' is not assignable to type 'string'.",
       "already there before it: 1 error",
       "  line 1: error: Type 'string' is not assignable to type 'number'.",
+    ].join("\n"),
+  );
+  assert.equal(
+    noteOf(toolResultOf(fake, 5, "sed")),
+    [
+      "typescript diagnostics for src/a.ts:",
+      "new with this command: 1 error",
+      "  line 1: error: Type 'boolean' is not assignable to type 'number'.",
     ].join("\n"),
   );
   assert.doesNotMatch(run.stderr, /lsp:/, "nothing went wrong to tell the user");
