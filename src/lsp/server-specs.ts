@@ -31,7 +31,7 @@ export interface LanguageServerSpec {
 /**
  * Found on PATH or in the workspace's node_modules/.bin. typescript-language-server drives the
  * workspace's own TypeScript when it has one (else the one next to it); pyright-langserver is
- * pyright's LSP entry point.
+ * pyright's LSP entry point. None of them may reach the network on its own (options below).
  */
 export const KNOWN_SERVERS: readonly LanguageServerSpec[] = [
   {
@@ -58,6 +58,55 @@ export const KNOWN_SERVERS: readonly LanguageServerSpec[] = [
     command: "pyright-langserver",
     args: ["--stdio"],
     extensionToLanguage: { ".py": "python", ".pyi": "python" },
+    source: "built-in",
+  },
+  // vscode-langservers-extracted: VS Code's own JSON, CSS and HTML servers.
+  {
+    name: "json",
+    command: "vscode-json-language-server",
+    args: ["--stdio"],
+    // A schema named by URL is asked of harness, which answers none, rather than fetched: the
+    // server would fetch it from the network itself (its "http"/"https" handlers) otherwise.
+    initializationOptions: { handledSchemaProtocols: ["file"], provideFormatter: false },
+    extensionToLanguage: { ".json": "json", ".jsonc": "jsonc" },
+    source: "built-in",
+  },
+  {
+    name: "css",
+    command: "vscode-css-language-server",
+    args: ["--stdio"],
+    // It asks for its settings by language and validates nothing when the answer is null.
+    settings: { css: { validate: true }, scss: { validate: true }, less: { validate: true } },
+    extensionToLanguage: { ".css": "css", ".scss": "scss", ".less": "less" },
+    source: "built-in",
+  },
+  {
+    name: "html",
+    command: "vscode-html-language-server",
+    args: ["--stdio"],
+    // Its diagnostics are those of the page's <style> and <script> (HTML itself is not validated).
+    initializationOptions: { provideFormatter: false },
+    settings: { html: { validate: { scripts: true, styles: true } }, css: { validate: true } },
+    extensionToLanguage: { ".html": "html", ".htm": "html" },
+    source: "built-in",
+  },
+  {
+    name: "yaml",
+    command: "yaml-language-server",
+    args: ["--stdio"],
+    // No JSON Schema Store: it would fetch the store's catalogue and schemas from the network.
+    settings: { yaml: { validate: true, schemaStore: { enable: false } } },
+    extensionToLanguage: { ".yaml": "yaml", ".yml": "yaml" },
+    source: "built-in",
+  },
+  {
+    name: "bash",
+    command: "bash-language-server",
+    args: ["start"],
+    // Its errors and warnings come from ShellCheck when that is on PATH (alone it reports only
+    // information); no explainshell (a network service for hovers).
+    initializationOptions: { explainshellEndpoint: "" },
+    extensionToLanguage: { ".sh": "shellscript", ".bash": "shellscript" },
     source: "built-in",
   },
 ];

@@ -14,6 +14,7 @@ const PACKAGES = {
   setpriv: "util-linux",
   openssl: "openssl",
   curl: "curl",
+  shellcheck: "shellcheck",
 } as const;
 
 /** A program some tests need that a machine may lack. */
