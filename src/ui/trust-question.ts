@@ -1,6 +1,6 @@
 // The one-time question a chat asks before it uses a folder's project settings: what they would
 // run, or, when a trusted folder's settings changed, the diff. An empty answer is a no.
-import type { TrustReview } from "../permissions/folder-trust.ts";
+import type { TrustReview } from "../permissions/folder-trust-review.ts";
 import type { AskFn } from "./approval.ts";
 import type { Palette } from "./colors.ts";
 import { renderDiff } from "./diff-render.ts";

@@ -9,7 +9,7 @@ import { mayChangeFiles, type Tool } from "../core/tool.ts";
 import type { SessionEndReason } from "../hooks/command-hooks.ts";
 import { HookedAgent } from "../hooks/hooked-agent.ts";
 import type { ApprovalModeSwitch } from "../permissions/approval-mode.ts";
-import { settleFolderTrust, type TrustReview } from "../permissions/folder-trust.ts";
+import { settleFolderTrust, type TrustOptions } from "../permissions/folder-trust.ts";
 import type { SandboxNetwork } from "../permissions/sandbox-network.ts";
 import {
   type PermissionFlags,
@@ -87,7 +87,7 @@ export interface SessionOptions {
    * Folder trust for this folder's hooks, MCP servers and allow rules: `flag` is `--trust`;
    * `ask` puts the question to a person (chat); without either, only a trust given before counts.
    */
-  trust: { flag: boolean; ask?: (review: TrustReview) => Promise<boolean> };
+  trust: { flag: boolean; ask?: TrustOptions["ask"] };
   /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
   warn(message: string): void;
   /**

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { reviewProjectSettings } from "../../src/permissions/folder-trust.ts";
+import { reviewProjectSettings } from "../../src/permissions/folder-trust-review.ts";
 import { onTestEnd } from "../support/teardown.ts";
 
 test("a skill folder, a server and a hook with escape sequences and bidi overrides are shown escaped", () => {
