@@ -37,6 +37,11 @@ export interface TrustReview {
   counts: { hooks: number; servers: number; allowRules: number; skills: number };
   /** Settings files `trustedFolders` does not cover, each with the reason (shown relative to the folder). */
   notCoveredByName?: string[];
+  /**
+   * The language servers that would run or read this folder's own code, with what trust changes
+   * (languageServerLines): said in the question, never a reason to ask it.
+   */
+  languageServers: string[];
   /** Present when a recorded trust no longer holds: the change, as unified diffs. */
   changed?: { diff: string; files: string[] };
 }
@@ -75,7 +80,54 @@ export function reviewProjectSettings(
     counts.skills++;
     wouldRun.push({ file: printable(file.shown, ""), items: [printable(`skill ${skill.name}`)] });
   }
-  return { folder, files, wouldRun, counts };
+  return { folder, files, wouldRun, counts, languageServers: languageServerLines(cwd) };
+}
+
+/** The tsconfig.json plugins' names shown, at most (a long list is counted). */
+const MAX_PLUGINS_NAMED = 5;
+
+/**
+ * What the built-in language servers would take from this folder (src/lsp): typescript-language-server
+ * runs the workspace's own TypeScript, and that loads the plugins its tsconfig.json names, only in a
+ * trusted folder (elsewhere it is pinned to the TypeScript installed with the server:
+ * src/lsp/untrusted-folder.ts); pyright runs the `python` on PATH to find its packages, trusted
+ * or not, which is the folder's own environment (its `.pth` files run) when that is active.
+ */
+function languageServerLines(cwd: string): string[] {
+  const lines: string[] = [];
+  const tsserver = path.join("node_modules", "typescript", "lib", "tsserver.js");
+  const plugins = tsconfigPlugins(path.join(cwd, "tsconfig.json"));
+  if (existsSync(path.join(cwd, tsserver)) || plugins.length > 0) {
+    const named = plugins.slice(0, MAX_PLUGINS_NAMED).map((name) => printable(name, ""));
+    if (plugins.length > MAX_PLUGINS_NAMED) named.push(`${plugins.length - MAX_PLUGINS_NAMED} more`);
+    const what = [
+      existsSync(path.join(cwd, tsserver)) ? `this folder's own TypeScript (${tsserver})` : "",
+      plugins.length > 0 ? `the TypeScript plugins tsconfig.json names (${named.join(", ")})` : "",
+    ].filter(Boolean);
+    lines.push(
+      `typescript-language-server runs ${what.join(" and ")} if you trust it (else the TypeScript installed with the server)`,
+    );
+  }
+  const environment = [".venv", "venv", "env"].find((dir) => existsSync(path.join(cwd, dir, "pyvenv.cfg")));
+  if (environment)
+    lines.push(
+      `pyright runs the python on PATH for its packages, trusted or not (this folder's ${environment} when it is active)`,
+    );
+  return lines;
+}
+
+/** The names of the plugins tsconfig.json's compilerOptions list (read loosely: it may have comments). */
+function tsconfigPlugins(file: string): string[] {
+  let text: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile() || stat.size > MAX_PROJECT_FILE_BYTES) return [];
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const list = /"plugins"\s*:\s*\[([\s\S]*?)\]/.exec(text)?.[1] ?? "";
+  return [...list.matchAll(/"name"\s*:\s*"([^"]*)"/g)].map((match) => match[1]);
 }
 
 function readProjectFile(file: string, cwd: string): ProjectFile {

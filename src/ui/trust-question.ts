@@ -37,6 +37,8 @@ export function createTrustQuestion(options: TrustQuestionOptions): (review: Tru
         `  ${colors.bold(file)}`,
         ...items.map((item) => `    ${foldForQuestion(item, options.columns, TRUST_ITEM_LINES)}`),
       );
+    if (review.languageServers.length > 0)
+      lines.push("  Language servers:", ...review.languageServers.map((line) => `    ${line}`));
     lines.push(
       colors.dim(
         "Hooks and MCP servers run outside the sandbox; allow rules let commands run without asking; skills are instructions the model follows.",
