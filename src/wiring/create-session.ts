@@ -31,6 +31,7 @@ import { checkNames, reportNameProblems } from "../settings/check-names.ts";
 import type { McpServerConfig } from "../settings/mcp-servers.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
+import { startTelemetry } from "../telemetry/start-telemetry.ts";
 import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
 import { finalAnswerTool } from "../tools/final-answer.ts";
@@ -167,8 +168,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
 
 async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = sessionOptions;
-  // Every mode judges its folder first, with its own way to make the choice (--allow-home, a
-  // question); this is the backstop for what no flag allows: the state folder, credentials.
+  // The backstop after each mode's own folder check (--allow-home, a question): the state folder, credentials.
   const refusal = workspaceRefusal(cwd, env, true);
   if (refusal) throw new SessionSetupError(refusal, 2);
   // Warnings carry others' words (hook output, MCP errors, settings files): no key or escape of theirs gets out.
@@ -176,8 +176,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     ...sessionOptions,
     warn: (message: string) => sessionOptions.warn(redactText(showControlChars(message), secretValuesOf(env))),
   };
-  // Whether a sandbox works here, found out without blocking while the settings load (the CLI
-  // starts this trial at launch); setupPermissions then has the answer at hand.
+  // Whether a sandbox works here, probed while the settings load (the CLI starts it at launch), for setupPermissions.
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
   const { settingsFor, config } = await settingsResolver(options);
   const settings = settingsFor(resumed);
@@ -219,6 +218,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     settings,
     todo: resumed?.todo ?? [],
     fallbacks,
+    telemetry: await startTelemetry(env, options.warn, () => state.recorder.id),
   };
   recordConnections(permissions, state);
   const turnSnapshots = new TurnSnapshots({ env, cwd, warn: options.warn });
@@ -326,7 +326,8 @@ function sessionOf(parts: {
     async close(reason: SessionEndReason = "other") {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();
-      await background.close(); // before the helper is let go: its commands end with it
+      // Background commands end before the helper is let go; telemetry's last export is bounded (EXIT_FLUSH_LIMIT_MS).
+      await Promise.all([background.close(), state.telemetry?.close()]);
       closeSandbox(permissions);
       await extensions.close();
     },
@@ -413,8 +414,7 @@ function toolsFor(
         folder.instructions,
       ),
   });
-  // The task tool after the built-in ones, before MCP servers' (whose lists vary); the final-answer
-  // tool last, for this agent only (a subagent's answer is its report to the parent, in prose).
+  // Task tool after the built-ins, before MCP's (their lists vary); the answer tool last, for this agent alone.
   const answer = options.answerSchema ? [finalAnswerTool(options.answerSchema)] : [];
   return [...(taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools), ...answer];
 }

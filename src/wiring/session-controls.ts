@@ -16,6 +16,7 @@ import type { LockedSession } from "../session/session-lock.ts";
 import { readSession, type SessionData } from "../session/session-reader.ts";
 import type { SessionRecorder } from "../session/session-recorder.ts";
 import { formatTokens } from "../shared/helpers.ts";
+import type { SessionTelemetry } from "../telemetry/session-telemetry.ts";
 import { proposedPlanEvents } from "../tools/exit-plan-mode.ts";
 import { todoEvents } from "../tools/todo.ts";
 import { startRecorder } from "./stored-sessions.ts";
@@ -40,6 +41,8 @@ export interface SessionState {
   fallbacks: ProviderSettings[];
   /** The Markdown plan last proposed in plan mode (tools/exit-plan-mode.ts), kept beside the session. */
   plan?: string;
+  /** OpenTelemetry export, when configured (src/telemetry): it sees each event as the recorder does. */
+  telemetry?: SessionTelemetry;
 }
 
 /** The session's runs and the slash commands' controls. */
@@ -132,6 +135,7 @@ function recordedRuns({ state, outgoing }: ControlledParts) {
           if (event.type === "todo") state.todo = event.items;
           if (event.type === "done" && event.plan !== undefined) state.plan = event.plan;
           state.recorder.record(event);
+          state.telemetry?.observe(event);
           if (state.recorder.failure) stop.abort();
           yield event;
         }

@@ -43,6 +43,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   snapshots: ["core", "shared"],
   // Language servers (LSP over stdio): diagnostics after edits; settings.json declares more servers.
   lsp: ["core", "shared", "settings"],
+  // OpenTelemetry export (docs/telemetry.md): it reads the session's event stream, after the one
+  // redaction point, and turns it into spans, metrics and log records; the exporter loads lazily.
+  telemetry: ["core", "shared"],
   // The session factory: one-shot, chat and the editor share it, so it draws on no terminal (ui)
   // and no mode (cli, acp, batch): a mode gives it what it needs (command names, the local-model offer).
   wiring: [
@@ -59,6 +62,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     "prompts",
     "snapshots",
     "lsp",
+    "telemetry",
   ],
   cli: ["*"],
   // index.ts, the library's API: the loop, providers, tools and the factory's pieces, never the
