@@ -283,7 +283,7 @@ function finish(end: {
   process.stderr.write(
     `${summary.tasks} of ${end.tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${end.outPath}\n`,
   );
-  if (results.length > 0) process.stderr.write(`predictions: ${writePredictions(end.outPath, results)}\n`);
+  if (results.length > 0) process.stderr.write(`predictions: ${writePredictions(end.outPath, end.runId, results)}\n`);
   if (end.aborted) return 130;
   if (end.budget?.signal.aborted && results.length < end.tasks.length) {
     process.stderr.write(
