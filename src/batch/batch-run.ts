@@ -14,6 +14,15 @@ import type { TaskResult } from "./task-result.ts";
  */
 export const MAX_ATTEMPTS = 3;
 
+/**
+ * Times a task may be stopped by the run's `--max-cost` (`capped`) and run again after the cap is
+ * raised; each such try is an attempt of its own (its own working copy and queue job).
+ */
+const MAX_CAPPED = 10;
+
+/** The highest attempt number: every crash and every cap stop of a task is one. */
+export const MAX_ATTEMPT_NUMBER = MAX_ATTEMPTS + MAX_CAPPED;
+
 /** The settings every task of a run gets; a task's own `provider`, `model`, `maxTurns` win. */
 export interface RunSettings {
   provider?: string;
@@ -101,15 +110,18 @@ export interface PendingTask {
 }
 
 /**
- * The tasks of the run without a final result: none yet, or only `crashed` ones, fewer than
- * MAX_ATTEMPTS. A crashed attempt's line stays in the file (what it spent counts); the next
- * attempt's line follows it.
+ * The tasks of the run without a final result: none yet, or only `crashed` ones (fewer than
+ * MAX_ATTEMPTS) and `capped` ones (stopped by the run's `--max-cost`: a later run with a higher
+ * cap goes on; fewer than MAX_CAPPED). Such a line stays in the file (what it spent counts); the
+ * next attempt's line follows it.
  */
 export function pendingTasks(tasks: BatchTask[], results: TaskResult[], runId: string): PendingTask[] {
   const ofRun = results.filter((result) => result.runId === runId);
   return tasks.flatMap((task) => {
     const mine = ofRun.filter((result) => result.id === task.id);
-    if (mine.some((result) => result.status !== "crashed")) return [];
-    return mine.length >= MAX_ATTEMPTS ? [] : [{ task, attempt: mine.length + 1 }];
+    if (mine.some((result) => result.status !== "crashed" && result.status !== "capped")) return [];
+    const crashes = mine.filter((result) => result.status === "crashed").length;
+    const capped = mine.length - crashes;
+    return crashes >= MAX_ATTEMPTS || capped >= MAX_CAPPED ? [] : [{ task, attempt: mine.length + 1 }];
   });
 }

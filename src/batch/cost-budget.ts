@@ -1,5 +1,5 @@
 // The batch's `--max-cost`: what finished tasks spent plus what running ones have spent so far.
-// Reaching it stops the running tasks (each recorded `max_cost`) and starts no more.
+// Reaching it stops the running tasks (each recorded `capped`, run again when the cap is raised) and starts no more.
 
 /** A cap on what a run's attempts spend together: this machine's (CostBudget) or the queue's (queue-ledger.ts). */
 export interface RunBudget {

@@ -17,6 +17,7 @@ const STATUS_COLORS: Record<TaskStatus, string> = {
   max_turns: "#ef6c00",
   timeout: "#ad1457",
   max_cost: "#4527a0",
+  capped: "#0277bd",
   crashed: "#6d4c41",
   error: "#6a1b9a",
   interrupted: "#757575",

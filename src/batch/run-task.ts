@@ -58,7 +58,7 @@ export type TaskOutcome =
   | { kind: "interrupted" };
 
 /** Why the batch itself ended a task before it finished. */
-type Stop = { status: "timeout" | "max_cost" | "error"; error: string };
+type Stop = { status: "timeout" | "max_cost" | "capped" | "error"; error: string };
 
 /**
  * How provider errors read once the child gave up retrying: `429 ...` and `529 ...` (the status
@@ -84,7 +84,7 @@ export async function runTask(task: BatchTask, attempt: number, options: RunTask
     ? setTimeout(() => stopWith({ status: "timeout", error: `timeout: ran ${task.timeout} s` }), task.timeout * 1000)
     : undefined;
   const onBudget = () =>
-    stopWith({ status: "max_cost", error: `the batch's --max-cost $${options.budget?.limit} was reached` });
+    stopWith({ status: "capped", error: `the batch's --max-cost $${options.budget?.limit} was reached` });
   if (options.budget?.signal.aborted) onBudget();
   options.budget?.signal.addEventListener("abort", onBudget, { once: true });
   // Unique per call: a best-of-N task's attempts start in the same millisecond.

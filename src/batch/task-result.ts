@@ -5,13 +5,23 @@ import { VERSION } from "../shared/version.ts";
 /**
  * How a task ended. `ok`: the agent finished and the test (if any) passed. `failed`: the agent's
  * run failed (API error) or the test exited non-zero. `max_turns`: the turn limit stopped it.
- * `timeout`: its `timeout` (wall clock) ran out. `max_cost`: its `maxCost`, or the batch's
- * `--max-cost`, was reached. `crashed`: its harness was killed or crashed (out of memory, a
+ * `timeout`: its `timeout` (wall clock) ran out. `max_cost`: its own `maxCost` was reached.
+ * `capped`: the batch's `--max-cost` stopped it, not the model: a later run with a higher cap runs
+ * it again (batch-run.ts), and reports count it apart from the model's failures. `crashed`: its harness was killed or crashed (out of memory, a
  * signal from outside); a later run of the same batch tries it again, a bounded number of times.
  * `error`: the batch could not run it (working copy, setup, the harness would not start).
  * `interrupted`: the run was interrupted from outside the batch.
  */
-export type TaskStatus = "ok" | "failed" | "max_turns" | "timeout" | "max_cost" | "crashed" | "error" | "interrupted";
+export type TaskStatus =
+  | "ok"
+  | "failed"
+  | "max_turns"
+  | "timeout"
+  | "max_cost"
+  | "capped"
+  | "crashed"
+  | "error"
+  | "interrupted";
 
 export const TASK_STATUSES: readonly TaskStatus[] = [
   "ok",
@@ -19,6 +29,7 @@ export const TASK_STATUSES: readonly TaskStatus[] = [
   "max_turns",
   "timeout",
   "max_cost",
+  "capped",
   "crashed",
   "error",
   "interrupted",

@@ -8,10 +8,11 @@
 // canary HOME lives under /var/tmp, not /tmp: the sandbox's private /tmp would hide a failure.
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Queue, Worker } from "bullmq";
+import { readPredictions } from "../../src/batch/predictions.ts";
 import { sign } from "../../src/batch/queue/queue-signature.ts";
 import { readLines, settled } from "../support/batch-files.ts";
 import { cleanEnv, runCli, TEST_QUEUE_KEY, tempDir } from "../support/helpers.ts";
@@ -184,7 +185,7 @@ test("forged results, unsigned or signed but malformed, are refused and counted;
     assert.equal(line.status, "error", line.id);
     assert.match(line.error ?? "", /^its result was refused: /);
   }
-  const predictions = readFileSync(join(dir, "results.predictions.jsonl"), "utf8");
-  assert.equal(predictions.trim().split("\n").length, ids.length);
-  assert.doesNotMatch(predictions, /FORGED DIFF/);
+  const predictions = readPredictions(out, lines[0].runId);
+  assert.equal(predictions.length, ids.length);
+  assert.doesNotMatch(JSON.stringify(predictions), /FORGED DIFF/);
 });

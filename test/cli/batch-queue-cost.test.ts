@@ -37,8 +37,11 @@ test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost 
   const firstCalls = new Set<string>();
   let secondCalls = 0;
   const command = { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } };
+  // After the capped run: every call answers, so the run with a higher cap finishes.
+  let isGenerous = false;
   const step: ScriptStep = async (request) => {
     const prompt = promptOf(request);
+    if (isGenerous) return { reply: { text: `answer to ${prompt}` } };
     if (prompt === "capped") return command;
     if (!prompt.startsWith("spend ")) return { reply: { text: `answer to ${prompt}` } };
     if (!request.body.messages.some((message: { role: string }) => message.role === "tool")) {
@@ -93,13 +96,16 @@ test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost 
       { env: pricedEnv(), cwd: dir },
     );
     assert.equal(spend.code, 1, spend.stderr);
-    assert.match(spend.stderr, /--max-cost \$0\.00005 reached \(\$0\.0001 spent\): 2 tasks not run/);
+    assert.match(
+      spend.stderr,
+      /--max-cost \$0\.00005 reached \(\$0\.0001 spent\): 2 tasks not run, 2 stopped \(capped\)/,
+    );
     const lines = readLines(join(dir, "spend-results.jsonl"));
     assert.deepEqual(
       lines.map((line) => [line.id, line.status, line.error]).sort(),
       [
-        ["s1", "max_cost", "the batch's --max-cost $0.00005 was reached"],
-        ["s2", "max_cost", "the batch's --max-cost $0.00005 was reached"],
+        ["s1", "capped", "the batch's --max-cost $0.00005 was reached"],
+        ["s2", "capped", "the batch's --max-cost $0.00005 was reached"],
       ],
       "both running tasks stopped, the one waiting on a call included; no other started",
     );
@@ -108,6 +114,27 @@ test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost 
       [...new Set(fake.requests.map(promptOf).filter((prompt) => prompt.startsWith("spend ")))].sort(),
       ["spend 1", "spend 2"],
       "no model call for the tasks not started",
+    );
+
+    // The cap raised: the same run goes on; the capped tasks run again (attempt 2), the others for the first time.
+    isGenerous = true;
+    const raised = await runCli(
+      ["batch", "spend.jsonl", "--queue", queueUrl, "--out", "spend-results.jsonl", "--max-cost", "1"],
+      { env: pricedEnv(), cwd: dir },
+    );
+    assert.equal(raised.code, 0, raised.stderr);
+    assert.match(raised.stderr, /resuming run \S+: 0 of 4 tasks already have results/);
+    assert.deepEqual(
+      readLines(join(dir, "spend-results.jsonl"))
+        .slice(2)
+        .map((line) => [line.id, line.status, line.attempt])
+        .sort(),
+      [
+        ["s1", "ok", 2],
+        ["s2", "ok", 2],
+        ["s3", "ok", 1],
+        ["s4", "ok", 1],
+      ],
     );
   } finally {
     for (const worker of workers) worker.stop();

@@ -8,6 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { predictionsPathOf, readPredictions } from "../../src/batch/predictions.ts";
+import { readResults } from "../../src/batch/results-file.ts";
 import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
 import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
@@ -91,19 +93,27 @@ test("the same command resumes its run; another model is a new run that runs eve
     fake.requests.map((request) => request.body.model),
     [...Array(3).fill("model-a"), ...Array(6).fill("model-b")],
   );
-  const predictions = readFileSync(join(dir, "results.predictions.jsonl"), "utf8")
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line));
-  assert.deepEqual(
-    predictions.map((entry) => [entry.instance_id, entry.model_name_or_path, entry.model_patch]).sort(),
-    [
-      ["t1", "model-b", ""],
-      ["t2", "model-b", ""],
-      ["t3", "model-b", ""],
-    ],
-    "SWE-bench predictions of the last run: nothing was changed, so empty patches",
+  // Predictions per run: the second model's run did not overwrite the first's; each run's file
+  // holds its own model's (empty: nothing was changed) patches.
+  const out = join(dir, "results.jsonl");
+  const predictionsOf = (runId: string) =>
+    readPredictions(out, runId).map((entry) => [entry.instance_id, entry.model_name_or_path, entry.model_patch]);
+  for (const [index, model] of ["model-a", "model-b", "model-b"].entries())
+    assert.deepEqual(
+      predictionsOf(runs[index]).sort(),
+      ["t1", "t2", "t3"].map((id) => [id, model, ""]),
+      `run ${index + 1}'s predictions, in ${predictionsPathOf(out, runs[index])}`,
+    );
+  assert.match(other.stderr, new RegExp(`predictions: .*results\\.predictions\\.${runs[1]}\\.jsonl`));
+  // A results file of an older version: lines without a run id and one predictions file, still read.
+  const old = join(dir, "old.jsonl");
+  writeFileSync(old, `${JSON.stringify({ id: "t1", status: "ok", model: "m" })}\n`);
+  writeFileSync(
+    predictionsPathOf(old),
+    `${JSON.stringify({ instance_id: "t1", model_name_or_path: "m", model_patch: "p" })}\n`,
   );
+  assert.equal(readResults(old)[0].runId, undefined);
+  assert.deepEqual(readPredictions(old, undefined), [{ instance_id: "t1", model_name_or_path: "m", model_patch: "p" }]);
 
   // Two files compared: a's run and b's runs, side by side per task.
   const report = await runCli(["batch", "report", "results.jsonl", "--html", "report.html"], { env, cwd: dir });
@@ -390,10 +400,7 @@ test("SWE-bench instances run as tasks, and the predictions file holds each one'
   const [result] = readLines(join(dir, "results.jsonl"));
   assert.deepEqual([result.id, result.status, result.testExitCode], ["acme__widget-1", "ok", 0]);
   assert.equal(promptOf(fake.requests[0]), "f.txt says broken; make it say fixed");
-  const [prediction] = readFileSync(join(dir, "results.predictions.jsonl"), "utf8")
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line));
+  const [prediction] = readPredictions(join(dir, "results.jsonl"), result.runId);
   assert.deepEqual(Object.keys(prediction), ["instance_id", "model_name_or_path", "model_patch"]);
   assert.deepEqual([prediction.instance_id, prediction.model_name_or_path], ["acme__widget-1", "fake-model"]);
   // The patch applies to the instance's base commit and makes the fix.

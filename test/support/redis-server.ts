@@ -20,9 +20,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts redis-server (with `extraArgs`, such as `--requirepass x`) and resolves once it is ready. */
-export async function startRedis(extraArgs: string[] = []): Promise<{ port: number; process: ChildProcess }> {
-  const port = await freePort();
+/**
+ * Starts redis-server (with `extraArgs`, such as `--requirepass x`) and resolves once it is ready;
+ * on `port` (a restart of one that was stopped: it comes back empty) or a free one.
+ */
+export async function startRedis(
+  extraArgs: string[] = [],
+  port?: number,
+): Promise<{ port: number; process: ChildProcess }> {
+  port ??= await freePort();
   const child = killAtTestEnd(
     spawn(
       "redis-server",

@@ -9,6 +9,7 @@ const PACKAGES = {
   tmux: "tmux",
   chromium: "chromium",
   "redis-server": "redis-server",
+  "redis-cli": "redis-tools",
   rg: "ripgrep",
   script: "bsdutils",
   setpriv: "util-linux",

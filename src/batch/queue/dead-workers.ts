@@ -16,7 +16,7 @@ const STILL_CHECKS = 3;
 /** A heartbeat key outlives its worker by this long (seconds), then Redis drops it. */
 const HEARTBEAT_TTL_S = 24 * 3600;
 
-function heartbeatKey(queue: Queue, worker: string): string {
+export function heartbeatKey(queue: Queue, worker: string): string {
   return queue.toKey(`harness-heartbeat:${worker}`);
 }
 

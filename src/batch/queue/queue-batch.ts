@@ -11,6 +11,7 @@ import type { ResultsWriter } from "../results-file.ts";
 import { stampOf, type TaskResult, taskError } from "../task-result.ts";
 import { type JobRequest, jobIdOf, type QueueJobData } from "./queue-job.ts";
 import { runSpend, startRunSpend } from "./queue-ledger.ts";
+import { type Beats, doneValue, hasLiveTry, markerOf, RECONCILE_GRACE_MS, setMarker } from "./queue-reconcile.ts";
 import { openJobValue } from "./queue-result.ts";
 import { sign } from "./queue-signature.ts";
 import { loadBullmq, type QueueTarget, waitForRedis } from "./queue-target.ts";
@@ -87,6 +88,8 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
     // the results already hold (a resumed run's), unless workers are still counting it.
     const spentBefore = options.budget?.spent ?? 0;
     if (options.budget) await startRunSpend(queue, runId, spentBefore);
+    // The marker gone later means Redis lost its state (queue-reconcile.ts).
+    await setMarker(queue);
     await enqueue([...outstanding]);
     progress.note(
       `${countOf(outstanding.size, "task")} queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
@@ -94,7 +97,20 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
     let withdrawn = false;
     // Results not signed with the queue's key, or not this job's: each said, and counted at the end.
     let refused = 0;
+    // When Redis was last found to have lost its state; each worker's heartbeat as last seen.
+    let lostAt = 0;
+    let losses = 0;
+    const beats: Beats = new Map();
     while (outstanding.size > 0 && !signal.aborted) {
+      if ((await markerOf(queue)) === null) {
+        lostAt = Date.now();
+        losses++;
+        progress.note(
+          `Redis lost the queue's state (its marker is gone: restarted empty?): the workers put back their records; in ${RECONCILE_GRACE_MS / 1000} s what is still missing is taken from their stored results, left to a live worker's running try, or queued again`,
+        );
+        await setMarker(queue);
+        if (options.budget) await startRunSpend(queue, runId, options.budget.spent);
+      }
       if (options.budget) options.budget.update("queue", Math.max(0, (await runSpend(queue, runId)) - spentBefore));
       if (options.budget?.signal.aborted && !withdrawn) {
         withdrawn = true;
@@ -105,13 +121,25 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
         const states = await Promise.all(chunk.map(([jobId]) => queue.getJobState(jobId)));
         for (const [index, state] of states.entries()) {
           const [jobId, pending] = chunk[index];
-          if (state === "unknown" && !withdrawn) missing.push([jobId, pending]);
-          if (state !== "completed" && state !== "failed") continue;
-          const job = await queue.getJob(jobId);
-          if (!job) continue;
+          // A job Redis lost: its worker's stored result if it finished, else wait while its try
+          // runs on a live worker; else queue it again (after the grace for the workers' records).
+          let stored: unknown;
+          if (state === "unknown" && !withdrawn) {
+            stored = await doneValue(queue, jobId);
+            if (stored === undefined) {
+              const now = Date.now();
+              if (now - lostAt < RECONCILE_GRACE_MS || (await hasLiveTry(queue, jobId, beats, now))) continue;
+              missing.push([jobId, pending]);
+              continue;
+            }
+          } else if (state !== "completed" && state !== "failed") continue;
+          const job = stored === undefined ? await queue.getJob(jobId) : undefined;
+          if (stored === undefined && !job) continue;
           outstanding.delete(jobId);
           const value =
-            state === "completed" ? openJobValue(target.key, jobId, job.returnvalue, pending, runId) : undefined;
+            stored !== undefined || state === "completed"
+              ? openJobValue(target.key, jobId, stored ?? job?.returnvalue, pending, runId)
+              : undefined;
           if (value && "notRun" in value) {
             await queue.remove(jobId); // a later run with a higher --max-cost queues it again
             continue;
@@ -129,8 +157,8 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
                     runId,
                     options.settings,
                     value ? `its result was refused: ${value.refused}` : undefined,
-                    job.failedReason,
-                    job.attemptsMade,
+                    job?.failedReason,
+                    job?.attemptsMade ?? 0,
                   ),
                 ];
           // In one write: a batch killed here leaves all of the job's lines or none.
@@ -152,6 +180,8 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       );
       await sleep(POLL_MS, signal);
     }
+    if (losses > 0)
+      progress.note(`Redis lost the queue's state ${countOf(losses, "time")}; reconciled from the workers' records`);
     if (refused > 0)
       progress.note(`${countOf(refused, "result")} refused (unsigned, forged or malformed): recorded as errors`);
   } finally {

@@ -5,7 +5,7 @@
 // own or on its allowlist, and its cwd and repo are folders and repositories the worker allows.
 import { z } from "zod";
 import { describeIssues } from "../../shared/describe-issue.ts";
-import { MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
+import { MAX_ATTEMPT_NUMBER, type RunSettings } from "../batch-run.ts";
 import { type BatchTask, queuedTaskSchema } from "../batch-task.ts";
 import { checkModel, checkPlaces, JobRefused, type WorkerPolicy } from "../worker-policy.ts";
 import type { TaskFolderCheck } from "../working-copy.ts";
@@ -24,7 +24,7 @@ export type JobRequest = z.infer<typeof requestSchema>;
 
 const jobSchema = z.strictObject({
   runId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
-  attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+  attempt: z.number().int().min(1).max(MAX_ATTEMPT_NUMBER),
   task: queuedTaskSchema,
   request: requestSchema,
   /** The batch's --max-cost (USD for the whole run, on every worker: queue-ledger.ts). */

@@ -5,13 +5,14 @@
 // job's one completion, however many workers died on the way.
 import type { Job, Queue } from "bullmq";
 import { hasSpent, lostAttemptResult, type SessionSpend } from "../attempt-journal.ts";
-import { MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
+import { MAX_ATTEMPT_NUMBER, MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
 import type { BatchTask } from "../batch-task.ts";
 import type { RunTaskOptions, TaskOutcome } from "../run-task.ts";
 import { runTaskAttempts } from "../task-attempts.ts";
 import { stampOf, type TaskResult, taskError } from "../task-result.ts";
 import type { QueueJobData } from "./queue-job.ts";
 import { claimTry, QueueBudget, TryJournal } from "./queue-ledger.ts";
+import type { WorkerDisk } from "./queue-reconcile.ts";
 
 /** Tries of one job at most (workers stopped before it spent anything leave no attempt, but count here). */
 const MAX_TRIES = 10;
@@ -37,6 +38,8 @@ export interface TryOptions {
   sessionSpend: SessionSpend;
   /** This worker's name. */
   by: string;
+  /** Where this worker writes each try down on its own disk too (queue-reconcile.ts). */
+  disk: WorkerDisk;
   signal: AbortSignal;
   onSpend: RunTaskOptions["onSpend"];
 }
@@ -59,7 +62,7 @@ export async function runJobTry(options: TryOptions): Promise<{ outcome: TryOutc
     .filter(hasSpent)
     .map((result, index) => ({ ...result, attempt: data.attempt + index }));
   const attempt = data.attempt + earlier.length;
-  if (attempt > MAX_ATTEMPTS || tries.n > MAX_TRIES) {
+  if (earlier.length >= MAX_ATTEMPTS || attempt > MAX_ATTEMPT_NUMBER || tries.n > MAX_TRIES) {
     const last: TaskResult = earlier.at(-1) ?? {
       ...taskError(task.id, stampOf(data.runId, settings.thinking), attempt, `gave up after ${tries.n - 1} tries`),
       status: "crashed",
@@ -67,11 +70,16 @@ export async function runJobTry(options: TryOptions): Promise<{ outcome: TryOutc
     return { outcome: { kind: "ended", result: last }, earlier: earlier.slice(0, -1) };
   }
   const budget = data.maxCost === undefined ? undefined : new QueueBudget(queue, data.runId, data.maxCost);
-  const journal = new TryJournal(queue, jobId, tries.n);
+  const inRedis = new TryJournal(queue, jobId, tries.n);
+  const journal = options.disk.journalFor(jobId, tries.n, inRedis);
+  const forget = async () => {
+    options.disk.forget(jobId, tries.n);
+    await inRedis.forget();
+  };
   try {
     await budget?.start();
     if (budget?.signal.aborted) {
-      await journal.forget();
+      await forget();
       return { outcome: { kind: "not_run" }, earlier };
     }
     const outcome = await runTaskAttempts(task, attempt, {
@@ -85,10 +93,10 @@ export async function runJobTry(options: TryOptions): Promise<{ outcome: TryOutc
       onSpend: options.onSpend,
     });
     // A rate-limited try runs again as the same attempt: its record must not become a lost one.
-    if (outcome.kind === "rate_limited") await journal.forget();
+    if (outcome.kind === "rate_limited") await forget();
     return { outcome, earlier };
   } finally {
     budget?.close();
-    await journal.flushed();
+    await inRedis.flushed();
   }
 }

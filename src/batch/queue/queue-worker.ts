@@ -16,6 +16,7 @@ import type { TaskResult } from "../task-result.ts";
 import { folderCheckOf, JobRefused, type WorkerPolicy } from "../worker-policy.ts";
 import { startHeartbeat, watchDeadWorkers } from "./dead-workers.ts";
 import { acceptJob, type QueueJobData } from "./queue-job.ts";
+import { doneValue, WorkerDisk, watchMarker } from "./queue-reconcile.ts";
 import { sign, verify } from "./queue-signature.ts";
 import { loadBullmq, type QueueTarget, queueTimings, waitForRedis } from "./queue-target.ts";
 import { type JobResult, NOT_RUN, runJobTry } from "./queue-try.ts";
@@ -71,6 +72,8 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   // Jobs not signed with the queue's key: refused and never run; said once, counted at the stop.
   let unsigned = 0;
+  // Every try and final result also goes to this worker's own disk, to put back into a Redis that lost them.
+  const disk = new WorkerDisk(options.run.workRoot);
   const worker = new Worker<QueueJobData, JobResult | typeof NOT_RUN>(
     target.name,
     async (job, token) => {
@@ -90,6 +93,12 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
         throw new UnrecoverableError(`refused by the worker: ${error.message}`);
       }
       const { task, settings, job: data } = accepted;
+      // Finished already (its completion lost with a Redis that restarted empty): sent again, not run again.
+      const done = disk.done(jobId) ?? (await doneValue(queue, jobId));
+      if (done && !("refused" in verify(target.key, "result", jobId, done))) {
+        log(`finished ${task.id} already: its result is sent again, not run again`);
+        return done as JobResult;
+      }
       log(`started ${task.id}`);
       let lastProgressAt = 0;
       const { outcome, earlier } = await runJobTry({
@@ -101,6 +110,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
         run,
         sessionSpend: options.sessionSpend,
         by: name,
+        disk,
         signal,
         onSpend: ({ usage }) => {
           if (Date.now() - lastProgressAt < PROGRESS_EVERY_MS) return;
@@ -109,8 +119,11 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
         },
       });
       // What the batch takes from this job: signed, so no one without the key can complete it for us.
-      const withEarlier = (result: TaskResult): JobResult =>
-        sign(target.key, "result", jobId, earlier.length > 0 ? { ...result, earlier } : result);
+      const withEarlier = async (result: TaskResult): Promise<JobResult> => {
+        const value = sign(target.key, "result", jobId, earlier.length > 0 ? { ...result, earlier } : result);
+        await disk.saveDone(queue, jobId, value);
+        return value;
+      };
       switch (outcome.kind) {
         case "finished":
         case "ended":
@@ -163,11 +176,17 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   try {
     await waitForRedis(Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]), target, () => lastError);
     log(`${name} waiting for tasks on ${target.display} (${options.concurrency} at once)`);
+    // Records a Redis that restarted empty lost while this worker was away (or dead) go back first.
+    const restored = await disk.restore(queue).catch(() => ({ results: 0, tries: 0 }));
+    if (restored.results + restored.tries > 0)
+      log(`put back ${restored.results} results and ${restored.tries} tries Redis did not have, from ${disk.dir}`);
     const stopBeating = startHeartbeat(queue, name);
     const stopChecking = watchDeadWorkers(queue, name, log);
+    const stopMarking = watchMarker(queue, disk, log);
     stopWatching = () => {
       stopBeating();
       stopChecking();
+      stopMarking();
     };
     const running = worker.run();
     await new Promise<void>((resolve) =>

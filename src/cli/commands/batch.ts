@@ -283,11 +283,12 @@ function finish(end: {
   process.stderr.write(
     `${summary.tasks} of ${end.tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${end.outPath}\n`,
   );
-  if (results.length > 0) process.stderr.write(`predictions: ${writePredictions(end.outPath, results)}\n`);
+  if (results.length > 0) process.stderr.write(`predictions: ${writePredictions(end.outPath, end.runId, results)}\n`);
   if (end.aborted) return 130;
-  if (end.budget?.signal.aborted && results.length < end.tasks.length) {
+  const capped = results.filter((result) => result.status === "capped").length;
+  if (end.budget?.signal.aborted && results.length - capped < end.tasks.length) {
     process.stderr.write(
-      `harness: --max-cost $${end.budget.limit} reached ($${end.budget.spent.toFixed(4)} spent): ${end.tasks.length - results.length} tasks not run; run again with a higher --max-cost to go on\n`,
+      `harness: --max-cost $${end.budget.limit} reached ($${end.budget.spent.toFixed(4)} spent): ${end.tasks.length - results.length} tasks not run${capped > 0 ? `, ${capped} stopped (capped)` : ""}; run again with a higher --max-cost to go on\n`,
     );
     return 1;
   }
