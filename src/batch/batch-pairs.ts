@@ -14,7 +14,7 @@ import {
 } from "./paired-stats.ts";
 
 /** Two runs' tasks side by side, summed up (indices into the report's runs, 0-based). */
-interface PairedComparison {
+export interface PairedComparison {
   a: number;
   b: number;
   /** Tasks both runs have a final result for: the pairs. */

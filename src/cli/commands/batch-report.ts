@@ -10,6 +10,7 @@ import { reportHtml } from "../../batch/report-html.ts";
 import { ResultsFileError, readResults } from "../../batch/results-file.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags } from "../cli-args.ts";
+import { writeReportFiles } from "./batch-report-files.ts";
 
 const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
 
@@ -55,8 +56,16 @@ export async function runReport(argv: string[]): Promise<number> {
   process.stdout.write(showControlChars(`${sections.join("\n")}${paired}${sideBySide}`));
   if (parsed.flags.html) {
     const htmlPath = resolve(parsed.flags.html);
-    writeFileSync(htmlPath, reportHtml(runs, `batch report: ${files.map((file) => basename(file.path)).join(", ")}`));
-    process.stderr.write(`report: ${showControlChars(htmlPath)}\n`);
+    const written = writeReportFiles(runs, htmlPath);
+    const title = `batch report: ${files.map((file) => basename(file.path)).join(", ")}`;
+    writeFileSync(htmlPath, reportHtml(runs, pairs, title, written.linksOf));
+    process.stderr.write(
+      `report: ${showControlChars(htmlPath)} (${written.diffs} diffs, ${written.sessions} sessions beside it)\n`,
+    );
+    if (written.sessionsMissing > 0)
+      process.stderr.write(
+        `report: ${written.sessionsMissing} tasks' sessions are not on this machine (or not a batch task's): no link to them\n`,
+      );
   }
   return 0;
 }
