@@ -2,10 +2,8 @@
 // with its confidence interval, cost per solved task, median time), and their tasks side by side.
 import { countOf, formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
 import { type BatchSummary, finalResults, summarize, totalTokens } from "./batch-summary.ts";
+import { wilson } from "./paired-stats.ts";
 import type { TaskResult } from "./task-result.ts";
-
-/** z for a 95% two-sided interval. */
-const Z_95 = 1.959964;
 
 /** One run of the files: its final results and what all its attempts spent. */
 export interface RunReport {
@@ -26,6 +24,8 @@ export interface RunReport {
   /** USD of every attempt, crashed ones included; undefined when no price was known. */
   spent: number | undefined;
   costPerSolved: number | undefined;
+  /** Each task's USD over all its attempts (crashed ones included); absent when no attempt was priced. */
+  taskCosts: Map<string, number>;
 }
 
 /** The runs of each file, in file order and, within a file, by start. Results without a run id form run "-". */
@@ -40,6 +40,8 @@ export function runsOf(files: Array<{ path: string; results: TaskResult[] }>): R
       );
       const summary = summarize(final, lines);
       const priced = lines.filter((line) => typeof line.cost === "number");
+      const taskCosts = new Map<string, number>();
+      for (const line of priced) taskCosts.set(line.id, (taskCosts.get(line.id) ?? 0) + (line.cost ?? 0));
       const spent =
         priced.length > 0 ? Number(priced.reduce((sum, line) => sum + (line.cost ?? 0), 0).toFixed(6)) : undefined;
       const first = (pick: (result: TaskResult) => string | null | undefined) =>
@@ -59,19 +61,10 @@ export function runsOf(files: Array<{ path: string; results: TaskResult[] }>): R
         spent,
         costPerSolved:
           spent !== undefined && summary.byStatus.ok > 0 ? Number((spent / summary.byStatus.ok).toFixed(6)) : undefined,
+        taskCosts,
       };
     });
   });
-}
-
-/** Wilson score interval for `successes` of `trials` (sound for small counts and rates near 0 or 1). */
-export function wilson(successes: number, trials: number): [number, number] {
-  if (trials === 0) return [0, 0];
-  const p = successes / trials;
-  const z2 = Z_95 * Z_95;
-  const center = (p + z2 / (2 * trials)) / (1 + z2 / trials);
-  const half = (Z_95 * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials))) / (1 + z2 / trials);
-  return [Math.max(0, center - half), Math.min(1, center + half)];
 }
 
 function startOf(lines: TaskResult[]): string {

@@ -1,6 +1,8 @@
 // The batch report as one self-contained page (nothing fetched): it opens on the runs' summary
-// (model, date, version, success rate with its interval, cost per solved task, median time), then
-// one table of every task with a column group per run, tasks not ok in every run first. A small
+// (model, date, version, success rate with its interval, cost per solved task, median time), the
+// runs compared task by task (report-pairs-html.ts) and the success/cost chart, then one table of
+// every task with a column group per run (status and why, test, turns, tokens, cost, time, links to
+// its diff and session export), tasks not ok in every run first. A small
 // inline script sorts by any column and filters by text and status; without it the page still
 // reads top to bottom. A thousand tasks are a thousand rows of a plain table. Made with `html`
 // (every value escaped) under a policy that runs only SCRIPT (src/shared/html.ts): the results
@@ -8,8 +10,15 @@
 import { formatCost, formatDuration, formatTokens } from "../shared/helpers.ts";
 import { type Html, html, pagePolicy, trustedHtml } from "../shared/html.ts";
 import { percent, type RunReport, runLabel, taskRows } from "./batch-compare.ts";
+import type { PairedComparison } from "./batch-pairs.ts";
 import { totalTokens } from "./batch-summary.ts";
+import { successCostChart } from "./report-chart.ts";
+import { linksCell, type TaskLinks } from "./report-files.ts";
+import { pairsSection } from "./report-pairs-html.ts";
 import type { TaskResult, TaskStatus } from "./task-result.ts";
+
+/** A task's files in one run (0-based), where the report wrote them. */
+export type LinksOf = (run: number, id: string) => TaskLinks | undefined;
 
 const STATUS_COLORS: Record<TaskStatus, string> = {
   ok: "#2e7d32",
@@ -62,56 +71,75 @@ text.addEventListener("input", filter);
 status.addEventListener("change", filter);
 `;
 
+// Readable at a laptop's width (1280 px) and still whole at 800: wide tables scroll inside their
+// own box, never the page; reasons and ids wrap.
 const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; white-space: nowrap; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1em 1.5em; color: #222; max-width: 100%; }
+.wide { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; } td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; white-space: nowrap; }
 th[data-column] { cursor: pointer; user-select: none; } th[data-column]:hover { text-decoration: underline; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-thead th { position: sticky; top: 0; background: #fff; }
+td.id { white-space: normal; overflow-wrap: anywhere; min-width: 8em; max-width: 16em; }
+td.status { white-space: normal; min-width: 6em; max-width: 18em; }
+.why { font-size: 12px; color: #555; overflow-wrap: anywhere; display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
 .run-start { border-left: 2px solid #ccc; }
 .controls { margin: 1em 0; } .controls > * { margin-right: 1em; }
+.pairs { display: flex; flex-wrap: wrap; gap: 1em 2.5em; } .pair table td, .pair table th { border: 1px solid #ddd; }
+.pair p { margin: .3em 0; max-width: 36em; } .p-value { font-weight: bold; }
+figure.chart { margin: 1em 0; max-width: 640px; } figure.chart svg { width: 100%; height: auto; font: 12px system-ui, sans-serif; }
+.grid { stroke: #eee; } .axis { stroke: #888; } .legend { list-style: none; padding: 0; margin: .3em 0; }
+.legend li { display: inline-block; margin-right: 1.5em; } .swatch { display: inline-block; width: .8em; height: .8em; margin-right: .3em; }
 `;
 
-const COLUMNS = ["status", "test", "turns", "tokens", "cost", "time"];
+const COLUMNS = ["status", "test", "turns", "tokens", "cost", "time", "files"];
+const NUMERIC = new Set(["test", "turns", "tokens", "cost", "time"]);
 
-export function reportHtml(runs: RunReport[], title: string): string {
+export function reportHtml(
+  runs: RunReport[],
+  pairs: PairedComparison[],
+  title: string,
+  linksOf: LinksOf = () => undefined,
+): string {
   const rows = taskRows(runs);
   const statusOptions = Object.keys(STATUS_COLORS).map(
     (status) => html`<option value="${status}">${status} in some run</option>`,
   );
   const runHeadings = runs.map(
-    (run, index) => html`<th colspan="6" class="run-start">run ${index + 1}: ${run.model}</th>`,
+    (run, index) => html`<th colspan="${COLUMNS.length}" class="run-start">run ${index + 1}: ${run.model}</th>`,
   );
   const columnHeadings = runs.map((_, index) =>
     COLUMNS.map((name, offset) => {
-      const column = 1 + index * 6 + offset;
-      const numeric = offset >= 1;
+      const column = 1 + index * COLUMNS.length + offset;
+      const numeric = NUMERIC.has(name);
       const classes = [offset === 0 && "run-start", numeric && "n"].filter(Boolean).join(" ");
       return html`<th data-column="${column}"${numeric ? html` data-numeric="1"` : ""}${classes ? html` class="${classes}"` : ""}>${name}</th>`;
     }),
   );
   const taskLines = rows.map(
     (row) =>
-      html`<tr data-statuses="${row.cells.map((cell) => cell?.status ?? "none").join(" ")}"><td>${row.id}</td>${row.cells.map(taskCells)}</tr>\n`,
+      html`<tr data-statuses="${row.cells.map((cell) => cell?.status ?? "none").join(" ")}"><td class="id">${row.id}</td>${row.cells.map((cell, run) => taskCells(cell, linksOf(run, row.id)))}</tr>\n`,
   );
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${pagePolicy([SCRIPT])}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <style>${trustedHtml(STYLE)}</style></head>
 <body>
 <h1>${title}</h1>
 <h2>Runs</h2>
-${summaryTable(runs)}
+<div class="wide">${summaryTable(runs)}</div>
+${successCostChart(runs)}
+${pairs.length > 0 ? pairsSection(runs, pairs) : ""}
 <h2>Tasks</h2>
 <div class="controls"><input id="filter-text" type="search" placeholder="filter: id, status, error…" size="30">
 <select id="filter-status"><option value="">every status</option><option value="not-ok">not ok in some run</option>${statusOptions}</select>
 <span><span id="shown">${rows.length}</span> of ${rows.length} tasks shown; click a heading to sort</span></div>
-<table id="tasks"><thead>
+<div class="wide"><table id="tasks"><thead>
 <tr><th></th>${runHeadings}</tr>
 <tr><th data-column="0">task</th>${columnHeadings}</tr>
 </thead><tbody>
-${taskLines}</tbody></table>
+${taskLines}</tbody></table></div>
 <script>${trustedHtml(SCRIPT)}</script>
 </body></html>
 `.markup;
@@ -135,14 +163,18 @@ function summaryTable(runs: RunReport[]): Html {
 <tbody>${runs.map(line)}</tbody></table>`;
 }
 
-function taskCells(cell: TaskResult | undefined): Html {
-  if (!cell) return html`<td class="run-start">–</td><td></td><td></td><td></td><td></td><td></td>`;
+function taskCells(cell: TaskResult | undefined, links: TaskLinks | undefined): Html {
+  if (!cell) return html`<td class="run-start">–</td><td></td><td></td><td></td><td></td><td></td><td></td>`;
   const tokens = totalTokens(cell);
-  const error = cell.error ? html` title="${cell.error.slice(0, 500)}"` : "";
-  return html`<td class="run-start" style="color:${STATUS_COLORS[cell.status] ?? "#000"}"${error}>${cell.status}</td>\
+  // Why a task did not succeed, in the table itself (its first lines; the whole text on hover).
+  const why =
+    cell.error && cell.status !== "ok"
+      ? html`<div class="why" title="${cell.error.slice(0, 2000)}">${cell.error.slice(0, 300)}</div>`
+      : "";
+  return html`<td class="run-start status" data-v="${cell.status}"><span style="color:${STATUS_COLORS[cell.status] ?? "#000"}">${cell.status}</span>${why}</td>\
 <td class="n" data-v="${cell.testExitCode ?? -1}">${cell.testExitCode ?? "–"}</td>\
 <td class="n" data-v="${cell.turns}">${cell.turns}</td>\
 <td class="n" data-v="${tokens}">${formatTokens(tokens)}</td>\
 <td class="n" data-v="${cell.cost ?? -1}">${typeof cell.cost === "number" ? formatCost(cell.cost) : "–"}</td>\
-<td class="n" data-v="${cell.durationMs ?? 0}">${formatDuration(cell.durationMs ?? 0)}</td>`;
+<td class="n" data-v="${cell.durationMs ?? 0}">${formatDuration(cell.durationMs ?? 0)}</td>${linksCell(links)}`;
 }

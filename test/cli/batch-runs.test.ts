@@ -128,7 +128,7 @@ test("the same command resumes its run; another model is a new run that runs eve
     /\ntasks side by side \(those not ok in every run first\):\ntask +run 1 +run 2 +run 3\nt1 +ok 1t 15 \$0\.00002 /,
   );
   const html = readFileSync(join(dir, "report.html"), "utf8");
-  assert.equal(html.match(/<th colspan="6" class="run-start">run \d: model-[ab]<\/th>/g)?.length, 3);
+  assert.equal(html.match(/<th colspan="7" class="run-start">run \d: model-[ab]<\/th>/g)?.length, 3);
   assert.ok(html.indexOf('id="runs"') < html.indexOf('id="tasks"'), "the page opens on the runs' summary");
 });
 

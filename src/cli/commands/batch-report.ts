@@ -4,11 +4,13 @@
 import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { formatRunHeading, formatSideBySide, runsOf } from "../../batch/batch-compare.ts";
+import { formatPair, pairsOf } from "../../batch/batch-pairs.ts";
 import { formatSummary } from "../../batch/batch-summary.ts";
 import { reportHtml } from "../../batch/report-html.ts";
 import { ResultsFileError, readResults } from "../../batch/results-file.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags } from "../cli-args.ts";
+import { writeReportFiles } from "./batch-report-files.ts";
 
 const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
 
@@ -47,13 +49,23 @@ export async function runReport(argv: string[]): Promise<number> {
   const sections = runs.map((run) => `${formatRunHeading(run)}\n\n${formatSummary(run.summary)}`);
   // Every id, model, error and status in the report is what the results file says, and the file
   // may be someone else's: the report goes out with its control characters shown (OSC 52, OSC 8).
+  const pairs = pairsOf(runs);
+  const paired = pairs.map((pair) => `\n${formatPair(pair)}`).join("");
   const sideBySide =
     runs.length > 1 ? `\ntasks side by side (those not ok in every run first):\n${formatSideBySide(runs)}` : "";
-  process.stdout.write(showControlChars(`${sections.join("\n")}${sideBySide}`));
+  process.stdout.write(showControlChars(`${sections.join("\n")}${paired}${sideBySide}`));
   if (parsed.flags.html) {
     const htmlPath = resolve(parsed.flags.html);
-    writeFileSync(htmlPath, reportHtml(runs, `batch report: ${files.map((file) => basename(file.path)).join(", ")}`));
-    process.stderr.write(`report: ${showControlChars(htmlPath)}\n`);
+    const written = writeReportFiles(runs, htmlPath);
+    const title = `batch report: ${files.map((file) => basename(file.path)).join(", ")}`;
+    writeFileSync(htmlPath, reportHtml(runs, pairs, title, written.linksOf));
+    process.stderr.write(
+      `report: ${showControlChars(htmlPath)} (${written.diffs} diffs, ${written.sessions} sessions beside it)\n`,
+    );
+    if (written.sessionsMissing > 0)
+      process.stderr.write(
+        `report: ${written.sessionsMissing} tasks' sessions are not on this machine (or not a batch task's): no link to them\n`,
+      );
   }
   return 0;
 }
