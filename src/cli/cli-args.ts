@@ -12,7 +12,7 @@ import { closestName } from "../shared/edit-distance.ts";
 import { JSON_FORMATS, OUTPUT_FORMATS } from "../ui/headless/headless-output.ts";
 import { withBareValues } from "./bare-flag-values.ts";
 import { withClaudeFlags } from "./claude-flags.ts";
-import { QUEUE_FLAG_SPECS, SERVE_FLAG_SPECS } from "./flag-schemas.ts";
+import { BATCH_FLAG_SPECS, SERVE_FLAG_SPECS } from "./flag-schemas.ts";
 import {
   directory,
   jsonOrFile,
@@ -120,7 +120,7 @@ export const FLAGS = {
     ),
   },
   workdir: { schema: text },
-  ...QUEUE_FLAG_SPECS,
+  ...BATCH_FLAG_SPECS,
   html: { schema: text },
   rerun: { schema: toggle },
   "max-cost": { schema: positiveNumber("takes an amount of USD above 0, such as 2.50").transform(Number) },

@@ -21,8 +21,32 @@ export const SERVE_FLAG_SPECS = {
 };
 
 /** `--queue` and where its secrets come from (never argv: batch/queue/queue-target.ts). */
-export const QUEUE_FLAG_SPECS = {
+/** `harness batch`'s dataset selection (src/batch/dataset-selection.ts reads the values; docs/batch.md). */
+const DATASET_FLAG_SPECS = {
+  filter: { schema: z.string() },
+  slice: { schema: z.string() },
+  shuffle: { schema: z.boolean() },
+  seed: {
+    schema: z
+      .string()
+      .regex(/^\d{1,10}$/, "takes a whole number from 0 to 4294967295")
+      .transform(Number)
+      .pipe(z.number().max(4294967295, "takes a whole number from 0 to 4294967295")),
+  },
+};
+
+/** Their names, for `harness batch`'s list, and their lines in its `--help`. */
+export const DATASET_FLAGS = ["filter", "slice", "shuffle", "seed"] as const;
+export const DATASET_HELP = `  --shuffle --seed <n>    run the tasks in a seeded random order (first; the same on every machine)
+  --filter <regex>        only tasks whose id (instance_id) matches (after --shuffle)
+  --slice <a:b>           only tasks a to b of those, as Python's list[a:b] (last)
+`;
+
+const QUEUE_FLAG_SPECS = {
   queue: { schema: z.string() },
   "queue-password-file": { schema: z.string().min(1) },
   "queue-key-file": { schema: z.string().min(1) },
 };
+
+/** `harness batch`'s and `harness worker`'s own flags: the queue's and the dataset selection's. */
+export const BATCH_FLAG_SPECS = { ...QUEUE_FLAG_SPECS, ...DATASET_FLAG_SPECS };

@@ -9,6 +9,7 @@ import { openRun, pendingTasks } from "../../batch/batch-run.ts";
 import { finalResults, summarize } from "../../batch/batch-summary.ts";
 import { readTasks, TaskFileError } from "../../batch/batch-task.ts";
 import { CostBudget } from "../../batch/cost-budget.ts";
+import { selectionOf, selectTasks } from "../../batch/dataset-selection.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../../batch/local-pool.ts";
 import { writePredictions } from "../../batch/predictions.ts";
 import { type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
@@ -21,6 +22,7 @@ import { countOf } from "../../shared/helpers.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
 import { ConfigError } from "../../wiring/defaults.ts";
 import { type Flags, PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
+import { DATASET_FLAGS, DATASET_HELP } from "../flag-schemas.ts";
 import { runReport } from "./batch-report.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { checkOutputSchemas, priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
@@ -47,7 +49,7 @@ Options:
 ${QUEUE_SECRETS_HELP}  --max-cost <usd>        stop the run once its tasks have spent this much
   --rerun                 a new run even when the results file holds one with these settings
   --snapshots             keep undo snapshots of the tasks' working copies (off in batches)
-  --provider, --model, --base-url, --api, --thinking, --max-turns
+${DATASET_HELP}  --provider, --model, --base-url, --api, --thinking, --max-turns
                           for every task (a task's own provider, model, maxTurns win)
 Tasks run with --yes: every tool call is approved. Run batches where that is safe.
 `;
@@ -63,6 +65,7 @@ export const BATCH_FLAGS = [
   "max-cost",
   "rerun",
   "snapshots",
+  ...DATASET_FLAGS,
   ...PROVIDER_FLAGS,
   "help",
 ] as const;
@@ -76,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   let tasks;
   let config;
   try {
-    tasks = readTasks(tasksPath);
+    tasks = selectTasks(readTasks(tasksPath), selectionOf(flags)); // a bad --slice too: exit 2
     await checkOutputSchemas(tasksPath, tasks);
     config = loadConfigFile(process.env);
   } catch (error) {
