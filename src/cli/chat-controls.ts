@@ -19,14 +19,9 @@ import { countOf, cutWithEllipsis, formatDuration } from "../shared/helpers.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { displayPath } from "../tools/paths.ts";
 import type { Palette } from "../ui/colors.ts";
+import type { ChatControls, CommandOutcome, ResumeOutcome } from "../ui/commands/command-spec.ts";
 import { askResumeFolder } from "../ui/resume-folder-question.ts";
-import {
-  type ChatControls,
-  type CommandOutcome,
-  isSlashCommand,
-  type ResumeOutcome,
-  runSlashCommand,
-} from "../ui/slash-commands.ts";
+import { isSlashCommand, runSlashCommand } from "../ui/slash-commands.ts";
 import { replayTranscript } from "../ui/transcript-replay.ts";
 import type { Session } from "../wiring/create-session.ts";
 import { historyPathFor, sessionsDirFor } from "../wiring/stored-sessions.ts";

@@ -6,7 +6,7 @@ import { removePlaceholdersUnder } from "../sandbox/protected-entries.ts";
 import { readUnderLock, shareHeldLock } from "../session/session-lock.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { realOrSame } from "../shared/real-path.ts";
-import type { ResumeOutcome } from "../ui/slash-commands.ts";
+import type { ResumeOutcome } from "../ui/commands/command-spec.ts";
 import { createSessionWorktree, type SessionWorktree } from "../wiring/session-worktree.ts";
 import { commitLeftovers } from "../wiring/worktree-changes.ts";
 import { repositoryOf, WorktreeError } from "../wiring/worktree-git.ts";

@@ -7,12 +7,12 @@ import type { UserContent } from "../core/messages.ts";
 import { showControlChars } from "../shared/control-chars.ts";
 import { expandFileMentions } from "./attachments.ts";
 import type { Palette } from "./colors.ts";
+import type { CommandOutcome } from "./commands/command-spec.ts";
 import type { LineReader } from "./editor/line-reader.ts";
 import { type ChatModeControls, choosePlanNext } from "./plan-choice.ts";
 import { TerminalRenderer } from "./render/terminal-renderer.ts";
 import { formatTodoBlock, isPlanFinished } from "./render/todo-panel.ts";
 import type { ShownDiffs } from "./shown-diffs.ts";
-import type { CommandOutcome } from "./slash-commands.ts";
 import { SessionStatus, type StatusLineSources } from "./status-line.ts";
 import { fitWidth } from "./text-width.ts";
 

@@ -7,10 +7,11 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expandFileMentions, MAX_ATTACHMENT_BYTES } from "../../src/ui/attachments.ts";
 import { paletteFor } from "../../src/ui/colors.ts";
+import type { ChatControls } from "../../src/ui/commands/command-spec.ts";
 import { completeInput } from "../../src/ui/editor/completion.ts";
 import { type Key, KeyParser } from "../../src/ui/editor/keys.ts";
 import { RawKeyInput } from "../../src/ui/editor/raw-key-input.ts";
-import { type ChatControls, commandNames, runSlashCommand } from "../../src/ui/slash-commands.ts";
+import { commandNames, runSlashCommand } from "../../src/ui/slash-commands.ts";
 import { tempDir } from "../support/helpers.ts";
 
 test("keys: a bracketed paste split anywhere across reads is one paste with its newlines", () => {

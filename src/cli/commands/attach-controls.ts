@@ -2,7 +2,7 @@
 // the server, /exit (and /detach) leave it running there. The rest act on a session held by this
 // process, which an attached terminal has not: each says so, naming where it can be done.
 import type { ServeClient } from "../../server/serve-client.ts";
-import type { ChatControls, PromptCommandInfo, ResumeOutcome } from "../../ui/slash-commands.ts";
+import type { ChatControls, PromptCommandInfo, ResumeOutcome } from "../../ui/commands/command-spec.ts";
 import type { AttachedSession } from "./attached-session.ts";
 
 export class AttachedControls implements ChatControls {
