@@ -1,7 +1,9 @@
 // Which served files a command changed. The bash tool does not report what a command changed
 // (ToolOutput.changedFiles: that takes a scan of the workspace per command), so the after-edit hook
-// scans itself, and only where a server applies: before a command it notes the size, modification
-// time and inode of each file a server serves (a bounded walk, no file read), and compares after.
+// looks itself, and only where a server applies: after a command, one bounded walk of the
+// workspace finds each file a server serves whose status changed (ctime) since the command
+// started. ctime, not mtime: a command cannot set it back (`cp -p`, `touch -d` set mtime only),
+// and a rename onto the file (`sed -i`) changes it. No file is read, and nothing is done before.
 import { statSync } from "node:fs";
 import path from "node:path";
 import { walkWorkspace } from "./workspace-walk.ts";
@@ -12,32 +14,23 @@ import { walkWorkspace } from "./workspace-walk.ts";
  * rest are counted. Their checks share one edit's wait bound.
  */
 export const MAX_COMMAND_FILES = 3;
-/** How deep and over how many entries the workspace is looked at (a few ms for a few thousand entries). */
+/** How deep and over how many entries the workspace is looked at. */
 const MAX_DEPTH = 8;
 const MAX_ENTRIES = 5_000;
+/** A file changed this long before the command started counts too (clocks and file times differ by a little). */
+const SLACK_MS = 10;
 
-/** Each served file's stamp (`mtime ns:size:inode`), by absolute path. */
-export type FileStamps = Map<string, string>;
-
-export function stampsOf(root: string, isServed: (file: string) => boolean): FileStamps {
-  const stamps: FileStamps = new Map();
+/** The served files whose status changed since `startedAt` (Date.now() when the command started), in path order. */
+export function changedSince(root: string, isServed: (file: string) => boolean, startedAt: number): string[] {
+  const changed: string[] = [];
   walkWorkspace(root, { maxDepth: MAX_DEPTH, maxEntries: MAX_ENTRIES }, (dir, name) => {
     const file = path.join(dir, name);
     if (!isServed(file)) return;
     try {
-      const stat = statSync(file, { bigint: true });
-      stamps.set(file, `${stat.mtimeNs}:${stat.size}:${stat.ino}`);
+      if (statSync(file).ctimeMs >= startedAt - SLACK_MS) changed.push(file);
     } catch {
-      // Gone between the listing and the stat: nothing to compare.
+      // Gone between the listing and the stat: nothing to check.
     }
   });
-  return stamps;
-}
-
-/** The files new or different in `after`, in path order. */
-export function changedBetween(before: FileStamps, after: FileStamps): string[] {
-  return [...after.entries()]
-    .filter(([file, stamp]) => before.get(file) !== stamp)
-    .map(([file]) => file)
-    .sort();
+  return changed.sort();
 }

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ToolHook } from "../core/run-tools.ts";
 import type { Tool, ToolOutput } from "../core/tool.ts";
-import { changedBetween, type FileStamps, MAX_COMMAND_FILES, stampsOf } from "./command-changes.ts";
+import { changedSince, MAX_COMMAND_FILES } from "./command-changes.ts";
 import type { LanguageServers, LanguageServersOptions, ServerStatus } from "./language-servers.ts";
 import { serverFor } from "./server-specs.ts";
 import { serversHere } from "./servers-here.ts";
@@ -44,8 +44,8 @@ export function languageServerHook(
   };
   /** The texts of the files each running call may change, before it ran, by call id. */
   const before = new Map<string, Map<string, string | undefined>>();
-  /** The served files' stamps before each running command, by call id. */
-  const beforeCommand = new Map<string, FileStamps>();
+  /** When each running command started (Date.now()), by call id. */
+  const beforeCommand = new Map<string, number>();
   const isServed = (file: string) => serverFor(file, specs) !== undefined;
   const served = (files: readonly string[] | undefined) =>
     [...new Set((files ?? []).map((file) => path.resolve(root, file)))].filter(isServed);
@@ -66,16 +66,17 @@ export function languageServerHook(
       const effects = effectsOf(call.name, input);
       const writes = served(effects?.writes);
       if (writes.length > 0) before.set(call.id, new Map(writes.map((file) => [file, textOf(file)])));
-      if (effects?.command !== undefined && watchesCommands()) beforeCommand.set(call.id, stampsOf(root, isServed));
+      if (effects?.command !== undefined && watchesCommands()) beforeCommand.set(call.id, Date.now());
     },
     async afterToolCall(call, result, input, signal) {
       const earlier = before.get(call.id);
-      const stamps = beforeCommand.get(call.id);
+      const startedAt = beforeCommand.get(call.id);
       before.delete(call.id);
       beforeCommand.delete(call.id);
       if (closed || signal.aborted) return;
       // A command that failed may still have changed files (a build step, a sed before a failing test).
-      if (stamps && !result.changedFiles) return afterCommand(result, changedBetween(stamps, stampsOf(root, isServed)));
+      if (startedAt !== undefined && !result.changedFiles)
+        return afterCommand(result, changedSince(root, isServed, startedAt));
       if (result.isError) return;
       const changed = served(result.changedFiles);
       if (changed.length === 0) {

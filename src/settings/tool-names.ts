@@ -46,6 +46,9 @@ export const CLAUDE_TOOLS: Record<string, ClaudeTool> = {
   NotebookRead: { note: "harness has no notebook tool" },
   WebSearch: { note: "harness has no web search tool" },
   ExitPlanMode: { harness: "exit_plan_mode" },
+  // Claude Code's LSP tool takes `filePath` (anthropics/claude-code#21655); harness's lsp tool has
+  // the same operation names and is offered only where a language server can run.
+  LSP: { harness: "lsp", inputFields: { path: "filePath" } },
   SlashCommand: { note: "custom commands are the person's, not the model's, in harness" },
 };
 
@@ -77,6 +80,7 @@ const SPECIFIERS: Record<string, SpecifierKind> = {
   glob: "path",
   grep: "path",
   list_files: "path",
+  lsp: "path",
 };
 
 /** The built-in tools' names, whether or not a session has each (the task tool comes and goes with subagents). */

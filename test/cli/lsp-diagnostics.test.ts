@@ -262,25 +262,3 @@ test("a flooding server stays bounded: 20,000 diagnostics give the model five an
   assert.equal(huge.note, "", "no diagnostics, and the edit went on");
   assert.match(huge.stderr, /lsp: fake stopped \(.*\)/, "the user is told the server was cut off");
 });
-
-test("an untrusted folder's own TypeScript is never run: the server is pinned to the one installed with it", {
-  skip: needsServer("typescript-language-server"),
-}, async () => {
-  const cwd = tempDir("harness-lsp-own-ts-");
-  const marker = join(tempDir("harness-lsp-own-ts-marker-"), "ran");
-  // A project's node_modules/typescript whose tsserver.js is the project's code: it writes a marker.
-  const lib = join(cwd, "node_modules", "typescript", "lib");
-  mkdirSync(lib, { recursive: true });
-  writeFileSync(join(cwd, "node_modules", "typescript", "package.json"), JSON.stringify({ version: "5.4.0" }));
-  writeFileSync(join(lib, "tsserver.js"), `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
-  writeFileSync(join(cwd, "a.ts"), "export const count: number = 1;\n");
-  const fake = await serve([
-    { reply: { toolCalls: [{ id: "read", name: "read_file", arguments: { path: "a.ts" } }] } },
-    edit("break", "a.ts", "= 1;", '= "one";'),
-    { reply: { text: "done" } },
-  ]);
-  const run = await runCli([...fakeFlags(fake), "-y", "-p", "edit"], { env: serverEnv(), cwd });
-  assert.equal(run.code, 0, run.stderr);
-  assert.ok(!existsSync(marker), "the project's tsserver.js never ran");
-  assert.match(noteOf(toolResultOf(fake, 2, "break")), /Type 'string' is not assignable to type 'number'/);
-});

@@ -8,7 +8,14 @@ import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { configJsonSchemas } from "../../src/settings/config-file.ts";
 import { settingsJsonSchema } from "../../src/settings/settings-file.ts";
-import { CLAUDE_TOOLS, compileMatcher, namesOfTool, specifierOf } from "../../src/settings/tool-names.ts";
+import {
+  CLAUDE_TOOLS,
+  compileMatcher,
+  namesOfTool,
+  resolveRuleTool,
+  specifierOf,
+  withClaudeFields,
+} from "../../src/settings/tool-names.ts";
 import { codingTools } from "../../src/tools/index.ts";
 import { ROOT } from "../support/helpers.ts";
 
@@ -41,13 +48,23 @@ test("docs/config.schema.json and docs/mcp.schema.json are what config.json's an
 });
 
 test("every built-in tool has its line in the name table, and every Claude name there names a built-in tool or none", () => {
-  const builtIn = [...codingTools.map((tool) => tool.name), "task"];
+  // task and lsp come and go with subagents and language servers.
+  const builtIn = [...codingTools.map((tool) => tool.name), "task", "lsp"];
   for (const name of builtIn)
     assert.notEqual(specifierOf(name), undefined, `${name} says whether its rules take a pattern`);
   for (const [claude, entry] of Object.entries(CLAUDE_TOOLS))
     if (entry.harness) assert.ok(builtIn.includes(entry.harness), `${claude} -> ${entry.harness} is a real tool`);
   assert.deepEqual(namesOfTool("edit_file"), ["edit_file", "Edit", "MultiEdit"]);
   assert.deepEqual(namesOfTool("srv__echo"), ["srv__echo", "mcp__srv__echo"]);
+  // Claude Code's LSP tool is ours: in rules, hook matchers and payloads (filePath beside path).
+  assert.deepEqual(namesOfTool("lsp"), ["lsp", "LSP"]);
+  assert.deepEqual(resolveRuleTool("LSP"), { tool: "lsp" });
+  assert.equal(specifierOf("lsp"), "path");
+  assert.deepEqual(withClaudeFields("lsp", { operation: "hover", path: "a.ts" }, "/w"), {
+    operation: "hover",
+    path: "a.ts",
+    filePath: "a.ts",
+  });
 });
 
 test("docs/claude-code.md's table of Claude Code's names lists each of them", () => {

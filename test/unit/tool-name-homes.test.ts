@@ -1,7 +1,8 @@
 // A tool's name is written in its own file (src/tools/) and in the one names table
 // (src/settings/tool-names.ts); everything else asks the table, so a renamed or added tool
 // cannot leave a second list behind. Checked for the names that are no ordinary word
-// (`bash`, `grep`, `todo` and `task` are also a shell, a program, an event and a batch's unit).
+// (`bash`, `grep`, `todo`, `task` and `lsp` are also a shell, a program, an event, a batch's unit
+// and the session's language servers).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
