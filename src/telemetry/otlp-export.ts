@@ -6,6 +6,7 @@
 // SDKs' default HTTP agents do); docs/telemetry.md says so.
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { exportOverGrpc } from "./otlp-grpc.ts";
 import { logsJson, metricsJson, tracesJson } from "./otlp-json.ts";
 import { logsProtobuf, metricsProtobuf, tracesProtobuf } from "./otlp-protobuf.ts";
 import type { Signal, SignalExport } from "./telemetry-config.ts";
@@ -41,16 +42,20 @@ export class SignalSender<S extends Signal> {
       process.stderr.write(`${JSON.stringify(encoders.json(this.header, items))}\n`);
       return;
     }
-    const { protocol } = this.target;
-    const body =
-      protocol === "http/json"
+    const target = this.target;
+    const failure = await this.bounded(target.timeoutMs, (abort) => {
+      if (target.protocol === "grpc") {
+        return exportOverGrpc(target.url, this.signal, encoders.protobuf(this.header, items), target.headers, abort);
+      }
+      const isJson = target.protocol === "http/json";
+      const body = isJson
         ? Buffer.from(JSON.stringify(encoders.json(this.header, items)))
         : encoders.protobuf(this.header, items);
-    const type = protocol === "http/json" ? "application/json" : "application/x-protobuf";
-    const failure = await this.post(body, type);
+      return post(target, body, isJson ? "application/json" : "application/x-protobuf", abort);
+    });
     if (failure && !this.hasFailed) {
       this.hasFailed = true;
-      this.warn(`telemetry: ${this.signal} not delivered to ${shownUrl(this.target.url)}: ${failure} (said once)`);
+      this.warn(`telemetry: ${this.signal} not delivered to ${shownUrl(target.url)}: ${failure} (said once)`);
     }
   }
 
@@ -59,40 +64,55 @@ export class SignalSender<S extends Signal> {
     for (const controller of this.inFlight) controller.abort();
   }
 
-  private post(body: Buffer, type: string): Promise<string | undefined> {
-    const target = this.target as Extract<SignalExport, { kind: "otlp" }>;
+  /** Runs one export that ends at its timeout or at `abort()`, whichever comes first. */
+  private async bounded(
+    timeoutMs: number,
+    run: (abort: AbortSignal) => Promise<string | undefined>,
+  ): Promise<string | undefined> {
     const controller = new AbortController();
     this.inFlight.add(controller);
-    const timer = setTimeout(() => controller.abort(), target.timeoutMs);
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
     timer.unref();
-    const url = new URL(target.url);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    return new Promise<string | undefined>((resolve) => {
-      const sent = send(
-        url,
-        {
-          method: "POST",
-          signal: controller.signal,
-          headers: { ...target.headers, "content-type": type, "content-length": body.length },
-        },
-        (response) => {
-          response.resume(); // the answer's body (a partial success) is not read
-          response.on("end", () => {
-            const status = response.statusCode ?? 0;
-            resolve(status >= 200 && status < 300 ? undefined : `HTTP ${status}`);
-          });
-          response.on("error", (error) => resolve(error.message));
-        },
-      );
-      sent.on("error", (error: NodeJS.ErrnoException) =>
-        resolve(controller.signal.aborted ? "no answer in time" : (error.code ?? error.message)),
-      );
-      sent.end(body);
-    }).finally(() => {
+    try {
+      return await run(controller.signal);
+    } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
-    });
+    }
   }
+}
+
+/** One OTLP/HTTP POST; resolves to undefined on a 2xx, else why not. Never rejects. */
+function post(
+  target: Extract<SignalExport, { kind: "otlp" }>,
+  body: Buffer,
+  type: string,
+  abort: AbortSignal,
+): Promise<string | undefined> {
+  const url = new URL(target.url);
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<string | undefined>((resolve) => {
+    const sent = send(
+      url,
+      {
+        method: "POST",
+        signal: abort,
+        headers: { ...target.headers, "content-type": type, "content-length": body.length },
+      },
+      (response) => {
+        response.resume(); // the answer's body (a partial success) is not read
+        response.on("end", () => {
+          const status = response.statusCode ?? 0;
+          resolve(status >= 200 && status < 300 ? undefined : `HTTP ${status}`);
+        });
+        response.on("error", (error) => resolve(error.message));
+      },
+    );
+    sent.on("error", (error: NodeJS.ErrnoException) =>
+      resolve(abort.aborted ? "no answer in time" : (error.code ?? error.message)),
+    );
+    sent.end(body);
+  });
 }
 
 /** The endpoint without credentials or query (a token may ride in either). */

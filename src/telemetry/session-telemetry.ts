@@ -261,8 +261,17 @@ export function startSessionTelemetry(
   spansAndLogs.unref();
   metricTimer.unref();
 
+  let hasThrown = false;
   return {
-    observe,
+    // Telemetry never stops a run: a fault of its own is said once and the event is passed over.
+    observe(event) {
+      try {
+        observe(event);
+      } catch (error) {
+        if (!hasThrown) warn(`telemetry: an event could not be recorded (${(error as Error).message}); said once`);
+        hasThrown = true;
+      }
+    },
     async close() {
       clearInterval(spansAndLogs);
       clearInterval(metricTimer);

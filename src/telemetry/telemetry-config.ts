@@ -8,12 +8,11 @@
 // instrumented containers, a developer's shell); a coding agent's commands, paths and models
 // should reach a collector only when its user asked for that.
 //
-// Decision: grpc is not spoken (http/protobuf, the specification's default, and http/json are):
-// a grpc setting says so once and that signal is not exported, rather than sending HTTP/1.1 to a
-// gRPC port. Sources for the variables: https://opentelemetry.io/docs/specs/otel/protocol/exporter/
+// The three protocols are spoken: http/protobuf (the specification's default), http/json, and grpc
+// (Claude Code's documented example, over node:http2; otlp-export.ts). Sources for the variables: https://opentelemetry.io/docs/specs/otel/protocol/exporter/
 // and https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/.
 
-type OtlpProtocol = "http/protobuf" | "http/json";
+type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
 export type Signal = "traces" | "metrics" | "logs";
 
 /** Where one signal goes: an OTLP/HTTP endpoint, or stderr (`console`). */
@@ -89,11 +88,11 @@ function signalExport(
     ? `OTEL_EXPORTER_OTLP_${upper}_PROTOCOL`
     : "OTEL_EXPORTER_OTLP_PROTOCOL";
   const protocol = (env[protocolName] ?? "http/protobuf").trim();
-  if (protocol !== "http/protobuf" && protocol !== "http/json") {
-    say(`${protocolName}=${protocol} is not supported (http/protobuf, http/json): ${signal} are not exported`);
+  if (protocol !== "http/protobuf" && protocol !== "http/json" && protocol !== "grpc") {
+    say(`${protocolName}=${protocol} is not supported (http/protobuf, http/json, grpc): ${signal} are not exported`);
     return undefined;
   }
-  const url = endpoint(env, signal);
+  const url = endpoint(env, signal, protocol);
   if (!/^https?:\/\//i.test(url)) {
     say(`the OTLP endpoint for ${signal} is not an http(s) URL (${url}): ${signal} are not exported`);
     return undefined;
@@ -108,12 +107,17 @@ function signalExport(
   return { kind: "otlp", url, protocol, headers, timeoutMs: milliseconds(env, timeoutName, 10_000, say) };
 }
 
-/** The signal's own endpoint as given, or the shared one with `/v1/<signal>` appended (the specification's rule). */
-function endpoint(env: NodeJS.ProcessEnv, signal: Signal): string {
+/**
+ * The signal's own endpoint as given, or the shared one with `/v1/<signal>` appended (the
+ * specification's rule for OTLP/HTTP); gRPC takes either as the server's address (its path is the service's).
+ */
+function endpoint(env: NodeJS.ProcessEnv, signal: Signal, protocol: OtlpProtocol): string {
   const own = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`]?.trim();
   if (own) return own;
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || "http://localhost:4318";
-  return `${base.replace(/\/+$/, "")}/v1/${signal}`;
+  const base =
+    env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ||
+    (protocol === "grpc" ? "http://localhost:4317" : "http://localhost:4318");
+  return protocol === "grpc" ? base : `${base.replace(/\/+$/, "")}/v1/${signal}`;
 }
 
 /** `key=value,key2=value2` with percent-encoded values (W3C Baggage's form, as the specification says). */

@@ -1,14 +1,15 @@
 // OpenTelemetry export of a one-shot (docs/telemetry.md): a receiver on 127.0.0.1 gets its trace
 // (session -> invoke_agent -> chat model call, and execute_tool bash), its metrics and its log
-// records, once over http/protobuf and once over http/json: one CLI run each.
+// records, over http/protobuf, http/json and gRPC: one CLI run each.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { cleanEnv, fakeFlags, fakeServerPerTest, runCli } from "../support/helpers.ts";
-import { type OtlpExport, startOtlpReceiver } from "../support/otlp-receiver.ts";
+import { type OtlpExport, startOtlpGrpcReceiver, startOtlpReceiver } from "../support/otlp-receiver.ts";
 
 const serve = fakeServerPerTest();
 const receiver = await startOtlpReceiver();
-after(() => receiver.close());
+const grpcReceiver = await startOtlpGrpcReceiver();
+after(() => Promise.all([receiver.close(), grpcReceiver.close()]));
 
 const KEY = "sk-test-key-abcdef0123456789";
 const PROMPT = `count the files PROMPT-CANARY with ${KEY}`;
@@ -17,17 +18,17 @@ const PROMPT = `count the files PROMPT-CANARY with ${KEY}`;
 const attrs = (list: Array<{ key: string; value: Record<string, unknown> }> = []) =>
   Object.fromEntries(list.map(({ key, value }) => [key, Object.values(value)[0]]));
 
-async function oneShot(protocol: string, extra: Record<string, string>) {
+async function oneShot(protocol: string, extra: Record<string, string>, to = receiver) {
   const fake = await serve([
     { reply: { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo TOOL-CANARY" } }] } },
     { reply: { text: "done" } },
   ]);
-  const before = receiver.exports.length;
+  const before = to.exports.length;
   const result = await runCli([...fakeFlags(fake), "-y", "-p", PROMPT], {
     env: cleanEnv({
       OPENAI_API_KEY: KEY,
       HARNESS_ENABLE_TELEMETRY: "1",
-      OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${to.url}/`,
       OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
       OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20otlp-t0ken",
       OTEL_SERVICE_NAME: "harness-under-test",
@@ -36,7 +37,7 @@ async function oneShot(protocol: string, extra: Record<string, string>) {
     }),
   });
   assert.equal(result.code, 0, result.stderr);
-  const got = receiver.exports.slice(before);
+  const got = to.exports.slice(before);
   const only = (path: string): OtlpExport[] => got.filter((item) => item.path === path);
   return { result, got, only };
 }
@@ -135,4 +136,15 @@ test("over http/json with prompts and tool details asked for: redacted; a silent
     /telemetry: metrics not delivered to http:\/\/127\.0\.0\.1:\d+\/hang\/v1\/metrics: no answer in time/,
   );
   assert.doesNotMatch(result.stderr, /otlp-t0ken/);
+});
+
+test("over gRPC (Claude Code's documented protocol): the same trace, metrics and logs, framed for gRPC", async () => {
+  const { result, got, only } = await oneShot("grpc", {}, grpcReceiver);
+  assert.doesNotMatch(result.stderr, /not delivered/); // every call ended with grpc-status 0
+  assert.ok(got.every((item) => item.contentType === "application/grpc"));
+  assert.ok(got.every((item) => item.headers.authorization === "Bearer otlp-t0ken"));
+  checkTrace(only("/v1/traces"));
+  const metrics = only("/v1/metrics").flatMap((item) => item.body.resourceMetrics[0].scopeMetrics[0].metrics);
+  assert.ok(metrics.some((metric: any) => metric.name === "harness.token.usage"));
+  assert.ok(only("/v1/logs").length > 0);
 });

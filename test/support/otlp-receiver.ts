@@ -6,6 +6,7 @@
 // (https://github.com/open-telemetry/opentelemetry-proto/tree/main/opentelemetry/proto), written
 // apart from src/telemetry/otlp-protobuf.ts so that a wrong number in one shows up against the other.
 import { createServer } from "node:http";
+import { createServer as createHttp2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 
 export interface OtlpExport {
@@ -42,6 +43,47 @@ export async function startOtlpReceiver(): Promise<{ url: string; exports: OtlpE
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+const GRPC_ROOTS: Record<string, string> = {
+  "/opentelemetry.proto.collector.trace.v1.TraceService/Export": "/v1/traces",
+  "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export": "/v1/metrics",
+  "/opentelemetry.proto.collector.logs.v1.LogsService/Export": "/v1/logs",
+};
+
+/**
+ * The same over gRPC (plain HTTP/2, as a collector's insecure port): each unary Export call's one
+ * message, its frame checked (no compression, the length it says), kept under its OTLP/HTTP path.
+ */
+export async function startOtlpGrpcReceiver(): Promise<{ url: string; exports: OtlpExport[]; close(): Promise<void> }> {
+  const exports: OtlpExport[] = [];
+  const server = createHttp2Server();
+  server.on("stream", (stream, headers) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      const path = GRPC_ROOTS[String(headers[":path"])] ?? String(headers[":path"]);
+      const isFramed = raw[0] === 0 && raw.readUInt32BE(1) === raw.length - 5;
+      const body = isFramed && ROOTS[path] ? decode(raw.subarray(5), ROOTS[path]) : raw;
+      exports.push({
+        path,
+        contentType: String(headers["content-type"]),
+        body,
+        headers: headers as OtlpExport["headers"],
+      });
+      stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+      stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": isFramed ? "0" : "13" }));
+      stream.end(Buffer.alloc(5)); // an empty Export*ServiceResponse, framed
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exports,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
