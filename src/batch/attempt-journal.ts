@@ -15,6 +15,8 @@ import { stampOf, type TaskResult, tokensOf } from "./task-result.ts";
 export interface AttemptRecord {
   id: string;
   attempt: number;
+  /** Which of a best-of-N task's runs of this attempt (2, 3, ...; absent for the first): each has its own record. */
+  copy?: number;
   /** ISO 8601: when the attempt started, and when the record was last written. */
   startedAt: string;
   updatedAt: string;
@@ -105,14 +107,23 @@ export class AttemptFiles implements AttemptJournal {
 
   write(record: AttemptRecord): void {
     mkdirSync(this.dir, { recursive: true });
-    const path = this.pathOf(record.id, record.attempt);
+    const path = this.pathOf(record.id, record.attempt, record.copy);
     writeFileSync(`${path}.tmp`, JSON.stringify(record));
     renameSync(`${path}.tmp`, path);
   }
 
-  /** The attempt's result line is written: its record is no longer needed. */
+  /** The attempt's result line is written: its records (each copy's) are no longer needed. */
   remove(id: string, attempt: number): void {
-    rmSync(this.pathOf(id, attempt), { force: true });
+    const prefix = `${folderNameOf(id)}.${attempt}.`;
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.dir).filter(
+        (name) => name.startsWith(prefix) && /^\d+\.json$|^json$/.test(name.slice(prefix.length)),
+      );
+    } catch {
+      return;
+    }
+    for (const name of names) rmSync(join(this.dir, name), { force: true });
   }
 
   /** The records left: attempts without a result line yet, unless a batch died between the two. */
@@ -134,8 +145,8 @@ export class AttemptFiles implements AttemptJournal {
     });
   }
 
-  private pathOf(id: string, attempt: number): string {
-    return join(this.dir, `${folderNameOf(id)}.${attempt}.json`);
+  private pathOf(id: string, attempt: number, copy?: number): string {
+    return join(this.dir, `${folderNameOf(id)}.${attempt}.${copy && copy > 1 ? `${copy}.` : ""}json`);
   }
 }
 
@@ -152,6 +163,36 @@ export function hasSpent(result: TaskResult): boolean {
  * an attempt whose (task, attempt) already has a result line is only cleared (a batch killed between
  * writing the line and clearing the record). Returns the lines it wrote.
  */
+/**
+ * One line per lost attempt: a best-of-N task's copies of one attempt each left a record, and
+ * their spend is summed into the attempt's one `crashed` line (the first copy's line otherwise).
+ */
+export function mergeCopies(results: TaskResult[]): TaskResult[] {
+  const byAttempt = new Map<string, TaskResult>();
+  for (const result of results) {
+    const key = `${result.id}\u0000${result.attempt}`;
+    const seen = byAttempt.get(key);
+    if (!seen) {
+      byAttempt.set(key, result);
+      continue;
+    }
+    const cost =
+      seen.cost === undefined && result.cost === undefined ? {} : { cost: (seen.cost ?? 0) + (result.cost ?? 0) };
+    byAttempt.set(key, {
+      ...seen,
+      turns: seen.turns + result.turns,
+      tokens: {
+        input: seen.tokens.input + result.tokens.input,
+        output: seen.tokens.output + result.tokens.output,
+        cached: seen.tokens.cached + result.tokens.cached,
+      },
+      ...cost,
+      durationMs: Math.max(seen.durationMs, result.durationMs),
+    });
+  }
+  return [...byAttempt.values()];
+}
+
 export function recordLostAttempts(
   files: AttemptFiles,
   results: TaskResult[],
@@ -160,19 +201,24 @@ export function recordLostAttempts(
   append: (result: TaskResult) => void,
 ): TaskResult[] {
   const written: TaskResult[] = [];
-  for (const record of files.list().sort((a, b) => a.startedAt.localeCompare(b.startedAt))) {
-    const has = (line: TaskResult) => line.id === record.id && line.attempt === record.attempt;
-    const result = lostAttemptResult(
-      record,
-      run,
-      "the batch stopped while this attempt ran (killed, or interrupted); recorded when the run resumed",
-      sessionSpend,
-    );
-    if (!results.some(has) && !written.some(has) && hasSpent(result)) {
+  const records = files.list().sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const lost = mergeCopies(
+    records.map((record) =>
+      lostAttemptResult(
+        record,
+        run,
+        "the batch stopped while this attempt ran (killed, or interrupted); recorded when the run resumed",
+        sessionSpend,
+      ),
+    ),
+  );
+  for (const result of lost) {
+    const has = (line: TaskResult) => line.id === result.id && line.attempt === result.attempt;
+    if (!results.some(has) && hasSpent(result)) {
       append(result);
       written.push(result);
     }
-    files.remove(record.id, record.attempt);
+    files.remove(result.id, result.attempt);
   }
   return written;
 }

@@ -10,6 +10,16 @@ const MAX_TASK_ID_LENGTH = 200;
 /** Most attempts of one task at once (`attempts`), as `--attempts` allows: each is a clone, a child harness, a spend. */
 const MAX_ATTEMPTS = 16;
 
+/**
+ * Node's timers take at most 2^31-1 ms (about 24.8 days); a longer delay fires at once
+ * (https://nodejs.org/api/timers.html#settimeoutcallback-delay-args), so a longer timeout is refused.
+ */
+const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
+const timeoutSchema = z
+  .number()
+  .positive()
+  .max(MAX_TIMEOUT_S, `at most ${MAX_TIMEOUT_S} seconds (about 24.8 days: Node's timers take no longer)`);
+
 const taskLineSchema = z.strictObject({
   id: z.union([z.string().min(1).max(MAX_TASK_ID_LENGTH), z.number().int().nonnegative()]).transform(String),
   prompt: z.string().min(1),
@@ -22,7 +32,7 @@ const taskLineSchema = z.strictObject({
   setup: z.string().min(1).optional(),
   test: z.string().min(1).optional(),
   /** Wall-clock seconds for the whole task (setup, agent, test). */
-  timeout: z.number().positive().optional(),
+  timeout: timeoutSchema.optional(),
   /** USD the task's model calls may spend. */
   maxCost: z.number().positive().optional(),
   /** The answer's JSON Schema (`--json-schema` for the task's harness); checked before the batch runs. */
@@ -46,7 +56,7 @@ const sweBenchSchema = z.strictObject({
   test_command: z.string().min(1).optional(),
   setup: z.string().min(1).optional(),
   maxTurns: z.number().int().positive().optional(),
-  timeout: z.number().positive().optional(),
+  timeout: timeoutSchema.optional(),
   maxCost: z.number().positive().optional(),
   patch: z.string().optional(),
   test_patch: z.string().optional(),

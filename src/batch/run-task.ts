@@ -45,6 +45,8 @@ export interface RunTaskOptions {
   journal?: AttemptJournal;
   /** Who runs it (a worker's name), for that record. */
   by?: string;
+  /** Which run of a best-of-N attempt this is (2, 3, ...), for that record. */
+  copy?: number;
 }
 
 /**
@@ -172,7 +174,11 @@ async function attemptTask(
     return interruptedOr(() => result({ status: "error", error: `working copy: ${(error as Error).message}` }));
   }
   // Written down before the harness starts: its working copy is how its session is found later.
-  const record = { ...newAttemptRecord(task.id, attempt, options.sessionsDir, options.by), workdir: copy.dir };
+  const record = {
+    ...newAttemptRecord(task.id, attempt, options.sessionsDir, options.by),
+    ...(options.copy ? { copy: options.copy } : {}),
+    workdir: copy.dir,
+  };
   const note = (change: Partial<typeof record>) =>
     options.journal?.write(Object.assign(record, change, { updatedAt: new Date().toISOString() }));
   await note({});

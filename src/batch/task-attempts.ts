@@ -13,11 +13,11 @@ export async function runTaskAttempts(task: BatchTask, attempt: number, options:
   const count = task.attempts ?? 1;
   if (count === 1) return runTask(task, attempt, options);
   const started = Date.now();
-  // The attempt journal keeps one record per task and try: the first attempt's. (A batch killed
-  // mid-run records that one's spend; the others' are not recorded.)
+  // Each run keeps its own record in the attempt journal (`copy`), so a batch or worker killed
+  // mid-run recovers every run's spend, summed into the attempt's one crashed line.
   const outcomes = await Promise.all(
     Array.from({ length: count }, (_, index) =>
-      runTask(task, attempt, index === 0 ? options : { ...options, journal: undefined }),
+      runTask(task, attempt, index === 0 ? options : { ...options, copy: index + 1 }),
     ),
   );
   const results: TaskResult[] = [];

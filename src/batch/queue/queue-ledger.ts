@@ -48,24 +48,35 @@ function spendKey(queue: Queue, runId: string): string {
   return queue.toKey(`harness-spend:${runId}`);
 }
 
-/** Claims the job's next try: its number, and the records the tries before it left (oldest first). */
-export async function claimTry(queue: Queue, jobId: string): Promise<{ n: number; earlier: AttemptRecord[] }> {
+/** A try's field in its job's hash: `n`, or `n.c` for run `c` of a best-of-N attempt. */
+export function tryField(n: number, record: AttemptRecord): string {
+  return record.copy && record.copy > 1 ? `${n}.${record.copy}` : String(n);
+}
+
+/**
+ * Claims the job's next try: its number, and the records the tries before it left (oldest first,
+ * each with its try's number: a best-of-N try leaves one record per run).
+ */
+export async function claimTry(
+  queue: Queue,
+  jobId: string,
+): Promise<{ n: number; earlier: Array<{ n: number; record: AttemptRecord }> }> {
   const client = await clientOf(queue);
   const [n, flat] = (await client.runCommand("harnessClaimTry", [triesKey(queue, jobId), LEDGER_TTL_S])) as [
     number,
     string[],
   ];
-  const earlier: Array<[number, AttemptRecord]> = [];
+  const earlier: Array<{ n: number; record: AttemptRecord }> = [];
   for (let index = 0; index < flat.length; index += 2) {
-    const field = Number(flat[index]);
-    if (!Number.isInteger(field) || field >= n) continue; // "next", or a later try's
+    const field = /^(\d+)(?:\.\d+)?$/.exec(flat[index]);
+    if (!field || Number(field[1]) >= n) continue; // "next", or a later try's
     try {
-      earlier.push([field, JSON.parse(flat[index + 1]) as AttemptRecord]);
+      earlier.push({ n: Number(field[1]), record: JSON.parse(flat[index + 1]) as AttemptRecord });
     } catch {
       // not a record of ours
     }
   }
-  return { n: Number(n), earlier: earlier.sort(([a], [b]) => a - b).map(([, record]) => record) };
+  return { n: Number(n), earlier: earlier.sort((a, b) => a.n - b.n) };
 }
 
 /** One try's record in the job's hash, written in order (each write waits for the one before). */
@@ -82,7 +93,7 @@ export class TryJournal implements AttemptJournal {
     const json = JSON.stringify(record);
     const written = this.last.then(async () => {
       const client = await clientOf(this.queue);
-      await client.hset(triesKey(this.queue, this.jobId), { [String(this.n)]: json });
+      await client.hset(triesKey(this.queue, this.jobId), { [tryField(this.n, record)]: json });
     });
     this.last = written.catch(() => {}); // Redis away: the next write carries the whole record again
     return this.last as Promise<void>;
@@ -92,7 +103,9 @@ export class TryJournal implements AttemptJournal {
   async forget(): Promise<void> {
     await this.last;
     const client = await clientOf(this.queue);
-    await client.hdel(triesKey(this.queue, this.jobId), String(this.n)).catch(() => 0);
+    // Its field, and each run's of a best-of-N try (at most 16: batch-task.ts).
+    const fields = [String(this.n), ...Array.from({ length: 15 }, (_, index) => `${this.n}.${index + 2}`)];
+    await client.hdel(triesKey(this.queue, this.jobId), ...fields).catch(() => 0);
   }
 
   /** Every write so far has reached Redis (or failed). */

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { Queue } from "bullmq";
 import type { AttemptJournal, AttemptRecord } from "../attempt-journal.ts";
 import { heartbeatKey } from "./dead-workers.ts";
+import { tryField } from "./queue-ledger.ts";
 
 /** How long a job's final result stays in Redis (seconds): as long as its tries' records. */
 const DONE_TTL_S = 7 * 24 * 3600;
@@ -41,7 +42,8 @@ function triesKey(queue: Queue, jobId: string): string {
 const RESTORE_TRY = `
 redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 local next = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
-if next < tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'next', ARGV[1]) end
+local n = math.floor(tonumber(ARGV[1]))
+if next < n then redis.call('HSET', KEYS[1], 'next', n) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
@@ -104,7 +106,7 @@ export class WorkerDisk {
   journalFor(jobId: string, n: number, inRedis: AttemptJournal): AttemptJournal {
     return {
       write: (record: AttemptRecord) => {
-        this.put(`${jobId}.${n}.json`, record);
+        this.put(`${jobId}.try-${tryField(n, record)}.json`, record);
         return inRedis.write(record);
       },
     };
@@ -123,7 +125,8 @@ export class WorkerDisk {
 
   /** Try `n`'s record is taken back (a rate-limited try runs again as the same attempt). */
   forget(jobId: string, n: number): void {
-    rmSync(join(this.dir, `${jobId}.${n}.json`), { force: true });
+    for (const name of this.names())
+      if (name.startsWith(`${jobId}.try-${n}.`)) rmSync(join(this.dir, name), { force: true });
   }
 
   /** A job's final result stored on this disk. */
@@ -136,17 +139,12 @@ export class WorkerDisk {
    * tries as fields of their job's hash. Returns how many of each it put back.
    */
   async restore(queue: Queue): Promise<{ results: number; tries: number }> {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((name) => name.endsWith(".json"));
-    } catch {
-      return { results: 0, tries: 0 };
-    }
+    const names = this.names();
     const client = await clientOf(queue);
     const restored = { results: 0, tries: 0 };
     for (const name of names) {
       const done = /^(.+)\.done\.json$/.exec(name);
-      const tryOf = /^(.+)\.(\d+)\.json$/.exec(name);
+      const tryOf = /^(.+)\.try-(\d+(?:\.\d+)?)\.json$/.exec(name);
       const value = this.read(name);
       if (!value) continue;
       if (done) {
@@ -158,6 +156,14 @@ export class WorkerDisk {
       }
     }
     return restored;
+  }
+
+  private names(): string[] {
+    try {
+      return readdirSync(this.dir).filter((name) => name.endsWith(".json"));
+    } catch {
+      return [];
+    }
   }
 
   private put(name: string, value: object): void {

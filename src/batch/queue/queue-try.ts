@@ -4,7 +4,7 @@
 // and the batch writes them before the final line, so each is recorded exactly once: with the
 // job's one completion, however many workers died on the way.
 import type { Job, Queue } from "bullmq";
-import { hasSpent, lostAttemptResult, type SessionSpend } from "../attempt-journal.ts";
+import { hasSpent, lostAttemptResult, mergeCopies, type SessionSpend } from "../attempt-journal.ts";
 import { MAX_ATTEMPT_NUMBER, MAX_ATTEMPTS, type RunSettings } from "../batch-run.ts";
 import type { BatchTask } from "../batch-task.ts";
 import type { RunTaskOptions, TaskOutcome } from "../run-task.ts";
@@ -50,15 +50,18 @@ export async function runJobTry(options: TryOptions): Promise<{ outcome: TryOutc
   const jobId = options.job.id as string;
   const tries = await claimTry(queue, jobId);
   const run = { runId: data.runId, thinking: settings.thinking };
-  const earlier = tries.earlier
-    .map((record) =>
-      lostAttemptResult(
+  // One line per lost try: a best-of-N try's runs each left a record, summed here (numbered by try first).
+  const earlier = mergeCopies(
+    tries.earlier.map(({ n, record }) => ({
+      ...lostAttemptResult(
         record,
         run,
         `its worker (${record.by ?? record.host}) stopped while this attempt ran; recorded when the job came back`,
         options.sessionSpend,
       ),
-    )
+      attempt: n,
+    })),
+  )
     .filter(hasSpent)
     .map((result, index) => ({ ...result, attempt: data.attempt + index }));
   const attempt = data.attempt + earlier.length;
