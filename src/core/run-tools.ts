@@ -5,10 +5,8 @@ import { addSpent, type ModelUsage, type ToolCallPart, type ToolResultMessage } 
 import { limitToolOutput } from "./output-spill.ts";
 import { parseArguments, type RunEnding, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
 
-/**
- * Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash
- * calls once exhausted the process's file descriptors); the rest wait for a free slot, in order.
- */
+/** Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash calls
+ * once exhausted the process's file descriptors); the rest wait for a free slot, in order. */
 export const MAX_CONCURRENT_TOOL_CALLS = 8;
 
 /**
@@ -41,6 +39,7 @@ export interface ApprovalRequest {
 export interface HookPermission {
   decision: "allow" | "ask";
   reason?: string;
+  by?: string; // who weighs in, as the question names it (absent: a PreToolUse hook)
 }
 
 /** What a hook before a call may answer: refuse it, rewrite its arguments, and (before approval) weigh in on asking. */
@@ -84,7 +83,7 @@ export interface ToolHook {
   ): Promise<{ content?: string; notice?: string } | void>;
 }
 
-/** The library's hook points: `toolHooks`, in order, after the one the options' own two callbacks make (a single pair needs no list). */
+/** The library's hook points: `toolHooks`, in order, after the one the options' own two callbacks make. */
 export interface ToolCallHooks extends ToolHook {
   toolHooks?: readonly ToolHook[];
 }
