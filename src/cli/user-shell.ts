@@ -25,8 +25,7 @@ export function promptWithCommandOutput(
       : undefined;
   return runShellBlocks(prompt, async (command) => {
     const result = await drain(session.runCommand(command, signal, askWhy));
-    // What the command printed, as Claude Code puts it in; a failure's exit code stays, to be read.
-    if (result.refused === undefined) return { output: result.output.replace(/\n?\[exit code: 0\]\s*$/, "") };
+    if (result.refused === undefined) return { output: result.output };
     tell(`!\`${command}\` was not run: ${result.refused}`);
     return { refused: result.refused };
   });

@@ -57,7 +57,8 @@ export function userCommandControls({ agent, state, outgoing }: UserCommandParts
         if (step.value.type === "tool_end" && step.value.summary === REFUSED_SUMMARY) refused = true;
         if (step.value.type !== "message") yield step.value;
       }
-      const output = step.value.results[0]?.content ?? "";
+      // What the command printed, as Claude Code gives it; a failure's exit code stays, to be read.
+      const output = (step.value.results[0]?.content ?? "").replace(/\n?\[exit code: 0\]\s*$/, "");
       return { output, ...(refused ? { refused: output } : {}) };
     },
     /** Adds the person's own context (a `!cmd` and its output) to the conversation, recorded; the model sees it with the next prompt. */
