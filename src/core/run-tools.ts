@@ -52,7 +52,7 @@ export interface HookVerdict {
 /** The answer; a refusal's `reason` goes to the model. `checkAtUse` judges the file again when the tool opens it. */
 export type ApprovalDecision =
   | { allow: true; checkAtUse?: ToolContext["checkAtUse"] }
-  | { allow: false; reason?: string };
+  | { allow: false; reason?: string; byRule?: true }; // byRule: a rule refused it, not the person
 
 /**
  * One hook around every tool call (the CLI's command hooks are one; an after-edit step such as
@@ -171,7 +171,7 @@ export async function* runToolCalls(
       : {
           kind: "failed",
           call: item.call,
-          failed: context.signal.aborted ? { ...INTERRUPTED, summary: "interrupted" } : refusal(decision.reason),
+          failed: context.signal.aborted ? { ...INTERRUPTED, summary: "interrupted" } : refusal(decision),
         };
   }
 
@@ -289,9 +289,10 @@ function askedWithoutApprover({ tool, hookPermission }: Runnable): ToolOutput {
   };
 }
 
-function refusal(reason: string | undefined): ToolOutput {
+function refusal({ reason, byRule }: { reason?: string; byRule?: true }): ToolOutput {
   const because = reason ? ` The user said: ${reason}` : "";
-  return { isError: true, content: `The user did not allow this tool call.${because}`, summary: REFUSED_SUMMARY };
+  const content = byRule ? `This tool call was refused: ${reason}` : `The user did not allow this tool call.${because}`;
+  return { isError: true, content, summary: REFUSED_SUMMARY };
 }
 
 async function runConcurrently(

@@ -75,7 +75,7 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       case "allow":
         return allowed([]);
       case "deny":
-        return { allow: false, reason: decision.reason };
+        return { allow: false, reason: decision.reason, ...(decision.byRule ? { byRule: true } : {}) };
       case "ask":
         break;
       default:
