@@ -29,6 +29,7 @@ import { describeLeftAlone, describePlan, type UndoPlan } from "../wiring/undo-r
 import { listChatModels } from "./chat-model-list.ts";
 import type { ChatModes } from "./chat-modes.ts";
 import { chatFolder, recordedFolder } from "./resume-folder.ts";
+import { promptWithCommandOutput, runShellLine } from "./user-shell.ts";
 
 /** Longest command /ps shows (its first line, cut). */
 const PS_COMMAND_CHARS = 80;
@@ -81,8 +82,13 @@ export class SessionChatControls implements ChatControls {
     return {
       onInput: (line: string) =>
         appendInputHistory(historyPathFor(this.options.env), redactText(line, secretValuesOf(this.options.env))),
-      runCommand: (line: string): Promise<CommandOutcome> | undefined =>
-        isSlashCommand(line) ? runSlashCommand(line, this, this.options.stderr, this.options.colors) : undefined,
+      runCommand: (line: string): Promise<CommandOutcome> | undefined => {
+        const { session, stderr, colors } = this.options;
+        // `!cmd`: Claude Code's bash mode (user-shell.ts); `!` alone, or `! ` alone, is a prompt.
+        const shell = /^!\s*(\S[\s\S]*)$/.exec(line.trim())?.[1];
+        if (shell !== undefined) return runShellLine(session, shell, stderr, colors).then(() => "continue");
+        return isSlashCommand(line) ? runSlashCommand(line, this, stderr, colors) : undefined;
+      },
     };
   }
 
@@ -175,8 +181,11 @@ export class SessionChatControls implements ChatControls {
     return this.options.session.promptCommands;
   }
 
-  promptFor(line: string): string | undefined {
-    return promptForLine(line, this.options.session.promptCommands, { cwd: this.options.cwd }); // the chat attaches the whole prompt after
+  async promptFor(line: string): Promise<string | undefined> {
+    const { session, cwd, stderr, colors } = this.options;
+    const expanded = promptForLine(line, session.promptCommands, { cwd }); // the chat attaches the whole prompt after
+    const tell = (said: string) => stderr.write(`${colors.red(showControlChars(said))}\n`);
+    return expanded && promptWithCommandOutput(session, expanded, tell);
   }
 
   listSkills(): string[] {

@@ -18,6 +18,7 @@ import { firstLine } from "../ui/text-width.ts";
 import type { Session } from "../wiring/create-session.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import { preparePromptImages } from "./prompt-images.ts";
+import { promptWithCommandOutput } from "./user-shell.ts";
 
 /** One prompt of a headless run, or why a stdin line could not be one. */
 type PromptInput = { text: string | UserContent } | { error: string };
@@ -76,7 +77,7 @@ export async function runHeadless(cli: CliModeContext, run: HeadlessRun): Promis
     code = await runPrompt(
       cli,
       session,
-      expandCommand(input.text, session, run.cwd, cli.mentionSecrets),
+      await expandCommand(input.text, session, { cwd: run.cwd, mentionSecrets: cli.mentionSecrets, stderr }),
       { show, hasRenderer: Boolean(renderer) },
       controller.signal,
     );
@@ -111,16 +112,21 @@ function openHeadless(cli: CliModeContext, renderer: TerminalRenderer | undefine
  * With pictures attached the command is the first part's text; the images stay after it.
  * The typed text's mentions are attached already (oneShotPrompt); the command's own are attached here.
  */
-function expandCommand(
+async function expandCommand(
   text: string | UserContent,
   session: Session,
-  cwd: string,
-  mentionSecrets: readonly string[],
-): string | UserContent {
+  { cwd, mentionSecrets, stderr }: { cwd: string; mentionSecrets: readonly string[]; stderr: NodeJS.WritableStream },
+): Promise<string | UserContent> {
   const attach = (mentions: readonly string[]) => attachmentBlocks(mentions, cwd, mentionSecrets);
-  const expand = (line: string) => promptForLine(line, session.promptCommands, { cwd, attach }) ?? line;
+  // A refused `` !`cmd` `` block is said on stderr as well as in the prompt (user-shell.ts).
+  const tell = (line: string) => stderr.write(`harness: ${showControlChars(line)}\n`);
+  const expand = async (line: string) => {
+    const expanded = promptForLine(line, session.promptCommands, { cwd, attach });
+    return expanded ? await promptWithCommandOutput(session, expanded, tell) : line;
+  };
   if (typeof text === "string") return expand(text);
-  return text.map((part, index) => (index === 0 && part.type === "text" ? { ...part, text: expand(part.text) } : part));
+  const first = text[0];
+  return first?.type === "text" ? [{ ...first, text: await expand(first.text) }, ...text.slice(1)] : text;
 }
 
 /** One run of the session, its events shown; returns its exit code. */

@@ -5,10 +5,8 @@ import { addSpent, type ModelUsage, type ToolCallPart, type ToolResultMessage } 
 import { limitToolOutput } from "./output-spill.ts";
 import { parseArguments, type RunEnding, type Tool, type ToolContext, type ToolOutput } from "./tool.ts";
 
-/**
- * Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash
- * calls once exhausted the process's file descriptors); the rest wait for a free slot, in order.
- */
+/** Most tool calls of one reply that run at once. A reply may ask for thousands (10,000 bash calls
+ * once exhausted the process's file descriptors); the rest wait for a free slot, in order. */
 export const MAX_CONCURRENT_TOOL_CALLS = 8;
 
 /**
@@ -41,6 +39,7 @@ export interface ApprovalRequest {
 export interface HookPermission {
   decision: "allow" | "ask";
   reason?: string;
+  by?: string; // who weighs in, as the question names it (absent: a PreToolUse hook)
 }
 
 /** What a hook before a call may answer: refuse it, rewrite its arguments, and (before approval) weigh in on asking. */
@@ -53,7 +52,7 @@ export interface HookVerdict {
 /** The answer; a refusal's `reason` goes to the model. `checkAtUse` judges the file again when the tool opens it. */
 export type ApprovalDecision =
   | { allow: true; checkAtUse?: ToolContext["checkAtUse"] }
-  | { allow: false; reason?: string };
+  | { allow: false; reason?: string; byRule?: true }; // byRule: a rule refused it, not the person
 
 /**
  * One hook around every tool call (the CLI's command hooks are one; an after-edit step such as
@@ -84,7 +83,7 @@ export interface ToolHook {
   ): Promise<{ content?: string; notice?: string } | void>;
 }
 
-/** The library's hook points: `toolHooks`, in order, after the one the options' own two callbacks make (a single pair needs no list). */
+/** The library's hook points: `toolHooks`, in order, after the one the options' own two callbacks make. */
 export interface ToolCallHooks extends ToolHook {
   toolHooks?: readonly ToolHook[];
 }
@@ -172,7 +171,7 @@ export async function* runToolCalls(
       : {
           kind: "failed",
           call: item.call,
-          failed: context.signal.aborted ? { ...INTERRUPTED, summary: "interrupted" } : refusal(decision.reason),
+          failed: context.signal.aborted ? { ...INTERRUPTED, summary: "interrupted" } : refusal(decision),
         };
   }
 
@@ -290,9 +289,10 @@ function askedWithoutApprover({ tool, hookPermission }: Runnable): ToolOutput {
   };
 }
 
-function refusal(reason: string | undefined): ToolOutput {
+function refusal({ reason, byRule }: { reason?: string; byRule?: true }): ToolOutput {
   const because = reason ? ` The user said: ${reason}` : "";
-  return { isError: true, content: `The user did not allow this tool call.${because}`, summary: REFUSED_SUMMARY };
+  const content = byRule ? `This tool call was refused: ${reason}` : `The user did not allow this tool call.${because}`;
+  return { isError: true, content, summary: REFUSED_SUMMARY };
 }
 
 async function runConcurrently(

@@ -75,7 +75,7 @@ export function createApprover(options: ApproverOptions): ApproveFn {
       case "allow":
         return allowed([]);
       case "deny":
-        return { allow: false, reason: decision.reason };
+        return { allow: false, reason: decision.reason, ...(decision.byRule ? { byRule: true } : {}) };
       case "ask":
         break;
       default:
@@ -133,7 +133,7 @@ function weighHook(decision: Decision, hook: HookPermission | undefined): Decisi
   if (!hook || decision.type === "deny") return decision;
   if (hook.decision === "allow")
     return decision.type === "ask" && !decision.explicit && !decision.why ? { type: "allow" } : decision;
-  const why = `a PreToolUse hook asks${hook.reason ? `: ${hook.reason}` : ""}`;
+  const why = `${hook.by ?? "a PreToolUse hook"} asks${hook.reason ? `: ${hook.reason}` : ""}`;
   return {
     type: "ask",
     why: decision.type === "ask" && decision.why ? `${decision.why}; ${why}` : why,

@@ -59,7 +59,7 @@ export interface PermissionPolicy {
  */
 export type Decision =
   | { type: "allow" }
-  | { type: "deny"; reason: string }
+  | { type: "deny"; reason: string; byRule?: true } // byRule: a deny rule someone wrote, not harness's own paths
   | { type: "ask"; why?: string; remember: Rule[]; explicit?: true };
 
 const SESSION = "this session";
@@ -184,14 +184,14 @@ function decideCommand(tool: Tool, command: string, policy: PermissionPolicy, al
     ruleNamesTool(rule, tool) && (rule.pattern === undefined || commandMatches(rule.pattern, words));
   const denied = ruleInViews(views, policy.deny, covers);
   if (denied) return deny(denied.rule, `\`${shown(denied.view)}\``);
-  // One fail-closed judgement for deny, ask and allow rules: what a command will run but the
-  // line does not say (a computed word, code read from input, git's configuration from the
-  // environment) may be what a rule names. Then a deny rule refuses it, an ask rule asks, and
-  // no allow rule covers it (below), in every mode.
+  // One fail-closed judgement for deny, ask and allow rules: what a command will run but the line does not
+  // say (a computed word, code read from input, git's configuration from the environment) may be what a
+  // rule names. Then a deny rule refuses it, an ask rule asks, and no allow rule covers it (below), in every mode.
   const hiddenDeny = hiddenRule(tool, views, policy.deny);
   if (hiddenDeny)
     return {
       type: "deny",
+      byRule: true,
       reason: `the rule ${hiddenDeny.rule.text}${fromSource(hiddenDeny.rule)} forbids what this command may run: harness cannot tell what it runs (${hiddenDeny.why}); write the command out plainly.`,
     };
   // Ask rules look at the same views, after every deny rule (deny > ask > allow).
@@ -329,5 +329,5 @@ function askedByRule(rule: Rule, what: string): Decision {
 }
 
 function deny(rule: Rule, what: string): Decision {
-  return { type: "deny", reason: `the rule ${rule.text}${fromSource(rule)} forbids ${what}.` };
+  return { type: "deny", reason: `the rule ${rule.text}${fromSource(rule)} forbids ${what}.`, byRule: true };
 }

@@ -26,6 +26,7 @@ import { closestName } from "../shared/edit-distance.ts";
 import { mentionsIn, pastedPathsIn, resolveMention } from "../shared/mentions.ts";
 import { type Reach, whyOutOfReach } from "../shared/path-reach.ts";
 import { realOrSame } from "../shared/real-path.ts";
+import { markShellBlocks, type PromptWithCommands } from "./command-shell-lines.ts";
 import { namesIn } from "./folder-names.ts";
 import { oneLine, parseFrontMatter } from "./front-matter.ts";
 import { readPromptFile } from "./prompt-file.ts";
@@ -59,6 +60,8 @@ export interface PromptCommand {
   path?: string;
   /** What the template's own `@path` mentions may attach (absent: built in, it has none). */
   reach?: Reach;
+  /** A project's file (its `` !`cmd` `` blocks are asked about while the folder is not trusted). */
+  isProject?: true;
 }
 
 /**
@@ -177,7 +180,16 @@ function commandsIn(
     const description = oneLine(fields.description ?? "") || oneLine(firstLine).slice(0, 80);
     const argumentHint = oneLine(fields["argument-hint"] ?? "") || undefined;
     const fullName = [...namespace, name].join(":").toLowerCase();
-    commands.push({ name: fullName, description, argumentHint, template: body.trim(), path: file, reach });
+    const isProject = origin.fileReach ? { isProject: true as const } : {};
+    commands.push({
+      name: fullName,
+      description,
+      argumentHint,
+      template: body.trim(),
+      path: file,
+      reach,
+      ...isProject,
+    });
   }
   return commands;
 }
@@ -208,16 +220,20 @@ function reportKeys(file: string, fields: Record<string, string>, warn: (message
  * stays, so the model knows what was meant, and is told why nothing came with it); the user's
  * arguments are the user's.
  */
-export function expandPromptCommand(command: PromptCommand, args: string, where: CommandUse): string {
+export function expandPromptCommand(command: PromptCommand, typed: string, where: CommandUse): PromptWithCommands {
+  const args = typed.replaceAll("\u0000", ""); // a NUL would read as a mark of command-shell-lines.ts
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
-  const { template, refused, kept } = withinReach(command, where.cwd);
+  const reached = withinReach(command, where.cwd);
+  const { refused, kept } = reached;
+  const { template, commands } = markShellBlocks(reached.template);
   const hasPlaceholder = /\$(ARGUMENTS|[1-9])/.test(template);
   const filled = template.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) =>
     which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? ""),
   );
   const prompt = (hasPlaceholder || !args ? filled : `${filled}\n\n${args}`).trim();
   const notes = [...(where.attach?.(kept) ?? []), ...refused];
-  return notes.length > 0 ? `${prompt}\n\n${notes.join("\n\n")}` : prompt;
+  const from = { name: command.name, isProject: command.isProject === true };
+  return { text: notes.length > 0 ? `${prompt}\n\n${notes.join("\n\n")}` : prompt, commands, from };
 }
 
 /** Where a command is used: the working directory its mentions are resolved in, and, where the text is not attached after (a one-shot run), what attaches the template's own mentions. */
@@ -265,7 +281,11 @@ function escapeRegExp(text: string): string {
  * The prompt a typed line stands for, when it names one of `commands`; undefined otherwise.
  * `/component` names `frontend:component` too, when no command is called `component` and it is the first so namespaced.
  */
-export function promptForLine(line: string, commands: readonly PromptCommand[], where: CommandUse): string | undefined {
+export function promptForLine(
+  line: string,
+  commands: readonly PromptCommand[],
+  where: CommandUse,
+): PromptWithCommands | undefined {
   const match = /^\/([\w:-]+)(?:\s+([\s\S]*))?$/.exec(line.trim());
   if (!match) return undefined;
   const typed = match[1].toLowerCase();

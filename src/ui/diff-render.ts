@@ -1,8 +1,9 @@
 // Edits and writes as coloured unified diffs, and long tool output folded to a few lines.
 
+import { REFUSED_SUMMARY } from "../core/run-tools.ts";
 import { formatBytes } from "../shared/helpers.ts";
 import type { Palette } from "./colors.ts";
-import { fitWidth } from "./text-width.ts";
+import { fitWidth, wrapToWidth } from "./text-width.ts";
 
 /** Diff lines shown for one edit; the rest is summarised (the model saw the whole diff). */
 export const DIFF_SHOWN_LINES = 40;
@@ -116,6 +117,12 @@ function colorDiffLine(line: string, colors: Palette): string {
  * Tool output folded for the trace: the first lines and the last, each cut to the terminal's
  * width (so an 80-column terminal never wraps it), with a note of how much was left out.
  */
+/** A tool's result as the trace shows it: folded, but a refusal whole, wrapped at words (it names the command, and the rule and file that refused it). */
+export function foldToolOutput(result: { content: string; summary?: string }, columns: number): string {
+  if (result.summary !== REFUSED_SUMMARY) return foldOutput(result.content, columns);
+  return wrapToWidth(result.content.trimEnd(), Math.max(20, columns - 2)).replace(/^/gm, "  ");
+}
+
 export function foldOutput(text: string, columns: number, indent = "  "): string {
   const lines = text.replace(/\n+$/, "").split("\n");
   const fit = (line: string) => indent + fitWidth(line, columns - indent.length);

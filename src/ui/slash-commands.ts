@@ -43,7 +43,7 @@ export async function runSlashCommand(
   };
   const command = COMMANDS[name?.toLowerCase() ?? ""];
   if (!command) {
-    const prompt = controls.promptFor(line);
+    const prompt = await controls.promptFor(line);
     if (prompt !== undefined) return { prompt };
     const promptCommands = controls.promptCommands();
     const closest = closestCommand(

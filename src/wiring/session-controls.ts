@@ -30,6 +30,7 @@ import {
   type UndoPlan,
   type UndoResult,
 } from "./undo-redo.ts";
+import { type UserCommandResult, userCommandControls } from "./user-commands.ts";
 
 /** What changes while a session lives: the recorder (its id and file), the provider settings in use, the plan. */
 export interface SessionState {
@@ -49,6 +50,10 @@ export interface SessionState {
 export interface SessionControls {
   /** Runs one prompt; every event is redacted, then recorded, then yielded. */
   run(prompt: string | UserContent, signal?: AbortSignal): AsyncGenerator<AgentEvent, RunResult>;
+  /** Runs a command the person typed or a command file holds, as the model's bash call would run (user-commands.ts). */
+  runCommand(command: string, signal?: AbortSignal, askWhy?: string): AsyncGenerator<AgentEvent, UserCommandResult>;
+  /** Adds the person's own context to the conversation (a `!cmd` and its output), recorded; no model call. */
+  addContext(text: string): Promise<void>;
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
   /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
@@ -101,6 +106,7 @@ export function sessionControls(parts: ControlledParts): SessionControls {
       }
     },
     compact: (focus) => recorded((stop) => agent.compact(focus, stop)),
+    ...userCommandControls(parts),
     ...providerControls(parts),
     ...conversationControls(parts),
     ...undoControls(parts),

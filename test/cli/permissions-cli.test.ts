@@ -130,7 +130,7 @@ test("project rules: a trusted project's allowed command runs headless; its deny
   assert.equal(denied.code, 0, denied.stderr);
   assert.equal(
     toolResults(fake, 3)[0],
-    `The user did not allow this tool call. The user said: the rule bash(rm -rf) in ${join(cwd, ".harness", "settings.json")} forbids \`rm -rf important\`.`,
+    `This tool call was refused: the rule bash(rm -rf) in ${join(cwd, ".harness", "settings.json")} forbids \`rm -rf important\`.`,
   );
   assert.ok(existsSync(join(cwd, "important")));
 });

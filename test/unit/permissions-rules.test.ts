@@ -123,6 +123,7 @@ test("deny beats allow, --yes included, and looks through wrappers and nested sh
   );
   assert.deepEqual(toolDenied, {
     type: "deny",
+    byRule: true,
     reason: "the rule write_file in /home/u/.harness/settings.json forbids write_file calls.",
   });
 });

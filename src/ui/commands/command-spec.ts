@@ -29,7 +29,7 @@ export interface ChatControls {
   /** Commands that expand into a prompt (`.harness/commands/*.md`, /init), for /help and Tab. */
   promptCommands(): readonly PromptCommandInfo[];
   /** The prompt `/name args` stands for, when `name` is a prompt command. */
-  promptFor(line: string): string | undefined;
+  promptFor(line: string): Promise<string | undefined> | string | undefined;
   /** The skills the model may use, one line each, and a note on any left out. */
   listSkills(): string[];
   /** Takes back the last `turns` turns, files and conversation, once the person said yes to the list of files; says what happened. */

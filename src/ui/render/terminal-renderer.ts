@@ -3,7 +3,7 @@ import type { AgentEvent } from "../../core/events.ts";
 import { assertNever, textOf, toolCallsOf } from "../../core/messages.ts";
 import { formatDuration, formatTokens } from "../../shared/helpers.ts";
 import { isColorOn, type Palette, paletteFor, wantsColor } from "../colors.ts";
-import { foldOutput, renderDiff, summarizeDiff } from "../diff-render.ts";
+import { foldToolOutput, renderDiff, summarizeDiff } from "../diff-render.ts";
 import type { InputView } from "../editor/draw-input.ts";
 import type { ShownDiffs } from "../shown-diffs.ts";
 import { forTerminal } from "../terminal-safe.ts";
@@ -301,7 +301,7 @@ export class TerminalRenderer {
   }
 
   private toolOutput(event: Extract<AgentEvent, { type: "tool_end" }>, columns: number): string {
-    const body = foldOutput(event.content, columns);
+    const body = foldToolOutput(event, columns);
     return event.isError ? this.colors.red(body) : this.colors.dim(body);
   }
 
