@@ -1,6 +1,7 @@
 // The CLI's chat mode: a session at the terminal with the line editor, slash commands, a
 // replayed transcript when resumed, and a status line; it may move to another folder and start
 // again there (`/resume` of a session recorded elsewhere).
+
 import { existsSync } from "node:fs";
 import { DEFAULT_CONTEXT_WINDOW, lookupContextWindow } from "../providers/model-info.ts";
 import { costOfSpent, sessionPrices } from "../providers/pricing.ts";
@@ -23,6 +24,7 @@ import { type ChatWorktree, leaveChatWorktree } from "./chat-worktree.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import { promptWithImages } from "./prompt-images.ts";
 import { moveTo } from "./resume-folder.ts";
+import { StartupNotices } from "./startup-notices.ts";
 
 /** Where a chat works, and the stored session it continues. */
 export interface ChatPlace {
@@ -54,14 +56,22 @@ async function chatIn(
   const { env, stdin, stdout, stderr, colors } = cli;
   // The line editor takes the terminal only once the session stands (the local-model offer asks before).
   let reader: LineReader | undefined;
+  // Setup's warnings are said once per change of their files, in at most one line (startup-notices.ts).
+  const notices = new StartupNotices(cli.warn);
   const session = await cli.open(
     {
       approval: cli.terminalAsk((question, signal) => reader?.ask(question, signal) ?? Promise.resolve(undefined)),
       takeQueuedMessages: () => reader?.takeQueuedMessages?.() ?? [],
+      warn: notices.warn,
     },
     { cwd, resumed },
   );
-  if (typeof session === "number") return session;
+  if (typeof session === "number") {
+    notices.sayAll();
+    return session;
+  }
+  const noticeLine = notices.settle(cwd, env, stderr.columns || 80);
+  if (noticeLine) stderr.write(`${noticeLine}\n`);
   if (worktree) recordWorktreeSession(worktree.made.dir, session.id); // `harness worktrees` names it
   const modes = new ChatModes(session);
   const lineReader = createLineReader({

@@ -16,6 +16,7 @@ import { readStreamInput } from "../ui/headless/stream-input.ts";
 import { TerminalRenderer } from "../ui/render/terminal-renderer.ts";
 import { firstLine } from "../ui/text-width.ts";
 import type { Session } from "../wiring/create-session.ts";
+import { oneShotMcpWaitMs } from "../wiring/extensions.ts";
 import type { CliModeContext } from "./cli-session-options.ts";
 import { preparePromptImages } from "./prompt-images.ts";
 import { promptWithCommandOutput } from "./user-shell.ts";
@@ -92,6 +93,7 @@ export async function runHeadless(cli: CliModeContext, run: HeadlessRun): Promis
 function openHeadless(cli: CliModeContext, renderer: TerminalRenderer | undefined): Promise<Session | number> {
   const { stdin, stderr } = cli;
   return cli.open({
+    mcpStartupWaitMs: oneShotMcpWaitMs(cli.env),
     approval: stdin.isTTY
       ? cli.terminalAsk((question, signal) => {
           const afterQuestion = renderer?.holdForQuestion();

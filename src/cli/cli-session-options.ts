@@ -34,7 +34,8 @@ export interface CliModeContext extends CliTerminal {
   shownDiffs: ShownDiffs;
   /** Opens a session with the flags' options; a number is the exit code of a setup error, already reported. */
   open(
-    more: Pick<SessionOptions, "approval" | "takeQueuedMessages">,
+    more: Pick<SessionOptions, "approval" | "takeQueuedMessages" | "mcpStartupWaitMs"> &
+      Partial<Pick<SessionOptions, "warn">>,
     where?: Pick<SessionOptions, "cwd" | "resumed">,
   ): Promise<Session | number>;
   /** The approval question on the terminal, asked with `ask`. */

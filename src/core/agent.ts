@@ -33,6 +33,8 @@ export const MAX_INVALID_JSON_TURNS = 3;
 export interface AgentOptions extends ToolCallHooks {
   provider: Provider;
   tools: Tool[];
+  /** Waits (bounded) for called tools not yet in `tools` (an MCP server's still starting), which `tools` then gains. */
+  lateTools?(names: string[]): Promise<void>;
   system: string;
   cwd: string;
   maxTurns?: number;
@@ -128,7 +130,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
   let provider = options.provider;
   const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? MAX_TURNS;
-  const specs = tools.map(toToolSpec);
+  let specs = tools.map(toToolSpec);
   const context = toolContextFor(options, signal);
   const hooks = toolHooksOf(options);
   const compaction: RunCompaction | undefined = options.context && {
@@ -147,6 +149,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     tally.turns++;
     yield { type: "turn_start", turn: tally.turns };
     const { system, maxTokens } = options;
+    if (specs.length !== tools.length) specs = tools.map(toToolSpec); // an MCP server came up (lateTools)
     const request = { system, messages, tools: specs, maxTokens, reminder: options.reminder?.() };
     const retry = options.retry ?? DEFAULT_RETRY;
     const call = yield* callModelWithinContext(provider, request, signal, retry, compaction, tally.usage);
@@ -167,7 +170,6 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
     }
     tally.answer = textOf(reply);
     if (reply.stopReason === "aborted") return { reason: "aborted" };
-
     const calls = toolCallsOf(reply);
     if (calls.length === 0) {
       if (reply.stopReason === "pause") continue; // the server paused a long turn: let it go on
@@ -179,6 +181,7 @@ async function* runTurns(options: RunOptions, tally: RunTally): AsyncGenerator<A
       continue;
     }
     const replyWasCut = reply.stopReason === "length";
+    await options.lateTools?.(calls.map((call) => call.name).filter((name) => !tools.some((t) => t.name === name)));
     const batch = yield* runToolCalls(calls, { tools, context, approve: options.approve, replyWasCut, hooks });
     messages.push(...batch.results);
     for (const { model, usage } of batch.spent) {

@@ -1,9 +1,13 @@
 // Connections to MCP servers on @modelcontextprotocol/sdk. Loaded lazily (only when servers
 // are configured), so runs without MCP never load the SDK.
 //
-// When servers start: all of them in parallel as a run is being set up, before the first model
-// request, because the model must see their tools in that request. Each gets MCP_CONNECT_TIMEOUT_MS;
-// one that fails or is too slow is reported once and left out, and the run goes on without it.
+// When servers start: all of them in parallel, in the background, as a session is set up; nothing
+// waits for them (the chat's prompt is ready at once). Each server's tools join the session's list
+// when it is up (Claude Code: "servers connect in the background and their tools become available
+// as they finish"), so the model is offered them from its next request on. Each gets
+// MCP_CONNECT_TIMEOUT_MS; one that fails or is too slow is reported once, in one line, and the
+// session goes on without it. A call that names a tool of a server still starting waits for that
+// start, so at most MCP_CONNECT_TIMEOUT_MS from launch (wiring/extensions.ts).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -16,7 +20,7 @@ import { fetchWithProxy } from "../shared/proxy-fetch.ts";
 import { VERSION } from "../shared/version.ts";
 import { type McpContent, type McpToolInfo, type PrepareImage, toHarnessTool } from "./mcp-tool.ts";
 
-/** How long a server gets to start, initialise and list its tools. */
+/** How long a server gets to start, initialise and list its tools (Claude Code's MCP_TIMEOUT default is 30 s too). */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
 /** How long one tool call may take without a progress notification from the server. */
 export const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
@@ -37,63 +41,99 @@ export interface McpConnections {
   close(): Promise<void>;
 }
 
+/** Servers starting in the background: each one's tools are handed on as it comes up. */
+export interface McpStartup {
+  /** Settles when the server has started or failed (each start is bounded by its timeout). */
+  started(name: string): Promise<void>;
+  /** Settles when every server has started or failed. */
+  allStarted: Promise<McpConnections>;
+  close(): Promise<void>;
+}
+
+interface ConnectOptions {
+  cwd: string;
+  /** What local servers run with (the bash tool's environment, credentials removed), their own `env` on top. */
+  env: Record<string, string>;
+  warn(message: string): void;
+  /** How pictures in tool results are made fit for the model (tools/image-file.ts). */
+  prepareImage: PrepareImage;
+  timeoutMs?: number;
+}
+
+/** Starts every server and waits for all of them (`harness mcp list`). */
+export function connectMcpServers(configs: McpServerConfig[], options: ConnectOptions): Promise<McpConnections> {
+  return startMcpServers(configs, options, () => {}).allStarted;
+}
+
 /**
- * Starts every server. `env` is what local servers run with (the bash tool's environment,
- * credentials removed), their own `env` entries on top.
+ * Starts every server without waiting; `onTools` gets each server's tools as it comes up. A server
+ * that comes up after `close` is closed at once.
  */
-export async function connectMcpServers(
+export function startMcpServers(
   configs: McpServerConfig[],
-  options: {
-    cwd: string;
-    env: Record<string, string>;
-    warn(message: string): void;
-    /** How pictures in tool results are made fit for the model (tools/image-file.ts). */
-    prepareImage: PrepareImage;
-    timeoutMs?: number;
-  },
-): Promise<McpConnections> {
+  options: ConnectOptions,
+  onTools: (tools: Tool[]) => void,
+): McpStartup {
   const clients: Client[] = [];
-  const results = await Promise.all(
-    configs.map((config) => connectOne(config, options.cwd, options.env, options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS)),
-  );
   const tools: Tool[] = [];
-  const servers: McpServerStatus[] = [];
-  for (const [index, result] of results.entries()) {
-    const name = configs[index].name;
+  const statuses: McpServerStatus[] = [];
+  let isClosed = false;
+  // Closing the session stops the starts still under way (their processes end; no warning for them).
+  const closing = new AbortController();
+  const starts = configs.map(async (config) => {
+    const { name } = config;
+    const timeoutMs = options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
+    const result = await connectOne(config, options.cwd, options.env, timeoutMs, closing.signal);
+    if (isClosed && "error" in result) return;
     if ("error" in result) {
       options.warn(`MCP server "${name}" is not available: ${result.error}; going on without its tools`);
-      servers.push({ name, ok: false, error: result.error });
-      continue;
+      statuses.push({ name, ok: false, error: result.error });
+      return;
     }
+    if (isClosed) return void (await result.client.close().catch(() => {}));
     clients.push(result.client);
-    servers.push({ name, ok: true, tools: result.tools });
-    let isReported = false;
-    const call = async (tool: string, args: Record<string, unknown>, signal: AbortSignal) => {
-      try {
-        return (await result.client.callTool({ name: tool, arguments: args }, undefined, {
-          signal,
-          timeout: MCP_CALL_TIMEOUT_MS,
-          resetTimeoutOnProgress: true,
-        })) as {
-          content?: McpContent[];
-          structuredContent?: unknown;
-          isError?: boolean;
-        };
-      } catch (error) {
-        const message = `the ${name} MCP server failed: ${messageOf(error)}`;
-        if (!isReported && !signal.aborted) options.warn(message); // once per server; the model sees every failure
-        isReported = true;
-        throw new Error(message);
-      }
-    };
-    for (const info of result.tools) tools.push(toHarnessTool(name, info, call, options.prepareImage));
-  }
-  return {
+    statuses.push({ name, ok: true, tools: result.tools });
+    const added = result.tools.map((info) =>
+      toHarnessTool(name, info, callerOf(name, result.client, options.warn), options.prepareImage),
+    );
+    tools.push(...added);
+    onTools(added);
+  });
+  const close = async () => {
+    isClosed = true;
+    closing.abort();
+    await Promise.allSettled(clients.map((client) => client.close()));
+  };
+  const byName = new Map(configs.map((config, index) => [config.name, starts[index]]));
+  const allStarted = Promise.all(starts).then(() => ({
     tools,
-    servers,
-    async close() {
-      await Promise.allSettled(clients.map((client) => client.close()));
-    },
+    // In the configured order, whatever order they came up in.
+    servers: configs.flatMap((config) => statuses.filter((status) => status.name === config.name)),
+    close,
+  }));
+  return { started: async (name) => byName.get(name), allStarted, close };
+}
+
+/** Calls one server's tool; its first failure is said once, and the model sees every one. */
+function callerOf(name: string, client: Client, warn: (message: string) => void) {
+  let isReported = false;
+  return async (tool: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: MCP_CALL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+      })) as {
+        content?: McpContent[];
+        structuredContent?: unknown;
+        isError?: boolean;
+      };
+    } catch (error) {
+      const message = `the ${name} MCP server failed: ${messageOf(error)}`;
+      if (!isReported && !signal.aborted) warn(message);
+      isReported = true;
+      throw new Error(message);
+    }
   };
 }
 
@@ -102,6 +142,7 @@ async function connectOne(
   cwd: string,
   env: Record<string, string>,
   timeoutMs: number,
+  closing: AbortSignal,
 ): Promise<{ client: Client; tools: McpToolInfo[] } | { error: string }> {
   if (config.transport !== "stdio" && !URL.canParse(config.url)) return { error: "its url is not a valid URL" };
   const client = new Client({ name: "harness", version: VERSION });
@@ -141,6 +182,8 @@ async function connectOne(
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onClosing = () => controller.abort();
+  closing.addEventListener("abort", onClosing, { once: true });
   try {
     await client.connect(transport, { signal: controller.signal, timeout: timeoutMs });
     const tools: McpToolInfo[] = [];
@@ -164,6 +207,7 @@ async function connectOne(
     return { error: `${why}${detail}${hint(config)}` };
   } finally {
     clearTimeout(timer);
+    closing.removeEventListener("abort", onClosing);
   }
 }
 

@@ -6,7 +6,7 @@
 import type { AssistantMessage, ImagePart, ToolResultMessage } from "../core/messages.ts";
 import { assertNever } from "../core/messages.ts";
 import { type Html, html, pagePolicy, trustedHtml } from "../shared/html.ts";
-import { renderMarkdown } from "./markdown-html.ts";
+import { diffHtml, renderMarkdown } from "./markdown-html.ts";
 import type { SessionData } from "./session-reader.ts";
 import {
   formatUsage,
@@ -44,6 +44,9 @@ details.subagent > summary { cursor: pointer; color: var(--muted); font-size: .9
 table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: .2rem .5rem; }
 blockquote { border-left: 3px solid var(--line); margin: 0; padding-left: .8rem; color: var(--muted); }
 button { font: inherit; font-size: .8rem; }
+.diff-add { color: #1a7f37; } .diff-del { color: #cf222e; } .diff-hunk { color: #0a7ea4; } .diff-file { font-weight: 600; }
+@media (prefers-color-scheme: dark) { .diff-add { color: #7ee787; } .diff-del { color: #ff7b72; } .diff-hunk { color: #56d4dd; } }
+a.image::before { content: "\\1F5BC  "; }
 img.attached { display: block; max-width: 100%; margin: .5rem 0; border: 1px solid var(--line); border-radius: 4px; }
 `;
 
@@ -130,11 +133,16 @@ function renderPart(part: AssistantMessage["content"][number], results: Map<stri
     case "tool_call": {
       const result = results.get(part.id);
       const output = result
-        ? html`<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${result.content}</pre>${renderImages(result.images ?? [])}`
+        ? html`<div class="label">${result.isError ? "error" : "output"}</div><pre class="output">${outputHtml(result.content)}</pre>${renderImages(result.images ?? [])}`
         : "";
       return html`<details class="tool${result?.isError ? " error" : ""}" data-call-id="${part.id}"><summary>${toolCallLabel(part)}</summary><div class="label">arguments</div><pre class="arguments">${prettyArguments(part)}</pre>${output}</details>`;
     }
     default:
       return assertNever(part);
   }
+}
+
+/** A tool's output; one that is a unified diff (an edit's) coloured as the terminal shows it. */
+function outputHtml(content: string): Html | string {
+  return /^@@ -\d+(,\d+)? \+\d+(,\d+)? @@/m.test(content) ? trustedHtml(diffHtml(content)) : content;
 }

@@ -33,7 +33,8 @@ function renderBlocks(lines: string[]): string {
         body.push(lines[i++]);
       i++; // the closing fence (or the end)
       const language = fence[2] ? ` class="language-${escapeHtml(fence[2])}"` : "";
-      out.push(`<pre><code${language}>${escapeHtml(body.join("\n"))}</code></pre>`);
+      const code = /^(diff|patch|udiff)$/i.test(fence[2]) ? diffHtml(body.join("\n")) : escapeHtml(body.join("\n"));
+      out.push(`<pre><code${language}>${code}</code></pre>`);
       continue;
     }
     const heading = HEADING.exec(line);
@@ -77,10 +78,20 @@ function startsBlock(line: string): boolean {
 function renderList(lines: string[], start: number, out: string[]): number {
   const first = LIST_ITEM.exec(lines[start]) as RegExpExecArray;
   const isOrdered = /\d/.test(first[2]);
+  const indent = first[1].length;
+  // Where an item's own text starts ("- " 2, "1. " 3): lines indented so far belong to the item.
+  const inside = (line: string) =>
+    line.slice(Math.min(/^ */.exec(line)?.[0].length ?? 0, indent + first[2].length + 1));
   const items: string[][] = [];
   let i = start;
   while (i < lines.length) {
     const item = LIST_ITEM.exec(lines[i]);
+    // An item indented past this list's own (two spaces are enough, as in the terminal) is a nested list's.
+    if (item && item[1].length > indent + 1 && items.length > 0) {
+      items.at(-1)?.push(inside(lines[i]));
+      i++;
+      continue;
+    }
     if (item && /\d/.test(item[2]) === isOrdered) {
       items.push([item[3]]);
       i++;
@@ -97,7 +108,7 @@ function renderList(lines: string[], start: number, out: string[]): number {
       break;
     }
     if (/^\s+\S/.test(lines[i])) {
-      items.at(-1)?.push(lines[i].replace(/^ {1,4}/, ""));
+      items.at(-1)?.push(inside(lines[i]));
       i++;
       continue;
     }
@@ -147,6 +158,17 @@ export function renderInline(text: string): string {
   rest = rest.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_, __, code: string) =>
     hold(`<code>${escapeHtml(code.trim() === "" ? code : code.replace(/^ (.*) $/, "$1"))}</code>`),
   );
+  // A picture: inline data as the picture itself, any other address as a link saying it is one
+  // (the page loads nothing: its Content-Security-Policy forbids it; export-html.ts).
+  rest = rest.replace(/!\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"\n]*")?\s*\)/g, (_, alt: string, src: string) =>
+    hold(
+      /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(src)
+        ? `<img class="attached" src="${escapeHtml(src)}" alt="${escapeHtml(alt)}">`
+        : isSafeHref(src)
+          ? `<a class="image" href="${escapeHtml(src)}" rel="noopener noreferrer">image: ${escapeHtml(alt || src)}</a>`
+          : `image: ${escapeHtml(alt)} (${escapeHtml(src)})`,
+    ),
+  );
   rest = rest.replace(/\[([^\]\n]+)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"\n]*")?\s*\)/g, (_, label: string, href: string) => {
     const inner = renderEmphasis(escapeHtml(label));
     return hold(
@@ -176,4 +198,23 @@ function renderEmphasis(escaped: string): string {
 function isSafeHref(href: string): boolean {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(href);
   return scheme ? ["http", "https", "mailto"].includes(scheme[1].toLowerCase()) : true;
+}
+
+/** A unified diff coloured as the terminal colours it (ui/diff-render.ts): `+` added, `-` removed, `@@` hunks. */
+export function diffHtml(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      const kind = /^(\+\+\+|---) /.test(line)
+        ? "diff-file"
+        : line.startsWith("@@")
+          ? "diff-hunk"
+          : line.startsWith("+")
+            ? "diff-add"
+            : line.startsWith("-")
+              ? "diff-del"
+              : undefined;
+      return kind ? `<span class="${kind}">${escapeHtml(line)}</span>` : escapeHtml(line);
+    })
+    .join("\n");
 }

@@ -18,7 +18,6 @@ import {
   withProjectRules,
   withReadableFolders,
 } from "../permissions/setup-permissions.ts";
-import { findAgents } from "../prompts/agents.ts";
 import { findPromptCommands, type PromptCommand } from "../prompts/custom-commands.ts";
 import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
 import { createProvider } from "../providers/create-provider.ts";
@@ -34,8 +33,6 @@ import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { startTelemetry } from "../telemetry/start-telemetry.ts";
 import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { BackgroundJobs } from "../tools/commands/background-jobs.ts";
-import { finalAnswerTool } from "../tools/final-answer.ts";
-import { codingTools } from "../tools/index.ts";
 import { policyApprover, type SessionApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
@@ -47,10 +44,10 @@ import { outgoingEvents } from "./outgoing-events.ts";
 import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
 import { askOf, closeSandbox, commandContext, recordConnections } from "./session-sandbox.ts";
+import { sessionTools } from "./session-tools.ts";
 import { contextWindowFor } from "./session-window.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { childPlaces } from "./subagent-worktree.ts";
-import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
 import { retryPolicyFrom, windowFromEnv } from "./variables.ts";
 
@@ -72,6 +69,8 @@ export interface SessionOptions {
   approval: SessionApproval;
   /** An editor's MCP servers, added to the configured ones. */
   mcpServers?: McpServerConfig[];
+  /** How long setup waits for MCP servers still starting (a one-shot: extensions.ts oneShotMcpWaitMs); else none. */
+  mcpStartupWaitMs?: number;
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?: () => string[];
   /**
@@ -187,7 +186,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const folder = await settleFolder(options);
   const { permissions, trust } = folder;
   const { providerFor, provider, window, windowOverride } = await modelFor(options, settings);
-  // Hooks and MCP servers' tools; servers start now, in parallel, since the first request lists their tools.
+  // Hooks and MCP servers' tools; servers start now, in parallel and in the background (wiring/extensions.ts).
   const extensions = await loadExtensions({
     cwd,
     env,
@@ -197,7 +196,9 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     warn: options.warn,
     extraServers: options.mcpServers,
   });
-  const tools = toolsFor(options, folder, config, extensions.tools, {
+  // Before the rules are checked against the tools: a rule's "did you mean" can then name a server's tool.
+  if (options.mcpStartupWaitMs) await extensions.serversStarted(options.mcpStartupWaitMs);
+  const tools = sessionTools(options, folder, config.maxSubagentDepth, extensions, {
     parent: () => agent,
     settings: () => state.settings,
     providerFor,
@@ -230,6 +231,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
       messages: resumed?.messages,
       provider,
       tools,
+      lateTools: extensions.lateTools,
       system: systemPromptFor(cwd, tools, options.systemPrompt, folder.skills, folder.instructions),
       cwd,
       maxTurns: options.maxTurns,
@@ -379,44 +381,6 @@ async function settleFolder(options: SessionOptions) {
     skills.map((skill) => dirname(skill.path)),
   );
   return { permissions, trust, found, skills, instructions, promptCommands };
-}
-
-/** The model's tools: the built-in ones, the task tool (whose children share this session), then MCP servers'. */
-function toolsFor(
-  options: SessionOptions,
-  folder: SettledFolder,
-  config: HarnessConfig,
-  serverTools: Tool[],
-  parentOf: Pick<
-    SubagentSetup,
-    "parent" | "settings" | "providerFor" | "parentSessionId" | "redact" | "hooks" | "placeFor"
-  >,
-): Tool[] {
-  const { cwd, env } = options;
-  const ownTools = [...codingTools, ...serverTools];
-  const agents = findAgents({ cwd, harnessHome: stateDir(env), home: folder.permissions.policy.home }, (message) =>
-    options.warn(`warning: ${message}`),
-  );
-  const taskTool = taskToolFor({
-    ...parentOf,
-    cwd,
-    env,
-    agents,
-    tools: ownTools,
-    maxDepth: config.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH,
-    // The user's --system-prompt and --append-system-prompt hold for children too; their part comes last.
-    systemPrompt: (given, append, where) =>
-      systemPromptFor(
-        where,
-        [...given],
-        { ...options.systemPrompt, append: [options.systemPrompt?.append, append].filter(Boolean).join("\n\n") },
-        folder.skills,
-        folder.instructions,
-      ),
-  });
-  // Task tool after the built-ins, before MCP's (their lists vary); the answer tool last, for this agent alone.
-  const answer = options.answerSchema ? [finalAnswerTool(options.answerSchema)] : [];
-  return [...(taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools), ...answer];
 }
 
 /** Every rule and matcher names a tool of this session, or it is said (and headless, a missing guard stops the run). */

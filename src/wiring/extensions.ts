@@ -13,18 +13,42 @@ import { KNOWN_SERVERS } from "../lsp/server-specs.ts";
 import { serversHere } from "../lsp/servers-here.ts";
 import { loadMcpServers, type McpServerConfig, projectMcpServers, userMcpServers } from "../settings/mcp-servers.ts";
 import { settingsSources } from "../settings/settings-file.ts";
+import { mcpToolName } from "../settings/tool-names.ts";
 import { redactText, secretValuesOf } from "../shared/redact.ts";
 import { prepareBase64Image } from "../tools/image-file.ts";
 import { codingTools } from "../tools/index.ts";
 import { configPath, type HarnessConfig } from "./config-file.ts";
 import { stateDir } from "./defaults.ts";
 
+/**
+ * How long a one-shot waits for MCP servers still starting before its first model request: a
+ * script's first request then lists the tools of a server that starts in time, and a server that
+ * never starts (an `npx -y` package that cannot be fetched) costs 5 s, not its 30 s start bound.
+ * Claude Code bounds `-p`'s wait at 5 s too (changelog 2.1.89, quoted in anthropics/claude-code#41792);
+ * HARNESS_MCP_STARTUP_WAIT_MS (or Claude Code's CLAUDE_CODE_MCP_STARTUP_WAIT_MS) changes it, 0 waits for none.
+ */
+export function oneShotMcpWaitMs(env: NodeJS.ProcessEnv): number {
+  const given = env.HARNESS_MCP_STARTUP_WAIT_MS ?? env.CLAUDE_CODE_MCP_STARTUP_WAIT_MS;
+  const ms = given === undefined || given.trim() === "" ? Number.NaN : Number(given);
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, 60_000) : 5000;
+}
+
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
 export interface Extensions {
   hooks: CommandHooks;
   /** The hooks as declared, for the check that each matcher can match (settings/check-names.ts). */
   declaredHooks: CommandHook[];
+  /** The tools there are at once (the lsp tool); MCP servers' come later, through `onServerTools`. */
   tools: Tool[];
+  /** Hands on each MCP server's tools as it comes up (servers start in the background), and those already up at once. */
+  onServerTools(listener: (tools: Tool[]) => void): void;
+  /**
+   * For calls naming tools of servers still starting: waits for those servers' starts (each bounded
+   * by MCP_CONNECT_TIMEOUT_MS from launch), after which their tools are in the session's list.
+   */
+  lateTools(names: string[]): Promise<void>;
+  /** Waits until every server has started or failed, at most `ms` (a one-shot's first request). */
+  serversStarted(ms: number): Promise<void>;
   /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
   serverNames: string[];
   /** Language servers' diagnostics after edits (src/lsp): started on the first file one serves. */
@@ -70,28 +94,52 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const serverNames = [...servers, ...untrusted].map((server) => server.name);
   // Servers run with the commands' environment: no credential reaches them.
   const specs = [...declaredServers(sources, isProjectTrusted, warn), ...KNOWN_SERVERS];
+  const serverTools: Tool[] = [];
+  const listeners: ((tools: Tool[]) => void)[] = [];
   const lsp = languageServerHook({
     root: cwd,
     env: commandEnv,
     specs,
     isProjectTrusted,
     warn,
-    tools: () => [...codingTools, ...(mcp?.tools ?? [])],
+    tools: () => [...codingTools, ...serverTools],
   });
-  const mcp =
+  // In the background: neither the SDK's loading nor any server's start holds up the session.
+  const startup =
     servers.length === 0
       ? undefined
-      : await (await import("../mcp/connect.ts")).connectMcpServers(servers, {
-          cwd,
-          env: commandEnv,
-          warn,
-          prepareImage: prepareBase64Image,
-        });
+      : import("../mcp/connect.ts").then((connect) =>
+          connect.startMcpServers(
+            servers,
+            { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image },
+            (added) => {
+              serverTools.push(...added);
+              for (const listener of listeners) listener(added);
+            },
+          ),
+        );
   const close = async () => {
-    await Promise.all([mcp?.close(), lsp.close()]);
+    await Promise.all([startup?.then((started) => started.close()), lsp.close()]);
+  };
+  const lateTools = async (names: string[]) => {
+    if (!startup || names.length === 0) return;
+    const started = await startup;
+    const named = servers.filter((config) => names.some((name) => name.startsWith(mcpToolName(config.name, ""))));
+    await Promise.all(named.map((config) => started.started(config.name)));
+  };
+  const serversStarted = async (ms: number) => {
+    if (!startup) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([startup.then((started) => started.allStarted), bound]);
+    clearTimeout(timer);
+  };
+  const onServerTools = (listener: (tools: Tool[]) => void) => {
+    listeners.push(listener);
+    if (serverTools.length > 0) listener([...serverTools]); // those of servers already up
   };
   // The lsp tool only where a server can run and has files to serve: no tool the model cannot use.
   const lspServers = serversHere(specs, cwd, commandEnv, isProjectTrusted);
-  const tools = [...(lspServers.length > 0 ? [lspTool(lsp, lspServers)] : []), ...(mcp?.tools ?? [])];
-  return { hooks, declaredHooks, tools, serverNames, lsp, close };
+  const tools = lspServers.length > 0 ? [lspTool(lsp, lspServers)] : [];
+  return { hooks, declaredHooks, tools, onServerTools, lateTools, serversStarted, serverNames, lsp, close };
 }

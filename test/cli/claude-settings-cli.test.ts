@@ -338,7 +338,12 @@ test("a rule or matcher for an MCP server harness does not configure warns (no s
     hooks: { PreToolUse: [{ matcher: "mcp__github__.*", hooks: [{ type: "command", command: "true" }] }] },
   });
   const fake = await serve([{ reply: { text: "ran" } }, { reply: { text: "never" } }]);
-  const env = cleanEnv({ CLAUDE_CONFIG_DIR: claudeHome, HARNESS_HOME: harnessHome });
+  // "did you mean" names the server's tool, so the one-shot waits for it to start (a liveness bound).
+  const env = cleanEnv({
+    CLAUDE_CONFIG_DIR: claudeHome,
+    HARNESS_HOME: harnessHome,
+    HARNESS_MCP_STARTUP_WAIT_MS: "60000",
+  });
   const runs = await runCli([...fakeFlags(fake), "-p", "hi"], { cwd, env });
   assert.equal(runs.code, 0, runs.stderr);
   assert.match(

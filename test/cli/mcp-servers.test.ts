@@ -36,7 +36,9 @@ function setup() {
     JSON.stringify({ mcpServers: { broken: { command: "/nonexistent/mcp-server", args: ["--x"] } } }),
   );
   writeFileSync(join(cwd, "notes.txt"), "the notes say hello\n");
-  return { cwd, env: cleanEnv({ HARNESS_HOME: home }) };
+  // The first request must list the servers' tools: a loaded machine may start them past a
+  // one-shot's 5 s wait (docs/mcp-acp.md), so these tests wait for them (a liveness bound).
+  return { cwd, env: cleanEnv({ HARNESS_HOME: home, HARNESS_MCP_STARTUP_WAIT_MS: "60000" }) };
 }
 
 const toolResult = (request: RecordedRequest, id: string) =>
@@ -121,7 +123,7 @@ test("an MCP picture that is no image is noted in words, and pictures past the b
   ]);
   const result = await runCli(["-y", ...fakeFlags(fake), "-p", "show me"], {
     cwd,
-    env: cleanEnv({ HARNESS_HOME: home }),
+    env: cleanEnv({ HARNESS_HOME: home, HARNESS_MCP_STARTUP_WAIT_MS: "60000" }),
   });
   assert.equal(result.code, 0, result.stderr);
   const messages = fake.requests[1].body.messages;

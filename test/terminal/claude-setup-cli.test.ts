@@ -254,9 +254,10 @@ test("a typical Claude Code project copied in unchanged: its command, imports, r
     { reply: { toolCalls: [call("fix", "edit_file", { path: "src/app.js", old_string: "41", new_string: "42" })] } },
     { reply: { text: "Reviewed and fixed." } },
   ]);
+  // The first request must list the server's tools: past a one-shot's 5 s wait on a loaded machine too.
   const result = await runCli(["--trust", "--approve", "edits", ...fakeFlags(fake), "-p", "/review src/app.js"], {
     cwd: repo,
-    env,
+    env: { ...env, HARNESS_MCP_STARTUP_WAIT_MS: "60000" },
   });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "Reviewed and fixed.\n");

@@ -3,6 +3,7 @@
 // from (never the key), the proxy, the sandbox, MCP servers' programs, the optional programs
 // some tools use, and the local model's runtime. Exit 1 when a check fails, 0 otherwise; it sends
 // nothing to any model and starts no MCP server. Each check is a record of `CHECKS`.
+
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
@@ -18,6 +19,7 @@ import { findExecutable, findSystemProgram } from "../../shared/system-program.t
 import { configPath, type HarnessConfig, loadConfigFile } from "../../wiring/config-file.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 import { resolveProvider } from "../../wiring/resolve-provider.ts";
+import { lastStartNotices } from "../startup-notices.ts";
 
 const HELP = `Usage: harness doctor
 
@@ -83,6 +85,10 @@ const CHECKS: Check[] = [
             `state folder ${folder} is open to others (mode ${mode.toString(8)}): chmod ${PRIVATE_FOLDER_MODE.toString(8)} ${folder}`,
           ),
     ];
+  },
+  // What the last chat start here said once (cli/startup-notices.ts): the chat's one line points here.
+  function notices({ cwd, env }) {
+    return lastStartNotices(cwd, env).map((notice) => warn(`notice at the last chat start here: ${notice}`));
   },
   function config({ env }) {
     const path = configPath(env);
