@@ -10,7 +10,9 @@ import { copilotHeaders, copilotNeedsRefresh, exchangeCopilotToken } from "./cop
 import {
   type CopilotCredential,
   type Credential,
+  credentialFile,
   readCredential,
+  readCredentials,
   SignInError,
   withCredentialLock,
   writeCredential,
@@ -51,6 +53,18 @@ export async function usableCredential(home: string, name: SignInName, refused?:
     const renewed = await renew(current);
     writeCredential(home, name, renewed);
     return renewed;
+  });
+}
+
+/**
+ * The sign-ins this machine can use, each with where it is kept: the store, or (Copilot only, when
+ * the store has none) the variable below. Throws SignInError for a store others may read.
+ */
+export function signInsHere(home: string, env: NodeJS.ProcessEnv = process.env): { name: SignInName; from: string }[] {
+  const stored = readCredentials(home).signIns;
+  return SIGN_IN_NAMES.flatMap((name) => {
+    if (stored[name]?.kind === name) return [{ name, from: credentialFile(home) }];
+    return name === "copilot" && env[COPILOT_TOKEN_VARIABLE] ? [{ name, from: `$${COPILOT_TOKEN_VARIABLE}` }] : [];
   });
 }
 
