@@ -17,6 +17,7 @@ import {
   withCredentialLock,
   writeCredential,
 } from "./credential-store.ts";
+import { planLimitNotice } from "./plan-limits.ts";
 
 /** The sign-in providers, by name. */
 export const SIGN_IN_NAMES = ["chatgpt", "copilot"] as const;
@@ -97,6 +98,8 @@ function bearerOf(credential: Credential): string | undefined {
 interface SignInSettings {
   signIn?: string;
   signInHome?: string;
+  /** Where a notice for people goes (the run's warnings): a plan's limit nearing. */
+  onWait?(notice: string): void;
 }
 
 /**
@@ -114,12 +117,22 @@ export async function signedPost(
 ): Promise<HttpReply> {
   const first = await signInHeaders(settings);
   try {
-    return await postJson(url, { ...headers, ...first }, body, signal);
+    return noticeLimits(settings, await postJson(url, { ...headers, ...first }, body, signal));
   } catch (error) {
     if (!(error instanceof HttpStatusError) || error.status !== 401 || !first.authorization) throw error;
     const refused = first.authorization.replace(/^Bearer /, "");
-    return postJson(url, { ...headers, ...(await signInHeaders(settings, refused)) }, body, signal);
+    return noticeLimits(
+      settings,
+      await postJson(url, { ...headers, ...(await signInHeaders(settings, refused)) }, body, signal),
+    );
   }
+}
+
+/** Says once when a plan's rate-limit window nears its end (plan-limits.ts). */
+function noticeLimits(settings: SignInSettings, reply: HttpReply): HttpReply {
+  const notice = settings.signIn === "chatgpt" ? planLimitNotice(reply.headers) : undefined;
+  if (notice) settings.onWait?.(notice);
+  return reply;
 }
 
 /** The request headers of a sign-in provider; a sign-in that cannot be used is an `auth` ProviderError (not retried). */
