@@ -98,7 +98,7 @@ export class SessionChatControls implements ChatControls {
   }
 
   listModels(): Promise<string[]> {
-    return listChatModels(this.options.session.settings, this.currentModel());
+    return listChatModels(this.options.session.settings, this.currentModel(), this.options.env);
   }
 
   /** `openai · gpt-5: context window 400k (was 33k); $1.25/$10 per million tokens in/out`: the switch and what it changed. */

@@ -1,23 +1,38 @@
 // What the chat's `/model` lists: the models the provider offers, the one in use marked, or the
-// ones harness knows when the endpoint cannot list them. Out of chat-controls.ts, which held it.
+// ones harness knows when the endpoint cannot list them; then the models of the plans signed in
+// to (`harness login`), switched to with `/model <plan>:<model>`. Out of chat-controls.ts, which held it.
 import { LIST_TIMEOUT_MS, ModelListError } from "../providers/list-models.ts";
 import { howToAddModel } from "../providers/local/local-download.ts";
 import { presetModels } from "../providers/model-catalogue.ts";
+import { SignInError } from "../providers/sign-in/credential-store.ts";
+import { signInsHere } from "../providers/sign-in/sign-in-headers.ts";
 import { apiRecord } from "../providers/wire-apis.ts";
 import { deadline } from "../shared/helpers.ts";
 import type { Session } from "../wiring/create-session.ts";
+import { PRESETS, stateDir } from "../wiring/defaults.ts";
 import { noModelsLine } from "./commands/models.ts";
 
 /** Models /model lists (OpenRouter offers hundreds; `harness models` lists them all). */
 const CHAT_LISTED_MODELS = 40;
 
 /** `/model` without a name: one line each, `current` (`provider · model`) first. */
-export async function listChatModels(settings: Session["settings"], current: string): Promise<string[]> {
+export async function listChatModels(
+  settings: Session["settings"],
+  current: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  return [...(await providerModels(settings, current)), ...plansModels(settings.name, env)];
+}
+
+async function providerModels(settings: Session["settings"], current: string): Promise<string[]> {
   const mark = (ids: readonly string[]) => ids.map((id) => (id === settings.model ? `* ${id}` : `  ${id}`));
   const using = `using ${current}`;
   const cap = deadline(LIST_TIMEOUT_MS);
   try {
-    const ids = await apiRecord(settings.api).listModels(settings, cap.signal);
+    // The ChatGPT plan's backend has no listing we can rely on: its models are the catalogue's.
+    const ids = PRESETS[settings.name]?.catalogueListing
+      ? presetModels(settings.name)
+      : await apiRecord(settings.api).listModels(settings, cap.signal);
     if (ids.length === 0) return [using, noModelsLine(settings)];
     const more = ids.length - CHAT_LISTED_MODELS;
     return [
@@ -43,4 +58,22 @@ export async function listChatModels(settings: Session["settings"], current: str
   } finally {
     cap.clear();
   }
+}
+
+/**
+ * The plans signed in to, other than the provider in use: the catalogue's models for each (no
+ * request: Copilot's own listing is `harness models --provider copilot`), as `/model` takes them.
+ */
+function plansModels(inUse: string, env: NodeJS.ProcessEnv): string[] {
+  let plans;
+  try {
+    plans = signInsHere(stateDir(env), env).filter((plan) => plan.name !== inUse);
+  } catch (error) {
+    if (!(error instanceof SignInError)) throw error;
+    return [`sign-ins not listed: ${error.message}`];
+  }
+  return plans.flatMap(({ name }) => [
+    `signed in to ${name} (switch with /model ${name}:<model>; the conversation comes along):`,
+    ...presetModels(name).map((id) => `  ${name}:${id}`),
+  ]);
 }

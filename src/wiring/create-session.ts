@@ -37,7 +37,7 @@ import { policyApprover, type SessionApproval } from "./approval-hooks.ts";
 import { type HarnessConfig, loadConfigFile } from "./config-file.ts";
 import { ConfigError, NoProviderError, type ProviderChoice, stateDir } from "./defaults.ts";
 import { type Extensions, loadExtensions } from "./extensions.ts";
-import { fallbackSettings } from "./fallback-models.ts";
+import { fallbackSettings, otherProviderOf } from "./fallback-models.ts";
 import { workspaceRefusal } from "./home-workspace.ts";
 import { systemPromptFor } from "./machine-prompt.ts";
 import { outgoingEvents } from "./outgoing-events.ts";
@@ -257,9 +257,9 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   // The one point where the event stream is transformed before anyone sees it (the recorder, the terminal, JSON
   // output, the editor): keys never reach them; the model's own copy is untouched.
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => outgoingEvents(events, permissions.secrets);
-  const { warn } = options;
-  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, warn };
-  const controls = sessionControls(parts);
+  const otherProvider = otherProviderOf(settings, options.choice, env, config);
+  const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, otherProvider };
+  const controls = sessionControls({ ...parts, warn: options.warn });
   return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
 }
 

@@ -45,3 +45,23 @@ export function fallbackSettings(
     }
   });
 }
+
+/**
+ * `/model provider:model` naming another provider than `current`'s, as that provider's settings:
+ * the session's first provider (`first`) with its flags (`--base-url`, `--api`), any other as a
+ * fallback entry is (its own key, none of this one's); undefined for a model of the provider in
+ * use. Throws ConfigError.
+ */
+export function otherProviderOf(
+  first: ProviderSettings,
+  choice: ProviderChoice,
+  env: NodeJS.ProcessEnv,
+  config: HarnessConfig,
+): (entry: string, current: ProviderSettings) => ProviderSettings | undefined {
+  return (entry, current) => {
+    if (!entry.includes(":")) return undefined;
+    const [next] = fallbackSettings([entry], first, choice, env, config);
+    // A bare model id (no `provider:`) is the provider in use's, whichever provider the session began on.
+    return next && next.name !== current.name && entry.startsWith(`${next.name}:`) ? next : undefined;
+  };
+}

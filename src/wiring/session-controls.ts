@@ -56,7 +56,10 @@ export interface SessionControls {
   addContext(text: string): Promise<void>;
   /** Summarises the older conversation now (`/compact`), recording its events like a run's. */
   compact(focus: string): AsyncGenerator<AgentEvent, CompactionResult>;
-  /** Goes on with another model of the same provider; returns what changed with it (context window, thinking), for people. */
+  /**
+   * Goes on with another model (`id`, or `provider:id` for another provider's, converted as `-c
+   * --provider` converts); returns what changed with it (context window, thinking), for people.
+   */
   switchModel(model: string): Promise<string[]>;
   /**
    * Goes on with the next fallback model after `error` (AgentOptions.fallBack), switched as
@@ -84,6 +87,8 @@ export interface ControlledParts {
   env: NodeJS.ProcessEnv;
   cwd: string;
   providerFor(settings: ProviderSettings): Promise<Provider>;
+  /** `provider:model` naming another provider than the one in use, as its settings; else undefined. Throws ConfigError. */
+  otherProvider?(entry: string, current: ProviderSettings): ProviderSettings | undefined;
   /** The window compaction works within (changed on a model switch), and the one --context-window or the environment fixed. */
   window: { context: { window: number } };
   windowOverride: number | undefined;
@@ -154,7 +159,8 @@ function recordedRuns({ state, outgoing }: ControlledParts) {
 }
 
 /** `/model`, `/thinking` and falling back: another provider for the runs that follow. */
-function providerControls({ agent, state, providerFor, window, windowOverride, warn }: ControlledParts) {
+function providerControls(parts: ControlledParts) {
+  const { agent, state, providerFor, window, windowOverride, warn } = parts;
   /** Goes on with `next`: its provider, its context window (unless fixed), recorded as a model change. */
   const switchTo = async (next: ProviderSettings) => {
     agent.configure({ provider: await providerFor(next) });
@@ -169,7 +175,8 @@ function providerControls({ agent, state, providerFor, window, windowOverride, w
       // A window configured or probed for the old model is not the new one's (compaction would
       // use the wrong one): resolved again, unless --context-window or the environment fixed it.
       // So are prices configured for it (config.json `prices`): the new model is priced from the table.
-      const next = {
+      // Another provider's (`/model copilot:gpt-4.1`) is resolved whole, as a fallback entry is.
+      const next = parts.otherProvider?.(model, state.settings) ?? {
         ...state.settings,
         model,
         prices: undefined,

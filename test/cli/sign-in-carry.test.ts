@@ -40,6 +40,10 @@ test("HARNESS_COPILOT_GITHUB_TOKEN carries a Copilot sign-in to a home without o
   assert.ok(!toolResult.includes(githubToken), "the command saw the token");
   for (const file of stateFiles(ciHome)) assert.ok(!file.text.includes(githubToken), `${file.path} holds it`);
   assert.ok(!(run.stdout + run.stderr).includes(githubToken));
+  const auth = await runCli(["auth"], { env: ci });
+  assert.equal(auth.code, 0, auth.stderr);
+  assert.match(auth.stdout, /^copilot: carried in \$HARNESS_COPILOT_GITHUB_TOKEN \(GitHub Copilot/);
+  assert.ok(!(auth.stdout + auth.stderr).includes(githubToken), "harness auth printed the token");
 
   const bad = await runCli(["--provider", "copilot", "-p", "go"], {
     env: cleanEnv({ ...signIn.env(llm.url), HARNESS_COPILOT_GITHUB_TOKEN: "gho_revokedrevokedrevoked" }),

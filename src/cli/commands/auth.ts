@@ -6,6 +6,7 @@ import {
   readCredentials,
   SignInError,
 } from "../../providers/sign-in/credential-store.ts";
+import { signInsHere } from "../../providers/sign-in/sign-in-headers.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 
@@ -31,10 +32,17 @@ export async function run(argv: string[]): Promise<number> {
     const entries = Object.entries(readCredentials(home).signIns).filter(
       (entry): entry is [string, Credential] => entry[1] !== undefined,
     );
-    if (entries.length === 0) {
+    // A Copilot sign-in carried in HARNESS_COPILOT_GITHUB_TOKEN (used where none is stored): where from, never the token.
+    const carried = signInsHere(home).find((plan) => plan.name === "copilot" && plan.from.startsWith("$"));
+    if (carried)
+      process.stdout.write(
+        `copilot: carried in ${carried.from} (GitHub Copilot, api.githubcopilot.com), Copilot tokens made from it per run, in memory\n`,
+      );
+    if (entries.length === 0 && !carried) {
       process.stdout.write("not signed in to anything: harness login chatgpt, or harness login copilot\n");
       return 0;
     }
+    if (entries.length === 0) return 0;
     for (const [name, credential] of entries)
       process.stdout.write(`${showControlChars(describeSignIn(name, credential))}\n`);
     process.stdout.write(`(kept in ${credentialFile(home)})\n`);

@@ -10,11 +10,14 @@ import { copilotHeaders, copilotNeedsRefresh, exchangeCopilotToken } from "./cop
 import {
   type CopilotCredential,
   type Credential,
+  credentialFile,
   readCredential,
+  readCredentials,
   SignInError,
   withCredentialLock,
   writeCredential,
 } from "./credential-store.ts";
+import { planLimitNotice } from "./plan-limits.ts";
 
 /** The sign-in providers, by name. */
 export const SIGN_IN_NAMES = ["chatgpt", "copilot"] as const;
@@ -55,6 +58,18 @@ export async function usableCredential(home: string, name: SignInName, refused?:
 }
 
 /**
+ * The sign-ins this machine can use, each with where it is kept: the store, or (Copilot only, when
+ * the store has none) the variable below. Throws SignInError for a store others may read.
+ */
+export function signInsHere(home: string, env: NodeJS.ProcessEnv = process.env): { name: SignInName; from: string }[] {
+  const stored = readCredentials(home).signIns;
+  return SIGN_IN_NAMES.flatMap((name) => {
+    if (stored[name]?.kind === name) return [{ name, from: credentialFile(home) }];
+    return name === "copilot" && env[COPILOT_TOKEN_VARIABLE] ? [{ name, from: `$${COPILOT_TOKEN_VARIABLE}` }] : [];
+  });
+}
+
+/**
  * A Copilot sign-in carried to another machine (CI, a container): the GitHub token of a
  * `harness login copilot` made elsewhere, in this variable. Used only when this machine has no
  * sign-in of its own; its Copilot tokens are made from it and kept in memory, never written.
@@ -83,6 +98,8 @@ function bearerOf(credential: Credential): string | undefined {
 interface SignInSettings {
   signIn?: string;
   signInHome?: string;
+  /** Where a notice for people goes (the run's warnings): a plan's limit nearing. */
+  onWait?(notice: string): void;
 }
 
 /**
@@ -100,12 +117,22 @@ export async function signedPost(
 ): Promise<HttpReply> {
   const first = await signInHeaders(settings);
   try {
-    return await postJson(url, { ...headers, ...first }, body, signal);
+    return noticeLimits(settings, await postJson(url, { ...headers, ...first }, body, signal));
   } catch (error) {
     if (!(error instanceof HttpStatusError) || error.status !== 401 || !first.authorization) throw error;
     const refused = first.authorization.replace(/^Bearer /, "");
-    return postJson(url, { ...headers, ...(await signInHeaders(settings, refused)) }, body, signal);
+    return noticeLimits(
+      settings,
+      await postJson(url, { ...headers, ...(await signInHeaders(settings, refused)) }, body, signal),
+    );
   }
+}
+
+/** Says once when a plan's rate-limit window nears its end (plan-limits.ts). */
+function noticeLimits(settings: SignInSettings, reply: HttpReply): HttpReply {
+  const notice = settings.signIn === "chatgpt" ? planLimitNotice(reply.headers) : undefined;
+  if (notice) settings.onWait?.(notice);
+  return reply;
 }
 
 /** The request headers of a sign-in provider; a sign-in that cannot be used is an `auth` ProviderError (not retried). */

@@ -40,7 +40,8 @@ export interface ReplySpec {
 
 /** One step of the script: what to answer to the next request. */
 export type ScriptStep =
-  | { reply: ReplySpec }
+  /** A streamed reply; `headers` go with it (a plan's rate-limit headers). */
+  | { reply: ReplySpec; headers?: Record<string, string> }
   /** The reply as one plain JSON body, as servers that ignore `stream: true` do. */
   | { json: ReplySpec }
   | { status: number; body?: unknown; headers?: Record<string, string> }
@@ -284,7 +285,8 @@ export class FakeLLM {
     const reply = "reply" in step ? step.reply : "cut" in step ? step.cut : step.stall;
     const events = format.streamEvents(reply);
     const limit = "cut" in step || "stall" in step ? step.afterEvents : events.length;
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const extra = "reply" in step ? step.headers : undefined;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...extra });
     let isGone = false;
     // The response's close, not the request's: the request closes as soon as its body is read.
     res.on("close", () => (isGone = true));
