@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../shared/describe-issue.ts";
+import { environmentSchema, resolveEnvironment } from "./environment/task-environment.ts";
 
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
 const MAX_TASK_ID_LENGTH = 200;
@@ -29,6 +30,8 @@ const taskLineSchema = z.strictObject({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   /** Best of N: this many attempts at once, each in a working copy of its own (task-attempts.ts). */
   attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
+  /** Where setup, the agent's commands and test run: a root filesystem or an image (environment/). */
+  environment: environmentSchema.optional(),
 });
 
 /**
@@ -57,6 +60,7 @@ const sweBenchSchema = z.strictObject({
   FAIL_TO_PASS: z.union([z.string(), z.array(z.string())]).optional(),
   PASS_TO_PASS: z.union([z.string(), z.array(z.string())]).optional(),
   image_name: z.string().optional(),
+  environment: environmentSchema.optional(),
 });
 
 /** A SWE-bench instance as a task line; `repo` (`owner/name`) is a folder beside the tasks file if there is one, else GitHub. */
@@ -73,6 +77,7 @@ function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z
     ...(instance.maxTurns ? { maxTurns: instance.maxTurns } : {}),
     ...(instance.timeout ? { timeout: instance.timeout } : {}),
     ...(instance.maxCost ? { maxCost: instance.maxCost } : {}),
+    ...(instance.environment ? { environment: instance.environment } : {}),
   };
 }
 
@@ -88,6 +93,9 @@ export const queuedTaskSchema = taskLineSchema.superRefine((task, context) => {
   if (task.ref && !task.repo) context.addIssue({ code: "custom", path: ["ref"], message: "ref needs repo" });
   if (task.cwd && (task.attempts ?? 1) > 1)
     context.addIssue({ code: "custom", path: ["attempts"], message: ATTEMPTS_NEED_COPIES });
+  // *Decision*: a rootfs is a folder of the worker's, which no --allow-dir judges yet: not on a queue.
+  if (task.environment)
+    context.addIssue({ code: "custom", path: ["environment"], message: "is not taken on a queue yet" });
 });
 
 /**
@@ -157,6 +165,7 @@ export function readTasks(path: string): BatchTask[] {
       ...task,
       ...(task.cwd ? { cwd: resolve(base, task.cwd) } : {}),
       ...(task.repo ? { repo: resolveRepo(base, task.repo) } : {}),
+      ...(task.environment ? { environment: resolveEnvironment(task.environment, base) } : {}),
     });
   });
   return tasks;
