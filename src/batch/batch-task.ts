@@ -4,6 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../shared/describe-issue.ts";
 import { environmentSchema, resolveEnvironment } from "./environment/task-environment.ts";
+import { testList } from "./grading/swe-bench-grading.ts";
 
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
 const MAX_TASK_ID_LENGTH = 200;
@@ -32,6 +33,14 @@ const taskLineSchema = z.strictObject({
   attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
   /** Where setup, the agent's commands and test run: a root filesystem or an image (environment/). */
   environment: environmentSchema.optional(),
+  /** Graded as SWE-bench grades (grading/): from a SWE-bench line's FAIL_TO_PASS, PASS_TO_PASS and test_patch. */
+  grading: z
+    .strictObject({
+      failToPass: z.array(z.string()),
+      passToPass: z.array(z.string()),
+      testPatch: z.string().optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -78,6 +87,15 @@ function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z
     ...(instance.timeout ? { timeout: instance.timeout } : {}),
     ...(instance.maxCost ? { maxCost: instance.maxCost } : {}),
     ...(instance.environment ? { environment: instance.environment } : {}),
+    ...(instance.test_command && (instance.FAIL_TO_PASS || instance.PASS_TO_PASS)
+      ? {
+          grading: {
+            failToPass: testList(instance.FAIL_TO_PASS),
+            passToPass: testList(instance.PASS_TO_PASS),
+            ...(instance.test_patch ? { testPatch: instance.test_patch } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -138,7 +156,13 @@ export function readTasks(path: string): BatchTask[] {
       throw new TaskFileError(
         `${path}:${lineNumber}: SWE-bench instance: ${describeIssues(instance.error, Object.keys(sweBenchSchema.shape))}`,
       );
-    const parsed = taskLineSchema.safeParse(instance?.success ? fromSweBench(instance.data, base) : json);
+    let taskLine: unknown = json;
+    try {
+      if (instance?.success) taskLine = fromSweBench(instance.data, base);
+    } catch (error) {
+      throw new TaskFileError(`${path}:${lineNumber}: SWE-bench instance: ${(error as Error).message}`);
+    }
+    const parsed = taskLineSchema.safeParse(taskLine);
     if (!parsed.success)
       throw new TaskFileError(
         `${path}:${lineNumber}: ${describeIssues(parsed.error, Object.keys(taskLineSchema.shape))}`,

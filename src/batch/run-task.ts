@@ -8,6 +8,7 @@ import type { RunSettings } from "./batch-run.ts";
 import type { BatchTask } from "./batch-task.ts";
 import type { RunBudget } from "./cost-budget.ts";
 import { environmentVariables } from "./environment/task-environment.ts";
+import { gradedTest } from "./grading/graded-test.ts";
 import {
   type ChildRun,
   type GroupTracker,
@@ -235,7 +236,9 @@ async function attemptTask(
     case "stop":
     case "max_turns": {
       if (!task.test || signal.aborted) return result({ ...run, status: done.reason === "stop" ? "ok" : "max_turns" });
-      const test = await runShellCommand(task.test, copy.dir, sandbox, signal, { groups: options.groups });
+      const test = task.grading
+        ? await gradedTest(task, copy.dir, sandbox, signal, options.groups)
+        : await runShellCommand(task.test, copy.dir, sandbox, signal, { groups: options.groups });
       if (options.signal.aborted) return { kind: "interrupted" };
       const testFailed =
         test.exitCode !== 0
