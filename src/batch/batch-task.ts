@@ -87,12 +87,13 @@ function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z
     ...(instance.timeout ? { timeout: instance.timeout } : {}),
     ...(instance.maxCost ? { maxCost: instance.maxCost } : {}),
     ...(instance.environment ? { environment: instance.environment } : {}),
-    ...(instance.test_command && (instance.FAIL_TO_PASS || instance.PASS_TO_PASS)
+    // Graded when it is a whole instance (its test_patch brings the FAIL_TO_PASS tests); else the exit code decides.
+    ...(instance.test_command && instance.test_patch && (instance.FAIL_TO_PASS || instance.PASS_TO_PASS)
       ? {
           grading: {
             failToPass: testList(instance.FAIL_TO_PASS),
             passToPass: testList(instance.PASS_TO_PASS),
-            ...(instance.test_patch ? { testPatch: instance.test_patch } : {}),
+            testPatch: instance.test_patch,
           },
         }
       : {}),
