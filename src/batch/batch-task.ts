@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../shared/describe-issue.ts";
+import { environmentSchema, resolveEnvironment } from "./environment/task-environment.ts";
+import { testList } from "./grading/swe-bench-grading.ts";
 
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
 const MAX_TASK_ID_LENGTH = 200;
@@ -39,6 +41,16 @@ const taskLineSchema = z.strictObject({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   /** Best of N: this many attempts at once, each in a working copy of its own (task-attempts.ts). */
   attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
+  /** Where setup, the agent's commands and test run: a root filesystem or an image (environment/). */
+  environment: environmentSchema.optional(),
+  /** Graded as SWE-bench grades (grading/): from a SWE-bench line's FAIL_TO_PASS, PASS_TO_PASS and test_patch. */
+  grading: z
+    .strictObject({
+      failToPass: z.array(z.string()),
+      passToPass: z.array(z.string()),
+      testPatch: z.string().optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -67,6 +79,7 @@ const sweBenchSchema = z.strictObject({
   FAIL_TO_PASS: z.union([z.string(), z.array(z.string())]).optional(),
   PASS_TO_PASS: z.union([z.string(), z.array(z.string())]).optional(),
   image_name: z.string().optional(),
+  environment: environmentSchema.optional(),
 });
 
 /** A SWE-bench instance as a task line; `repo` (`owner/name`) is a folder beside the tasks file if there is one, else GitHub. */
@@ -83,6 +96,17 @@ function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z
     ...(instance.maxTurns ? { maxTurns: instance.maxTurns } : {}),
     ...(instance.timeout ? { timeout: instance.timeout } : {}),
     ...(instance.maxCost ? { maxCost: instance.maxCost } : {}),
+    ...(instance.environment ? { environment: instance.environment } : {}),
+    // Graded when it is a whole instance (its test_patch brings the FAIL_TO_PASS tests); else the exit code decides.
+    ...(instance.test_command && instance.test_patch && (instance.FAIL_TO_PASS || instance.PASS_TO_PASS)
+      ? {
+          grading: {
+            failToPass: testList(instance.FAIL_TO_PASS),
+            passToPass: testList(instance.PASS_TO_PASS),
+            testPatch: instance.test_patch,
+          },
+        }
+      : {}),
   };
 }
 
@@ -98,6 +122,9 @@ export const queuedTaskSchema = taskLineSchema.superRefine((task, context) => {
   if (task.ref && !task.repo) context.addIssue({ code: "custom", path: ["ref"], message: "ref needs repo" });
   if (task.cwd && (task.attempts ?? 1) > 1)
     context.addIssue({ code: "custom", path: ["attempts"], message: ATTEMPTS_NEED_COPIES });
+  // *Decision*: a rootfs is a folder of the worker's, which no --allow-dir judges yet: not on a queue.
+  if (task.environment)
+    context.addIssue({ code: "custom", path: ["environment"], message: "is not taken on a queue yet" });
 });
 
 /**
@@ -140,7 +167,13 @@ export function readTasks(path: string): BatchTask[] {
       throw new TaskFileError(
         `${path}:${lineNumber}: SWE-bench instance: ${describeIssues(instance.error, Object.keys(sweBenchSchema.shape))}`,
       );
-    const parsed = taskLineSchema.safeParse(instance?.success ? fromSweBench(instance.data, base) : json);
+    let taskLine: unknown = json;
+    try {
+      if (instance?.success) taskLine = fromSweBench(instance.data, base);
+    } catch (error) {
+      throw new TaskFileError(`${path}:${lineNumber}: SWE-bench instance: ${(error as Error).message}`);
+    }
+    const parsed = taskLineSchema.safeParse(taskLine);
     if (!parsed.success)
       throw new TaskFileError(
         `${path}:${lineNumber}: ${describeIssues(parsed.error, Object.keys(taskLineSchema.shape))}`,
@@ -167,6 +200,7 @@ export function readTasks(path: string): BatchTask[] {
       ...task,
       ...(task.cwd ? { cwd: resolve(base, task.cwd) } : {}),
       ...(task.repo ? { repo: resolveRepo(base, task.repo) } : {}),
+      ...(task.environment ? { environment: resolveEnvironment(task.environment, base) } : {}),
     });
   });
   return tasks;

@@ -7,6 +7,8 @@ import { type AttemptJournal, newAttemptRecord } from "./attempt-journal.ts";
 import type { RunSettings } from "./batch-run.ts";
 import type { BatchTask } from "./batch-task.ts";
 import type { RunBudget } from "./cost-budget.ts";
+import { environmentVariables } from "./environment/task-environment.ts";
+import { gradedTest } from "./grading/graded-test.ts";
 import {
   type ChildRun,
   type GroupTracker,
@@ -31,8 +33,8 @@ export interface RunTaskOptions {
   env: NodeJS.ProcessEnv;
   /** Where the child's sessions are written ($HARNESS_HOME/sessions). */
   sessionsDir: string;
-  /** The sandbox and environment of setup and test in a working copy: the agent's command rules. */
-  sandboxFor(cwd: string): CommandSandbox;
+  /** The sandbox and environment of setup and test in a working copy: the agent's command rules (and a task environment's variables). */
+  sandboxFor(cwd: string, environment?: Record<string, string>): CommandSandbox;
   price?: PriceCall;
   /** The user's name of a wire API the child reports by its kind (`openai` is `chat`). */
   nameApi?(kind: string): string;
@@ -182,7 +184,14 @@ async function attemptTask(
   const note = (change: Partial<typeof record>) =>
     options.journal?.write(Object.assign(record, change, { updatedAt: new Date().toISOString() }));
   await note({});
-  const sandbox = options.sandboxFor(copy.dir);
+  let environment: Record<string, string> = {};
+  let sandbox: CommandSandbox;
+  try {
+    if (task.environment) environment = await environmentVariables(task.environment, options.workRoot, signal);
+    sandbox = options.sandboxFor(copy.dir, environment);
+  } catch (error) {
+    return interruptedOr(() => result({ status: "error", error: `environment: ${(error as Error).message}` }));
+  }
   if (task.setup) {
     const setup = await runShellCommand(task.setup, copy.dir, sandbox, signal, { groups: options.groups });
     if (setup.exitCode !== 0 || signal.aborted)
@@ -199,7 +208,7 @@ async function attemptTask(
     prompt: task.prompt,
     flags: flagsFor(task, options.settings),
     cwd: copy.dir,
-    env: options.env,
+    env: { ...options.env, ...environment },
     signal,
     price: options.price,
     groups: options.groups,
@@ -233,7 +242,9 @@ async function attemptTask(
     case "stop":
     case "max_turns": {
       if (!task.test || signal.aborted) return result({ ...run, status: done.reason === "stop" ? "ok" : "max_turns" });
-      const test = await runShellCommand(task.test, copy.dir, sandbox, signal, { groups: options.groups });
+      const test = task.grading
+        ? await gradedTest(task, copy.dir, sandbox, signal, options.groups)
+        : await runShellCommand(task.test, copy.dir, sandbox, signal, { groups: options.groups });
       if (options.signal.aborted) return { kind: "interrupted" };
       const testFailed =
         test.exitCode !== 0

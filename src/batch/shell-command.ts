@@ -34,7 +34,7 @@ export function runShellCommand(
   cwd: string,
   sandbox: CommandSandbox,
   signal: AbortSignal,
-  options: { timeoutMs?: number; groups?: GroupTracker } = {},
+  options: { timeoutMs?: number; groups?: GroupTracker; outputChars?: number } = {},
 ): Promise<CommandOutcome> {
   const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS;
   return new Promise((resolve) => {
@@ -49,7 +49,8 @@ export function runShellCommand(
     if (child.pid) options.groups?.track(child.pid);
     let output = "";
     let timedOut = false;
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS));
+    const tail = options.outputChars ?? OUTPUT_TAIL_CHARS;
+    const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-tail));
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     const kill = () => killGroup(child.pid);

@@ -11,7 +11,8 @@ import { detectSandbox, type SandboxSupport } from "../sandbox/detect-sandbox.ts
 import { sandboxExecWrapper } from "../sandbox/macos-profile.ts";
 import type { ProxyOptions } from "../sandbox/network-proxy.ts";
 import { originText } from "../sandbox/relay-origin.ts";
-import type { SandboxPolicy } from "../sandbox/sandbox-policy.ts";
+import { ROOTFS_VARIABLE, rootfsFromEnv } from "../sandbox/rootfs-mounts.ts";
+import type { RootFilesystem, SandboxPolicy } from "../sandbox/sandbox-policy.ts";
 import { worktreeGitMounts } from "../sandbox/worktree-git-mounts.ts";
 import { isInside } from "../shared/is-inside.ts";
 import { realOrSame } from "../shared/real-path.ts";
@@ -77,6 +78,18 @@ export class PermissionSetupError extends Error {
   }
 }
 
+const ROOTFS_NEEDS_BWRAP = `${ROOTFS_VARIABLE} (a task environment's root filesystem) needs bubblewrap's sandbox (Linux, bwrap installed, not --sandbox off)`;
+
+/** The root filesystem a batch task's environment names (HARNESS_SANDBOX_ROOTFS), checked. */
+function rootfsOf(env: Record<string, string | undefined>): { rootfs?: RootFilesystem } {
+  try {
+    const rootfs = rootfsFromEnv(env);
+    return rootfs ? { rootfs } : {};
+  } catch (error) {
+    throw new PermissionSetupError((error as Error).message, 2);
+  }
+}
+
 /** Builds a run's permissions; throws PermissionSetupError. */
 export function setupPermissions(
   flags: PermissionFlags,
@@ -112,6 +125,7 @@ export function setupPermissions(
     worktreeGit: worktreeGitMounts(workspace),
     placeholderRecords: path.join(where.harnessHome, "placeholders"),
     network: effectiveNetwork(settings.network, flags.allowNetwork) === true,
+    ...rootfsOf(where.env),
   };
   const env = filterCommandEnv(where.env, { passthrough: settings.passthrough, strip: settings.strip });
   let network: SandboxNetwork | undefined;
@@ -145,6 +159,7 @@ export function setupPermissions(
         sandbox = "on";
         break;
       case "sandbox-exec":
+        if (sandboxPolicy.rootfs) throw new PermissionSetupError(ROOTFS_NEEDS_BWRAP, 1);
         if (typeof effectiveNetwork(settings.network, flags.allowNetwork) === "object")
           warnings.push(
             "sandbox.network lists what commands may reach, which only the Linux sandbox enforces: on macOS the network stays off (docs/network.md)",
@@ -165,6 +180,7 @@ export function setupPermissions(
     }
   }
 
+  if (sandboxPolicy.rootfs && sandbox !== "on") throw new PermissionSetupError(ROOTFS_NEEDS_BWRAP, 1);
   const policy: PermissionPolicy = {
     mode: approvalMode.current,
     allow: settings.allow,

@@ -11,6 +11,7 @@ import { homeCodeMounts } from "./home-code-mounts.ts";
 import { hostSocketPaths } from "./host-sockets.ts";
 import { kernelFileArgs } from "./kernel-files.ts";
 import { protectedMounts } from "./protected-entries.ts";
+import { hostProgram, rootfsCwd, rootfsMounts } from "./rootfs-mounts.ts";
 import { PROXY_PORT, PROXY_SOCKET_INSIDE, RELAY_VARIABLE, type SandboxPolicy } from "./sandbox-policy.ts";
 import { worktreeGitArgs } from "./worktree-git-mounts.ts";
 
@@ -84,7 +85,12 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, program?: string):
     isInside(file, policy.workspace) || masked.some((folder) => isInside(file, folder));
   for (const socket of hostSocketPaths(isCovered)) args.push("--ro-bind", "/dev/null", socket);
   if (program) args.push(...programMounts(program, masked));
-  args.push(...ISOLATION_ARGS);
+  return [...args, ...closingArgs(policy, cwd)];
+}
+
+/** Namespaces, the network and the working folder: the same on the host's `/` and on a root filesystem. */
+function closingArgs(policy: SandboxPolicy, cwd: string): string[] {
+  const args = [...ISOLATION_ARGS];
   // Unless allowed, its own network namespace: loopback only, so 127.0.0.1 services on the
   // host and abstract unix sockets are out of reach. With an allowlist, the proxy's socket is
   // the one way out; the command helper listens on 127.0.0.1 inside and relays to it.
@@ -112,7 +118,20 @@ function proxyArgs(policy: SandboxPolicy): string[] {
 
 /** Wraps commands in bwrap with this policy. */
 export function bwrapWrapper(policy: SandboxPolicy): WrapCommand {
-  return (argv, cwd) => [systemProgram("bwrap"), ...bwrapArgs(policy, cwd, argv[0]), "--", ...argv];
+  return (argv, cwd) => {
+    const { rootfs } = policy;
+    if (!rootfs) return [systemProgram("bwrap"), ...bwrapArgs(policy, cwd, argv[0]), "--", ...argv];
+    // A task environment: its root filesystem instead of the host's `/` (rootfs-mounts.ts).
+    const host = hostProgram(argv);
+    const mounts = [...rootfsMounts(policy, rootfs), ...host.mounts];
+    return [
+      systemProgram("bwrap"),
+      ...mounts,
+      ...closingArgs(policy, rootfsCwd(policy, rootfs, cwd)),
+      "--",
+      ...host.argv,
+    ];
+  };
 }
 
 /**

@@ -50,6 +50,14 @@ export interface SandboxPolicy {
    * each relayed connection (relay-origin.ts): the proxy takes no other.
    */
   networkProxy?: { socket: string; loopbackPorts: number[]; token: string };
+  /** A task environment's root filesystem: commands see it as `/` instead of the host's (Linux only; rootfs-mounts.ts). */
+  rootfs?: RootFilesystem;
+}
+
+/** A root filesystem folder (`dir`) and where the workspace appears in it (`workspaceAt`, e.g. `/testbed`). */
+export interface RootFilesystem {
+  dir: string;
+  workspaceAt: string;
 }
 
 /** Where commands find the proxy inside the sandbox: the relay's port, and the proxy's socket it relays to. */

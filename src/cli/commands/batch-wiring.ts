@@ -22,9 +22,12 @@ import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
  * tool gets there, and its environment (the provider keys and other credentials removed). Where
  * no sandbox works they still get that environment; the child harness says the sandbox is missing.
  */
-export function commandSandboxFor(env: NodeJS.ProcessEnv): (cwd: string) => CommandSandbox {
-  return (cwd) => {
-    const setup = setupPermissions({ approve: "all" }, { cwd, env, harnessHome: stateDir(env) });
+export function commandSandboxFor(
+  env: NodeJS.ProcessEnv,
+): (cwd: string, environment?: Record<string, string>) => CommandSandbox {
+  return (cwd, environment) => {
+    const where = { cwd, env: { ...env, ...environment }, harnessHome: stateDir(env) };
+    const setup = setupPermissions({ approve: "all" }, where);
     return { env: setup.env, ...(setup.wrapCommand ? { wrap: setup.wrapCommand } : {}) };
   };
 }

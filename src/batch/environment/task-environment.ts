@@ -1,0 +1,101 @@
+// A task's environment (docs/batch.md#task-environments-environment): a root filesystem folder,
+// or an OCI image unpacked into one by podman or docker, that the task's setup, the agent's
+// commands and its test run in, through the same bubblewrap sandbox as on the host's `/`. The
+// child harness and the setup/test sandbox are told by two variables (sandbox/rootfs-mounts.ts).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+/** SWE-bench's images keep the repository at /testbed; so do we unless told otherwise. */
+const DEFAULT_WORKDIR = "/testbed";
+
+export const environmentSchema = z
+  .strictObject({
+    /** A folder that is the commands' `/` (relative to the tasks file). */
+    rootfs: z.string().min(1).optional(),
+    /** An OCI image reference, unpacked once per batch with podman or docker. */
+    image: z.string().min(1).optional(),
+    /** Where the repository appears inside. */
+    workdir: z
+      .string()
+      .regex(/^\/(?!.*(^|\/)\.\.(\/|$)).+/, "must be an absolute path below /, without ..")
+      .optional(),
+  })
+  .refine((environment) => Boolean(environment.rootfs) !== Boolean(environment.image), {
+    message: "give either rootfs or image",
+  });
+
+type TaskEnvironment = z.infer<typeof environmentSchema>;
+
+/** The environment with its rootfs taken from the tasks file's folder. */
+export function resolveEnvironment(environment: TaskEnvironment, base: string): TaskEnvironment {
+  return environment.rootfs ? { ...environment, rootfs: resolve(base, environment.rootfs) } : environment;
+}
+
+/** The two variables the child harness and the setup/test sandbox read (sandbox/rootfs-mounts.ts). */
+export async function environmentVariables(
+  environment: TaskEnvironment,
+  workRoot: string,
+  signal: AbortSignal,
+): Promise<Record<string, string>> {
+  const rootfs = environment.rootfs ?? (await unpackedImage(environment.image ?? "", workRoot, signal));
+  if (!existsSync(join(rootfs, "."))) throw new Error(`environment.rootfs ${rootfs} is not a folder`);
+  return { HARNESS_SANDBOX_ROOTFS: rootfs, HARNESS_SANDBOX_ROOTFS_AT: environment.workdir ?? DEFAULT_WORKDIR };
+}
+
+/** podman, else docker, whichever answers `info` (a docker client without its daemon does not). */
+export function containerEngine(): string | undefined {
+  return ["podman", "docker"].find(
+    (engine) => spawnSync(engine, ["info"], { stdio: "ignore", timeout: 20_000 }).status === 0,
+  );
+}
+
+const unpacking = new Map<string, Promise<string>>();
+
+/**
+ * The image's file system as a folder under the working copies (`environments/<ref>`), made once
+ * per batch: `create` a container (never started), `export` its file system into tar, then the
+ * container is removed. *Decision*: the image is run by our bubblewrap sandbox, not by the engine,
+ * so its commands are sandboxed exactly as on a root filesystem (no network unless allowed, no
+ * keys) and no daemon runs them.
+ */
+function unpackedImage(image: string, workRoot: string, signal: AbortSignal): Promise<string> {
+  const dir = join(workRoot, "environments", image.replace(/[^A-Za-z0-9._-]/g, "_"));
+  let pending = unpacking.get(dir);
+  if (!pending) {
+    pending = existsSync(dir) ? Promise.resolve(dir) : unpack(image, dir, signal);
+    unpacking.set(dir, pending);
+  }
+  return pending;
+}
+
+async function unpack(image: string, dir: string, signal: AbortSignal): Promise<string> {
+  const engine = containerEngine();
+  if (!engine)
+    throw new Error(
+      `environment.image ${image} needs podman or docker, and neither answers here (install one and start its service, or give rootfs)`,
+    );
+  const created = spawnSync(engine, ["create", image], { encoding: "utf8", timeout: 30 * 60_000 });
+  if (created.status !== 0) throw new Error(`${engine} create ${image}: ${created.stderr.trim()}`);
+  const container = created.stdout.trim();
+  const partial = `${dir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  try {
+    await new Promise<void>((done, fail) => {
+      const exporter = spawn("sh", ["-c", `"$0" export "$1" | tar -x -C "$2"`, engine, container, partial], {
+        stdio: ["ignore", "ignore", "pipe"],
+        signal,
+      });
+      let stderr = "";
+      exporter.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      exporter.on("error", fail);
+      exporter.on("close", (code) => (code === 0 ? done() : fail(new Error(`${engine} export ${image}: ${stderr}`))));
+    });
+    renameSync(partial, dir);
+    return dir;
+  } finally {
+    spawnSync(engine, ["rm", container], { stdio: "ignore", timeout: 60_000 });
+  }
+}
