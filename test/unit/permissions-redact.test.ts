@@ -114,3 +114,23 @@ test("sign-in tokens are redacted: JWTs, OpenAI refresh tokens, Copilot and GitH
   out += stream.flush();
   assert.equal(out, "before [redacted] and [redacted] after");
 });
+
+test("a streamed JWT far longer than the pending look-back is held whole, never leaked in part", () => {
+  // ChatGPT's id tokens run to 2 KB; the stream redactor looks back 256 characters for a pending
+  // match, but holds a whole trailing run of key characters (up to 16 KB), so no start escapes.
+  const body = Buffer.from(JSON.stringify({ sub: "u", claims: "x".repeat(1500) })).toString("base64url");
+  const jwt = `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${body}.${"s".repeat(342)}`;
+  assert.ok(jwt.length > 2000);
+  for (const [before, size] of [
+    ["Bearer ", 1],
+    ['{"access_token":"', 7],
+    ["token: ", 300],
+  ] as const) {
+    const stream = new StreamRedactor();
+    const text = `${before}${jwt}" then prose`;
+    let out = "";
+    for (let at = 0; at < text.length; at += size) out += stream.push(text.slice(at, at + size));
+    out += stream.flush();
+    assert.equal(out, `${before}[redacted]" then prose`);
+  }
+});
