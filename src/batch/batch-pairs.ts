@@ -106,6 +106,12 @@ export function formatPValue(p: number): string {
   return p >= 0.001 ? p.toFixed(3) : p.toPrecision(2);
 }
 
+/** `p = 0.019`, or `p < 0.0001`. */
+export function pStatement(p: number): string {
+  const shown = formatPValue(p);
+  return shown.startsWith("<") ? `p ${shown}` : `p = ${shown}`;
+}
+
 /** A difference in points of percentage: `+12.3 pts`. */
 function points(share: number): string {
   return `${share >= 0 ? "+" : "−"}${Math.abs(share * 100).toFixed(1)} pts`;
@@ -123,7 +129,7 @@ export function formatPair(pair: PairedComparison): string {
   const lines = [
     `${A} against ${B}, task by task (${pair.tasks} tasks both ran${pair.onlyInA + pair.onlyInB > 0 ? `; left out: ${pair.onlyInA} only in ${A}, ${pair.onlyInB} only in ${B}` : ""}):`,
     `  both solved ${counts.both} · only ${A} ${counts.onlyA} · only ${B} ${counts.onlyB} · neither ${counts.neither}`,
-    `  McNemar's exact test: p = ${formatPValue(pair.pValue)} (two-sided, on the ${counts.onlyA + counts.onlyB} tasks only one solved)`,
+    `  McNemar's exact test: ${pStatement(pair.pValue)} (two-sided, on the ${counts.onlyA + counts.onlyB} tasks only one solved)`,
     `  success ${percent(pair.rateA)} (95% CI ${interval(pair.intervalA)}) against ${percent(pair.rateB)} (${interval(pair.intervalB)}); difference ${points(pair.difference)} (95% CI ${points(pair.differenceInterval[0])} to ${points(pair.differenceInterval[1])}, Newcombe)`,
   ];
   const { cost } = pair;

@@ -79,9 +79,9 @@ export function pairedDifferenceInterval(counts: PairCounts): [number, number] {
 }
 
 /** Resamples of the paired bootstrap: enough for a 95% percentile interval to settle to about 3 digits. */
-const BOOTSTRAP_RESAMPLES = 10_000;
+export const BOOTSTRAP_RESAMPLES = 10_000;
 /** The fixed seed: the same results give the same interval, run after run and machine after machine. */
-const BOOTSTRAP_SEED = 47;
+export const BOOTSTRAP_SEED = 47;
 
 /**
  * 95% percentile interval of the mean of paired differences (A's cost minus B's, task by task) by

@@ -10,7 +10,7 @@ const PLOT = { left: 56, right: 24, top: 16, bottom: 44 };
 const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#5d4037", "#ad1457"];
 
 /** USD per task of a run (every attempt), or undefined when its cost is unknown. */
-function costPerTask(run: RunReport): number | undefined {
+export function costPerTask(run: RunReport): number | undefined {
   return run.spent === undefined || run.summary.tasks === 0 ? undefined : run.spent / run.summary.tasks;
 }
 

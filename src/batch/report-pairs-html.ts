@@ -4,7 +4,7 @@
 import { formatCost } from "../shared/helpers.ts";
 import { type Html, html } from "../shared/html.ts";
 import { percent, type RunReport } from "./batch-compare.ts";
-import { formatPValue, type PairedComparison } from "./batch-pairs.ts";
+import { type PairedComparison, pStatement } from "./batch-pairs.ts";
 
 const range = ([low, high]: [number, number]) => `${percent(low)}–${percent(high)}`;
 const points = (share: number) => `${share >= 0 ? "+" : "−"}${Math.abs(share * 100).toFixed(1)}`;
@@ -30,7 +30,7 @@ function pairBlock(runs: RunReport[], pair: PairedComparison): Html {
 <table><thead><tr><th>${pair.tasks} tasks${left}</th><th>${B} solved</th><th>${B} not</th></tr></thead>
 <tbody><tr><th>${A} solved</th><td class="n both">${counts.both}</td><td class="n only-a">${counts.onlyA}</td></tr>
 <tr><th>${A} not</th><td class="n only-b">${counts.onlyB}</td><td class="n neither">${counts.neither}</td></tr></tbody></table>
-<p>McNemar's exact test: <span class="p-value">p = ${formatPValue(pair.pValue)}</span> (on the ${counts.onlyA + counts.onlyB} tasks only one run solved).</p>
+<p>McNemar's exact test: <span class="p-value">${pStatement(pair.pValue)}</span> (on the ${counts.onlyA + counts.onlyB} tasks only one run solved).</p>
 <p>Success ${percent(pair.rateA)} (95% CI ${range(pair.intervalA)}, Wilson) against ${percent(pair.rateB)} (${range(pair.intervalB)});
 difference ${points(pair.difference)} points (95% CI ${points(low)} to ${points(high)}, Newcombe's paired interval).</p>
 <p>${

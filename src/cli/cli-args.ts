@@ -112,8 +112,7 @@ export const FLAGS = {
   // harness undo
   session: { schema: text },
   turns: { schema: positiveInteger("takes a positive whole number of turns") },
-  // harness batch
-  out: { schema: text },
+  out: { schema: text }, // harness batch, to max-cost
   concurrency: {
     schema: positiveInteger(`takes a whole number from 1 to ${MAX_CONCURRENCY}`).pipe(
       z.number().max(MAX_CONCURRENCY, `takes a whole number from 1 to ${MAX_CONCURRENCY}`),
@@ -122,6 +121,7 @@ export const FLAGS = {
   workdir: { schema: text },
   ...BATCH_FLAG_SPECS,
   html: { schema: text },
+  json: { schema: toggle },
   rerun: { schema: toggle },
   "max-cost": { schema: positiveNumber("takes an amount of USD above 0, such as 2.50").transform(Number) },
   snapshots: { schema: toggle },

@@ -2,7 +2,8 @@
 // same tasks (one real batch each, against the fake server), the page opened in headless
 // Chromium at a laptop's width: no script error, the paired comparison with its p-value, why a
 // task failed in the table itself, every link to a task's diff and session export resolving to a
-// file written beside the page, and no horizontal scroll at 1280 px nor at 800.
+// file written beside the page, and no horizontal scroll at 1280 px nor at 800; and the same
+// figures as JSON.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -59,6 +60,35 @@ test("the report page of two runs: paired comparison, reasons, links that resolv
     /\nrun 1 against run 2, task by task \(2 tasks both ran\):\n {2}both solved 0 · only run 1 1 · only run 2 1 · neither 0\n {2}McNemar's exact test: p = 1\.000 /,
   );
   assert.match(report.stderr, /report: .*report\.html \(2 diffs, 4 sessions beside it\)/);
+
+  // The same figures as JSON (docs/batch.md's shape).
+  const json = await runCli(["batch", "report", "results.jsonl", "--json"], { env, cwd: dir });
+  assert.equal(json.code, 0, json.stderr);
+  const figures = JSON.parse(json.stdout);
+  assert.equal(figures.version, 1);
+  assert.deepEqual(
+    figures.runs.map((run: { model: string; tasks: number; successRate: number }) => [
+      run.model,
+      run.tasks,
+      run.successRate,
+    ]),
+    [
+      ["model-a", 2, 0.5],
+      ["model-b", 2, 0.5],
+    ],
+  );
+  assert.deepEqual(
+    [
+      figures.pairs[0].both,
+      figures.pairs[0].onlyA,
+      figures.pairs[0].onlyB,
+      figures.pairs[0].neither,
+      figures.pairs[0].pValue,
+    ],
+    [0, 1, 1, 0, 1],
+  );
+  assert.equal(figures.pairs[0].cost.resamples, 10_000);
+  assert.equal(figures.tasks.length, 2);
 
   const page = join(dir, "out", "report.html");
   await withPageInChromium(page, async ({ page: opened, url, pageErrors, requests }) => {

@@ -7,15 +7,19 @@ import { formatRunHeading, formatSideBySide, runsOf } from "../../batch/batch-co
 import { formatPair, pairsOf } from "../../batch/batch-pairs.ts";
 import { formatSummary } from "../../batch/batch-summary.ts";
 import { reportHtml } from "../../batch/report-html.ts";
+import { reportJson } from "../../batch/report-json.ts";
 import { ResultsFileError, readResults } from "../../batch/results-file.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags } from "../cli-args.ts";
 import { writeReportFiles } from "./batch-report-files.ts";
 
-const REPORT_USAGE = "Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]\n";
+const REPORT_USAGE = `Usage: harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html] [--json]
+  --html <file>  also write the report as a page, with each task's diff and session beside it
+  --json         print the figures as JSON instead of text (shape: docs/batch.md)
+`;
 
 /** The flags `harness batch report` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
-export const REPORT_FLAGS = ["html", "help"] as const;
+export const REPORT_FLAGS = ["html", "json", "help"] as const;
 
 export async function runReport(argv: string[]): Promise<number> {
   let parsed;
@@ -53,7 +57,9 @@ export async function runReport(argv: string[]): Promise<number> {
   const paired = pairs.map((pair) => `\n${formatPair(pair)}`).join("");
   const sideBySide =
     runs.length > 1 ? `\ntasks side by side (those not ok in every run first):\n${formatSideBySide(runs)}` : "";
-  process.stdout.write(showControlChars(`${sections.join("\n")}${paired}${sideBySide}`));
+  // JSON is escaped in reportJson; the text shows control characters (see above).
+  if (parsed.flags.json) process.stdout.write(reportJson(runs, pairs));
+  else process.stdout.write(showControlChars(`${sections.join("\n")}${paired}${sideBySide}`));
   if (parsed.flags.html) {
     const htmlPath = resolve(parsed.flags.html);
     const written = writeReportFiles(runs, htmlPath);

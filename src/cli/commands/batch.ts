@@ -32,7 +32,7 @@ import { QUEUE_SECRETS_HELP, queueTargetOf } from "./queue-flags.ts";
 const DEFAULT_CONCURRENCY = 4;
 
 const USAGE = `Usage: harness batch <tasks.jsonl> [options]
-       harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html]
+       harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html] [--json]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
 and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD), outputSchema
