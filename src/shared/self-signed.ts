@@ -20,7 +20,9 @@ const VALID_DAYS = 30;
 export function selfSignedCertificate(names: readonly string[]): SelfSigned {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const serial = randomBytes(16);
-  serial[0] &= 0x7f; // positive, as RFC 5280 4.1.2.2 asks
+  // Positive (RFC 5280 4.1.2.2) and minimally encoded (X.690 8.3.2): a zero first byte before one
+  // under 0x80 is refused by OpenSSL's parser, which failed one start in 256 with random bytes.
+  serial[0] = (serial[0] & 0x3f) | 0x40;
   const ecdsaWithSha256 = der(0x30, oid("1.2.840.10045.4.3.2"));
   const name = der(0x30, der(0x31, der(0x30, oid("2.5.4.3"), der(0x0c, Buffer.from("harness serve")))));
   const now = Date.now();
