@@ -254,8 +254,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     extensions.hooks,
   );
   await extensions.hooks.sessionStart(resumed ? "resume" : "startup");
-  // The one point where the event stream is transformed before anyone sees it (the recorder, the terminal, JSON
-  // output, the editor): keys never reach them; the model's own copy is untouched.
+  // The one transform of events before anyone (recorder, terminal, JSON, editor) sees them: no key gets out.
   const outgoing = <R>(events: AsyncGenerator<AgentEvent, R>) => outgoingEvents(events, permissions.secrets);
   const otherProvider = otherProviderOf(settings, options.choice, env, config);
   const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, otherProvider };
