@@ -47,6 +47,7 @@ import { resolveProvider } from "./resolve-provider.ts";
 import { type SessionControls, type SessionState, sessionControls } from "./session-controls.ts";
 import { askOf, closeSandbox, commandContext, recordConnections } from "./session-sandbox.ts";
 import { contextWindowFor } from "./session-window.ts";
+import { type SetupView, setupView } from "./setup-view.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { childPlaces } from "./subagent-worktree.ts";
 import { DEFAULT_SUBAGENT_DEPTH, type SubagentSetup, taskToolFor } from "./subagents.ts";
@@ -151,6 +152,7 @@ export interface Session extends SessionControls {
   readonly languageServers: Extensions["lsp"]["status"]; // their state now, for /lsp (src/lsp)
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
+  readonly setup: SetupView; // what took effect and where it came from (/status, /permissions)
   /** Ends the session: its SessionEnd hooks run (told `reason`), then its recorder, processes and servers close. */
   close(reason?: SessionEndReason): Promise<void>;
 }
@@ -167,8 +169,7 @@ export async function createSession(sessionOptions: SessionOptions): Promise<Ses
 
 async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const { cwd, env, resumed } = sessionOptions;
-  // Every mode judges its folder first, with its own way to make the choice (--allow-home, a
-  // question); this is the backstop for what no flag allows: the state folder, credentials.
+  // Each mode judges its folder first (--allow-home, a question); this is the backstop: the state folder, keys.
   const refusal = workspaceRefusal(cwd, env, true);
   if (refusal) throw new SessionSetupError(refusal, 2);
   // Warnings carry others' words (hook output, MCP errors, settings files): no key or escape of theirs gets out.
@@ -176,8 +177,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
     ...sessionOptions,
     warn: (message: string) => sessionOptions.warn(redactText(showControlChars(message), secretValuesOf(env))),
   };
-  // Whether a sandbox works here, found out without blocking while the settings load (the CLI
-  // starts this trial at launch); setupPermissions then has the answer at hand.
+  // Whether a sandbox works, tried without blocking while settings load; setupPermissions then has the answer.
   const sandboxTrial = options.permissions.sandbox === "off" ? undefined : probeSandbox();
   const { settingsFor, config } = await settingsResolver(options);
   const settings = settingsFor(resumed);
@@ -323,6 +323,7 @@ function sessionOf(parts: {
     background,
     languageServers: extensions.lsp.status,
     settingsFor: parts.settingsFor,
+    setup: setupView(permissions, extensions),
     async close(reason: SessionEndReason = "other") {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();
@@ -413,8 +414,7 @@ function toolsFor(
         folder.instructions,
       ),
   });
-  // The task tool after the built-in ones, before MCP servers' (whose lists vary); the final-answer
-  // tool last, for this agent only (a subagent's answer is its report to the parent, in prose).
+  // Task after the built-ins, before MCP's (lists vary); the answer tool last, this agent only (a subagent reports in prose).
   const answer = options.answerSchema ? [finalAnswerTool(options.answerSchema)] : [];
   return [...(taskTool ? [...codingTools, taskTool, ...serverTools] : ownTools), ...answer];
 }

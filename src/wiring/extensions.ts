@@ -27,6 +27,8 @@ export interface Extensions {
   tools: Tool[];
   /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
   serverNames: string[];
+  /** Those of an untrusted project, never started (`/status`). */
+  untrustedServers: string[];
   /** Language servers' diagnostics after edits (src/lsp): started on the first file one serves. */
   lsp: LanguageServerHook;
   close(): Promise<void>;
@@ -93,5 +95,6 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   // The lsp tool only where a server can run and has files to serve: no tool the model cannot use.
   const lspServers = serversHere(specs, cwd, commandEnv, isProjectTrusted);
   const tools = [...(lspServers.length > 0 ? [lspTool(lsp, lspServers)] : []), ...(mcp?.tools ?? [])];
-  return { hooks, declaredHooks, tools, serverNames, lsp, close };
+  const untrustedServers = untrusted.map((server) => server.name);
+  return { hooks, declaredHooks, tools, serverNames, untrustedServers, lsp, close };
 }
