@@ -15,6 +15,8 @@ export interface SetupView {
   waitingForTrust: readonly Rule[];
   sandbox: SandboxState;
   mcpServers: ReadonlyArray<{ name: string; state: string; tools: number }>;
+  /** The hooks in effect, in the order they run (an untrusted project's are not loaded). */
+  hooks: ReadonlyArray<{ event: string; matcher?: string; command: string; source: string; where: string }>;
 }
 
 export function setupView(permissions: PermissionSetup, extensions: Extensions): SetupView {
@@ -25,6 +27,13 @@ export function setupView(permissions: PermissionSetup, extensions: Extensions):
     rules: { allow: policy.allow, ask: policy.ask, deny: policy.deny },
     waitingForTrust: permissions.projectAllow,
     sandbox: policy.sandbox,
+    hooks: extensions.declaredHooks.map(({ event, matcher, command, source, where }) => ({
+      event,
+      ...(matcher === undefined ? {} : { matcher }),
+      command,
+      source,
+      where,
+    })),
     mcpServers: extensions.serverNames.map((name) => {
       // An MCP tool's model-facing name is `server__tool` (mcp/mcp-tool.ts).
       const tools = extensions.tools.filter((tool) => tool.name.startsWith(`${name}__`)).length;

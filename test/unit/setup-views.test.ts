@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Rule } from "../../src/permissions/rules.ts";
+import { hooksText } from "../../src/ui/commands/hooks-command.ts";
 import { permissionsText } from "../../src/ui/commands/permissions-command.ts";
 import { statusText } from "../../src/ui/commands/status-command.ts";
 
@@ -75,4 +76,29 @@ test("/permissions lists each rule with its file, the mode, rules waiting for tr
       "  /p/.claude/settings.json: sandbox.enabled false is ignored (only the user's file can)",
     ].join("\n"),
   );
+});
+
+test("/hooks lists the hooks by event, each with matcher, command and file, or says there are none", () => {
+  const text = hooksText([
+    {
+      event: "PreToolUse",
+      matcher: "Bash",
+      command: "./check.sh",
+      source: "/p/.claude/settings.json",
+      where: "hooks.PreToolUse[0]",
+    },
+    { event: "SessionStart", command: "echo hi", source: "/h/settings.json", where: "hooks.SessionStart[0]" },
+    { event: "PreToolUse", command: "./log.sh", source: "/h/settings.json", where: "hooks.PreToolUse[0]" },
+  ]);
+  assert.equal(
+    text,
+    [
+      "PreToolUse:",
+      "  [Bash] ./check.sh  (/p/.claude/settings.json: hooks.PreToolUse[0])",
+      "  ./log.sh  (/h/settings.json: hooks.PreToolUse[0])",
+      "SessionStart:",
+      "  echo hi  (/h/settings.json: hooks.SessionStart[0])",
+    ].join("\n"),
+  );
+  assert.match(hooksText([]), /^no hooks in effect/);
 });

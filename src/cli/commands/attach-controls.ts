@@ -43,6 +43,9 @@ export class AttachedControls implements ChatControls {
   status(): never {
     throw notHere("/status");
   }
+  hooksInEffect(): never {
+    throw notHere("/hooks");
+  }
   permissions(): never {
     throw notHere("/permissions");
   }

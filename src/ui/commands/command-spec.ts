@@ -57,6 +57,8 @@ export interface ChatControls {
   status(): StatusView;
   /** The permission rules in effect with their files, the mode, and what was not taken (/permissions). */
   permissions(): PermissionsView;
+  /** The hooks in effect, in the order they run, each with its file (/hooks). */
+  hooksInEffect(): readonly HookView[];
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -111,4 +113,15 @@ export interface PermissionsView {
   waitingForTrust: readonly Rule[];
   /** Settings entries not taken, each a sentence naming its file and why. */
   notTaken: readonly string[];
+}
+
+/** One hook as /hooks shows it (hooks-command.ts words it). */
+export interface HookView {
+  event: string;
+  /** Undefined: every subject. */
+  matcher?: string;
+  command: string;
+  source: string;
+  /** `hooks.PreToolUse[0]`. */
+  where: string;
 }
