@@ -77,6 +77,7 @@ export class SessionChatControls implements ChatControls {
   readonly languageServers = () => this.options.session.languageServers(); // for /lsp (ui/lsp-command.ts)
   readonly status = () => statusViewOf(this.options.session, this.options.cwd);
   readonly permissions = () => permissionsViewOf(this.options.session);
+  readonly mcpServers = () => this.options.session.setup.mcpServers;
   readonly hooksInEffect = () => this.options.session.setup.hooks;
 
   constructor(protected readonly options: SessionChatControlsOptions) {}

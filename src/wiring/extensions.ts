@@ -27,8 +27,9 @@ export interface Extensions {
   tools: Tool[];
   /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
   serverNames: string[];
-  /** Those of an untrusted project, never started (`/status`). */
+  /** Those of an untrusted project, never started (`/status`), and the file each server is declared in (`/mcp`). */
   untrustedServers: string[];
+  declaredIn: Record<string, string>;
   /** Language servers' diagnostics after edits (src/lsp): started on the first file one serves. */
   lsp: LanguageServerHook;
   close(): Promise<void>;
@@ -96,5 +97,9 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   const lspServers = serversHere(specs, cwd, commandEnv, isProjectTrusted);
   const tools = [...(lspServers.length > 0 ? [lspTool(lsp, lspServers)] : []), ...(mcp?.tools ?? [])];
   const untrustedServers = untrusted.map((server) => server.name);
-  return { hooks, declaredHooks, tools, serverNames, untrustedServers, lsp, close };
+  const declaredIn: Record<string, string> = {};
+  for (const source of [user, project])
+    for (const server of source.declared.servers) declaredIn[server.name] = source.path;
+  for (const server of extra) declaredIn[server.name] = "this session's own servers (the editor's, or a flag)";
+  return { hooks, declaredHooks, tools, serverNames, untrustedServers, declaredIn, lsp, close };
 }

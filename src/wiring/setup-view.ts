@@ -14,7 +14,7 @@ export interface SetupView {
   /** A project's allow rules waiting for folder trust (not in effect). */
   waitingForTrust: readonly Rule[];
   sandbox: SandboxState;
-  mcpServers: ReadonlyArray<{ name: string; state: string; tools: number }>;
+  mcpServers: ReadonlyArray<{ name: string; state: string; tools: number; declaredIn: string }>;
   /** The hooks in effect, in the order they run (an untrusted project's are not loaded). */
   hooks: ReadonlyArray<{ event: string; matcher?: string; command: string; source: string; where: string }>;
 }
@@ -42,7 +42,7 @@ export function setupView(permissions: PermissionSetup, extensions: Extensions):
         : tools > 0
           ? "running"
           : "not running (it failed to start or offers no tools: see the warning at start)";
-      return { name, state, tools };
+      return { name, state, tools, declaredIn: extensions.declaredIn[name] ?? "unknown" };
     }),
   };
 }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Rule } from "../../src/permissions/rules.ts";
 import { hooksText } from "../../src/ui/commands/hooks-command.ts";
+import { mcpText } from "../../src/ui/commands/mcp-command.ts";
 import { permissionsText } from "../../src/ui/commands/permissions-command.ts";
 import { statusText } from "../../src/ui/commands/status-command.ts";
 
@@ -19,8 +20,8 @@ test("/status names model, provider, mode, session, folder, sandbox, network, fi
     network: "off",
     settingsFiles: ["/h/settings.json", "/work/p/.claude/settings.json"],
     mcpServers: [
-      { name: "docs", state: "running", tools: 3 },
-      { name: "gh", state: "not started (this folder is not trusted)", tools: 0 },
+      { name: "docs", state: "running", tools: 3, declaredIn: "/h/config.json" },
+      { name: "gh", state: "not started (this folder is not trusted)", tools: 0, declaredIn: "/work/p/.mcp.json" },
     ],
     languageServers: [{ name: "typescript", command: "tsls", state: "running", restarts: 0, files: [] }],
   });
@@ -101,4 +102,15 @@ test("/hooks lists the hooks by event, each with matcher, command and file, or s
     ].join("\n"),
   );
   assert.match(hooksText([]), /^no hooks in effect/);
+});
+
+test("/mcp lists each server with its state, tool count and the file it is declared in", () => {
+  assert.equal(
+    mcpText([
+      { name: "docs", state: "running", tools: 3, declaredIn: "/h/config.json" },
+      { name: "gh", state: "not started (this folder is not trusted)", tools: 0, declaredIn: "/p/.mcp.json" },
+    ]),
+    "docs: running, 3 tools  (/h/config.json)\ngh: not started (this folder is not trusted), 0 tools  (/p/.mcp.json)",
+  );
+  assert.match(mcpText([]), /^no MCP servers/);
 });

@@ -43,6 +43,9 @@ export class AttachedControls implements ChatControls {
   status(): never {
     throw notHere("/status");
   }
+  mcpServers(): never {
+    throw notHere("/mcp");
+  }
   hooksInEffect(): never {
     throw notHere("/hooks");
   }

@@ -57,6 +57,8 @@ export interface ChatControls {
   status(): StatusView;
   /** The permission rules in effect with their files, the mode, and what was not taken (/permissions). */
   permissions(): PermissionsView;
+  /** The MCP servers configured: state, tool count, the file each is declared in (/mcp). */
+  mcpServers(): readonly McpServerView[];
   /** The hooks in effect, in the order they run, each with its file (/hooks). */
   hooksInEffect(): readonly HookView[];
 }
@@ -99,7 +101,7 @@ export interface StatusView {
   /** What sandboxed commands may reach, in a few words. */
   network: string;
   settingsFiles: readonly string[];
-  mcpServers: ReadonlyArray<{ name: string; state: string; tools: number }>;
+  mcpServers: readonly McpServerView[];
   languageServers: readonly LanguageServerView[];
 }
 
@@ -124,4 +126,12 @@ export interface HookView {
   source: string;
   /** `hooks.PreToolUse[0]`. */
   where: string;
+}
+
+/** One MCP server as /status and /mcp show it (mcp-command.ts words it). */
+export interface McpServerView {
+  name: string;
+  state: string;
+  tools: number;
+  declaredIn: string;
 }
