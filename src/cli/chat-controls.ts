@@ -28,6 +28,7 @@ import { historyPathFor, sessionsDirFor } from "../wiring/stored-sessions.ts";
 import { describeLeftAlone, describePlan, type UndoPlan } from "../wiring/undo-redo.ts";
 import { listChatModels } from "./chat-model-list.ts";
 import type { ChatModes } from "./chat-modes.ts";
+import { permissionsViewOf, statusViewOf } from "./chat-setup-views.ts";
 import { chatFolder, recordedFolder } from "./resume-folder.ts";
 import { promptWithCommandOutput, runShellLine } from "./user-shell.ts";
 
@@ -74,6 +75,10 @@ export class SessionChatControls implements ChatControls {
   /** Set when `/resume` chose to switch folders; the chat has then ended. */
   move: ChatMove | undefined;
   readonly languageServers = () => this.options.session.languageServers(); // for /lsp (ui/lsp-command.ts)
+  readonly status = () => statusViewOf(this.options.session, this.options.cwd);
+  readonly permissions = () => permissionsViewOf(this.options.session);
+  readonly mcpServers = () => this.options.session.setup.mcpServers;
+  readonly hooksInEffect = () => this.options.session.setup.hooks;
 
   constructor(protected readonly options: SessionChatControlsOptions) {}
 

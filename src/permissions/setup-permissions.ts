@@ -53,6 +53,9 @@ export interface PermissionSetup {
   secrets: string[];
   /** Lines for stderr: the sandbox is missing, or settings were ignored. */
   warnings: string[];
+  /** The settings files read, the user's first (`/status`), and what in them was not taken, each a sentence (`/permissions`). */
+  settingsFiles: string[];
+  notTaken: string[];
   /** The project's allow rules, not in `policy` until the folder is trusted (withProjectRules). */
   projectAllow: Rule[];
   /** The project's `permissions.additionalDirectories` (real paths), likewise. */
@@ -213,6 +216,8 @@ export function setupPermissions(
     ],
     secrets: secretValuesOf(where.env),
     warnings,
+    settingsFiles: settings.files,
+    notTaken: settings.ignored,
     projectAllow: settings.projectAllow,
     projectDirectories: settings.projectDirectories.map(realOrSame),
     trustedFolders: settings.trustedFolders,

@@ -5,8 +5,12 @@ import { showControlChars } from "../shared/control-chars.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import type { Palette } from "./colors.ts";
 import type { ChatControls, CommandOutcome, CommandSpec, PromptCommandInfo } from "./commands/command-spec.ts";
+import { HOOKS_COMMANDS } from "./commands/hooks-command.ts";
+import { MCP_COMMANDS } from "./commands/mcp-command.ts";
 import { MODEL_COMMANDS } from "./commands/model-commands.ts";
+import { PERMISSIONS_COMMANDS } from "./commands/permissions-command.ts";
 import { SESSION_COMMANDS } from "./commands/session-commands.ts";
+import { STATUS_COMMANDS } from "./commands/status-command.ts";
 import { WORKSPACE_COMMANDS } from "./commands/workspace-commands.ts";
 import { wrapToWidth } from "./text-width.ts";
 
@@ -15,6 +19,10 @@ const COMMANDS: Record<string, CommandSpec> = {
   ...MODEL_COMMANDS,
   ...SESSION_COMMANDS,
   ...WORKSPACE_COMMANDS,
+  ...STATUS_COMMANDS,
+  ...PERMISSIONS_COMMANDS,
+  ...HOOKS_COMMANDS,
+  ...MCP_COMMANDS,
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };
 

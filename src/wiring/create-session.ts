@@ -46,6 +46,7 @@ import { type SessionControls, type SessionState, sessionControls } from "./sess
 import { askOf, closeSandbox, commandContext, recordConnections } from "./session-sandbox.ts";
 import { sessionTools } from "./session-tools.ts";
 import { contextWindowFor } from "./session-window.ts";
+import { type SetupView, setupView } from "./setup-view.ts";
 import { providerChoiceFor, startRecorder } from "./stored-sessions.ts";
 import { childPlaces } from "./subagent-worktree.ts";
 import { TurnSnapshots } from "./undo-redo.ts";
@@ -151,6 +152,7 @@ export interface Session extends SessionControls {
   readonly languageServers: Extensions["lsp"]["status"]; // their state now, for /lsp (src/lsp)
   /** Provider settings for a stored session, resolved as `-r` would resolve them (flags and environment win). */
   settingsFor(session: SessionData | undefined): ProviderSettings;
+  readonly setup: SetupView; // what took effect and where it came from (/status, /permissions)
   /** Ends the session: its SessionEnd hooks run (told `reason`), then its recorder, processes and servers close. */
   close(reason?: SessionEndReason): Promise<void>;
 }
@@ -324,6 +326,7 @@ function sessionOf(parts: {
     background,
     languageServers: extensions.lsp.status,
     settingsFor: parts.settingsFor,
+    setup: setupView(permissions, extensions),
     async close(reason: SessionEndReason = "other") {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();

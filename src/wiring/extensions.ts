@@ -51,6 +51,9 @@ export interface Extensions {
   serversStarted(ms: number): Promise<void>;
   /** Every MCP server configured, an untrusted project's too: a rule may name one that is not running. */
   serverNames: string[];
+  /** Those of an untrusted project, never started (`/status`), and the file each server is declared in (`/mcp`). */
+  untrustedServers: string[];
+  declaredIn: Record<string, string>;
   /** Language servers' diagnostics after edits (src/lsp): started on the first file one serves. */
   lsp: LanguageServerHook;
   close(): Promise<void>;
@@ -141,5 +144,22 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
   // The lsp tool only where a server can run and has files to serve: no tool the model cannot use.
   const lspServers = serversHere(specs, cwd, commandEnv, isProjectTrusted);
   const tools = lspServers.length > 0 ? [lspTool(lsp, lspServers)] : [];
-  return { hooks, declaredHooks, tools, onServerTools, lateTools, serversStarted, serverNames, lsp, close };
+  const untrustedServers = untrusted.map((server) => server.name);
+  const declaredIn: Record<string, string> = {};
+  for (const source of [user, project])
+    for (const server of source.declared.servers) declaredIn[server.name] = source.path;
+  for (const server of extra) declaredIn[server.name] = "this session's own servers (the editor's, or a flag)";
+  return {
+    hooks,
+    declaredHooks,
+    tools,
+    onServerTools,
+    lateTools,
+    serversStarted,
+    serverNames,
+    untrustedServers,
+    declaredIn,
+    lsp,
+    close,
+  };
 }

@@ -40,6 +40,18 @@ export class AttachedControls implements ChatControls {
   languageServers(): never {
     throw notHere("/lsp", "the server's session runs its language servers; its edits' results carry their diagnostics");
   }
+  status(): never {
+    throw notHere("/status");
+  }
+  mcpServers(): never {
+    throw notHere("/mcp");
+  }
+  hooksInEffect(): never {
+    throw notHere("/hooks");
+  }
+  permissions(): never {
+    throw notHere("/permissions");
+  }
   approvalMode(): string {
     throw notHere("/mode", "the server's session keeps the mode it was started in");
   }

@@ -1,5 +1,6 @@
 // What a chat command acts on (ChatControls, which the CLI wiring provides) and the shape of one
 // command's record. Each group of commands is its own module in this room; slash-commands.ts lists them.
+import type { Rule } from "../../permissions/rules.ts";
 import type { LanguageServerView } from "../lsp-command.ts";
 
 /** What the slash commands can do to the running chat. Errors thrown carry a message for the user. */
@@ -52,6 +53,14 @@ export interface ChatControls {
   approvalMode(mode: string): string;
   /** The session's language servers now: each one's state and the diagnostics it gave (/lsp). */
   languageServers(): readonly LanguageServerView[];
+  /** What the chat runs with and where it came from (/status). */
+  status(): StatusView;
+  /** The permission rules in effect with their files, the mode, and what was not taken (/permissions). */
+  permissions(): PermissionsView;
+  /** The MCP servers configured: state, tool count, the file each is declared in (/mcp). */
+  mcpServers(): readonly McpServerView[];
+  /** The hooks in effect, in the order they run, each with its file (/hooks). */
+  hooksInEffect(): readonly HookView[];
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -78,4 +87,51 @@ export interface CommandSpec {
     controls: ChatControls,
     say: (text: string) => void,
   ): Promise<CommandOutcome | void> | CommandOutcome | void;
+}
+
+/** What /status shows: gathered by cli/chat-setup-views.ts, worded by status-command.ts. */
+export interface StatusView {
+  model: string;
+  provider: string;
+  mode: string;
+  sessionId: string;
+  cwd: string;
+  /** `on`, `off`, or `unavailable` (no sandbox works here). */
+  sandbox: string;
+  /** What sandboxed commands may reach, in a few words. */
+  network: string;
+  settingsFiles: readonly string[];
+  mcpServers: readonly McpServerView[];
+  languageServers: readonly LanguageServerView[];
+}
+
+/** What /permissions shows: gathered by cli/chat-setup-views.ts, worded by permissions-command.ts. */
+export interface PermissionsView {
+  mode: string;
+  allow: readonly Rule[];
+  ask: readonly Rule[];
+  deny: readonly Rule[];
+  /** A project's allow rules, not in effect until the folder is trusted. */
+  waitingForTrust: readonly Rule[];
+  /** Settings entries not taken, each a sentence naming its file and why. */
+  notTaken: readonly string[];
+}
+
+/** One hook as /hooks shows it (hooks-command.ts words it). */
+export interface HookView {
+  event: string;
+  /** Undefined: every subject. */
+  matcher?: string;
+  command: string;
+  source: string;
+  /** `hooks.PreToolUse[0]`. */
+  where: string;
+}
+
+/** One MCP server as /status and /mcp show it (mcp-command.ts words it). */
+export interface McpServerView {
+  name: string;
+  state: string;
+  tools: number;
+  declaredIn: string;
 }
