@@ -151,6 +151,27 @@ export async function refreshChatGpt(credential: ChatGptCredential): Promise<Cha
   throw new SignInError(`ChatGPT sign-in refresh failed (HTTP ${reply.status}); try again, or ${FIX}`);
 }
 
+/** How long logout waits for the revocation (Codex: REVOKE_HTTP_TIMEOUT, ten seconds). */
+const REVOKE_TIMEOUT_MS = 10_000;
+
+/**
+ * Revokes a sign-in at OpenAI, as `codex logout` does (openai/codex codex-rs/login/src/auth/revoke.rs):
+ * POST `{issuer}/oauth/revoke` as JSON {token: the refresh token, token_type_hint: "refresh_token",
+ * client_id} (RFC 7009 2.1), bounded to ten seconds. Throws a SignInError naming the status on
+ * failure; the caller removes the local tokens anyway.
+ */
+export async function revokeChatGpt(credential: ChatGptCredential): Promise<void> {
+  const issuer = endpoint("HARNESS_TEST_CHATGPT_ISSUER");
+  const reply = await signInRequest("ChatGPT revocation", `${issuer}/oauth/revoke`, {
+    json: { token: credential.refreshToken, token_type_hint: "refresh_token", client_id: CHATGPT_CLIENT_ID },
+    timeoutMs: REVOKE_TIMEOUT_MS,
+  });
+  if (reply.status < 200 || reply.status > 299) {
+    const code = oauthError(reply);
+    throw new SignInError(`ChatGPT revocation failed (HTTP ${reply.status}${code ? `, ${code}` : ""})`);
+  }
+}
+
 /** The device-code sign-in: shows the code, waits for the user, returns the credential. */
 export async function deviceSignIn(
   say: (line: string) => void,

@@ -11,6 +11,11 @@
 //   challenge (RFC 7636 4.6): 400 {"error":"invalid_grant"} (RFC 6749 5.2);
 // - a refresh token used twice or revoked: 401 with the body of openai/codex#6028 and
 //   Lampese/codex-switcher#37 (`refresh_token_reused`), or `refresh_token_invalidated`.
+// Revocation (openai/codex codex-rs/login/src/auth/revoke.rs: `codex logout` POSTs JSON
+// {token, token_type_hint, client_id} to https://auth.openai.com/oauth/revoke; RFC 7009): a
+// refresh token revoked there is refused afterwards as `refresh_token_invalidated`; an unknown
+// token is answered 200 as RFC 7009 2.2 asks; a refresh-token revocation without Codex's client id
+// is 401 invalid_client (RFC 7009 2.1 authenticates the client).
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
@@ -36,6 +41,8 @@ export class FakeOpenAIAuth {
   readonly accessTokens = new Set<string>();
   readonly log: string[] = [];
   refreshes = 0;
+  /** The status /oauth/revoke answers with (a service down: 503). */
+  revokeStatus = 200;
   private codes = new Map<string, { challenge: string; redirectUri: string; used: boolean }>();
   private refreshTokens = new Map<string, "live" | "used" | "revoked">();
   private devices = new Map<string, { userCode: string; polls: number }>();
@@ -80,6 +87,15 @@ export class FakeOpenAIAuth {
     if (url.pathname === "/oauth/token" && req.method === "POST") {
       this.token(req, body, send);
       return true;
+    }
+    if (url.pathname === "/oauth/revoke" && req.method === "POST") {
+      const asked = JSON.parse(body || "{}");
+      this.log.push(`revoke ${asked.token_type_hint}`);
+      if (this.revokeStatus !== 200) return send(this.revokeStatus, { error: "temporarily_unavailable" });
+      if (asked.token_type_hint === "refresh_token" && asked.client_id !== CODEX_CLIENT_ID)
+        return send(401, { error: "invalid_client" });
+      if (this.refreshTokens.has(asked.token)) this.refreshTokens.set(asked.token, "revoked");
+      return send(200, {});
     }
     if (url.pathname === "/api/accounts/deviceauth/usercode" && req.method === "POST") {
       if (JSON.parse(body || "{}").client_id !== CODEX_CLIENT_ID) return send(400, { error: "invalid_client" });
