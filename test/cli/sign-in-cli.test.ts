@@ -3,7 +3,7 @@
 // device code, refresh with rotation (and two processes refreshing at once), a revoked sign-in;
 // Copilot's device flow, token exchange and chat; `harness auth`, `harness logout`, `harness models`.
 import assert from "node:assert/strict";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { withPageInChromium } from "../support/chromium.ts";
@@ -99,6 +99,17 @@ test("ChatGPT: device code, refresh with rotation before expiry, two processes a
   // Each access token lives a minute: under the five-minute margin, so each run refreshes first.
   signIn.openai.accessTtl = 60;
   signIn.openai.refreshDelayMs = 300;
+  // A code the server has let expire (the fake's, set short here): one line with the fix, nothing stored.
+  signIn.openai.deviceExpiryMs = 0;
+  const late = await runCli(["login", "chatgpt", "--device", "--timeout", "1"], { env });
+  assert.equal(late.code, 1);
+  assert.match(
+    late.stderr,
+    /\nharness login: ChatGPT device sign-in: the code was not entered in time or has expired; nothing was stored; run harness login chatgpt --device again\n$/,
+  );
+  assert.ok(signIn.openai.log.includes("device code expired"));
+  assert.ok(!existsSync(join(home, "credentials.json")));
+  signIn.openai.deviceExpiryMs = 15 * 60 * 1000;
   const login = await runCli(["login", "chatgpt", "--device"], { env });
   assert.equal(login.code, 0, login.stderr);
   assert.match(login.stderr, /\/codex\/device in a browser, sign in, and enter the code [0-9A-F]{4}-[0-9A-F]{4}/);

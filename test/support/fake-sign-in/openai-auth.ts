@@ -36,6 +36,14 @@ export class FakeOpenAIAuth {
   hostile: HostileMode | undefined;
   /** Polls of deviceauth/token answered "pending" before the code is handed over. */
   devicePendingPolls = 1;
+  /**
+   * How long a device code lives. Codex tells the user it "expires in 15 minutes" and stops polling
+   * then (openai/codex codex-rs/login/src/device_code_auth.rs, print_device_code_prompt and
+   * poll_for_token's max_wait); a test sets a short one. What auth.openai.com answers for an
+   * expired code is not public: Codex treats 403 and 404 alike as "not yet", so the fake forgets
+   * the code and answers 404, as for an unknown one, and only the client's own clock ends the wait.
+   */
+  deviceExpiryMs = 15 * 60 * 1000;
   /** A refresh answers this late, so two processes' refreshes overlap. */
   refreshDelayMs = 0;
   readonly accessTokens = new Set<string>();
@@ -45,7 +53,7 @@ export class FakeOpenAIAuth {
   revokeStatus = 200;
   private codes = new Map<string, { challenge: string; redirectUri: string; used: boolean }>();
   private refreshTokens = new Map<string, "live" | "used" | "revoked">();
-  private devices = new Map<string, { userCode: string; polls: number }>();
+  private devices = new Map<string, { userCode: string; polls: number; expiresAt: number }>();
 
   constructor(readonly issuer: () => string) {}
 
@@ -101,14 +109,19 @@ export class FakeOpenAIAuth {
       if (JSON.parse(body || "{}").client_id !== CODEX_CLIENT_ID) return send(400, { error: "invalid_client" });
       const id = `dev_${randomBytes(12).toString("hex")}`;
       const userCode = `${randomBytes(2).toString("hex")}-${randomBytes(2).toString("hex")}`.toUpperCase();
-      this.devices.set(id, { userCode, polls: 0 });
+      this.devices.set(id, { userCode, polls: 0, expiresAt: Date.now() + this.deviceExpiryMs });
       send(200, { device_auth_id: id, user_code: userCode, interval: "0" });
       return true;
     }
     if (url.pathname === "/api/accounts/deviceauth/token" && req.method === "POST") {
       const asked = JSON.parse(body || "{}");
       const device = this.devices.get(asked.device_auth_id);
-      if (!device || device.userCode !== asked.user_code) return send(404, { error: "not_found" });
+      if (device && Date.now() >= device.expiresAt) {
+        this.devices.delete(asked.device_auth_id);
+        this.log.push("device code expired");
+      }
+      if (!device || !this.devices.has(asked.device_auth_id) || device.userCode !== asked.user_code)
+        return send(404, { error: "not_found" });
       if (device.polls++ < this.devicePendingPolls) return send(403, { error: "authorization_pending" });
       this.devices.delete(asked.device_auth_id);
       const verifier = randomBytes(32).toString("base64url");
