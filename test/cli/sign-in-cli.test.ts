@@ -3,12 +3,13 @@
 // device code, refresh with rotation (and two processes refreshing at once), a revoked sign-in;
 // Copilot's device flow, token exchange and chat; `harness auth`, `harness logout`, `harness models`.
 import assert from "node:assert/strict";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { withPageInChromium } from "../support/chromium.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
 import { browserLogin } from "../support/fake-sign-in/login-run.ts";
+import { CODEX_CLIENT_ID } from "../support/fake-sign-in/openai-auth.ts";
 import { type FakeSignIn, startFakeSignIn } from "../support/fake-sign-in/server.ts";
 import { cleanEnv, fakeServerPerTest, runCli, stateFiles } from "../support/helpers.ts";
 import { needs } from "../support/system-programs.ts";
@@ -71,10 +72,24 @@ test("ChatGPT: browser sign-in in Chromium, a one-shot on the plan, auth, models
   }
   const out = await runCli(["logout"], { env });
   assert.equal(out.stdout, "signed out of chatgpt\n");
+  // Revoked at the service too, as codex logout does: the refresh token no longer works there.
+  assert.ok(signIn.openai.log.includes("revoke refresh_token"), out.stderr);
+  const reuse = await fetch(`${env.HARNESS_TEST_CHATGPT_ISSUER}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_id: CODEX_CLIENT_ID,
+      grant_type: "refresh_token",
+      refresh_token: stored.refreshToken,
+    }),
+  });
+  assert.equal(reuse.status, 401);
+  assert.match(await reuse.text(), /refresh_token_invalidated/);
   const after = await runCli(["-p", "hi", "--provider", "chatgpt"], { env });
   assert.equal(after.code, 1);
   assert.match(after.stderr, /not signed in to chatgpt: run harness login chatgpt/);
-  assert.equal(signIn.requests.filter((line) => line === "POST /oauth/token").length, 1);
+  // The sign-in's exchange and the test's own try of the revoked token: harness refreshed nothing.
+  assert.equal(signIn.requests.filter((line) => line === "POST /oauth/token").length, 2);
 });
 
 test("ChatGPT: device code, refresh with rotation before expiry, two processes at once, then revoked", async () => {
@@ -84,6 +99,17 @@ test("ChatGPT: device code, refresh with rotation before expiry, two processes a
   // Each access token lives a minute: under the five-minute margin, so each run refreshes first.
   signIn.openai.accessTtl = 60;
   signIn.openai.refreshDelayMs = 300;
+  // A code the server has let expire (the fake's, set short here): one line with the fix, nothing stored.
+  signIn.openai.deviceExpiryMs = 0;
+  const late = await runCli(["login", "chatgpt", "--device", "--timeout", "1"], { env });
+  assert.equal(late.code, 1);
+  assert.match(
+    late.stderr,
+    /\nharness login: ChatGPT device sign-in: the code was not entered in time or has expired; nothing was stored; run harness login chatgpt --device again\n$/,
+  );
+  assert.ok(signIn.openai.log.includes("device code expired"));
+  assert.ok(!existsSync(join(home, "credentials.json")));
+  signIn.openai.deviceExpiryMs = 15 * 60 * 1000;
   const login = await runCli(["login", "chatgpt", "--device"], { env });
   assert.equal(login.code, 0, login.stderr);
   assert.match(login.stderr, /\/codex\/device in a browser, sign in, and enter the code [0-9A-F]{4}-[0-9A-F]{4}/);
@@ -99,6 +125,16 @@ test("ChatGPT: device code, refresh with rotation before expiry, two processes a
   const revoked = await runCli(["-p", "hi", "--provider", "chatgpt"], { env });
   assert.equal(revoked.code, 1);
   assert.match(revoked.stderr, /your ChatGPT sign-in cannot be renewed: it was revoked; run harness login chatgpt/);
+  // Logout while OpenAI's revocation fails: one line, and the local tokens are removed anyway.
+  signIn.openai.revokeStatus = 503;
+  const out = await runCli(["logout", "chatgpt"], { env });
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(out.stdout, "signed out of chatgpt\n");
+  assert.equal(
+    out.stderr,
+    "harness logout: ChatGPT revocation failed (HTTP 503, temporarily_unavailable); the tokens were removed here, revoke harness at chatgpt.com's settings if needed\n",
+  );
+  assert.equal(tokensOf(home).chatgpt, undefined);
 });
 
 test("Copilot: device flow with pending and slow_down, exchange, chat with its headers, models, revoked", async () => {
@@ -136,6 +172,11 @@ test("Copilot: device flow with pending and slow_down, exchange, chat with its h
   const revoked = await runCli(["-p", "hi", "--provider", "copilot"], { env });
   assert.equal(revoked.code, 1);
   assert.match(revoked.stderr, /your GitHub sign-in for Copilot was revoked or has expired; run harness login copilot/);
+  // GitHub's revocation needs the app's client secret, which a device-flow client has not: a hint.
+  const out = await runCli(["logout", "copilot"], { env });
+  assert.equal(out.stdout, "signed out of copilot\n");
+  assert.match(out.stderr, /revoke harness at https:\/\/github\.com\/settings\/applications/);
+  assert.equal(tokensOf(home).copilot, undefined);
 });
 
 test("sign-in providers refuse a base URL from flags, config.json or a non-loopback test hook", async () => {

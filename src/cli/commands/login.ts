@@ -32,7 +32,7 @@ Signs in with a plan you already have, instead of an API key; then use --provide
   copilot     your GitHub Copilot plan: enter a code at github.com/login/device
   --device    (chatgpt) sign in on another device with a code, for SSH and containers
   --no-browser  print the page to open instead of opening it
-  --timeout   how long to wait for the browser, in seconds (default 300)
+  --timeout   how long to wait for the browser or the device code, in seconds (default 300)
 
 harness auth shows who is signed in; harness logout [name] signs out. Anthropic's claude.ai
 plans are not offered: Anthropic does not allow their use in other tools (docs/sign-in.md).

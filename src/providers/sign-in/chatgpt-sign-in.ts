@@ -151,6 +151,29 @@ export async function refreshChatGpt(credential: ChatGptCredential): Promise<Cha
   throw new SignInError(`ChatGPT sign-in refresh failed (HTTP ${reply.status}); try again, or ${FIX}`);
 }
 
+/** How long a ChatGPT device code lives (Codex: "expires in 15 minutes"). */
+const DEVICE_CODE_LIFE_MS = 15 * 60 * 1000;
+/** How long logout waits for the revocation (Codex: REVOKE_HTTP_TIMEOUT, ten seconds). */
+const REVOKE_TIMEOUT_MS = 10_000;
+
+/**
+ * Revokes a sign-in at OpenAI, as `codex logout` does (openai/codex codex-rs/login/src/auth/revoke.rs):
+ * POST `{issuer}/oauth/revoke` as JSON {token: the refresh token, token_type_hint: "refresh_token",
+ * client_id} (RFC 7009 2.1), bounded to ten seconds. Throws a SignInError naming the status on
+ * failure; the caller removes the local tokens anyway.
+ */
+export async function revokeChatGpt(credential: ChatGptCredential): Promise<void> {
+  const issuer = endpoint("HARNESS_TEST_CHATGPT_ISSUER");
+  const reply = await signInRequest("ChatGPT revocation", `${issuer}/oauth/revoke`, {
+    json: { token: credential.refreshToken, token_type_hint: "refresh_token", client_id: CHATGPT_CLIENT_ID },
+    timeoutMs: REVOKE_TIMEOUT_MS,
+  });
+  if (reply.status < 200 || reply.status > 299) {
+    const code = oauthError(reply);
+    throw new SignInError(`ChatGPT revocation failed (HTTP ${reply.status}${code ? `, ${code}` : ""})`);
+  }
+}
+
 /** The device-code sign-in: shows the code, waits for the user, returns the credential. */
 export async function deviceSignIn(
   say: (line: string) => void,
@@ -172,7 +195,10 @@ export async function deviceSignIn(
   const interval = secondsOr(start.json?.interval, 5, 60);
   say(`Open ${issuer}/codex/device in a browser, sign in, and enter the code ${userCode}`);
   say("(device codes are a phishing target: never enter one someone else gave you)");
-  const deadline = Date.now() + options.timeoutMs;
+  // The code lives 15 minutes (Codex's prompt says so and its poll stops then,
+  // codex-rs/login/src/device_code_auth.rs); the server's answer after that is not public, and
+  // Codex reads 403 and 404 alike as "not yet", so the end of the wait is our own clock.
+  const deadline = Date.now() + Math.min(options.timeoutMs, DEVICE_CODE_LIFE_MS);
   for (;;) {
     const poll = await signInRequest("ChatGPT device sign-in", `${issuer}/api/accounts/deviceauth/token`, {
       json: { device_auth_id: deviceAuthId, user_code: userCode },
@@ -185,7 +211,9 @@ export async function deviceSignIn(
     if (poll.status !== 403 && poll.status !== 404)
       throw new SignInError(`ChatGPT device sign-in failed (HTTP ${poll.status})`);
     if (Date.now() >= deadline)
-      throw new SignInError("ChatGPT device sign-in timed out: run harness login chatgpt --device again");
+      throw new SignInError(
+        "ChatGPT device sign-in: the code was not entered in time or has expired; nothing was stored; run harness login chatgpt --device again",
+      );
     await waitOrAbort(interval * 1000, options.signal);
   }
 }

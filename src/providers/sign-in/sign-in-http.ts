@@ -23,7 +23,13 @@ interface SignInReply {
 export async function signInRequest(
   what: string,
   url: string,
-  init: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; json?: unknown },
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    form?: Record<string, string>;
+    json?: unknown;
+    timeoutMs?: number;
+  },
 ): Promise<SignInReply> {
   const headers: Record<string, string> = { accept: "application/json", ...init.headers };
   let body: string | undefined;
@@ -41,7 +47,7 @@ export async function signInRequest(
       headers,
       body,
       redirect: "error",
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.timeout(init.timeoutMs ?? REQUEST_TIMEOUT_MS),
     });
   } catch (error) {
     const cause = (error as Error).cause as { code?: string } | undefined;

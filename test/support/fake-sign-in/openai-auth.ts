@@ -11,6 +11,11 @@
 //   challenge (RFC 7636 4.6): 400 {"error":"invalid_grant"} (RFC 6749 5.2);
 // - a refresh token used twice or revoked: 401 with the body of openai/codex#6028 and
 //   Lampese/codex-switcher#37 (`refresh_token_reused`), or `refresh_token_invalidated`.
+// Revocation (openai/codex codex-rs/login/src/auth/revoke.rs: `codex logout` POSTs JSON
+// {token, token_type_hint, client_id} to https://auth.openai.com/oauth/revoke; RFC 7009): a
+// refresh token revoked there is refused afterwards as `refresh_token_invalidated`; an unknown
+// token is answered 200 as RFC 7009 2.2 asks; a refresh-token revocation without Codex's client id
+// is 401 invalid_client (RFC 7009 2.1 authenticates the client).
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
@@ -31,14 +36,24 @@ export class FakeOpenAIAuth {
   hostile: HostileMode | undefined;
   /** Polls of deviceauth/token answered "pending" before the code is handed over. */
   devicePendingPolls = 1;
+  /**
+   * How long a device code lives. Codex tells the user it "expires in 15 minutes" and stops polling
+   * then (openai/codex codex-rs/login/src/device_code_auth.rs, print_device_code_prompt and
+   * poll_for_token's max_wait); a test sets a short one. What auth.openai.com answers for an
+   * expired code is not public: Codex treats 403 and 404 alike as "not yet", so the fake forgets
+   * the code and answers 404, as for an unknown one, and only the client's own clock ends the wait.
+   */
+  deviceExpiryMs = 15 * 60 * 1000;
   /** A refresh answers this late, so two processes' refreshes overlap. */
   refreshDelayMs = 0;
   readonly accessTokens = new Set<string>();
   readonly log: string[] = [];
   refreshes = 0;
+  /** The status /oauth/revoke answers with (a service down: 503). */
+  revokeStatus = 200;
   private codes = new Map<string, { challenge: string; redirectUri: string; used: boolean }>();
   private refreshTokens = new Map<string, "live" | "used" | "revoked">();
-  private devices = new Map<string, { userCode: string; polls: number }>();
+  private devices = new Map<string, { userCode: string; polls: number; expiresAt: number }>();
 
   constructor(readonly issuer: () => string) {}
 
@@ -81,18 +96,32 @@ export class FakeOpenAIAuth {
       this.token(req, body, send);
       return true;
     }
+    if (url.pathname === "/oauth/revoke" && req.method === "POST") {
+      const asked = JSON.parse(body || "{}");
+      this.log.push(`revoke ${asked.token_type_hint}`);
+      if (this.revokeStatus !== 200) return send(this.revokeStatus, { error: "temporarily_unavailable" });
+      if (asked.token_type_hint === "refresh_token" && asked.client_id !== CODEX_CLIENT_ID)
+        return send(401, { error: "invalid_client" });
+      if (this.refreshTokens.has(asked.token)) this.refreshTokens.set(asked.token, "revoked");
+      return send(200, {});
+    }
     if (url.pathname === "/api/accounts/deviceauth/usercode" && req.method === "POST") {
       if (JSON.parse(body || "{}").client_id !== CODEX_CLIENT_ID) return send(400, { error: "invalid_client" });
       const id = `dev_${randomBytes(12).toString("hex")}`;
       const userCode = `${randomBytes(2).toString("hex")}-${randomBytes(2).toString("hex")}`.toUpperCase();
-      this.devices.set(id, { userCode, polls: 0 });
+      this.devices.set(id, { userCode, polls: 0, expiresAt: Date.now() + this.deviceExpiryMs });
       send(200, { device_auth_id: id, user_code: userCode, interval: "0" });
       return true;
     }
     if (url.pathname === "/api/accounts/deviceauth/token" && req.method === "POST") {
       const asked = JSON.parse(body || "{}");
       const device = this.devices.get(asked.device_auth_id);
-      if (!device || device.userCode !== asked.user_code) return send(404, { error: "not_found" });
+      if (device && Date.now() >= device.expiresAt) {
+        this.devices.delete(asked.device_auth_id);
+        this.log.push("device code expired");
+      }
+      if (!device || !this.devices.has(asked.device_auth_id) || device.userCode !== asked.user_code)
+        return send(404, { error: "not_found" });
       if (device.polls++ < this.devicePendingPolls) return send(403, { error: "authorization_pending" });
       this.devices.delete(asked.device_auth_id);
       const verifier = randomBytes(32).toString("base64url");
