@@ -74,15 +74,9 @@ export interface SessionOptions {
   mcpStartupWaitMs?: number;
   /** Lines typed while a run works (the chat's queue; see AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?: () => string[];
-  /**
-   * Names a command file cannot take (the chat's own slash commands): such a file is left out
-   * with a warning. Given by the mode, so the factory imports nothing of the chat's.
-   */
+  /** Names a command file cannot take (the chat's slash commands: given by the mode), left out with a warning. */
   reservedCommands: readonly string[];
-  /**
-   * At a terminal: asked when no provider is configured; true means use the local model
-   * (ui/local-offer.ts puts the question). Absent: the missing provider is an error.
-   */
+  /** At a terminal, asked when no provider is configured: true means the local model (ui/local-offer.ts). */
   offerLocalModel?: () => Promise<boolean>;
   /**
    * Folder trust for this folder's hooks, MCP servers and allow rules: `flag` is `--trust`;
@@ -326,7 +320,7 @@ function sessionOf(parts: {
     background,
     languageServers: extensions.lsp.status,
     settingsFor: parts.settingsFor,
-    setup: setupView(permissions, extensions),
+    setup: setupView(permissions, extensions, agent.options.tools),
     async close(reason: SessionEndReason = "other") {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();

@@ -1,6 +1,7 @@
 // What took effect in a session and where it came from, for the chat's /status and /permissions
 // (ui/commands/status-command.ts, permissions-command.ts): read from what the session was built
 // with, never by reading a settings file again (each file has one reader, in src/settings).
+import type { Tool } from "../core/tool.ts";
 import type { SandboxState } from "../permissions/policy.ts";
 import type { Rule } from "../permissions/rules.ts";
 import type { PermissionSetup } from "../permissions/setup-permissions.ts";
@@ -19,7 +20,8 @@ export interface SetupView {
   hooks: ReadonlyArray<{ event: string; matcher?: string; command: string; source: string; where: string }>;
 }
 
-export function setupView(permissions: PermissionSetup, extensions: Extensions): SetupView {
+/** `tools`: the model's live list, which an MCP server's tools join when it comes up (servers start in the background). */
+export function setupView(permissions: PermissionSetup, extensions: Extensions, tools: readonly Tool[]): SetupView {
   const { policy } = permissions;
   return {
     settingsFiles: permissions.settingsFiles,
@@ -34,15 +36,18 @@ export function setupView(permissions: PermissionSetup, extensions: Extensions):
       source,
       where,
     })),
-    mcpServers: extensions.serverNames.map((name) => {
-      // An MCP tool's model-facing name is `server__tool` (mcp/mcp-tool.ts).
-      const tools = extensions.tools.filter((tool) => tool.name.startsWith(`${name}__`)).length;
-      const state = extensions.untrustedServers.includes(name)
-        ? "not started (this folder is not trusted)"
-        : tools > 0
-          ? "running"
-          : "not running (it failed to start or offers no tools: see the warning at start)";
-      return { name, state, tools, declaredIn: extensions.declaredIn[name] ?? "unknown" };
-    }),
+    // A getter: read when /status or /mcp asks, by then more servers may be up.
+    get mcpServers() {
+      return extensions.serverNames.map((name) => {
+        // An MCP tool's model-facing name is `server__tool` (mcp/mcp-tool.ts).
+        const count = tools.filter((tool) => tool.name.startsWith(`${name}__`)).length;
+        const state = extensions.untrustedServers.includes(name)
+          ? "not started (this folder is not trusted)"
+          : count > 0
+            ? "running"
+            : "no tools yet (still starting, failed to start: see its warning, or it offers none)";
+        return { name, state, tools: count, declaredIn: extensions.declaredIn[name] ?? "unknown" };
+      });
+    },
   };
 }
