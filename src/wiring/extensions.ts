@@ -33,6 +33,22 @@ export function oneShotMcpWaitMs(env: NodeJS.ProcessEnv): number {
   return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, 60_000) : 5000;
 }
 
+/**
+ * How long each MCP server gets to start: Claude Code's MCP_TIMEOUT (milliseconds), read the same
+ * way so a copied setup's slow `npx` servers keep their bound, else 30 s (MCP_CONNECT_TIMEOUT_MS).
+ * A value that is not a positive number is said once and the default kept.
+ */
+function mcpStartTimeoutMs(env: NodeJS.ProcessEnv, warn: (message: string) => void): number | undefined {
+  const given = env.MCP_TIMEOUT?.trim();
+  if (!given) return undefined;
+  const ms = Number(given);
+  if (Number.isFinite(ms) && ms > 0) return Math.min(ms, 2_147_483_647);
+  warn(
+    `warning: MCP_TIMEOUT=${JSON.stringify(given)} is not a number of milliseconds; MCP servers get the default 30 s to start`,
+  );
+  return undefined;
+}
+
 /** Hooks and extra tools for one session, and how to stop the servers behind them. */
 export interface Extensions {
   hooks: CommandHooks;
@@ -114,7 +130,7 @@ export async function loadExtensions(options: ExtensionOptions): Promise<Extensi
       : import("../mcp/connect.ts").then((connect) =>
           connect.startMcpServers(
             servers,
-            { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image },
+            { cwd, env: commandEnv, warn, prepareImage: prepareBase64Image, timeoutMs: mcpStartTimeoutMs(env, warn) },
             (added) => {
               serverTools.push(...added);
               for (const listener of listeners) listener(added);

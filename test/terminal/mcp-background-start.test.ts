@@ -66,7 +66,12 @@ test("the chat's prompt is ready while MCP servers start; a late server's tool w
   const terminal = TmuxTerminal.start({
     args: ["--trust", ...fakeFlags(fake)],
     cwd,
-    env: { ...(cleanEnv({ HARNESS_HOME: home }) as Record<string, string>), TERM: "xterm-256color" },
+    // MCP_TIMEOUT: the never-answering server's start bound is past any wait of this test, so
+    // "still starting is not a failure" holds however slow the machine (at 30 s it once did not).
+    env: {
+      ...(cleanEnv({ HARNESS_HOME: home, MCP_TIMEOUT: "600000" }) as Record<string, string>),
+      TERM: "xterm-256color",
+    },
     columns: 60,
     rows: 20,
   });
@@ -85,9 +90,10 @@ test("the chat's prompt is ready while MCP servers start; a late server's tool w
 test("a one-shot answers without waiting out a server that never starts; a late server's tool still runs", async () => {
   const { cwd, home, go } = setup();
   const fake = await serve(script());
+  // A bad MCP_TIMEOUT is said once and the default kept (the run ends long before 30 s anyway).
   const run = runCli([...fakeFlags(fake), "-p", "use the late server"], {
     cwd,
-    env: cleanEnv({ HARNESS_HOME: home }),
+    env: cleanEnv({ HARNESS_HOME: home, MCP_TIMEOUT: "soon" }),
   });
   await startLateAfterFirstRequest(fake, go);
   const { code, stdout, stderr } = await run;
@@ -95,6 +101,7 @@ test("a one-shot answers without waiting out a server that never starts; a late 
   assert.match(stdout, /all done/);
   assertLateCallWaited(fake);
   assert.equal(stderr.match(/MCP server "broken" is not available/g)?.length, 1, stderr);
+  assert.equal(stderr.match(/MCP_TIMEOUT="soon" is not a number/g)?.length, 1, stderr);
   // The never-answering server's start bound is 30 s: the run ended before it, and its end stopped that start.
   assert.doesNotMatch(stderr, /"never"/, stderr);
 });
