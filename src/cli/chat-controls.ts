@@ -79,6 +79,7 @@ export class SessionChatControls implements ChatControls {
   readonly permissions = () => permissionsViewOf(this.options.session);
   readonly mcpServers = () => this.options.session.setup.mcpServers;
   readonly hooksInEffect = () => this.options.session.setup.hooks;
+  readonly namedAgents = () => this.options.session.setup.agents;
 
   constructor(protected readonly options: SessionChatControlsOptions) {}
 

@@ -4,6 +4,7 @@
 import { showControlChars } from "../shared/control-chars.ts";
 import { closestName } from "../shared/edit-distance.ts";
 import type { Palette } from "./colors.ts";
+import { AGENTS_COMMANDS } from "./commands/agents-command.ts";
 import type { ChatControls, CommandOutcome, CommandSpec, PromptCommandInfo } from "./commands/command-spec.ts";
 import { HOOKS_COMMANDS } from "./commands/hooks-command.ts";
 import { MCP_COMMANDS } from "./commands/mcp-command.ts";
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   ...STATUS_COMMANDS,
   ...PERMISSIONS_COMMANDS,
   ...HOOKS_COMMANDS,
+  ...AGENTS_COMMANDS,
   ...MCP_COMMANDS,
   exit: { usage: "/exit", help: "leave the chat (also: Ctrl-D, or Ctrl-C twice)", run: () => "exit" },
 };

@@ -18,6 +18,7 @@ import {
   withProjectRules,
   withReadableFolders,
 } from "../permissions/setup-permissions.ts";
+import type { NamedAgent } from "../prompts/agents.ts";
 import { findPromptCommands, type PromptCommand } from "../prompts/custom-commands.ts";
 import { activeSkills, findSkills, type Skill } from "../prompts/skills.ts";
 import { createProvider } from "../providers/create-provider.ts";
@@ -85,10 +86,7 @@ export interface SessionOptions {
   trust: { flag: boolean; ask?: TrustOptions["ask"] };
   /** Warnings for the person (the sandbox is missing, a settings file was ignored). */
   warn(message: string): void;
-  /**
-   * The shape the answer must have (`--json-schema`, a batch task's `outputSchema`): the model gets
-   * the final-answer tool (tools/final-answer.ts) and each run ends when it gives a valid answer.
-   */
+  /** The answer's shape (`--json-schema`, a task's `outputSchema`): the final-answer tool (tools/final-answer.ts). */
   answerSchema?: AnswerSchema;
   /** `--fallback-model`'s entries, `[provider:]model`; absent: config.json `fallbackModels` (wiring/fallback-models.ts). */
   fallbackModels?: readonly string[];
@@ -194,7 +192,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   });
   // Before the rules are checked against the tools: a rule's "did you mean" can then name a server's tool.
   if (options.mcpStartupWaitMs) await extensions.serversStarted(options.mcpStartupWaitMs);
-  const tools = sessionTools(options, folder, config.maxSubagentDepth, extensions, {
+  const { tools, agents } = sessionTools(options, folder, config.maxSubagentDepth, extensions, {
     parent: () => agent,
     settings: () => state.settings,
     providerFor,
@@ -255,7 +253,7 @@ async function buildSession(sessionOptions: SessionOptions): Promise<Session> {
   const otherProvider = otherProviderOf(settings, options.choice, env, config);
   const parts = { agent, state, env, cwd, providerFor, window, windowOverride, turnSnapshots, outgoing, otherProvider };
   const controls = sessionControls({ ...parts, warn: options.warn });
-  return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions });
+  return sessionOf({ agent, state, controls, folder, background, settingsFor, extensions, agents });
 }
 
 /** The provider for the settings (and the maker of others, for /model and subagents), and its context window. */
@@ -281,6 +279,7 @@ function sessionOf(parts: {
   background: BackgroundJobs;
   settingsFor: Session["settingsFor"];
   extensions: Extensions;
+  agents: NamedAgent[];
 }): Session {
   const { agent, state, folder, background, extensions } = parts;
   const { trust, permissions } = folder;
@@ -320,7 +319,7 @@ function sessionOf(parts: {
     background,
     languageServers: extensions.lsp.status,
     settingsFor: parts.settingsFor,
-    setup: setupView(permissions, extensions, agent.options.tools),
+    setup: setupView(permissions, extensions, agent.options.tools, parts.agents),
     async close(reason: SessionEndReason = "other") {
       await extensions.hooks.sessionEnd(reason);
       state.recorder.close();

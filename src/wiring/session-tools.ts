@@ -2,7 +2,7 @@
 // session), then MCP servers', which join as each server comes up (wiring/extensions.ts).
 import type { PromptOverrides } from "../core/system-prompt.ts";
 import type { Tool } from "../core/tool.ts";
-import { findAgents } from "../prompts/agents.ts";
+import { findAgents, type NamedAgent } from "../prompts/agents.ts";
 import type { AnswerSchema } from "../tools/answer-schema.ts";
 import { finalAnswerTool } from "../tools/final-answer.ts";
 import { codingTools } from "../tools/index.ts";
@@ -33,7 +33,7 @@ export function sessionTools(
     SubagentSetup,
     "parent" | "settings" | "providerFor" | "parentSessionId" | "redact" | "hooks" | "placeFor"
   >,
-): Tool[] {
+): { tools: Tool[]; agents: NamedAgent[] } {
   const { cwd, env } = options;
   const ownTools = [...codingTools, ...extensions.tools];
   const agents = findAgents({ cwd, harnessHome: stateDir(env), home: folder.permissions.policy.home }, (message) =>
@@ -65,5 +65,5 @@ export function sessionTools(
     ownTools.push(...added);
     tools.push(...added);
   });
-  return tools;
+  return { tools, agents };
 }

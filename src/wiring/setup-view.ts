@@ -5,6 +5,7 @@ import type { Tool } from "../core/tool.ts";
 import type { SandboxState } from "../permissions/policy.ts";
 import type { Rule } from "../permissions/rules.ts";
 import type { PermissionSetup } from "../permissions/setup-permissions.ts";
+import type { NamedAgent } from "../prompts/agents.ts";
 import type { Extensions } from "./extensions.ts";
 
 export interface SetupView {
@@ -18,12 +19,20 @@ export interface SetupView {
   mcpServers: ReadonlyArray<{ name: string; state: string; tools: number; declaredIn: string }>;
   /** The hooks in effect, in the order they run (an untrusted project's are not loaded). */
   hooks: ReadonlyArray<{ event: string; matcher?: string; command: string; source: string; where: string }>;
+  /** The named agents found (/agents), as the task tool was given them: no agent file is read again. */
+  agents: ReadonlyArray<Omit<NamedAgent, "prompt">>;
 }
 
 /** `tools`: the model's live list, which an MCP server's tools join when it comes up (servers start in the background). */
-export function setupView(permissions: PermissionSetup, extensions: Extensions, tools: readonly Tool[]): SetupView {
+export function setupView(
+  permissions: PermissionSetup,
+  extensions: Extensions,
+  tools: readonly Tool[],
+  agents: readonly NamedAgent[],
+): SetupView {
   const { policy } = permissions;
   return {
+    agents: agents.map(({ prompt: _prompt, ...agent }) => agent),
     settingsFiles: permissions.settingsFiles,
     notTaken: permissions.notTaken,
     rules: { allow: policy.allow, ask: policy.ask, deny: policy.deny },

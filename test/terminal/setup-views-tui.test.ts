@@ -1,5 +1,6 @@
-// /status and /permissions in a real terminal: a project's Claude Code deny rule is shown with the
-// file it came from, and that file among the settings files read. One chat, no model call.
+// /status, /permissions and /agents in a real terminal: a project's Claude Code deny rule is shown
+// with the file it came from, that file among the settings files read, and a Claude Code agent
+// with its file. One chat, no model call.
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { TmuxTerminal } from "../support/tui-tmux.ts";
 
 const serve = fakeServerPerTest();
 
-test("/status and /permissions show the deny rule and the settings file it came from", {
+test("/status, /permissions and /agents show the deny rule, the agent and the files they came from", {
   skip: needs("tmux"),
 }, async () => {
   const fake = await serve([]);
@@ -18,6 +19,9 @@ test("/status and /permissions show the deny rule and the settings file it came 
   mkdirSync(join(cwd, ".claude"));
   const file = join(cwd, ".claude", "settings.json");
   writeFileSync(file, JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }));
+  mkdirSync(join(cwd, ".claude", "agents"));
+  const agentFile = join(cwd, ".claude", "agents", "reviewer.md");
+  writeFileSync(agentFile, "---\nname: reviewer\ndescription: reviews a diff\n---\nReview the diff.\n");
   const term = TmuxTerminal.start({
     args: fakeFlags(fake),
     cwd,
@@ -35,6 +39,13 @@ test("/status and /permissions show the deny rule and the settings file it came 
   term.send(["Enter"]);
   const permissions = await term.waitFor(/^allow: none$/m, "the end of /permissions");
   assert.ok(permissions.includes(`deny:\n  Bash(rm:*)  (${file})`), `the rule and its file:\n${permissions}`);
+  term.type("/agents");
+  term.send(["Enter"]);
+  const agents = await term.waitFor(/reviewer\.md\)$/m, "the end of /agents");
+  assert.ok(
+    agents.includes(`reviewer: reviews a diff\n  the session's model; read-only tools  (${agentFile})`),
+    agents,
+  );
   assert.equal(fake.requests.length, 0, "no model call");
   term.type("/exit");
   term.send(["Enter"]);

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Rule } from "../../src/permissions/rules.ts";
+import { agentsText } from "../../src/ui/commands/agents-command.ts";
 import { hooksText } from "../../src/ui/commands/hooks-command.ts";
 import { mcpText } from "../../src/ui/commands/mcp-command.ts";
 import { permissionsText } from "../../src/ui/commands/permissions-command.ts";
@@ -113,4 +114,27 @@ test("/mcp lists each server with its state, tool count and the file it is decla
     "docs: running, 3 tools  (/h/config.json)\ngh: not started (this folder is not trusted), 0 tools  (/p/.mcp.json)",
   );
   assert.match(mcpText([]), /^no MCP servers/);
+});
+
+test("/agents lists each named agent with its model, tools, isolation and file", () => {
+  assert.equal(
+    agentsText([
+      { name: "reviewer", description: "reviews a diff", path: "/p/.claude/agents/reviewer.md" },
+      {
+        name: "fixer",
+        description: "fixes a test",
+        path: "/h/agents/fixer.md",
+        model: "claude-haiku-4-5",
+        tools: ["read_file", "edit_file", "bash"],
+        isolation: "worktree",
+      },
+    ]),
+    [
+      "reviewer: reviews a diff",
+      "  the session's model; read-only tools  (/p/.claude/agents/reviewer.md)",
+      "fixer: fixes a test",
+      "  claude-haiku-4-5; read_file, edit_file, bash, worktree  (/h/agents/fixer.md)",
+    ].join("\n"),
+  );
+  assert.match(agentsText([]), /^no named agents/);
 });

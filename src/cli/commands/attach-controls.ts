@@ -49,6 +49,9 @@ export class AttachedControls implements ChatControls {
   hooksInEffect(): never {
     throw notHere("/hooks");
   }
+  namedAgents(): never {
+    throw notHere("/agents");
+  }
   permissions(): never {
     throw notHere("/permissions");
   }

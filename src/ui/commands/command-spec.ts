@@ -61,6 +61,8 @@ export interface ChatControls {
   mcpServers(): readonly McpServerView[];
   /** The hooks in effect, in the order they run, each with its file (/hooks). */
   hooksInEffect(): readonly HookView[];
+  /** The named agents the task tool can start, each with its file (/agents). */
+  namedAgents(): readonly AgentView[];
 }
 
 /** What `/resume` tells the person, and whether this chat ends so the session can continue in its own folder. */
@@ -126,6 +128,18 @@ export interface HookView {
   source: string;
   /** `hooks.PreToolUse[0]`. */
   where: string;
+}
+
+/** One named agent as /agents shows it (agents-command.ts words it). */
+export interface AgentView {
+  name: string;
+  description: string;
+  path: string;
+  /** Absent: the session's model. */
+  model?: string;
+  /** Absent: the task tool's default, the read-only tools. */
+  tools?: readonly string[];
+  isolation?: string;
 }
 
 /** One MCP server as /status and /mcp show it (mcp-command.ts words it). */
