@@ -112,7 +112,10 @@ export class SessionChatControls implements ChatControls {
     const changes = await this.options.session.switchModel(model);
     const { settings } = this.options.session;
     const { prices, isKnown } = sessionPrices(settings)(settings.model);
-    const price = isKnown ? `$${prices.input}/$${prices.output} per million tokens in/out` : "its price is unknown";
+    // A plan (sign-in) has no per-token price unless config.json gives one: say so rather than "$0/$0".
+    const isPlan = settings.signIn !== undefined && prices.input === 0 && prices.output === 0;
+    const perToken = `$${prices.input}/$${prices.output} per million tokens in/out`;
+    const price = isPlan ? `${settings.signIn} plan: no per-token price` : isKnown ? perToken : "its price is unknown";
     return `${this.currentModel()}: ${[...changes, price].join("; ")}`;
   }
 

@@ -50,7 +50,8 @@ test("chat: /model lists the signed-in plans' models and switches to one and bac
 
   chat.type("/model copilot:gpt-4.1");
   chat.send(["Enter"]);
-  await chat.waitFor(/now using copilot · gpt-4\.1/, "the switch to Copilot");
+  const switched = await chat.waitFor(/now using copilot · gpt-4\.1.*$/m, "the switch to Copilot");
+  assert.match(switched, /copilot plan: no per-token price/, "a plan shows no $0 price");
   chat.type("and you?");
   chat.send(["Enter"]);
   await chat.waitFor(/copilot here[\s\S]*^> *$/m, "Copilot's answer");
