@@ -130,7 +130,7 @@ export async function signedPost(
 
 /** Says once when a plan's rate-limit window nears its end (plan-limits.ts). */
 function noticeLimits(settings: SignInSettings, reply: HttpReply): HttpReply {
-  const notice = settings.signIn === "chatgpt" ? planLimitNotice(reply.headers) : undefined;
+  const notice = settings.signIn ? planLimitNotice(settings.signIn, reply.headers) : undefined;
   if (notice) settings.onWait?.(notice);
   return reply;
 }
