@@ -101,6 +101,12 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
     let lostAt = 0;
     let losses = 0;
     const beats: Beats = new Map();
+    // The budget as the workers see it: the run's spend in Redis, every worker's calls counted.
+    const isSpent = async () => {
+      if (!options.budget) return false;
+      options.budget.update("queue", Math.max(0, (await runSpend(queue, runId)) - spentBefore));
+      return options.budget.signal.aborted;
+    };
     while (outstanding.size > 0 && !signal.aborted) {
       if ((await markerOf(queue)) === null) {
         lostAt = Date.now();
@@ -111,8 +117,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
         await setMarker(queue);
         if (options.budget) await startRunSpend(queue, runId, options.budget.spent);
       }
-      if (options.budget) options.budget.update("queue", Math.max(0, (await runSpend(queue, runId)) - spentBefore));
-      if (options.budget?.signal.aborted && !withdrawn) {
+      if ((await isSpent()) && !withdrawn) {
         withdrawn = true;
         await withdrawWaiting(queue, outstanding, progress);
       }
@@ -135,15 +140,21 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
           } else if (state !== "completed" && state !== "failed") continue;
           const job = stored === undefined ? await queue.getJob(jobId) : undefined;
           if (stored === undefined && !job) continue;
-          outstanding.delete(jobId);
           const value =
             stored !== undefined || state === "completed"
               ? openJobValue(target.key, jobId, stored ?? job?.returnvalue, pending, runId)
               : undefined;
           if (value && "notRun" in value) {
-            await queue.remove(jobId); // a later run with a higher --max-cost queues it again
+            await queue.remove(jobId);
+            // Not run because the cap was reached: a later run with a higher --max-cost queues it
+            // again. But a cap this batch has not reached is an earlier batch's (a job it left,
+            // completed or still queued with its lower cap): this batch queues the task again, or
+            // it would end without the task's result.
+            if (await isSpent()) outstanding.delete(jobId);
+            else missing.push([jobId, pending]);
             continue;
           }
+          outstanding.delete(jobId);
           if (value && "refused" in value) {
             refused++;
             progress.note(`refused the result of ${pending.task.id} (job ${jobId}): ${value.refused}`);
@@ -166,7 +177,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
           for (const line of lines) progress.record(line);
         }
       }
-      // A job removed from Redis behind our back (obliterated, expired) is queued again.
+      // A job removed from Redis behind our back (obliterated, expired), or not run under an earlier batch's cap, is queued again.
       if (missing.length > 0) await enqueue(missing);
       const active = await queue.getActive();
       progress.setRunning(
@@ -199,7 +210,10 @@ async function withdrawWaiting(
   for (const jobId of [...outstanding.keys()]) {
     const state = await queue.getJobState(jobId);
     if (state !== "waiting" && state !== "delayed" && state !== "prioritized") continue;
-    await queue.remove(jobId);
+    // 0: a worker took the job since its state was read (it is locked): its result is still to
+    // come, and is waited for. Counted as withdrawn, it would complete as "not run" after this
+    // batch ended, and the next run (same job id) would take that as its own and lose the task.
+    if ((await queue.remove(jobId)) !== 1) continue;
     outstanding.delete(jobId);
     count++;
   }

@@ -6,12 +6,10 @@ import { resolve } from "node:path";
 import { AttemptFiles, recordLostAttempts } from "../../batch/attempt-journal.ts";
 import { BatchProgress } from "../../batch/batch-progress.ts";
 import { openRun, pendingTasks } from "../../batch/batch-run.ts";
-import { finalResults, summarize } from "../../batch/batch-summary.ts";
 import { readTasks, TaskFileError } from "../../batch/batch-task.ts";
 import { CostBudget } from "../../batch/cost-budget.ts";
 import { selectionOf, selectTasks } from "../../batch/dataset-selection.ts";
 import { rateLimitBackoffFrom, runLocalBatch } from "../../batch/local-pool.ts";
-import { writePredictions } from "../../batch/predictions.ts";
 import { type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
 import { ResultsFileError, ResultsWriter, readResults } from "../../batch/results-file.ts";
@@ -23,6 +21,7 @@ import { loadConfigFile } from "../../wiring/config-file.ts";
 import { ConfigError } from "../../wiring/defaults.ts";
 import { type Flags, PROVIDER_FLAGS, parseFlags } from "../cli-args.ts";
 import { DATASET_FLAGS, DATASET_HELP } from "../flag-schemas.ts";
+import { finish } from "./batch-finish.ts";
 import { runReport } from "./batch-report.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
 import { checkOutputSchemas, priceCallFor, refusedFolder, settingsFromFlags, taskRunOptions } from "./batch-wiring.ts";
@@ -267,33 +266,4 @@ async function runPending(
     signal,
     rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
   });
-}
-
-/** The closing lines: how many tasks of the run have results, the predictions file; the exit code. */
-function finish(end: {
-  outPath: string;
-  runId: string;
-  tasks: string[];
-  budget?: CostBudget;
-  aborted: boolean;
-}): number {
-  const ids = new Set(end.tasks);
-  const results = finalResults(readResults(end.outPath), end.runId).filter((result) => ids.has(result.id));
-  const summary = summarize(results);
-  const counts = Object.entries(summary.byStatus)
-    .filter(([, count]) => count > 0)
-    .map(([status, count]) => `${count} ${status}`);
-  process.stderr.write(
-    `${summary.tasks} of ${end.tasks.length} tasks have results (${counts.join(", ") || "none"}) in ${end.outPath}\n`,
-  );
-  if (results.length > 0) process.stderr.write(`predictions: ${writePredictions(end.outPath, end.runId, results)}\n`);
-  if (end.aborted) return 130;
-  const capped = results.filter((result) => result.status === "capped").length;
-  if (end.budget?.signal.aborted && results.length - capped < end.tasks.length) {
-    process.stderr.write(
-      `harness: --max-cost $${end.budget.limit} reached ($${end.budget.spent.toFixed(4)} spent): ${end.tasks.length - results.length} tasks not run${capped > 0 ? `, ${capped} stopped (capped)` : ""}; run again with a higher --max-cost to go on\n`,
-    );
-    return 1;
-  }
-  return 0;
 }
