@@ -11,7 +11,7 @@
 // its Enter is sent, and an Enter's effect is seen before anything else is typed.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join, sep } from "node:path";
 import { test } from "node:test";
 import { visibleWidth } from "../../src/ui/text-width.ts";
 import type { FakeLLM } from "../support/fake-llm/server.ts";
@@ -105,6 +105,14 @@ async function waitForInput(term: TmuxTerminal, columns: number, rows: number): 
   }
 }
 
+/** PATH without the `node_modules/.bin` folders npm adds for a script. */
+function pathWithoutRepositoryTools(): string {
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((folder) => !folder.split(sep).includes("node_modules"))
+    .join(delimiter);
+}
+
 async function firstTenMinutes(columns: number, rows: number) {
   const fake: FakeLLM = await serve(script());
   const cwd = tempDir("harness-ten-minutes-");
@@ -113,7 +121,10 @@ async function firstTenMinutes(columns: number, rows: number) {
   const term = TmuxTerminal.start({
     args: ["-y", "--sandbox", "off", ...fakeFlags(fake)],
     cwd,
-    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-") },
+    // No language server: npm puts the repository's (typescript-language-server among them) on
+    // PATH, and a cold one checking math.js after the `sed` may or may not answer within its
+    // bound on a loaded machine, adding a line or not. The language servers' own tests cover them.
+    env: { TERM: "xterm-256color", HARNESS_HOME: tempDir("harness-home-"), PATH: pathWithoutRepositoryTools() },
     columns,
     rows,
   });
