@@ -3,6 +3,8 @@
 // src/minisweagent/run/extra/swebench.py `filter_instances`: shuffle, filter, slice), so
 // `--shuffle --seed 1 --filter django --slice :50` is a random 50 of the django instances, the
 // same 50 on every machine and Node version.
+
+import { mulberry32 } from "../shared/seeded-random.ts";
 import { TaskFileError } from "./batch-task.ts";
 
 /** What to take from the tasks file; each part optional. */
@@ -11,7 +13,7 @@ interface DatasetSelection {
   filter?: RegExp;
   /** Python's `a:b`, without a step: either end may be empty or negative. */
   slice?: { start?: number; end?: number };
-  /** The whole file shuffled first with this seed (mulberry32, below). */
+  /** The whole file shuffled first with this seed (mulberry32, shared/seeded-random.ts). */
   seed?: number;
 }
 
@@ -36,21 +38,6 @@ function parseFilter(pattern: string): RegExp {
   } catch (error) {
     throw new SelectionError(`--filter takes a regular expression: ${(error as Error).message}`);
   }
-}
-
-/**
- * mulberry32 (Tommy Ettinger's 32-bit generator, public domain): integer arithmetic only
- * (`Math.imul`, `>>>`), so a seed gives the same numbers on every engine; values in [0, 1).
- */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Fisher–Yates from the last item down, each swap partner drawn from mulberry32(seed). */

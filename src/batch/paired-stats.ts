@@ -2,6 +2,7 @@
 // is a pair (run A's outcome, run B's), so the runs are compared task by task, not by their totals.
 // Formulas are the papers' (cited at each); test/unit/batch-paired-stats.test.ts checks them against
 // hand-computed and published values.
+import { mulberry32 } from "../shared/seeded-random.ts";
 
 /** z for a 95% two-sided interval. */
 const Z_95 = 1.959964;
@@ -107,16 +108,4 @@ export function pairedBootstrapInterval(
   means.sort();
   const at = (q: number) => means[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))];
   return [at(0.025), at(0.975)];
-}
-
-/** mulberry32: a small seeded generator of floats in [0, 1); statistically fine for resampling. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

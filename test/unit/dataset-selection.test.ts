@@ -3,7 +3,8 @@
 // slice with Python's list[a:b] meaning, and every wrong flag combination is an error naming it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mulberry32, SelectionError, selectionOf, selectTasks } from "../../src/batch/dataset-selection.ts";
+import { SelectionError, selectionOf, selectTasks } from "../../src/batch/dataset-selection.ts";
+import { mulberry32 } from "../../src/shared/seeded-random.ts";
 
 const tasks = Array.from({ length: 10 }, (_, index) => ({ id: `${index % 2 ? "django" : "sympy"}__${index}` }));
 const ids = (list: { id: string }[]) => list.map((task) => task.id.split("__")[1]).join(",");
