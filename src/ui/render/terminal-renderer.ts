@@ -1,7 +1,6 @@
 import type { TodoItem } from "../../core/event-schema.ts";
 import type { AgentEvent } from "../../core/events.ts";
 import { assertNever, textOf, toolCallsOf } from "../../core/messages.ts";
-import { formatDuration, formatTokens } from "../../shared/helpers.ts";
 import { isColorOn, type Palette, paletteFor, wantsColor } from "../colors.ts";
 import { foldToolOutput, renderDiff, summarizeDiff } from "../diff-render.ts";
 import type { InputView } from "../editor/draw-input.ts";
@@ -12,6 +11,7 @@ import { LiveOutput } from "./live-output.ts";
 import { MarkdownStream } from "./markdown-stream.ts";
 import { columnAfter, PinnedInput } from "./pinned-input.ts";
 import { Spinner } from "./spinner.ts";
+import { compactionLine, retryLine } from "./status-lines.ts";
 import { SubagentBlocks } from "./subagent-blocks.ts";
 import { TodoPanel } from "./todo-panel.ts";
 import { ToolClock } from "./tool-clock.ts";
@@ -140,11 +140,7 @@ export class TerminalRenderer {
       }
       case "compaction":
         this.spinner.stop();
-        this.traceLine(
-          this.colors.dim(
-            `context compacted: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens (${event.reason === "manual" ? "on request" : event.reason === "overflow" ? "the server said it was too long" : "near the window's limit"})`,
-          ),
-        );
+        this.traceLine(this.colors.dim(compactionLine(event)));
         break;
       case "compaction_stopped":
         this.spinner.stop();
@@ -153,9 +149,7 @@ export class TerminalRenderer {
       case "retry":
         this.spinner.stop();
         if (event.discardPartial) this.discardPartialReply();
-        this.traceLine(
-          this.colors.yellow(`retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt}): ${event.error}`),
-        );
+        this.traceLine(this.colors.yellow(retryLine(event)));
         break;
       case "todo":
         if (!this.options.showTrace) break;
