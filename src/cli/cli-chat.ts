@@ -57,7 +57,10 @@ async function chatIn(
   // The line editor takes the terminal only once the session stands (the local-model offer asks before).
   let reader: LineReader | undefined;
   // Setup's warnings are said once per change of their files, in at most one line (startup-notices.ts).
-  const notices = new StartupNotices(cli.warn);
+  // Said later (a server failing after the prompt is shown): above the prompt or the turn's blocks, not on them.
+  const notices = new StartupNotices((message) =>
+    reader ? reader.sayAbove(() => cli.warn(message)) : cli.warn(message),
+  );
   const session = await cli.open(
     {
       approval: cli.terminalAsk((question, signal) => reader?.ask(question, signal) ?? Promise.resolve(undefined)),

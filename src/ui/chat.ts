@@ -159,7 +159,7 @@ async function runTurn(
   const turn = new AbortController();
   reader.onInterrupt = () => turn.abort();
   reader.beforeQuestion = () => renderer.holdForQuestion();
-  reader.showNote = (text) => renderer.note(text);
+  reader.showAbove = (write) => renderer.above(write);
   renderer.openInput();
   const unwatch = reader.watchTypeAhead?.((view) => renderer.showInput(view));
   let plan: string | undefined;
@@ -175,7 +175,7 @@ async function runTurn(
   } finally {
     reader.onInterrupt = undefined;
     reader.beforeQuestion = undefined;
-    reader.showNote = undefined;
+    reader.showAbove = undefined;
     unwatch?.();
     renderer.closeInput();
     renderer.pause();

@@ -123,8 +123,7 @@ async function attach(client: ServeClient, id: string): Promise<void> {
   });
   const shownDiffs = new ShownDiffs();
   const ask = createTerminalAsk({ ask: reader.ask.bind(reader), colors, columns: stderr.columns || 80, shownDiffs });
-  const note = (text: string) =>
-    reader.showNote ? reader.showNote(showControlChars(text)) : stderr.write(`${colors.dim(showControlChars(text))}\n`);
+  const note = (text: string) => reader.sayAbove(() => stderr.write(`${colors.dim(showControlChars(text))}\n`));
   const session = new AttachedSession(client, summary, ask, note);
   const controls = new AttachedControls(client, session);
   stderr.write(`${colors.dim(`attached to ${id} in ${showControlChars(summary.cwd)}; /detach leaves it running`)}\n`);

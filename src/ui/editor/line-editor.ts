@@ -10,6 +10,7 @@ import { wellFormed } from "../../shared/well-formed.ts";
 import type { Palette } from "../colors.ts";
 import { graphemesOf } from "../graphemes.ts";
 import { isSlashCommand } from "../slash-commands.ts";
+import { wrapToWidth } from "../text-width.ts";
 import { drawInput, fitsOneRowAtBoth, type InputView } from "./draw-input.ts";
 import { bufferWith } from "./edit-buffer.ts";
 import { InputHistory } from "./input-history.ts";
@@ -43,7 +44,7 @@ interface ActiveQuestion {
 export class LineEditor {
   onInterrupt: (() => void) | undefined;
   beforeQuestion: (() => () => void) | undefined;
-  showNote: ((text: string) => void) | undefined;
+  showAbove: ((write: () => void) => void) | undefined;
   private readonly input: PromptState;
   /** What is typed while a turn runs and nothing is asked: edited as at the prompt, shown by `showTypeAhead`. */
   private readonly typed: PromptState;
@@ -193,7 +194,7 @@ export class LineEditor {
       case "note":
         return this.note(action.text);
       case "list":
-        return this.note(action.candidates.slice(0, MAX_LISTED_CANDIDATES).join("  "));
+        return this.listCandidates(action.candidates);
       case "queue-type-ahead": // Enter on an empty line: nothing to queue
       case "none":
       case "close": // never at a question
@@ -228,13 +229,19 @@ export class LineEditor {
     );
   }
 
-  /** A dim line above the input (or on its own while the agent works); the input is drawn again below it. */
-  private note(text: string): void {
-    if (!this.active && this.showNote) return this.showNote(text);
-    if (this.active) this.leaveInput();
-    this.options.stdout.write(`\r\x1b[2K${this.options.colors.dim(text)}\r\n`);
+  /** What `write` writes goes where the input was; the input is drawn again below it (LineReader.sayAbove). */
+  sayAbove(write: () => void): void {
+    if (!this.active) return this.showAbove ? this.showAbove(write) : write();
+    this.options.stdout.write(`${this.cursorRow > 0 ? `\x1b[${this.cursorRow}A` : ""}\r\x1b[J`);
+    write();
     this.cursorRow = 0;
     this.render();
+  }
+
+  /** A dim line above the input (or above the turn's blocks while the agent works); the input is drawn again below it. */
+  private note(text: string): void {
+    const wrapped = wrapToWidth(this.options.colors.dim(text), this.options.stdout.columns || 80);
+    this.sayAbove(() => this.options.stdout.write(`\r\x1b[2K${wrapped.replace(/\n/g, "\r\n")}\r\n`));
   }
 
   private interrupt(): void {
@@ -260,18 +267,10 @@ export class LineEditor {
     active.resolve(line);
   }
 
-  /** Tab with nothing to add: the choices under the input, then the input again below them. */
+  /** Tab with nothing to add: the choices above the input, which is drawn again below them. */
   private listCandidates(candidates: string[]): void {
-    const shown = candidates.slice(0, MAX_LISTED_CANDIDATES);
-    const more = candidates.length - shown.length;
-    const buffer = this.input.buffer;
-    this.leaveInput();
-    this.options.stdout.write(
-      `${this.options.colors.dim(shown.join("  ") + (more > 0 ? `  … ${more} more` : ""))}\r\n`,
-    );
-    this.cursorRow = 0;
-    this.input.buffer = buffer;
-    this.render();
+    const more = candidates.length - MAX_LISTED_CANDIDATES;
+    this.note(candidates.slice(0, MAX_LISTED_CANDIDATES).join("  ") + (more > 0 ? `  … ${more} more` : ""));
   }
 
   /** Puts the terminal cursor after the input's last character, so what is written next goes below it. */

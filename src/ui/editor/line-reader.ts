@@ -30,10 +30,17 @@ export interface LineReader {
    */
   beforeQuestion: (() => () => void) | undefined;
   /**
-   * Set while a turn runs: where a note about keys typed then (`queued: ...`) is shown, so it goes
-   * above the pinned plan and blocks instead of under them, where their next redraw would erase it.
+   * Set while a turn runs: how `sayAbove` writes above the turn's spinner and pinned blocks, which
+   * are drawn again below what it wrote.
    */
-  showNote?: ((text: string) => void) | undefined;
+  showAbove?: ((write: () => void) => void) | undefined;
+  /**
+   * Something said while the reader may hold the terminal (a setup warning that comes late, a
+   * served session's note): `write` writes it above the input, which is drawn again below it; while
+   * a turn runs, above its pinned blocks (`showAbove`). Without this a line written at a shown
+   * prompt lands on the prompt's row, and the prompt is gone from the screen.
+   */
+  sayAbove(write: () => void): void;
   close(): void;
   /** Lines typed while a turn ran, for the loop's next step boundary (AgentOptions.takeQueuedMessages). */
   takeQueuedMessages?(): string[];
@@ -92,6 +99,14 @@ export function createLineReader(options: LineReaderOptions): LineReader {
         else rl.question(question, settle);
         signal?.addEventListener("abort", onAbort, { once: true });
       });
+    },
+    sayAbove(write) {
+      const isAsking = waiters.size > 0;
+      if (!isAsking) return reader.showAbove ? reader.showAbove(write) : write();
+      // No escape sequences here (TERM=dumb): the question is written again after the line.
+      options.stdout.write("\n");
+      write();
+      rl.prompt(true);
     },
     close: () => rl.close(),
   };

@@ -38,6 +38,21 @@ export class Spinner {
     this.stream.write("\r\x1b[2K");
   }
 
+  /** Off the screen while a line is written above it; the function returned draws it again, its clock kept. */
+  hide(): () => void {
+    if (!this.timer) return () => {};
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.stream.write("\r\x1b[2K");
+    const detail = this.detail;
+    return () => {
+      if (this.timer) return;
+      this.detail = detail;
+      this.draw();
+      this.timer = setInterval(() => this.draw(), TICK_MS);
+    };
+  }
+
   private draw(): void {
     const seconds = Math.floor((Date.now() - this.started) / 1000);
     const detail = this.detail ? ` · ${this.detail}` : "";

@@ -206,10 +206,12 @@ export class TerminalRenderer {
     if (this.options.showTrace) this.todo.restore(items);
   }
 
-  /** A dim line of the chat's own (a queued message) above the pinned plan and blocks, which are drawn again below it. */
-  note(text: string): void {
-    this.spinner.stop();
-    this.traceLine(this.colors.dim(this.fit(text)));
+  /** What `write` writes to the terminal itself (a late setup warning): above the pinned blocks, drawn again below it. */
+  above(write: () => void): void {
+    const showSpinner = this.spinner.hide(); // still waiting for the model: it goes on below the line
+    this.newline(this.options.stderr);
+    this.write(this.options.stderr, write);
+    showSpinner();
   }
 
   /**
@@ -333,14 +335,18 @@ export class TerminalRenderer {
     this.write(this.options.stderr, `${text}\n`);
   }
 
-  private write(stream: NodeJS.WriteStream, text: string): void {
+  /** `text`, or a function that writes whole lines itself (`above`), with the pinned blocks out of its way. */
+  private write(stream: NodeJS.WriteStream, text: string | (() => void)): void {
     if (!text) return;
     this.isAfterToolOutput = false;
     this.clock.hide();
     this.input.erase(); // the lowest: each erase starts where the block below it began
     this.subagents.erase();
     this.todo.erase();
-    stream.write(text);
+    if (typeof text === "function") {
+      text();
+      text = "\n"; // it wrote whole lines: the cursor is at a line's start
+    } else stream.write(text);
     this.clock.resume();
     this.atLineStart = text.endsWith("\n");
     const lastBreak = text.lastIndexOf("\n");
