@@ -134,7 +134,8 @@ for (const identity of IDENTITIES) {
     skip: needs("bwrap", "setpriv") || skipAs(identity),
   }, async () => {
     const { repo, env } = trustedWorkTree(identity);
-    const next = await plantThenRunAgain(repo, `${plantSkill(".agents/skills")}; echo "exit $?"`, repo, env, {
+    // One pipe for both streams: stdout and stderr are read apart, so their order was left to chance.
+    const next = await plantThenRunAgain(repo, `{ ${plantSkill(".agents/skills")}; } 2>&1; echo "exit $?"`, repo, env, {
       identity,
       planted: /Read-only file system\n.*exit 1/s,
     });
