@@ -15,6 +15,7 @@ import { Reaper } from "../../batch/reaper.ts";
 import { ResultsFileError, ResultsWriter, readResults } from "../../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
 import type { TaskResult } from "../../batch/task-result.ts";
+import { trajectoriesOf } from "../../batch/trajectory.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { countOf } from "../../shared/helpers.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
@@ -253,6 +254,7 @@ async function runPending(
         config: batch.config,
         provider: settings.provider,
         workRoot: batch.workRoot,
+        trajectories: trajectoriesOf(batch.outPath),
         withSnapshots: Boolean(flags.snapshots),
         groups: batch.reaper,
       }),
