@@ -33,6 +33,7 @@ const DEFAULT_CONCURRENCY = 4;
 
 const USAGE = `Usage: harness batch <tasks.jsonl> [options]
        harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html] [--json]
+       harness batch clean [--out results.jsonl] [--workdir <dir>] [--dry-run]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
 and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD), outputSchema
@@ -72,6 +73,7 @@ export const BATCH_FLAGS = [
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "report") return runReport(argv.slice(1));
+  if (argv[0] === "clean") return (await import("./batch-clean.ts")).runClean(argv.slice(1));
   const args = parseBatchArgs(argv);
   if (typeof args === "number") return args;
   const { flags, tasksPath, target } = args;
