@@ -10,6 +10,7 @@ import type { TaskResult } from "./task-result.ts";
 export interface TaskLinks {
   diff?: string;
   session?: string;
+  trajectory?: string;
 }
 
 /** The files of a task's result in run `run` (0-based): where its diff and its session export go. */
@@ -19,6 +20,8 @@ interface PlannedFiles {
   /** Relative to the report's folder, with `/` between parts (a URL path as much as a file path). */
   diff?: string;
   session?: string;
+  /** Where a copy of its trajectory goes (trajectory.ts), when the batch left one beside its results. */
+  trajectory: string;
 }
 
 /** Where each task's files go, under `folder` (a name beside the report, such as `report.files`). */
@@ -31,6 +34,7 @@ export function planReportFiles(runs: RunReport[], folder: string): PlannedFiles
         result,
         ...(result.diff ? { diff: `${stem}.diff.html` } : {}),
         ...(result.sessionId ? { session: `${stem}.session.html` } : {}),
+        trajectory: `${stem}.traj.json`,
       };
     }),
   );
@@ -66,11 +70,12 @@ function lineClass(line: string): string {
   return line.startsWith("-") ? "del" : "ctx";
 }
 
-/** The links cell of a task in one run: its diff and its session, where there are files for them. */
+/** The links cell of a task in one run: its diff, its session and its trajectory, where there are files for them. */
 export function linksCell(links: TaskLinks | undefined): Html {
   const parts = [
     links?.diff ? html`<a href="${hrefOf(links.diff)}">diff</a>` : "",
     links?.session ? html`<a href="${hrefOf(links.session)}">session</a>` : "",
+    links?.trajectory ? html`<a href="${hrefOf(links.trajectory)}">trajectory</a>` : "",
   ].filter((part) => part !== "");
   return html`<td class="files">${parts.length === 0 ? "–" : parts.map((part, index) => (index === 0 ? part : html` · ${part}`))}</td>`;
 }

@@ -49,6 +49,8 @@ export interface RunTaskOptions {
   by?: string;
   /** Which run of a best-of-N attempt this is (2, 3, ...), for that record. */
   copy?: number;
+  /** Writes the attempt's trajectory (trajectory.ts) once its result is known; never throws. */
+  saveTrajectory?(result: TaskResult, copy: number | undefined): void;
 }
 
 /**
@@ -142,31 +144,30 @@ async function attemptTask(
   const result = async ({ status, ...fields }: Partial<TaskResult> & { status: TaskStatus }): Promise<TaskOutcome> => {
     // A limit the batch enforced names the end of a task that did not succeed anyway.
     const stop = status === "ok" ? undefined : state.stopped();
-    return {
-      kind: "finished",
-      // Key order is the order a person reads a results line in.
-      result: {
-        id: task.id,
-        status: stop?.status ?? status,
-        ...stampOf(options.runId, options.settings.thinking),
-        provider: child?.provider ?? null,
-        model: child?.model ?? null,
-        api: child?.api ? (options.nameApi?.(child.api) ?? child.api) : null,
-        attempt,
-        answer: "",
-        turns: 0,
-        tokens: NO_TOKENS,
-        ...fields,
-        ...(stop ? { error: stop.error } : {}),
-        durationMs: Date.now() - state.started,
-        finishedAt: new Date().toISOString(),
-        testExitCode: fields.testExitCode ?? null,
-        sessionId: child?.sessionId ?? null,
-        sessionPath: child?.sessionId ? join(options.sessionsDir, `${child.sessionId}.jsonl`) : null,
-        workdir: copy?.dir ?? null,
-        diff: copy ? await diffOf(copy, options.signal) : null,
-      },
+    // Key order is the order a person reads a results line in.
+    const line: TaskResult = {
+      id: task.id,
+      status: stop?.status ?? status,
+      ...stampOf(options.runId, options.settings.thinking),
+      provider: child?.provider ?? null,
+      model: child?.model ?? null,
+      api: child?.api ? (options.nameApi?.(child.api) ?? child.api) : null,
+      attempt,
+      answer: "",
+      turns: 0,
+      tokens: NO_TOKENS,
+      ...fields,
+      ...(stop ? { error: stop.error } : {}),
+      durationMs: Date.now() - state.started,
+      finishedAt: new Date().toISOString(),
+      testExitCode: fields.testExitCode ?? null,
+      sessionId: child?.sessionId ?? null,
+      sessionPath: child?.sessionId ? join(options.sessionsDir, `${child.sessionId}.jsonl`) : null,
+      workdir: copy?.dir ?? null,
+      diff: copy ? await diffOf(copy, options.signal) : null,
     };
+    options.saveTrajectory?.(line, options.copy);
+    return { kind: "finished", result: line };
   };
 
   try {

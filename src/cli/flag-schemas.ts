@@ -49,4 +49,8 @@ const QUEUE_FLAG_SPECS = {
 };
 
 /** `harness batch`'s and `harness worker`'s own flags: the queue's and the dataset selection's. */
-export const BATCH_FLAG_SPECS = { ...QUEUE_FLAG_SPECS, ...DATASET_FLAG_SPECS };
+export const BATCH_FLAG_SPECS = {
+  ...QUEUE_FLAG_SPECS,
+  ...DATASET_FLAG_SPECS,
+  "dry-run": { schema: z.boolean() }, // harness batch clean
+};

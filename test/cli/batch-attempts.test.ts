@@ -1,11 +1,10 @@
 // A batch task with `attempts` (best of N): three attempts at once, each in its own clone, each
 // tested; the result line lists them all, counts each one's spend once, and names the pick.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { pricedEnv, readLines } from "../support/batch-files.ts";
+import { makeRepo, pricedEnv, readLines } from "../support/batch-files.ts";
 import type { RecordedRequest, ScriptStep } from "../support/fake-llm/server.ts";
 import { fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 
@@ -24,14 +23,7 @@ test("attempts: 3 runs three tested clones, lists each, sums their spend, picks 
   };
   const fake = await serve(Array.from({ length: 6 }, () => step));
   const dir = tempDir();
-  const repo = join(dir, "repo");
-  mkdirSync(repo);
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo, stdio: "pipe" });
-  git("init", "-q", "-b", "main");
-  writeFileSync(join(repo, "f.txt"), "start\n");
-  git("add", ".");
-  git("commit", "-qm", "start");
+  makeRepo(dir);
   const task = { id: "fix", prompt: "make f.txt good", repo: "repo", test: "grep -qx good f.txt", attempts: 3 };
   writeFileSync(join(dir, "tasks.jsonl"), `${JSON.stringify(task)}\n`);
   const run = await runCli(["batch", "tasks.jsonl", "--out", "results.jsonl", ...fakeFlags(fake)], {

@@ -153,6 +153,15 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   assert.match(stopped.stderr, new RegExp(`started ${heldId}\\n`), "worker B took it back");
   const held = results.find((result) => result.id === heldId && result.status === "ok") as TaskResult;
   assert.equal(held.workdir, join(workdir, held.runId, `${heldId}.2`), "the retry ran in a fresh copy of its own");
+  // Each finished attempt's trajectory is on its worker's disk, beside its working copies.
+  for (const result of results.filter((line) => line.status === "ok")) {
+    const path = join(workdir, "trajectories", result.runId, `${result.id}.${result.attempt}.traj.json`);
+    const trajectory = JSON.parse(readFileSync(path, "utf8"));
+    assert.deepEqual(
+      [trajectory.instance_id, trajectory.info.exit_status, trajectory.info.model_stats.api_calls],
+      [result.id, "ok", result.turns],
+    );
+  }
   const perPrompt = fake.requests.map(promptOf);
   for (const n of [1, 2, 3, 4])
     assert.equal(perPrompt.filter((prompt) => prompt === `task ${n}`).length, `task ${n}` === heldPrompt ? 3 : 1);

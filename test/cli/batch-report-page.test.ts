@@ -101,7 +101,7 @@ test("the report page of two runs: paired comparison, reasons, links that resolv
     assert.match((await why.textContent()) ?? "", /^test exited 1/);
     assert.equal(await opened.locator("figure.chart svg g.run").count(), 2, "a point per run in the chart");
     const hrefs = await opened.$$eval("a[href]", (links) => links.map((link) => (link as HTMLAnchorElement).href));
-    assert.equal(hrefs.length, 6, `2 diffs and 4 sessions: ${hrefs.join("\n")}`);
+    assert.equal(hrefs.length, 10, `2 diffs, 4 sessions and 4 trajectories: ${hrefs.join("\n")}`);
     for (const href of hrefs) {
       assert.ok(href.startsWith(new URL("report.files/", url).href), `beside the page: ${href}`);
       assert.ok(existsSync(fileURLToPath(href)), `the link resolves: ${href}`);

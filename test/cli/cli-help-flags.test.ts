@@ -7,6 +7,7 @@ import { FLAGS, type FlagName, RUN_FLAGS } from "../../src/cli/cli-args.ts";
 import { ACP_FLAGS } from "../../src/cli/commands/acp.ts";
 import { ATTACH_FLAGS } from "../../src/cli/commands/attach.ts";
 import { BATCH_FLAGS } from "../../src/cli/commands/batch.ts";
+import { CLEAN_FLAGS } from "../../src/cli/commands/batch-clean.ts";
 import { REPORT_FLAGS } from "../../src/cli/commands/batch-report.ts";
 import { SERVE_FLAGS } from "../../src/cli/commands/serve.ts";
 import { UNDO_FLAGS } from "../../src/cli/commands/undo.ts";
@@ -20,6 +21,7 @@ const COMMANDS: Array<{ argv: string[]; flags: readonly FlagName[] }> = [
   { argv: ["acp"], flags: ACP_FLAGS },
   { argv: ["batch"], flags: BATCH_FLAGS },
   { argv: ["batch", "report"], flags: REPORT_FLAGS },
+  { argv: ["batch", "clean"], flags: CLEAN_FLAGS },
   { argv: ["undo"], flags: UNDO_FLAGS },
   { argv: ["serve"], flags: SERVE_FLAGS },
   { argv: ["attach"], flags: ATTACH_FLAGS },

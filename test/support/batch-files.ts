@@ -1,6 +1,7 @@
 // What the batch tests read: a task's prompt in a request to the fake server, results files, and
 // how a job pushed into a queue ended.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Queue } from "bullmq";
 import type { TaskResult } from "../../src/batch/task-result.ts";
@@ -52,4 +53,17 @@ export async function settled(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`job ${jobId} did not settle within ${JOB_LIMIT_MS} ms`);
+}
+
+/** A git repository `<dir>/repo` (branch main) with one commit of `f.txt` holding "start". */
+export function makeRepo(dir: string): string {
+  const repo = join(dir, "repo");
+  mkdirSync(repo);
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo, stdio: "pipe" });
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(repo, "f.txt"), "start\n");
+  git("add", ".");
+  git("commit", "-qm", "start");
+  return repo;
 }

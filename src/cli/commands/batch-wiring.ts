@@ -16,6 +16,7 @@ import type { HarnessConfig } from "../../wiring/config-file.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 import { taskFolder } from "../../wiring/home-workspace.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { trajectorySaverFor } from "./batch-trajectories.ts";
 
 /**
  * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash
@@ -81,10 +82,13 @@ export function taskRunOptions(where: {
   config: HarnessConfig;
   provider: string | undefined;
   workRoot: string;
+  /** Where each attempt's trajectory goes (batch-trajectories.ts). */
+  trajectories: string;
   withSnapshots: boolean;
   groups: GroupTracker;
 }): Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend" | "budget"> {
   const { env, config } = where;
+  const price = priceCallFor(config, where.provider ?? env.HARNESS_PROVIDER ?? config.provider);
   return {
     command: currentHarnessCommand(),
     workRoot: where.workRoot,
@@ -92,9 +96,10 @@ export function taskRunOptions(where: {
     env: childEnvFor(env, where.withSnapshots),
     sessionsDir: sessionsDirOf(env),
     sandboxFor: commandSandboxFor(env),
-    price: priceCallFor(config, where.provider ?? env.HARNESS_PROVIDER ?? config.provider),
+    price,
     nameApi,
     groups: where.groups,
+    saveTrajectory: trajectorySaverFor(where.trajectories, env, price),
   };
 }
 

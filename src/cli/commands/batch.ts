@@ -15,6 +15,7 @@ import { Reaper } from "../../batch/reaper.ts";
 import { ResultsFileError, ResultsWriter, readResults } from "../../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
 import type { TaskResult } from "../../batch/task-result.ts";
+import { trajectoriesOf } from "../../batch/trajectory.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { countOf } from "../../shared/helpers.ts";
 import { loadConfigFile } from "../../wiring/config-file.ts";
@@ -32,6 +33,7 @@ const DEFAULT_CONCURRENCY = 4;
 
 const USAGE = `Usage: harness batch <tasks.jsonl> [options]
        harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html] [--json]
+       harness batch clean [--out results.jsonl] [--workdir <dir>] [--dry-run]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
 and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD), outputSchema
@@ -71,6 +73,7 @@ export const BATCH_FLAGS = [
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "report") return runReport(argv.slice(1));
+  if (argv[0] === "clean") return (await import("./batch-clean.ts")).runClean(argv.slice(1));
   const args = parseBatchArgs(argv);
   if (typeof args === "number") return args;
   const { flags, tasksPath, target } = args;
@@ -253,6 +256,7 @@ async function runPending(
         config: batch.config,
         provider: settings.provider,
         workRoot: batch.workRoot,
+        trajectories: trajectoriesOf(batch.outPath),
         withSnapshots: Boolean(flags.snapshots),
         groups: batch.reaper,
       }),

@@ -115,6 +115,7 @@ export async function run(argv: string[]): Promise<number> {
     config,
     provider: settings.provider,
     workRoot,
+    trajectories: join(workRoot, "trajectories"),
     withSnapshots: Boolean(flags.snapshots),
     groups: reaper,
   });
