@@ -16,6 +16,7 @@ import type { HarnessConfig } from "../../wiring/config-file.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 import { taskFolder } from "../../wiring/home-workspace.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
+import { sessionSpendFor } from "./batch-sessions.ts";
 
 /**
  * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash
@@ -85,6 +86,7 @@ export function taskRunOptions(where: {
   groups: GroupTracker;
 }): Omit<RunTaskOptions, "runId" | "settings" | "signal" | "onSpend" | "budget"> {
   const { env, config } = where;
+  const price = priceCallFor(config, where.provider ?? env.HARNESS_PROVIDER ?? config.provider);
   return {
     command: currentHarnessCommand(),
     workRoot: where.workRoot,
@@ -92,7 +94,8 @@ export function taskRunOptions(where: {
     env: childEnvFor(env, where.withSnapshots),
     sessionsDir: sessionsDirOf(env),
     sandboxFor: commandSandboxFor(env),
-    price: priceCallFor(config, where.provider ?? env.HARNESS_PROVIDER ?? config.provider),
+    price,
+    sessionSpend: sessionSpendFor(price),
     nameApi,
     groups: where.groups,
   };
