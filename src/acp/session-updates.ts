@@ -103,6 +103,7 @@ export class UpdateTranslator {
       case "start":
       case "turn_start":
       case "prompt_progress": // the editor shows its own waiting state
+      case "call_usage":
       case "tool_output": // the call's result carries the whole output
       case "message":
       case "usage":

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { EMPTY_USAGE } from "../core/messages.ts";
 import { folderNameOf } from "./batch-task.ts";
 import type { Spend } from "./harness-child.ts";
-import { stampOf, type TaskResult, tokensOf } from "./task-result.ts";
+import { type InFlight, stampOf, type TaskResult, type TaskTokens, tokensOf } from "./task-result.ts";
 
 /** One attempt as its journal holds it. */
 export interface AttemptRecord {
@@ -60,9 +60,34 @@ export function newAttemptRecord(id: string, attempt: number, sessionsDir: strin
 /**
  * What the attempt's harness had spent: its session file's, where it can be read (written by the
  * harness before each usage event reaches the batch, so it holds calls the batch never read);
- * else the record's. Undefined when neither is known (`cost` undefined: a price is unknown).
+ * else the record's. Undefined when neither is known (`cost` undefined: a price is unknown). With it,
+ * the call its harness had in flight (not in `spent`); `open` is whether the harness's events showed
+ * one (unknown after a kill of the batch: the file decides).
  */
-export type SessionSpend = (record: AttemptRecord) => { spent: Spend; calls: number; sessionId: string } | undefined;
+export type SessionSpend = (
+  record: Pick<AttemptRecord, "sessionId" | "sessionsDir" | "workdir" | "startedAt">,
+  open?: boolean,
+) => { spent: Spend; calls: number; sessionId: string; inFlight?: InFlight } | undefined;
+
+/** `result` with the call in flight added to its tokens and cost, and shown apart (`inFlight`). */
+export function withInFlight<T extends { tokens?: TaskTokens; cost?: number }>(
+  result: T,
+  inFlight: InFlight | undefined,
+): T & { inFlight?: InFlight } {
+  if (!inFlight) return result;
+  const tokens = result.tokens ?? { input: 0, output: 0, cached: 0 };
+  const cost =
+    result.cost === undefined || inFlight.cost === undefined ? {} : { cost: sumCost(result.cost, inFlight.cost) };
+  return { ...result, tokens: addTokens(tokens, inFlight.tokens), ...cost, inFlight };
+}
+
+function addTokens(a: TaskTokens, b: TaskTokens): TaskTokens {
+  return { input: a.input + b.input, output: a.output + b.output, cached: a.cached + b.cached };
+}
+
+function sumCost(a: number, b: number): number {
+  return Number((a + b).toFixed(6));
+}
 
 /** The `crashed` result of an attempt that its batch or worker never finished. */
 export function lostAttemptResult(
@@ -74,7 +99,7 @@ export function lostAttemptResult(
   const fromSession = record.host === hostname() ? sessionSpend(record) : undefined;
   const spent = fromSession?.spent ?? record.spent;
   const sessionId = fromSession?.sessionId ?? record.sessionId ?? null;
-  return {
+  const result: TaskResult = {
     id: record.id,
     status: "crashed",
     ...stampOf(run.runId, run.thinking),
@@ -95,6 +120,7 @@ export function lostAttemptResult(
     diff: null,
     error: why,
   };
+  return withInFlight(result, fromSession?.inFlight);
 }
 
 /** This machine's journal: `results.attempts/<run>/<task>.<attempt>.json`, each replaced whole (rename). */
@@ -178,19 +204,29 @@ export function mergeCopies(results: TaskResult[]): TaskResult[] {
     }
     const cost =
       seen.cost === undefined && result.cost === undefined ? {} : { cost: (seen.cost ?? 0) + (result.cost ?? 0) };
+    const inFlight =
+      seen.inFlight || result.inFlight ? { inFlight: sumInFlight([seen.inFlight, result.inFlight]) } : {};
     byAttempt.set(key, {
       ...seen,
       turns: seen.turns + result.turns,
-      tokens: {
-        input: seen.tokens.input + result.tokens.input,
-        output: seen.tokens.output + result.tokens.output,
-        cached: seen.tokens.cached + result.tokens.cached,
-      },
+      tokens: addTokens(seen.tokens, result.tokens),
       ...cost,
+      ...inFlight,
       durationMs: Math.max(seen.durationMs, result.durationMs),
     });
   }
   return [...byAttempt.values()];
+}
+
+/** The calls in flight of a best-of-N attempt's runs, together (undefined when none had one). */
+export function sumInFlight(parts: Array<InFlight | undefined>): InFlight | undefined {
+  const present = parts.filter((part): part is InFlight => part !== undefined);
+  if (present.length === 0) return undefined;
+  return present.reduce((total, part) => ({
+    tokens: addTokens(total.tokens, part.tokens),
+    ...(total.cost === undefined || part.cost === undefined ? {} : { cost: sumCost(total.cost, part.cost) }),
+    estimated: total.estimated || part.estimated,
+  }));
 }
 
 export function recordLostAttempts(

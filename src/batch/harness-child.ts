@@ -35,6 +35,8 @@ export interface ChildRun {
   spent: Spend;
   /** Model calls so far (its usage events). */
   calls: number;
+  /** A model call had begun (`turn_start`) and not yet answered when the stream ended: the call in flight. */
+  callOpen: boolean;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   stderrTail: string;
@@ -88,6 +90,7 @@ export function runHarnessChild(options: ChildRunOptions): Promise<ChildRun> {
     const run: ChildRun = {
       spent: { usage: { ...EMPTY_USAGE }, cost: 0 },
       calls: 0,
+      callOpen: false,
       exitCode: null,
       signal: null,
       stderrTail: "",
@@ -141,7 +144,7 @@ interface ChildEvent {
   model?: string;
   usage?: Usage;
   total?: Usage;
-  message?: { role?: string; api?: string };
+  message?: { role?: string; api?: string; stopReason?: string };
 }
 
 function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): void {
@@ -152,8 +155,14 @@ function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): 
       run.model = event.model;
       options.onStart?.({ sessionId: event.sessionId, provider: event.provider, model: event.model });
       return;
+    case "turn_start":
+      run.callOpen = true;
+      return;
     case "message":
-      if (event.message?.role === "assistant" && event.message.api) run.api ??= event.message.api;
+      if (event.message?.role !== "assistant") return;
+      if (event.message.api) run.api ??= event.message.api;
+      // A reply cut off by the interrupt is the call in flight's; any other answered it.
+      if (event.message.stopReason !== "aborted") run.callOpen = false;
       return;
     case "usage": {
       if (!event.total || !event.usage) return;
@@ -164,6 +173,7 @@ function readEvent(event: ChildEvent, run: ChildRun, options: ChildRunOptions): 
       const sum = run.spent.cost === undefined || cost === undefined ? undefined : run.spent.cost + cost;
       run.spent = { usage: event.total, cost: sum === undefined ? undefined : Number(sum.toFixed(6)) };
       run.calls++;
+      run.callOpen = false;
       options.onSpend?.(run.spent);
       return;
     }

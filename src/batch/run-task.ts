@@ -3,7 +3,7 @@
 // the child is interrupted (its session ends properly) and the result says which limit it was.
 import { join } from "node:path";
 import { assertNever } from "../core/messages.ts";
-import { type AttemptJournal, newAttemptRecord } from "./attempt-journal.ts";
+import { type AttemptJournal, newAttemptRecord, type SessionSpend, withInFlight } from "./attempt-journal.ts";
 import type { RunSettings } from "./batch-run.ts";
 import type { BatchTask } from "./batch-task.ts";
 import type { RunBudget } from "./cost-budget.ts";
@@ -51,6 +51,8 @@ export interface RunTaskOptions {
   copy?: number;
   /** Writes the attempt's trajectory (trajectory.ts) once its result is known; never throws. */
   saveTrajectory?(result: TaskResult, copy: number | undefined): void;
+  /** Reads the harness's session file: the call in flight of a run stopped mid-call. */
+  sessionSpend?: SessionSpend;
 }
 
 /**
@@ -221,7 +223,10 @@ async function attemptTask(
   });
   if (options.signal.aborted) return { kind: "interrupted" };
   const done = child.done;
-  if (!done) return result(withoutResult(child));
+  // Stopped (a limit, a kill) with a model call under way: that call's spend, from the session file.
+  const inFlight =
+    (!done || done.reason === "aborted") && child.callOpen ? options.sessionSpend?.(record, true)?.inFlight : undefined;
+  if (!done) return result(withInFlight(withoutResult(child), inFlight));
   const run = {
     answer: done.answer,
     turns: done.turns,
@@ -239,7 +244,7 @@ async function attemptTask(
         : failed;
     }
     case "aborted":
-      return result({ ...run, status: "interrupted" });
+      return result(withInFlight({ ...run, status: "interrupted" as const }, inFlight));
     case "stop":
     case "max_turns": {
       if (!task.test || signal.aborted) return result({ ...run, status: done.reason === "stop" ? "ok" : "max_turns" });

@@ -3,6 +3,7 @@
 // clone or empty folder: `<task>`, `<task>.2`, ...), each with the task's `test`. The best is
 // picked by the one-shot's rule (best-attempt.ts) and the task's one result line lists them all.
 
+import { sumInFlight } from "./attempt-journal.ts";
 import type { BatchTask } from "./batch-task.ts";
 import { bestAttempt } from "./best-attempt.ts";
 import { type RunTaskOptions, runTask, type TaskOutcome } from "./run-task.ts";
@@ -47,8 +48,10 @@ function combine(results: TaskResult[], durationMs: number): TaskResult {
   }));
   const shown = best ?? (results[0] as TaskResult);
   const costs = results.map((result) => result.cost);
+  const inFlight = sumInFlight(results.map((result) => result.inFlight));
   return {
     ...shown,
+    ...(inFlight ? { inFlight } : {}),
     tokens: {
       input: sum(results.map((result) => result.tokens.input)),
       output: sum(results.map((result) => result.tokens.output)),

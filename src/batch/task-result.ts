@@ -85,6 +85,12 @@ export interface TaskResult extends RunStamp {
   diff: string | null;
   error?: string;
   /**
+   * The model call its harness had in flight when a timeout, a cap or a kill stopped it, read from
+   * its session file: already in `tokens` and `cost`, shown apart; `estimated` when some of it is
+   * (docs/batch.md, "The call in flight").
+   */
+  inFlight?: InFlight;
+  /**
    * A task with `attempts` (best of N): every attempt, in order. The line's other fields are the
    * picked attempt's (the first's when none passed), except `tokens` and `cost`, the sum of all.
    */
@@ -105,6 +111,13 @@ export interface AttemptSummary {
   sessionId: string | null;
   workdir: string | null;
   error?: string;
+}
+
+/** The spend of a model call that never completed. */
+export interface InFlight {
+  tokens: TaskTokens;
+  cost?: number;
+  estimated: boolean;
 }
 
 export const NO_TOKENS: TaskTokens = { input: 0, output: 0, cached: 0 };

@@ -52,6 +52,9 @@ export async function* callModel(
           case "prompt_progress":
             yield event;
             break;
+          case "call_usage":
+            yield { type: "call_usage", usage: event.usage, model: provider.model };
+            break;
           case "done":
             for (const type of ["thinking_delta", "text_delta"] as const) {
               const text = wellFormedDeltas[type].flush();

@@ -110,6 +110,11 @@ const runEvents = [
     .strictObject({ type: z.literal("prompt_progress"), done: count, total: count })
     .describe("How many of the prompt's tokens the model has read before its first output (a local model on a CPU)"),
   z
+    .strictObject({ type: z.literal("call_usage"), usage: usageSchema, model: z.string() })
+    .describe(
+      "The tokens of the model call in flight as the server counts them before its reply is complete (Anthropic's message_start); its usage event counts them once it completes",
+    ),
+  z
     .strictObject({ type: z.literal("message"), message: messageSchema })
     .describe("A message was appended to the conversation"),
   z

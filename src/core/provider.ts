@@ -26,6 +26,8 @@ export type ModelEvent =
   | { type: "tool_call_delta"; index: number; id?: string; name?: string }
   /** How many of the prompt's tokens the model has read, before its first output (an in-process model on a CPU). */
   | { type: "prompt_progress"; done: number; total: number }
+  /** The call's tokens as the server counts them before its reply is complete (Anthropic's message_start). */
+  | { type: "call_usage"; usage: Usage }
   | { type: "done"; message: AssistantMessage };
 
 /** A model behind some wire API. Translators live in the adapter; this is all the loop knows. */

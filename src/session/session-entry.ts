@@ -34,6 +34,8 @@ export type SessionEntry =
   | { type: "message"; at: string; message: Message }
   /** Tokens of one model call, or of subagents' calls on one model; `model` (absent in older files: the model then in use) prices them. */
   | { type: "usage"; at: string; usage: Usage; model?: string }
+  /** The call in flight's tokens as the server counted them before its reply (Anthropic's message_start); its `usage` line, if it completes, counts them. */
+  | { type: "call_usage"; at: string; usage: Usage; model: string }
   /** The chat switched model (`/model`), or a resume chose other settings; later replies come from this one. */
   | { type: "model_change"; at: string; provider: string; model: string; baseUrl?: string; api?: string }
   /**

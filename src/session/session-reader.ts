@@ -157,6 +157,7 @@ export function parseSession(text: string, path: string): SessionData {
         break;
       case "interrupted":
       case "error":
+      case "call_usage":
       case "subagent":
       case "network":
         break;

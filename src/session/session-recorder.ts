@@ -50,6 +50,10 @@ export class SessionRecorder {
         this.spent = addSpent(this.spent, event.model ?? this.model, event.usage);
         this.writer.append({ type: "usage", at, usage: event.usage, model: event.model ?? this.model });
         break;
+      case "call_usage":
+        // Written at once: the one record of a call that a kill cuts off (batch spend, docs/batch.md).
+        this.writer.append({ type: "call_usage", at, usage: event.usage, model: event.model });
+        break;
       case "turn_start":
         this.writer.flush(); // the previous turn's reply and tool results are complete
         break;

@@ -107,6 +107,7 @@ export function transcriptItems(session: SessionData, depth = 0): TranscriptItem
           });
         break;
       case "usage":
+      case "call_usage":
       case "turn":
       case "snapshot":
         break; // shown with each reply and in the totals; turn boundaries and snapshots are undo's bookkeeping

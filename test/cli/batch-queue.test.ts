@@ -136,10 +136,11 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
   assert.deepEqual(
     results.map((result) => [result.id, result.status, result.attempt, result.tokens, result.cost]).sort(),
     [1, 2, 3, 4].flatMap((n) => [
-      ...(`q${n}` === heldId ? [[`q${n}`, "crashed", 1, oneCall, 0.00002]] : []),
+      // Its call in flight at the kill too, read from its session file: estimated at 23 tokens in.
+      ...(`q${n}` === heldId ? [[`q${n}`, "crashed", 1, { input: 33, output: 5, cached: 0 }, 0.000043]] : []),
       [`q${n}`, "ok", `q${n}` === heldId ? 2 : 1, oneCall, 0.00002],
     ]),
-    "every task once, and the dead worker's attempt with its one call (10 in, 5 out, $0.00002)",
+    "every task once, and the dead worker's attempt with its one call (10 in, 5 out, $0.00002) and the one in flight",
   );
   const lost = results.find((result) => result.status === "crashed") as TaskResult;
   assert.match(

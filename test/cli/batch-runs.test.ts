@@ -17,6 +17,8 @@ import { harnessesIn, isAlive } from "../support/process-finder.ts";
 
 /** More steps than any test makes requests: every step is the same routing function. */
 const SCRIPT_STEPS = 400;
+/** A task's timeout where a call must be under way when it strikes. */
+const TIMEOUT_S = 5;
 /** How often the test looks for the moment to act. */
 const POLL_MS = 50;
 /** Longest wait for a killed process to be gone: far above the expected milliseconds. */
@@ -200,10 +202,14 @@ test("a task whose harness is killed is recorded crashed with what it spent, and
   const first = await runCli(args, { env, cwd: dir });
   assert.equal(first.code, 0, first.stderr);
   const [crashed] = readLines(join(dir, "results.jsonl")).filter((line) => line.id === "crash");
+  // The call it completed (10 in, 5 out) and the one in flight when it was killed, read from its
+  // session file: that request estimated at 23 tokens in (the last request's 10, its reply's 5 and
+  // the tool result by characters), priced at $1/M.
+  const inFlight = { tokens: { input: 23, output: 0, cached: 0 }, cost: 0.000023, estimated: true };
   assert.deepEqual(
-    [crashed.status, crashed.attempt, crashed.tokens, crashed.cost],
-    ["crashed", 1, { input: 10, output: 5, cached: 0 }, 0.00002],
-    "the one model call it made is counted",
+    [crashed.status, crashed.attempt, crashed.tokens, crashed.cost, crashed.inFlight],
+    ["crashed", 1, { input: 33, output: 5, cached: 0 }, 0.000043, inFlight],
+    "the model call it made is counted, and the one in flight",
   );
   assert.match(crashed.error ?? "", /^the harness was killed by SIGKILL/);
   assert.match(crashed.diff ?? "", /\+\+\+ b\/edited\.txt\n@@ -0,0 \+1 @@\n\+edited\n/);
@@ -273,13 +279,21 @@ test("a batch killed with SIGKILL takes its tasks' harnesses with it; the resume
   assert.match(resumed.stderr, /resuming run \S+: 0 of 3 tasks already have results/);
   const lines = () =>
     readLines(join(dir, "results.jsonl"))
-      .map((line) => [line.id, line.status, line.attempt, line.tokens, line.cost, line.turns])
+      .map((line) => [line.id, line.status, line.attempt, line.tokens, line.cost, line.turns, line.inFlight])
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  // The call in flight at the kill (the hung second call) is read from the session file: its
+  // request estimated at 23 tokens in (the first request's 10, its reply's 5, the tool result by
+  // characters), priced at $1/M, in the line's tokens and cost and shown apart.
+  const inFlight = { tokens: { input: 23, output: 0, cached: 0 }, cost: 0.000023, estimated: true };
   const expected = [1, 2, 3].flatMap((n) => [
-    [`t${n}`, "crashed", 1, { input: 10, output: 5, cached: 0 }, 0.00002, 1],
-    [`t${n}`, "ok", 2, { input: 10, output: 5, cached: 0 }, 0.00002, 1],
+    [`t${n}`, "crashed", 1, { input: 33, output: 5, cached: 0 }, 0.000043, 1, inFlight],
+    [`t${n}`, "ok", 2, { input: 10, output: 5, cached: 0 }, 0.00002, 1, undefined],
   ]);
-  assert.deepEqual(lines(), expected, "the killed attempt's one call is counted, and the retry is attempt 2");
+  assert.deepEqual(
+    lines(),
+    expected,
+    "the killed attempt's call and its call in flight are counted, and the retry is attempt 2",
+  );
   assert.deepEqual(readdirSync(join(records, runId)), [], "the records are cleared once recorded");
 
   // A resume killed after writing the lost attempts' lines but before clearing their records
@@ -290,22 +304,27 @@ test("a batch killed with SIGKILL takes its tasks' harnesses with it; the resume
   assert.deepEqual(lines(), expected, "nothing recorded twice");
   assert.equal(fake.requests.length, 9, "and nothing run again");
 
-  // The report counts every attempt: 6 calls of $0.00002 and 15 tokens, for 3 solved tasks.
+  // The report counts every attempt: 6 calls of $0.00002 and 15 tokens, and 3 calls in flight of
+  // $0.000023 and 23 tokens, for 3 solved tasks.
   const report = await runCli(["batch", "report", "results.jsonl"], { env, cwd: dir });
   assert.equal(report.code, 0, report.stderr);
-  assert.match(report.stdout, /3 of 3 tasks ok: 100\.0% .* · \$0\.00012 spent · \$0\.00004 per solved task/);
-  assert.match(report.stdout, /\ntokens +30 +30 +30 +90\n/);
+  assert.match(report.stdout, /3 of 3 tasks ok: 100\.0% .* · \$0\.00019 spent · \$0\.000063 per solved task/);
+  assert.match(report.stdout, /\ntokens +53 +53 +53 +159\n/);
 });
 
 test("timeout, maxCost and --max-cost each end a task cleanly with a status of its own", async () => {
   const fake = await serveByPrompt((prompt) => {
     if (prompt === "slow") return { hang: true };
+    // Two pieces of text (7 characters each), then silence until the timeout.
+    if (prompt === "stalled") return { stall: { text: "half an answer, never finished" }, afterEvents: 3 };
     if (prompt === "spender") return { reply: { toolCalls: [{ name: "bash", arguments: { command: "true" } }] } };
     return { reply: { text: `done ${prompt}` } };
   });
   const dir = tempDir();
   writeTasks(dir, [
-    { id: "slow", prompt: "slow", timeout: 1 },
+    // Timeouts long enough for the harness to start and send its request under load.
+    { id: "slow", prompt: "slow", timeout: TIMEOUT_S },
+    { id: "stalled", prompt: "stalled", timeout: TIMEOUT_S },
     // Each call costs $0.00002: the cap is passed by the first.
     { id: "spender", prompt: "spender", maxCost: 0.00001 },
   ]);
@@ -313,7 +332,26 @@ test("timeout, maxCost and --max-cost each end a task cleanly with a status of i
   const limited = await runCli(["batch", "tasks.jsonl", ...fakeFlags(fake)], { env, cwd: dir });
   assert.equal(limited.code, 0, limited.stderr);
   const byId = new Map(readLines(join(dir, "results.jsonl")).map((line) => [line.id, line]));
-  assert.deepEqual([byId.get("slow")?.status, byId.get("slow")?.error], ["timeout", "timeout: ran 1 s"]);
+  assert.deepEqual([byId.get("slow")?.status, byId.get("slow")?.error], ["timeout", `timeout: ran ${TIMEOUT_S} s`]);
+  // The call each timeout cut off is counted from the session file, estimated (an OpenAI-style
+  // stream says its usage last): "slow"'s request of 5 tokens in (its prompt by characters);
+  // "stalled"'s request (6) and the 14 characters of reply it had streamed (8 with the framing).
+  const spendOf = (id: string) => {
+    const line = byId.get(id);
+    return [line?.status, line?.tokens, line?.cost, line?.inFlight];
+  };
+  assert.deepEqual(spendOf("slow"), [
+    "timeout",
+    { input: 5, output: 0, cached: 0 },
+    0.000005,
+    { tokens: { input: 5, output: 0, cached: 0 }, cost: 0.000005, estimated: true },
+  ]);
+  assert.deepEqual(spendOf("stalled"), [
+    "timeout",
+    { input: 6, output: 8, cached: 0 },
+    0.000022,
+    { tokens: { input: 6, output: 8, cached: 0 }, cost: 0.000022, estimated: true },
+  ]);
   assert.deepEqual(
     [byId.get("spender")?.status, byId.get("spender")?.error],
     ["max_cost", "maxCost: spent $0.00002 of $0.00001"],

@@ -211,6 +211,7 @@ test("a whole (non-streamed) reply folds like its stream", () => {
   });
   const deltas = events.flatMap((event) => accumulator.add(event));
   assert.deepEqual(deltas, [
+    { type: "call_usage", usage: { input: 5, output: 9, cacheRead: 100, cacheWrite: 7 } },
     { type: "thinking_delta", text: "hm" },
     { type: "text_delta", text: "Looking." },
     { type: "tool_call_delta", index: 0, id: "toolu_1", name: "grep" },

@@ -3,8 +3,10 @@
 // each call's usage there before it tells the batch. Lives here, not in src/batch, because it
 // reads sessions (src/session) and prices calls (src/providers).
 import { readdirSync } from "node:fs";
-import type { AttemptRecord, SessionSpend } from "../../batch/attempt-journal.ts";
+import type { SessionSpend } from "../../batch/attempt-journal.ts";
 import type { PriceCall } from "../../batch/harness-child.ts";
+import { tokensOf } from "../../batch/task-result.ts";
+import { callInFlight } from "../../session/call-in-flight.ts";
 import { newSessionId, SESSION_ID_PATTERN } from "../../session/session-id.ts";
 import { readSessionHeader } from "../../session/session-list.ts";
 import { readSession } from "../../session/session-reader.ts";
@@ -14,7 +16,7 @@ import { sessionPath } from "../../session/session-store.ts";
 const CLOCK_SLACK_MS = 1000;
 
 export function sessionSpendFor(price: PriceCall | undefined): SessionSpend {
-  return (record) => {
+  return (record, open) => {
     const path = record.sessionId ? sessionPath(record.sessionsDir, record.sessionId) : sessionOfCopy(record);
     if (!path) return undefined;
     let session: ReturnType<typeof readSession>;
@@ -32,6 +34,7 @@ export function sessionSpendFor(price: PriceCall | undefined): SessionSpend {
       spent: { usage: session.usage, cost: cost === undefined ? undefined : Number(cost.toFixed(6)) },
       calls: session.entries.filter((entry) => entry.type === "usage").length,
       sessionId: session.header.id,
+      ...inFlightOf(session, open, price),
     };
   };
 }
@@ -41,7 +44,7 @@ export function sessionSpendFor(price: PriceCall | undefined): SessionSpend {
  * the one started (not a subagent's) in the attempt's working copy, a folder no other attempt has,
  * at or after the attempt began. Session ids start with their creation time, so only those are read.
  */
-function sessionOfCopy(record: AttemptRecord): string | undefined {
+function sessionOfCopy(record: Parameters<SessionSpend>[0]): string | undefined {
   if (!record.workdir) return undefined;
   const earliest = newSessionId(Date.parse(record.startedAt) - CLOCK_SLACK_MS).split("-")[0];
   let names: string[];
@@ -58,4 +61,18 @@ function sessionOfCopy(record: AttemptRecord): string | undefined {
       const header = readSessionHeader(path);
       return header !== undefined && header.cwd === record.workdir && !header.parent;
     });
+}
+
+/** The session's call in flight, priced at its model (no `cost` when that price is unknown). */
+function inFlightOf(session: ReturnType<typeof readSession>, open: boolean | undefined, price: PriceCall | undefined) {
+  const call = callInFlight(session, open);
+  if (!call) return {};
+  const cost = price?.(call.model, call.usage);
+  return {
+    inFlight: {
+      tokens: tokensOf(call.usage),
+      ...(cost === undefined ? {} : { cost: Number(cost.toFixed(6)) }),
+      estimated: call.estimated,
+    },
+  };
 }

@@ -17,6 +17,7 @@ import { stateDir } from "../../wiring/defaults.ts";
 import { taskFolder } from "../../wiring/home-workspace.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
 import { trajectorySaverFor } from "./batch-trajectories.ts";
+import { sessionSpendFor } from "./batch-sessions.ts";
 
 /**
  * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash
@@ -97,6 +98,7 @@ export function taskRunOptions(where: {
     sessionsDir: sessionsDirOf(env),
     sandboxFor: commandSandboxFor(env),
     price,
+    sessionSpend: sessionSpendFor(price),
     nameApi,
     groups: where.groups,
     saveTrajectory: trajectorySaverFor(where.trajectories, env, price),

@@ -103,8 +103,8 @@ export class AnthropicStreamAccumulator {
     switch (event.type) {
       case "message_start":
         if (event.message?.model) this.model = event.message.model;
-        this.mergeUsage(event.message?.usage);
-        return [];
+        this.mergeUsage(event.message?.usage); // the request's tokens, before any output (a call cut off counts them)
+        return this.usage ? [{ type: "call_usage", usage: toUsage(this.usage) }] : [];
       case "content_block_start":
         return event.content_block ? this.startBlock(event.index ?? this.blocks.size, event.content_block) : [];
       case "content_block_delta":

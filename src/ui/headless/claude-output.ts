@@ -101,6 +101,7 @@ export class ClaudeOutput {
       case "usage":
       case "todo":
       case "prompt_progress":
+      case "call_usage":
       case "tool_output": // Claude Code's stream has no live output
         return [];
       default:

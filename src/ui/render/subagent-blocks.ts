@@ -103,6 +103,7 @@ export class SubagentBlocks {
       case "text_delta":
       case "thinking_delta":
       case "prompt_progress":
+      case "call_usage":
       case "tool_output": // a child's block shows its calls, not their output
       case "message":
       case "retry":

@@ -86,13 +86,13 @@ export class TerminalRenderer {
     switch (event.type) {
       case "start":
       case "usage":
+      case "call_usage": // counted by the call's usage event
         break;
       case "turn_start":
         // The spinner redraws with escape sequences: none for TERM=dumb or NO_COLOR.
         if (this.options.showTrace && isColorOn(this.options.stderr, this.options.env)) this.spinner.start();
         break;
-      case "prompt_progress":
-        // A local model reading a long prompt: the clock says how far it is (local-progress.ts).
+      case "prompt_progress": // a local model reading a long prompt: how far it is (local-progress.ts)
         this.spinner.setDetail(
           `reading the prompt ${event.done.toLocaleString("en-US")}/${event.total.toLocaleString("en-US")} tokens`,
         );
