@@ -3,6 +3,7 @@
 // commands and its test run in, through the same bubblewrap sandbox as on the host's `/`. The
 // child harness and the setup/test sandbox are told by two variables (sandbox/rootfs-mounts.ts).
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -10,12 +11,24 @@ import { z } from "zod";
 /** SWE-bench's images keep the repository at /testbed; so do we unless told otherwise. */
 const DEFAULT_WORKDIR = "/testbed";
 
+/**
+ * The characters of an image reference (distribution's grammar, github.com/distribution/reference
+ * reference.go: a name of lowercase components, a domain and port, `:tag`, `@sha256:...`), loosely:
+ * it starts with a letter or digit, so it is never taken for an engine's option (`--privileged`)
+ * nor names `.` or `..` as its folder. The engine judges the rest.
+ */
+const IMAGE_REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$/;
+
 export const environmentSchema = z
   .strictObject({
     /** A folder that is the commands' `/` (relative to the tasks file). */
     rootfs: z.string().min(1).optional(),
     /** An OCI image reference, unpacked once per batch with podman or docker. */
-    image: z.string().min(1).optional(),
+    image: z
+      .string()
+      .max(512)
+      .regex(IMAGE_REFERENCE, "must be an image reference, such as localhost/name:tag")
+      .optional(),
     /** Where the repository appears inside. */
     workdir: z
       .string()
@@ -26,7 +39,7 @@ export const environmentSchema = z
     message: "give either rootfs or image",
   });
 
-type TaskEnvironment = z.infer<typeof environmentSchema>;
+export type TaskEnvironment = z.infer<typeof environmentSchema>;
 
 /** The environment with its rootfs taken from the tasks file's folder. */
 export function resolveEnvironment(environment: TaskEnvironment, base: string): TaskEnvironment {
@@ -61,7 +74,9 @@ const unpacking = new Map<string, Promise<string>>();
  * keys) and no daemon runs them.
  */
 function unpackedImage(image: string, workRoot: string, signal: AbortSignal): Promise<string> {
-  const dir = join(workRoot, "environments", image.replace(/[^A-Za-z0-9._-]/g, "_"));
+  // Named for people, with a hash so that two references never share a folder (`a/b`, `a_b`).
+  const hash = createHash("sha256").update(image).digest("hex").slice(0, 12);
+  const dir = join(workRoot, "environments", `${image.replace(/[^A-Za-z0-9._-]/g, "_")}-${hash}`);
   let pending = unpacking.get(dir);
   if (!pending) {
     pending = existsSync(dir) ? Promise.resolve(dir) : unpack(image, dir, signal);
@@ -76,7 +91,9 @@ async function unpack(image: string, dir: string, signal: AbortSignal): Promise<
     throw new Error(
       `environment.image ${image} needs podman or docker, and neither answers here (install one and start its service, or give rootfs)`,
     );
-  const created = spawnSync(engine, ["create", image], { encoding: "utf8", timeout: 30 * 60_000 });
+  // A command is given because an image made by `import` (no CMD) is refused without one ("no
+  // command or entrypoint provided"); the container never starts, so it never runs.
+  const created = spawnSync(engine, ["create", "--", image, "true"], { encoding: "utf8", timeout: 30 * 60_000 });
   if (created.status !== 0) throw new Error(`${engine} create ${image}: ${created.stderr.trim()}`);
   const container = created.stdout.trim();
   const partial = `${dir}.partial`;
