@@ -5,14 +5,12 @@
 // (no --allow-images): each refusal is the task's error in the batch's results, and counted by
 // the worker. One batch, one worker.
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { pricedEnv, readLines } from "../support/batch-files.ts";
-import { fakeFlags, fakeServerPerTest, runCli, tempDir, toolResultOf } from "../support/helpers.ts";
+import { fakeServerPerTest, tempDir, toolResultOf } from "../support/helpers.ts";
 import { assertProbed, hostOnlyMissing, makeMinimalRootfs, PROBE_STEPS, probeTask } from "../support/minimal-rootfs.ts";
-import { startRedis } from "../support/redis-server.ts";
+import { batchOnOneWorker } from "../support/queue-run.ts";
 import { needs } from "../support/system-programs.ts";
 
 const serve = fakeServerPerTest();
@@ -20,8 +18,6 @@ const serve = fakeServerPerTest();
 test("a worker with --allow-rootfs runs a queued task in its rootfs, and refuses a rootfs outside it and an image", {
   skip: needs("redis-server", "bwrap") || hostOnlyMissing,
 }, async () => {
-  const { port } = await startRedis();
-  const queueUrl = `redis://127.0.0.1:${port}/env-test`;
   const dir = tempDir();
   makeMinimalRootfs(join(dir, "envs", "base"));
   const fake = await serve(PROBE_STEPS);
@@ -31,31 +27,8 @@ test("a worker with --allow-rootfs runs a queued task in its rootfs, and refuses
     { id: "outside", prompt: "never asked", environment: { rootfs: "." }, setup: "echo ran > ran.txt" },
     { id: "image", prompt: "never asked", environment: { image: "localhost/harness-test:1" } },
   ];
-  writeFileSync(join(dir, "tasks.jsonl"), `${tasks.map((task) => JSON.stringify(task)).join("\n")}\n`);
-  let worker: ChildProcess | undefined;
-  const working = runCli(
-    [
-      "worker",
-      "--queue",
-      queueUrl,
-      "--concurrency",
-      "1",
-      "--workdir",
-      join(dir, "work"),
-      "--allow-rootfs",
-      join(dir, "envs"),
-      ...fakeFlags(fake),
-    ],
-    { env: pricedEnv(), onSpawn: (child) => (worker = child) },
-  );
-  const out = join(dir, "results.jsonl");
-  const batch = await runCli(["batch", "tasks.jsonl", "--queue", queueUrl, "--out", out, "--model", "fake-model"], {
-    cwd: dir,
-    env: pricedEnv(),
-  });
-  worker?.kill("SIGTERM");
-  const stopped = await working;
-  const results = new Map(readLines(out).map((line) => [line.id, line]));
+  const run = await batchOnOneWorker({ dir, tasks, fake, workerFlags: ["--allow-rootfs", join(dir, "envs")] });
+  const { results, batch, worker: stopped } = run;
   const env = results.get("env");
   assert.equal(env?.status, "ok", `${env?.error}\n${batch.stderr}\nworker:\n${stopped.stderr}`);
   assert.equal(env?.testExitCode, 0);
