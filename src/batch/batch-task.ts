@@ -122,9 +122,9 @@ export const queuedTaskSchema = taskLineSchema.superRefine((task, context) => {
   if (task.ref && !task.repo) context.addIssue({ code: "custom", path: ["ref"], message: "ref needs repo" });
   if (task.cwd && (task.attempts ?? 1) > 1)
     context.addIssue({ code: "custom", path: ["attempts"], message: ATTEMPTS_NEED_COPIES });
-  // *Decision*: a rootfs is a folder of the worker's, which no --allow-dir judges yet: not on a queue.
-  if (task.environment)
-    context.addIssue({ code: "custom", path: ["environment"], message: "is not taken on a queue yet" });
+  // A rootfs is judged by the worker (--allow-rootfs, batch/environment/environment-policy.ts).
+  if (task.environment?.rootfs && !isAbsolute(task.environment.rootfs))
+    context.addIssue({ code: "custom", path: ["environment", "rootfs"], message: "must be absolute" });
 });
 
 /**

@@ -10,7 +10,8 @@
 // policy stays one record read in one file.
 
 import type { RunSettings } from "./batch-run.ts";
-import { localRepoPath } from "./batch-task.ts";
+import { type BatchTask, localRepoPath } from "./batch-task.ts";
+import { checkEnvironment, globMatches } from "./environment/environment-policy.ts";
 import type { TaskFolderCheck } from "./working-copy.ts";
 
 /** What a worker allows the jobs it takes. */
@@ -23,6 +24,10 @@ export interface WorkerPolicy {
   allowDirs: string[];
   /** Repository URLs (globs) a job may have cloned (--allow-repo). */
   allowRepos: string[];
+  /** Folders (real paths) a job's environment.rootfs must be inside (--allow-rootfs). */
+  allowRootfs: string[];
+  /** Image references (globs) a job's environment.image must match (--allow-images); none: no image. */
+  allowImages: string[];
 }
 
 /** A job this worker will not run; the message says why (it becomes the task's error). */
@@ -70,12 +75,20 @@ export function folderCheckOf(policy: WorkerPolicy, judge: TaskFolderCheck): Tas
  * `check` refuses (folderCheckOf), a relative path, or a repository URL not on --allow-repo. A
  * task with neither runs in a fresh empty folder of the worker's own.
  */
-export function checkPlaces<T extends { cwd?: string; repo?: string }>(
+export function checkPlaces<T extends Pick<BatchTask, "cwd" | "repo" | "environment">>(
   task: T,
   policy: WorkerPolicy,
   check: TaskFolderCheck,
+  judge: TaskFolderCheck,
 ): T {
   const cwd = task.cwd === undefined ? undefined : allowedFolder("cwd", task.cwd, check);
+  if (task.environment) {
+    // Judged by the judgement of workspaces alone (`judge`): a rootfs is not a folder the job writes.
+    const allow = { rootfs: policy.allowRootfs, images: policy.allowImages };
+    const checked = checkEnvironment(task.environment, allow, judge);
+    if ("refused" in checked) throw new JobRefused(`environment: ${checked.refused}`);
+    task = { ...task, environment: checked.environment };
+  }
   if (task.repo === undefined) return { ...task, ...(cwd ? { cwd } : {}) };
   const local = localRepoPath(task.repo);
   if (local !== undefined) return { ...task, repo: allowedFolder("repo", local, check) };
@@ -95,14 +108,7 @@ function allowedFolder(what: string, folder: string, check: TaskFolderCheck): st
 
 /** Whether a value matches one of the patterns (`*` matches any run of characters). */
 function matchesAny(patterns: string[], candidates: string[]): boolean {
-  return patterns.some((pattern) => {
-    const regex = new RegExp(`^${pattern.split("*").map(escapeRegex).join(".*")}$`);
-    return candidates.some((candidate) => regex.test(candidate));
-  });
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+  return patterns.some((pattern) => candidates.some((candidate) => globMatches(pattern, candidate)));
 }
 
 function modelHint(policy: WorkerPolicy): string {

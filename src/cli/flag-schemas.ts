@@ -1,7 +1,9 @@
 // The flags of `harness serve` and `harness attach` (docs/serve.md), and of the queue modes of
 // `harness batch` and `harness worker` (docs/batch.md), spread into FLAGS (cli-args.ts), which
 // keeps the one table; their values' schemas are in flag-values.ts.
+import { resolve } from "node:path";
 import { z } from "zod";
+import { directory } from "./flag-values.ts";
 
 const PORT = "takes a port number (0 to 65535; 0 picks a free one)";
 
@@ -48,9 +50,16 @@ const QUEUE_FLAG_SPECS = {
   "queue-key-file": { schema: z.string().min(1) },
 };
 
-/** `harness batch`'s and `harness worker`'s own flags: the queue's and the dataset selection's. */
+/** `harness worker`'s task environments (batch/environment/environment-policy.ts): resolved where typed, judged at the start. */
+const ENVIRONMENT_FLAG_SPECS = {
+  "allow-rootfs": { schema: z.array(directory.transform((dir) => resolve(dir))), multiple: true as const },
+  "allow-images": { schema: z.string().min(1) },
+};
+
+/** `harness batch`'s and `harness worker`'s own flags: the queue's, the dataset selection's, the environments'. */
 export const BATCH_FLAG_SPECS = {
   ...QUEUE_FLAG_SPECS,
   ...DATASET_FLAG_SPECS,
+  ...ENVIRONMENT_FLAG_SPECS,
   "dry-run": { schema: z.boolean() }, // harness batch clean
 };

@@ -2,6 +2,7 @@
 // sh and a few coreutils (and python3 when asked), each at its host path with the shared
 // libraries `ldd` names, `/bin` and `/lib*` as the host has them (links or folders), an empty
 // `/testbed`, and a marker file only this root filesystem holds.
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
@@ -57,4 +58,48 @@ export function makeMinimalRootfs(dir: string, options: { python?: boolean } = {
   mkdirSync(join(dir, "etc"), { recursive: true });
   writeFileSync(join(dir, ROOTFS_MARKER.path), `${ROOTFS_MARKER.text}\n`);
   return dir;
+}
+
+/** A file every Debian-like host has and the minimal rootfs has not. */
+const HOST_ONLY = "/etc/os-release";
+/** Why the rootfs tests cannot tell the host's `/` from the rootfs here, or false. */
+export const hostOnlyMissing = existsSync(HOST_ONLY) ? false : `${HOST_ONLY} missing on this host`;
+
+const IN_ROOTFS = `grep -q "${ROOTFS_MARKER.text}" ${ROOTFS_MARKER.path} && test ! -e ${HOST_ONLY} && test "$(pwd)" = /testbed`;
+
+/** A task whose setup and test each check they run in the minimal rootfs at /testbed (the test sees the setup's file). */
+export function probeTask(id: string, environment: object) {
+  return {
+    id,
+    prompt: "look around",
+    environment,
+    setup: `${IN_ROOTFS} && echo set > from-setup.txt`,
+    test: `${IN_ROOTFS} && test -f from-setup.txt`,
+  };
+}
+
+/** The model's side of probeTask: one bash call (`c1`) that looks around, then an answer. */
+export const PROBE_STEPS = [
+  {
+    reply: {
+      toolCalls: [
+        {
+          id: "c1",
+          name: "bash",
+          arguments: {
+            command: `cat ${ROOTFS_MARKER.path}; pwd; test -e ${HOST_ONLY} && echo HOST-VISIBLE; test -f /testbed/from-setup.txt && echo SAME-FOLDER; echo done`,
+          },
+        },
+      ],
+    },
+  },
+  { reply: { text: "looked" } },
+];
+
+/** What the agent's command of PROBE_STEPS saw (its tool result) shows it ran in the rootfs, beside setup's file. */
+export function assertProbed(seen: string): void {
+  assert.match(seen, new RegExp(ROOTFS_MARKER.text));
+  assert.match(seen, /SAME-FOLDER/);
+  assert.doesNotMatch(seen, /HOST-VISIBLE/);
+  assert.match(seen, /done/);
 }

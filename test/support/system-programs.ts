@@ -16,6 +16,7 @@ const PACKAGES = {
   openssl: "openssl",
   curl: "curl",
   shellcheck: "shellcheck",
+  podman: "podman",
 } as const;
 
 /** A program some tests need that a machine may lack. */

@@ -27,3 +27,20 @@ test("a signed value verifies in any key order, and nothing changed, moved or re
   assert.deepEqual(verify(KEY, "result", "run.task.1", unsigned), { refused: "the result is unsigned" });
   assert.deepEqual(verify(KEY, "job", "j", "text"), { refused: "the job is not an object" });
 });
+
+test("a job's task environment is signed: its rootfs or image changed, added or removed does not verify", () => {
+  const task = { id: "t", prompt: "p", environment: { rootfs: "/srv/envs/py311", workdir: "/testbed" } };
+  const signed = sign(KEY, "job", "run.t.1", { runId: "run", attempt: 1, task, request: {} });
+  assert.ok("value" in verify(KEY, "job", "run.t.1", signed));
+  const { environment: _, ...bare } = task;
+  for (const changed of [
+    { ...task, environment: { ...task.environment, rootfs: "/" } },
+    { ...task, environment: { ...task.environment, workdir: "/root" } },
+    { ...task, environment: { image: "localhost/x:1" } },
+    bare,
+  ])
+    assert.match(
+      (verify(KEY, "job", "run.t.1", { ...signed, task: changed }) as { refused: string }).refused,
+      /signature is not one made/,
+    );
+});

@@ -42,8 +42,9 @@ export function jobIdOf(runId: string, taskFolder: string, attempt: number): str
 }
 
 /**
- * The task and settings to run a job with, or JobRefused. Its cwd and repo must be allowed
- * (checkPlaces; they come back as real paths). The worker's own settings win; a model
+ * The task and settings to run a job with, or JobRefused. Its cwd, repo and environment must be
+ * allowed (checkPlaces: `check` judges the folders it writes, `judge` alone a rootfs; they come
+ * back as real paths). The worker's own settings win; a model
  * or provider the job names must be the worker's or match `allowModels` (`*` wildcards; a
  * provider is allowed as `provider/*` or `provider/model`); api, thinking and maxTurns are taken
  * from the job only where the worker sets none (they cannot redirect a key or run code).
@@ -52,12 +53,13 @@ export function acceptJob(
   data: unknown,
   policy: WorkerPolicy,
   check: TaskFolderCheck,
+  judge: TaskFolderCheck,
 ): { job: QueueJobData; task: BatchTask; settings: RunSettings } {
   const parsed = jobSchema.safeParse(data);
   if (!parsed.success) throw new JobRefused(`not a valid job: ${describeIssues(parsed.error)}`);
   const job = parsed.data;
   const { request } = job;
-  const task = checkPlaces(job.task, policy, check);
+  const task = checkPlaces(job.task, policy, check, judge);
   const own = policy.settings;
   const provider = task.provider ?? request.provider;
   const model = task.model ?? request.model;

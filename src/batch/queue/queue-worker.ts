@@ -72,6 +72,8 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   // Jobs not signed with the queue's key: refused and never run; said once, counted at the stop.
   let unsigned = 0;
+  // Signed jobs this worker's policy refuses (each said with its reason): counted at the stop.
+  let refused = 0;
   // Every try and final result also goes to this worker's own disk, to put back into a Redis that lost them.
   const disk = new WorkerDisk(options.run.workRoot);
   const worker = new Worker<QueueJobData, JobResult | typeof NOT_RUN>(
@@ -86,9 +88,10 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
       }
       let accepted;
       try {
-        accepted = acceptJob(opened.value, options.policy, run.taskFolder);
+        accepted = acceptJob(opened.value, options.policy, run.taskFolder, options.run.taskFolder);
       } catch (error) {
         if (!(error instanceof JobRefused)) throw error;
+        refused++;
         log(`refused job ${job.id}: ${error.message}`);
         throw new UnrecoverableError(`refused by the worker: ${error.message}`);
       }
@@ -196,6 +199,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<void>
     isRedisGone = !(await withinGrace(worker.close().then(() => running)));
     if (isRedisGone) log("Redis did not answer: stopping without it (the running jobs return when their locks lapse)");
     if (unsigned > 0) log(`refused ${countOf(unsigned, "job")} not signed with this queue's key`);
+    if (refused > 0) log(`refused ${countOf(refused, "job")} this worker's policy does not allow`);
   } finally {
     stopWatching();
     // With Redis gone, BullMQ's close and disconnect wait for it forever: bounded, and not waited

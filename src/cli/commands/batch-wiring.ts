@@ -16,8 +16,8 @@ import type { HarnessConfig } from "../../wiring/config-file.ts";
 import { stateDir } from "../../wiring/defaults.ts";
 import { taskFolder } from "../../wiring/home-workspace.ts";
 import type { Flags, PROVIDER_FLAGS } from "../cli-args.ts";
-import { trajectorySaverFor } from "./batch-trajectories.ts";
 import { sessionSpendFor } from "./batch-sessions.ts";
+import { trajectorySaverFor } from "./batch-trajectories.ts";
 
 /**
  * Setup and test of a task in `cwd`: bwrap (or sandbox-exec) with the policy the agent's bash

@@ -3,6 +3,7 @@
 // to the queue at once for other workers).
 
 import { join, resolve } from "node:path";
+import { allowedRootfsFolders } from "../../batch/environment/environment-policy.ts";
 import { rateLimitBackoffFrom } from "../../batch/local-pool.ts";
 import { type QueueTarget, QueueUrlError } from "../../batch/queue/queue-target.ts";
 import { Reaper } from "../../batch/reaper.ts";
@@ -31,6 +32,12 @@ ${QUEUE_SECRETS_HELP}  --concurrency <n>   tasks at once (default ${DEFAULT_CONC
                       tasks that name a folder of this machine are refused
   --allow-repo <url>  a repository URL tasks may clone (repeatable, * wildcards:
                       'https://github.com/*'); without it, tasks that name a URL are refused
+  --allow-rootfs <dir>
+                      a folder a task's environment.rootfs may be in (repeatable; by real path,
+                      apart from --workdir and --allow-dir); without it, such tasks are refused
+  --allow-images <list>
+                      image references a task's environment.image may name (comma-separated,
+                      * wildcards: 'localhost/*'); without it, tasks naming an image are refused
   --snapshots         keep undo snapshots of the tasks' working copies (off by default)
 Anyone who can write to this Redis can make this worker run setup and test commands (in the
 sandbox, without keys) and spend its keys on its allowed models: give Redis a password
@@ -52,6 +59,8 @@ export const WORKER_FLAGS = [
   "allow-models",
   "allow-dir",
   "allow-repo",
+  "allow-rootfs",
+  "allow-images",
   "snapshots",
   ...PROVIDER_FLAGS,
   "help",
@@ -82,10 +91,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const settings = settingsFromFlags(flags);
-  const allowModels = (flags["allow-models"] ?? "")
-    .split(",")
-    .map((pattern) => pattern.trim())
-    .filter(Boolean);
+  const allowModels = listOf(flags["allow-models"]);
   // The worker's own folders are judged as a task's would be: a job may use each of them.
   const workRoot = resolve(flags.workdir ?? join("harness-work", target.name));
   const allowDirs: string[] = [];
@@ -99,6 +105,12 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
     if (flag === "--allow-dir") allowDirs.push(checked.folder);
+  }
+  const judge = (dir: string) => taskFolder(dir, process.env);
+  const rootfs = allowedRootfsFolders(flags["allow-rootfs"] ?? [], [workRoot, ...allowDirs], judge);
+  if ("refused" in rootfs) {
+    process.stderr.write(`harness: ${rootfs.refused}\n`);
+    return 2;
   }
   const controller = new AbortController();
   const onSignal = () => {
@@ -125,7 +137,14 @@ export async function run(argv: string[]): Promise<number> {
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
       run,
       sessionSpend: sessionSpendFor(run.price),
-      policy: { settings, allowModels, allowDirs, allowRepos: flags["allow-repo"] ?? [] },
+      policy: {
+        settings,
+        allowModels,
+        allowDirs,
+        allowRepos: flags["allow-repo"] ?? [],
+        allowRootfs: rootfs.folders,
+        allowImages: listOf(flags["allow-images"]),
+      },
       rateLimitBackoffMs: rateLimitBackoffFrom(process.env),
       log: (line) => process.stderr.write(`worker: ${showControlChars(line)}\n`),
       signal: controller.signal,
@@ -140,4 +159,12 @@ export async function run(argv: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   return 0;
+}
+
+/** A comma-separated flag's patterns. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((pattern) => pattern.trim())
+    .filter(Boolean);
 }
