@@ -214,7 +214,11 @@ test("20 tasks, 4 at once: one fails, one hits max turns; interrupted, then resu
   assert.match(html, /<tr data-statuses="failed"><td class="id">t2<\/td>/, "tasks that failed come first");
   assert.doesNotMatch(html, /<link|src=|url\(/, "self-contained: nothing to fetch");
   for (const [, href] of html.matchAll(/href="([^"]*)"/g))
-    assert.match(href, /^report\.files\/run-1\/\d+-t\d+\.(diff|session)\.html$/, "links only to the files beside it");
+    assert.match(
+      href,
+      /^report\.files\/run-1\/\d+-t\d+\.(diff\.html|session\.html|traj\.json)$/,
+      "links only to the files beside it",
+    );
 });
 
 test("a rate limit the child could not outlast slows the pool and the task runs again; it does not fail", async () => {

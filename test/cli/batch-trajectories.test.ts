@@ -1,7 +1,7 @@
 // Every attempt of a batch writes a trajectory in mini-swe-agent's `*.traj.json` format
 // (src/batch/trajectory.ts), best-of-N attempts each their own, with no key in it.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { AttemptSummary } from "../../src/batch/task-result.ts";
@@ -34,7 +34,7 @@ interface TrajectoryFile {
   instance_id: string;
 }
 
-test("trajectories: one mini-swe-agent file per attempt, with the calls, the diff, the spend, and no key", async () => {
+test("trajectories: one mini-swe-agent file per attempt, with the calls, the diff, the spend, and no key", async (t) => {
   const step: ScriptStep = (request: RecordedRequest) => {
     if (request.body.messages.some((message: { role: string }) => message.role === "tool"))
       return { reply: { text: "done" } };
@@ -119,7 +119,14 @@ test("trajectories: one mini-swe-agent file per attempt, with the calls, the dif
   }
   assert.ok(leak.diff?.includes(KEY), "the results line keeps the diff as git made it");
 
-  // The report's row links a copy of the task's trajectory (the picked attempt's for best of N).
+  // The report's row links a copy of the task's trajectory (the picked attempt's for best of N); a
+  // link planted in place of one (to a file outside that looks like it) is not followed.
+  const outside = mkdtempSync("/var/tmp/harness-traj-canary-");
+  t.after(() => rmSync(outside, { recursive: true, force: true }));
+  const planted = { trajectory_format: "mini-swe-agent-1.1", instance_id: "fix/1", canary: "PLANTED" };
+  writeFileSync(join(outside, "x.json"), JSON.stringify(planted));
+  rmSync(join(runDir, "fix_1.1.traj.json"));
+  symlinkSync(join(outside, "x.json"), join(runDir, "fix_1.1.traj.json"));
   const report = await runCli(["batch", "report", "results.jsonl", "--html", "report.html"], {
     env: pricedEnv(),
     cwd: dir,
@@ -127,9 +134,9 @@ test("trajectories: one mini-swe-agent file per attempt, with the calls, the dif
   assert.equal(report.code, 0, report.stderr);
   const page = readFileSync(join(dir, "report.html"), "utf8");
   const hrefs = [...page.matchAll(/href="([^"]+\.traj\.json)"/g)].map((match) => decodeURIComponent(match[1] ?? ""));
-  assert.equal(hrefs.length, 2, "a trajectory link per task");
+  assert.equal(hrefs.length, 1, "a trajectory link for leak, none for the planted link");
   const picked = leak.picked && leak.picked > 1 ? "leak.1.2.traj.json" : "leak.1.traj.json";
-  const copies = hrefs.map((href) => readFileSync(join(dir, href), "utf8")).sort();
-  const originals = ["fix_1.1.traj.json", picked].map((name) => readFileSync(join(runDir, name), "utf8")).sort();
-  assert.deepEqual(copies, originals);
+  assert.equal(readFileSync(join(dir, hrefs[0] ?? ""), "utf8"), readFileSync(join(runDir, picked), "utf8"));
+  for (const name of readdirSync(join(dir, "report.files", "run-1")))
+    assert.doesNotMatch(readFileSync(join(dir, "report.files", "run-1", name), "utf8"), /PLANTED/);
 });
