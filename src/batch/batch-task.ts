@@ -4,6 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../shared/describe-issue.ts";
 import { environmentSchema, resolveEnvironment } from "./environment/task-environment.ts";
+import { logParserFor } from "./grading/log-parsers.ts";
 import { testList } from "./grading/swe-bench-grading.ts";
 
 /** Longest task id; ids name working-copy folders and BullMQ jobs. */
@@ -49,6 +50,8 @@ const taskLineSchema = z.strictObject({
       failToPass: z.array(z.string()),
       passToPass: z.array(z.string()),
       testPatch: z.string().optional(),
+      /** The SWE-bench repository (`owner/name`) whose log parser reads the test's output (grading/log-parsers.ts). */
+      repo: z.string().optional(),
     })
     .optional(),
 });
@@ -104,6 +107,7 @@ function fromSweBench(instance: z.infer<typeof sweBenchSchema>, base: string): z
             failToPass: testList(instance.FAIL_TO_PASS),
             passToPass: testList(instance.PASS_TO_PASS),
             testPatch: instance.test_patch,
+            repo: checkedParser(instance.repo),
           },
         }
       : {}),
@@ -230,4 +234,10 @@ export function localRepoPath(repo: string): string | undefined {
   const file = /^file:\/\/(.*)$/i.exec(repo);
   if (file) return file[1].startsWith("/") && !file[1].includes("%") ? file[1] : repo;
   return isRepoUrl(repo) ? undefined : repo;
+}
+
+/** The instance's repository, once its log parser is known to exist: a file whose repository has none is refused as it loads. */
+function checkedParser(repo: string): string {
+  logParserFor(repo);
+  return repo;
 }

@@ -5,6 +5,8 @@
 // `swebench/harness/grading.py` and `log_parsers.py` (parse_log_pytest, test_passed /
 // test_failed, get_resolution_status, the report.json written per instance).
 
+import { logParserFor } from "./log-parsers.ts";
+
 /** A test's status as pytest's `-rA` summary line names it. */
 type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
 const STATUSES: TestStatus[] = ["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"];
@@ -69,9 +71,17 @@ export function testList(value: string | string[] | undefined): string[] {
 /** One instance's entry of SWE-bench's report.json: `{instance_id: {...}}` with these fields. */
 export function instanceReport(
   instanceId: string,
-  run: { patch: string | null; patchApplied: boolean; log: string; failToPass: string[]; passToPass: string[] },
+  run: {
+    patch: string | null;
+    patchApplied: boolean;
+    log: string;
+    failToPass: string[];
+    passToPass: string[];
+    /** The instance's repository, whose log parser reads `log` (log-parsers.ts); pytest's when absent. */
+    repo?: string;
+  },
 ) {
-  const statuses = parsePytestLog(run.log);
+  const statuses = run.repo ? logParserFor(run.repo)(run.log) : parsePytestLog(run.log);
   const FAIL_TO_PASS = sorted(run.failToPass, statuses);
   const PASS_TO_PASS = sorted(run.passToPass, statuses);
   const resolution = run.patchApplied ? resolutionOf(FAIL_TO_PASS, PASS_TO_PASS) : "RESOLVED_NO";
