@@ -15,6 +15,7 @@ import { NOT_RUN } from "./queue-try.ts";
 const MAX_EARLIER = 10;
 const count = z.number().finite().nonnegative();
 const nullableText = z.string().nullable();
+const tokens = z.object({ input: count, output: count, cached: count });
 
 /** One result as a worker sends it; unknown fields are dropped, never written. */
 const resultSchema = z.object({
@@ -31,8 +32,10 @@ const resultSchema = z.object({
   structured_output: z.unknown().optional(),
   answeredBy: z.string().optional(),
   turns: z.number().int().nonnegative(),
-  tokens: z.object({ input: count, output: count, cached: count }),
+  tokens,
   cost: count.optional(),
+  // The call in flight at a kill or timeout, already in tokens and cost (attempt-journal.ts withInFlight).
+  inFlight: z.object({ tokens, cost: count.optional(), estimated: z.boolean() }).optional(),
   durationMs: count,
   finishedAt: z.string(),
   testExitCode: z.number().int().nullable(),
