@@ -2,8 +2,8 @@
 // --queue`). A batch keeps its jobs once complete (`removeOnComplete: false`: a batch killed
 // before collecting a result collects it when re-run), so nothing leaves Redis by itself but the
 // ledger's keys (7 days). How a run is known (*decisions*):
-// - live: while its batch runs, it refreshes `harness-live:<run>` every poll, with a short time
-//   to live; a batch killed stops refreshing it and it lapses in LIVE_TTL_S.
+// - live: while its batch runs, it refreshes `harness-live:<run>` every LIVE_REFRESH_MS, with a
+//   short time to live; a batch killed stops refreshing it and it lapses in LIVE_TTL_S.
 // - finished: a batch that recorded every task's final result writes `harness-finished:<run>`,
 //   signed with the queue's key over the run's id (queue-signature.ts, kind `run`), and a batch
 //   that starts (resumes) the run deletes it first. Only a run with a marker that verifies and no
@@ -19,7 +19,8 @@
 import type { Job, Queue } from "bullmq";
 import { sign, verify } from "./queue-signature.ts";
 
-/** How long a batch's live key outlives its last refresh (seconds). */
+/** How often a running batch refreshes its live key (ms), and how long the key outlives the last refresh (s). */
+export const LIVE_REFRESH_MS = 3000;
 const LIVE_TTL_S = 15;
 /** A run id as a job's data holds it (queue-job.ts). */
 const RUN_ID = /^[A-Za-z0-9._-]{1,100}$/;
