@@ -108,6 +108,7 @@ export async function planClean(queue: Queue, key: Buffer): Promise<RunPlan[]> {
   const client = await clientOf(queue);
   const prefix = queue.toKey("");
   const keys = await queueKeys(client, prefix);
+  const present = new Set(keys);
   const runIds = new Set(keys.flatMap((name) => /^harness-(?:finished|live):(.*)$/.exec(name)?.[1] ?? []));
   const plans: RunPlan[] = [];
   for (const runId of [...runIds].sort()) {
@@ -142,14 +143,14 @@ export async function planClean(queue: Queue, key: Buffer): Promise<RunPlan[]> {
         break;
       }
       plan.jobIds.push(jobId);
-      plan.keys.push(...names, ...[`harness-done:${jobId}`, `harness-tries:${jobId}`].filter((k) => keys.includes(k)));
+      plan.keys.push(...names, ...[`harness-done:${jobId}`, `harness-tries:${jobId}`].filter((k) => present.has(k)));
     }
     if (plan.kept) {
       plan.jobIds = [];
       plan.keys = [];
       continue;
     }
-    plan.keys.push(...[`harness-spend:${runId}`, `harness-finished:${runId}`].filter((k) => keys.includes(k)));
+    plan.keys.push(...[`harness-spend:${runId}`, `harness-finished:${runId}`].filter((k) => present.has(k)));
     plan.bytes = Number(
       await client.runCommand(
         "harnessMemoryOf",
@@ -190,13 +191,16 @@ export async function cleanRun(queue: Queue, plan: RunPlan): Promise<{ removed: 
   const guard = [liveKey(queue, plan.runId), finishedKey(queue, plan.runId)];
   const stillFinished = async () =>
     Number(await client.runCommand("harnessDeleteIfFinished", [...guard, plan.marker, "check"])) === 0;
+  const keysOfJob = new Map<string, number>();
+  for (const name of plan.keys) keysOfJob.set(name.split(":")[0], (keysOfJob.get(name.split(":")[0]) ?? 0) + 1);
   let removed = 0;
   for (const jobId of plan.jobIds) {
     if (!(await stillFinished())) return { removed, stopped: "a batch started on it meanwhile" };
     if ((await queue.remove(jobId)) !== 1) return { removed, stopped: `its job ${jobId} is locked by a worker` };
-    removed += plan.keys.filter((name) => name.split(":")[0] === jobId).length;
+    removed += keysOfJob.get(jobId) ?? 0;
   }
-  const rest = plan.keys.filter((name) => !plan.jobIds.includes(name.split(":")[0]));
+  const jobIds = new Set(plan.jobIds);
+  const rest = plan.keys.filter((name) => !jobIds.has(name.split(":")[0]));
   const others = rest.filter((name) => !name.startsWith("harness-finished:")).map((name) => prefix + name);
   const gone = Number(await client.runCommand("harnessDeleteIfFinished", [...guard, plan.marker, "all", ...others]));
   if (gone < 0) return { removed, stopped: "a batch started on it meanwhile" };
