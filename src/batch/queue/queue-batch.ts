@@ -13,6 +13,7 @@ import { type JobRequest, jobIdOf, type QueueJobData } from "./queue-job.ts";
 import { runSpend, startRunSpend } from "./queue-ledger.ts";
 import { type Beats, doneValue, hasLiveTry, markerOf, RECONCILE_GRACE_MS, setMarker } from "./queue-reconcile.ts";
 import { openJobValue } from "./queue-result.ts";
+import { LIVE_REFRESH_MS, markRunEnded, markRunLive } from "./queue-runs.ts";
 import { sign } from "./queue-signature.ts";
 import { loadBullmq, type QueueTarget, waitForRedis } from "./queue-target.ts";
 import type { JobResult } from "./queue-try.ts";
@@ -90,6 +91,9 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
     if (options.budget) await startRunSpend(queue, runId, spentBefore);
     // The marker gone later means Redis lost its state (queue-reconcile.ts).
     await setMarker(queue);
+    // The run is live while this loop runs, and finished once every result is recorded (queue-runs.ts).
+    await markRunLive(queue, runId, true);
+    let liveAt = Date.now();
     await enqueue([...outstanding]);
     progress.note(
       `${countOf(outstanding.size, "task")} queued on ${target.display}; start workers with: harness worker --queue ${target.display}`,
@@ -108,6 +112,10 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       return options.budget.signal.aborted;
     };
     while (outstanding.size > 0 && !signal.aborted) {
+      if (Date.now() - liveAt >= LIVE_REFRESH_MS) {
+        liveAt = Date.now();
+        await markRunLive(queue, runId, false);
+      }
       if ((await markerOf(queue)) === null) {
         lostAt = Date.now();
         losses++;
@@ -191,6 +199,7 @@ export async function runQueueBatch(options: QueueBatchOptions): Promise<void> {
       );
       await sleep(POLL_MS, signal);
     }
+    await markRunEnded(queue, target.key, runId, outstanding.size === 0);
     if (losses > 0)
       progress.note(`Redis lost the queue's state ${countOf(losses, "time")}; reconciled from the workers' records`);
     if (refused > 0)

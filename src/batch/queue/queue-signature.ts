@@ -9,7 +9,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /** The field a signed value carries its signature in (hex). */
 const SIGNATURE_FIELD = "sig";
 
-type Kind = "job" | "result";
+type Kind = "job" | "result" | "run";
 
 /** JSON with the keys of every object sorted; `undefined` members are left out, as JSON.stringify does. */
 function canonicalJson(value: unknown): string {

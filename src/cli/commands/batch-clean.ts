@@ -23,17 +23,30 @@ import { ResultsFileError, readResults } from "../../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags } from "../cli-args.ts";
+import { QUEUE_SECRETS_HELP, queueTargetOf } from "./queue-flags.ts";
 
 const CLEAN_USAGE = `Usage: harness batch clean [--out results.jsonl] [--workdir <dir>] [--dry-run]
+       harness batch clean --queue redis://host:port/name [--dry-run]
 Removes the working copies that the runs of a results file left in its working-copies folder,
 keeping results, grading reports, trajectories and sessions. Refuses while a batch writes that file.
+With --queue, removes instead from Redis the jobs and keys of the queue's finished runs (each
+run's batch recorded every result, and no batch runs it), keeping every other run.
   --out <file>     the results file (default results.jsonl)
   --workdir <dir>  the batch's working copies (default <out without .jsonl>.work)
+  --queue <url>    the queue to clean (as harness batch --queue)
   --dry-run        list what would be removed, with sizes, and remove nothing
-`;
+${QUEUE_SECRETS_HELP}`;
 
 /** The flags `harness batch clean` takes (test/cli/cli-help-flags.test.ts: each one is in its help). */
-export const CLEAN_FLAGS = ["out", "workdir", "dry-run", "help"] as const;
+export const CLEAN_FLAGS = [
+  "out",
+  "workdir",
+  "dry-run",
+  "queue",
+  "queue-key-file",
+  "queue-password-file",
+  "help",
+] as const;
 
 /** A run id as the batch makes them (batch-run.ts), or at least one that is a single folder name. */
 const RUN_FOLDER = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
@@ -61,9 +74,22 @@ export async function runClean(argv: string[]): Promise<number> {
     process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n${CLEAN_USAGE}`);
     return 2;
   }
+  const say = (line: string) => process.stdout.write(`${showControlChars(line)}\n`);
+  if (flags.queue !== undefined) {
+    let target;
+    try {
+      if (flags.out !== undefined || flags.workdir !== undefined)
+        throw new Error("--queue cleans Redis; --out and --workdir clean working copies: give one or the other");
+      target = queueTargetOf(flags);
+    } catch (error) {
+      process.stderr.write(`harness: ${showControlChars((error as Error).message)}\n`);
+      return 2;
+    }
+    if (!target) return 2;
+    return (await import("./batch-clean-queue.ts")).cleanQueue(target, Boolean(flags["dry-run"]), say);
+  }
   const outPath = resolve(flags.out ?? "results.jsonl");
   const workRoot = resolve(flags.workdir ?? `${outPath.replace(/\.jsonl$/, "")}.work`);
-  const say = (line: string) => process.stdout.write(`${showControlChars(line)}\n`);
   if (!existsSync(outPath) && !existsSync(runsPathOf(outPath))) {
     process.stderr.write(`harness: ${showControlChars(outPath)}: no batch results here; give the batch's --out\n`);
     return 2;

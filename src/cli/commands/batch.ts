@@ -34,6 +34,7 @@ const DEFAULT_CONCURRENCY = 4;
 const USAGE = `Usage: harness batch <tasks.jsonl> [options]
        harness batch report <results.jsonl> [<results.jsonl> ...] [--html report.html] [--json]
        harness batch clean [--out results.jsonl] [--workdir <dir>] [--dry-run]
+       harness batch clean --queue <url> [--dry-run]
 
 Runs each task of tasks.jsonl (one JSON object per line: id, prompt, and optionally cwd, or repo
 and ref, model, provider, maxTurns, setup, test, timeout (seconds), maxCost (USD), outputSchema
