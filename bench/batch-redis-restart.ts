@@ -5,18 +5,25 @@
 // --workdir, as an operator would). Prints: tasks with exactly one final result, model calls the
 // fake answered against calls in the lines, spend recorded against spent, and the retries (lines
 // beyond one per task). Figures, not thresholds.
-import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskResult } from "../src/batch/task-result.ts";
 import { readLines } from "../test/support/batch-files.ts";
 import { type ScriptStep, startFakeLLM } from "../test/support/fake-llm/server.ts";
-import { CLI, cleanEnv, TEST_QUEUE_KEY, tempDir } from "../test/support/helpers.ts";
+import { cleanEnv, TEST_QUEUE_KEY, tempDir } from "../test/support/helpers.ts";
 import { freePort } from "../test/support/redis-server.ts";
-
-const TASKS = Number(process.argv[process.argv.indexOf("--tasks") + 1]) || 150;
-const CALL_COST = 0.00002;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import {
+  CALL_COST,
+  cliStarter,
+  exited,
+  finalsOf,
+  killOneWorkerAndFinish,
+  sleep,
+  startRedisOn,
+  TASKS,
+  untilLines,
+  workerArgs,
+} from "./queue-bench.ts";
 
 let answered = 0;
 const step: ScriptStep = async (request) => {
@@ -38,50 +45,32 @@ writeFileSync(
   JSON.stringify({ providers: { openai: { prices: { input: 1, output: 2 } } } }),
 );
 const port = await freePort();
-const startRedis = () =>
-  spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
+const startRedis = () => startRedisOn(port);
 let redis = startRedis();
 await sleep(500);
 const queue = `redis://127.0.0.1:${port}/bench-restart`;
 const fakeFlags = ["--provider", "openai", "--base-url", fake.baseUrl, "--model", "fake-model"];
 const logs: string[] = [];
-function start(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
-  child.stderr?.on("data", (chunk: Buffer) => logs.push(chunk.toString()));
-  return child;
-}
-const worker = (n: number) =>
-  start(["worker", "--queue", queue, "--concurrency", "4", "--workdir", join(dir, `w${n}`), ...fakeFlags]);
+const start = cliStarter(dir, env, logs);
+const worker = (n: number) => start(workerArgs(queue, join(dir, `w${n}`), fakeFlags));
 const workers = [worker(1), worker(2)];
 const started = Date.now();
 const batch = start(["batch", "tasks.jsonl", "--queue", queue, "--out", "results.jsonl", "--model", "fake-model"]);
 const out = join(dir, "results.jsonl");
-const until = async (count: number) => {
-  while (readLines(out).length < count) await sleep(200);
-};
+const until = (count: number) => untilLines(out, count);
 await until(Math.floor(TASKS / 3));
 redis.kill("SIGKILL");
-await new Promise((resolve) => redis.once("exit", resolve));
+await exited(redis);
 redis = startRedis();
 const restartedAt = Date.now();
 await until(Math.floor((2 * TASKS) / 3));
-workers[0].kill("SIGKILL");
-const killedAt = Date.now();
-await sleep(3000);
-workers.push(worker(1)); // back on the dead worker's --workdir: its records go back into Redis
-const code = await new Promise<number | null>((resolve) => batch.once("exit", resolve));
-const wall = Date.now() - started;
-for (const child of workers.slice(1)) child.kill("SIGTERM");
-await Promise.all(workers.slice(1).map((child) => new Promise((resolve) => child.once("exit", resolve))));
+const { killedAt, code, endedAt } = await killOneWorkerAndFinish(workers, () => worker(1), batch);
+const wall = endedAt - started;
 redis.kill("SIGTERM");
 await fake.close();
 
 const lines: TaskResult[] = readLines(out);
-const finals = new Map<string, number>();
-for (const line of lines) if (line.status !== "crashed") finals.set(line.id, (finals.get(line.id) ?? 0) + 1);
-const once = [...finals.values()].filter((count) => count === 1).length;
+const { finals, once, more } = finalsOf(lines);
 const calls = lines.reduce((sum, line) => sum + line.turns, 0);
 const recorded = lines.reduce((sum, line) => sum + (line.cost ?? 0), 0);
 const statuses = new Map<string, number>();
@@ -91,9 +80,7 @@ console.log(`batch exit ${code}; ${TASKS} tasks, two workers of 4; wall ${(wall 
 console.log(
   `Redis restarted empty ${((restartedAt - started) / 1000).toFixed(1)} s in; worker SIGKILLed ${((killedAt - started) / 1000).toFixed(1)} s in`,
 );
-console.log(
-  `tasks done exactly once: ${once} of ${TASKS} (tasks with 2+ final lines: ${[...finals.values()].filter((n) => n > 1).length})`,
-);
+console.log(`tasks done exactly once: ${once} of ${TASKS} (tasks with 2+ final lines: ${more})`);
 console.log(`lines ${lines.length}: ${[...statuses].map(([status, n]) => `${n} ${status}`).join(", ")}`);
 console.log(`retries (lines beyond one per task): ${lines.length - finals.size}`);
 console.log(`model calls answered ${answered}, in the lines ${calls}`);
