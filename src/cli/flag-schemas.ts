@@ -62,4 +62,5 @@ export const BATCH_FLAG_SPECS = {
   ...DATASET_FLAG_SPECS,
   ...ENVIRONMENT_FLAG_SPECS,
   "dry-run": { schema: z.boolean() }, // harness batch clean
+  "worker-dir": { schema: z.string().min(1) }, // harness batch clean
 };

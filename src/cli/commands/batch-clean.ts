@@ -1,7 +1,8 @@
 // `harness batch clean [--out results.jsonl] [--workdir dir] [--dry-run]`: removes the working
 // copies a batch on this machine left behind (`<workdir>/<run id>/<task>[.n]`, with their
 // `.base.git` and `.diff-index` beside them), keeping what is a result: the grading reports
-// (`<task>.report.json`), the trajectories, the results, sessions and predictions.
+// (`<task>.report.json`), the trajectories, the results, sessions and predictions. A queue
+// worker's copies (`--worker-dir`): batch-clean-worker.ts.
 //
 // What it judges safe, and why (*decisions*):
 // - It holds the results file's lock while it works (results-lock.ts), as a batch does: a batch
@@ -15,7 +16,7 @@
 // - Nothing is followed through a symbolic link: a run folder or an entry that is one is left as it
 //   is and said, so a link planted among the copies cannot make it delete what it points to. The
 //   working-copies folder itself may be a link (the user's own choice): it is resolved once.
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AttemptFiles } from "../../batch/attempt-journal.ts";
 import { runsPathOf } from "../../batch/batch-run.ts";
@@ -23,17 +24,23 @@ import { ResultsFileError, readResults } from "../../batch/results-file.ts";
 import { lockResults, ResultsLockError } from "../../batch/results-lock.ts";
 import { showControlChars } from "../../shared/control-chars.ts";
 import { parseFlags } from "../cli-args.ts";
+import { KEPT_FILES, lstatOrUndefined, type Removal, RUN_FOLDER, sayPlan, sizeOf } from "./batch-clean-plan.ts";
 import { QUEUE_SECRETS_HELP, queueTargetOf } from "./queue-flags.ts";
 
 const CLEAN_USAGE = `Usage: harness batch clean [--out results.jsonl] [--workdir <dir>] [--dry-run]
        harness batch clean --queue redis://host:port/name [--dry-run]
+       harness batch clean --worker-dir <dir> [--dry-run]
 Removes the working copies that the runs of a results file left in its working-copies folder,
 keeping results, grading reports, trajectories and sessions. Refuses while a batch writes that file.
 With --queue, removes instead from Redis the jobs and keys of the queue's finished runs (each
 run's batch recorded every result, and no batch runs it), keeping every other run.
+With --worker-dir, removes instead the copies a worker (harness worker --workdir) left for jobs
+whose result its journal stored, keeping running or undelivered ones, the journal and trajectories.
   --out <file>     the results file (default results.jsonl)
   --workdir <dir>  the batch's working copies (default <out without .jsonl>.work)
   --queue <url>    the queue to clean (as harness batch --queue)
+  --worker-dir <dir>
+                   a worker's --workdir to clean
   --dry-run        list what would be removed, with sizes, and remove nothing
 ${QUEUE_SECRETS_HELP}`;
 
@@ -43,22 +50,11 @@ export const CLEAN_FLAGS = [
   "workdir",
   "dry-run",
   "queue",
+  "worker-dir",
   "queue-key-file",
   "queue-password-file",
   "help",
 ] as const;
-
-/** A run id as the batch makes them (batch-run.ts), or at least one that is a single folder name. */
-const RUN_FOLDER = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
-/** What a run folder holds that is a result, not a copy: never removed. */
-const KEPT_FILES = /\.(report|traj)\.json$/;
-
-/** A working copy: its folder and the files beside it that are its (`.base.git`, `.diff-index`). */
-interface Removal {
-  path: string;
-  paths: string[];
-  bytes: number;
-}
 
 export async function runClean(argv: string[]): Promise<number> {
   let flags;
@@ -75,6 +71,17 @@ export async function runClean(argv: string[]): Promise<number> {
     return 2;
   }
   const say = (line: string) => process.stdout.write(`${showControlChars(line)}\n`);
+  if (flags["worker-dir"] !== undefined) {
+    // Its own flag, not --workdir: that one names a batch's copies, judged by its results file.
+    if (flags.out !== undefined || flags.workdir !== undefined || flags.queue !== undefined) {
+      process.stderr.write(
+        "harness: --worker-dir cleans a worker's folder: give it without --out, --workdir, --queue\n",
+      );
+      return 2;
+    }
+    const { cleanWorkerDir } = await import("./batch-clean-worker.ts");
+    return cleanWorkerDir(resolve(flags["worker-dir"]), Boolean(flags["dry-run"]), say);
+  }
   if (flags.queue !== undefined) {
     let target;
     try {
@@ -105,23 +112,7 @@ export async function runClean(argv: string[]): Promise<number> {
   try {
     const runIds = runIdsOf(outPath);
     const { removals, kept } = plan(workRoot, runIds, outPath);
-    const isDry = Boolean(flags["dry-run"]);
-    let freed = 0;
-    for (const removal of removals) {
-      const links = isDry ? [] : removal.paths.filter((path) => !remove(path));
-      if (links.length > 0) kept.push(...links.map((path) => `${path}: became a symbolic link; left alone`));
-      freed += removal.bytes;
-      say(`${isDry ? "would remove" : "removed"} ${removal.path} (${formatBytes(removal.bytes)})`);
-    }
-    for (const line of kept) say(`kept ${line}`);
-    const copies = `${removals.length} ${removals.length === 1 ? "working copy" : "working copies"}`;
-    say(
-      removals.length === 0
-        ? `nothing to clean in ${workRoot}`
-        : isDry
-          ? `would remove ${copies}, freeing ${formatBytes(freed)}; nothing was removed (--dry-run)`
-          : `removed ${copies}, freed ${formatBytes(freed)}`,
-    );
+    sayPlan(removals, kept, Boolean(flags["dry-run"]), workRoot, say);
     return 0;
   } catch (error) {
     if (!(error instanceof ResultsFileError)) throw error;
@@ -131,7 +122,6 @@ export async function runClean(argv: string[]): Promise<number> {
     unlock();
   }
 }
-
 /** The runs of the results file: its runs file's and its lines' (an older file has only the lines). */
 function runIdsOf(outPath: string): Set<string> {
   const ids = new Set<string>();
@@ -196,42 +186,4 @@ function plan(workRoot: string, runIds: Set<string>, outPath: string): { removal
     }
   }
   return { removals: [...byCopy.values()], kept };
-}
-
-function lstatOrUndefined(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Bytes of a file or folder, links counted as themselves (never followed). */
-function sizeOf(path: string): number {
-  const stat = lstatOrUndefined(path);
-  if (!stat) return 0;
-  if (!stat.isDirectory()) return stat.size;
-  let total = stat.size;
-  for (const name of readdirSync(path)) total += sizeOf(join(path, name));
-  return total;
-}
-
-/** Removes a copy, unless it became a symbolic link since it was judged; `rm` itself never follows one inside. */
-function remove(path: string): boolean {
-  if (lstatOrUndefined(path)?.isSymbolicLink()) return false;
-  rmSync(path, { recursive: true, force: true });
-  return true;
-}
-
-/** `512 bytes`, `1234567 bytes, 1.2 MiB`: exact first (scripts), then as a person reads it. */
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${bytes} bytes, ${value.toFixed(1)} ${units[unit]}`;
 }
