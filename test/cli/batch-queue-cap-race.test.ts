@@ -9,35 +9,28 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { folderNameOf } from "../../src/batch/batch-task.ts";
 import { jobIdOf } from "../../src/batch/queue/queue-job.ts";
 import { sign } from "../../src/batch/queue/queue-signature.ts";
 import { loadBullmq, parseQueueUrl } from "../../src/batch/queue/queue-target.ts";
 import { NOT_RUN } from "../../src/batch/queue/queue-try.ts";
 import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
-import { type FakeLLM, startFakeLLM } from "../support/fake-llm/server.ts";
-import { fakeFlags, runCli, tempDir } from "../support/helpers.ts";
+
+import { fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 test("a raised --max-cost run that finds its task's stale 'not run' (a job a worker took as the cap withdrew it) runs the task", {
   skip: needs("redis-server"),
 }, async () => {
   const { port } = await startRedis();
   const queueUrl = `redis://127.0.0.1:${port}/cap-race`;
-  server = await startFakeLLM(
+  const fake = await serve(
     Array.from({ length: 20 }, () => (request) => ({ reply: { text: `answer to ${promptOf(request)}` } })),
   );
-  const fake = server;
   const startWorker = () => {
     let child: ChildProcess | undefined;
     const done = runCli(["worker", "--queue", queueUrl, "--concurrency", "1", ...fakeFlags(fake)], {

@@ -6,23 +6,17 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
-import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
-import { fakeFlags, runCli, tempDir } from "../support/helpers.ts";
+import type { ScriptStep } from "../support/fake-llm/server.ts";
+import { fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
 
 /** A task's own time limit: only a broken budget lets a task run this long (the test then fails on its status). */
 const LIVENESS_TIMEOUT_S = 100;
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost stops the tasks on both workers and starts no more", {
   skip: needs("redis-server"),
@@ -52,8 +46,7 @@ test("queue mode, two workers: a task's maxCost ends it; the batch's --max-cost 
     }
     return ++secondCalls === 1 ? command : { hang: true };
   };
-  server = await startFakeLLM(Array.from({ length: 40 }, () => step));
-  const fake = server;
+  const fake = await serve(Array.from({ length: 40 }, () => step));
   const workers = [1, 2].map(() => {
     let child: ChildProcess | undefined;
     const done = runCli(["worker", "--queue", queueUrl, "--concurrency", "1", ...fakeFlags(fake)], {

@@ -8,10 +8,10 @@ import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { pricedEnv, promptOf, readLines } from "../support/batch-files.ts";
-import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
-import { fakeFlags, runCli, tempDir } from "../support/helpers.ts";
+import type { ScriptStep } from "../support/fake-llm/server.ts";
+import { fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
 
@@ -20,13 +20,7 @@ const TASKS = 4;
 const LIMIT_MS = 120_000;
 const POLL_MS = 100;
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 async function waitFor(isTime: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + LIMIT_MS;
@@ -57,8 +51,7 @@ test("Redis restarted empty mid-run: said, reconciled from the workers' records;
     await released;
     return { reply: { text: `done ${promptOf(request)}` } };
   };
-  server = await startFakeLLM(Array.from({ length: 40 }, () => step));
-  const fake = server;
+  const fake = await serve(Array.from({ length: 40 }, () => step));
   const dir = tempDir();
   const workers = [1, 2].map((n) => {
     let child: ChildProcess | undefined;

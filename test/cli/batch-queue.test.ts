@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import type { TaskResult } from "../../src/batch/task-result.ts";
 import { pricedEnv, promptOf } from "../support/batch-files.ts";
-import { type FakeLLM, type ScriptStep, startFakeLLM } from "../support/fake-llm/server.ts";
-import { type CliResult, cleanEnv, fakeFlags, runCli, tempDir } from "../support/helpers.ts";
+import type { ScriptStep } from "../support/fake-llm/server.ts";
+import { type CliResult, cleanEnv, fakeFlags, fakeServerPerTest, runCli, tempDir } from "../support/helpers.ts";
 import { harnessesIn, isAlive } from "../support/process-finder.ts";
 import { startRedis } from "../support/redis-server.ts";
 import { needs } from "../support/system-programs.ts";
@@ -24,13 +24,7 @@ const AFTER_STALL_MS = 6000;
 /** Longest wait for a step of the story, so a broken queue fails the test rather than hanging it. */
 const STEP_LIMIT_MS = 120_000;
 
-let server: FakeLLM | undefined;
-afterEach(async () => {
-  if (!server) return;
-  assert.deepEqual(server.errors, []);
-  await server.close();
-  server = undefined;
-});
+const serve = fakeServerPerTest();
 
 function waitFor(isTime: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + STEP_LIMIT_MS;
@@ -71,8 +65,7 @@ test("queue mode: two workers, one killed mid-task; every task is finished exact
     }
     return { reply: { text: `answer to ${prompt}` } };
   };
-  server = await startFakeLLM(Array.from({ length: 50 }, () => step));
-  const fake = server;
+  const fake = await serve(Array.from({ length: 50 }, () => step));
 
   const dir = tempDir();
   writeFileSync(
@@ -179,8 +172,7 @@ test("queue mode: Redis paused (SIGSTOP) for longer than a check or the old 10 s
     await gate;
     return { reply: { text: `answer to ${promptOf(request)}` } };
   };
-  server = await startFakeLLM(Array.from({ length: 20 }, () => step));
-  const fake = server;
+  const fake = await serve(Array.from({ length: 20 }, () => step));
   const dir = tempDir();
   writeFileSync(
     join(dir, "tasks.jsonl"),
