@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { gradedTest } from "../../src/batch/grading/graded-test.ts";
-import { parsePytestLog, resolutionOf, testList } from "../../src/batch/grading/swe-bench-grading.ts";
+import { parsePytestLog } from "../../src/batch/grading/log-parsers.ts";
+import { resolutionOf, testList } from "../../src/batch/grading/swe-bench-grading.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const noPytest =

@@ -6,20 +6,27 @@
 // `___ path.py:test_name ___` failure headers), and pytest's later output (ANSI colour codes and
 // control characters taken out; a status at the line's start or, in older versions, its end).
 
-type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
+/** A test's status as pytest's `-rA` summary line names it. */
+export type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
 const STATUSES: TestStatus[] = ["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"];
 
 /** Per-test statuses read from a test run's output. */
 type LogParser = (log: string) => Map<string, TestStatus>;
 
-/** pytest `-rA` (parse_log_pytest): a status word at the line's start, then the test's id. */
-function parsePytest(log: string): Map<string, TestStatus> {
+/** A `-rA` summary line: a status word at its start, then the test's id; a FAILED line's ` - reason` dropped first. */
+function summaryLine(line: string): [string, TestStatus] | undefined {
+  const status = STATUSES.find((word) => line.startsWith(word));
+  if (!status) return undefined;
+  const testId = (status === "FAILED" ? line.replace(" - ", " ") : line).split(/\s+/)[1];
+  return testId ? [testId, status] : undefined;
+}
+
+/** pytest `-rA` (parse_log_pytest): each summary line's test and status. */
+export function parsePytestLog(log: string): Map<string, TestStatus> {
   const statuses = new Map<string, TestStatus>();
-  for (const raw of log.split("\n")) {
-    const status = STATUSES.find((word) => raw.startsWith(word));
-    if (!status) continue;
-    const testId = (status === "FAILED" ? raw.replace(" - ", " ") : raw).split(/\s+/)[1];
-    if (testId) statuses.set(testId, status);
+  for (const line of log.split("\n")) {
+    const found = summaryLine(line);
+    if (found) statuses.set(...found);
   }
   return statuses;
 }
@@ -30,11 +37,9 @@ function parsePytestV2(log: string): Map<string, TestStatus> {
   for (const raw of log.split("\n")) {
     const line = raw.replace(/\[\d+m/g, "").replace(/[\u0001-\u001f]/g, "");
     const words = line.split(/\s+/).filter(Boolean);
-    const first = STATUSES.find((word) => line.startsWith(word));
-    if (first) {
-      const testId = (first === "FAILED" ? line.replace(" - ", " ") : line).split(/\s+/)[1];
-      if (testId) statuses.set(testId, first);
-    } else if (words.length >= 2) {
+    const found = summaryLine(line);
+    if (found) statuses.set(...found);
+    else if (!STATUSES.some((word) => line.startsWith(word)) && words.length >= 2) {
       // `path::test PASSED` (older pytest -v). *Decision*: keyed by the first word, the status the
       // last; SWE-bench's own code keys this case by the second word, which is the status itself.
       const status = STATUSES.find((word) => word === words.at(-1));
@@ -87,14 +92,14 @@ const PARSERS: Record<string, LogParser> = {
   "astropy/astropy": parsePytestV2,
   "scikit-learn/scikit-learn": parsePytestV2,
   "sphinx-doc/sphinx": parsePytestV2,
-  "pytest-dev/pytest": parsePytest,
-  "pylint-dev/astroid": parsePytest,
-  "pallets/flask": parsePytest,
-  "marshmallow-code/marshmallow": parsePytest,
-  "pvlib/pvlib-python": parsePytest,
-  "pyvista/pyvista": parsePytest,
-  "sqlfluff/sqlfluff": parsePytest,
-  "pydata/xarray": parsePytest,
+  "pytest-dev/pytest": parsePytestLog,
+  "pylint-dev/astroid": parsePytestLog,
+  "pallets/flask": parsePytestLog,
+  "marshmallow-code/marshmallow": parsePytestLog,
+  "pvlib/pvlib-python": parsePytestLog,
+  "pyvista/pyvista": parsePytestLog,
+  "sqlfluff/sqlfluff": parsePytestLog,
+  "pydata/xarray": parsePytestLog,
 };
 
 /** SWE-bench's parsers for repositories that have none here yet: named in the error. */
@@ -115,5 +120,5 @@ export function logParserFor(repo: string): (log: string) => Map<string, TestSta
   const theirs = NOT_YET[repo];
   if (theirs)
     throw new Error(`grading ${repo}: its test log needs SWE-bench's ${theirs}, which harness does not have yet`);
-  return PARSERS[repo] ?? parsePytest;
+  return PARSERS[repo] ?? parsePytestLog;
 }

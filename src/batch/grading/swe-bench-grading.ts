@@ -5,30 +5,10 @@
 // `swebench/harness/grading.py` and `log_parsers.py` (parse_log_pytest, test_passed /
 // test_failed, get_resolution_status, the report.json written per instance).
 
-import { logParserFor } from "./log-parsers.ts";
-
-/** A test's status as pytest's `-rA` summary line names it. */
-type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
-const STATUSES: TestStatus[] = ["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"];
+import { logParserFor, parsePytestLog, type TestStatus } from "./log-parsers.ts";
 
 /** What SWE-bench's evaluation calls an instance: all FAIL_TO_PASS and PASS_TO_PASS pass, some FAIL_TO_PASS do, or not. */
 type Resolution = "RESOLVED_FULL" | "RESOLVED_PARTIAL" | "RESOLVED_NO";
-
-/**
- * Per-test statuses from pytest's output (run it with `-rA`): each line starting with a status
- * word, then the test's id; a FAILED line's ` - reason` is dropped first (parse_log_pytest).
- */
-export function parsePytestLog(log: string): Map<string, TestStatus> {
-  const statuses = new Map<string, TestStatus>();
-  for (const raw of log.split("\n")) {
-    const status = STATUSES.find((word) => raw.startsWith(word));
-    if (!status) continue;
-    const line = status === "FAILED" ? raw.replace(" - ", " ") : raw;
-    const testId = line.split(/\s+/)[1];
-    if (testId) statuses.set(testId, status);
-  }
-  return statuses;
-}
 
 type Outcome = { success: string[]; failure: string[] };
 
